@@ -1,0 +1,39 @@
+# Redis Stream Coordinator. `make demo` and `make test` need only Go (and
+# install redis-server from Debian packages when it is missing).
+GO        ?= go
+PKGS      ?= ./...
+FUZZTIME  ?= 30s
+
+.PHONY: all build test vet demo bench fuzz clean redis
+
+all: build
+
+build:
+	$(GO) build -o bin/coordinator ./cmd/coordinator
+	$(GO) build -o bin/streamctl ./cmd/streamctl
+
+redis:
+	@bash test/ensure-redis.sh
+
+vet:
+	$(GO) vet $(PKGS)
+
+# Unit, integration (real redis-server) and end-to-end tests, race detector on.
+test: redis vet
+	$(GO) test -race -count=1 -timeout 15m $(PKGS)
+
+# A walk-through on the embedded development Redis (or redis-server when on PATH).
+demo:
+	$(GO) run ./cmd/demo
+
+# Micro-benchmarks with their same-run baselines (see docs/BENCHMARKS.md).
+bench: redis
+	$(GO) test -run '^$$' -bench . -benchmem -count=1 ./actors/groupstate/ ./persistence/redisstore/ ./api/
+
+# Each fuzz target for FUZZTIME.
+fuzz:
+	$(GO) test -run '^$$' -fuzz FuzzDecodeHeartbeat -fuzztime $(FUZZTIME) ./api/protocol/
+	$(GO) test -run '^$$' -fuzz FuzzHeartbeat -fuzztime $(FUZZTIME) ./actors/groupstate/
+
+clean:
+	rm -rf bin

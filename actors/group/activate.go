@@ -1,0 +1,104 @@
+package group
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sort"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/redisstream/coordinator/actors/groupstate"
+	"github.com/redisstream/coordinator/persistence"
+)
+
+// ErrStreamMissing means the group's stream is not (or no longer) stored.
+var ErrStreamMissing = errors.New("group: stream does not exist")
+
+// activate takes the group from the store for this actor: it makes sure the
+// Redis consumer group exists on every shard (before any shard is handed
+// out), takes a new activation epoch (fencing older activations), restores
+// the state with a fresh lease for every member, and applies a shard-set
+// change the stream record carries.
+func (a *groupActor) activate(ctx actor.Context) error {
+	sctx, cancel := a.storeCtx()
+	defer cancel()
+	stream, err := a.deps.Store.GetStream(sctx, a.key.StreamPrefix)
+	if errors.Is(err, persistence.ErrNotFound) {
+		a.lastErr = ErrStreamMissing
+		return fmt.Errorf("activate %s: %w", a.key, ErrStreamMissing)
+	}
+	if err != nil {
+		a.lastErr = err
+		return fmt.Errorf("activate %s: read stream: %w", a.key, err)
+	}
+	if err := a.deps.Provisioner.EnsureGroup(sctx, a.key.StreamPrefix, a.key.ConsumerGroup, 0, stream.ShardCount); err != nil {
+		a.lastErr = err
+		return fmt.Errorf("activate %s: create consumer group on shards: %w", a.key, err)
+	}
+	snap, err := a.deps.Store.Activate(sctx, a.key, a.deps.NodeID)
+	if err != nil {
+		a.lastErr = err
+		return fmt.Errorf("activate %s: %w", a.key, err)
+	}
+	now := a.deps.Now()
+	state, err := restore(a.deps.Rules, a.key, stream, snap, now)
+	if err != nil {
+		a.lastErr = err
+		return fmt.Errorf("activate %s: %w", a.key, err)
+	}
+	a.activation, a.revision = snap.ActivationEpoch, snap.Revision
+	if snap.Meta == nil {
+		// A new group: store its meta so it is listed and survives restarts.
+		meta := state.Meta()
+		if err := a.save(&groupstate.Change{Meta: &meta, Durable: true}, state); err != nil {
+			a.lastErr = err
+			return fmt.Errorf("activate %s: store new group: %w", a.key, err)
+		}
+	}
+	a.state, a.activatedAt, a.lastErr = state, now, nil
+	meta := state.Meta()
+	if stream.ShardCount != meta.ShardCount || stream.MetadataVersion > meta.MetadataVersion {
+		if c := state.Resize(stream.ShardCount, stream.MetadataVersion); c != nil {
+			if err := a.persist(ctx, c); err != nil {
+				a.state = nil
+				return fmt.Errorf("activate %s: apply stream metadata: %w", a.key, err)
+			}
+			a.state.Apply(c)
+		}
+	}
+	for _, m := range a.state.Members() {
+		a.armMember(ctx, m.ID)
+	}
+	a.deps.Logger.Info("group activated", slog.String("group", a.key.String()),
+		slog.Int64("activation", a.activation), slog.Int64("groupEpoch", meta.GroupEpoch),
+		slog.Int("members", len(snap.Members)))
+	return nil
+}
+
+// restore rebuilds the rules state from a snapshot (or a new group).
+func restore(rules groupstate.Config, key persistence.GroupKey, stream persistence.StreamRecord, snap persistence.GroupSnapshot, now time.Time) (*groupstate.Group, error) {
+	if snap.Meta == nil {
+		return groupstate.New(rules, key.StreamPrefix, key.ConsumerGroup, stream.ShardCount, stream.MetadataVersion), nil
+	}
+	var meta groupstate.Meta
+	if err := json.Unmarshal(snap.Meta, &meta); err != nil {
+		return nil, fmt.Errorf("decode stored group meta: %w", err)
+	}
+	ids := make([]string, 0, len(snap.Members))
+	for id := range snap.Members {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	members := make([]groupstate.Member, 0, len(ids))
+	for _, id := range ids {
+		var m groupstate.Member
+		if err := json.Unmarshal(snap.Members[id], &m); err != nil {
+			return nil, fmt.Errorf("decode stored member %q: %w", id, err)
+		}
+		members = append(members, m)
+	}
+	return groupstate.Restore(rules, meta, members, now)
+}

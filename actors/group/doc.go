@@ -1,0 +1,24 @@
+// Package group is the actor shell around the KIP-848 rules in
+// actors/groupstate: one group actor per {streamPrefix, consumerGroup}, and
+// one member actor per member, supervised by its group actor.
+//
+// The group actor handles one message at a time and follows one order for
+// every message that can change state:
+//
+//	decode → evaluate (groupstate, pure, time passed in) → persist (only if
+//	the change is durable) → apply to memory → re-arm member timers → respond
+//
+// Nothing is applied or told before it is durable, and a failed write leaves
+// memory unchanged and answers RETRY (heartbeats) or ErrUnavailable (admin).
+// Steady-state heartbeats change only volatile lease fields and write nothing.
+//
+// A member actor holds no rules: its receive-timeout is the member's lease
+// (or its rebalance deadline, whichever is sooner). When it fires, the member
+// actor tells its group actor, which asks groupstate whether the deadline
+// really passed at `now` (a heartbeat may have been queued behind the timer)
+// and either expires/fences the member or re-arms the timer.
+//
+// Each activation of a group takes an activation epoch from the store
+// (persistence.Store.Activate); every write carries it, so a stale activation
+// on a partitioned node is fenced by Redis and stops itself.
+package group

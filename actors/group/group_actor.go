@@ -1,0 +1,199 @@
+package group
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/redisstream/coordinator/actors/groupstate"
+	"github.com/redisstream/coordinator/api/protocol"
+	"github.com/redisstream/coordinator/persistence"
+)
+
+// Props returns the props of the group actor for key.
+func Props(key persistence.GroupKey, deps *Deps) *actor.Props {
+	d := deps.withDefaults()
+	return actor.PropsFromProducer(func() actor.Actor {
+		return &groupActor{key: key, deps: d}
+	})
+}
+
+// groupActor is the shell around one groupstate.Group. Fields below state are
+// volatile: they are rebuilt on activation.
+type groupActor struct {
+	key  persistence.GroupKey
+	deps *Deps
+
+	state       *groupstate.Group // nil until activated
+	activation  int64             // epoch taken from the store
+	revision    int64             // store revision of the state in memory
+	activatedAt time.Time
+	lastErr     error // why the last activation or write failed
+	stopped     bool  // fenced or deleted: answer RETRY until the actor is gone
+
+	members  map[string]*actor.PID
+	progress map[string][]protocol.ShardProgress
+	retrying bool // a retryTimers message is scheduled
+}
+
+func (a *groupActor) Receive(ctx actor.Context) {
+	switch msg := ctx.Message().(type) {
+	case *actor.Started:
+		a.members = map[string]*actor.PID{}
+		a.progress = map[string][]protocol.ShardProgress{}
+		if err := a.activate(ctx); err != nil {
+			a.deps.Logger.Warn("group activation failed; will retry on the next request",
+				slog.String("group", a.key.String()), slog.Any("err", err))
+		}
+	case *actor.Stopping, *actor.Stopped, *actor.Restarting:
+	case *HeartbeatRequest:
+		ctx.Respond(&HeartbeatReply{Response: a.heartbeat(ctx, msg)})
+	case *memberDue:
+		a.onMemberDue(ctx, msg.memberID)
+	case *retryTimers:
+		a.retrying = false
+		if a.ready(ctx) == nil {
+			a.commit(ctx, a.state.Tick(a.deps.Now()))
+		}
+	case *PruneTick:
+		if a.ready(ctx) == nil {
+			a.commit(ctx, a.state.Prune(a.deps.Now()))
+		}
+	case *ResizeRequest:
+		ctx.Respond(&ErrorReply{Err: a.resize(ctx, msg)})
+	case *DescribeRequest:
+		if err := a.ready(ctx); err != nil {
+			ctx.Respond(&Description{Err: err})
+			return
+		}
+		ctx.Respond(a.describe())
+	case *DebugRequest:
+		ctx.Respond(a.debug(ctx))
+	case *DeleteRequest:
+		ctx.Respond(a.delete(ctx, msg))
+	}
+}
+
+// ready makes sure the group is activated, trying again if an earlier
+// activation failed (store down at start).
+func (a *groupActor) ready(ctx actor.Context) error {
+	if a.stopped {
+		return fmt.Errorf("group %s: this activation was stopped: %w", a.key, persistence.ErrFenced)
+	}
+	if a.state != nil {
+		return nil
+	}
+	return a.activate(ctx)
+}
+
+func (a *groupActor) storeCtx() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.Background(), a.deps.StoreTimeout)
+}
+
+// commit persists a change (when durable) and applies it. On a failed write
+// memory stays unchanged and the timers are retried shortly.
+func (a *groupActor) commit(ctx actor.Context, c *groupstate.Change) bool {
+	if c == nil {
+		return true
+	}
+	if err := a.persist(ctx, c); err != nil {
+		a.scheduleRetry(ctx)
+		return false
+	}
+	a.apply(ctx, c)
+	return true
+}
+
+func (a *groupActor) onMemberDue(ctx actor.Context, memberID string) {
+	if a.ready(ctx) != nil {
+		a.scheduleRetry(ctx)
+		return
+	}
+	now := a.deps.Now()
+	c := a.state.Expire(memberID, now)
+	if c == nil {
+		a.armMember(ctx, memberID) // stale timer: a heartbeat moved the deadline
+		return
+	}
+	before, _ := a.state.Member(memberID)
+	if !a.commit(ctx, c) {
+		return
+	}
+	after, ok := a.state.Member(memberID)
+	switch {
+	case ok && after.State == groupstate.StateExpired && before.State != groupstate.StateExpired:
+		a.deps.Metrics.MemberExpired()
+		a.deps.Logger.Info("member lease expired; its shards are free for others",
+			slog.String("group", a.key.String()), slog.String("member", memberID))
+	case ok && after.State == groupstate.StateFenced && before.State != groupstate.StateFenced:
+		a.deps.Metrics.MemberFenced()
+		a.deps.Logger.Warn("member fenced: revocation not finished within the rebalance timeout",
+			slog.String("group", a.key.String()), slog.String("member", memberID))
+	}
+}
+
+// scheduleRetry asks for a timer evaluation in one second, once.
+func (a *groupActor) scheduleRetry(ctx actor.Context) {
+	if a.retrying || a.stopped {
+		return
+	}
+	a.retrying = true
+	self, root := ctx.Self(), ctx.ActorSystem().Root
+	time.AfterFunc(time.Second, func() { root.Send(self, &retryTimers{}) })
+}
+
+// stop ends this activation for good (fenced by a newer one, or deleted).
+func (a *groupActor) stop(ctx actor.Context, why string) {
+	if a.stopped {
+		return
+	}
+	a.stopped = true
+	a.deps.Logger.Warn("group actor stopping", slog.String("group", a.key.String()),
+		slog.Int64("activation", a.activation), slog.String("reason", why))
+	for id, pid := range a.members {
+		ctx.Stop(pid)
+		delete(a.members, id)
+	}
+	a.deps.OnStop(a.key)
+	ctx.Poison(ctx.Self())
+}
+
+func (a *groupActor) resize(ctx actor.Context, msg *ResizeRequest) error {
+	if err := a.ready(ctx); err != nil {
+		return err
+	}
+	meta := a.state.Meta()
+	if msg.ShardCount == meta.ShardCount && msg.MetadataVersion <= meta.MetadataVersion {
+		return nil
+	}
+	c := a.state.Resize(msg.ShardCount, msg.MetadataVersion)
+	if err := a.persist(ctx, c); err != nil {
+		return err
+	}
+	a.apply(ctx, c)
+	return nil
+}
+
+func (a *groupActor) delete(ctx actor.Context, msg *DeleteRequest) *DeleteReply {
+	if err := a.ready(ctx); err != nil {
+		return &DeleteReply{Err: err}
+	}
+	live := a.state.Live()
+	if live > 0 && !msg.Force {
+		return &DeleteReply{LiveMembers: live}
+	}
+	sctx, cancel := a.storeCtx()
+	defer cancel()
+	if err := a.deps.Store.DeleteGroup(sctx, a.key, a.activation); err != nil {
+		if errors.Is(err, persistence.ErrFenced) {
+			a.stop(ctx, "fenced by a newer activation")
+		}
+		return &DeleteReply{LiveMembers: live, Err: err}
+	}
+	a.stop(ctx, "group deleted")
+	return &DeleteReply{Deleted: true, LiveMembers: live}
+}

@@ -1,0 +1,106 @@
+package group
+
+import (
+	"errors"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/redisstream/coordinator/actors/groupstate"
+	"github.com/redisstream/coordinator/api/protocol"
+)
+
+// heartbeat runs one heartbeat through decode → evaluate → persist → apply
+// and returns the response to send. It never returns a response whose
+// content is not durable.
+func (a *groupActor) heartbeat(ctx actor.Context, msg *HeartbeatRequest) protocol.HeartbeatResponse {
+	start := a.deps.Now()
+	req := msg.Request
+	resp := a.evaluate(ctx, msg)
+	resp.ResponseTo = req.RequestID
+	resp.HeartbeatIntervalMs = a.deps.Rules.HeartbeatInterval.Milliseconds()
+	resp.RebalanceTimeoutMs = a.deps.Rules.RebalanceTimeout.Milliseconds()
+	resp.MemberLeaseTTLMs = a.deps.Rules.LeaseTTL.Milliseconds()
+	if resp.MemberID == "" {
+		resp.MemberID = req.MemberID
+	}
+	if resp.Assignment.AssignedShards == nil {
+		resp.Assignment.AssignedShards = []protocol.ShardID{}
+	}
+	if resp.Assignment.PendingShards == nil {
+		resp.Assignment.PendingShards = []protocol.ShardID{}
+	}
+	a.deps.Metrics.Heartbeat(string(resp.Status), a.deps.Now().Sub(start))
+	return resp
+}
+
+func (a *groupActor) evaluate(ctx actor.Context, msg *HeartbeatRequest) protocol.HeartbeatResponse {
+	req := msg.Request
+	if err := a.ready(ctx); err != nil {
+		if errors.Is(a.lastErr, ErrStreamMissing) {
+			return protocol.HeartbeatResponse{Status: protocol.StatusUnknownMemberID, MemberEpoch: req.MemberEpoch,
+				Message: "stream " + a.key.StreamPrefix + " does not exist: create it, then rejoin with memberEpoch 0"}
+		}
+		return retry(req, "the coordinator cannot reach its store right now; keep current ownership and retry")
+	}
+	dec := a.state.Heartbeat(toCore(msg), a.deps.Now())
+	if dec.Change != nil {
+		if err := a.persist(ctx, dec.Change); err != nil {
+			return retry(req, "the coordinator could not store this decision; keep current ownership and retry")
+		}
+		a.apply(ctx, dec.Change)
+	}
+	r := dec.Response
+	if r.Status == groupstate.StatusOK || r.Status == groupstate.StatusRevokePending || r.Status == groupstate.StatusSyncMetadata {
+		if len(req.ShardProgress) > 0 {
+			a.progress[req.MemberID] = req.ShardProgress
+		}
+	}
+	return toWire(r)
+}
+
+func retry(req protocol.HeartbeatRequest, why string) protocol.HeartbeatResponse {
+	return protocol.HeartbeatResponse{Status: protocol.StatusRetry, MemberID: req.MemberID,
+		MemberEpoch: req.MemberEpoch, MetadataVersion: req.MetadataVersion, Message: why}
+}
+
+func toCore(msg *HeartbeatRequest) groupstate.Heartbeat {
+	req := msg.Request
+	hb := groupstate.Heartbeat{
+		ProtocolVersion: req.ProtocolVersion,
+		RequestID:       req.RequestID,
+		PathMemberID:    msg.PathMemberID,
+		MemberID:        req.MemberID,
+		MemberName:      req.MemberName,
+		MemberEpoch:     req.MemberEpoch,
+		MetadataVersion: req.MetadataVersion,
+		Capacity: groupstate.Capacity{
+			MaxConcurrency: req.RuntimeConsumerCapacity.RuntimeMaxConcurrency,
+			Available:      req.RuntimeConsumerCapacity.AvailableConcurrency,
+		},
+		Owned: protocol.Indexes(req.OwnedShards),
+	}
+	if len(req.RevokingShards) > 0 {
+		hb.Revoking = make([]groupstate.RevokingShard, len(req.RevokingShards))
+		for i, r := range req.RevokingShards {
+			hb.Revoking[i] = groupstate.RevokingShard{Shard: r.Shard.ShardIndex, State: groupstate.RevokeState(r.State), InFlight: r.InFlight}
+		}
+	}
+	return hb
+}
+
+func toWire(r groupstate.Response) protocol.HeartbeatResponse {
+	return protocol.HeartbeatResponse{
+		Status:          protocol.Status(r.Status),
+		MemberID:        r.MemberID,
+		MemberEpoch:     r.MemberEpoch,
+		GroupEpoch:      r.GroupEpoch,
+		AssignmentEpoch: r.AssignmentEpoch,
+		MetadataVersion: r.MetadataVersion,
+		Assignment: protocol.Assignment{
+			AssignedShards:  protocol.ShardIDs(r.Assigned),
+			PendingShards:   protocol.ShardIDs(r.Pending),
+			MetadataVersion: r.MetadataVersion,
+		},
+		Message: r.Message,
+	}
+}

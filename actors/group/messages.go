@@ -1,0 +1,68 @@
+package group
+
+import (
+	"time"
+
+	"github.com/redisstream/coordinator/api/protocol"
+)
+
+// HeartbeatRequest asks the group actor to evaluate one heartbeat.
+// Reply: *HeartbeatReply.
+type HeartbeatRequest struct {
+	PathMemberID string
+	Request      protocol.HeartbeatRequest
+}
+
+// HeartbeatReply carries the protocol response (always set, also for RETRY).
+type HeartbeatReply struct {
+	Response protocol.HeartbeatResponse
+}
+
+// DescribeRequest asks for the monitoring views of the group. Reply: *Description.
+type DescribeRequest struct{}
+
+// DebugRequest asks for the live actor state. Reply: *DebugState.
+type DebugRequest struct{}
+
+// DeleteRequest deletes the group's stored state and stops the actor when
+// allowed. Reply: *DeleteReply.
+type DeleteRequest struct {
+	Force bool
+}
+
+// DeleteReply answers a DeleteRequest.
+type DeleteReply struct {
+	Deleted     bool
+	LiveMembers int
+	Err         error
+}
+
+// PruneTick asks the group actor to drop members retained past their
+// retention. Sent periodically by the host; no reply.
+type PruneTick struct{}
+
+// ResizeRequest tells the group that its stream's shard set or metadata
+// changed (resharding). Reply: *ErrorReply.
+type ResizeRequest struct {
+	ShardCount      int
+	MetadataVersion int64
+}
+
+// ErrorReply is the reply of requests that return only an error.
+type ErrorReply struct {
+	Err error
+}
+
+// memberDue is sent by a member actor when its timer fired.
+type memberDue struct {
+	memberID string
+}
+
+// arm sets a member actor's timer to fire at deadline.
+type arm struct {
+	deadline time.Time
+}
+
+// retryTimers is sent to self when a timer-driven write failed and must be
+// tried again.
+type retryTimers struct{}

@@ -1,0 +1,150 @@
+package group
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/redisstream/coordinator/actors/groupstate"
+	"github.com/redisstream/coordinator/persistence"
+)
+
+// persist writes a durable change with the activation epoch and the expected
+// revision. A non-durable change is not written. On ErrFenced the activation
+// stops (a newer one owns the group); on ErrConflict (the outcome of an
+// earlier write was unknown and it did land) the state is reloaded. Memory
+// is never changed by a failed write.
+func (a *groupActor) persist(ctx actor.Context, c *groupstate.Change) error {
+	if !c.Durable {
+		return nil
+	}
+	err := a.save(c, a.state)
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, persistence.ErrFenced):
+		a.stop(ctx, "fenced: a newer activation of this group exists")
+	case errors.Is(err, persistence.ErrConflict):
+		a.deps.Logger.Warn("store revision moved under this activation; reloading",
+			slog.String("group", a.key.String()), slog.Any("err", err))
+		a.reload(ctx)
+	default:
+		a.deps.Logger.Warn("group write failed; members are told to retry",
+			slog.String("group", a.key.String()), slog.Any("err", err))
+	}
+	return err
+}
+
+// save encodes and writes one change; it moves a.revision on success.
+func (a *groupActor) save(c *groupstate.Change, state *groupstate.Group) error {
+	gc, err := encodeChange(c)
+	if err != nil {
+		return err
+	}
+	sctx, cancel := a.storeCtx()
+	defer cancel()
+	start := a.deps.Now()
+	rev, err := a.deps.Store.SaveGroup(sctx, a.key, a.activation, a.revision, gc)
+	a.deps.Metrics.Persist(a.deps.Now().Sub(start), err)
+	if err != nil {
+		return fmt.Errorf("save group %s: %w", a.key, err)
+	}
+	a.revision = rev
+	return nil
+}
+
+func encodeChange(c *groupstate.Change) (persistence.GroupChange, error) {
+	var gc persistence.GroupChange
+	if c.Meta != nil {
+		b, err := json.Marshal(c.Meta)
+		if err != nil {
+			return gc, fmt.Errorf("encode group meta: %w", err)
+		}
+		gc.Meta = b
+	}
+	if len(c.Members) > 0 {
+		gc.PutMembers = make(map[string][]byte, len(c.Members))
+		for i := range c.Members {
+			b, err := json.Marshal(&c.Members[i])
+			if err != nil {
+				return gc, fmt.Errorf("encode member %q: %w", c.Members[i].ID, err)
+			}
+			gc.PutMembers[c.Members[i].ID] = b
+		}
+	}
+	gc.DeleteMembers = c.Removed
+	return gc, nil
+}
+
+// reload replaces memory with what the store holds for this activation.
+func (a *groupActor) reload(ctx actor.Context) {
+	sctx, cancel := a.storeCtx()
+	defer cancel()
+	snap, err := a.deps.Store.LoadGroup(sctx, a.key)
+	if err == nil && snap.ActivationEpoch != a.activation {
+		err = persistence.ErrFenced
+	}
+	var stream persistence.StreamRecord
+	if err == nil {
+		stream, err = a.deps.Store.GetStream(sctx, a.key.StreamPrefix)
+	}
+	var state *groupstate.Group
+	if err == nil {
+		state, err = restore(a.deps.Rules, a.key, stream, snap, a.deps.Now())
+	}
+	if err != nil {
+		a.deps.Logger.Warn("group reload failed; will re-activate", slog.String("group", a.key.String()), slog.Any("err", err))
+		if errors.Is(err, persistence.ErrFenced) {
+			a.stop(ctx, "fenced: a newer activation of this group exists")
+			return
+		}
+		a.state = nil
+		return
+	}
+	a.state, a.revision = state, snap.Revision
+	for _, m := range a.state.Members() {
+		a.armMember(ctx, m.ID)
+	}
+}
+
+// apply commits an already durable (or volatile-only) change to memory and
+// moves the member actors' timers to the new deadlines.
+func (a *groupActor) apply(ctx actor.Context, c *groupstate.Change) {
+	a.state.Apply(c)
+	for i := range c.Members {
+		a.armMember(ctx, c.Members[i].ID)
+	}
+	for _, id := range c.Removed {
+		if pid, ok := a.members[id]; ok {
+			ctx.Stop(pid)
+			delete(a.members, id)
+		}
+		delete(a.progress, id)
+	}
+}
+
+// armMember makes the member's actor fire at its next deadline, spawning
+// the actor if needed and stopping it when the member has no deadline left
+// (expired, removed).
+func (a *groupActor) armMember(ctx actor.Context, memberID string) {
+	deadline, ok := a.state.NextDeadline(memberID)
+	pid, running := a.members[memberID]
+	switch {
+	case !ok && running:
+		ctx.Stop(pid)
+		delete(a.members, memberID)
+	case !ok:
+	case running:
+		ctx.Send(pid, &arm{deadline: deadline})
+	default:
+		child, err := ctx.SpawnNamed(newMemberProps(memberID, a.deps.Now, deadline), "member/"+memberID)
+		if err != nil {
+			// A child of that name is still stopping: fall back to a unique name.
+			child = ctx.SpawnPrefix(newMemberProps(memberID, a.deps.Now, deadline), "member/"+memberID+"-")
+		}
+		a.members[memberID] = child
+	}
+}

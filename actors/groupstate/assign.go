@@ -1,0 +1,142 @@
+package groupstate
+
+import "slices"
+
+// Assign is the pure sticky, balanced, deterministic target assignor.
+//
+// With n members (sorted by id, duplicates ignored) and S shards, every member gets base=S/n
+// or base+1 shards; the extra=S%n members receiving base+1 are those keeping the most of
+// their previous shards (ties by id), so an uneven split causes no needless moves
+// (KAFKA-18688). Each member keeps up to its quota of its previous shards (valid ones < S,
+// first claimant by id wins a shard listed twice, kept in the order given, ascending in
+// practice); the rest join the pool with the unowned shards, which fills members below quota
+// in ascending shard order. Every returned slice is sorted and non-nil; it is a capped
+// sub-slice of one shared array, so callers must not append to it in place.
+//
+// Cost: O(S + n + Σ|prev|) with slices indexed by shard (no maps in the hot loop).
+func Assign(prev map[string][]int, members []string, shardCount int) map[string][]int {
+	ids := members
+	if !strictlySorted(ids) {
+		ids = slices.Clone(ids)
+		slices.Sort(ids)
+		ids = slices.Compact(ids)
+	}
+	n := len(ids)
+	out := make(map[string][]int, n)
+	if n == 0 {
+		return out
+	}
+	S := max(shardCount, 0)
+	if S == 0 {
+		for _, id := range ids {
+			out[id] = []int{}
+		}
+		return out
+	}
+
+	owner := make([]int32, S)
+	for i := range owner {
+		owner[i] = -1
+	}
+	ints := make([]int32, 3*n)
+	kept, quota, have := ints[:n], ints[n:2*n], ints[2*n:]
+	prevOf := make([][]int, n)
+	for i, id := range ids {
+		p := prev[id]
+		prevOf[i] = p
+		for _, s := range p {
+			if s >= 0 && s < S && owner[s] < 0 {
+				owner[s] = int32(i)
+				kept[i]++
+			}
+		}
+	}
+
+	base, extra := int32(S/n), S%n
+	for i := range quota {
+		quota[i] = base
+	}
+	if extra > 0 {
+		// Pick the `extra` members with the most kept shards (capped at base+1), ties by id:
+		// all members above threshold T, plus the first `rem` members exactly at T.
+		top := base + 1
+		cnt := make([]int, top+1)
+		for _, k := range kept {
+			cnt[min(k, top)]++
+		}
+		rem, T := extra, top
+		for cnt[T] < rem {
+			rem -= cnt[T]
+			T--
+		}
+		for i, k := range kept {
+			c := min(k, top)
+			if c > T || (c == T && rem > 0) {
+				quota[i]++
+				if c == T {
+					rem--
+				}
+			}
+		}
+	}
+
+	// Release shards beyond each member's quota back to the pool.
+	for i, p := range prevOf {
+		if kept[i] <= quota[i] {
+			have[i] = kept[i]
+			continue
+		}
+		var k int32
+		for _, s := range p {
+			if s >= 0 && s < S && owner[s] == int32(i) {
+				if k < quota[i] {
+					k++
+				} else {
+					owner[s] = -1
+				}
+			}
+		}
+		have[i] = k
+	}
+
+	// Fill members below quota from the pool, in ascending shard order.
+	j := 0
+	for s := range owner {
+		if owner[s] >= 0 {
+			continue
+		}
+		for have[j] >= quota[j] {
+			j++
+		}
+		owner[s] = int32(j)
+		have[j]++
+	}
+
+	// Lay every member's shards out, sorted, in one backing array.
+	backing := make([]int, S)
+	off := 0
+	for i := range have { // have[i] == quota[i] now; reuse it as the write cursor
+		have[i] = int32(off)
+		off += int(quota[i])
+	}
+	for s, o := range owner {
+		backing[have[o]] = s
+		have[o]++
+	}
+	off = 0
+	for i, id := range ids {
+		q := int(quota[i])
+		out[id] = backing[off : off+q : off+q]
+		off += q
+	}
+	return out
+}
+
+func strictlySorted(ids []string) bool {
+	for i := 1; i < len(ids); i++ {
+		if ids[i] <= ids[i-1] {
+			return false
+		}
+	}
+	return true
+}

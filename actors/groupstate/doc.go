@@ -1,0 +1,39 @@
+// Package groupstate holds the core rules of the coordinator: KIP-848 style, coordinator-managed,
+// revoke-before-assign reconciliation of Redis Stream shards for one {streamPrefix, consumerGroup}.
+// It imports only the standard library and does no I/O; time is always an argument.
+//
+// # Contract
+//
+// Evaluations — Heartbeat, Expire, Tick, Prune, Resize — are pure with respect to the Group:
+// they read it and return a Decision/Change, never mutating it. The caller (the group actor)
+// must follow this order:
+//
+//  1. evaluate (d := g.Heartbeat(hb, now));
+//  2. if d.Change != nil && d.Change.Durable, persist the Change (Meta, Members, Removed) and
+//     wait until it is durable; if persisting fails, drop the Change and answer RETRY;
+//  3. g.Apply(d.Change) (also for non-durable Changes: they carry lease renewals);
+//  4. only then send d.Response. Nothing is told to a member before it is durable (SPEC §3 inv. 5).
+//
+// Changes must be applied in the order they were evaluated, each against the state it was
+// evaluated on (evaluate → apply → evaluate …). A steady-state heartbeat yields a non-durable
+// Change holding only that member (lease renewal): it costs O(shards of that member), never
+// O(group). Durable fields are everything except LastHeartbeat, LeaseDeadline and
+// RevokeDeadline (tagged `json:"-"`); a capacity-only change is also not worth a write.
+//
+// Timers: after Apply, the shell (re)arms a member timer at NextDeadline(id) and calls Expire
+// when it fires; a stale timer yields nil. Restore gives every non-expired member a fresh lease
+// and revoke deadline, so a restart or failover alone never expires or fences anyone.
+//
+// # Invariants (checked by CheckInvariants, the simulation and the fuzz target)
+//
+//   - Single holder: a shard is in Assigned ∪ Revoking of at most one non-EXPIRED member, and
+//     it enters a member's Assigned only when no other member holds it. FENCED members keep
+//     blocking their shards until their lease expires or they rejoin owning nothing.
+//   - The target assignment covers every shard, balanced within one, whenever live
+//     (STARTING/ACTIVE) members exist; it is recomputed only when groupEpoch > assignmentEpoch,
+//     sticky: a join moves only what balance needs, a departure only the departed's shards.
+//   - Assigned ⊆ Target once a member is at the assignment epoch; Pending = Target − Assigned.
+//   - Epochs and metadataVersion never decrease; member epoch ≤ assignment epoch ≤ group epoch.
+//   - Rejected requests (UNSUPPORTED_PROTOCOL, INVALID_REQUEST, UNKNOWN_MEMBER_ID, heartbeats
+//     of an already fenced member) change nothing. Bad input never panics.
+package groupstate

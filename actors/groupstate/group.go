@@ -1,0 +1,236 @@
+package groupstate
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"time"
+)
+
+// Group is the in-memory state of one {streamPrefix, consumerGroup}. It is not safe for
+// concurrent use; the group actor owns it. Evaluations (Heartbeat, Expire, Tick, Prune,
+// Resize) never mutate it; only Apply does.
+type Group struct {
+	cfg     Config
+	meta    Meta
+	members map[string]*Member
+	// holder[s] is the member that may still be reading shard s ("" = free): the member having
+	// s in Assigned ∪ Revoking among members in a holding state (all but EXPIRED).
+	holder   []string
+	live     int // members in the target (STARTING/ACTIVE)
+	revoking int // STARTING/ACTIVE/LEAVING members with a non-empty Revoking
+}
+
+// New returns an empty group at groupEpoch 0.
+func New(cfg Config, streamPrefix, consumerGroup string, shardCount int, metadataVersion int64) *Group {
+	if shardCount < 0 {
+		shardCount = 0
+	}
+	return &Group{
+		cfg: cfg,
+		meta: Meta{StreamPrefix: streamPrefix, ConsumerGroup: consumerGroup,
+			ShardCount: shardCount, MetadataVersion: metadataVersion},
+		members: map[string]*Member{},
+		holder:  make([]string, shardCount),
+	}
+}
+
+// Restore rebuilds a group from persisted records. It validates them, rebuilds the indexes
+// and gives every non-expired member a fresh lease (now+LeaseTTL) and, if it is revoking, a
+// fresh revoke deadline (now+RebalanceTimeout): a restart alone never expires or fences anyone.
+func Restore(cfg Config, meta Meta, members []Member, now time.Time) (*Group, error) {
+	if meta.ShardCount < 0 || meta.GroupEpoch < 0 || meta.AssignmentEpoch < 0 || meta.MetadataVersion < 0 {
+		return nil, fmt.Errorf("groupstate: restore: negative field in meta %+v", meta)
+	}
+	if meta.AssignmentEpoch > meta.GroupEpoch {
+		return nil, fmt.Errorf("groupstate: restore: assignmentEpoch %d > groupEpoch %d", meta.AssignmentEpoch, meta.GroupEpoch)
+	}
+	g := New(cfg, meta.StreamPrefix, meta.ConsumerGroup, meta.ShardCount, meta.MetadataVersion)
+	g.meta = meta
+	for i := range members {
+		m := members[i].deepCopy()
+		if m.ID == "" {
+			return nil, fmt.Errorf("groupstate: restore: member #%d has an empty id", i)
+		}
+		if _, dup := g.members[m.ID]; dup {
+			return nil, fmt.Errorf("groupstate: restore: member %q appears twice", m.ID)
+		}
+		if !validState(m.State) {
+			return nil, fmt.Errorf("groupstate: restore: member %q has unknown state %q", m.ID, m.State)
+		}
+		for name, s := range map[string][]int{"target": m.Target, "assigned": m.Assigned, "revoking": m.Revoking, "pending": m.Pending} {
+			if !sortedUnique(s) {
+				return nil, fmt.Errorf("groupstate: restore: member %q %s %v is not sorted, unique and non-negative", m.ID, name, s)
+			}
+		}
+		if len(intersect(m.Assigned, m.Revoking)) > 0 {
+			return nil, fmt.Errorf("groupstate: restore: member %q has shards both assigned and revoking", m.ID)
+		}
+		if m.Epoch < 0 || m.PrevEpoch < 0 || m.Epoch > meta.AssignmentEpoch {
+			return nil, fmt.Errorf("groupstate: restore: member %q epoch %d (prev %d) out of range (assignmentEpoch %d)", m.ID, m.Epoch, m.PrevEpoch, meta.AssignmentEpoch)
+		}
+		m.LastHeartbeat, m.LeaseDeadline, m.RevokeDeadline = time.Time{}, time.Time{}, time.Time{}
+		if m.State != StateExpired {
+			m.LeaseDeadline = now.Add(cfg.LeaseTTL)
+			if len(m.Revoking) > 0 {
+				m.RevokeDeadline = now.Add(cfg.RebalanceTimeout)
+			}
+			for _, s := range union(m.Assigned, m.Revoking) {
+				if s < len(g.holder) && g.holder[s] != "" {
+					return nil, fmt.Errorf("groupstate: restore: shard %d held by both %q and %q", s, g.holder[s], m.ID)
+				}
+			}
+		}
+		g.put(&m)
+	}
+	return g, nil
+}
+
+// Apply makes a Change (from an evaluation of this group) the current state. Call it only
+// after the Change is durable when Change.Durable is set.
+func (g *Group) Apply(c *Change) {
+	if c == nil {
+		return
+	}
+	if c.Meta != nil {
+		g.meta = *c.Meta
+		if len(g.holder) < g.meta.ShardCount {
+			g.growHolder(g.meta.ShardCount)
+		}
+	}
+	for i := range c.Members {
+		m := c.Members[i]
+		g.put(&m)
+	}
+	for _, id := range c.Removed {
+		if old := g.members[id]; old != nil {
+			g.unindex(old)
+			delete(g.members, id)
+		}
+	}
+}
+
+func (g *Group) put(m *Member) {
+	if old := g.members[m.ID]; old != nil {
+		g.unindex(old)
+	}
+	g.members[m.ID] = m
+	g.index(m)
+}
+
+func (g *Group) index(m *Member) {
+	if holds(m.State) {
+		for _, s := range m.Assigned {
+			g.setHolder(s, m.ID)
+		}
+		for _, s := range m.Revoking {
+			g.setHolder(s, m.ID)
+		}
+	}
+	if inTarget(m.State) {
+		g.live++
+	}
+	if revokingLive(m) {
+		g.revoking++
+	}
+}
+
+func (g *Group) unindex(m *Member) {
+	if holds(m.State) {
+		for _, s := range m.Assigned {
+			g.clearHolder(s, m.ID)
+		}
+		for _, s := range m.Revoking {
+			g.clearHolder(s, m.ID)
+		}
+	}
+	if inTarget(m.State) {
+		g.live--
+	}
+	if revokingLive(m) {
+		g.revoking--
+	}
+}
+
+func (g *Group) growHolder(n int) {
+	h := make([]string, n)
+	copy(h, g.holder)
+	g.holder = h
+}
+
+func (g *Group) setHolder(s int, id string) {
+	if s < 0 {
+		return
+	}
+	if s >= len(g.holder) {
+		g.growHolder(max(s+1, 2*len(g.holder)))
+	}
+	g.holder[s] = id
+}
+
+func (g *Group) clearHolder(s int, id string) {
+	if s >= 0 && s < len(g.holder) && g.holder[s] == id {
+		g.holder[s] = ""
+	}
+}
+
+// holderOf returns the member that may still read shard s ("" = free).
+func (g *Group) holderOf(s int) string {
+	if s < 0 || s >= len(g.holder) {
+		return ""
+	}
+	return g.holder[s]
+}
+
+// Config returns the group's configuration.
+func (g *Group) Config() Config { return g.cfg }
+
+// Meta returns the group-level record.
+func (g *Group) Meta() Meta { return g.meta }
+
+// Member returns a deep copy of one member.
+func (g *Group) Member(id string) (Member, bool) {
+	m, ok := g.members[id]
+	if !ok {
+		return Member{}, false
+	}
+	return m.deepCopy(), true
+}
+
+// Members returns deep copies of all members, sorted by id.
+func (g *Group) Members() []Member {
+	out := make([]Member, 0, len(g.members))
+	for _, id := range g.sortedIDs() {
+		out = append(out, g.members[id].deepCopy())
+	}
+	return out
+}
+
+// Holder returns the member that may still be reading the shard.
+func (g *Group) Holder(shard int) (memberID string, ok bool) {
+	id := g.holderOf(shard)
+	return id, id != ""
+}
+
+// Live returns the number of members in the target assignment.
+func (g *Group) Live() int { return g.live }
+
+// Target returns the target assignment: member id → shards (copies), for live members.
+func (g *Group) Target() map[string][]int {
+	out := make(map[string][]int, g.live)
+	for id, m := range g.members {
+		if inTarget(m.State) {
+			out[id] = slices.Clone(m.Target)
+		}
+	}
+	return out
+}
+
+func (g *Group) sortedIDs() []string {
+	ids := make([]string, 0, len(g.members))
+	for id := range g.members {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	return ids
+}

@@ -1,0 +1,119 @@
+package groupstate
+
+import (
+	"fmt"
+	"time"
+)
+
+// Heartbeat evaluates one v1 heartbeat at time now. It never mutates the group: the caller
+// persists Decision.Change (when Durable), then calls Apply, then sends Decision.Response.
+// Rejected requests (UNSUPPORTED_PROTOCOL, INVALID_REQUEST, UNKNOWN_MEMBER_ID, heartbeats of
+// an already fenced member) come with a nil Change.
+func (g *Group) Heartbeat(hb Heartbeat, now time.Time) Decision {
+	if hb.ProtocolVersion != 1 {
+		return g.reject(&hb, StatusUnsupportedProtocol, 0,
+			fmt.Sprintf("protocolVersion %d is not supported; this coordinator speaks protocol version 1 only", hb.ProtocolVersion))
+	}
+	r, msg := validate(&hb)
+	if msg != "" {
+		return g.reject(&hb, StatusInvalidRequest, 0, "invalid heartbeat: "+msg+"; fix the client, do not retry unchanged")
+	}
+	switch hb.MemberEpoch {
+	case 0:
+		return g.join(&hb, now)
+	case -1:
+		return g.leave(&hb, r, now)
+	}
+	return g.heartbeatAt(&hb, r, now)
+}
+
+// reject answers without any state change.
+func (g *Group) reject(hb *Heartbeat, st Status, epoch int64, msg string) Decision {
+	return Decision{Response: Response{
+		Status: st, MemberID: hb.MemberID, MemberEpoch: epoch,
+		GroupEpoch: g.meta.GroupEpoch, AssignmentEpoch: g.meta.AssignmentEpoch,
+		MetadataVersion: g.meta.MetadataVersion,
+		Assigned:        []int{}, Pending: []int{}, Message: msg,
+	}}
+}
+
+// fenceDecision fences member id in a fresh txn and answers FENCED_MEMBER_EPOCH.
+func (g *Group) fenceDecision(id string, now time.Time, why string) Decision {
+	t := newTxn(g, now)
+	t.fence(id)
+	t.recompute()
+	c := t.get(id)
+	resp := t.respond(StatusFencedMemberEpoch, c, why+"; stop reading every shard at once and rejoin with memberEpoch 0")
+	resp.Assigned, resp.Pending = []int{}, []int{}
+	return Decision{Response: resp, Change: t.change()}
+}
+
+// heartbeatAt handles memberEpoch > 0.
+func (g *Group) heartbeatAt(hb *Heartbeat, r report, now time.Time) Decision {
+	m := g.members[hb.MemberID]
+	switch {
+	case m == nil || m.State == StateExpired:
+		return g.reject(hb, StatusUnknownMemberID, 0,
+			fmt.Sprintf("member %q is not known to group %q (never joined, or its lease expired); drop all shards and rejoin with memberEpoch 0", hb.MemberID, g.meta.ConsumerGroup))
+	case m.State == StateFenced:
+		return g.reject(hb, StatusFencedMemberEpoch, m.Epoch,
+			fmt.Sprintf("member %q is fenced; stop reading every shard at once and rejoin with memberEpoch 0", hb.MemberID))
+	case m.State == StateLeaving:
+		return g.fenceDecision(m.ID, now, fmt.Sprintf("member %q is leaving but sent memberEpoch %d", m.ID, hb.MemberEpoch))
+	}
+	switch {
+	case hb.MemberEpoch == m.Epoch:
+	case hb.MemberEpoch == m.PrevEpoch && m.PrevEpoch > 0 && len(diff(r.owned, m.Assigned)) == 0:
+		// The response that raised the epoch was lost: accept as current.
+	default:
+		return g.fenceDecision(m.ID, now, fmt.Sprintf("memberEpoch %d is stale or ahead (current %d)", hb.MemberEpoch, m.Epoch))
+	}
+	if s, bad := firstMissing(r.held, m.Assigned, m.Revoking); bad {
+		return g.fenceDecision(m.ID, now, fmt.Sprintf("member %q claims shard %d it was not given", m.ID, s))
+	}
+	t := newTxn(g, now)
+	t.recompute() // no-op unless a restored state left one pending
+	c := t.mutable(m.ID)
+	t.touch(c)
+	c.Capacity = hb.Capacity
+	if hb.MemberName != "" {
+		c.Name = hb.MemberName
+	}
+	if c.State == StateStarting {
+		c.State, c.StateSince = StateActive, now
+	}
+	settle(c, r.held, t.meta.AssignmentEpoch, now, g.cfg.RebalanceTimeout)
+	st, allowed, msg := t.metadataStatus(hb.MetadataVersion, c, m)
+	grant(c, allowed, g.holderOf)
+	return Decision{Response: t.respond(st, c, msg), Change: t.change()}
+}
+
+// metadataStatus applies the correction-round rules for a member reporting metadataVersion
+// reported; c is the member's new version (after settle), old its group version (nil for a
+// brand-new member). It returns the status and whether new shards may be granted.
+func (t *txn) metadataStatus(reported int64, c, old *Member) (Status, bool, string) {
+	if reported > t.meta.MetadataVersion {
+		t.meta.MetadataVersion = reported
+		t.meta.CorrectionRound = true
+		t.metaDirty = true
+		return StatusSyncMetadata, false, fmt.Sprintf(
+			"member reported metadataVersion %d newer than the stored one (the store lost writes); adopted it: keep only assignedShards, start nothing new", reported)
+	}
+	if !t.meta.CorrectionRound {
+		return StatusOK, true, ""
+	}
+	if reported < t.meta.MetadataVersion {
+		return StatusSyncMetadata, false, fmt.Sprintf(
+			"a metadata correction round is running; adopt metadataVersion %d, keep only assignedShards, start nothing new", t.meta.MetadataVersion)
+	}
+	others := t.g.revoking
+	if old != nil && revokingLive(old) {
+		others--
+	}
+	if others > 0 || len(c.Revoking) > 0 {
+		return StatusRevokePending, false, "a metadata correction round is still draining revocations; keep draining, start nothing new"
+	}
+	t.meta.CorrectionRound = false
+	t.metaDirty = true
+	return StatusOK, true, ""
+}

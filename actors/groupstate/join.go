@@ -1,0 +1,55 @@
+package groupstate
+
+import (
+	"fmt"
+	"time"
+)
+
+// join handles memberEpoch 0 (validated: nothing owned or revoking).
+//
+//   - unknown or EXPIRED member: a new STARTING member; groupEpoch++ and the target is recomputed.
+//   - FENCED or LEAVING member: it owns nothing now, so its blocked shards are released and it
+//     becomes a STARTING member again (groupEpoch++).
+//   - STARTING/ACTIVE member: it lost its state; all its Assigned/Revoking are released, it
+//     keeps its target and is reconciled at the current assignment epoch.
+func (g *Group) join(hb *Heartbeat, now time.Time) Decision {
+	t := newTxn(g, now)
+	m := g.members[hb.MemberID]
+	var c *Member
+	switch {
+	case m == nil || m.State == StateExpired:
+		c = &Member{ID: hb.MemberID, State: StateStarting, JoinedAt: now, StateSince: now}
+		if m != nil {
+			c.Name = m.Name
+		}
+		t.add(c)
+		t.bumpGroupEpoch()
+	case m.State == StateFenced || m.State == StateLeaving:
+		c = t.mutable(m.ID)
+		c.State, c.StateSince, c.JoinedAt = StateStarting, now, now
+		c.Assigned, c.Revoking, c.Pending, c.Target = nil, nil, nil, nil
+		c.RevokeDeadline = time.Time{}
+		t.bumpGroupEpoch()
+	default:
+		c = t.mutable(m.ID)
+		c.State, c.StateSince = StateStarting, now
+		c.Assigned, c.Revoking = nil, nil
+		c.RevokeDeadline = time.Time{}
+	}
+	if hb.MemberName != "" {
+		c.Name = hb.MemberName
+	}
+	c.Capacity = hb.Capacity
+	t.touch(c)
+	t.recompute()
+	settle(c, nil, t.meta.AssignmentEpoch, now, g.cfg.RebalanceTimeout)
+	// A joining member has no previous epoch worth accepting: whatever ran under the old one
+	// has lost its state (or is a zombie that must be fenced).
+	c.PrevEpoch = 0
+	st, allowed, msg := t.metadataStatus(hb.MetadataVersion, c, m)
+	grant(c, allowed, g.holderOf)
+	if msg == "" && m != nil && inTarget(m.State) {
+		msg = fmt.Sprintf("member %q rejoined while known: everything it held is released", m.ID)
+	}
+	return Decision{Response: t.respond(st, c, msg), Change: t.change()}
+}

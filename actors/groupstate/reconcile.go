@@ -1,0 +1,58 @@
+package groupstate
+
+import "time"
+
+// settle is the first half of reconciling member c (the txn's copy) after an accepted
+// heartbeat, in the style of Kafka's CurrentAssignmentBuilder:
+//
+//  1. a Revoking shard that is back in c.Target moves straight back to Assigned: a member's
+//     own pending revocation never blocks itself (KAFKA-16147, KAFKA-19449);
+//  2. a Revoking shard the member no longer holds (absent from held) is released;
+//  3. Assigned − Target moves to Revoking (the revoke deadline starts when Revoking was empty);
+//  4. once Revoking is empty the member epoch advances to the assignment epoch.
+//
+// held is what the member reports still reading (sorted); Assigned shards missing from it
+// simply have not been started yet and stay Assigned.
+func settle(c *Member, held []int, assignmentEpoch int64, now time.Time, rebalance time.Duration) {
+	if back := intersect(c.Revoking, c.Target); len(back) > 0 {
+		c.Revoking = diff(c.Revoking, back)
+		c.Assigned = union(c.Assigned, back)
+	}
+	c.Revoking = intersect(c.Revoking, held)
+	if revoked := diff(c.Assigned, c.Target); len(revoked) > 0 {
+		if len(c.Revoking) == 0 {
+			c.RevokeDeadline = now.Add(rebalance)
+		}
+		c.Revoking = union(c.Revoking, revoked)
+		c.Assigned = intersect(c.Assigned, c.Target)
+	}
+	if len(c.Revoking) == 0 {
+		c.Revoking = nil
+		c.RevokeDeadline = time.Time{}
+		if c.Epoch < assignmentEpoch {
+			c.PrevEpoch, c.Epoch = c.Epoch, assignmentEpoch
+		}
+	}
+}
+
+// grant is the second half: with nothing left to revoke, every target shard that no other
+// member holds is handed to c. holderOf answers from the group's holder index (shards c
+// itself holds count as free for c). Pending is always recomputed as Target − Assigned.
+func grant(c *Member, allowed bool, holderOf func(int) string) {
+	if allowed && len(c.Revoking) == 0 && len(c.Assigned) < len(c.Target) {
+		var next []int
+		for _, s := range c.Target {
+			if contains(c.Assigned, s) {
+				next = append(next, s)
+				continue
+			}
+			if h := holderOf(s); h == "" || h == c.ID {
+				next = append(next, s)
+			}
+		}
+		if len(next) != len(c.Assigned) {
+			c.Assigned = next
+		}
+	}
+	c.Pending = diff(c.Target, c.Assigned)
+}

@@ -1,0 +1,137 @@
+package groupstate
+
+import "slices"
+
+// Sorted-set helpers over ascending []int. Results never alias a caller's backing array
+// in a way that could be appended to: when the result equals an input, that input is
+// returned as is (slices inside the group are immutable); otherwise a fresh slice is built.
+
+func sortedCopy(s []int) []int {
+	if len(s) == 0 {
+		return nil
+	}
+	c := slices.Clone(s)
+	slices.Sort(c)
+	return c
+}
+
+// firstDup returns a duplicated value of sorted s, if any.
+func firstDup(sorted []int) (int, bool) {
+	for i := 1; i < len(sorted); i++ {
+		if sorted[i] == sorted[i-1] {
+			return sorted[i], true
+		}
+	}
+	return 0, false
+}
+
+func contains(sorted []int, x int) bool {
+	_, ok := slices.BinarySearch(sorted, x)
+	return ok
+}
+
+// firstMissing returns the first element of a that is in neither b nor c (all sorted).
+func firstMissing(a, b, c []int) (int, bool) {
+	for _, x := range a {
+		if !contains(b, x) && !contains(c, x) {
+			return x, true
+		}
+	}
+	return 0, false
+}
+
+// diff returns a − b.
+func diff(a, b []int) []int {
+	if len(a) == 0 || len(b) == 0 {
+		return a
+	}
+	n := 0
+	for _, x := range a {
+		if !contains(b, x) {
+			n++
+		}
+	}
+	if n == len(a) {
+		return a
+	}
+	if n == 0 {
+		return nil
+	}
+	out := make([]int, 0, n)
+	for _, x := range a {
+		if !contains(b, x) {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// intersect returns a ∩ b.
+func intersect(a, b []int) []int {
+	if len(a) == 0 || len(b) == 0 {
+		return nil
+	}
+	n := 0
+	for _, x := range a {
+		if contains(b, x) {
+			n++
+		}
+	}
+	if n == len(a) {
+		return a
+	}
+	if n == 0 {
+		return nil
+	}
+	out := make([]int, 0, n)
+	for _, x := range a {
+		if contains(b, x) {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// union returns a ∪ b.
+func union(a, b []int) []int {
+	if len(b) == 0 {
+		return a
+	}
+	if len(a) == 0 {
+		return b
+	}
+	out := make([]int, 0, len(a)+len(b))
+	i, j := 0, 0
+	for i < len(a) || j < len(b) {
+		switch {
+		case j == len(b) || (i < len(a) && a[i] < b[j]):
+			out = append(out, a[i])
+			i++
+		case i == len(a) || b[j] < a[i]:
+			out = append(out, b[j])
+			j++
+		default:
+			out = append(out, a[i])
+			i++
+			j++
+		}
+	}
+	return out
+}
+
+// respSlice returns a fresh, non-nil copy for a Response.
+func respSlice(s []int) []int {
+	if len(s) == 0 {
+		return []int{}
+	}
+	return slices.Clone(s)
+}
+
+func sortedUnique(s []int) bool {
+	for i := 1; i < len(s); i++ {
+		if s[i] <= s[i-1] {
+			return false
+		}
+	}
+	return len(s) == 0 || s[0] >= 0
+}

@@ -1,0 +1,101 @@
+package groupstate
+
+import "time"
+
+// Timers are inputs: the shell arms one timer per member at NextDeadline and calls Expire when
+// it fires (a stale timer yields nil). Tick evaluates every member and is a safety net.
+
+// NextDeadline returns when the member's timer must fire next: the earlier of its lease
+// deadline and, while it is revoking (and not fenced), its revoke deadline. ok is false for
+// unknown and EXPIRED members.
+func (g *Group) NextDeadline(memberID string) (time.Time, bool) {
+	m := g.members[memberID]
+	if m == nil || m.State == StateExpired || m.LeaseDeadline.IsZero() {
+		return time.Time{}, false
+	}
+	d := m.LeaseDeadline
+	if m.State != StateFenced && len(m.Revoking) > 0 && !m.RevokeDeadline.IsZero() && m.RevokeDeadline.Before(d) {
+		d = m.RevokeDeadline
+	}
+	return d, true
+}
+
+// Expire evaluates one member's timers at now: lease passed → EXPIRED (everything it held is
+// released; groupEpoch++ if it was in the target); revoke deadline passed with shards still
+// revoking → FENCED. Nil when nothing is due.
+func (g *Group) Expire(memberID string, now time.Time) *Change {
+	t := newTxn(g, now)
+	if !t.due(memberID) {
+		return nil
+	}
+	t.recompute()
+	return t.change()
+}
+
+// Tick evaluates every member's timers at now, in one Change (one recompute at most).
+func (g *Group) Tick(now time.Time) *Change {
+	t := newTxn(g, now)
+	any := false
+	for _, id := range g.sortedIDs() {
+		if t.due(id) {
+			any = true
+		}
+	}
+	if !any {
+		return nil
+	}
+	t.recompute()
+	return t.change()
+}
+
+// due applies whatever timer of member id is due at t.now; false if none.
+func (t *txn) due(id string) bool {
+	m := t.g.members[id]
+	if m == nil || m.State == StateExpired {
+		return false
+	}
+	if !m.LeaseDeadline.IsZero() && !t.now.Before(m.LeaseDeadline) {
+		t.expire(id)
+		return true
+	}
+	if m.State != StateFenced && len(m.Revoking) > 0 && !m.RevokeDeadline.IsZero() && !t.now.Before(m.RevokeDeadline) {
+		t.fence(id)
+		return true
+	}
+	return false
+}
+
+// Prune deletes EXPIRED members and FENCED members whose lease has passed, once they have
+// been in that state for Retention. Nil when there is nothing to drop.
+func (g *Group) Prune(now time.Time) *Change {
+	t := newTxn(g, now)
+	for _, id := range g.sortedIDs() {
+		m := g.members[id]
+		if m.State != StateExpired && m.State != StateFenced {
+			continue
+		}
+		if now.Before(m.StateSince.Add(g.cfg.Retention)) {
+			continue
+		}
+		if m.State == StateFenced && (m.LeaseDeadline.IsZero() || now.Before(m.LeaseDeadline)) {
+			continue
+		}
+		t.remove(id)
+	}
+	return t.change()
+}
+
+// Resize changes the shard set (and metadata version, which never regresses): groupEpoch++
+// and the target is recomputed. Shards beyond the new count are revoked from their holders on
+// their next heartbeats. Nil for a negative shardCount.
+func (g *Group) Resize(shardCount int, metadataVersion int64) *Change {
+	if shardCount < 0 {
+		return nil
+	}
+	t := newTxn(g, time.Time{})
+	t.meta.ShardCount = shardCount
+	t.meta.MetadataVersion = max(t.meta.MetadataVersion, metadataVersion)
+	t.bumpGroupEpoch()
+	t.recompute()
+	return t.change()
+}

@@ -1,0 +1,215 @@
+package groupstate
+
+import (
+	"slices"
+	"sort"
+	"time"
+)
+
+// txn is the scratch overlay of one evaluation: it reads the Group, records new member
+// versions and meta, and turns them into a Change. It never writes to the Group.
+type txn struct {
+	g         *Group
+	now       time.Time
+	meta      Meta
+	metaDirty bool
+	changed   []*Member      // new versions, owned by the txn
+	index     map[string]int // id → position in changed, built once changed grows
+	removed   []string
+}
+
+func newTxn(g *Group, now time.Time) *txn {
+	return &txn{g: g, now: now, meta: g.meta}
+}
+
+func (t *txn) pos(id string) int {
+	if t.index != nil {
+		if i, ok := t.index[id]; ok {
+			return i
+		}
+		return -1
+	}
+	for i, m := range t.changed {
+		if m.ID == id {
+			return i
+		}
+	}
+	return -1
+}
+
+// get returns the current version of a member within the txn (read-only), nil if absent.
+func (t *txn) get(id string) *Member {
+	if i := t.pos(id); i >= 0 {
+		return t.changed[i]
+	}
+	if slices.Contains(t.removed, id) {
+		return nil
+	}
+	return t.g.members[id]
+}
+
+// mutable returns the txn's own copy of a member, creating it from the group's version.
+func (t *txn) mutable(id string) *Member {
+	if i := t.pos(id); i >= 0 {
+		return t.changed[i]
+	}
+	c := *t.g.members[id]
+	t.add(&c)
+	return &c
+}
+
+// add records a brand-new member version.
+func (t *txn) add(m *Member) {
+	t.changed = append(t.changed, m)
+	if t.index != nil {
+		t.index[m.ID] = len(t.changed) - 1
+	} else if len(t.changed) > 8 {
+		t.index = make(map[string]int, 2*len(t.changed))
+		for i, c := range t.changed {
+			t.index[c.ID] = i
+		}
+	}
+}
+
+func (t *txn) remove(id string) {
+	if i := t.pos(id); i >= 0 {
+		t.changed = slices.Delete(t.changed, i, i+1)
+		if t.index != nil {
+			t.index = nil
+			if len(t.changed) > 8 {
+				t.index = make(map[string]int, 2*len(t.changed))
+				for j, c := range t.changed {
+					t.index[c.ID] = j
+				}
+			}
+		}
+	}
+	if _, ok := t.g.members[id]; ok {
+		t.removed = append(t.removed, id)
+	}
+}
+
+func (t *txn) bumpGroupEpoch() {
+	t.meta.GroupEpoch++
+	t.metaDirty = true
+}
+
+// liveIDs returns the sorted ids of members in the target, as of the txn.
+func (t *txn) liveIDs() []string {
+	ids := make([]string, 0, t.g.live+len(t.changed))
+	for id, m := range t.g.members {
+		if t.pos(id) >= 0 {
+			continue
+		}
+		if inTarget(m.State) && !slices.Contains(t.removed, id) {
+			ids = append(ids, id)
+		}
+	}
+	for _, m := range t.changed {
+		if inTarget(m.State) {
+			ids = append(ids, m.ID)
+		}
+	}
+	sort.Strings(ids)
+	return ids
+}
+
+// recompute rebuilds the target assignment when groupEpoch > assignmentEpoch. Only members
+// whose target changed are copied into the txn; their Pending follows their new Target.
+func (t *txn) recompute() {
+	if t.meta.GroupEpoch <= t.meta.AssignmentEpoch {
+		return
+	}
+	ids := t.liveIDs()
+	prev := make(map[string][]int, len(ids))
+	for _, id := range ids {
+		prev[id] = t.get(id).Target
+	}
+	next := Assign(prev, ids, t.meta.ShardCount)
+	for _, id := range ids {
+		nt := next[id]
+		if len(nt) == 0 {
+			nt = nil
+		}
+		if slices.Equal(nt, t.get(id).Target) {
+			continue
+		}
+		c := t.mutable(id)
+		c.Target = nt
+		c.Pending = diff(nt, c.Assigned)
+	}
+	t.meta.AssignmentEpoch = t.meta.GroupEpoch
+	t.metaDirty = true
+}
+
+// change turns the txn into a Change (nil when nothing changed at all).
+func (t *txn) change() *Change {
+	if !t.metaDirty && len(t.changed) == 0 && len(t.removed) == 0 {
+		return nil
+	}
+	c := &Change{Removed: t.removed, Durable: t.metaDirty || len(t.removed) > 0}
+	if t.metaDirty {
+		m := t.meta
+		c.Meta = &m
+	}
+	c.Members = make([]Member, len(t.changed))
+	for i, m := range t.changed {
+		c.Members[i] = *m
+		if !c.Durable {
+			if old := t.g.members[m.ID]; old == nil || !durableEqual(old, m) {
+				c.Durable = true
+			}
+		}
+	}
+	if len(c.Members) > 1 {
+		slices.SortFunc(c.Members, func(a, b Member) int {
+			if a.ID < b.ID {
+				return -1
+			}
+			if a.ID > b.ID {
+				return 1
+			}
+			return 0
+		})
+	}
+	return c
+}
+
+// respond builds a response for member c (the txn's version) with the txn's meta.
+func (t *txn) respond(status Status, c *Member, msg string) Response {
+	return Response{
+		Status: status, MemberID: c.ID, MemberEpoch: c.Epoch,
+		GroupEpoch: t.meta.GroupEpoch, AssignmentEpoch: t.meta.AssignmentEpoch,
+		MetadataVersion: t.meta.MetadataVersion,
+		Assigned:        respSlice(c.Assigned), Pending: respSlice(c.Pending), Message: msg,
+	}
+}
+
+// fence takes a member out of the target; its Assigned/Revoking stay held (blocking others)
+// until its lease expires or it rejoins owning nothing. The lease is not touched.
+func (t *txn) fence(id string) {
+	c := t.mutable(id)
+	if inTarget(c.State) {
+		t.bumpGroupEpoch()
+	}
+	c.State, c.StateSince = StateFenced, t.now
+	c.Target, c.Pending = nil, nil
+	c.RevokeDeadline = time.Time{}
+}
+
+// expire drops everything a member held and takes it out of the target.
+func (t *txn) expire(id string) {
+	c := t.mutable(id)
+	if inTarget(c.State) {
+		t.bumpGroupEpoch()
+	}
+	c.State, c.StateSince = StateExpired, t.now
+	c.Target, c.Assigned, c.Revoking, c.Pending = nil, nil, nil, nil
+	c.RevokeDeadline = time.Time{}
+}
+
+// touch renews the lease of an accepted heartbeat.
+func (t *txn) touch(c *Member) {
+	c.LastHeartbeat = t.now
+	c.LeaseDeadline = t.now.Add(t.g.cfg.LeaseTTL)
+}

@@ -1,0 +1,104 @@
+package groupstate
+
+import "time"
+
+// Config holds the coordination timings of one group.
+type Config struct {
+	HeartbeatInterval time.Duration // told to members
+	LeaseTTL          time.Duration // member-lease-ttl
+	RebalanceTimeout  time.Duration // revocation must finish within this
+	Retention         time.Duration // how long EXPIRED/FENCED members stay visible before Prune drops them
+}
+
+// Status is the protocol outcome of one heartbeat (SPEC §4).
+type Status string
+
+// Heartbeat statuses.
+const (
+	StatusOK                  Status = "OK"
+	StatusRetry               Status = "RETRY"
+	StatusSyncMetadata        Status = "SYNC_METADATA"
+	StatusRevokePending       Status = "REVOKE_PENDING"
+	StatusUnknownMemberID     Status = "UNKNOWN_MEMBER_ID"
+	StatusFencedMemberEpoch   Status = "FENCED_MEMBER_EPOCH"
+	StatusUnsupportedProtocol Status = "UNSUPPORTED_PROTOCOL"
+	StatusInvalidRequest      Status = "INVALID_REQUEST"
+)
+
+// MemberState is the lifecycle state of a member as shown by monitoring.
+type MemberState string
+
+// Member states.
+const (
+	StateStarting MemberState = "STARTING" // joined, no heartbeat accepted since
+	StateActive   MemberState = "ACTIVE"
+	StateLeaving  MemberState = "LEAVING" // sent epoch -1 while still holding shards
+	StateExpired  MemberState = "EXPIRED" // lease passed; holds nothing; retained for debugging
+	StateFenced   MemberState = "FENCED"  // out of the target, but its shards stay blocked
+)
+
+// RevokeState is a member's report about one shard it was told to revoke.
+type RevokeState string
+
+// Revoke states. REVOKING and DRAINING mean "still held"; REVOKED means released.
+const (
+	RevokeRevoking RevokeState = "REVOKING"
+	RevokeDraining RevokeState = "DRAINING"
+	RevokeRevoked  RevokeState = "REVOKED"
+)
+
+// Capacity is the member's runtime consumer capacity (informational).
+type Capacity struct {
+	MaxConcurrency int `json:"runtimeMaxConcurrency"`
+	Available      int `json:"availableConcurrency"`
+}
+
+// RevokingShard is one entry of a heartbeat's revokingShards.
+type RevokingShard struct {
+	Shard    int
+	State    RevokeState
+	InFlight int
+}
+
+// Heartbeat is a decoded v1 request (JSON already parsed by the shell; semantic validation is ours).
+type Heartbeat struct {
+	ProtocolVersion int
+	RequestID       string
+	PathMemberID    string // memberId from the URL; must equal MemberID
+	MemberID        string
+	MemberName      string
+	MemberEpoch     int64
+	MetadataVersion int64
+	Capacity        Capacity
+	Owned           []int
+	Revoking        []RevokingShard
+}
+
+// Response is the protocol answer to one heartbeat. Assigned and Pending are sorted full sets,
+// never nil; they are fresh copies the caller may keep.
+type Response struct {
+	Status          Status
+	MemberID        string
+	MemberEpoch     int64
+	GroupEpoch      int64
+	AssignmentEpoch int64
+	MetadataVersion int64
+	Assigned        []int
+	Pending         []int
+	Message         string // for non-OK statuses: what happened and what the member must do
+}
+
+// Change is what an evaluation wants to happen. The shell persists it (if Durable) and only
+// then calls Apply. Members holds new full versions of changed members (sorted by id).
+type Change struct {
+	Meta    *Meta    // nil = unchanged
+	Members []Member // new full versions of changed members
+	Removed []string // member ids deleted for good
+	Durable bool     // false when only volatile fields changed: apply without persisting
+}
+
+// Decision is the result of evaluating one heartbeat. Change nil: nothing at all to apply.
+type Decision struct {
+	Response Response
+	Change   *Change
+}

@@ -1,0 +1,71 @@
+package groupstate
+
+import (
+	"fmt"
+	"slices"
+)
+
+// report is a validated heartbeat's ownership report.
+type report struct {
+	owned []int // sorted ownedShards
+	held  []int // sorted, unique: owned ∪ revoking entries still REVOKING/DRAINING
+}
+
+// validate checks a heartbeat's contract (everything except protocolVersion). It returns a
+// non-empty message for INVALID_REQUEST. It never looks at group state.
+func validate(hb *Heartbeat) (report, string) {
+	var r report
+	if hb.MemberID == "" {
+		return r, "memberId is empty"
+	}
+	if hb.MemberID != hb.PathMemberID {
+		return r, fmt.Sprintf("memberId %q in the body differs from %q in the path", hb.MemberID, hb.PathMemberID)
+	}
+	if hb.MemberEpoch < -1 {
+		return r, fmt.Sprintf("memberEpoch %d is invalid (0 = join, -1 = leave, >0 = the epoch last given)", hb.MemberEpoch)
+	}
+	if hb.MetadataVersion < 0 {
+		return r, fmt.Sprintf("metadataVersion %d is negative", hb.MetadataVersion)
+	}
+	if hb.MemberEpoch == 0 && (len(hb.Owned) > 0 || len(hb.Revoking) > 0) {
+		return r, "a join (memberEpoch 0) must report no ownedShards and no revokingShards"
+	}
+	r.owned = sortedCopy(hb.Owned)
+	if len(r.owned) > 0 && r.owned[0] < 0 {
+		return r, fmt.Sprintf("ownedShards contains negative shardIndex %d", r.owned[0])
+	}
+	if d, ok := firstDup(r.owned); ok {
+		return r, fmt.Sprintf("ownedShards lists shard %d twice", d)
+	}
+	r.held = r.owned
+	if len(hb.Revoking) == 0 {
+		return r, ""
+	}
+	all := make([]int, 0, len(hb.Revoking))
+	var still []int
+	for _, e := range hb.Revoking {
+		if e.Shard < 0 {
+			return r, fmt.Sprintf("revokingShards contains negative shardIndex %d", e.Shard)
+		}
+		if e.InFlight < 0 {
+			return r, fmt.Sprintf("revokingShards shard %d has negative inFlight %d", e.Shard, e.InFlight)
+		}
+		switch e.State {
+		case RevokeRevoking, RevokeDraining:
+			still = append(still, e.Shard)
+		case RevokeRevoked:
+		default:
+			return r, fmt.Sprintf("revokingShards shard %d has unknown state %q (want REVOKING, DRAINING or REVOKED)", e.Shard, e.State)
+		}
+		all = append(all, e.Shard)
+	}
+	slices.Sort(all)
+	if d, ok := firstDup(all); ok {
+		return r, fmt.Sprintf("revokingShards lists shard %d twice", d)
+	}
+	if len(still) > 0 {
+		slices.Sort(still)
+		r.held = union(r.owned, still)
+	}
+	return r, ""
+}

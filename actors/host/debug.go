@@ -1,0 +1,65 @@
+package host
+
+import (
+	"context"
+	"errors"
+	"sort"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/redisstream/coordinator/actors/group"
+	"github.com/redisstream/coordinator/api"
+	"github.com/redisstream/coordinator/persistence"
+)
+
+// ping checks that the actor system processes messages.
+type ping struct{}
+
+type pingActor struct{}
+
+func (pingActor) Receive(ctx actor.Context) {
+	if _, ok := ctx.Message().(*ping); ok {
+		ctx.Respond(&ping{})
+	}
+}
+
+// DebugNode is the live actor state of this node.
+type DebugNode struct {
+	NodeID string              `json:"nodeId"`
+	Groups []*group.DebugState `json:"groups"`
+}
+
+// DebugActors shows every group actor running on this node.
+func (h *Host) DebugActors(ctx context.Context) (any, error) {
+	keys := h.activeKeys()
+	sort.Slice(keys, func(i, j int) bool { return keys[i].Less(keys[j]) })
+	out := DebugNode{NodeID: h.opts.NodeID, Groups: []*group.DebugState{}}
+	for _, k := range keys {
+		pid, ok := h.active(k)
+		if !ok {
+			continue
+		}
+		res, err := h.system.Root.RequestFuture(pid, &group.DebugRequest{}, h.opts.RequestTimeout).Result()
+		if err != nil {
+			out.Groups = append(out.Groups, &group.DebugState{Group: k.String(), NodeID: h.opts.NodeID, Actor: pid.String(), LastError: "not answering: " + err.Error()})
+			continue
+		}
+		if d, ok := res.(*group.DebugState); ok {
+			out.Groups = append(out.Groups, d)
+		}
+	}
+	return out, nil
+}
+
+// DebugGroup shows one group actor if it runs on this node.
+func (h *Host) DebugGroup(ctx context.Context, streamPrefix, groupName string) (any, error) {
+	key := persistence.GroupKey{StreamPrefix: streamPrefix, ConsumerGroup: groupName}
+	if _, ok := h.active(key); !ok {
+		return nil, errors.Join(api.ErrGroupNotFound, errors.New("no actor for group "+key.String()+" on node "+h.opts.NodeID))
+	}
+	res, err := h.ask(ctx, key, &group.DebugRequest{})
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}

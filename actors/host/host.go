@@ -1,0 +1,233 @@
+package host
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/redisstream/coordinator/actors/group"
+	"github.com/redisstream/coordinator/actors/groupstate"
+	"github.com/redisstream/coordinator/api"
+	"github.com/redisstream/coordinator/persistence"
+)
+
+// Options configures a Host.
+type Options struct {
+	Store       persistence.Store
+	Provisioner persistence.Provisioner
+	Rules       groupstate.Config
+	NodeID      string
+	Logger      *slog.Logger
+	Metrics     group.Metrics
+	Now         func() time.Time
+	// DefaultShardCount is used when a stream is created without a count.
+	DefaultShardCount int
+	// RequestTimeout bounds one request to a group actor.
+	RequestTimeout time.Duration
+	// PruneInterval is how often retained EXPIRED/FENCED members are checked.
+	PruneInterval time.Duration
+	// EmbeddedRedis marks a development store (shown by health).
+	EmbeddedRedis bool
+	// ServerVersion is reported by the compatibility route.
+	ServerVersion string
+}
+
+// Host is one coordinator node: an actor system with a group actor per
+// active group. It implements api.Service.
+type Host struct {
+	opts   Options
+	deps   *group.Deps
+	system *actor.ActorSystem
+
+	mu     sync.Mutex
+	groups map[persistence.GroupKey]*actor.PID
+
+	pinger *actor.PID // answers health checks of the actor loop
+
+	stopOnce sync.Once
+	done     chan struct{}
+}
+
+var _ api.Service = (*Host)(nil)
+
+// New builds a host; Start activates stored groups.
+func New(opts Options) *Host {
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.RequestTimeout <= 0 {
+		opts.RequestTimeout = 5 * time.Second
+	}
+	if opts.PruneInterval <= 0 {
+		opts.PruneInterval = 30 * time.Second
+	}
+	if opts.DefaultShardCount <= 0 {
+		opts.DefaultShardCount = 4
+	}
+	logger := opts.Logger
+	h := &Host{
+		opts:   opts,
+		groups: map[persistence.GroupKey]*actor.PID{},
+		done:   make(chan struct{}),
+		system: actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
+			return logger.With(slog.String("component", "actor"))
+		})),
+	}
+	h.deps = &group.Deps{
+		Store: opts.Store, Provisioner: opts.Provisioner, Rules: opts.Rules, NodeID: opts.NodeID,
+		Now: opts.Now, Logger: logger, Metrics: opts.Metrics,
+		StoreTimeout: opts.RequestTimeout / 2,
+		OnStop:       h.forget,
+	}
+	h.pinger = h.system.Root.Spawn(actor.PropsFromProducer(func() actor.Actor { return pingActor{} }))
+	return h
+}
+
+// Start activates every stored group on this node (so members that keep
+// heartbeating keep their shards after a restart) and starts the prune loop.
+// A store that is down is not fatal: groups are activated on first use.
+func (h *Host) Start(ctx context.Context) error {
+	keys, err := h.opts.Store.ListGroups(ctx, "")
+	if err != nil {
+		h.opts.Logger.Warn("could not list stored groups at start; they will be activated on first request", slog.Any("err", err))
+	} else {
+		for _, k := range keys {
+			h.pid(k)
+		}
+		h.opts.Logger.Info("activated stored groups", slog.Int("groups", len(keys)))
+	}
+	go h.pruneLoop()
+	return nil
+}
+
+// Stop stops every group actor and the actor system.
+func (h *Host) Stop() {
+	h.stopOnce.Do(func() {
+		close(h.done)
+		h.mu.Lock()
+		pids := make([]*actor.PID, 0, len(h.groups))
+		for _, pid := range h.groups {
+			pids = append(pids, pid)
+		}
+		h.groups = map[persistence.GroupKey]*actor.PID{}
+		h.mu.Unlock()
+		for _, pid := range pids {
+			_ = h.system.Root.StopFuture(pid).Wait()
+		}
+		h.system.Shutdown()
+	})
+}
+
+func (h *Host) pruneLoop() {
+	t := time.NewTicker(h.opts.PruneInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-h.done:
+			return
+		case <-t.C:
+			h.mu.Lock()
+			for _, pid := range h.groups {
+				h.system.Root.Send(pid, &group.PruneTick{})
+			}
+			h.mu.Unlock()
+		}
+	}
+}
+
+// pid returns the group's actor, spawning (activating) it if needed.
+func (h *Host) pid(key persistence.GroupKey) *actor.PID {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if pid, ok := h.groups[key]; ok {
+		return pid
+	}
+	props := group.Props(key, h.deps)
+	name := "group/" + key.StreamPrefix + "/" + key.ConsumerGroup
+	pid, err := h.system.Root.SpawnNamed(props, name)
+	if err != nil {
+		// The previous activation is still stopping under that name.
+		pid = h.system.Root.SpawnPrefix(props, name+"#")
+	}
+	h.groups[key] = pid
+	return pid
+}
+
+// active returns the group's actor only if it already runs on this node.
+func (h *Host) active(key persistence.GroupKey) (*actor.PID, bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	pid, ok := h.groups[key]
+	return pid, ok
+}
+
+// forget drops a stopped group actor from the registry.
+func (h *Host) forget(key persistence.GroupKey) {
+	h.mu.Lock()
+	delete(h.groups, key)
+	h.mu.Unlock()
+}
+
+func (h *Host) activeKeys() []persistence.GroupKey {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	keys := make([]persistence.GroupKey, 0, len(h.groups))
+	for k := range h.groups {
+		keys = append(keys, k)
+	}
+	return keys
+}
+
+// ask sends msg to the group actor and waits for its reply. A dead actor
+// (stopped between lookup and send) is dropped and asked once more.
+func (h *Host) ask(ctx context.Context, key persistence.GroupKey, msg any) (any, error) {
+	timeout := h.opts.RequestTimeout
+	if dl, ok := ctx.Deadline(); ok {
+		if left := time.Until(dl); left < timeout {
+			timeout = left
+		}
+	}
+	if timeout <= 0 {
+		return nil, fmt.Errorf("group %s: %w", key, context.DeadlineExceeded)
+	}
+	for attempt := 0; ; attempt++ {
+		pid := h.pid(key)
+		res, err := h.system.Root.RequestFuture(pid, msg, timeout).Result()
+		if err != nil {
+			return nil, fmt.Errorf("group %s did not answer within %s: %w", key, timeout, api.ErrUnavailable)
+		}
+		if _, dead := res.(*actor.DeadLetterResponse); dead {
+			h.mu.Lock()
+			if h.groups[key] == pid {
+				delete(h.groups, key)
+			}
+			h.mu.Unlock()
+			if attempt == 0 {
+				continue
+			}
+			return nil, fmt.Errorf("group %s: %w", key, api.ErrGroupMoving)
+		}
+		return res, nil
+	}
+}
+
+// mapStoreErr turns persistence errors into the service's sentinels.
+func mapStoreErr(err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, persistence.ErrUnavailable), errors.Is(err, context.DeadlineExceeded):
+		return fmt.Errorf("%w: %v", api.ErrUnavailable, err)
+	case errors.Is(err, persistence.ErrFenced):
+		return fmt.Errorf("%w: %v", api.ErrGroupMoving, err)
+	}
+	return err
+}

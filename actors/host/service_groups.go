@@ -1,0 +1,190 @@
+package host
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/redisstream/coordinator/actors/group"
+	"github.com/redisstream/coordinator/api"
+	"github.com/redisstream/coordinator/api/protocol"
+	"github.com/redisstream/coordinator/persistence"
+)
+
+// Heartbeat routes a heartbeat to the group actor. An unknown stream is a
+// protocol outcome (UNKNOWN_MEMBER_ID), not an HTTP error, and spawns no
+// actor; a store or actor failure is RETRY so that members keep what they own.
+func (h *Host) Heartbeat(ctx context.Context, streamPrefix, groupName, pathMemberID string, req protocol.HeartbeatRequest) (protocol.HeartbeatResponse, error) {
+	key := persistence.GroupKey{StreamPrefix: streamPrefix, ConsumerGroup: groupName}
+	if _, ok := h.active(key); !ok {
+		if _, err := h.stream(ctx, streamPrefix); err != nil {
+			if errors.Is(err, api.ErrStreamNotFound) {
+				return h.outcome(req, protocol.StatusUnknownMemberID,
+					"stream "+streamPrefix+" does not exist: create it, then rejoin with memberEpoch 0"), nil
+			}
+			return h.outcome(req, protocol.StatusRetry, "the coordinator cannot reach its store right now; keep current ownership and retry"), nil
+		}
+	}
+	res, err := h.ask(ctx, key, &group.HeartbeatRequest{PathMemberID: pathMemberID, Request: req})
+	if err != nil {
+		return h.outcome(req, protocol.StatusRetry, "the group is not answering right now (restarting or moving); keep current ownership and retry"), nil
+	}
+	return res.(*group.HeartbeatReply).Response, nil
+}
+
+// outcome builds a response the host decides without the group actor.
+func (h *Host) outcome(req protocol.HeartbeatRequest, status protocol.Status, msg string) protocol.HeartbeatResponse {
+	r := h.opts.Rules
+	return protocol.HeartbeatResponse{
+		ResponseTo: req.RequestID, Status: status, MemberID: req.MemberID, MemberEpoch: req.MemberEpoch,
+		HeartbeatIntervalMs: r.HeartbeatInterval.Milliseconds(), RebalanceTimeoutMs: r.RebalanceTimeout.Milliseconds(),
+		MemberLeaseTTLMs: r.LeaseTTL.Milliseconds(), MetadataVersion: req.MetadataVersion,
+		Assignment: protocol.Assignment{AssignedShards: []protocol.ShardID{}, PendingShards: []protocol.ShardID{}, MetadataVersion: req.MetadataVersion},
+		Message:    msg,
+	}
+}
+
+// describe asks the group actor for its views. With create false an unknown
+// group is ErrGroupNotFound and no actor is spawned for it.
+func (h *Host) describe(ctx context.Context, streamPrefix, groupName string, create bool) (*group.Description, error) {
+	key := persistence.GroupKey{StreamPrefix: streamPrefix, ConsumerGroup: groupName}
+	if _, ok := h.active(key); !ok {
+		if _, err := h.stream(ctx, streamPrefix); err != nil {
+			return nil, err
+		}
+		if !create {
+			if _, err := h.opts.Store.LoadGroup(ctx, key); err != nil {
+				if errors.Is(err, persistence.ErrNotFound) {
+					return nil, fmt.Errorf("group %s: %w", key, api.ErrGroupNotFound)
+				}
+				return nil, mapStoreErr(err)
+			}
+		}
+	}
+	res, err := h.ask(ctx, key, &group.DescribeRequest{})
+	if err != nil {
+		return nil, err
+	}
+	d := res.(*group.Description)
+	if d.Err != nil {
+		return nil, h.groupErr(key, d.Err)
+	}
+	return d, nil
+}
+
+// groupErr maps an error a group actor reported.
+func (h *Host) groupErr(key persistence.GroupKey, err error) error {
+	if errors.Is(err, persistence.ErrNotFound) {
+		return fmt.Errorf("group %s: %w", key, api.ErrGroupNotFound)
+	}
+	if errors.Is(err, group.ErrStreamMissing) {
+		return fmt.Errorf("stream %s: %w", key.StreamPrefix, api.ErrStreamNotFound)
+	}
+	return mapStoreErr(err)
+}
+
+// Group returns the group, creating it on first use.
+func (h *Host) Group(ctx context.Context, streamPrefix, groupName string) (protocol.GroupResponse, error) {
+	d, err := h.describe(ctx, streamPrefix, groupName, true)
+	if err != nil {
+		return protocol.GroupResponse{}, err
+	}
+	return d.Group, nil
+}
+
+// MonitorGroup returns an existing group.
+func (h *Host) MonitorGroup(ctx context.Context, streamPrefix, groupName string) (protocol.GroupResponse, error) {
+	d, err := h.describe(ctx, streamPrefix, groupName, false)
+	if err != nil {
+		return protocol.GroupResponse{}, err
+	}
+	return d.Group, nil
+}
+
+// Members lists an existing group's members.
+func (h *Host) Members(ctx context.Context, streamPrefix, groupName string) (protocol.MembersResponse, error) {
+	d, err := h.describe(ctx, streamPrefix, groupName, false)
+	if err != nil {
+		return protocol.MembersResponse{}, err
+	}
+	return d.Members, nil
+}
+
+// Assignments shows target against current assignment of an existing group.
+func (h *Host) Assignments(ctx context.Context, streamPrefix, groupName string) (protocol.AssignmentsResponse, error) {
+	d, err := h.describe(ctx, streamPrefix, groupName, false)
+	if err != nil {
+		return protocol.AssignmentsResponse{}, err
+	}
+	return d.Assignments, nil
+}
+
+// Consumption shows the members' progress rows of an existing group.
+func (h *Host) Consumption(ctx context.Context, streamPrefix, groupName string) (protocol.ConsumptionResponse, error) {
+	d, err := h.describe(ctx, streamPrefix, groupName, false)
+	if err != nil {
+		return protocol.ConsumptionResponse{}, err
+	}
+	return d.Consumption, nil
+}
+
+// Migrations lists an existing group's migrations (none until resharding).
+func (h *Host) Migrations(ctx context.Context, streamPrefix, groupName string) (protocol.MigrationsResponse, error) {
+	if _, err := h.describe(ctx, streamPrefix, groupName, false); err != nil {
+		return protocol.MigrationsResponse{}, err
+	}
+	return protocol.MigrationsResponse{Migrations: []protocol.Migration{}}, nil
+}
+
+// Groups lists every stored group with its state.
+func (h *Host) Groups(ctx context.Context) (protocol.GroupsResponse, error) {
+	keys, err := h.opts.Store.ListGroups(ctx, "")
+	if err != nil {
+		return protocol.GroupsResponse{}, mapStoreErr(err)
+	}
+	out := protocol.GroupsResponse{Groups: make([]protocol.GroupResponse, 0, len(keys))}
+	for _, k := range keys {
+		d, err := h.describe(ctx, k.StreamPrefix, k.ConsumerGroup, false)
+		if errors.Is(err, api.ErrGroupNotFound) || errors.Is(err, api.ErrStreamNotFound) {
+			continue // deleted meanwhile
+		}
+		if err != nil {
+			return protocol.GroupsResponse{}, err
+		}
+		out.Groups = append(out.Groups, d.Group)
+	}
+	return out, nil
+}
+
+// DeleteGroup deletes a group's stored state (the Redis consumer groups on
+// the shards are kept: they hold the data plane's positions).
+func (h *Host) DeleteGroup(ctx context.Context, streamPrefix, groupName string, req protocol.DeleteGroupRequest) (protocol.DeleteGroupResponse, error) {
+	key := persistence.GroupKey{StreamPrefix: streamPrefix, ConsumerGroup: groupName}
+	if _, err := h.describe(ctx, streamPrefix, groupName, false); err != nil {
+		return protocol.DeleteGroupResponse{}, err
+	}
+	res, err := h.ask(ctx, key, &group.DeleteRequest{Force: req.Force})
+	if err != nil {
+		return protocol.DeleteGroupResponse{}, err
+	}
+	r := res.(*group.DeleteReply)
+	out := protocol.DeleteGroupResponse{StreamPrefix: streamPrefix, ConsumerGroup: groupName, Deleted: r.Deleted, LiveMembers: r.LiveMembers}
+	switch {
+	case r.Err != nil:
+		return out, h.groupErr(key, r.Err)
+	case !r.Deleted:
+		return out, fmt.Errorf("group %s has %d live member(s); stop them or pass force=true: %w", key, r.LiveMembers, api.ErrGroupHasMembers)
+	}
+	h.opts.Logger.Info("group deleted", "group", key.String(), "requestedBy", req.RequestedBy, "reason", req.Reason, "force", req.Force)
+	return out, nil
+}
+
+// ProducerRouting returns the routing table, creating the group (and its
+// Redis consumer group on every shard) on first use.
+func (h *Host) ProducerRouting(ctx context.Context, streamPrefix, groupName string) (protocol.ProducerRouting, error) {
+	d, err := h.describe(ctx, streamPrefix, groupName, true)
+	if err != nil {
+		return protocol.ProducerRouting{}, err
+	}
+	return protocol.Routing(streamPrefix, groupName, d.Group.ShardCount, d.Group.MetadataVersion), nil
+}

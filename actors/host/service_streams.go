@@ -1,0 +1,100 @@
+package host
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/redisstream/coordinator/api"
+	"github.com/redisstream/coordinator/api/protocol"
+	"github.com/redisstream/coordinator/persistence"
+)
+
+// MaxShardCount bounds the shard count of one stream.
+const MaxShardCount = 4096
+
+// CreateStream provisions every shard stream, then stores the stream record
+// (metadataVersion 1). Producers publish with XADD NOMKSTREAM, so routing
+// must never point at a shard that does not exist yet.
+func (h *Host) CreateStream(ctx context.Context, streamPrefix string, req protocol.CreateStreamRequest) (protocol.CreateStreamResponse, error) {
+	count := h.opts.DefaultShardCount
+	if req.InitialShardCount != nil {
+		count = *req.InitialShardCount
+	}
+	if count < 1 || count > MaxShardCount {
+		return protocol.CreateStreamResponse{}, fmt.Errorf("initialShardCount = %d: must be between 1 and %d: %w", count, MaxShardCount, api.ErrInvalidArgument)
+	}
+	if _, err := h.opts.Store.GetStream(ctx, streamPrefix); err == nil {
+		return protocol.CreateStreamResponse{}, fmt.Errorf("stream %s: %w", streamPrefix, api.ErrStreamExists)
+	} else if !errors.Is(err, persistence.ErrNotFound) {
+		return protocol.CreateStreamResponse{}, mapStoreErr(err)
+	}
+	if err := h.opts.Provisioner.EnsureStreams(ctx, streamPrefix, 0, count); err != nil {
+		return protocol.CreateStreamResponse{}, mapStoreErr(fmt.Errorf("provision shards of %s: %w", streamPrefix, err))
+	}
+	now := h.opts.Now()
+	rec, err := h.opts.Store.CreateStream(ctx, persistence.StreamRecord{
+		StreamPrefix: streamPrefix, ShardCount: count, MetadataVersion: 1,
+		CreatedAt: now, UpdatedAt: now, CreatedBy: req.RequestedBy, Reason: req.Reason,
+	})
+	if errors.Is(err, persistence.ErrExists) {
+		return protocol.CreateStreamResponse{}, fmt.Errorf("stream %s: %w", streamPrefix, api.ErrStreamExists)
+	}
+	if err != nil {
+		return protocol.CreateStreamResponse{}, mapStoreErr(err)
+	}
+	h.opts.Logger.Info("stream created", "stream", streamPrefix, "shards", count, "requestedBy", req.RequestedBy, "reason", req.Reason)
+	return protocol.CreateStreamResponse{StreamPrefix: rec.StreamPrefix, ShardCount: rec.ShardCount, MetadataVersion: rec.MetadataVersion}, nil
+}
+
+// stream reads a stream record: ErrStreamNotFound, or ErrUnavailable.
+func (h *Host) stream(ctx context.Context, streamPrefix string) (persistence.StreamRecord, error) {
+	rec, err := h.opts.Store.GetStream(ctx, streamPrefix)
+	if errors.Is(err, persistence.ErrNotFound) {
+		return rec, fmt.Errorf("stream %s: %w", streamPrefix, api.ErrStreamNotFound)
+	}
+	return rec, mapStoreErr(err)
+}
+
+// Scale starts resharding. Not part of this release: see docs/OPERATIONS.md.
+func (h *Host) Scale(ctx context.Context, streamPrefix string, req protocol.ScaleRequest) (protocol.ScaleResponse, error) {
+	if _, err := h.stream(ctx, streamPrefix); err != nil {
+		return protocol.ScaleResponse{}, err
+	}
+	return protocol.ScaleResponse{}, fmt.Errorf("resharding %s: %w", streamPrefix, api.ErrNotImplemented)
+}
+
+// Migration returns one migration; none exist before resharding ships.
+func (h *Host) Migration(ctx context.Context, streamPrefix, groupName, reshardingID string) (protocol.Migration, error) {
+	if _, err := h.describe(ctx, streamPrefix, groupName, false); err != nil {
+		return protocol.Migration{}, err
+	}
+	return protocol.Migration{}, fmt.Errorf("migration %s: %w", reshardingID, api.ErrMigrationNotFound)
+}
+
+// Rollback rolls a migration back; none exist before resharding ships.
+func (h *Host) Rollback(ctx context.Context, streamPrefix, groupName, reshardingID string, req protocol.RollbackRequest) (protocol.Migration, error) {
+	return h.Migration(ctx, streamPrefix, groupName, reshardingID)
+}
+
+// Health reports the store and the actor loop.
+func (h *Host) Health(ctx context.Context) protocol.HealthResponse {
+	out := protocol.HealthResponse{Status: "UP", CoordinatorID: h.opts.NodeID, Redis: "UP", Loop: "UP", Embedded: h.opts.EmbeddedRedis}
+	pctx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	if err := h.opts.Store.Ping(pctx); err != nil {
+		out.Redis = "DOWN"
+	}
+	if _, err := h.system.Root.RequestFuture(h.pinger, &ping{}, time.Second).Result(); err != nil {
+		out.Loop = "DOWN"
+	}
+	switch {
+	case out.Loop == "DOWN":
+		out.Status = "DOWN"
+	case out.Redis == "DOWN":
+		// Members keep their shards within their leases; nothing moves.
+		out.Status = "DEGRADED"
+	}
+	return out
+}

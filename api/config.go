@@ -1,0 +1,170 @@
+package api
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+)
+
+// Defaults applied by Config.withDefaults.
+const (
+	DefaultBodyLimit      = 1 << 20 // 1 MiB
+	DefaultTokenTTL       = time.Hour
+	DefaultRequestTimeout = 10 * time.Second
+	DefaultAdminRate      = 5.0 // admin mutations per second per principal
+	DefaultAdminBurst     = 20
+	// DefaultMaxShardCount bounds initialShardCount and targetShardCount.
+	DefaultMaxShardCount = 4096
+	// MinTokenSecretLength is the shortest accepted auth.token-secret (bytes).
+	MinTokenSecretLength = 16
+)
+
+// Roles. WRITE implies READ; MEMBER is separate (heartbeats only).
+const (
+	RoleRead   = "READ"
+	RoleWrite  = "WRITE"
+	RoleMember = "MEMBER"
+)
+
+// Config is everything the HTTP front needs. The zero value is a valid
+// development config: auth off, defaults for every limit.
+type Config struct {
+	// BodyLimit is the largest accepted request body in bytes (default 1 MiB);
+	// larger bodies get 413 PAYLOAD_TOO_LARGE.
+	BodyLimit int
+	Auth      AuthConfig
+	// CoordinatorID names this node in health answers when the service leaves it empty.
+	CoordinatorID string
+	// AdminRateLimit limits admin mutations (create stream, delete group,
+	// scale, rollback) per principal, and login attempts per client IP.
+	AdminRateLimit RateLimit
+	// MaxShardCount bounds initialShardCount (1..max) and targetShardCount
+	// (0..max). Default 4096.
+	MaxShardCount int
+	// RequestTimeout bounds each Service call (default 10 s); a call that
+	// runs out of time is answered 503.
+	RequestTimeout time.Duration
+	// ServerVersion is reported by /monitoring/compatibility.
+	ServerVersion string
+	// Logger receives warnings and server errors; nil means slog.Default().
+	// Passwords, tokens and Authorization headers are never logged.
+	Logger *slog.Logger
+}
+
+// AuthConfig configures authentication. With no Users, authentication is
+// OFF: every route is open. That is for development only, and New logs a
+// loud warning.
+type AuthConfig struct {
+	// TokenSecret signs bearer tokens (HMAC-SHA256); required, at least
+	// MinTokenSecretLength bytes, when Users is not empty.
+	TokenSecret string
+	// TokenTTL is the lifetime of tokens issued by /auth/login (default 1 h).
+	TokenTTL time.Duration
+	// AuthenticateMemberAPI requires the MEMBER role on heartbeats.
+	AuthenticateMemberAPI bool
+	Users                 []User
+}
+
+// User is one configured principal. Password is either plain text or a
+// bcrypt hash ($2a$, $2b$ or $2y$ prefix).
+type User struct {
+	Username string
+	Password string
+	Roles    []string
+}
+
+// RateLimit is a token bucket: RequestsPerSecond refill, Burst capacity.
+// Zero values take the defaults (5/s, burst 20); a negative
+// RequestsPerSecond disables limiting.
+type RateLimit struct {
+	RequestsPerSecond float64
+	Burst             int
+}
+
+// AuthEnabled reports whether authentication is on (users configured).
+func (c Config) AuthEnabled() bool { return len(c.Auth.Users) > 0 }
+
+// Validate reports the first invalid setting, naming the field and value
+// (never a password or secret). New panics on a config Validate rejects, so
+// call Validate at start-up.
+func (c Config) Validate() error {
+	if c.BodyLimit < 0 {
+		return fmt.Errorf("http.body-limit: %d must not be negative", c.BodyLimit)
+	}
+	if c.MaxShardCount < 0 {
+		return fmt.Errorf("max shard count: %d must not be negative", c.MaxShardCount)
+	}
+	if c.AdminRateLimit.Burst < 0 {
+		return fmt.Errorf("admin rate limit burst: %d must not be negative", c.AdminRateLimit.Burst)
+	}
+	a := c.Auth
+	if a.TokenTTL < 0 {
+		return fmt.Errorf("auth.token-ttl: %s must not be negative", a.TokenTTL)
+	}
+	if len(a.Users) == 0 {
+		if a.AuthenticateMemberAPI {
+			return errors.New("auth.authenticate-member-api: true needs auth.users (no users configured)")
+		}
+		return nil
+	}
+	if len(a.TokenSecret) < MinTokenSecretLength {
+		return fmt.Errorf("auth.token-secret: must be at least %d bytes when auth.users is set (got %d)", MinTokenSecretLength, len(a.TokenSecret))
+	}
+	seen := map[string]bool{}
+	for i, u := range a.Users {
+		if strings.TrimSpace(u.Username) == "" || strings.ContainsAny(u.Username, ":\r\n") {
+			return fmt.Errorf("auth.users[%d].username: %q must be non-empty and contain no ':' or line breaks", i, u.Username)
+		}
+		if seen[u.Username] {
+			return fmt.Errorf("auth.users[%d].username: %q is configured twice", i, u.Username)
+		}
+		seen[u.Username] = true
+		if u.Password == "" {
+			return fmt.Errorf("auth.users[%d].password: empty for user %q", i, u.Username)
+		}
+		if isBcrypt(u.Password) {
+			if err := checkBcryptHash(u.Password); err != nil {
+				return fmt.Errorf("auth.users[%d].password: user %q has an invalid bcrypt hash: %v", i, u.Username, err)
+			}
+		}
+		if len(u.Roles) == 0 {
+			return fmt.Errorf("auth.users[%d].roles: user %q has no roles (use READ, WRITE, MEMBER)", i, u.Username)
+		}
+		for _, r := range u.Roles {
+			if _, ok := parseRole(r); !ok {
+				return fmt.Errorf("auth.users[%d].roles: %q is not a role (use READ, WRITE, MEMBER)", i, r)
+			}
+		}
+	}
+	return nil
+}
+
+func (c Config) withDefaults() Config {
+	if c.BodyLimit == 0 {
+		c.BodyLimit = DefaultBodyLimit
+	}
+	if c.Auth.TokenTTL == 0 {
+		c.Auth.TokenTTL = DefaultTokenTTL
+	}
+	if c.RequestTimeout <= 0 {
+		c.RequestTimeout = DefaultRequestTimeout
+	}
+	if c.MaxShardCount == 0 {
+		c.MaxShardCount = DefaultMaxShardCount
+	}
+	if c.AdminRateLimit.RequestsPerSecond == 0 {
+		c.AdminRateLimit.RequestsPerSecond = DefaultAdminRate
+	}
+	if c.AdminRateLimit.Burst == 0 {
+		c.AdminRateLimit.Burst = DefaultAdminBurst
+	}
+	if c.Logger == nil {
+		c.Logger = slog.Default()
+	}
+	if c.ServerVersion == "" {
+		c.ServerVersion = "dev"
+	}
+	return c
+}

@@ -1,0 +1,174 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/redisstream/coordinator/api/protocol"
+)
+
+// This file is the only place where errors become HTTP statuses.
+//
+//	ErrInvalidArgument                                  400 INVALID_ARGUMENT
+//	ErrStreamNotFound / ErrGroupNotFound /
+//	  ErrMigrationNotFound                              404 STREAM_NOT_FOUND / GROUP_NOT_FOUND / MIGRATION_NOT_FOUND
+//	ErrStreamExists                                     409 STREAM_ALREADY_EXISTS
+//	ErrMigrationActive                                  409 MIGRATION_ALREADY_ACTIVE
+//	ErrGroupHasMembers                                  422 GROUP_HAS_LIVE_MEMBERS
+//	ErrRollbackNotAllowed                               422 ROLLBACK_NOT_ALLOWED
+//	ErrNotImplemented                                   501 NOT_IMPLEMENTED
+//	ErrUnavailable                                      503 STORE_UNAVAILABLE, Retry-After: 1
+//	ErrGroupMoving                                      503 GROUP_MOVING, Retry-After: 1
+//	context deadline / cancel                           503 TIMEOUT, Retry-After: 1
+//	anything else                                       500 INTERNAL, generic message (detail logged)
+//
+// 4xx messages carry the error text (written by the coordinator, meant for
+// the caller); 5xx messages are generic and the detail goes to the log only.
+
+// httpError is an error that already knows its HTTP answer.
+type httpError struct {
+	status     int
+	code       string
+	msg        string
+	retryAfter int // seconds; 0 = no Retry-After header
+}
+
+func (e *httpError) Error() string { return fmt.Sprintf("%d %s: %s", e.status, e.code, e.msg) }
+
+func newError(status int, code, msg string) *httpError {
+	return &httpError{status: status, code: code, msg: msg}
+}
+
+func invalidArgument(format string, args ...any) *httpError {
+	return newError(http.StatusBadRequest, protocol.CodeInvalidArgument, fmt.Sprintf(format, args...))
+}
+
+func malformed(err error) *httpError {
+	msg := err.Error()
+	if p := protocol.ErrMalformed.Error() + ": "; len(msg) > len(p) && msg[:len(p)] == p {
+		msg = msg[len(p):]
+	}
+	return newError(http.StatusBadRequest, protocol.CodeMalformedRequest, msg)
+}
+
+// statusNames are the upper-snake reasons used in ErrorBody.Status.
+var statusNames = map[int]string{
+	400: "BAD_REQUEST",
+	401: "UNAUTHORIZED",
+	403: "FORBIDDEN",
+	404: "NOT_FOUND",
+	405: "METHOD_NOT_ALLOWED",
+	408: "REQUEST_TIMEOUT",
+	409: "CONFLICT",
+	413: "PAYLOAD_TOO_LARGE",
+	415: "UNSUPPORTED_MEDIA_TYPE",
+	422: "UNPROCESSABLE_ENTITY",
+	429: "TOO_MANY_REQUESTS",
+	431: "REQUEST_HEADER_FIELDS_TOO_LARGE",
+	500: "INTERNAL_SERVER_ERROR",
+	501: "NOT_IMPLEMENTED",
+	503: "SERVICE_UNAVAILABLE",
+}
+
+// statusName is the ErrorBody.Status for an HTTP status code.
+func statusName(code int) string {
+	if n, ok := statusNames[code]; ok {
+		return n
+	}
+	return "HTTP_" + strconv.Itoa(code)
+}
+
+// sentinel maps one Service error to its answer.
+type sentinel struct {
+	err    error
+	status int
+	code   string
+}
+
+var sentinels = []sentinel{
+	{ErrInvalidArgument, http.StatusBadRequest, protocol.CodeInvalidArgument},
+	{ErrStreamNotFound, http.StatusNotFound, protocol.CodeStreamNotFound},
+	{ErrGroupNotFound, http.StatusNotFound, protocol.CodeGroupNotFound},
+	{ErrMigrationNotFound, http.StatusNotFound, protocol.CodeMigrationNotFound},
+	{ErrStreamExists, http.StatusConflict, protocol.CodeStreamExists},
+	{ErrMigrationActive, http.StatusConflict, protocol.CodeMigrationActive},
+	{ErrGroupHasMembers, http.StatusUnprocessableEntity, protocol.CodeGroupHasMembers},
+	{ErrRollbackNotAllowed, http.StatusUnprocessableEntity, protocol.CodeRollbackNotAllowed},
+	{ErrNotImplemented, http.StatusNotImplemented, protocol.CodeNotImplemented},
+}
+
+// toHTTPError turns any error into its HTTP answer. internal reports whether
+// the detail must be logged because the caller only sees a generic message.
+func toHTTPError(err error) (e *httpError, internal bool) {
+	var he *httpError
+	if errors.As(err, &he) {
+		return he, false
+	}
+	var fe *fiber.Error
+	if errors.As(err, &fe) {
+		return fromFiberError(fe), fe.Code >= 500
+	}
+	for _, s := range sentinels {
+		if errors.Is(err, s.err) {
+			return newError(s.status, s.code, err.Error()), false
+		}
+	}
+	switch {
+	case errors.Is(err, ErrUnavailable):
+		return &httpError{status: 503, code: protocol.CodeStoreUnavailable, msg: "the coordinator store is unavailable; retry", retryAfter: 1}, true
+	case errors.Is(err, ErrGroupMoving):
+		return &httpError{status: 503, code: protocol.CodeGroupMoving, msg: "the group is moving between coordinator nodes; retry", retryAfter: 1}, true
+	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled):
+		return &httpError{status: 503, code: protocol.CodeTimeout, msg: "the coordinator did not answer in time; retry", retryAfter: 1}, true
+	}
+	return newError(http.StatusInternalServerError, protocol.CodeInternal, "internal error"), true
+}
+
+// fromFiberError maps errors raised by fiber/fasthttp before or around our
+// handlers (routing, body limit, header size).
+func fromFiberError(fe *fiber.Error) *httpError {
+	switch fe.Code {
+	case http.StatusNotFound:
+		return newError(fe.Code, protocol.CodeNotFound, truncate(fe.Message, 300))
+	case http.StatusMethodNotAllowed:
+		return newError(fe.Code, protocol.CodeMethodNotAllowed, "method not allowed on this route")
+	case http.StatusRequestEntityTooLarge:
+		return newError(fe.Code, protocol.CodePayloadTooLarge, "request body is larger than the server's body limit")
+	case http.StatusRequestHeaderFieldsTooLarge:
+		return newError(fe.Code, protocol.CodeHeadersTooLarge, "request headers are too large")
+	}
+	if fe.Code >= 500 {
+		return newError(http.StatusInternalServerError, protocol.CodeInternal, "internal error")
+	}
+	return newError(fe.Code, protocol.CodeBadRequest, truncate(fe.Message, 300))
+}
+
+// writeError sends the SPEC error body for err. Server-side detail is logged,
+// never sent.
+func (s *Server) writeError(c *fiber.Ctx, err error) {
+	he, internal := toHTTPError(err)
+	if internal {
+		s.log.Error("request failed", "method", c.Method(), "route", routeLabel(c), "status", he.status, "error", err)
+	}
+	if he.retryAfter > 0 {
+		c.Set(fiber.HeaderRetryAfter, strconv.Itoa(he.retryAfter))
+	}
+	if he.status == http.StatusUnauthorized {
+		c.Set(fiber.HeaderWWWAuthenticate, `Basic realm="rsc"`)
+	}
+	if jerr := c.Status(he.status).JSON(protocol.ErrorBody{Status: statusName(he.status), ErrorCode: he.code, Message: he.msg}); jerr != nil {
+		s.log.Error("writing error body failed", "error", jerr)
+	}
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}

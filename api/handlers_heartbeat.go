@@ -1,0 +1,74 @@
+package api
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/redisstream/coordinator/api/protocol"
+)
+
+// heartbeat handles POST …/members/:memberId/heartbeat.
+//
+// Contract: path names must pass protocol.ValidateName/ValidateMemberID and
+// the body protocol.DecodeHeartbeat and checkHeartbeat, else 400 and the
+// Service is not called. Every protocol outcome the Service returns
+// (OK, RETRY, FENCED_MEMBER_EPOCH, INVALID_REQUEST for a path/body memberId
+// mismatch, …) is sent with HTTP 200. Service errors map as errors.go says.
+func (s *Server) heartbeat(c *fiber.Ctx) error {
+	start := time.Now()
+	status := "REJECTED"
+	defer func() { s.metrics.ObserveHeartbeat(status, time.Since(start)) }()
+
+	p, g, err := streamGroup(c)
+	if err != nil {
+		return err
+	}
+	member, err := pathMemberID(c)
+	if err != nil {
+		return err
+	}
+	body, err := requestBody(c)
+	if err != nil {
+		return err
+	}
+	req, err := protocol.DecodeHeartbeat(body)
+	if err != nil {
+		return malformed(err)
+	}
+	if err := checkHeartbeat(&req); err != nil {
+		return err
+	}
+	ctx, cancel := s.ctx()
+	defer cancel()
+	resp, err := s.svc.Heartbeat(ctx, p, g, member, req)
+	if err != nil {
+		if he, _ := toHTTPError(err); he.status >= 500 {
+			status = "ERROR"
+		}
+		return err
+	}
+	status = statusLabel(resp.Status)
+	return c.Status(http.StatusOK).JSON(resp)
+}
+
+// requestBody returns the raw request body. Compressed bodies are refused
+// (415): decompressing would let a small body grow past the body limit.
+func requestBody(c *fiber.Ctx) ([]byte, error) {
+	if enc := c.Get(fiber.HeaderContentEncoding); enc != "" && enc != "identity" {
+		return nil, newError(http.StatusUnsupportedMediaType, protocol.CodeUnsupportedEncoding, "request bodies must not use a Content-Encoding")
+	}
+	return c.Request().Body(), nil
+}
+
+// statusLabel bounds the metric label to the protocol's statuses.
+func statusLabel(st protocol.Status) string {
+	switch st {
+	case protocol.StatusOK, protocol.StatusRetry, protocol.StatusSyncMetadata, protocol.StatusRevokePending,
+		protocol.StatusUnknownMemberID, protocol.StatusFencedMemberEpoch, protocol.StatusUnsupportedProtocol,
+		protocol.StatusInvalidRequest:
+		return string(st)
+	}
+	return "OTHER"
+}

@@ -1,0 +1,155 @@
+package api
+
+import (
+	"context"
+
+	"net/http"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/gofiber/fiber/v2/middleware/adaptor"
+
+	"github.com/redisstream/coordinator/api/protocol"
+)
+
+// Monitoring, debug and metrics handlers: read-only, never create a group.
+
+// healthDown is the 503 body of a DOWN health check: the health fields
+// (status DOWN, so probes read one shape) plus errorCode and message.
+type healthDown struct {
+	protocol.HealthResponse
+	ErrorCode string `json:"errorCode"`
+	Message   string `json:"message"`
+}
+
+// health: GET /coord/v1/monitoring/health, public. 200 when UP or DEGRADED,
+// 503 otherwise (DOWN or an unknown status), with the health body either way.
+func (s *Server) health(c *fiber.Ctx) error {
+	ctx, cancel := s.ctx()
+	defer cancel()
+	h := s.svc.Health(ctx)
+	if h.CoordinatorID == "" {
+		h.CoordinatorID = s.cfg.CoordinatorID
+	}
+	switch h.Status {
+	case "UP", "DEGRADED":
+		return c.JSON(h)
+	}
+	if h.Status == "" {
+		h.Status = "DOWN"
+	}
+	return c.Status(http.StatusServiceUnavailable).JSON(healthDown{
+		HealthResponse: h, ErrorCode: protocol.CodeUnavailable,
+		Message: "coordinator is not ready (redis " + h.Redis + ", loop " + h.Loop + ")",
+	})
+}
+
+// compatibility: GET /coord/v1/monitoring/compatibility.
+func (s *Server) compatibility(c *fiber.Ctx) error {
+	return c.JSON(protocol.CompatibilityResponse{
+		SupportedProtocolVersions: []int{protocol.Version},
+		PreferredProtocolVersion:  protocol.Version,
+		ServerVersion:             s.cfg.ServerVersion,
+	})
+}
+
+// groups: GET /coord/v1/monitoring/groups → {groups:[GroupResponse]}.
+func (s *Server) groups(c *fiber.Ctx) error {
+	ctx, cancel := s.ctx()
+	defer cancel()
+	resp, err := s.svc.Groups(ctx)
+	if err != nil {
+		return err
+	}
+	if resp.Groups == nil {
+		resp.Groups = []protocol.GroupResponse{}
+	}
+	for i := range resp.Groups {
+		resp.Groups[i] = normalizeGroup(resp.Groups[i])
+	}
+	return c.JSON(resp)
+}
+
+// monitorRead validates :streamPrefix/:consumerGroup, calls get and sends
+// its result (after fix, if any) as JSON.
+func monitorRead[T any](s *Server, c *fiber.Ctx, get func(ctx context.Context, p, g string) (T, error), fix func(*T)) error {
+	p, g, err := streamGroup(c)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := s.ctx()
+	defer cancel()
+	v, err := get(ctx, p, g)
+	if err != nil {
+		return err
+	}
+	if fix != nil {
+		fix(&v)
+	}
+	return c.JSON(v)
+}
+
+func (s *Server) monitorGroup(c *fiber.Ctx) error {
+	return monitorRead(s, c, s.svc.MonitorGroup, func(g *protocol.GroupResponse) { *g = normalizeGroup(*g) })
+}
+
+func (s *Server) members(c *fiber.Ctx) error {
+	return monitorRead(s, c, s.svc.Members, func(m *protocol.MembersResponse) {
+		if m.Members == nil {
+			m.Members = []protocol.MemberView{}
+		}
+	})
+}
+
+func (s *Server) assignments(c *fiber.Ctx) error {
+	return monitorRead(s, c, s.svc.Assignments, func(a *protocol.AssignmentsResponse) {
+		if a.TargetAssignment == nil {
+			a.TargetAssignment = map[string][]protocol.ShardID{}
+		}
+		if a.CurrentAssignments == nil {
+			a.CurrentAssignments = map[string][]protocol.ShardID{}
+		}
+		if a.RevokeProgress == nil {
+			a.RevokeProgress = []protocol.RevokeProgress{}
+		}
+		if a.InvariantViolations == nil {
+			a.InvariantViolations = []string{}
+		}
+	})
+}
+
+func (s *Server) consumption(c *fiber.Ctx) error {
+	return monitorRead(s, c, s.svc.Consumption, func(r *protocol.ConsumptionResponse) {
+		if r.Rows == nil {
+			r.Rows = []protocol.ConsumptionRow{}
+		}
+	})
+}
+
+func (s *Server) migrations(c *fiber.Ctx) error {
+	return monitorRead(s, c, s.svc.Migrations, func(m *protocol.MigrationsResponse) {
+		if m.Migrations == nil {
+			m.Migrations = []protocol.Migration{}
+		}
+	})
+}
+
+// debugActors: GET /debug/actors → live actor state on this node.
+func (s *Server) debugActors(c *fiber.Ctx) error {
+	ctx, cancel := s.ctx()
+	defer cancel()
+	v, err := s.svc.DebugActors(ctx)
+	if err != nil {
+		return err
+	}
+	return c.JSON(v)
+}
+
+// debugGroup: GET /debug/streams/:p/groups/:g → one group's live actor state.
+func (s *Server) debugGroup(c *fiber.Ctx) error {
+	return monitorRead(s, c, s.svc.DebugGroup, nil)
+}
+
+// metricsHandler serves the Prometheus registry.
+func (s *Server) metricsHandler() fiber.Handler {
+	return adaptor.HTTPHandler(s.metrics.Handler())
+}

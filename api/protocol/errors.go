@@ -1,0 +1,32 @@
+package protocol
+
+// ErrorBody is the body of every non-2xx response (SPEC §4):
+// {"status":"CONFLICT","errorCode":"GROUP_ALREADY_EXISTS","message":"…"}.
+type ErrorBody struct {
+	Status    string `json:"status"`
+	ErrorCode string `json:"errorCode"`
+	Message   string `json:"message"`
+}
+
+// Error codes used in ErrorBody.ErrorCode.
+const (
+	CodeMalformedRequest   = "MALFORMED_REQUEST"
+	CodeInvalidArgument    = "INVALID_ARGUMENT"
+	CodePayloadTooLarge    = "PAYLOAD_TOO_LARGE"
+	CodeUnauthenticated    = "UNAUTHENTICATED"
+	CodeForbidden          = "FORBIDDEN"
+	CodeStreamNotFound     = "STREAM_NOT_FOUND"
+	CodeGroupNotFound      = "GROUP_NOT_FOUND"
+	CodeMigrationNotFound  = "MIGRATION_NOT_FOUND"
+	CodeStreamExists       = "STREAM_ALREADY_EXISTS"
+	CodeGroupExists        = "GROUP_ALREADY_EXISTS"
+	CodeGroupHasMembers    = "GROUP_HAS_LIVE_MEMBERS"
+	CodeMigrationActive    = "MIGRATION_ALREADY_ACTIVE"
+	CodeRollbackNotAllowed = "ROLLBACK_NOT_ALLOWED"
+	CodeStoreUnavailable   = "STORE_UNAVAILABLE"
+	CodeGroupMoving        = "GROUP_MOVING"
+	CodeRateLimited        = "RATE_LIMITED"
+	CodeNotFound           = "NOT_FOUND"
+	CodeMethodNotAllowed   = "METHOD_NOT_ALLOWED"
+	CodeInternal           = "INTERNAL"
+)

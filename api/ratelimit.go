@@ -1,0 +1,110 @@
+package api
+
+import (
+	"math"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/redisstream/coordinator/api/protocol"
+)
+
+// maxBuckets bounds the limiter's memory; beyond it, full (idle) buckets are
+// dropped first, which forgets nothing.
+const maxBuckets = 10_000
+
+// limiter is a keyed token bucket: each key refills rate tokens per second up
+// to burst. Safe for concurrent use.
+type limiter struct {
+	rate  float64
+	burst float64
+	now   func() time.Time
+
+	mu      sync.Mutex
+	buckets map[string]*bucket
+}
+
+type bucket struct {
+	tokens float64
+	last   time.Time
+}
+
+// newLimiter returns nil (no limiting) when rl.RequestsPerSecond < 0.
+func newLimiter(rl RateLimit, now func() time.Time) *limiter {
+	if rl.RequestsPerSecond < 0 {
+		return nil
+	}
+	return &limiter{rate: rl.RequestsPerSecond, burst: float64(rl.Burst), now: now, buckets: map[string]*bucket{}}
+}
+
+// allow takes one token for key. When none is left it returns false and how
+// long until one is.
+func (l *limiter) allow(key string) (bool, time.Duration) {
+	if l == nil {
+		return true, 0
+	}
+	now := l.now()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	b, ok := l.buckets[key]
+	if !ok {
+		if len(l.buckets) >= maxBuckets {
+			l.evict(now)
+		}
+		b = &bucket{tokens: l.burst, last: now}
+		l.buckets[key] = b
+	}
+	if elapsed := now.Sub(b.last).Seconds(); elapsed > 0 {
+		b.tokens = math.Min(l.burst, b.tokens+elapsed*l.rate)
+	}
+	b.last = now
+	if b.tokens >= 1 {
+		b.tokens--
+		return true, 0
+	}
+	if l.rate <= 0 {
+		return false, time.Hour
+	}
+	return false, time.Duration((1 - b.tokens) / l.rate * float64(time.Second))
+}
+
+// evict drops full buckets; if that is not enough, arbitrary ones.
+func (l *limiter) evict(now time.Time) {
+	for k, b := range l.buckets {
+		if b.tokens+now.Sub(b.last).Seconds()*l.rate >= l.burst {
+			delete(l.buckets, k)
+		}
+	}
+	for k := range l.buckets {
+		if len(l.buckets) < maxBuckets {
+			break
+		}
+		delete(l.buckets, k)
+	}
+}
+
+// rateLimited returns middleware that limits requests per key(c); over the
+// limit it answers 429 RATE_LIMITED with Retry-After in whole seconds (≥ 1).
+func (s *Server) rateLimited(key func(*fiber.Ctx) string) fiber.Handler {
+	if s.limiter == nil {
+		return nil
+	}
+	return func(c *fiber.Ctx) error {
+		ok, wait := s.limiter.allow(key(c))
+		if ok {
+			return c.Next()
+		}
+		secs := int(math.Ceil(wait.Seconds()))
+		if secs < 1 {
+			secs = 1
+		}
+		return &httpError{status: 429, code: protocol.CodeRateLimited,
+			msg: "too many requests from this principal; retry after " + strconv.Itoa(secs) + "s", retryAfter: secs}
+	}
+}
+
+func loginKey(c *fiber.Ctx) string { return "login ip:" + c.IP() }
+
+func adminKey(c *fiber.Ctx) string { return "admin " + principalName(c) }

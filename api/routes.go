@@ -1,0 +1,74 @@
+package api
+
+import "github.com/gofiber/fiber/v2"
+
+// Route table (SPEC §5). Access: see auth.go. "limited": admin mutations,
+// rate-limited per principal; login, rate-limited per client IP.
+//
+//	POST   /coord/v1/streams/:p/groups/:g/members/:memberId/heartbeat   MEMBER*  heartbeat (200 for every protocol outcome)
+//	POST   /coord/v1/streams/:p                                         WRITE    create stream → 201, limited
+//	GET    /coord/v1/streams/:p/groups/:g                               WRITE    group (creates it on first use)
+//	DELETE /coord/v1/streams/:p/groups/:g                               WRITE    delete group, limited
+//	GET    /coord/v1/streams/:p/groups/:g/producer-routing              WRITE    routing (creates the group on first use)
+//	POST   /coord/v1/streams/:p/scale                                   WRITE    reshard → 202, limited
+//	GET    /coord/v1/streams/:p/groups/:g/migrations/:id                READ     one migration
+//	POST   /coord/v1/streams/:p/groups/:g/migrations/:id/rollback       WRITE    rollback → 202, limited
+//	POST   /coord/v1/auth/login                                         public   token, limited per IP
+//	GET    /coord/v1/monitoring/health                                  public   200 UP/DEGRADED, 503 DOWN
+//	GET    /coord/v1/monitoring/compatibility                           any role
+//	GET    /coord/v1/monitoring/groups                                  READ
+//	GET    /coord/v1/monitoring/streams/:p/groups/:g                    READ
+//	GET    /coord/v1/monitoring/streams/:p/groups/:g/members            READ
+//	GET    /coord/v1/monitoring/streams/:p/groups/:g/assignments        READ
+//	GET    /coord/v1/monitoring/streams/:p/groups/:g/consumption        READ
+//	GET    /coord/v1/monitoring/streams/:p/groups/:g/migrations         READ
+//	GET    /debug/actors                                                READ
+//	GET    /debug/streams/:p/groups/:g                                  READ
+//	GET    /metrics                                                     READ     Prometheus text
+//
+// * MEMBER only when auth.authenticate-member-api is on; public otherwise.
+func (s *Server) routes() {
+	const (
+		v1    = "/coord/v1"
+		group = v1 + "/streams/:streamPrefix/groups/:consumerGroup"
+		mon   = v1 + "/monitoring/streams/:streamPrefix/groups/:consumerGroup"
+	)
+	s.add(fiber.MethodPost, group+"/members/:memberId/heartbeat", accessMember, nil, s.heartbeat)
+
+	s.add(fiber.MethodPost, v1+"/streams/:streamPrefix", accessWrite, adminKey, s.createStream)
+	s.add(fiber.MethodGet, group, accessWrite, nil, s.getGroup)
+	s.add(fiber.MethodDelete, group, accessWrite, adminKey, s.deleteGroup)
+	s.add(fiber.MethodGet, group+"/producer-routing", accessWrite, nil, s.producerRouting)
+	s.add(fiber.MethodPost, v1+"/streams/:streamPrefix/scale", accessWrite, adminKey, s.scale)
+	s.add(fiber.MethodGet, group+"/migrations/:reshardingId", accessRead, nil, s.migration)
+	s.add(fiber.MethodPost, group+"/migrations/:reshardingId/rollback", accessWrite, adminKey, s.rollback)
+	s.add(fiber.MethodPost, v1+"/auth/login", accessPublic, loginKey, s.login)
+
+	s.add(fiber.MethodGet, v1+"/monitoring/health", accessPublic, nil, s.health)
+	s.add(fiber.MethodGet, v1+"/monitoring/compatibility", accessAny, nil, s.compatibility)
+	s.add(fiber.MethodGet, v1+"/monitoring/groups", accessRead, nil, s.groups)
+	s.add(fiber.MethodGet, mon, accessRead, nil, s.monitorGroup)
+	s.add(fiber.MethodGet, mon+"/members", accessRead, nil, s.members)
+	s.add(fiber.MethodGet, mon+"/assignments", accessRead, nil, s.assignments)
+	s.add(fiber.MethodGet, mon+"/consumption", accessRead, nil, s.consumption)
+	s.add(fiber.MethodGet, mon+"/migrations", accessRead, nil, s.migrations)
+
+	s.add(fiber.MethodGet, "/debug/actors", accessRead, nil, s.debugActors)
+	s.add(fiber.MethodGet, "/debug/streams/:streamPrefix/groups/:consumerGroup", accessRead, nil, s.debugGroup)
+	s.add(fiber.MethodGet, "/metrics", accessRead, nil, s.metricsHandler())
+}
+
+// add registers one route: access check, optional rate limit keyed by
+// limitKey, then the handler.
+func (s *Server) add(method, path string, need access, limitKey func(*fiber.Ctx) string, h fiber.Handler) {
+	var chain []fiber.Handler
+	if a := s.require(need); a != nil {
+		chain = append(chain, a)
+	}
+	if limitKey != nil {
+		if l := s.rateLimited(limitKey); l != nil {
+			chain = append(chain, l)
+		}
+	}
+	s.app.Add(method, path, append(chain, h)...)
+}

@@ -1,0 +1,171 @@
+package api
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net"
+	"runtime/debug"
+	"sync/atomic"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/redisstream/coordinator/api/metrics"
+)
+
+// Server is the coordinator's HTTP front: a fiber app with the routes of
+// SPEC §5, authentication, rate limiting, metrics and the error mapping.
+// It decodes, validates and authorizes; every decision is the Service's.
+type Server struct {
+	cfg     Config
+	svc     Service
+	app     *fiber.App
+	log     *slog.Logger
+	auth    *authenticator // nil: auth off
+	tokens  *tokenSigner   // nil: auth off
+	limiter *limiter       // nil: no rate limiting
+	metrics *metrics.Metrics
+	now     func() time.Time
+	addr    atomic.Pointer[net.Addr]
+}
+
+// Option customises a Server.
+type Option func(*Server)
+
+// WithMetrics records into m instead of metrics.Default (tests).
+func WithMetrics(m *metrics.Metrics) Option { return func(s *Server) { s.metrics = m } }
+
+// WithClock sets the clock used for token expiry and rate limiting (tests).
+func WithClock(now func() time.Time) Option { return func(s *Server) { s.now = now } }
+
+// New builds the server. It panics if cfg.Validate() fails: validate the
+// configuration at start-up, before calling New. With no users configured,
+// authentication is off and New logs a warning that this is for development
+// only.
+func New(cfg Config, svc Service, opts ...Option) *Server {
+	if err := cfg.Validate(); err != nil {
+		panic(fmt.Sprintf("api.New: invalid config: %v", err))
+	}
+	cfg = cfg.withDefaults()
+	s := &Server{cfg: cfg, svc: svc, log: cfg.Logger, metrics: metrics.Default, now: time.Now}
+	for _, o := range opts {
+		o(s)
+	}
+	if cfg.AuthEnabled() {
+		s.tokens = &tokenSigner{secret: []byte(cfg.Auth.TokenSecret), ttl: cfg.Auth.TokenTTL, now: s.now}
+		s.auth = newAuthenticator(cfg, s.tokens)
+	} else {
+		s.log.Warn("AUTHENTICATION IS OFF: no auth.users configured, every route (admin included) is open to anyone who can reach this port. Development only.")
+	}
+	s.limiter = newLimiter(cfg.AdminRateLimit, s.now)
+	s.app = fiber.New(fiber.Config{
+		BodyLimit:             cfg.BodyLimit,
+		ErrorHandler:          s.serverError,
+		DisableStartupMessage: true,
+		CaseSensitive:         true,
+		ReadTimeout:           30 * time.Second,
+		WriteTimeout:          30 * time.Second,
+		IdleTimeout:           2 * time.Minute,
+	})
+	s.app.Use(s.observe)
+	s.routes()
+	return s
+}
+
+// App is the fiber app, for app.Test in tests and for mounting.
+func (s *Server) App() *fiber.App { return s.app }
+
+// Listen serves on addr (e.g. "127.0.0.1:8080", ":0") until Shutdown.
+func (s *Server) Listen(addr string) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	return s.Serve(ln)
+}
+
+// Serve serves on ln until Shutdown.
+func (s *Server) Serve(ln net.Listener) error {
+	a := ln.Addr()
+	s.addr.Store(&a)
+	return s.app.Listener(ln)
+}
+
+// Addr is the address being served, or nil before Listen/Serve.
+func (s *Server) Addr() net.Addr {
+	if a := s.addr.Load(); a != nil {
+		return *a
+	}
+	return nil
+}
+
+// Shutdown stops accepting connections and waits for in-flight requests
+// until ctx is done.
+func (s *Server) Shutdown(ctx context.Context) error { return s.app.ShutdownWithContext(ctx) }
+
+// observe wraps every request: it turns errors and panics into the SPEC
+// error body and records the request metrics. It never returns an error.
+func (s *Server) observe(c *fiber.Ctx) error {
+	start := time.Now()
+	defer func() {
+		if r := recover(); r != nil {
+			s.log.Error("panic in handler", "panic", r, "stack", string(debug.Stack()))
+			s.writeError(c, fmt.Errorf("panic: %v", r))
+		}
+		s.metrics.ObserveHTTP(routeLabel(c), methodLabel(c), c.Response().StatusCode(), time.Since(start))
+	}()
+	if err := c.Next(); err != nil {
+		if routeLabel(c) == unmatched && emptySegment(c.Path()) {
+			err = invalidArgument("the path has an empty segment (empty stream, group, member or migration name)")
+		}
+		s.writeError(c, err)
+	}
+	return nil
+}
+
+// serverError is fiber's ErrorHandler: it only sees errors raised before
+// routing (body over the limit, headers too large).
+func (s *Server) serverError(c *fiber.Ctx, err error) error {
+	s.writeError(c, err)
+	s.metrics.ObserveHTTP(unmatched, methodLabel(c), c.Response().StatusCode(), 0)
+	return nil
+}
+
+const unmatched = "unmatched"
+
+// routeLabel is the matched route pattern, or "unmatched".
+func routeLabel(c *fiber.Ctx) string {
+	r := c.Route()
+	if r == nil || r.Path == "/" || r.Path == "" {
+		return unmatched
+	}
+	return r.Path
+}
+
+// methodLabel is the request method as a constant string: fiber's strings
+// alias buffers that are reused after the request, and metric labels live on.
+func methodLabel(c *fiber.Ctx) string {
+	switch m := c.Method(); m {
+	case fiber.MethodGet:
+		return fiber.MethodGet
+	case fiber.MethodPost:
+		return fiber.MethodPost
+	case fiber.MethodPut:
+		return fiber.MethodPut
+	case fiber.MethodDelete:
+		return fiber.MethodDelete
+	case fiber.MethodPatch:
+		return fiber.MethodPatch
+	case fiber.MethodHead:
+		return fiber.MethodHead
+	case fiber.MethodOptions:
+		return fiber.MethodOptions
+	}
+	return "OTHER"
+}
+
+// ctx returns the context for one Service call, bounded by RequestTimeout.
+func (s *Server) ctx() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.Background(), s.cfg.RequestTimeout)
+}

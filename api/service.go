@@ -1,0 +1,59 @@
+package api
+
+import (
+	"context"
+	"errors"
+
+	"github.com/redisstream/coordinator/api/protocol"
+)
+
+// Service is what the HTTP front needs from the coordinator. The actor host
+// implements it; api/ only decodes, validates, authorizes and maps errors.
+// Every method is safe for concurrent use. Errors are the sentinels below,
+// wrapped with context; api/ maps them to HTTP statuses (errors.go).
+type Service interface {
+	// Heartbeat routes a decoded heartbeat to the group's actor. Protocol
+	// outcomes (FENCED, RETRY, …) come back in the response, not as errors.
+	Heartbeat(ctx context.Context, streamPrefix, group, pathMemberID string, req protocol.HeartbeatRequest) (protocol.HeartbeatResponse, error)
+
+	CreateStream(ctx context.Context, streamPrefix string, req protocol.CreateStreamRequest) (protocol.CreateStreamResponse, error)
+	// Group creates the group on first use (stream must exist).
+	Group(ctx context.Context, streamPrefix, group string) (protocol.GroupResponse, error)
+	DeleteGroup(ctx context.Context, streamPrefix, group string, req protocol.DeleteGroupRequest) (protocol.DeleteGroupResponse, error)
+	// ProducerRouting creates the group on first use (stream must exist).
+	ProducerRouting(ctx context.Context, streamPrefix, group string) (protocol.ProducerRouting, error)
+
+	Scale(ctx context.Context, streamPrefix string, req protocol.ScaleRequest) (protocol.ScaleResponse, error)
+	Migration(ctx context.Context, streamPrefix, group, reshardingID string) (protocol.Migration, error)
+	Rollback(ctx context.Context, streamPrefix, group, reshardingID string, req protocol.RollbackRequest) (protocol.Migration, error)
+
+	Health(ctx context.Context) protocol.HealthResponse
+	Groups(ctx context.Context) (protocol.GroupsResponse, error)
+	// MonitorGroup, Members, Assignments, Consumption and Migrations never
+	// create a group: an unknown one is ErrGroupNotFound.
+	MonitorGroup(ctx context.Context, streamPrefix, group string) (protocol.GroupResponse, error)
+	Members(ctx context.Context, streamPrefix, group string) (protocol.MembersResponse, error)
+	Assignments(ctx context.Context, streamPrefix, group string) (protocol.AssignmentsResponse, error)
+	Consumption(ctx context.Context, streamPrefix, group string) (protocol.ConsumptionResponse, error)
+	Migrations(ctx context.Context, streamPrefix, group string) (protocol.MigrationsResponse, error)
+
+	// DebugActors and DebugGroup return live actor state on this node as a
+	// JSON-encodable value.
+	DebugActors(ctx context.Context) (any, error)
+	DebugGroup(ctx context.Context, streamPrefix, group string) (any, error)
+}
+
+// Errors the Service returns; api/ maps them to HTTP statuses and error codes.
+var (
+	ErrStreamNotFound     = errors.New("coordinator: stream not found")
+	ErrGroupNotFound      = errors.New("coordinator: group not found")
+	ErrMigrationNotFound  = errors.New("coordinator: migration not found")
+	ErrStreamExists       = errors.New("coordinator: stream already exists")
+	ErrGroupHasMembers    = errors.New("coordinator: group has live members")
+	ErrMigrationActive    = errors.New("coordinator: a migration is already active")
+	ErrRollbackNotAllowed = errors.New("coordinator: rollback no longer allowed")
+	ErrInvalidArgument    = errors.New("coordinator: invalid argument")
+	ErrUnavailable        = errors.New("coordinator: store unavailable")
+	ErrGroupMoving        = errors.New("coordinator: group is moving between nodes")
+	ErrNotImplemented     = errors.New("coordinator: not implemented yet")
+)

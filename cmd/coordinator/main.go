@@ -1,0 +1,138 @@
+// Command coordinator runs one Redis Stream Coordinator node: the actor host
+// with a group actor per consumer group, the fiber HTTP front and the Redis
+// persistence plugin.
+//
+//	coordinator --config FILE [--http.addr HOST:PORT] [--redis.addrs A,B] …
+//
+// Configuration: defaults → YAML file → RSC_* environment → flags
+// (docs/OPERATIONS.md). Exit status 2 means the configuration is invalid.
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/redisstream/coordinator/actors/groupstate"
+	"github.com/redisstream/coordinator/actors/host"
+	"github.com/redisstream/coordinator/api"
+	"github.com/redisstream/coordinator/api/metrics"
+	"github.com/redisstream/coordinator/config"
+	"github.com/redisstream/coordinator/persistence/redisstore"
+)
+
+// version is set at build time with -ldflags "-X main.version=…".
+var version = "dev"
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Environ()))
+}
+
+func run(args, environ []string) int {
+	cfg, err := config.Load(args, environ)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	logger := newLogger(cfg.Log)
+	logger.Info("starting coordinator", slog.String("version", version), slog.String("node", cfg.Cluster.NodeID),
+		slog.Any("config", cfg.Redacted()))
+
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+
+	client, closeRedis, err := openRedis(cfg, logger)
+	if err != nil {
+		logger.Error("cannot set up Redis", slog.Any("err", err))
+		return 1
+	}
+	defer closeRedis()
+
+	reg := metrics.New()
+	store, err := redisstore.New(client, redisstore.Options{KeyPrefix: cfg.Store.KeyPrefix})
+	if err != nil {
+		logger.Error("cannot set up the store", slog.Any("err", err))
+		return 1
+	}
+	h := host.New(host.Options{
+		Store:       store,
+		Provisioner: redisstore.NewProvisioner(client),
+		Rules: groupstate.Config{
+			HeartbeatInterval: cfg.Coordination.HeartbeatInterval,
+			LeaseTTL:          cfg.Coordination.MemberLeaseTTL,
+			RebalanceTimeout:  cfg.Coordination.RebalanceTimeout,
+			Retention:         cfg.Coordination.MemberRetention,
+		},
+		NodeID:            cfg.Cluster.NodeID,
+		Logger:            logger,
+		Metrics:           shellMetrics{reg},
+		DefaultShardCount: cfg.Defaults.InitialShardCount,
+		EmbeddedRedis:     cfg.Embedded(),
+		ServerVersion:     version,
+	})
+	if err := h.Start(ctx); err != nil {
+		logger.Error("cannot start the actor host", slog.Any("err", err))
+		return 1
+	}
+	defer h.Stop()
+
+	srv := api.New(apiConfig(cfg, logger), h, api.WithMetrics(reg))
+	ln, err := net.Listen("tcp", cfg.HTTP.Addr)
+	if err != nil {
+		logger.Error("cannot listen", slog.String("addr", cfg.HTTP.Addr), slog.Any("err", err))
+		return 1
+	}
+	// Tests and scripts read this line to find the port when addr ends in :0.
+	fmt.Fprintf(os.Stdout, "coordinator listening on http://%s\n", ln.Addr())
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+
+	select {
+	case <-ctx.Done():
+		logger.Info("shutting down")
+	case err := <-errc:
+		logger.Error("HTTP server stopped", slog.Any("err", err))
+		return 1
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		logger.Warn("HTTP shutdown", slog.Any("err", err))
+	}
+	return 0
+}
+
+func apiConfig(cfg config.Config, logger *slog.Logger) api.Config {
+	users := make([]api.User, len(cfg.Auth.Users))
+	for i, u := range cfg.Auth.Users {
+		users[i] = api.User{Username: u.Username, Password: u.Password, Roles: u.Roles}
+	}
+	return api.Config{
+		BodyLimit: int(cfg.HTTP.BodyLimit),
+		Auth: api.AuthConfig{
+			TokenSecret:           cfg.Auth.TokenSecret,
+			TokenTTL:              cfg.Auth.TokenTTL,
+			AuthenticateMemberAPI: cfg.Auth.AuthenticateMemberAPI,
+			Users:                 users,
+		},
+		CoordinatorID:  cfg.Cluster.NodeID,
+		AdminRateLimit: api.RateLimit{RequestsPerSecond: cfg.Auth.AdminRateLimit, Burst: cfg.Auth.AdminRateBurst},
+		ServerVersion:  version,
+		Logger:         logger,
+	}
+}
+
+func newLogger(c config.Log) *slog.Logger {
+	var level slog.Level
+	_ = level.UnmarshalText([]byte(c.Level))
+	opts := &slog.HandlerOptions{Level: level}
+	if c.Format == "json" {
+		return slog.New(slog.NewJSONHandler(os.Stderr, opts))
+	}
+	return slog.New(slog.NewTextHandler(os.Stderr, opts))
+}

@@ -1,0 +1,24 @@
+package main
+
+import (
+	"time"
+
+	"github.com/redisstream/coordinator/api/metrics"
+)
+
+// shellMetrics feeds what the actor shell measures into the Prometheus
+// registry served at /metrics. Heartbeat outcomes are counted by the HTTP
+// front, which sees every one of them.
+type shellMetrics struct{ m *metrics.Metrics }
+
+func (s shellMetrics) Heartbeat(string, time.Duration) {}
+
+func (s shellMetrics) Persist(d time.Duration, err error) {
+	s.m.PersistDuration(d.Seconds())
+	if err != nil {
+		s.m.PersistError()
+	}
+}
+
+func (s shellMetrics) MemberExpired() { s.m.LeaseExpired() }
+func (s shellMetrics) MemberFenced()  { s.m.MemberFenced() }

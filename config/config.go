@@ -1,0 +1,206 @@
+package config
+
+import (
+	"os"
+	"strings"
+	"time"
+)
+
+// Config is the whole coordinator configuration (SPEC §8). Every field has a
+// koanf tag naming its kebab-case key; the full key of a field is the dotted
+// path of tags, e.g. "coordination.member-lease-ttl". The help tag is the
+// one-line description shown in --help.
+type Config struct {
+	HTTP         HTTP         `koanf:"http"`
+	Redis        Redis        `koanf:"redis"`
+	Store        Store        `koanf:"store"`
+	Auth         Auth         `koanf:"auth"`
+	Coordination Coordination `koanf:"coordination"`
+	Defaults     Defaults     `koanf:"defaults"`
+	Cluster      Cluster      `koanf:"cluster"`
+	Log          Log          `koanf:"log"`
+}
+
+// HTTP configures the fiber front (member protocol, admin, monitoring, debug).
+type HTTP struct {
+	Addr      string   `koanf:"addr" help:"HTTP listen address host:port (port 0 picks a free port)"`
+	BodyLimit ByteSize `koanf:"body-limit" help:"largest accepted request body, e.g. 1MiB (1KiB..64MiB)"`
+}
+
+// Redis configures the go-redis client. No addresses means an embedded
+// in-process Redis, for development only.
+type Redis struct {
+	Addrs        []string      `koanf:"addrs" help:"Redis addresses host:port, comma separated; empty = embedded development Redis"`
+	Username     string        `koanf:"username" help:"Redis ACL username"`
+	Password     string        `koanf:"password" secret:"true" help:"Redis password"`
+	DB           int           `koanf:"db" help:"Redis logical database (standalone Redis only)"`
+	TLS          bool          `koanf:"tls" help:"connect to Redis over TLS"`
+	DialTimeout  time.Duration `koanf:"dial-timeout" help:"Redis connect timeout"`
+	ReadTimeout  time.Duration `koanf:"read-timeout" help:"Redis read timeout"`
+	WriteTimeout time.Duration `koanf:"write-timeout" help:"Redis write timeout"`
+}
+
+// Store configures the persistence plugin.
+type Store struct {
+	KeyPrefix string `koanf:"key-prefix" help:"prefix of every coordinator-owned Redis key ([A-Za-z0-9._-])"`
+}
+
+// Auth configures authentication of the HTTP API.
+type Auth struct {
+	TokenSecret           string        `koanf:"token-secret" secret:"true" help:"HMAC secret for login tokens (>= 16 bytes; required when users are set)"`
+	TokenTTL              time.Duration `koanf:"token-ttl" help:"lifetime of a login token"`
+	AuthenticateMemberAPI bool          `koanf:"authenticate-member-api" help:"require a MEMBER credential on the member heartbeat API"`
+	Users                 []User        `koanf:"users" secret:"true" help:"API users (file or RSC_AUTH_USERS as a YAML/JSON list)"`
+	AdminRateLimit        float64       `koanf:"admin-rate-limit" help:"sustained admin API requests per second"`
+	AdminRateBurst        int           `koanf:"admin-rate-burst" help:"admin API burst size"`
+}
+
+// User is one API user. Password is plain text or a bcrypt hash ($2a$/$2b$/$2y$).
+type User struct {
+	Username string   `koanf:"username"`
+	Password string   `koanf:"password"`
+	Roles    []string `koanf:"roles"`
+}
+
+// Roles a User may hold.
+const (
+	RoleRead   = "READ"
+	RoleWrite  = "WRITE"
+	RoleMember = "MEMBER"
+)
+
+// Coordination holds the timing rules of the member protocol.
+type Coordination struct {
+	HeartbeatInterval time.Duration `koanf:"heartbeat-interval" help:"heartbeat interval told to members"`
+	MemberLeaseTTL    time.Duration `koanf:"member-lease-ttl" help:"a member silent this long is expired (> heartbeat-interval, >= 3x recommended)"`
+	RebalanceTimeout  time.Duration `koanf:"rebalance-timeout" help:"time a member has to release revoked shards before it is fenced"`
+	MemberRetention   time.Duration `koanf:"member-retention" help:"how long expired and fenced members are kept for monitoring"`
+}
+
+// Defaults are applied to newly created streams.
+type Defaults struct {
+	InitialShardCount int `koanf:"initial-shard-count" help:"shard count of a stream created without one (1..4096)"`
+}
+
+// Cluster configures the actor host cluster.
+type Cluster struct {
+	Name     string   `koanf:"name" help:"cluster name; nodes only join a cluster of the same name"`
+	Provider string   `koanf:"provider" help:"cluster provider: single, automanaged or test"`
+	Host     string   `koanf:"host" help:"host the actor remote binds to and advertises"`
+	Port     int      `koanf:"port" help:"actor remote port (0 picks a free port)"`
+	Seeds    []string `koanf:"seeds" help:"host:port of other nodes, comma separated (automanaged)"`
+	NodeID   string   `koanf:"node-id" help:"unique id of this node (default: derived from the hostname)"`
+}
+
+// Cluster providers.
+const (
+	ProviderSingle      = "single"
+	ProviderAutomanaged = "automanaged"
+	ProviderTest        = "test"
+)
+
+// Log configures logging.
+type Log struct {
+	Level  string `koanf:"level" help:"log level: debug, info, warn or error"`
+	Format string `koanf:"format" help:"log format: text or json"`
+}
+
+// Default returns the built-in defaults (the first layer of Load). NodeID is
+// derived from the hostname.
+func Default() Config {
+	return Config{
+		HTTP: HTTP{Addr: "127.0.0.1:8080", BodyLimit: 1 * MiB},
+		Redis: Redis{
+			Addrs:        []string{"127.0.0.1:6379"},
+			DialTimeout:  2 * time.Second,
+			ReadTimeout:  1 * time.Second,
+			WriteTimeout: 1 * time.Second,
+		},
+		Store: Store{KeyPrefix: "rsc"},
+		Auth: Auth{
+			TokenTTL:       time.Hour,
+			Users:          []User{},
+			AdminRateLimit: 10,
+			AdminRateBurst: 20,
+		},
+		Coordination: Coordination{
+			HeartbeatInterval: 3 * time.Second,
+			MemberLeaseTTL:    15 * time.Second,
+			RebalanceTimeout:  60 * time.Second,
+			MemberRetention:   time.Hour,
+		},
+		Defaults: Defaults{InitialShardCount: 4},
+		Cluster: Cluster{
+			Name:     "rsc",
+			Provider: ProviderSingle,
+			Host:     "127.0.0.1",
+			Port:     0,
+			Seeds:    []string{},
+			NodeID:   defaultNodeID(),
+		},
+		Log: Log{Level: "info", Format: "text"},
+	}
+}
+
+// Embedded reports whether no Redis address is configured, in which case the
+// coordinator runs an embedded in-process Redis (development only).
+func (c Config) Embedded() bool { return len(c.Redis.Addrs) == 0 }
+
+// Redacted returns a deep copy safe to log: every non-empty password and
+// secret is replaced by "***" (empty ones stay empty, so "unset" stays visible).
+func (c Config) Redacted() Config {
+	r := c
+	r.Redis.Addrs = cloneStrings(c.Redis.Addrs)
+	r.Cluster.Seeds = cloneStrings(c.Cluster.Seeds)
+	r.Redis.Password = redact(c.Redis.Password)
+	r.Auth.TokenSecret = redact(c.Auth.TokenSecret)
+	if c.Auth.Users != nil {
+		r.Auth.Users = make([]User, len(c.Auth.Users))
+		for i, u := range c.Auth.Users {
+			r.Auth.Users[i] = User{Username: u.Username, Password: redact(u.Password), Roles: cloneStrings(u.Roles)}
+		}
+	}
+	return r
+}
+
+const redactedValue = "***"
+
+func redact(s string) string {
+	if s == "" {
+		return ""
+	}
+	return redactedValue
+}
+
+func cloneStrings(s []string) []string {
+	if s == nil {
+		return nil
+	}
+	return append([]string{}, s...)
+}
+
+// hostname is replaced in tests.
+var hostname = os.Hostname
+
+// defaultNodeID derives a node id from the hostname, keeping only characters
+// allowed in a node id.
+func defaultNodeID() string {
+	h, err := hostname()
+	if err != nil {
+		return "node"
+	}
+	var b strings.Builder
+	for _, r := range h {
+		if isIDChar(r) {
+			b.WriteRune(r)
+		}
+	}
+	if b.Len() == 0 {
+		return "node"
+	}
+	return b.String()
+}
+
+func isIDChar(r rune) bool {
+	return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-'
+}

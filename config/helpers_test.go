@@ -1,0 +1,87 @@
+package config
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+const testHost = "test-host.example"
+
+func TestMain(m *testing.M) {
+	hostname = func() (string, error) { return testHost, nil }
+	os.Exit(m.Run())
+}
+
+// writeFile writes a temporary YAML file and returns its path.
+func writeFile(t *testing.T, body string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "rsc.yaml")
+	require.NoError(t, os.WriteFile(p, []byte(body), 0o600))
+	return p
+}
+
+// yamlOf renders flat two-level keys ("section.key": yaml text) as a file.
+func yamlOf(flat map[string]string) string {
+	bySection := map[string][]string{}
+	for k, v := range flat {
+		sec, name, _ := strings.Cut(k, ".")
+		bySection[sec] = append(bySection[sec], fmt.Sprintf("  %s: %s\n", name, v))
+	}
+	secs := make([]string, 0, len(bySection))
+	for s := range bySection {
+		secs = append(secs, s)
+	}
+	sort.Strings(secs)
+	var b strings.Builder
+	for _, s := range secs {
+		lines := bySection[s]
+		sort.Strings(lines)
+		b.WriteString(s + ":\n" + strings.Join(lines, ""))
+	}
+	return b.String()
+}
+
+// valueOf renders the value of key in cfg canonically, for comparisons.
+func valueOf(t *testing.T, cfg Config, key string) string {
+	t.Helper()
+	f, ok := fieldByKey[key]
+	require.True(t, ok, "unknown key %s", key)
+	return canonical(reflect.ValueOf(cfg).FieldByIndex(f.index))
+}
+
+func canonical(v reflect.Value) string {
+	switch v.Type() {
+	case stringsType:
+		return strings.Join(v.Interface().([]string), ",")
+	case usersType:
+		var parts []string
+		for _, u := range v.Interface().([]User) {
+			parts = append(parts, u.Username+"/"+u.Password+"/"+strings.Join(u.Roles, "+"))
+		}
+		return strings.Join(parts, ",")
+	}
+	return formatScalar(v)
+}
+
+// normalize decodes the text form of a value of key the way an env variable
+// would be, and renders it canonically.
+func normalize(t *testing.T, key, text string) string {
+	t.Helper()
+	f := fieldByKey[key]
+	var raw any = text
+	if f.typ == usersType {
+		var err error
+		raw, err = (&yamlParser{path: "test"}).parseUsersValue([]byte(text))
+		require.NoError(t, err)
+	}
+	v, err := decode(f, raw)
+	require.NoError(t, err, "%s = %q", key, text)
+	return canonical(v)
+}

@@ -1,0 +1,261 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"slices"
+	"strconv"
+	"strings"
+
+	"golang.org/x/crypto/bcrypt"
+)
+
+// Limits enforced by Validate.
+const (
+	MinBodyLimit      = 1 * KiB
+	MaxBodyLimit      = 64 * MiB
+	MaxInitialShards  = 4096
+	MinTokenSecretLen = 16
+)
+
+var (
+	validRoles     = []string{RoleRead, RoleWrite, RoleMember}
+	validProviders = []string{ProviderSingle, ProviderAutomanaged, ProviderTest}
+	validLevels    = []string{"debug", "info", "warn", "error"}
+	validFormats   = []string{"text", "json"}
+)
+
+// Validate checks every setting and returns all problems joined
+// (errors.Join), one per line, each naming the key and the offending value:
+//
+//	config: coordination.member-lease-ttl = 2s: must be greater than coordination.heartbeat-interval (3s)
+//
+// Secret values are never echoed. Advice that is not an error is returned by
+// Warnings.
+func (c Config) Validate() error {
+	var errs []error
+	bad := func(key string, value any, format string, args ...any) {
+		errs = append(errs, fmt.Errorf("config: %s = %s: %s", key, show(value), fmt.Sprintf(format, args...)))
+	}
+
+	// http
+	if err := checkHostPort(c.HTTP.Addr, true, true); err != nil {
+		bad("http.addr", c.HTTP.Addr, "%v", err)
+	}
+	if c.HTTP.BodyLimit < MinBodyLimit || c.HTTP.BodyLimit > MaxBodyLimit {
+		bad("http.body-limit", c.HTTP.BodyLimit, "must be between %s and %s", MinBodyLimit, MaxBodyLimit)
+	}
+
+	// redis
+	seen := map[string]bool{}
+	for i, a := range c.Redis.Addrs {
+		key := fmt.Sprintf("redis.addrs[%d]", i)
+		if err := checkHostPort(a, false, false); err != nil {
+			bad(key, a, "%v", err)
+		} else if seen[a] {
+			bad(key, a, "is listed twice")
+		}
+		seen[a] = true
+	}
+	if c.Redis.DB < 0 {
+		bad("redis.db", c.Redis.DB, "must not be negative")
+	}
+	positive := func(key string, d interface{ Nanoseconds() int64 }) {
+		if d.Nanoseconds() <= 0 {
+			bad(key, d, "must be greater than 0")
+		}
+	}
+	positive("redis.dial-timeout", c.Redis.DialTimeout)
+	positive("redis.read-timeout", c.Redis.ReadTimeout)
+	positive("redis.write-timeout", c.Redis.WriteTimeout)
+
+	// store
+	if err := checkName(c.Store.KeyPrefix); err != nil {
+		bad("store.key-prefix", c.Store.KeyPrefix, "%v", err)
+	}
+
+	// auth
+	a := c.Auth
+	if n := len(a.TokenSecret); n > 0 && n < MinTokenSecretLen {
+		errs = append(errs, fmt.Errorf("config: auth.token-secret = (%d bytes, redacted): must be at least %d bytes", n, MinTokenSecretLen))
+	} else if n == 0 && len(a.Users) > 0 {
+		errs = append(errs, fmt.Errorf("config: auth.token-secret = \"\": is required (at least %d bytes) when auth.users is set", MinTokenSecretLen))
+	}
+	positive("auth.token-ttl", a.TokenTTL)
+	if !(a.AdminRateLimit > 0) {
+		bad("auth.admin-rate-limit", a.AdminRateLimit, "must be greater than 0 (requests per second)")
+	}
+	if a.AdminRateBurst < 1 {
+		bad("auth.admin-rate-burst", a.AdminRateBurst, "must be at least 1")
+	}
+	names := map[string]int{}
+	hasMember := false
+	for i, u := range a.Users {
+		key := fmt.Sprintf("auth.users[%d]", i)
+		switch {
+		case u.Username == "":
+			bad(key+".username", u.Username, "must not be empty")
+		case strings.ContainsAny(u.Username, ": \t\r\n"):
+			bad(key+".username", u.Username, "must not contain ':' or whitespace (HTTP Basic Auth cannot carry it)")
+		default:
+			if j, dup := names[u.Username]; dup {
+				bad(key+".username", u.Username, "is already used by auth.users[%d]", j)
+			} else {
+				names[u.Username] = i
+			}
+		}
+		if u.Password == "" {
+			bad(key+".password", "", "must not be empty")
+		} else if isBcryptLike(u.Password) {
+			if _, err := bcrypt.Cost([]byte(u.Password)); err != nil {
+				errs = append(errs, fmt.Errorf("config: %s.password = (redacted): looks like a bcrypt hash but is malformed: %v", key, err))
+			}
+		}
+		if len(u.Roles) == 0 {
+			bad(key+".roles", u.Roles, "must name at least one of %s", strings.Join(validRoles, ", "))
+		}
+		for j, r := range u.Roles {
+			if !oneOf(r, validRoles) {
+				bad(fmt.Sprintf("%s.roles[%d]", key, j), r, "must be one of %s", strings.Join(validRoles, ", "))
+			}
+			if r == RoleMember {
+				hasMember = true
+			}
+		}
+	}
+	if a.AuthenticateMemberAPI && !hasMember {
+		bad("auth.authenticate-member-api", true, "needs at least one user in auth.users with role %s, or no member could heartbeat", RoleMember)
+	}
+
+	// coordination
+	co := c.Coordination
+	positive("coordination.heartbeat-interval", co.HeartbeatInterval)
+	if co.HeartbeatInterval > 0 && co.MemberLeaseTTL <= co.HeartbeatInterval {
+		bad("coordination.member-lease-ttl", co.MemberLeaseTTL, "must be greater than coordination.heartbeat-interval (%s)", co.HeartbeatInterval)
+	} else {
+		positive("coordination.member-lease-ttl", co.MemberLeaseTTL)
+	}
+	positive("coordination.rebalance-timeout", co.RebalanceTimeout)
+	positive("coordination.member-retention", co.MemberRetention)
+
+	// defaults
+	if n := c.Defaults.InitialShardCount; n < 1 || n > MaxInitialShards {
+		bad("defaults.initial-shard-count", n, "must be between 1 and %d", MaxInitialShards)
+	}
+
+	// cluster
+	cl := c.Cluster
+	if err := checkName(cl.Name); err != nil {
+		bad("cluster.name", cl.Name, "%v", err)
+	}
+	if !oneOf(cl.Provider, validProviders) {
+		bad("cluster.provider", cl.Provider, "must be one of %s", strings.Join(validProviders, ", "))
+	}
+	if cl.Host == "" {
+		bad("cluster.host", cl.Host, "must not be empty")
+	} else if strings.ContainsAny(cl.Host, " \t:/") && net.ParseIP(cl.Host) == nil {
+		bad("cluster.host", cl.Host, "must be a host name or IP address (no port)")
+	}
+	if cl.Port < 0 || cl.Port > 65535 {
+		bad("cluster.port", cl.Port, "must be between 0 and 65535 (0 picks a free port)")
+	}
+	for i, s := range cl.Seeds {
+		if err := checkHostPort(s, false, false); err != nil {
+			bad(fmt.Sprintf("cluster.seeds[%d]", i), s, "%v", err)
+		}
+	}
+	if err := checkName(cl.NodeID); err != nil {
+		bad("cluster.node-id", cl.NodeID, "%v", err)
+	}
+
+	// log
+	if !oneOf(c.Log.Level, validLevels) {
+		bad("log.level", c.Log.Level, "must be one of %s", strings.Join(validLevels, ", "))
+	}
+	if !oneOf(c.Log.Format, validFormats) {
+		bad("log.format", c.Log.Format, "must be one of %s", strings.Join(validFormats, ", "))
+	}
+	return errors.Join(errs...)
+}
+
+// Warnings returns advice about a valid but risky configuration, to be
+// logged at start (the embedded-Redis notice is one of them).
+func (c Config) Warnings() []string {
+	var w []string
+	co := c.Coordination
+	if co.HeartbeatInterval > 0 && co.MemberLeaseTTL < 3*co.HeartbeatInterval {
+		w = append(w, fmt.Sprintf("coordination.member-lease-ttl = %s is less than 3 x coordination.heartbeat-interval (%s): one late heartbeat can expire a healthy member", co.MemberLeaseTTL, co.HeartbeatInterval))
+	}
+	if co.HeartbeatInterval > 0 && co.RebalanceTimeout < 2*co.HeartbeatInterval {
+		w = append(w, fmt.Sprintf("coordination.rebalance-timeout = %s is less than 2 x coordination.heartbeat-interval (%s): members learn of revocations on their next heartbeat and may be fenced before they can release", co.RebalanceTimeout, co.HeartbeatInterval))
+	}
+	if c.Embedded() {
+		w = append(w, "redis.addrs is empty: using an EMBEDDED IN-PROCESS REDIS, for development only; all state is lost when the process exits")
+	}
+	if c.Cluster.Provider == ProviderSingle && len(c.Cluster.Seeds) > 0 {
+		w = append(w, "cluster.seeds is ignored with cluster.provider = single")
+	}
+	return w
+}
+
+// checkHostPort checks "host:port". allowEmptyHost admits ":8080" (all
+// interfaces); allowZeroPort admits port 0 (pick a free port).
+func checkHostPort(s string, allowEmptyHost, allowZeroPort bool) error {
+	host, port, err := net.SplitHostPort(s)
+	if err != nil {
+		return errors.New("must be host:port")
+	}
+	if host == "" && !allowEmptyHost {
+		return errors.New("must be host:port with a non-empty host")
+	}
+	if strings.ContainsAny(host, " \t/") {
+		return errors.New("must be host:port with a valid host")
+	}
+	p, err := strconv.Atoi(port)
+	lowest := 1
+	if allowZeroPort {
+		lowest = 0
+	}
+	if err != nil || p < lowest || p > 65535 {
+		return fmt.Errorf("port must be a number between %d and 65535", lowest)
+	}
+	return nil
+}
+
+// checkName checks a non-empty identifier made of [A-Za-z0-9._-].
+func checkName(s string) error {
+	if s == "" {
+		return errors.New("must not be empty")
+	}
+	for _, r := range s {
+		if !isIDChar(r) {
+			return fmt.Errorf("contains %q; only letters, digits, '.', '_' and '-' are allowed", r)
+		}
+	}
+	return nil
+}
+
+func isBcryptLike(p string) bool {
+	return strings.HasPrefix(p, "$2a$") || strings.HasPrefix(p, "$2b$") || strings.HasPrefix(p, "$2y$")
+}
+
+func oneOf(s string, set []string) bool { return slices.Contains(set, s) }
+
+// show renders a value for an error message: strings quoted, durations and
+// sizes in their usual form, lists in brackets.
+func show(v any) string {
+	switch x := v.(type) {
+	case string:
+		return strconv.Quote(x)
+	case []string:
+		q := make([]string, len(x))
+		for i, s := range x {
+			q[i] = strconv.Quote(s)
+		}
+		return "[" + strings.Join(q, ", ") + "]"
+	case float64:
+		return strconv.FormatFloat(x, 'g', -1, 64)
+	}
+	return fmt.Sprint(v)
+}

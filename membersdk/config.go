@@ -1,0 +1,189 @@
+package membersdk
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/redisstream/coordinator/api/protocol"
+)
+
+// Auth is how the SDK authenticates to the coordinator. Set at most one of
+// Basic (Username/Password), BearerToken or TokenFunc.
+type Auth struct {
+	Username string
+	Password string
+	// BearerToken is sent as "Authorization: Bearer <token>".
+	BearerToken string
+	// TokenFunc, when set, is asked for a bearer token before every request
+	// (let it cache and refresh the token from POST /coord/v1/auth/login).
+	TokenFunc func(ctx context.Context) (string, error)
+}
+
+// Defaults used by the consumer.
+const (
+	DefaultConcurrency        = 4
+	DefaultBatchSize          = 16
+	DefaultBlockTimeout       = time.Second
+	DefaultMaxDeliveries      = 5
+	DefaultRetryBackoff       = 100 * time.Millisecond
+	DefaultMaxRetryBackoff    = 5 * time.Second
+	DefaultRequestTimeout     = 5 * time.Second
+	DefaultRetryInterval      = time.Second
+	DefaultHeartbeatInterval  = 3 * time.Second  // until the coordinator says otherwise
+	DefaultRebalanceTimeout   = 60 * time.Second // until the coordinator says otherwise
+	DefaultMemberLeaseTTL     = 15 * time.Second // until the coordinator says otherwise
+	MinSelfFenceMargin        = time.Second
+	selfFenceMarginPercentage = 20
+)
+
+// ConsumerConfig configures a Consumer. Zero values take the defaults noted.
+type ConsumerConfig struct {
+	// CoordinatorURLs are base URLs such as "http://coord-0:8080". Heartbeats
+	// go to the first that works and stay there; on a transport error or a
+	// non-2xx answer the next one is tried, in order.
+	CoordinatorURLs []string
+	StreamPrefix    string
+	ConsumerGroup   string
+	// MemberID defaults to DefaultMemberID(MemberIndex). It is also the Redis
+	// consumer name.
+	MemberID    string
+	MemberIndex int
+	// MemberName is a free-text label shown by monitoring (e.g. the app name).
+	MemberName string
+	// Concurrency bounds the handlers running at once across all shards of
+	// this member (default 4); it is reported as runtimeConsumerCapacity.
+	Concurrency int
+	// PerShardConcurrency bounds the handlers running at once on one shard
+	// (default 1, which keeps per-shard order: an entry's handler starts only
+	// after the previous entry of the shard was acknowledged or dead-lettered).
+	PerShardConcurrency int
+	// Redis is the data-plane client (required). A cluster client works: each
+	// shard key hashes to its own slot.
+	Redis redis.UniversalClient
+	// HTTPClient defaults to a client without timeout (RequestTimeout bounds
+	// each request).
+	HTTPClient *http.Client
+	Auth       Auth
+	// RequestTimeout bounds one heartbeat request to one URL (default 5s).
+	RequestTimeout time.Duration
+	// RetryInterval is the wait before retrying after RETRY or a failed
+	// heartbeat round (default 1s, never more than the heartbeat interval).
+	RetryInterval time.Duration
+	// BatchSize is XREADGROUP/XAUTOCLAIM COUNT (default 16).
+	BatchSize int64
+	// BlockTimeout is XREADGROUP BLOCK (default 1s). It also bounds how long a
+	// revoked or fenced shard's reader takes to stop, so keep it short.
+	BlockTimeout time.Duration
+	// SelfFenceMargin: the member stops reading and acking when no
+	// successful heartbeat was sent for (memberLeaseTtl − SelfFenceMargin).
+	// Default: 20% of the lease TTL, at least 1s.
+	SelfFenceMargin time.Duration
+	// MaxDeliveries is the number of deliveries (Redis delivery count plus
+	// local retries) after which a failing entry goes to the dead-letter
+	// stream and is acknowledged (default 5).
+	MaxDeliveries int
+	// DeadLetterStream defaults to DeadLetterKey(StreamPrefix) = "{streamPrefix}:dlq".
+	DeadLetterStream string
+	// RetryBackoff is the first wait before re-running a failed handler; it
+	// doubles up to MaxRetryBackoff (defaults 100ms and 5s).
+	RetryBackoff    time.Duration
+	MaxRetryBackoff time.Duration
+	// Logger defaults to a logger that discards everything.
+	Logger *slog.Logger
+	// Now is the clock (default time.Now). Timestamps and lease/self-fence
+	// deadlines are computed from it.
+	Now func() time.Time
+	// OnEvent, when set, is called synchronously for every Event, from
+	// several goroutines: it must be quick and safe for concurrent use.
+	OnEvent func(Event)
+}
+
+func (c *ConsumerConfig) setDefaults() error {
+	if len(c.CoordinatorURLs) == 0 {
+		return errors.New("membersdk: CoordinatorURLs must name at least one coordinator")
+	}
+	if err := protocol.ValidateName("streamPrefix", c.StreamPrefix); err != nil {
+		return fmt.Errorf("membersdk: %w", err)
+	}
+	if err := protocol.ValidateName("consumerGroup", c.ConsumerGroup); err != nil {
+		return fmt.Errorf("membersdk: %w", err)
+	}
+	if c.MemberID == "" {
+		c.MemberID = DefaultMemberID(c.MemberIndex)
+	}
+	if err := protocol.ValidateMemberID(c.MemberID); err != nil {
+		return fmt.Errorf("membersdk: %w", err)
+	}
+	if c.Redis == nil {
+		return errors.New("membersdk: Redis client is required")
+	}
+	if c.Concurrency <= 0 {
+		c.Concurrency = DefaultConcurrency
+	}
+	if c.PerShardConcurrency <= 0 {
+		c.PerShardConcurrency = 1
+	}
+	if c.PerShardConcurrency > c.Concurrency {
+		c.PerShardConcurrency = c.Concurrency
+	}
+	if c.HTTPClient == nil {
+		c.HTTPClient = &http.Client{}
+	}
+	if c.RequestTimeout <= 0 {
+		c.RequestTimeout = DefaultRequestTimeout
+	}
+	if c.RetryInterval <= 0 {
+		c.RetryInterval = DefaultRetryInterval
+	}
+	if c.BatchSize <= 0 {
+		c.BatchSize = DefaultBatchSize
+	}
+	if c.BlockTimeout <= 0 {
+		c.BlockTimeout = DefaultBlockTimeout
+	}
+	if c.SelfFenceMargin < 0 {
+		return fmt.Errorf("membersdk: SelfFenceMargin %s must not be negative", c.SelfFenceMargin)
+	}
+	if c.MaxDeliveries <= 0 {
+		c.MaxDeliveries = DefaultMaxDeliveries
+	}
+	if c.DeadLetterStream == "" {
+		c.DeadLetterStream = DeadLetterKey(c.StreamPrefix)
+	}
+	if c.RetryBackoff <= 0 {
+		c.RetryBackoff = DefaultRetryBackoff
+	}
+	if c.MaxRetryBackoff <= 0 {
+		c.MaxRetryBackoff = DefaultMaxRetryBackoff
+	}
+	if c.MaxRetryBackoff < c.RetryBackoff {
+		c.MaxRetryBackoff = c.RetryBackoff
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	return nil
+}
+
+// selfFenceAfter is how long the member may go without a successful
+// heartbeat before it stops reading and acking.
+func (c *ConsumerConfig) selfFenceAfter(leaseTTL time.Duration) time.Duration {
+	margin := c.SelfFenceMargin
+	if margin == 0 {
+		margin = max(leaseTTL*selfFenceMarginPercentage/100, MinSelfFenceMargin)
+	}
+	after := leaseTTL - margin
+	if after <= 0 {
+		after = leaseTTL / 2
+	}
+	return after
+}

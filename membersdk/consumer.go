@@ -1,0 +1,326 @@
+package membersdk
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sort"
+	"sync/atomic"
+	"time"
+
+	"github.com/redisstream/coordinator/api/protocol"
+)
+
+// Handler processes one stream entry. Returning nil acknowledges the entry
+// (XACK) if the shard is still owned; an error retries it with backoff, up to
+// MaxDeliveries deliveries, then moves it to the dead-letter stream. ctx is
+// cancelled when the member must stop at once (fenced, self-fenced, or a
+// revocation that outlived rebalanceTimeoutMs): the result of the handler is
+// then ignored and the entry stays pending for the next owner.
+type Handler func(ctx context.Context, msg Message) error
+
+// Message is one stream entry handed to a Handler.
+type Message struct {
+	StreamKey string
+	Shard     int
+	ID        string
+	Values    map[string]any
+	// Epoch is the member epoch at which the entry was read.
+	Epoch int64
+	// DeliveryCount counts deliveries so far, this one included: Redis'
+	// delivery counter for entries claimed from a previous owner, plus local
+	// retries.
+	DeliveryCount int64
+}
+
+// Consumer is one member of a consumer group: it heartbeats to the
+// coordinator and reads the shards it is assigned. Create it with
+// NewConsumer and call Run once.
+type Consumer struct {
+	cfg     ConsumerConfig
+	handler Handler
+	coord   *coordClient
+	log     *slog.Logger
+	path    string
+
+	sem        chan struct{} // handler slots shared by all shards
+	running    atomic.Int64  // handlers running now
+	selfFenced atomic.Bool   // shared by every ownership token
+	epoch      atomic.Int64  // member epoch, for messages and events
+	started    atomic.Bool
+	exits      chan *worker // a worker has fully stopped
+
+	ls loopState // owned by the Run goroutine
+}
+
+// loopState is the member's protocol state; only the Run goroutine touches it.
+type loopState struct {
+	epoch           int64
+	metadataVersion int64
+	interval        time.Duration
+	rebalance       time.Duration
+	lease           time.Duration
+	workers         map[int]*worker
+	lastOK          time.Time // send time of the last heartbeat that proved membership
+	haveOK          bool
+	selfFenced      bool
+	rejoin          bool // fenced: join with epoch 0 once every worker has stopped
+	joined          bool
+	sentAny         bool
+	assigned        []int
+	pending         []int
+}
+
+// NewConsumer validates cfg, fills in defaults and returns a consumer that
+// calls handler for every entry of the shards it owns.
+func NewConsumer(cfg ConsumerConfig, handler Handler) (*Consumer, error) {
+	if handler == nil {
+		return nil, errors.New("membersdk: handler is required")
+	}
+	if err := cfg.setDefaults(); err != nil {
+		return nil, err
+	}
+	cc, err := newCoordClient(cfg.CoordinatorURLs, cfg.HTTPClient, cfg.Auth, cfg.RequestTimeout)
+	if err != nil {
+		return nil, err
+	}
+	c := &Consumer{
+		cfg:     cfg,
+		handler: handler,
+		coord:   cc,
+		log:     cfg.Logger.With("memberId", cfg.MemberID, "stream", cfg.StreamPrefix, "group", cfg.ConsumerGroup),
+		path:    heartbeatPath(cfg.StreamPrefix, cfg.ConsumerGroup, cfg.MemberID),
+		sem:     make(chan struct{}, cfg.Concurrency),
+		exits:   make(chan *worker),
+		ls: loopState{
+			interval:  DefaultHeartbeatInterval,
+			rebalance: DefaultRebalanceTimeout,
+			lease:     DefaultMemberLeaseTTL,
+			workers:   map[int]*worker{},
+		},
+	}
+	cc.onFailover = func(from, to string) {
+		c.log.Warn("coordinator failover", "from", from, "to", to)
+		c.emit(Event{Type: EventFailover, URL: to})
+	}
+	return c, nil
+}
+
+// MemberID is the member id (and Redis consumer name) of this consumer.
+func (c *Consumer) MemberID() string { return c.cfg.MemberID }
+
+// Epoch is the member epoch last given by the coordinator (0 while joining).
+func (c *Consumer) Epoch() int64 { return c.epoch.Load() }
+
+// Run heartbeats and consumes until ctx is cancelled, then leaves the group
+// gracefully (drain in-flight work within rebalanceTimeoutMs, heartbeat with
+// epoch -1 until everything is released) and returns nil. It returns an
+// error without waiting for ctx when the coordinator refuses the member for
+// good (UNSUPPORTED_PROTOCOL, INVALID_REQUEST, HTTP 401/403); every shard is
+// stopped first. Run may be called once.
+func (c *Consumer) Run(ctx context.Context) error {
+	if !c.started.CompareAndSwap(false, true) {
+		return errors.New("membersdk: Consumer.Run called twice")
+	}
+	hbCtx, hbCancel := context.WithCancel(context.WithoutCancel(ctx))
+	defer hbCancel()
+	results := make(chan hbResult, 1)
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+
+	nextHB := c.now() // join at once
+	inFlight, again := false, false
+	for {
+		now := c.now()
+		if deadline, ok := c.selfFenceDeadline(); ok && !now.Before(deadline) {
+			c.selfFence(now)
+		}
+		if !inFlight && !now.Before(nextHB) && c.canHeartbeat() {
+			inFlight = true
+			c.sendAsync(hbCtx, c.buildRequest(), results)
+		}
+		wait := time.Hour
+		if !inFlight && c.canHeartbeat() {
+			wait = min(wait, nextHB.Sub(now))
+		}
+		if deadline, ok := c.selfFenceDeadline(); ok {
+			wait = min(wait, deadline.Sub(now))
+		}
+		timer.Reset(max(wait, 0))
+
+		select {
+		case <-ctx.Done():
+			return c.leave(inFlight, results)
+		case r := <-results:
+			inFlight = false
+			next, err := c.apply(r)
+			if err != nil {
+				c.stopAll()
+				return err
+			}
+			nextHB = next
+			if again {
+				nextHB, again = c.now(), false
+			}
+		case w := <-c.exits:
+			c.workerExited(w)
+			if inFlight {
+				again = true // report the release right after the answer
+			} else {
+				nextHB = c.now()
+			}
+		case <-timer.C:
+		}
+	}
+}
+
+// canHeartbeat is false while a fenced member waits for its readers to stop
+// before it rejoins owning nothing.
+func (c *Consumer) canHeartbeat() bool {
+	return !(c.ls.rejoin && len(c.ls.workers) > 0)
+}
+
+// selfFenceDeadline is when the member must stop reading if no heartbeat
+// succeeds before; ok is false when there is nothing to stop.
+func (c *Consumer) selfFenceDeadline() (time.Time, bool) {
+	if !c.ls.haveOK || c.ls.selfFenced || !c.hasLiveWorkers() {
+		return time.Time{}, false
+	}
+	return c.ls.lastOK.Add(c.cfg.selfFenceAfter(c.ls.lease)), true
+}
+
+func (c *Consumer) hasLiveWorkers() bool {
+	for _, w := range c.ls.workers {
+		if w.stateNow() != stateKilled {
+			return true
+		}
+	}
+	return false
+}
+
+// selfFence stops reading and acking every shard at once.
+func (c *Consumer) selfFence(now time.Time) {
+	c.ls.selfFenced = true
+	c.selfFenced.Store(true) // blocks every XACK from here on
+	shards := c.ownedIndexes()
+	for _, s := range shards {
+		c.ls.workers[s].kill()
+	}
+	c.log.Warn("self-fenced: no successful heartbeat within lease TTL minus margin; stopped reading and acking",
+		"lastSuccess", c.ls.lastOK, "after", c.cfg.selfFenceAfter(c.ls.lease), "shards", shards)
+	c.emit(Event{Type: EventSelfFenced, Shards: shards, Time: now})
+}
+
+// fence handles UNKNOWN_MEMBER_ID / FENCED_MEMBER_EPOCH: stop everything at
+// once and rejoin with epoch 0 once the readers have stopped.
+func (c *Consumer) fence(status protocol.Status, msg string) {
+	shards := c.ownedIndexes()
+	for _, s := range shards {
+		c.ls.workers[s].kill()
+	}
+	c.log.Warn("fenced by the coordinator; stopped every shard, rejoining", "status", status, "message", msg, "epoch", c.ls.epoch, "shards", shards)
+	c.emit(Event{Type: EventFenced, Status: status, Shards: shards})
+	c.ls.epoch = protocol.EpochJoin
+	c.epoch.Store(protocol.EpochJoin)
+	c.ls.rejoin = true
+	c.ls.joined = false
+	c.ls.selfFenced = false
+	c.selfFenced.Store(false) // old tokens are lost; new workers need a new OK anyway
+	c.ls.assigned, c.ls.pending = nil, nil
+}
+
+// stopAll stops every worker at once and waits until they have exited.
+func (c *Consumer) stopAll() {
+	for _, w := range c.ls.workers {
+		w.kill()
+	}
+	c.waitWorkers()
+}
+
+func (c *Consumer) waitWorkers() {
+	for len(c.ls.workers) > 0 {
+		c.workerExited(<-c.exits)
+	}
+}
+
+func (c *Consumer) workerExited(w *worker) {
+	if cur, ok := c.ls.workers[w.shard]; ok && cur == w {
+		delete(c.ls.workers, w.shard)
+	}
+	c.emit(Event{Type: EventShardReleased, Shard: w.shard, Err: w.err()})
+}
+
+// reconcile applies an assignment: revoke running shards that are not in
+// assigned, and (if startNew) start workers for assigned shards with none.
+// A shard whose previous worker is still stopping is started by a later
+// heartbeat, so there is never more than one reader per shard.
+func (c *Consumer) reconcile(assigned []int, startNew bool) {
+	want := make(map[int]bool, len(assigned))
+	for _, s := range assigned {
+		if s >= 0 {
+			want[s] = true
+		}
+	}
+	for _, s := range c.ownedIndexes() {
+		w := c.ls.workers[s]
+		if !want[s] && w.stateNow() == stateRunning {
+			c.log.Info("revoking shard", "shard", s, "rebalanceTimeout", c.ls.rebalance)
+			w.revoke(c.ls.rebalance)
+			c.emit(Event{Type: EventShardRevoking, Shard: s})
+		}
+	}
+	if !startNew {
+		return
+	}
+	var starts []int
+	for s := range want {
+		if _, busy := c.ls.workers[s]; !busy {
+			starts = append(starts, s)
+		}
+	}
+	sort.Ints(starts)
+	for _, s := range starts {
+		w := newWorker(c, s)
+		c.ls.workers[s] = w
+		c.log.Info("starting shard", "shard", s, "epoch", c.ls.epoch)
+		go w.run()
+	}
+}
+
+// ownedIndexes lists the shards with a worker, sorted.
+func (c *Consumer) ownedIndexes() []int {
+	out := make([]int, 0, len(c.ls.workers))
+	for s := range c.ls.workers {
+		out = append(out, s)
+	}
+	sort.Ints(out)
+	return out
+}
+
+func (c *Consumer) now() time.Time { return c.cfg.Now() }
+
+func (c *Consumer) emit(e Event) {
+	if c.cfg.OnEvent == nil {
+		return
+	}
+	if e.Time.IsZero() {
+		e.Time = c.now()
+	}
+	if e.MemberID == "" {
+		e.MemberID = c.cfg.MemberID
+	}
+	if e.Epoch == 0 {
+		e.Epoch = c.epoch.Load()
+	}
+	if e.Shard == 0 && e.Type != EventShardStarted && e.Type != EventShardRevoking && e.Type != EventShardReleased &&
+		e.Type != EventAcked && e.Type != EventAckRefused && e.Type != EventDeadLettered {
+		e.Shard = -1
+	}
+	c.cfg.OnEvent(e)
+}
+
+// errStopped wraps the reason Run gave up.
+func errStopped(status protocol.Status, msg string) error {
+	return fmt.Errorf("membersdk: coordinator answered %s: %s", status, msg)
+}

@@ -1,0 +1,329 @@
+package membersdk
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/redisstream/coordinator/api/protocol"
+	"github.com/redisstream/coordinator/test/redistest"
+	"github.com/stretchr/testify/require"
+)
+
+// fakeCoord is a small scripted coordinator: it keeps a target per member and
+// hands a shard out only when no other member reports owning it
+// (revoke-before-assign), which is all the SDK relies on. Tests can take over
+// any answer with script, or make a URL fail.
+type fakeCoord struct {
+	t    *testing.T
+	mu   sync.Mutex
+	srvs []*httptest.Server
+	down []bool
+	hits []int
+
+	interval, lease, rebalance int64
+	target                     map[string][]int
+	owned                      map[string][]int
+	epochs                     map[string]int64
+	reqs                       []loggedReq
+	script                     func(req protocol.HeartbeatRequest) (protocol.HeartbeatResponse, bool)
+	httpStatus                 int // non-zero: answer every request with this HTTP status
+}
+
+type loggedReq struct {
+	srv int
+	at  time.Time
+	req protocol.HeartbeatRequest
+}
+
+func newFakeCoord(t *testing.T, nURLs int) *fakeCoord {
+	f := &fakeCoord{
+		t: t, interval: 100, lease: 3000, rebalance: 2000,
+		target: map[string][]int{}, owned: map[string][]int{}, epochs: map[string]int64{},
+		down: make([]bool, nURLs), hits: make([]int, nURLs),
+	}
+	for i := range nURLs {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { f.serve(i, w, r) }))
+		t.Cleanup(srv.Close)
+		f.srvs = append(f.srvs, srv)
+	}
+	return f
+}
+
+func (f *fakeCoord) urls() []string {
+	out := make([]string, len(f.srvs))
+	for i, s := range f.srvs {
+		out[i] = s.URL
+	}
+	return out
+}
+
+func (f *fakeCoord) setTarget(member string, shards ...int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.target[member] = shards
+}
+
+func (f *fakeCoord) setDown(i int, down bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.down[i] = down
+}
+
+func (f *fakeCoord) setScript(s func(req protocol.HeartbeatRequest) (protocol.HeartbeatResponse, bool)) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.script = s
+}
+
+func (f *fakeCoord) requests(member string) []protocol.HeartbeatRequest {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []protocol.HeartbeatRequest
+	for _, l := range f.reqs {
+		if l.req.MemberID == member {
+			out = append(out, l.req)
+		}
+	}
+	return out
+}
+
+func (f *fakeCoord) hitCount(i int) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.hits[i]
+}
+
+func (f *fakeCoord) lastRequest(member string) (protocol.HeartbeatRequest, bool) {
+	r := f.requests(member)
+	if len(r) == 0 {
+		return protocol.HeartbeatRequest{}, false
+	}
+	return r[len(r)-1], true
+}
+
+func (f *fakeCoord) serve(i int, w http.ResponseWriter, r *http.Request) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.hits[i]++
+	if f.down[i] {
+		http.Error(w, `{"status":"SERVICE_UNAVAILABLE","errorCode":"INTERNAL","message":"down"}`, http.StatusServiceUnavailable)
+		return
+	}
+	if f.httpStatus != 0 {
+		w.WriteHeader(f.httpStatus)
+		_, _ = io.WriteString(w, `{"status":"UNAUTHORIZED","errorCode":"UNAUTHENTICATED","message":"no"}`)
+		return
+	}
+	body, _ := io.ReadAll(r.Body)
+	req, err := protocol.DecodeHeartbeat(body)
+	if err != nil {
+		f.t.Errorf("fake coordinator: bad heartbeat body: %v: %s", err, body)
+		w.WriteHeader(http.StatusBadRequest)
+		return
+	}
+	if !strings.HasSuffix(r.URL.Path, "/members/"+req.MemberID+"/heartbeat") || r.Method != http.MethodPost {
+		f.t.Errorf("fake coordinator: %s %s for member %s", r.Method, r.URL.Path, req.MemberID)
+	}
+	f.reqs = append(f.reqs, loggedReq{srv: i, at: time.Now(), req: req})
+	resp := f.answer(req)
+	resp.ResponseTo = req.RequestID
+	resp.MemberID = req.MemberID
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(resp)
+}
+
+func (f *fakeCoord) answer(req protocol.HeartbeatRequest) protocol.HeartbeatResponse {
+	base := protocol.HeartbeatResponse{
+		Status: protocol.StatusOK, HeartbeatIntervalMs: f.interval, RebalanceTimeoutMs: f.rebalance,
+		MemberLeaseTTLMs: f.lease, GroupEpoch: 1, AssignmentEpoch: 1, MetadataVersion: 1,
+	}
+	if f.script != nil {
+		if resp, ok := f.script(req); ok {
+			if resp.HeartbeatIntervalMs == 0 {
+				resp.HeartbeatIntervalMs, resp.RebalanceTimeoutMs, resp.MemberLeaseTTLMs = f.interval, f.rebalance, f.lease
+			}
+			return resp
+		}
+	}
+	m := req.MemberID
+	switch {
+	case req.MemberEpoch == protocol.EpochLeave:
+		f.owned[m] = released(req)
+		if len(f.owned[m]) == 0 {
+			delete(f.owned, m)
+			delete(f.epochs, m)
+		}
+		base.MemberEpoch = protocol.EpochLeave
+		return base
+	case req.MemberEpoch == protocol.EpochJoin:
+		if len(req.OwnedShards) != 0 {
+			f.t.Errorf("fake coordinator: join of %s owns %v", m, req.OwnedShards)
+		}
+		f.epochs[m] = 1
+	case f.epochs[m] == 0:
+		base.Status = protocol.StatusUnknownMemberID
+		return base
+	}
+	f.owned[m] = released(req)
+	var assigned, pending []int
+	for _, s := range f.target[m] {
+		taken := false
+		for other, shards := range f.owned {
+			if other != m && slices.Contains(shards, s) {
+				taken = true
+			}
+		}
+		if taken {
+			pending = append(pending, s)
+		} else {
+			assigned = append(assigned, s)
+		}
+	}
+	base.MemberEpoch = f.epochs[m]
+	base.Assignment = protocol.Assignment{AssignedShards: protocol.ShardIDs(assigned), PendingShards: protocol.ShardIDs(pending), MetadataVersion: 1}
+	return base
+}
+
+// released is what the member still holds: owned minus shards reported REVOKED.
+func released(req protocol.HeartbeatRequest) []int {
+	var out []int
+	for _, s := range req.OwnedShards {
+		revoked := false
+		for _, r := range req.RevokingShards {
+			if r.Shard.ShardIndex == s.ShardIndex && r.State == protocol.RevokeStateRevoked {
+				revoked = true
+			}
+		}
+		if !revoked {
+			out = append(out, s.ShardIndex)
+		}
+	}
+	return out
+}
+
+// --- Redis and consumer helpers ---
+
+const (
+	testStream = "orders"
+	testGroup  = "workers"
+)
+
+// setupRedis starts redis-server and provisions shards with the group.
+func setupRedis(t *testing.T, shards int) *redis.Client {
+	t.Helper()
+	rc := redistest.Start(t).Client()
+	for i := range shards {
+		require.NoError(t, rc.XGroupCreateMkStream(context.Background(), protocol.StreamKey(testStream, i), testGroup, "0").Err())
+	}
+	return rc
+}
+
+// events records consumer events.
+type events struct {
+	mu  sync.Mutex
+	all []Event
+}
+
+func (e *events) record(ev Event) {
+	e.mu.Lock()
+	e.all = append(e.all, ev)
+	e.mu.Unlock()
+}
+
+func (e *events) has(typ EventType, member string, shard int) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for _, ev := range e.all {
+		if ev.Type == typ && (member == "" || ev.MemberID == member) && (shard < 0 || ev.Shard == shard) {
+			return true
+		}
+	}
+	return false
+}
+
+func (e *events) find(typ EventType) []Event {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var out []Event
+	for _, ev := range e.all {
+		if ev.Type == typ {
+			out = append(out, ev)
+		}
+	}
+	return out
+}
+
+func testConfig(f *fakeCoord, rc redis.UniversalClient, member string, ev *events) ConsumerConfig {
+	return ConsumerConfig{
+		CoordinatorURLs: f.urls(),
+		StreamPrefix:    testStream,
+		ConsumerGroup:   testGroup,
+		MemberID:        member,
+		MemberName:      "test",
+		Redis:           rc,
+		RequestTimeout:  time.Second,
+		RetryInterval:   50 * time.Millisecond,
+		BlockTimeout:    100 * time.Millisecond,
+		RetryBackoff:    10 * time.Millisecond,
+		OnEvent:         ev.record,
+	}
+}
+
+// runConsumer starts c.Run and returns a stop function that cancels it and
+// returns Run's error.
+func runConsumer(t *testing.T, c *Consumer) (stop func() error, done <-chan error) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	ch := make(chan error, 1)
+	go func() { ch <- c.Run(ctx) }()
+	var once sync.Once
+	var err error
+	stop = func() error {
+		once.Do(func() {
+			cancel()
+			select {
+			case err = <-ch:
+			case <-time.After(15 * time.Second):
+				t.Fatalf("consumer %s did not stop", c.MemberID())
+			}
+		})
+		return err
+	}
+	t.Cleanup(func() { _ = stop() })
+	return stop, ch
+}
+
+func pendingCount(t *testing.T, rc *redis.Client, shard int) int64 {
+	t.Helper()
+	p, err := rc.XPending(context.Background(), protocol.StreamKey(testStream, shard), testGroup).Result()
+	require.NoError(t, err)
+	return p.Count
+}
+
+func xadd(t *testing.T, rc *redis.Client, shard int, values ...any) string {
+	t.Helper()
+	id, err := rc.XAdd(context.Background(), &redis.XAddArgs{Stream: protocol.StreamKey(testStream, shard), Values: values}).Result()
+	require.NoError(t, err)
+	return id
+}
+
+func ownedIn(req protocol.HeartbeatRequest) []int {
+	out := protocol.Indexes(req.OwnedShards)
+	slices.Sort(out)
+	return out
+}
+
+// eventually waits for cond with a short poll.
+func eventually(t *testing.T, cond func() bool, timeout time.Duration, msg string, args ...any) {
+	t.Helper()
+	require.Eventually(t, cond, timeout, 10*time.Millisecond, append([]any{msg}, args...)...)
+}

@@ -1,0 +1,166 @@
+package membersdk
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/redisstream/coordinator/api/protocol"
+)
+
+// hbResult is the outcome of one heartbeat round (all URLs tried if needed).
+type hbResult struct {
+	req    protocol.HeartbeatRequest
+	resp   protocol.HeartbeatResponse
+	url    string
+	err    error
+	sentAt time.Time
+}
+
+// buildRequest reports what the member holds right now: every shard with a
+// worker is owned; shards being given up are also listed in revokingShards
+// (REVOKING until the reader stopped, then DRAINING with the handlers still
+// running); omitting a shard releases it.
+func (c *Consumer) buildRequest() protocol.HeartbeatRequest {
+	req := protocol.HeartbeatRequest{
+		ProtocolVersion: protocol.Version,
+		RequestID:       newRequestID(),
+		MemberID:        c.cfg.MemberID,
+		MemberName:      c.cfg.MemberName,
+		MemberEpoch:     c.ls.epoch,
+		MetadataVersion: c.ls.metadataVersion,
+		RuntimeConsumerCapacity: protocol.Capacity{
+			RuntimeMaxConcurrency: c.cfg.Concurrency,
+			AvailableConcurrency:  max(c.cfg.Concurrency-int(c.running.Load()), 0),
+		},
+		OwnedShards:    []protocol.ShardID{},
+		RevokingShards: []protocol.RevokingShard{},
+	}
+	if c.ls.rejoin {
+		// Join owning nothing (canHeartbeat waited for the readers to stop).
+		return req
+	}
+	for _, s := range c.ownedIndexes() {
+		w := c.ls.workers[s]
+		id := protocol.ShardID{ShardIndex: s}
+		req.OwnedShards = append(req.OwnedShards, id)
+		if st := w.revokeState(); st != "" {
+			req.RevokingShards = append(req.RevokingShards, protocol.RevokingShard{Shard: id, State: st, InFlight: int(w.inFlight.Load())})
+		}
+		req.ShardProgress = append(req.ShardProgress, w.progress())
+	}
+	return req
+}
+
+func (c *Consumer) sendAsync(ctx context.Context, req protocol.HeartbeatRequest, out chan<- hbResult) {
+	c.ls.sentAny = true
+	if req.MemberEpoch == protocol.EpochJoin {
+		c.ls.rejoin = false
+	}
+	sentAt := c.now()
+	go func() {
+		out <- c.send(ctx, req, sentAt)
+	}()
+}
+
+func (c *Consumer) send(ctx context.Context, req protocol.HeartbeatRequest, sentAt time.Time) hbResult {
+	var resp protocol.HeartbeatResponse
+	url, err := c.coord.do(ctx, "POST", c.path, req, &resp)
+	return hbResult{req: req, resp: resp, url: url, err: err, sentAt: sentAt}
+}
+
+// apply acts on a heartbeat outcome and returns when the next heartbeat is
+// due. A non-nil error ends Run.
+func (c *Consumer) apply(r hbResult) (time.Time, error) {
+	now := c.now()
+	if r.err != nil {
+		var ae *AuthError
+		if errors.As(r.err, &ae) {
+			c.log.Error("coordinator refused the credentials; stopping", "error", r.err)
+			return now, r.err
+		}
+		c.log.Warn("heartbeat failed on every coordinator URL", "error", r.err)
+		c.emit(Event{Type: EventHeartbeatFailed, Err: r.err, URL: c.coord.current()})
+		return now.Add(c.retryInterval()), nil
+	}
+	resp := r.resp
+	c.updateTiming(resp)
+	switch resp.Status {
+	case protocol.StatusOK, protocol.StatusSyncMetadata, protocol.StatusRevokePending:
+		fresh := now.Sub(r.sentAt) < c.cfg.selfFenceAfter(c.ls.lease)
+		c.ls.lastOK, c.ls.haveOK = r.sentAt, true
+		if resp.MemberEpoch > 0 {
+			c.ls.epoch = resp.MemberEpoch
+			c.epoch.Store(resp.MemberEpoch)
+		}
+		mv := resp.MetadataVersion
+		if mv == 0 {
+			mv = resp.Assignment.MetadataVersion
+		}
+		c.ls.metadataVersion = mv
+		if c.ls.selfFenced && fresh {
+			c.ls.selfFenced = false
+			c.selfFenced.Store(false)
+			c.log.Info("heartbeat succeeded again; resuming", "status", resp.Status, "epoch", c.ls.epoch)
+			c.emit(Event{Type: EventResumed, Status: resp.Status})
+		}
+		if resp.Status == protocol.StatusOK && !c.ls.joined {
+			c.ls.joined = true
+			c.log.Info("joined the group", "epoch", c.ls.epoch, "url", r.url)
+			c.emit(Event{Type: EventJoined, URL: r.url})
+		}
+		assigned := protocol.Indexes(resp.Assignment.AssignedShards)
+		pending := protocol.Indexes(resp.Assignment.PendingShards)
+		slices.Sort(assigned)
+		slices.Sort(pending)
+		if !slices.Equal(assigned, c.ls.assigned) || !slices.Equal(pending, c.ls.pending) {
+			c.ls.assigned, c.ls.pending = assigned, pending
+			c.log.Info("assignment", "status", resp.Status, "epoch", c.ls.epoch, "assigned", assigned, "pending", pending)
+			c.emit(Event{Type: EventAssignment, Shards: assigned, Pending: pending})
+		}
+		// Only OK may start shards; never start pending ones.
+		c.reconcile(assigned, resp.Status == protocol.StatusOK && fresh && !c.ls.selfFenced)
+		return now.Add(c.ls.interval), nil
+	case protocol.StatusRetry:
+		c.emit(Event{Type: EventHeartbeatFailed, Status: resp.Status, URL: r.url})
+		return now.Add(c.retryInterval()), nil
+	case protocol.StatusUnknownMemberID, protocol.StatusFencedMemberEpoch:
+		c.fence(resp.Status, resp.Message)
+		return now, nil
+	case protocol.StatusUnsupportedProtocol, protocol.StatusInvalidRequest:
+		c.log.Error("coordinator refused the member; stopping", "status", resp.Status, "message", resp.Message)
+		return now, errStopped(resp.Status, resp.Message)
+	default:
+		c.log.Warn("unknown heartbeat status; retrying", "status", resp.Status)
+		c.emit(Event{Type: EventHeartbeatFailed, Status: resp.Status, URL: r.url, Err: fmt.Errorf("unknown status %q", resp.Status)})
+		return now.Add(c.retryInterval()), nil
+	}
+}
+
+func (c *Consumer) updateTiming(resp protocol.HeartbeatResponse) {
+	if resp.HeartbeatIntervalMs > 0 {
+		c.ls.interval = time.Duration(resp.HeartbeatIntervalMs) * time.Millisecond
+	}
+	if resp.RebalanceTimeoutMs > 0 {
+		c.ls.rebalance = time.Duration(resp.RebalanceTimeoutMs) * time.Millisecond
+	}
+	if resp.MemberLeaseTTLMs > 0 {
+		c.ls.lease = time.Duration(resp.MemberLeaseTTLMs) * time.Millisecond
+	}
+}
+
+func (c *Consumer) retryInterval() time.Duration {
+	return min(c.cfg.RetryInterval, c.ls.interval)
+}
+
+// newRequestID is a random (version 4) UUID.
+func newRequestID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+}

@@ -1,0 +1,71 @@
+package membersdk
+
+import (
+	"context"
+	"time"
+
+	"github.com/redisstream/coordinator/api/protocol"
+)
+
+// leave is the graceful shutdown: every shard is revoked (reading stops,
+// in-flight handlers get rebalanceTimeoutMs), heartbeats with epoch -1 list
+// what is still owned until it is released, then a last heartbeat with epoch
+// -1 and nothing owned tells the coordinator the member is gone.
+func (c *Consumer) leave(inFlight bool, results chan hbResult) error {
+	c.log.Info("leaving the group", "shards", c.ownedIndexes())
+	c.emit(Event{Type: EventLeaving, Shards: c.ownedIndexes()})
+	ctx := context.Background()
+	if inFlight {
+		c.applyLeaveAnswer(<-results)
+	}
+	for _, s := range c.ownedIndexes() {
+		if w := c.ls.workers[s]; w.stateNow() == stateRunning {
+			w.revoke(c.ls.rebalance)
+			c.emit(Event{Type: EventShardRevoking, Shard: s})
+		}
+	}
+	if !c.ls.sentAny {
+		c.waitWorkers()
+		return nil
+	}
+	c.ls.rejoin = false
+	c.ls.epoch = protocol.EpochLeave
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	next := c.now()
+	for len(c.ls.workers) > 0 {
+		if now := c.now(); !now.Before(next) {
+			c.applyLeaveAnswer(c.send(ctx, c.buildRequest(), now))
+			next = c.now().Add(c.ls.interval)
+		}
+		timer.Reset(max(next.Sub(c.now()), 0))
+		select {
+		case w := <-c.exits:
+			c.workerExited(w)
+		case <-timer.C:
+		}
+	}
+	r := c.send(ctx, c.buildRequest(), c.now())
+	if r.err != nil {
+		c.log.Warn("final leave heartbeat failed; the coordinator will expire the member after its lease", "error", r.err)
+	} else {
+		c.log.Info("left the group", "status", r.resp.Status)
+	}
+	c.emit(Event{Type: EventLeft, Err: r.err, Status: r.resp.Status})
+	return nil
+}
+
+// applyLeaveAnswer: while leaving, only fencing matters (stop at once).
+func (c *Consumer) applyLeaveAnswer(r hbResult) {
+	if r.err != nil {
+		return
+	}
+	c.updateTiming(r.resp)
+	switch r.resp.Status {
+	case protocol.StatusUnknownMemberID, protocol.StatusFencedMemberEpoch:
+		for _, w := range c.ls.workers {
+			w.kill()
+		}
+		c.emit(Event{Type: EventFenced, Status: r.resp.Status})
+	}
+}

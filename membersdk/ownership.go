@@ -1,0 +1,52 @@
+package membersdk
+
+import (
+	"sync"
+	"sync/atomic"
+)
+
+// ownership is the token a shard worker holds while the member owns its
+// shard. Every XACK (and dead-letter move) goes through withOwnership, which
+// checks the token right before the write and holds it while the write is in
+// flight. Once the token is lost it never comes back: a shard that is
+// assigned again gets a new worker with a new token.
+//
+// lose() is immediate and never blocks, so fencing can stop all acks at once;
+// seal() additionally waits until no write that passed the check is still in
+// flight, so that after a worker reports its shard released no XACK from it
+// can reach Redis.
+type ownership struct {
+	lost   atomic.Bool
+	fenced *atomic.Bool // the consumer's self-fence flag, shared by all tokens
+	mu     sync.RWMutex
+}
+
+func newOwnership(selfFenced *atomic.Bool) *ownership {
+	return &ownership{fenced: selfFenced}
+}
+
+// valid reports whether writes on behalf of the shard are still allowed.
+func (o *ownership) valid() bool {
+	return !o.lost.Load() && !o.fenced.Load()
+}
+
+// withOwnership runs write if the token is valid and reports whether it ran.
+func (o *ownership) withOwnership(write func() error) (bool, error) {
+	o.mu.RLock()
+	defer o.mu.RUnlock()
+	if !o.valid() {
+		return false, nil
+	}
+	return true, write()
+}
+
+// lose revokes the token at once; writes already past the check may finish.
+func (o *ownership) lose() { o.lost.Store(true) }
+
+// seal revokes the token and waits for writes already past the check.
+func (o *ownership) seal() {
+	o.lost.Store(true)
+	o.mu.Lock()
+	//nolint:staticcheck // empty critical section: waiting for readers is the point
+	o.mu.Unlock()
+}

@@ -1,0 +1,198 @@
+package membersdk
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/redisstream/coordinator/api/protocol"
+)
+
+// DefaultRoutingTTL is how long a producer trusts its cached routing.
+const DefaultRoutingTTL = 30 * time.Second
+
+// ErrNoShards is returned by Publish when the stream has no active shard
+// (it was scaled to 0).
+var ErrNoShards = errors.New("membersdk: the stream has no active shard")
+
+// ErrStreamMissing is returned by Publish when the routed shard stream does
+// not exist even after a routing refresh (XADD NOMKSTREAM refused twice).
+var ErrStreamMissing = errors.New("membersdk: shard stream does not exist")
+
+// ProducerConfig configures a Producer.
+type ProducerConfig struct {
+	CoordinatorURLs []string
+	StreamPrefix    string
+	// ConsumerGroup names the group whose routing endpoint is asked (every
+	// group of a stream sees the same routing).
+	ConsumerGroup  string
+	Redis          redis.UniversalClient
+	HTTPClient     *http.Client
+	Auth           Auth
+	RequestTimeout time.Duration // per routing request and URL (default 5s)
+	// RoutingTTL bounds the age of the cached routing (default 30s). The
+	// coordinator keeps removed shards readable at least this long after a
+	// scale-in, so do not raise it above the coordinator's routing grace.
+	RoutingTTL time.Duration
+	// MaxLen, if > 0, trims each shard approximately (XADD MAXLEN ~ n).
+	MaxLen int64
+	Logger *slog.Logger
+	Now    func() time.Time
+}
+
+// Producer publishes entries to the shard SPEC §6 routes their partition key
+// to. It is safe for concurrent use.
+type Producer struct {
+	cfg   ProducerConfig
+	coord *coordClient
+	log   *slog.Logger
+	path  string
+
+	mu        sync.Mutex // serialises refreshes
+	routing   *protocol.ProducerRouting
+	fetchedAt time.Time
+	stale     bool
+}
+
+// NewProducer validates cfg and returns a producer. Routing is fetched on
+// the first Publish.
+func NewProducer(cfg ProducerConfig) (*Producer, error) {
+	if err := protocol.ValidateName("streamPrefix", cfg.StreamPrefix); err != nil {
+		return nil, fmt.Errorf("membersdk: %w", err)
+	}
+	if err := protocol.ValidateName("consumerGroup", cfg.ConsumerGroup); err != nil {
+		return nil, fmt.Errorf("membersdk: %w", err)
+	}
+	if cfg.Redis == nil {
+		return nil, errors.New("membersdk: Redis client is required")
+	}
+	if cfg.RequestTimeout <= 0 {
+		cfg.RequestTimeout = DefaultRequestTimeout
+	}
+	if cfg.RoutingTTL <= 0 {
+		cfg.RoutingTTL = DefaultRoutingTTL
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	cc, err := newCoordClient(cfg.CoordinatorURLs, cfg.HTTPClient, cfg.Auth, cfg.RequestTimeout)
+	if err != nil {
+		return nil, err
+	}
+	p := &Producer{
+		cfg:   cfg,
+		coord: cc,
+		log:   cfg.Logger.With("stream", cfg.StreamPrefix),
+		path:  groupPath(cfg.StreamPrefix, cfg.ConsumerGroup) + "/producer-routing",
+	}
+	cc.onFailover = func(from, to string) { p.log.Warn("coordinator failover", "from", from, "to", to) }
+	return p, nil
+}
+
+// Invalidate drops the cached routing; the next Publish fetches it again.
+func (p *Producer) Invalidate() {
+	p.mu.Lock()
+	p.stale = true
+	p.mu.Unlock()
+}
+
+// ObserveMetadataVersion invalidates the routing if v is newer than the
+// cached metadataVersion (feed it versions seen elsewhere, e.g. by a
+// consumer's heartbeats).
+func (p *Producer) ObserveMetadataVersion(v int64) {
+	p.mu.Lock()
+	if p.routing != nil && v > p.routing.MetadataVersion {
+		p.stale = true
+	}
+	p.mu.Unlock()
+}
+
+// Routing returns the cached routing, fetching it when missing, stale or
+// older than RoutingTTL.
+func (p *Producer) Routing(ctx context.Context) (protocol.ProducerRouting, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.routing != nil && !p.stale && p.cfg.Now().Sub(p.fetchedAt) < p.cfg.RoutingTTL {
+		return *p.routing, nil
+	}
+	return p.refreshLocked(ctx)
+}
+
+func (p *Producer) refreshLocked(ctx context.Context) (protocol.ProducerRouting, error) {
+	var r protocol.ProducerRouting
+	if _, err := p.coord.do(ctx, http.MethodGet, p.path, nil, &r); err != nil {
+		return protocol.ProducerRouting{}, fmt.Errorf("membersdk: fetch producer routing: %w", err)
+	}
+	if r.ShardCount < 0 {
+		return protocol.ProducerRouting{}, fmt.Errorf("membersdk: producer routing has shardCount %d", r.ShardCount)
+	}
+	if p.routing != nil && r.MetadataVersion != p.routing.MetadataVersion {
+		p.log.Info("producer routing changed", "metadataVersion", r.MetadataVersion, "shardCount", r.ShardCount,
+			"previousVersion", p.routing.MetadataVersion, "previousShardCount", p.routing.ShardCount)
+	}
+	p.routing, p.fetchedAt, p.stale = &r, p.cfg.Now(), false
+	return r, nil
+}
+
+// ShardFor returns the shard index and stream key partitionKey routes to.
+func (p *Producer) ShardFor(ctx context.Context, partitionKey string) (int, string, error) {
+	r, err := p.Routing(ctx)
+	if err != nil {
+		return 0, "", err
+	}
+	return p.locate(r, partitionKey)
+}
+
+func (p *Producer) locate(r protocol.ProducerRouting, partitionKey string) (int, string, error) {
+	if r.ShardCount == 0 {
+		return 0, "", ErrNoShards
+	}
+	shard := int(protocol.Route(partitionKey, uint32(r.ShardCount)))
+	if shard < len(r.Shards) && r.Shards[shard].ShardIndex == shard && r.Shards[shard].StreamKey != "" {
+		return shard, r.Shards[shard].StreamKey, nil
+	}
+	for _, s := range r.Shards {
+		if s.ShardIndex == shard && s.StreamKey != "" {
+			return shard, s.StreamKey, nil
+		}
+	}
+	return shard, protocol.StreamKey(p.cfg.StreamPrefix, shard), nil
+}
+
+// Publish appends values to the shard partitionKey routes to, with
+// XADD NOMKSTREAM, and returns the entry id. If the shard stream does not
+// exist (a stale routing after a scale-in), the routing is fetched again and
+// the publish retried once.
+func (p *Producer) Publish(ctx context.Context, partitionKey string, values map[string]any) (string, error) {
+	for attempt := 0; ; attempt++ {
+		_, key, err := p.ShardFor(ctx, partitionKey)
+		if err != nil {
+			return "", err
+		}
+		args := &redis.XAddArgs{Stream: key, NoMkStream: true, Values: values}
+		if p.cfg.MaxLen > 0 {
+			args.MaxLen, args.Approx = p.cfg.MaxLen, true
+		}
+		id, err := p.cfg.Redis.XAdd(ctx, args).Result()
+		if err == nil {
+			return id, nil
+		}
+		if !errors.Is(err, redis.Nil) {
+			return "", fmt.Errorf("membersdk: XADD %s: %w", key, err)
+		}
+		if attempt > 0 {
+			return "", fmt.Errorf("%w: %s (after a routing refresh)", ErrStreamMissing, key)
+		}
+		p.log.Info("shard stream missing; refreshing routing", "key", key)
+		p.Invalidate()
+	}
+}

@@ -1,0 +1,51 @@
+// Package persistencetest is the conformance suite every persistence.Store
+// implementation must pass. Run it from the implementation's tests:
+//
+//	func TestConformance(t *testing.T) {
+//		persistencetest.Run(t, func(t *testing.T) persistence.Store { return newStore(t) })
+//	}
+//
+// newStore is called once per subtest and must return an empty store (a
+// fresh key prefix is enough); the suite closes it.
+package persistencetest
+
+import (
+	"testing"
+
+	"github.com/redisstream/coordinator/persistence"
+)
+
+// Run runs the conformance suite against stores made by newStore.
+func Run(t *testing.T, newStore func(t *testing.T) persistence.Store) {
+	tests := []struct {
+		name string
+		fn   func(t *testing.T, s persistence.Store)
+	}{
+		{"StreamCreateGet", testStreamCreateGet},
+		{"StreamList", testStreamList},
+		{"StreamUpdate", testStreamUpdate},
+		{"StreamUpdateConflicts", testStreamUpdateConflicts},
+		{"ActivateNewGroup", testActivateNewGroup},
+		{"ActivateFencesOlder", testActivateFencesOlder},
+		{"RevisionConflict", testRevisionConflict},
+		{"SaveLoadRoundTrip", testSaveLoadRoundTrip},
+		{"EmptyChange", testEmptyChange},
+		{"UnknownGroup", testUnknownGroup},
+		{"ConcurrentSavesTwoActivations", testConcurrentSavesTwoActivations},
+		{"ConcurrentSavesSameActivation", testConcurrentSavesSameActivation},
+		{"ActivateSaveRace", testActivateSaveRace},
+		{"ListGroupsSorted", testListGroupsSorted},
+		{"DeleteThenReactivate", testDeleteThenReactivate},
+		{"OddNames", testOddNames},
+		{"NoKeyCollisions", testNoKeyCollisions},
+		{"CanceledContext", testCanceledContext},
+		{"Ping", testPing},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newStore(t)
+			t.Cleanup(func() { _ = s.Close() })
+			tc.fn(t, s)
+		})
+	}
+}

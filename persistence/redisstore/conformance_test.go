@@ -1,0 +1,40 @@
+package redisstore_test
+
+import (
+	"fmt"
+	"sync/atomic"
+	"testing"
+
+	"github.com/alicebob/miniredis/v2"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/redisstream/coordinator/persistence"
+	"github.com/redisstream/coordinator/persistence/persistencetest"
+	"github.com/redisstream/coordinator/persistence/redisstore"
+	"github.com/redisstream/coordinator/test/redistest"
+)
+
+// newStoreFactory returns a factory that gives each subtest its own key
+// prefix on the shared client.
+func newStoreFactory(c redis.UniversalClient) func(t *testing.T) persistence.Store {
+	var n atomic.Int64
+	return func(t *testing.T) persistence.Store {
+		s, err := redisstore.New(c, redisstore.Options{KeyPrefix: fmt.Sprintf("t%d", n.Add(1))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+}
+
+func TestConformanceRedisServer(t *testing.T) {
+	srv := redistest.Start(t)
+	persistencetest.Run(t, newStoreFactory(srv.Client()))
+}
+
+func TestConformanceMiniredis(t *testing.T) {
+	mr := miniredis.RunT(t)
+	c := redis.NewClient(&redis.Options{Addr: mr.Addr()})
+	t.Cleanup(func() { _ = c.Close() })
+	persistencetest.Run(t, newStoreFactory(c))
+}

@@ -1,0 +1,220 @@
+package redisstore
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strconv"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/redisstream/coordinator/persistence"
+)
+
+// Activate implements persistence.Store.
+func (s *Store) Activate(ctx context.Context, key persistence.GroupKey, owner string) (persistence.GroupSnapshot, error) {
+	op := "activate group " + key.String()
+	if err := checkCtx(ctx, op); err != nil {
+		return persistence.GroupSnapshot{}, err
+	}
+	// The index is a superset: add before the group exists.
+	if err := s.c.ZAdd(ctx, s.k.groups(), redis.Z{Member: groupID(key)}).Err(); err != nil {
+		return persistence.GroupSnapshot{}, mapErr(op, err)
+	}
+	status, rest, err := s.run(ctx, op, activateScript,
+		[]string{s.k.groupMeta(key), s.k.groupMembers(key)}, owner, key.StreamPrefix, key.ConsumerGroup)
+	if err != nil {
+		return persistence.GroupSnapshot{}, err
+	}
+	switch status {
+	case "OK":
+	case "FORMAT":
+		return persistence.GroupSnapshot{}, formatErr(op, asString(rest[0]))
+	default:
+		return persistence.GroupSnapshot{}, fmt.Errorf("%s: unexpected script status %q", op, status)
+	}
+	if len(rest) < 5 {
+		return persistence.GroupSnapshot{}, fmt.Errorf("%s: short script reply", op)
+	}
+	snap := persistence.GroupSnapshot{Key: key, Owner: owner}
+	if snap.ActivationEpoch, err = asInt(rest[0]); err != nil {
+		return persistence.GroupSnapshot{}, fmt.Errorf("%s: activation: %w", op, err)
+	}
+	if snap.Revision, err = asInt(rest[1]); err != nil {
+		return persistence.GroupSnapshot{}, fmt.Errorf("%s: revision: %w", op, err)
+	}
+	if asString(rest[2]) == "1" {
+		snap.Meta = []byte(asString(rest[3]))
+	}
+	flat, _ := rest[4].([]any)
+	snap.Members = make(map[string][]byte, len(flat)/2)
+	for i := 0; i+1 < len(flat); i += 2 {
+		snap.Members[asString(flat[i])] = []byte(asString(flat[i+1]))
+	}
+	return snap, nil
+}
+
+// SaveGroup implements persistence.Store.
+func (s *Store) SaveGroup(ctx context.Context, key persistence.GroupKey, activationEpoch, expectedRevision int64, change persistence.GroupChange) (int64, error) {
+	op := "save group " + key.String()
+	if err := checkCtx(ctx, op); err != nil {
+		return 0, err
+	}
+	args := make([]any, 0, 5+2*len(change.PutMembers)+len(change.DeleteMembers))
+	hasMeta := "0"
+	if change.Meta != nil {
+		hasMeta = "1"
+	}
+	args = append(args, strconv.FormatInt(activationEpoch, 10), strconv.FormatInt(expectedRevision, 10),
+		hasMeta, string(change.Meta), strconv.Itoa(len(change.PutMembers)))
+	for id, rec := range change.PutMembers {
+		args = append(args, id, string(rec))
+	}
+	for _, id := range change.DeleteMembers {
+		args = append(args, id)
+	}
+	status, rest, err := s.run(ctx, op, saveScript, []string{s.k.groupMeta(key), s.k.groupMembers(key)}, args...)
+	if err != nil {
+		return 0, err
+	}
+	if status == "OK" {
+		rev, err := asInt(rest[0])
+		if err != nil {
+			return 0, fmt.Errorf("%s: revision: %w", op, err)
+		}
+		return rev, nil
+	}
+	if status == "CONFLICT" {
+		return 0, fmt.Errorf("%s: revision is %s, expected %d: %w", op, asString(rest[0]), expectedRevision, persistence.ErrConflict)
+	}
+	return 0, guardErr(op, status, rest, activationEpoch)
+}
+
+// DeleteGroup implements persistence.Store.
+func (s *Store) DeleteGroup(ctx context.Context, key persistence.GroupKey, activationEpoch int64) error {
+	op := "delete group " + key.String()
+	if err := checkCtx(ctx, op); err != nil {
+		return err
+	}
+	status, rest, err := s.run(ctx, op, deleteScript, []string{s.k.groupMeta(key), s.k.groupMembers(key)},
+		strconv.FormatInt(activationEpoch, 10))
+	if err != nil {
+		return err
+	}
+	if status == "OK" {
+		return nil
+	}
+	return guardErr(op, status, rest, activationEpoch)
+}
+
+// guardErr maps the statuses of groupGuard.
+func guardErr(op, status string, rest []any, epoch int64) error {
+	detail := ""
+	if len(rest) > 0 {
+		detail = asString(rest[0])
+	}
+	switch status {
+	case "NOTFOUND":
+		return fmt.Errorf("%s: %s: %w", op, detail, persistence.ErrNotFound)
+	case "FENCED":
+		return fmt.Errorf("%s: activation epoch is %s, caller holds %d: %w", op, detail, epoch, persistence.ErrFenced)
+	case "FORMAT":
+		return formatErr(op, detail)
+	}
+	return fmt.Errorf("%s: unexpected script status %q", op, status)
+}
+
+// LoadGroup implements persistence.Store.
+func (s *Store) LoadGroup(ctx context.Context, key persistence.GroupKey) (persistence.GroupSnapshot, error) {
+	op := "load group " + key.String()
+	if err := checkCtx(ctx, op); err != nil {
+		return persistence.GroupSnapshot{}, err
+	}
+	var metaCmd, membersCmd *redis.MapStringStringCmd
+	_, err := s.c.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		metaCmd = p.HGetAll(ctx, s.k.groupMeta(key))
+		membersCmd = p.HGetAll(ctx, s.k.groupMembers(key))
+		return nil
+	})
+	if err != nil {
+		return persistence.GroupSnapshot{}, mapErr(op, err)
+	}
+	h, members := metaCmd.Val(), membersCmd.Val()
+	if len(h) == 0 {
+		return persistence.GroupSnapshot{}, fmt.Errorf("%s: %w", op, persistence.ErrNotFound)
+	}
+	if h["format"] != format {
+		return persistence.GroupSnapshot{}, formatErr(op, h["format"])
+	}
+	if h["live"] != "1" {
+		return persistence.GroupSnapshot{}, fmt.Errorf("%s: deleted: %w", op, persistence.ErrNotFound)
+	}
+	snap := persistence.GroupSnapshot{Key: key, Owner: h["owner"], Members: make(map[string][]byte, len(members))}
+	if snap.ActivationEpoch, err = strconv.ParseInt(h["activation"], 10, 64); err != nil {
+		return persistence.GroupSnapshot{}, fmt.Errorf("%s: corrupt activation %q: %w", op, h["activation"], err)
+	}
+	if snap.Revision, err = strconv.ParseInt(h["revision"], 10, 64); err != nil {
+		return persistence.GroupSnapshot{}, fmt.Errorf("%s: corrupt revision %q: %w", op, h["revision"], err)
+	}
+	if m, ok := h["meta"]; ok {
+		snap.Meta = []byte(m)
+	}
+	for id, rec := range members {
+		snap.Members[id] = []byte(rec)
+	}
+	return snap, nil
+}
+
+// ListGroups implements persistence.Store.
+func (s *Store) ListGroups(ctx context.Context, streamPrefix string) ([]persistence.GroupKey, error) {
+	op := "list groups"
+	if streamPrefix != "" {
+		op += " of " + streamPrefix
+	}
+	if err := checkCtx(ctx, op); err != nil {
+		return nil, err
+	}
+	rng := &redis.ZRangeBy{Min: "-", Max: "+"}
+	if streamPrefix != "" {
+		// '|' (0x7C) ends the escaped prefix; '}' (0x7D) is the next byte.
+		p := escape(streamPrefix)
+		rng = &redis.ZRangeBy{Min: "[" + p + "|", Max: "(" + p + "}"}
+	}
+	ids, err := s.c.ZRangeByLex(ctx, s.k.groups(), rng).Result()
+	if err != nil {
+		return nil, mapErr(op, err)
+	}
+	keys := make([]persistence.GroupKey, 0, len(ids))
+	for _, id := range ids {
+		k, err := parseGroupID(id)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", op, err)
+		}
+		keys = append(keys, k)
+	}
+	live := make([]*redis.StringCmd, len(keys))
+	if len(keys) > 0 {
+		pipe := s.c.Pipeline()
+		for i, k := range keys {
+			live[i] = pipe.HGet(ctx, s.k.groupMeta(k), "live")
+		}
+		if _, err := pipe.Exec(ctx); err != nil && err != redis.Nil {
+			return nil, mapErr(op, err)
+		}
+	}
+	out := []persistence.GroupKey{}
+	for i, k := range keys {
+		v, err := live[i].Result()
+		if err == redis.Nil {
+			continue // index entry of an activation that never completed
+		}
+		if err != nil {
+			return nil, mapErr(op, err)
+		}
+		if v == "1" {
+			out = append(out, k)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Less(out[j]) })
+	return out, nil
+}

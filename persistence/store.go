@@ -1,0 +1,73 @@
+package persistence
+
+import "context"
+
+// Store is the persistence plugin of the coordinator: the durable state of
+// streams and groups. Every method takes a context and returns an error;
+// errors wrap the sentinels in errors.go. Implementations are safe for
+// concurrent use.
+//
+// Fencing: Activate hands out a strictly increasing activation epoch per
+// group; SaveGroup and DeleteGroup succeed only for the latest epoch, so a
+// stale activation (partitioned node, duplicate grain) can never overwrite
+// the state written by a newer one.
+type Store interface {
+	// CreateStream stores a new stream record with Revision 1. ErrExists if
+	// the prefix is already stored.
+	CreateStream(ctx context.Context, rec StreamRecord) (StreamRecord, error)
+	// GetStream returns the stored record. ErrNotFound if absent.
+	GetStream(ctx context.Context, streamPrefix string) (StreamRecord, error)
+	// ListStreams returns every stream, sorted by StreamPrefix.
+	ListStreams(ctx context.Context) ([]StreamRecord, error)
+	// UpdateStream replaces the record iff its stored revision equals
+	// expectedRevision, and returns it with the new revision. ErrConflict if
+	// the revision differs or rec.MetadataVersion is lower than the stored
+	// one; ErrNotFound if the stream does not exist. CreatedAt/CreatedBy are
+	// kept from the stored record.
+	UpdateStream(ctx context.Context, rec StreamRecord, expectedRevision int64) (StreamRecord, error)
+
+	// Activate takes the group for a new activation: atomically bumps the
+	// activation epoch (fencing every older one), records owner, and returns
+	// the stored snapshot (empty Members, nil Meta for a group never saved).
+	Activate(ctx context.Context, key GroupKey, owner string) (GroupSnapshot, error)
+	// SaveGroup applies change atomically iff the stored activation epoch ==
+	// activationEpoch (else ErrFenced) and revision == expectedRevision (else
+	// ErrConflict); returns the new revision (expectedRevision+1). Fencing is
+	// checked before the revision. ErrNotFound if the group was never
+	// activated or was deleted (re-activate first). The shell never saves an
+	// empty change; stores accept one and still bump the revision.
+	SaveGroup(ctx context.Context, key GroupKey, activationEpoch, expectedRevision int64, change GroupChange) (int64, error)
+	// LoadGroup reads the group without taking it (no epoch bump).
+	// ErrNotFound if the group was never activated, or was deleted and not
+	// activated since.
+	LoadGroup(ctx context.Context, key GroupKey) (GroupSnapshot, error)
+	// ListGroups lists groups that hold saved state or an activation and were
+	// not deleted since, for one stream ("" = all streams), sorted by
+	// (StreamPrefix, ConsumerGroup).
+	ListGroups(ctx context.Context, streamPrefix string) ([]GroupKey, error)
+	// DeleteGroup removes meta and members, fenced like SaveGroup. The
+	// activation counter is kept so epochs never regress after re-creation;
+	// after DeleteGroup, LoadGroup returns ErrNotFound and ListGroups omits
+	// the group until the next Activate. ErrNotFound if the group is unknown.
+	DeleteGroup(ctx context.Context, key GroupKey, activationEpoch int64) error
+
+	// Ping checks that the store answers. ErrUnavailable otherwise.
+	Ping(ctx context.Context) error
+	// Close releases resources the store owns (not a client passed in).
+	Close() error
+}
+
+// Provisioner does the Redis Streams data-plane set-up the coordinator needs
+// before routing or assigning. Shard stream keys are "{prefix}:{i}".
+type Provisioner interface {
+	// EnsureStreams makes sure shard streams {prefix}:{i} exist for i in
+	// [from,to) (empty stream; no data lost if it exists).
+	EnsureStreams(ctx context.Context, streamPrefix string, from, to int) error
+	// EnsureGroup creates the Redis consumer group `group` on every shard in
+	// [from,to) reading from the start ("0"), MKSTREAM; an existing group is
+	// success and is left untouched.
+	EnsureGroup(ctx context.Context, streamPrefix, group string, from, to int) error
+	// ShardInfo reports, for one shard: exists, length, last-generated-id,
+	// and for the group: pending count, lag (-1 unknown), last-delivered-id.
+	ShardInfo(ctx context.Context, streamPrefix, group string, shard int) (ShardInfo, error)
+}

@@ -1,0 +1,175 @@
+package harness
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// Coordinator is one coordinator process under test.
+type Coordinator struct {
+	t    testing.TB
+	bin  string
+	env  []string
+	args []string
+	addr string
+
+	mu   sync.Mutex
+	cmd  *exec.Cmd
+	done chan struct{}
+	logs *logBuffer
+}
+
+// Options configures a coordinator process.
+type Options struct {
+	RedisAddr string            // required: a real redis-server
+	Env       map[string]string // extra RSC_* settings
+	Args      []string
+}
+
+// StartCoordinator builds and starts a coordinator on a free loopback port
+// and waits until its health route answers. It is killed at test cleanup.
+func StartCoordinator(t testing.TB, o Options) *Coordinator {
+	t.Helper()
+	bin, err := Binary("coordinator")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port, err := FreePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := []string{
+		"RSC_HTTP_ADDR=127.0.0.1:" + fmt.Sprint(port),
+		"RSC_REDIS_ADDRS=" + o.RedisAddr,
+		"RSC_LOG_LEVEL=debug",
+	}
+	for k, v := range o.Env {
+		env = append(env, k+"="+v)
+	}
+	c := &Coordinator{t: t, bin: bin, env: env, args: o.Args, addr: "127.0.0.1:" + fmt.Sprint(port), logs: &logBuffer{}}
+	c.start()
+	t.Cleanup(func() {
+		c.Kill()
+		if t.Failed() {
+			t.Logf("coordinator log (last 200 lines):\n%s", c.logs.tail(200))
+		}
+	})
+	return c
+}
+
+// URL is the coordinator's base URL.
+func (c *Coordinator) URL() string { return "http://" + c.addr }
+
+// Logs returns what the process wrote so far.
+func (c *Coordinator) Logs() string { return c.logs.String() }
+
+func (c *Coordinator) start() {
+	c.t.Helper()
+	cmd := exec.Command(c.bin, c.args...)
+	cmd.Env = append(os.Environ(), c.env...)
+	cmd.Stdout = c.logs
+	cmd.Stderr = c.logs
+	if err := cmd.Start(); err != nil {
+		c.t.Fatalf("start coordinator: %v", err)
+	}
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(done) }()
+	c.mu.Lock()
+	c.cmd, c.done = cmd, done
+	c.mu.Unlock()
+	deadline := time.Now().Add(60 * time.Second)
+	for time.Now().Before(deadline) {
+		select {
+		case <-done:
+			c.t.Fatalf("coordinator exited at start:\n%s", c.logs.tail(100))
+		default:
+		}
+		resp, err := http.Get(c.URL() + "/coord/v1/monitoring/health")
+		if err == nil {
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	c.t.Fatalf("coordinator did not answer within 60s:\n%s", c.logs.tail(100))
+}
+
+// Kill sends SIGKILL and waits for the process to exit (kill -9).
+func (c *Coordinator) Kill() { c.signal(syscall.SIGKILL) }
+
+// Stop sends SIGTERM and waits for a graceful exit.
+func (c *Coordinator) Stop() { c.signal(syscall.SIGTERM) }
+
+func (c *Coordinator) signal(sig syscall.Signal) {
+	c.mu.Lock()
+	cmd, done := c.cmd, c.done
+	c.mu.Unlock()
+	if cmd == nil || cmd.Process == nil {
+		return
+	}
+	_ = cmd.Process.Signal(sig)
+	select {
+	case <-done:
+	case <-time.After(15 * time.Second):
+		_ = cmd.Process.Kill()
+		<-done
+	}
+}
+
+// Restart starts the process again on the same port with the same settings.
+func (c *Coordinator) Restart() {
+	c.t.Helper()
+	c.Kill()
+	c.start()
+}
+
+// FreePort asks the kernel for a free loopback TCP port.
+func FreePort() (int, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port, nil
+}
+
+type logBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *logBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *logBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+func (l *logBuffer) tail(n int) string {
+	var lines []string
+	sc := bufio.NewScanner(strings.NewReader(l.String()))
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		lines = append(lines, sc.Text())
+	}
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}

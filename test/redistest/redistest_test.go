@@ -1,0 +1,59 @@
+package redistest_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/redisstream/coordinator/test/redistest"
+)
+
+func TestStartStopRestart(t *testing.T) {
+	ctx := context.Background()
+	srv := redistest.Start(t)
+	c := srv.Client()
+	if err := c.Set(ctx, "k", "v", 0).Err(); err != nil {
+		t.Fatalf("set: %v", err)
+	}
+	srv.Stop()
+	if srv.Running() {
+		t.Fatal("running after Stop")
+	}
+	shortCtx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	if err := c.Ping(shortCtx).Err(); err == nil {
+		t.Fatal("ping succeeded while stopped")
+	}
+	srv.Restart()
+	if err := c.Ping(ctx).Err(); err != nil {
+		t.Fatalf("ping after restart: %v", err)
+	}
+	if n, _ := c.Exists(ctx, "k").Result(); n != 0 {
+		t.Fatal("non-persistent server kept data across restart")
+	}
+}
+
+func TestPersistKeepsData(t *testing.T) {
+	ctx := context.Background()
+	srv := redistest.StartWithOptions(t, redistest.Options{Persist: true})
+	c := srv.Client()
+	if err := c.Set(ctx, "k", "v", 0).Err(); err != nil {
+		t.Fatalf("set: %v", err)
+	}
+	addr := srv.Addr()
+	srv.Stop()
+	srv.Restart()
+	if srv.Addr() != addr {
+		t.Fatalf("addr changed: %s -> %s", addr, srv.Addr())
+	}
+	if v, err := c.Get(ctx, "k").Result(); err != nil || v != "v" {
+		t.Fatalf("get after restart = %q, %v", v, err)
+	}
+}
+
+func TestParallelServers(t *testing.T) {
+	a, b := redistest.Start(t), redistest.Start(t)
+	if a.Addr() == b.Addr() {
+		t.Fatal("two servers share an address")
+	}
+}
