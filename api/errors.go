@@ -27,8 +27,9 @@ import (
 //	context deadline / cancel                           503 TIMEOUT, Retry-After: 1
 //	anything else                                       500 INTERNAL, generic message (detail logged)
 //
-// 4xx messages carry the error text (written by the coordinator, meant for
-// the caller); 5xx messages are generic and the detail goes to the log only.
+// 4xx and 501 messages carry the error text (written by the coordinator,
+// meant for the caller); 500 and 503 messages are generic and the detail goes
+// to the log only.
 
 // httpError is an error that already knows its HTTP answer.
 type httpError struct {

@@ -279,27 +279,27 @@ func testConfig(f *fakeCoord, rc redis.UniversalClient, member string, ev *event
 }
 
 // runConsumer starts c.Run and returns a stop function that cancels it and
-// returns Run's error.
+// returns Run's error, and a channel that yields Run's error once it returned.
 func runConsumer(t *testing.T, c *Consumer) (stop func() error, done <-chan error) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	ch := make(chan error, 1)
-	go func() { ch <- c.Run(ctx) }()
-	var once sync.Once
-	var err error
+	finished := make(chan struct{})
+	var runErr error
+	go func() { runErr = c.Run(ctx); close(finished) }()
+	out := make(chan error, 1)
+	go func() { <-finished; out <- runErr }()
 	stop = func() error {
-		once.Do(func() {
-			cancel()
-			select {
-			case err = <-ch:
-			case <-time.After(15 * time.Second):
-				t.Fatalf("consumer %s did not stop", c.MemberID())
-			}
-		})
-		return err
+		cancel()
+		select {
+		case <-finished:
+			return runErr
+		case <-time.After(15 * time.Second):
+			t.Errorf("consumer %s did not stop", c.MemberID())
+			return nil
+		}
 	}
 	t.Cleanup(func() { _ = stop() })
-	return stop, ch
+	return stop, out
 }
 
 func pendingCount(t *testing.T, rc *redis.Client, shard int) int64 {

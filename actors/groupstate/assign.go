@@ -43,6 +43,9 @@ func Assign(prev map[string][]int, members []string, shardCount int) map[string]
 	prevOf := make([][]int, n)
 	for i, id := range ids {
 		p := prev[id]
+		if !sortedUnique(p) { // tolerate unsorted or duplicated input (rare): keep ascending order
+			p = slices.Compact(slices.Sorted(slices.Values(p)))
+		}
 		prevOf[i] = p
 		for _, s := range p {
 			if s >= 0 && s < S && owner[s] < 0 {

@@ -50,8 +50,8 @@ type sim struct {
 	members  []*simMember
 	faults   bool
 	lastMeta Meta
-	epochOf  map[string]int64    // highest coordinator epoch seen per member id
-	target   map[string][]int    // target at the last assignment epoch
+	epochOf  map[string]int64 // highest coordinator epoch seen per member id
+	target   map[string][]int // target at the last assignment epoch
 	trace    []string
 	req      int
 }

@@ -10,6 +10,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -35,6 +36,10 @@ func main() {
 
 func run(args, environ []string) int {
 	cfg, err := config.Load(args, environ)
+	if errors.Is(err, config.ErrHelp) {
+		fmt.Fprint(os.Stdout, config.Usage())
+		return 0
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 2
@@ -42,6 +47,9 @@ func run(args, environ []string) int {
 	logger := newLogger(cfg.Log)
 	logger.Info("starting coordinator", slog.String("version", version), slog.String("node", cfg.Cluster.NodeID),
 		slog.Any("config", cfg.Redacted()))
+	for _, w := range cfg.Warnings() {
+		logger.Warn(w)
+	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()

@@ -162,3 +162,29 @@ func TestCloseClientOption(t *testing.T) {
 	require.NoError(t, owned.Close())
 	require.ErrorIs(t, owned.Ping(ctx), persistence.ErrUnavailable)
 }
+
+// A server that stops answering (here: CLIENT PAUSE) yields ErrUnavailable
+// after the client's read timeout, not a hang.
+func TestHungServerTimesOut(t *testing.T) {
+	ctx := context.Background()
+	srv := redistest.Start(t)
+	c := srv.NewClient(&redis.Options{ReadTimeout: 200 * time.Millisecond, MaxRetries: -1})
+	t.Cleanup(func() { _ = c.Close() })
+	s := newStore(t, c)
+	a, err := s.Activate(ctx, gk, "n")
+	require.NoError(t, err)
+	require.NoError(t, srv.Client().Do(ctx, "CLIENT", "PAUSE", "1500", "ALL").Err())
+	start := time.Now()
+	_, err = s.SaveGroup(ctx, gk, a.ActivationEpoch, 0, persistence.GroupChange{Meta: []byte("x")})
+	require.ErrorIs(t, err, persistence.ErrUnavailable)
+	require.Less(t, time.Since(start), time.Second)
+	// Outcome unknown (here go-redis drops the connection, so Redis never
+	// runs it; a write that reached Redis would be applied): the store works
+	// again after the pause and the group is at revision 0 or 1.
+	var snap persistence.GroupSnapshot
+	require.Eventually(t, func() bool {
+		snap, err = s.LoadGroup(ctx, gk)
+		return err == nil
+	}, 5*time.Second, 50*time.Millisecond)
+	require.Contains(t, []int64{0, 1}, snap.Revision)
+}

@@ -1,0 +1,201 @@
+package group
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/stretchr/testify/require"
+
+	"github.com/redisstream/coordinator/actors/groupstate"
+	"github.com/redisstream/coordinator/api/protocol"
+	"github.com/redisstream/coordinator/persistence"
+	"github.com/redisstream/coordinator/persistence/memstore"
+)
+
+var key = persistence.GroupKey{StreamPrefix: "orders", ConsumerGroup: "workers"}
+
+type clock struct{ ns atomic.Int64 }
+
+func newClock() *clock {
+	c := &clock{}
+	c.ns.Store(time.Now().UnixNano())
+	return c
+}
+func (c *clock) Now() time.Time          { return time.Unix(0, c.ns.Load()) }
+func (c *clock) Advance(d time.Duration) { c.ns.Add(int64(d)) }
+
+type shell struct {
+	t      *testing.T
+	system *actor.ActorSystem
+	store  *memstore.Store
+	prov   *memstore.Provisioner
+	deps   *Deps
+	pid    *actor.PID
+}
+
+func newShell(t *testing.T, rules groupstate.Config, now func() time.Time) *shell {
+	t.Helper()
+	s := &shell{t: t, system: actor.NewActorSystem(), store: memstore.New(), prov: memstore.NewProvisioner()}
+	t.Cleanup(s.system.Shutdown)
+	_, err := s.store.CreateStream(context.Background(), persistence.StreamRecord{StreamPrefix: "orders", ShardCount: 4, MetadataVersion: 1})
+	require.NoError(t, err)
+	s.deps = &Deps{Store: s.store, Provisioner: s.prov, Rules: rules, NodeID: "test", Now: now}
+	s.spawn()
+	return s
+}
+
+func (s *shell) spawn() {
+	s.pid = s.system.Root.Spawn(Props(key, s.deps))
+}
+
+func (s *shell) ask(msg any) any {
+	s.t.Helper()
+	res, err := s.system.Root.RequestFuture(s.pid, msg, 5*time.Second).Result()
+	require.NoError(s.t, err)
+	return res
+}
+
+func (s *shell) beat(id string, epoch int64, owned ...int) protocol.HeartbeatResponse {
+	s.t.Helper()
+	req := protocol.HeartbeatRequest{ProtocolVersion: 1, RequestID: fmt.Sprintf("%s-%d", id, epoch), MemberID: id,
+		MemberEpoch: epoch, OwnedShards: protocol.ShardIDs(owned)}
+	return s.ask(&HeartbeatRequest{PathMemberID: id, Request: req}).(*HeartbeatReply).Response
+}
+
+func (s *shell) debug() *DebugState {
+	s.t.Helper()
+	return s.ask(&DebugRequest{}).(*DebugState)
+}
+
+func member(d *DebugState, id string) (DebugMember, bool) {
+	for _, m := range d.Members {
+		if m.ID == id {
+			return m, true
+		}
+	}
+	return DebugMember{}, false
+}
+
+var rules = groupstate.Config{HeartbeatInterval: time.Second, LeaseTTL: 10 * time.Second, RebalanceTimeout: 10 * time.Second, Retention: time.Hour}
+
+func TestNewGroupCreatesConsumerGroupBeforeAssigning(t *testing.T) {
+	s := newShell(t, rules, time.Now)
+	r := s.beat("a", 0)
+	require.Equal(t, protocol.StatusOK, r.Status)
+	require.Len(t, r.Assignment.AssignedShards, 4)
+	for i := 0; i < 4; i++ {
+		require.True(t, s.prov.GroupExists(fmt.Sprintf("orders:%d", i), "workers"), "shard %d", i)
+	}
+	require.Equal(t, int64(1000), r.HeartbeatIntervalMs)
+	require.Equal(t, int64(10000), r.MemberLeaseTTLMs)
+}
+
+func TestFailedWriteAnswersRetryAndChangesNothing(t *testing.T) {
+	s := newShell(t, rules, time.Now)
+	a := s.beat("a", 0)
+	require.Equal(t, protocol.StatusOK, a.Status)
+	a = s.beat("a", a.MemberEpoch, protocol.Indexes(a.Assignment.AssignedShards)...) // STARTING → ACTIVE
+	before := s.debug()
+
+	s.store.SetUnavailable(true)
+	r := s.beat("b", 0)
+	require.Equal(t, protocol.StatusRetry, r.Status)
+	require.NotEmpty(t, r.Message)
+	after := s.debug()
+	_, known := member(after, "b")
+	require.False(t, known, "a member whose join was not stored must not exist in memory")
+	require.Equal(t, before.Meta, after.Meta)
+
+	// A steady-state heartbeat needs no write, so it still succeeds.
+	r = s.beat("a", a.MemberEpoch, protocol.Indexes(a.Assignment.AssignedShards)...)
+	require.Equal(t, protocol.StatusOK, r.Status)
+
+	s.store.SetUnavailable(false)
+	r = s.beat("b", 0)
+	require.Equal(t, protocol.StatusOK, r.Status)
+}
+
+func TestSteadyStateHeartbeatWritesNothing(t *testing.T) {
+	s := newShell(t, rules, time.Now)
+	a := s.beat("a", 0)
+	a = s.beat("a", a.MemberEpoch, protocol.Indexes(a.Assignment.AssignedShards)...) // STARTING → ACTIVE
+	writes := s.store.Writes()
+	for i := 0; i < 50; i++ {
+		r := s.beat("a", a.MemberEpoch, protocol.Indexes(a.Assignment.AssignedShards)...)
+		require.Equal(t, protocol.StatusOK, r.Status)
+	}
+	require.Equal(t, writes, s.store.Writes())
+}
+
+func TestLeaseExpiresThroughTheMemberActorTimer(t *testing.T) {
+	short := rules
+	short.LeaseTTL = 300 * time.Millisecond
+	s := newShell(t, short, time.Now)
+	a := s.beat("a", 0)
+	s.beat("b", 0)
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		a = s.beat("a", a.MemberEpoch, protocol.Indexes(a.Assignment.AssignedShards)...)
+		if m, _ := member(s.debug(), "b"); m.State == string(groupstate.StateExpired) {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	m, _ := member(s.debug(), "b")
+	require.Equal(t, string(groupstate.StateExpired), m.State)
+	ma, _ := member(s.debug(), "a")
+	require.Equal(t, string(groupstate.StateActive), ma.State, "a kept heartbeating: its timer was re-armed every time")
+}
+
+func TestNewerActivationFencesTheOldOne(t *testing.T) {
+	s := newShell(t, rules, time.Now)
+	a := s.beat("a", 0)
+	old := s.pid
+	s.spawn() // a second activation of the same group (e.g. on another node)
+	r := s.beat("b", 0)
+	require.Equal(t, protocol.StatusOK, r.Status)
+
+	// The old activation tries to write and learns it is fenced.
+	res, err := s.system.Root.RequestFuture(old, &HeartbeatRequest{PathMemberID: "c", Request: protocol.HeartbeatRequest{
+		ProtocolVersion: 1, RequestID: "c", MemberID: "c"}}, 5*time.Second).Result()
+	require.NoError(t, err)
+	require.Equal(t, protocol.StatusRetry, res.(*HeartbeatReply).Response.Status)
+	_ = a
+	snap, err := s.store.LoadGroup(context.Background(), key)
+	require.NoError(t, err)
+	require.NotContains(t, snap.Members, "c", "a fenced activation wrote nothing")
+	require.Contains(t, snap.Members, "b")
+}
+
+func TestRecoveryGivesEveryMemberAFreshLease(t *testing.T) {
+	clk := newClock()
+	s := newShell(t, rules, clk.Now)
+	a := s.beat("a", 0)
+	require.NoError(t, s.system.Root.StopFuture(s.pid).Wait())
+
+	clk.Advance(time.Hour) // far past the lease: a restart alone must not expire anyone
+	s.spawn()
+	d := s.debug()
+	m, ok := member(d, "a")
+	require.True(t, ok)
+	require.NotEqual(t, string(groupstate.StateExpired), m.State)
+	require.InDelta(t, rules.LeaseTTL.Milliseconds(), m.LeaseLeftMs, 50)
+	r := s.beat("a", a.MemberEpoch, protocol.Indexes(a.Assignment.AssignedShards)...)
+	require.Equal(t, protocol.StatusOK, r.Status)
+	require.Equal(t, a.MemberEpoch, r.MemberEpoch)
+	require.Greater(t, d.ActivationEpoch, int64(1))
+}
+
+func TestUnknownStreamIsUnknownMember(t *testing.T) {
+	s := newShell(t, rules, time.Now)
+	other := persistence.GroupKey{StreamPrefix: "missing", ConsumerGroup: "workers"}
+	pid := s.system.Root.Spawn(Props(other, s.deps))
+	res, err := s.system.Root.RequestFuture(pid, &HeartbeatRequest{PathMemberID: "a", Request: protocol.HeartbeatRequest{
+		ProtocolVersion: 1, RequestID: "r", MemberID: "a"}}, 5*time.Second).Result()
+	require.NoError(t, err)
+	require.Equal(t, protocol.StatusUnknownMemberID, res.(*HeartbeatReply).Response.Status)
+}

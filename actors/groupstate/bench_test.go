@@ -1,0 +1,59 @@
+package groupstate
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+)
+
+func BenchmarkAssignFull10kx100k(b *testing.B) {
+	members, _ := bigGroup(10000, 1)
+	b.ReportAllocs()
+	for b.Loop() {
+		Assign(nil, members, 100000)
+	}
+}
+
+func BenchmarkAssignIncrementalJoin10kx100k(b *testing.B) {
+	members, prev := bigGroup(10000, 100000)
+	joined := append(slices.Clone(members), "member-zzzzzz")
+	b.ReportAllocs()
+	for b.Loop() {
+		Assign(prev, joined, 100000)
+	}
+}
+
+// BenchmarkHeartbeatSteady1000Members evaluates and applies one steady-state heartbeat
+// (nothing changes but the lease) in a group of 1,000 members × 10,000 shards.
+func BenchmarkHeartbeatSteady1000Members(b *testing.B) {
+	g := New(testCfg, "s", "g", 10000, 0)
+	now := t0
+	ids := make([]string, 1000)
+	for i := range ids {
+		ids[i] = fmt.Sprintf("m%04d", i)
+	}
+	for _, id := range ids { // joins; early members must release, so settle in rounds
+		g.Apply(g.Heartbeat(hbFor(id, 0, nil), now).Change)
+	}
+	for round := 0; round < 3; round++ {
+		for _, id := range ids {
+			m, _ := g.Member(id)
+			g.Apply(g.Heartbeat(hbFor(id, m.Epoch, m.Assigned), now).Change)
+		}
+	}
+	m, _ := g.Member(ids[500])
+	if len(m.Pending) > 0 || len(m.Revoking) > 0 || len(m.Assigned) != 10 {
+		b.Fatalf("group not settled: %+v", m)
+	}
+	hb := hbFor(m.ID, m.Epoch, m.Assigned)
+	b.ReportAllocs()
+	for b.Loop() {
+		now = now.Add(time.Millisecond)
+		d := g.Heartbeat(hb, now)
+		if d.Change == nil || d.Change.Durable || d.Response.Status != StatusOK {
+			b.Fatalf("not steady: %+v", d)
+		}
+		g.Apply(d.Change)
+	}
+}

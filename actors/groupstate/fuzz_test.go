@@ -1,0 +1,134 @@
+package groupstate
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// FuzzHeartbeat decodes arbitrary bytes into a sequence of heartbeats, timer firings, prunes
+// and resizes against a small group, and checks: no panic, the evaluation never mutates the
+// group, rejected requests carry no Change, and the invariants hold after every Apply.
+func FuzzHeartbeat(f *testing.F) {
+	f.Add([]byte{0, 0, 0, 0, 0, 1, 0, 0, 0, 0})
+	f.Add([]byte("\x00\x00\x00\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x02\x01\x0f\x00\x00"))
+	f.Add([]byte("join-leave-fence-expire-resize\xff\xfe\x80\x10"))
+	f.Fuzz(runFuzzOnce)
+}
+
+func runFuzzOnce(t *testing.T, data []byte) {
+	{
+		r := &byteReader{data: data}
+		g := New(testCfg, "s", "g", 1+int(r.next()%8), 0)
+		now := t0
+		ids := []string{"a", "b", "c"}
+		for steps := 0; r.more() && steps < 200; steps++ {
+			op := r.next() % 10
+			var c *Change
+			switch {
+			case op < 7:
+				hb := fuzzHeartbeat(r, g, ids)
+				before := snap(g)
+				d := g.Heartbeat(hb, now)
+				if !equalSnap(before, snap(g)) {
+					t.Fatalf("Heartbeat mutated the group")
+				}
+				switch d.Response.Status {
+				case StatusInvalidRequest, StatusUnsupportedProtocol, StatusUnknownMemberID:
+					if d.Change != nil {
+						t.Fatalf("rejected request with a change: %s", fmtResp(d.Response))
+					}
+				case StatusOK:
+					if d.Response.Assigned == nil || d.Response.Pending == nil {
+						t.Fatal("nil slices in OK response")
+					}
+				}
+				c = d.Change
+			case op == 7:
+				now = now.Add(time.Duration(r.next()) * time.Second)
+				if r.next()%2 == 0 {
+					c = g.Tick(now)
+				} else {
+					c = g.Expire(ids[int(r.next())%len(ids)], now)
+				}
+			case op == 8:
+				now = now.Add(time.Duration(r.next()) * time.Second)
+				c = g.Prune(now)
+			default:
+				c = g.Resize(int(r.next()%10), int64(r.next()%4))
+			}
+			g.Apply(c)
+			if v := g.CheckInvariants(); len(v) > 0 {
+				t.Fatalf("step %d: invariants:\n  %s\n%s", steps, strings.Join(v, "\n  "), table(g))
+			}
+		}
+	}
+}
+
+type byteReader struct {
+	data []byte
+	i    int
+}
+
+func (r *byteReader) more() bool { return r.i < len(r.data) }
+
+func (r *byteReader) next() byte {
+	if r.i >= len(r.data) {
+		return 0
+	}
+	b := r.data[r.i]
+	r.i++
+	return b
+}
+
+func fuzzHeartbeat(r *byteReader, g *Group, ids []string) Heartbeat {
+	id := ids[int(r.next())%len(ids)]
+	hb := Heartbeat{ProtocolVersion: 1, RequestID: "f", MemberID: id, PathMemberID: id, Capacity: Capacity{1, 1}}
+	m, known := g.Member(id)
+	switch e := r.next() % 8; {
+	case e == 0:
+		hb.MemberEpoch = 0
+	case e == 1:
+		hb.MemberEpoch = -1
+	case e < 5 && known:
+		hb.MemberEpoch = m.Epoch
+	case e == 5 && known:
+		hb.MemberEpoch = m.PrevEpoch
+	default:
+		hb.MemberEpoch = int64(int8(r.next()))
+	}
+	flags := r.next()
+	if flags&1 != 0 {
+		hb.ProtocolVersion = int(r.next() % 3)
+	}
+	if flags&2 != 0 {
+		hb.PathMemberID = "x"
+	}
+	if flags&4 != 0 {
+		hb.MetadataVersion = int64(r.next() % 4)
+	}
+	// Ownership: a bitmask over shards 0..7, optionally the member's real holdings, plus odd values.
+	if flags&8 != 0 && known {
+		hb.Owned = append(hb.Owned, m.Assigned...)
+	} else {
+		mask := r.next()
+		for s := 0; s < 8; s++ {
+			if mask&(1<<s) != 0 {
+				hb.Owned = append(hb.Owned, s)
+			}
+		}
+	}
+	if flags&16 != 0 {
+		hb.Owned = append(hb.Owned, int(int8(r.next())))
+	}
+	if flags&32 != 0 && known {
+		states := []RevokeState{RevokeRevoking, RevokeDraining, RevokeRevoked, "BOGUS"}
+		for _, s := range m.Revoking {
+			hb.Revoking = append(hb.Revoking, RevokingShard{Shard: s, State: states[int(r.next())%4]})
+		}
+	}
+	if flags&64 != 0 {
+		hb.Revoking = append(hb.Revoking, RevokingShard{Shard: int(int8(r.next())), State: RevokeRevoked})
+	}
+	return hb
+}

@@ -1,0 +1,272 @@
+package api
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"golang.org/x/crypto/bcrypt"
+
+	"github.com/redisstream/coordinator/api/protocol"
+)
+
+const testSecret = "0123456789abcdef-test-secret"
+
+type fakeClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func newClock() *fakeClock { return &fakeClock{t: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)} }
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *fakeClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
+func bcryptOf(t testing.TB, pw string) string {
+	h, err := bcrypt.GenerateFromPassword([]byte(pw), bcrypt.MinCost)
+	require.NoError(t, err)
+	return string(h)
+}
+
+func authConfig(t testing.TB) Config {
+	grafana := bcryptOf(t, "grafana-pass")
+	return Config{Auth: AuthConfig{
+		TokenSecret: testSecret,
+		TokenTTL:    time.Minute,
+		Users: []User{
+			{Username: "admin", Password: "admin-pass", Roles: []string{"WRITE"}},
+			{Username: "grafana", Password: grafana, Roles: []string{"READ"}},
+			{Username: "legacy", Password: "$2y$" + strings.TrimPrefix(bcryptOf(t, "legacy-pass"), "$2a$"), Roles: []string{"read"}},
+			{Username: "member", Password: "member-pass", Roles: []string{"MEMBER"}},
+		},
+	}}
+}
+
+func basic(user, pass string) string {
+	return "Basic " + base64.StdEncoding.EncodeToString([]byte(user+":"+pass))
+}
+
+var protectedRoutes = []struct {
+	method, path, body string
+	need               string
+}{
+	{"POST", "/coord/v1/streams/orders", `{"requestedBy":"ops"}`, RoleWrite},
+	{"GET", "/coord/v1/streams/orders/groups/g", "", RoleWrite},
+	{"DELETE", "/coord/v1/streams/orders/groups/g", `{"requestedBy":"ops"}`, RoleWrite},
+	{"GET", "/coord/v1/streams/orders/groups/g/producer-routing", "", RoleWrite},
+	{"POST", "/coord/v1/streams/orders/scale", `{"targetShardCount":2,"requestedBy":"ops"}`, RoleWrite},
+	{"POST", "/coord/v1/streams/orders/groups/g/migrations/rs1/rollback", `{"requestedBy":"ops"}`, RoleWrite},
+	{"GET", "/coord/v1/streams/orders/groups/g/migrations/rs1", "", RoleRead},
+	{"GET", "/coord/v1/monitoring/groups", "", RoleRead},
+	{"GET", "/coord/v1/monitoring/streams/orders/groups/g/members", "", RoleRead},
+	{"GET", "/debug/actors", "", RoleRead},
+	{"GET", "/debug/streams/orders/groups/g", "", RoleRead},
+	{"GET", "/metrics", "", RoleRead},
+}
+
+func TestProtectedRoutesNeedCredentials(t *testing.T) {
+	cfg := authConfig(t)
+	for _, rt := range protectedRoutes {
+		for _, authz := range []string{"", basic("admin", "wrong"), basic("nobody", "admin-pass"), "Basic !!!", "Basic " + base64.StdEncoding.EncodeToString([]byte("admin")), "Bearer", "Bearer abc.def.ghi", "Digest x", "admin-pass"} {
+			h := newHarness(t, cfg)
+			r := h.do(rt.method, rt.path, rt.body, "Authorization", authz)
+			h.assertRejected(r, 401, protocol.CodeUnauthenticated)
+			require.Equal(t, `Basic realm="rsc"`, r.header.Get("WWW-Authenticate"))
+		}
+	}
+}
+
+func TestRoles(t *testing.T) {
+	cfg := authConfig(t)
+	users := map[string]string{"admin": "admin-pass", "grafana": "grafana-pass", "legacy": "legacy-pass", "member": "member-pass"}
+	for _, rt := range protectedRoutes {
+		for user, pass := range users {
+			allowed := user == "admin" || (rt.need == RoleRead && (user == "grafana" || user == "legacy"))
+			h := newHarness(t, cfg)
+			r := h.do(rt.method, rt.path, rt.body, "Authorization", basic(user, pass))
+			if allowed {
+				require.Less(t, r.status, 300, "%s on %s %s: %s", user, rt.method, rt.path, r.body)
+			} else {
+				h.assertRejected(r, 403, protocol.CodeForbidden)
+			}
+		}
+	}
+	// Public and any-role routes.
+	h := newHarness(t, cfg)
+	require.Equal(t, 200, h.do("GET", "/coord/v1/monitoring/health", "").status)
+	require.Equal(t, 401, h.do("GET", "/coord/v1/monitoring/compatibility", "").status)
+	for user, pass := range users {
+		require.Equal(t, 200, h.do("GET", "/coord/v1/monitoring/compatibility", "", "Authorization", basic(user, pass)).status)
+	}
+}
+
+func TestMemberAPIAuth(t *testing.T) {
+	cfg := authConfig(t)
+	h := newHarness(t, cfg)
+	require.Equal(t, 200, h.do("POST", hbPath, hbBody).status, "member auth off: heartbeats are open")
+
+	cfg.Auth.AuthenticateMemberAPI = true
+	h = newHarness(t, cfg)
+	h.assertRejected(h.do("POST", hbPath, hbBody), 401, protocol.CodeUnauthenticated)
+	h.assertRejected(h.do("POST", hbPath, hbBody, "Authorization", basic("member", "nope")), 401, protocol.CodeUnauthenticated)
+	h.assertRejected(h.do("POST", hbPath, hbBody, "Authorization", basic("admin", "admin-pass")), 403, protocol.CodeForbidden)
+	require.Equal(t, 200, h.do("POST", hbPath, hbBody, "Authorization", basic("member", "member-pass")).status)
+	// Authentication comes before input validation: no probing without credentials.
+	h = newHarness(t, cfg)
+	h.assertRejected(h.do("POST", hbPath, `{`), 401, protocol.CodeUnauthenticated)
+}
+
+func login(t *testing.T, h *harness, user, pass string) (reply, protocol.LoginResponse) {
+	t.Helper()
+	body, _ := json.Marshal(protocol.LoginRequest{Username: user, Password: pass})
+	r := h.do("POST", "/coord/v1/auth/login", string(body))
+	var lr protocol.LoginResponse
+	if r.status == 200 {
+		r.decode(t, &lr)
+	}
+	return r, lr
+}
+
+func TestTokens(t *testing.T) {
+	cfg := authConfig(t)
+	clock := newClock()
+	h := newHarness(t, cfg, WithClock(clock.Now))
+
+	r, lr := login(t, h, "admin", "admin-pass")
+	require.Equal(t, 200, r.status, "%s", r.body)
+	require.Equal(t, "Bearer", lr.TokenType)
+	require.Equal(t, int64(60), lr.ExpiresInSeconds)
+	require.Equal(t, clock.Now().Add(time.Minute).Format(time.RFC3339), lr.ExpiresAt)
+	require.ElementsMatch(t, []string{"READ", "WRITE"}, lr.Roles)
+	bearer := "Bearer " + lr.AccessToken
+
+	require.Equal(t, 201, h.do("POST", "/coord/v1/streams/orders", `{"requestedBy":"ops"}`, "Authorization", bearer).status)
+	require.Equal(t, 200, h.do("GET", "/coord/v1/monitoring/groups", "", "Authorization", "bearer "+lr.AccessToken).status)
+
+	// A READ token cannot write.
+	_, ro := login(t, h, "grafana", "grafana-pass")
+	require.Equal(t, []string{"READ"}, ro.Roles)
+	require.Equal(t, 403, h.do("POST", "/coord/v1/streams/orders", `{"requestedBy":"ops"}`, "Authorization", "Bearer "+ro.AccessToken).status)
+
+	// Tampering: change the payload (claim WRITE) and keep the signature.
+	parts := strings.Split(ro.AccessToken, ".")
+	forged := strings.Replace(mustB64(t, parts[1]), `"READ"`, `"WRITE"`, 1)
+	tampered := parts[0] + "." + base64.RawURLEncoding.EncodeToString([]byte(forged)) + "." + parts[2]
+	require.Equal(t, 401, h.do("GET", "/coord/v1/monitoring/groups", "", "Authorization", "Bearer "+tampered).status)
+	// alg=none with no signature.
+	none := base64.RawURLEncoding.EncodeToString([]byte(`{"alg":"none","typ":"JWT"}`)) + "." + parts[1] + "."
+	require.Equal(t, 401, h.do("GET", "/coord/v1/monitoring/groups", "", "Authorization", "Bearer "+none).status)
+
+	// A token signed with another secret is refused.
+	other := cfg
+	other.Auth.TokenSecret = "another-secret-of-enough-length"
+	h2 := newHarness(t, other, WithClock(clock.Now))
+	_, foreign := login(t, h2, "admin", "admin-pass")
+	r = h.do("GET", "/coord/v1/monitoring/groups", "", "Authorization", "Bearer "+foreign.AccessToken)
+	require.Equal(t, 401, r.status)
+	require.Equal(t, protocol.CodeUnauthenticated, r.errorBody(t).ErrorCode)
+
+	// A token whose user is no longer configured is refused.
+	fewer := cfg
+	fewer.Auth.Users = cfg.Auth.Users[1:]
+	h3 := newHarness(t, fewer, WithClock(clock.Now))
+	h3.assertRejected(h3.do("GET", "/coord/v1/monitoring/groups", "", "Authorization", bearer), 401, protocol.CodeUnauthenticated)
+
+	// Expiry.
+	clock.Advance(59 * time.Second)
+	require.Equal(t, 200, h.do("GET", "/coord/v1/monitoring/groups", "", "Authorization", bearer).status)
+	clock.Advance(time.Second)
+	r = h.do("GET", "/coord/v1/monitoring/groups", "", "Authorization", bearer)
+	require.Equal(t, 401, r.status)
+	require.Equal(t, protocol.CodeUnauthenticated, r.errorBody(t).ErrorCode)
+
+	// Wrong login.
+	r, _ = login(t, h, "admin", "nope")
+	require.Equal(t, 401, r.status)
+	require.Equal(t, protocol.CodeUnauthenticated, r.errorBody(t).ErrorCode)
+	r, _ = login(t, h, "ghost", "admin-pass")
+	require.Equal(t, 401, r.status)
+	require.Equal(t, 400, h.do("POST", "/coord/v1/auth/login", `{"username":"admin"}`).status)
+	require.Equal(t, 400, h.do("POST", "/coord/v1/auth/login", `{"username":`).status)
+
+	// Nothing secret was logged.
+	logs := h.logs.String() + h2.logs.String() + h3.logs.String()
+	require.Contains(t, logs, "login failed")
+	for _, secret := range []string{"admin-pass", "grafana-pass", lr.AccessToken, ro.AccessToken, parts[2], testSecret, "nope", "Bearer", "Basic"} {
+		require.NotContains(t, logs, secret)
+	}
+	require.NotContains(t, logs, "ghost", "unknown usernames (maybe mistyped passwords) are not logged")
+}
+
+func mustB64(t *testing.T, s string) string {
+	b, err := base64.RawURLEncoding.DecodeString(s)
+	require.NoError(t, err)
+	return string(b)
+}
+
+func TestBcryptUsers(t *testing.T) {
+	h := newHarness(t, authConfig(t))
+	for i := 0; i < 3; i++ { // the second and third hit the verified-password cache
+		require.Equal(t, 200, h.do("GET", "/coord/v1/monitoring/groups", "", "Authorization", basic("grafana", "grafana-pass")).status)
+		require.Equal(t, 401, h.do("GET", "/coord/v1/monitoring/groups", "", "Authorization", basic("grafana", "grafana-pass2")).status)
+		require.Equal(t, 401, h.do("GET", "/coord/v1/monitoring/groups", "", "Authorization", basic("grafana", "")).status)
+		require.Equal(t, 200, h.do("GET", "/coord/v1/monitoring/groups", "", "Authorization", basic("legacy", "legacy-pass")).status)
+	}
+	r, lr := login(t, h, "grafana", "grafana-pass")
+	require.Equal(t, 200, r.status)
+	require.NotEmpty(t, lr.AccessToken)
+	for _, s := range []string{"grafana-pass", "legacy-pass"} {
+		require.NotContains(t, h.logs.String(), s)
+	}
+}
+
+func TestLoginWithAuthOff(t *testing.T) {
+	h := newHarness(t, Config{})
+	r := h.do("POST", "/coord/v1/auth/login", `{"username":"a","password":"b"}`)
+	require.Equal(t, 404, r.status)
+	require.Contains(t, h.logs.String(), "AUTHENTICATION IS OFF")
+}
+
+func TestConfigValidate(t *testing.T) {
+	good := authConfig(t)
+	require.NoError(t, good.Validate())
+	require.NoError(t, Config{}.Validate())
+	mutate := func(f func(c *Config)) Config {
+		c := authConfig(t)
+		c.Auth.Users = append([]User(nil), c.Auth.Users...)
+		f(&c)
+		return c
+	}
+	bad := map[string]Config{
+		"no secret":       mutate(func(c *Config) { c.Auth.TokenSecret = "" }),
+		"short secret":    mutate(func(c *Config) { c.Auth.TokenSecret = "short" }),
+		"unknown role":    mutate(func(c *Config) { c.Auth.Users[0].Roles = []string{"ADMIN"} }),
+		"no roles":        mutate(func(c *Config) { c.Auth.Users[0].Roles = nil }),
+		"empty password":  mutate(func(c *Config) { c.Auth.Users[0].Password = "" }),
+		"bad bcrypt":      mutate(func(c *Config) { c.Auth.Users[0].Password = "$2a$10$short" }),
+		"duplicate user":  mutate(func(c *Config) { c.Auth.Users[1].Username = "admin" }),
+		"colon in user":   mutate(func(c *Config) { c.Auth.Users[0].Username = "a:b" }),
+		"member w/o user": {Auth: AuthConfig{AuthenticateMemberAPI: true}},
+		"negative limit":  {BodyLimit: -1},
+	}
+	for name, c := range bad {
+		err := c.Validate()
+		require.Error(t, err, name)
+		require.NotContains(t, err.Error(), "admin-pass", name)
+		require.NotContains(t, err.Error(), testSecret, name)
+		require.Panics(t, func() { New(c, newFake()) }, name)
+	}
+}

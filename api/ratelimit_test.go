@@ -1,0 +1,91 @@
+package api
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/redisstream/coordinator/api/protocol"
+)
+
+func TestAdminMutationsRateLimitedPerPrincipal(t *testing.T) {
+	cfg := authConfig(t)
+	cfg.Auth.Users = append(cfg.Auth.Users, User{Username: "admin2", Password: "admin2-pass", Roles: []string{"WRITE"}})
+	cfg.AdminRateLimit = RateLimit{RequestsPerSecond: 0.5, Burst: 2}
+	clock := newClock()
+	h := newHarness(t, cfg, WithClock(clock.Now))
+	admin := basic("admin", "admin-pass")
+	create := func(authz string) reply {
+		return h.do("POST", "/coord/v1/streams/orders", `{"requestedBy":"ops"}`, "Authorization", authz)
+	}
+	require.Equal(t, 201, create(admin).status)
+	// Every admin mutation shares the principal's bucket, valid or not.
+	require.Equal(t, 400, h.do("POST", "/coord/v1/streams/orders/scale", `{}`, "Authorization", admin).status)
+	r := create(admin)
+	require.Equal(t, 429, r.status)
+	require.Equal(t, "2", r.header.Get("Retry-After"))
+	e := r.errorBody(t)
+	require.Equal(t, protocol.CodeRateLimited, e.ErrorCode)
+	require.Equal(t, "TOO_MANY_REQUESTS", e.Status)
+	for _, m := range []struct{ method, path, body string }{
+		{"DELETE", "/coord/v1/streams/orders/groups/g", `{"requestedBy":"ops"}`},
+		{"POST", "/coord/v1/streams/orders/scale", `{"targetShardCount":1,"requestedBy":"ops"}`},
+		{"POST", "/coord/v1/streams/orders/groups/g/migrations/r/rollback", `{"requestedBy":"ops"}`},
+	} {
+		require.Equal(t, 429, h.do(m.method, m.path, m.body, "Authorization", admin).status, m.path)
+	}
+	// Reads and other principals are not limited.
+	require.Equal(t, 200, h.do("GET", "/coord/v1/streams/orders/groups/g", "", "Authorization", admin).status)
+	require.Equal(t, 201, create(basic("admin2", "admin2-pass")).status)
+	// The bucket refills.
+	clock.Advance(1500 * time.Millisecond)
+	r = create(admin)
+	require.Equal(t, 429, r.status)
+	require.Equal(t, "1", r.header.Get("Retry-After"))
+	clock.Advance(500 * time.Millisecond)
+	require.Equal(t, 201, create(admin).status)
+	require.Equal(t, []string{"CreateStream orders", "Group orders/g", "CreateStream orders", "CreateStream orders"}, h.fake.Calls())
+}
+
+func TestLoginRateLimitedPerIP(t *testing.T) {
+	cfg := authConfig(t)
+	cfg.AdminRateLimit = RateLimit{RequestsPerSecond: 1, Burst: 3}
+	clock := newClock()
+	h := newHarness(t, cfg, WithClock(clock.Now))
+	for i := 0; i < 3; i++ {
+		r, _ := login(t, h, "admin", fmt.Sprintf("guess-%d", i))
+		require.Equal(t, 401, r.status)
+	}
+	r, _ := login(t, h, "admin", "admin-pass")
+	require.Equal(t, 429, r.status)
+	require.Equal(t, "1", r.header.Get("Retry-After"))
+}
+
+func TestRateLimitOffAndAuthOff(t *testing.T) {
+	h := newHarness(t, Config{AdminRateLimit: RateLimit{RequestsPerSecond: -1}})
+	for i := 0; i < 50; i++ {
+		require.Equal(t, 201, h.do("POST", "/coord/v1/streams/orders", `{"requestedBy":"ops"}`).status)
+	}
+	// With auth off, the principal is the client IP.
+	h = newHarness(t, Config{AdminRateLimit: RateLimit{RequestsPerSecond: 1, Burst: 1}}, WithClock(newClock().Now))
+	require.Equal(t, 201, h.do("POST", "/coord/v1/streams/orders", `{"requestedBy":"ops"}`).status)
+	require.Equal(t, 429, h.do("POST", "/coord/v1/streams/orders", `{"requestedBy":"ops"}`).status)
+}
+
+func TestLimiterEvictsFullBucketsFirst(t *testing.T) {
+	clock := newClock()
+	l := newLimiter(RateLimit{RequestsPerSecond: 1, Burst: 1}, clock.Now)
+	ok, _ := l.allow("hot")
+	require.True(t, ok)
+	for i := 0; i < maxBuckets+10; i++ {
+		l.allow(fmt.Sprint("k", i))
+	}
+	require.LessOrEqual(t, len(l.buckets), maxBuckets)
+	clock.Advance(2 * time.Second) // everything full again: evictable without loss
+	for i := 0; i < 100; i++ {
+		l.allow(fmt.Sprint("n", i))
+	}
+	require.LessOrEqual(t, len(l.buckets), maxBuckets)
+}

@@ -1,0 +1,174 @@
+package membersdk
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/redisstream/coordinator/api/protocol"
+	"github.com/redisstream/coordinator/test/redistest"
+	"github.com/stretchr/testify/require"
+)
+
+// fakeRouting serves producer routing; shardCount can change between calls.
+type fakeRouting struct {
+	mu         sync.Mutex
+	shardCount int
+	version    int64
+	fetches    int
+	auth       string
+}
+
+func (f *fakeRouting) set(shardCount int, version int64) {
+	f.mu.Lock()
+	f.shardCount, f.version = shardCount, version
+	f.mu.Unlock()
+}
+
+func (f *fakeRouting) count() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.fetches
+}
+
+func (f *fakeRouting) server(t *testing.T) *httptest.Server {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		if r.Method != http.MethodGet || r.URL.Path != "/coord/v1/streams/orders/groups/workers/producer-routing" {
+			http.NotFound(w, r)
+			return
+		}
+		f.fetches++
+		f.auth = r.Header.Get("Authorization")
+		_ = json.NewEncoder(w).Encode(protocol.Routing(testStream, testGroup, f.shardCount, f.version))
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// SPEC §6 vectors: key → route for shardCount 1, 3, 4, 7, 8, 16, 1000.
+var routeVectors = map[string][7]int{
+	"order-123":      {0, 1, 1, 6, 5, 13, 941},
+	"":               {0, 0, 0, 0, 0, 0, 0},
+	"a":              {0, 2, 2, 4, 2, 2, 850},
+	"hello world":    {0, 2, 3, 0, 7, 15, 183},
+	"사용자-42":         {0, 1, 0, 2, 0, 0, 272},
+	"customer:00017": {0, 2, 0, 0, 4, 4, 812},
+}
+
+func TestProducerRoutingMatchesReferenceVectors(t *testing.T) {
+	t.Parallel()
+	rc := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1"}) // never used: no publish
+	defer rc.Close()
+	var fr fakeRouting
+	srv := fr.server(t)
+	counts := []int{1, 3, 4, 7, 8, 16, 1000}
+	for i, n := range counts {
+		fr.set(n, int64(i+1))
+		p, err := NewProducer(ProducerConfig{CoordinatorURLs: []string{srv.URL}, StreamPrefix: testStream, ConsumerGroup: testGroup, Redis: rc})
+		require.NoError(t, err)
+		for key, want := range routeVectors {
+			shard, streamKey, err := p.ShardFor(context.Background(), key)
+			require.NoError(t, err)
+			require.Equal(t, want[i], shard, "key %q shardCount %d", key, n)
+			require.Equal(t, fmt.Sprintf("orders:%d", want[i]), streamKey)
+		}
+		for k := range 500 {
+			key := fmt.Sprintf("key-%d", k)
+			shard, _, err := p.ShardFor(context.Background(), key)
+			require.NoError(t, err)
+			require.Equal(t, int(protocol.Route(key, uint32(n))), shard)
+		}
+	}
+}
+
+func TestProducerRefreshesAfterMissingStream(t *testing.T) {
+	t.Parallel()
+	rs := redistest.Start(t)
+	rc := rs.Client()
+	ctx := context.Background()
+	// Only orders:0 exists; routing still says 4 shards (a stale scale-in).
+	require.NoError(t, rc.XGroupCreateMkStream(ctx, "orders:0", testGroup, "0").Err())
+	var fr fakeRouting
+	fr.set(4, 5)
+	srv := fr.server(t)
+	p, err := NewProducer(ProducerConfig{CoordinatorURLs: []string{srv.URL}, StreamPrefix: testStream, ConsumerGroup: testGroup, Redis: rc,
+		Auth: Auth{BearerToken: "tok"}})
+	require.NoError(t, err)
+	require.Equal(t, 1, routeVectors["order-123"][2]) // shard 1 of 4: missing
+
+	_, err = p.Routing(ctx) // cache the 4-shard routing
+	require.NoError(t, err)
+	fr.set(1, 6) // the coordinator now routes to one shard; the cache is stale
+	id, err := p.Publish(ctx, "order-123", map[string]any{"v": "1"})
+	require.NoError(t, err)
+	require.Equal(t, 2, fr.count(), "routing fetched again after XADD NOMKSTREAM failed")
+	require.Equal(t, "Bearer tok", fr.auth)
+	msgs, err := rc.XRange(ctx, "orders:0", "-", "+").Result()
+	require.NoError(t, err)
+	require.Len(t, msgs, 1)
+	require.Equal(t, id, msgs[0].ID)
+	exists, err := rc.Exists(ctx, "orders:1").Result()
+	require.NoError(t, err)
+	require.Zero(t, exists, "NOMKSTREAM: a missing shard is never created")
+
+	// Still missing after a refresh: a clear error, one retry only.
+	fr.set(4, 7)
+	p.Invalidate()
+	_, err = p.Publish(ctx, "order-123", map[string]any{"v": "2"})
+	require.ErrorIs(t, err, ErrStreamMissing)
+	require.Equal(t, 4, fr.count())
+
+	fr.set(0, 8)
+	p.Invalidate()
+	_, err = p.Publish(ctx, "order-123", map[string]any{"v": "3"})
+	require.ErrorIs(t, err, ErrNoShards)
+}
+
+func TestProducerRoutingCacheTTLAndVersion(t *testing.T) {
+	t.Parallel()
+	rc := redistest.Start(t).Client()
+	ctx := context.Background()
+	for i := range 2 {
+		require.NoError(t, rc.XGroupCreateMkStream(ctx, protocol.StreamKey(testStream, i), testGroup, "0").Err())
+	}
+	var fr fakeRouting
+	fr.set(2, 1)
+	srv := fr.server(t)
+	var mu sync.Mutex
+	now := time.Unix(1_700_000_000, 0)
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	advance := func(d time.Duration) { mu.Lock(); now = now.Add(d); mu.Unlock() }
+	p, err := NewProducer(ProducerConfig{CoordinatorURLs: []string{"http://127.0.0.1:1", srv.URL}, StreamPrefix: testStream, ConsumerGroup: testGroup,
+		Redis: rc, RoutingTTL: 10 * time.Second, Now: clock, MaxLen: 10})
+	require.NoError(t, err)
+	for i := range 300 {
+		_, err := p.Publish(ctx, fmt.Sprintf("k%d", i), map[string]any{"i": i})
+		require.NoError(t, err)
+	}
+	require.Equal(t, 1, fr.count(), "cached (after failing over to the second URL)")
+	n0, _ := rc.XLen(ctx, "orders:0").Result()
+	n1, _ := rc.XLen(ctx, "orders:1").Result()
+	require.Less(t, n0+n1, int64(300), "MAXLEN ~ trims")
+
+	advance(11 * time.Second)
+	_, err = p.Publish(ctx, "x", map[string]any{"i": 1})
+	require.NoError(t, err)
+	require.Equal(t, 2, fr.count(), "refreshed after the TTL")
+
+	p.ObserveMetadataVersion(1)
+	_, err = p.Publish(ctx, "x", map[string]any{"i": 1})
+	require.NoError(t, err)
+	require.Equal(t, 2, fr.count(), "same version: no refresh")
+	p.ObserveMetadataVersion(2)
+	_, err = p.Publish(ctx, "x", map[string]any{"i": 1})
+	require.NoError(t, err)
+	require.Equal(t, 3, fr.count(), "newer version seen: refresh")
+}
