@@ -15,6 +15,7 @@ type fakeService struct {
 	health protocol.HealthResponse
 	hb     func(p, g, m string, req protocol.HeartbeatRequest) protocol.HeartbeatResponse
 	last   any // last request body seen
+	quiet  bool // record nothing (benchmarks)
 }
 
 func newFake() *fakeService {
@@ -22,6 +23,9 @@ func newFake() *fakeService {
 }
 
 func (f *fakeService) record(name string, body any) {
+	if f.quiet {
+		return
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.calls = append(f.calls, name)
@@ -35,7 +39,9 @@ func (f *fakeService) Calls() []string {
 }
 
 func (f *fakeService) Heartbeat(_ context.Context, p, g, m string, req protocol.HeartbeatRequest) (protocol.HeartbeatResponse, error) {
-	f.record("Heartbeat "+p+"/"+g+"/"+m, req)
+	if !f.quiet {
+		f.record("Heartbeat "+p+"/"+g+"/"+m, req)
+	}
 	if f.err != nil {
 		return protocol.HeartbeatResponse{}, f.err
 	}

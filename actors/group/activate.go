@@ -53,7 +53,7 @@ func (a *groupActor) activate(ctx actor.Context) error {
 	if snap.Meta == nil {
 		// A new group: store its meta so it is listed and survives restarts.
 		meta := state.Meta()
-		if err := a.save(&groupstate.Change{Meta: &meta, Durable: true}, state); err != nil {
+		if err := a.save(&groupstate.Change{Meta: &meta, Durable: true}); err != nil {
 			a.lastErr = err
 			return fmt.Errorf("activate %s: store new group: %w", a.key, err)
 		}

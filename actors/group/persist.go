@@ -21,7 +21,7 @@ func (a *groupActor) persist(ctx actor.Context, c *groupstate.Change) error {
 	if !c.Durable {
 		return nil
 	}
-	err := a.save(c, a.state)
+	err := a.save(c)
 	switch {
 	case err == nil:
 		return nil
@@ -39,7 +39,7 @@ func (a *groupActor) persist(ctx actor.Context, c *groupstate.Change) error {
 }
 
 // save encodes and writes one change; it moves a.revision on success.
-func (a *groupActor) save(c *groupstate.Change, state *groupstate.Group) error {
+func (a *groupActor) save(c *groupstate.Change) error {
 	gc, err := encodeChange(c)
 	if err != nil {
 		return err
@@ -50,7 +50,7 @@ func (a *groupActor) save(c *groupstate.Change, state *groupstate.Group) error {
 	rev, err := a.deps.Store.SaveGroup(sctx, a.key, a.activation, a.revision, gc)
 	a.deps.Metrics.Persist(a.deps.Now().Sub(start), err)
 	if err != nil {
-		return fmt.Errorf("save group %s: %w", a.key, err)
+		return err // the store's error names the group already
 	}
 	a.revision = rev
 	return nil

@@ -21,15 +21,27 @@ func Assign(prev map[string][]int, members []string, shardCount int) map[string]
 		slices.Sort(ids)
 		ids = slices.Compact(ids)
 	}
-	n := len(ids)
-	out := make(map[string][]int, n)
-	if n == 0 {
-		return out
+	prevOf := make([][]int, len(ids))
+	for i, id := range ids {
+		prevOf[i] = prev[id]
 	}
+	res := assignSorted(prevOf, shardCount)
+	out := make(map[string][]int, len(ids))
+	for i, id := range ids {
+		out[id] = res[i]
+	}
+	return out
+}
+
+// assignSorted is Assign over members already sorted by id and unique: prevOf[i] is member
+// i's previous target; result[i] its new one.
+func assignSorted(prevOf [][]int, shardCount int) [][]int {
+	n := len(prevOf)
+	out := make([][]int, n)
 	S := max(shardCount, 0)
-	if S == 0 {
-		for _, id := range ids {
-			out[id] = []int{}
+	if n == 0 || S == 0 {
+		for i := range out {
+			out[i] = []int{}
 		}
 		return out
 	}
@@ -40,9 +52,7 @@ func Assign(prev map[string][]int, members []string, shardCount int) map[string]
 	}
 	ints := make([]int32, 3*n)
 	kept, quota, have := ints[:n], ints[n:2*n], ints[2*n:]
-	prevOf := make([][]int, n)
-	for i, id := range ids {
-		p := prev[id]
+	for i, p := range prevOf {
 		if !sortedUnique(p) { // tolerate unsorted or duplicated input (rare): keep ascending order
 			p = slices.Compact(slices.Sorted(slices.Values(p)))
 		}
@@ -127,9 +137,9 @@ func Assign(prev map[string][]int, members []string, shardCount int) map[string]
 		have[o]++
 	}
 	off = 0
-	for i, id := range ids {
+	for i := range out {
 		q := int(quota[i])
-		out[id] = backing[off : off+q : off+q]
+		out[i] = backing[off : off+q : off+q]
 		off += q
 	}
 	return out

@@ -57,3 +57,27 @@ func BenchmarkHeartbeatSteady1000Members(b *testing.B) {
 		g.Apply(d.Change)
 	}
 }
+
+// BenchmarkHeartbeatJoin10kx100k evaluates (without applying) one join into a stable group of
+// 10,000 members × 100,000 shards: validation, target recompute and the Change for the
+// members whose target moved. This is the end-to-end cost of a membership change.
+func BenchmarkHeartbeatJoin10kx100k(b *testing.B) {
+	members, target := bigGroup(10000, 100000)
+	recs := make([]Member, len(members))
+	for i, id := range members {
+		recs[i] = Member{ID: id, State: StateActive, Epoch: 1, Target: target[id], Assigned: target[id], JoinedAt: t0, StateSince: t0}
+	}
+	meta := Meta{StreamPrefix: "s", ConsumerGroup: "g", GroupEpoch: 1, AssignmentEpoch: 1, ShardCount: 100000}
+	g, err := Restore(testCfg, meta, recs, t0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	hb := hbFor("member-zzzzzz", 0, nil)
+	b.ReportAllocs()
+	for b.Loop() {
+		d := g.Heartbeat(hb, t0)
+		if d.Change == nil || len(d.Change.Members) != 10 {
+			b.Fatalf("unexpected change: %d members", len(d.Change.Members))
+		}
+	}
+}

@@ -69,6 +69,9 @@ func Restore(cfg Config, meta Meta, members []Member, now time.Time) (*Group, er
 		if m.Epoch < 0 || m.PrevEpoch < 0 || m.Epoch > meta.AssignmentEpoch {
 			return nil, fmt.Errorf("groupstate: restore: member %q epoch %d (prev %d) out of range (assignmentEpoch %d)", m.ID, m.Epoch, m.PrevEpoch, meta.AssignmentEpoch)
 		}
+		if m.State == StateExpired && len(m.Target)+len(m.Assigned)+len(m.Revoking)+len(m.Pending) > 0 {
+			return nil, fmt.Errorf("groupstate: restore: EXPIRED member %q still has shards", m.ID)
+		}
 		m.LastHeartbeat, m.LeaseDeadline, m.RevokeDeadline = time.Time{}, time.Time{}, time.Time{}
 		if m.State != StateExpired {
 			m.LeaseDeadline = now.Add(cfg.LeaseTTL)
@@ -210,6 +213,16 @@ func (g *Group) Members() []Member {
 func (g *Group) Holder(shard int) (memberID string, ok bool) {
 	id := g.holderOf(shard)
 	return id, id != ""
+}
+
+// HolderEpoch returns the member that may still be reading the shard and the member epoch
+// it holds it at.
+func (g *Group) HolderEpoch(shard int) (memberID string, epoch int64, ok bool) {
+	id := g.holderOf(shard)
+	if id == "" {
+		return "", 0, false
+	}
+	return id, g.members[id].Epoch, true
 }
 
 // Live returns the number of members in the target assignment.

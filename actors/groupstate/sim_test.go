@@ -66,6 +66,9 @@ func (s *sim) fail(format string, args ...any) {
 		fmt.Sprintf(format, args...), strings.Join(tail, "\n  "), table(s.g))
 }
 
+// simStats counts what the schedules exercised (printed by TestSimulation with -v).
+var simStats = map[string]int{}
+
 func (s *sim) log(format string, args ...any) {
 	s.trace = append(s.trace, fmt.Sprintf("+%s ", s.now.Sub(t0))+fmt.Sprintf(format, args...))
 }
@@ -143,6 +146,10 @@ func (s *sim) heartbeat(m *simMember, fault string) {
 	if fault == "duplicate" {
 		resp = s.deliver(hb)
 	}
+	simStats[string(resp.Status)]++
+	if fault != "" {
+		simStats[fault]++
+	}
 	s.log("%s hb epoch=%d owned=%v rev=%v -> %s epoch=%d a=%v p=%v %s", m.id, hb.MemberEpoch, hb.Owned, hb.Revoking,
 		resp.Status, resp.MemberEpoch, resp.Assigned, resp.Pending, fault)
 	if fault == "lost-response" {
@@ -170,6 +177,7 @@ func (s *sim) handle(m *simMember, hb Heartbeat, r Response) {
 			if !m.holdsAnything() {
 				m.alive = false // left for good
 				s.log("%s left", m.id)
+				simStats["left"]++
 			}
 			return
 		}
@@ -322,9 +330,16 @@ func (s *sim) advance(d time.Duration) {
 				m.nextHB = s.now // report at once
 			}
 		}
-		if (m.holdsAnything() || m.epoch > 0) && s.now.Sub(m.lastOK) >= simTTL-simMargin {
-			s.log("%s self-fences", m.id)
+		if m.holdsAnything() && s.now.Sub(m.lastOK) >= simTTL-simMargin {
+			// Self-fencing stops all reading; half the time the member also forgets its epoch
+			// (rejoins), otherwise it keeps heartbeating at its epoch owning nothing.
+			keep := m.epoch
 			m.dropAll()
+			if s.rng.Intn(2) == 0 {
+				m.epoch = keep
+			}
+			s.log("%s self-fences (epoch %d)", m.id, m.epoch)
+			simStats["self-fence"]++
 		}
 	}
 	s.check()
@@ -335,6 +350,11 @@ func (s *sim) advance(d time.Duration) {
 				s.fail("NextDeadline %s passed for %s but Expire did nothing", d.Sub(t0), m.ID)
 			}
 			s.log("expire %s: %s", m.ID, fmtChange(c))
+			for _, x := range c.Members {
+				if x.ID == m.ID {
+					simStats["timer-"+string(x.State)]++
+				}
+			}
 			s.apply(c)
 		}
 	}
@@ -484,11 +504,12 @@ func (s *sim) settled() bool {
 }
 
 func TestSimulation(t *testing.T) {
-	seeds, steps := 1000, 150
+	seeds, steps := 1000, 200
 	if testing.Short() {
 		seeds = 200
 	}
 	for seed := int64(1); seed <= int64(seeds); seed++ {
 		runSim(t, seed, steps)
 	}
+	t.Logf("%d schedules of %d fault steps; exercised: %v", seeds, steps, simStats)
 }

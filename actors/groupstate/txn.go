@@ -2,7 +2,6 @@ package groupstate
 
 import (
 	"slices"
-	"sort"
 	"time"
 )
 
@@ -110,7 +109,7 @@ func (t *txn) liveIDs() []string {
 			ids = append(ids, m.ID)
 		}
 	}
-	sort.Strings(ids)
+	slices.Sort(ids)
 	return ids
 }
 
@@ -121,17 +120,19 @@ func (t *txn) recompute() {
 		return
 	}
 	ids := t.liveIDs()
-	prev := make(map[string][]int, len(ids))
-	for _, id := range ids {
-		prev[id] = t.get(id).Target
+	cur := make([]*Member, len(ids))
+	prevOf := make([][]int, len(ids))
+	for i, id := range ids {
+		cur[i] = t.get(id)
+		prevOf[i] = cur[i].Target
 	}
-	next := Assign(prev, ids, t.meta.ShardCount)
-	for _, id := range ids {
-		nt := next[id]
+	next := assignSorted(prevOf, t.meta.ShardCount)
+	for i, id := range ids {
+		nt := next[i]
 		if len(nt) == 0 {
 			nt = nil
 		}
-		if slices.Equal(nt, t.get(id).Target) {
+		if slices.Equal(nt, cur[i].Target) {
 			continue
 		}
 		c := t.mutable(id)

@@ -32,11 +32,15 @@ func openRedis(cfg config.Config, logger *slog.Logger) (redis.UniversalClient, f
 	opts := &redis.UniversalOptions{
 		Addrs: addrs, Username: r.Username, Password: r.Password, DB: r.DB,
 		DialTimeout: r.DialTimeout, ReadTimeout: r.ReadTimeout, WriteTimeout: r.WriteTimeout,
-		MaxRetries: 1,
+		// Fail fast when Redis is down: members are told RETRY and keep
+		// their shards within their leases; slow retries would only hold the
+		// group actor's mailbox.
+		MaxRetries: 1, DialerRetries: 1, DialerRetryTimeout: 50 * time.Millisecond,
 	}
 	if r.TLS {
 		opts.TLSConfig = &tls.Config{MinVersion: tls.VersionTLS12}
 	}
+	redis.SetLogger(redisLogger{logger})
 	client := redis.NewUniversalClient(opts)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
@@ -52,4 +56,12 @@ func openRedis(cfg config.Config, logger *slog.Logger) (redis.UniversalClient, f
 		}
 	}
 	return client, closeAll, nil
+}
+
+// redisLogger routes go-redis' internal messages (dial failures) to slog at
+// debug level: the coordinator reports Redis outages itself (health, RETRY).
+type redisLogger struct{ l *slog.Logger }
+
+func (r redisLogger) Printf(_ context.Context, format string, v ...any) {
+	r.l.Debug(fmt.Sprintf(format, v...), slog.String("component", "go-redis"))
 }

@@ -79,4 +79,3 @@ func indexByte(s string, c byte) int {
 	}
 	return -1
 }
-

@@ -57,3 +57,23 @@ func TestParallelServers(t *testing.T) {
 		t.Fatal("two servers share an address")
 	}
 }
+
+func TestCommandCalls(t *testing.T) {
+	srv := redistest.Start(t)
+	c := srv.Client()
+	ctx := context.Background()
+	srv.ResetStats()
+	for i := 0; i < 3; i++ {
+		if err := c.HSet(ctx, "h", "f", i).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	calls := srv.CommandCalls()
+	if calls["hset"] != 3 {
+		t.Fatalf("hset calls = %d, want 3 (all: %v)", calls["hset"], calls)
+	}
+	srv.ResetStats()
+	if n := srv.CommandCalls()["hset"]; n != 0 {
+		t.Fatalf("hset calls after reset = %d", n)
+	}
+}

@@ -1,0 +1,254 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/alicebob/miniredis/v2"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/redisstream/coordinator/membersdk"
+	"github.com/redisstream/coordinator/test/recorder"
+)
+
+const (
+	heartbeatInterval = 500 * time.Millisecond
+	leaseTTL          = 3 * time.Second
+	rebalanceTimeout  = 10 * time.Second
+)
+
+type demo struct {
+	dir       string
+	bins      map[string]string
+	redisAddr string
+	redisCmd  *exec.Cmd
+	embedded  *miniredis.Miniredis
+	coordURL  string
+	coordCmd  *exec.Cmd
+	rdb       *redis.Client
+	http      *http.Client
+	rec       *recorder.Recorder
+	produced  atomic.Int64
+	reown     time.Duration
+
+	mu      sync.Mutex
+	members map[string]*exec.Cmd
+	waits   sync.WaitGroup
+}
+
+func newDemo() (*demo, error) {
+	dir, err := os.MkdirTemp("", "rsc-demo-")
+	if err != nil {
+		return nil, err
+	}
+	d := &demo{dir: dir, bins: map[string]string{}, rec: recorder.New(), members: map[string]*exec.Cmd{},
+		http: &http.Client{Timeout: 5 * time.Second}}
+	fmt.Printf("Building the coordinator and the member process (logs and report in %s)\n", dir)
+	for name, pkg := range map[string]string{"coordinator": "./cmd/coordinator", "memberproc": "./test/memberproc"} {
+		out := filepath.Join(dir, name)
+		cmd := exec.Command("go", "build", "-o", out, pkg)
+		cmd.Dir = repoRoot()
+		if b, err := cmd.CombinedOutput(); err != nil {
+			return nil, fmt.Errorf("go build %s: %v\n%s", pkg, err, b)
+		}
+		d.bins[name] = out
+	}
+	if err := d.startRedis(); err != nil {
+		return d, err
+	}
+	d.rdb = redis.NewClient(&redis.Options{Addr: d.redisAddr})
+	return d, d.startCoordinator()
+}
+
+func repoRoot() string {
+	if wd, err := os.Getwd(); err == nil {
+		if _, err := os.Stat(filepath.Join(wd, "go.mod")); err == nil {
+			return wd
+		}
+	}
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..")
+}
+
+func freePort() int {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+func (d *demo) startRedis() error {
+	if path, err := exec.LookPath("redis-server"); err == nil {
+		port := freePort()
+		d.redisAddr = "127.0.0.1:" + strconv.Itoa(port)
+		d.redisCmd = exec.Command(path, "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", d.dir)
+		d.redisCmd.Stdout, _ = os.Create(filepath.Join(d.dir, "redis.log"))
+		if err := d.redisCmd.Start(); err != nil {
+			return fmt.Errorf("start redis-server: %w", err)
+		}
+		fmt.Printf("Redis: redis-server on %s\n", d.redisAddr)
+		return waitTCP(d.redisAddr, 10*time.Second)
+	}
+	d.embedded = miniredis.NewMiniRedis()
+	if err := d.embedded.StartAddr("127.0.0.1:0"); err != nil {
+		return err
+	}
+	d.redisAddr = d.embedded.Addr()
+	fmt.Printf("Redis: redis-server not on PATH, using an embedded in-process Redis on %s (development only)\n", d.redisAddr)
+	return nil
+}
+
+func (d *demo) startCoordinator() error {
+	port := freePort()
+	d.coordURL = "http://127.0.0.1:" + strconv.Itoa(port)
+	cmd := exec.Command(d.bins["coordinator"])
+	cmd.Env = append(os.Environ(),
+		"RSC_HTTP_ADDR=127.0.0.1:"+strconv.Itoa(port),
+		"RSC_REDIS_ADDRS="+d.redisAddr,
+		"RSC_COORDINATION_HEARTBEAT_INTERVAL="+heartbeatInterval.String(),
+		"RSC_COORDINATION_MEMBER_LEASE_TTL="+leaseTTL.String(),
+		"RSC_COORDINATION_REBALANCE_TIMEOUT="+rebalanceTimeout.String(),
+	)
+	logf, err := os.Create(filepath.Join(d.dir, "coordinator.log"))
+	if err != nil {
+		return err
+	}
+	cmd.Stdout, cmd.Stderr = logf, logf
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("start coordinator: %w", err)
+	}
+	d.coordCmd = cmd
+	fmt.Printf("Coordinator: %s (heartbeat %s, lease %s)\n", d.coordURL, heartbeatInterval, leaseTTL)
+	return waitTCP("127.0.0.1:"+strconv.Itoa(port), 30*time.Second)
+}
+
+func waitTCP(addr string, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		if c, err := net.DialTimeout("tcp", addr, 200*time.Millisecond); err == nil {
+			c.Close()
+			return nil
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return fmt.Errorf("%s did not accept connections within %s", addr, timeout)
+}
+
+func (d *demo) startMember(id string) error {
+	cmd := exec.Command(d.bins["memberproc"], "--coordinator", d.coordURL, "--redis", d.redisAddr,
+		"--stream", streamPrefix, "--group", groupName, "--id", id)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	logf, err := os.Create(filepath.Join(d.dir, id+".log"))
+	if err != nil {
+		return err
+	}
+	cmd.Stderr = logf
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("start %s: %w", id, err)
+	}
+	d.mu.Lock()
+	d.members[id] = cmd
+	d.mu.Unlock()
+	d.waits.Add(1)
+	go func() {
+		defer d.waits.Done()
+		d.rec.Read(bufio.NewReader(stdout), func(line string) { fmt.Fprintln(logf, line) })
+		_ = cmd.Wait()
+	}()
+	return nil
+}
+
+func (d *demo) kill(id string) {
+	d.mu.Lock()
+	cmd := d.members[id]
+	delete(d.members, id)
+	d.mu.Unlock()
+	if cmd != nil {
+		_ = cmd.Process.Signal(syscall.SIGKILL)
+	}
+}
+
+// stopMembers asks every member to leave (SIGTERM) and waits for them.
+func (d *demo) stopMembers() {
+	d.mu.Lock()
+	for _, cmd := range d.members {
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+	}
+	d.members = map[string]*exec.Cmd{}
+	d.mu.Unlock()
+	done := make(chan struct{})
+	go func() { d.waits.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		fmt.Println("members did not exit within 30s")
+	}
+}
+
+func (d *demo) produce(ctx context.Context) {
+	p, err := membersdk.NewProducer(membersdk.ProducerConfig{
+		CoordinatorURLs: []string{d.coordURL}, StreamPrefix: streamPrefix, ConsumerGroup: groupName, Redis: d.rdb,
+	})
+	if err != nil {
+		fmt.Println("producer:", err)
+		return
+	}
+	t := time.NewTicker(time.Second / publishRate)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		seq := d.produced.Load() + 1
+		if _, err := p.Publish(ctx, "customer-"+strconv.FormatInt(seq%97, 10), map[string]any{"seq": seq}); err != nil {
+			if ctx.Err() == nil {
+				fmt.Println("publish:", err)
+			}
+			continue
+		}
+		d.produced.Store(seq)
+	}
+}
+
+func (d *demo) close() {
+	d.stopMembers()
+	if d.coordCmd != nil {
+		_ = d.coordCmd.Process.Signal(syscall.SIGTERM)
+		done := make(chan struct{})
+		go func() { _ = d.coordCmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			_ = d.coordCmd.Process.Kill()
+		}
+	}
+	if d.rdb != nil {
+		_ = d.rdb.Close()
+	}
+	if d.redisCmd != nil {
+		_ = d.redisCmd.Process.Kill()
+		_ = d.redisCmd.Wait()
+	}
+	if d.embedded != nil {
+		d.embedded.Close()
+	}
+}

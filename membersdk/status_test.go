@@ -1,0 +1,104 @@
+package membersdk
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/redisstream/coordinator/api/protocol"
+	"github.com/stretchr/testify/require"
+)
+
+// scripted answers every heartbeat with the current reply.
+type scripted struct {
+	mu    sync.Mutex
+	reply protocol.HeartbeatResponse
+}
+
+func (s *scripted) set(r protocol.HeartbeatResponse) {
+	s.mu.Lock()
+	s.reply = r
+	s.mu.Unlock()
+}
+
+func (s *scripted) answer(protocol.HeartbeatRequest) (protocol.HeartbeatResponse, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.reply, true
+}
+
+func reply(status protocol.Status, epoch, mv int64, assigned ...int) protocol.HeartbeatResponse {
+	return protocol.HeartbeatResponse{Status: status, MemberEpoch: epoch, MetadataVersion: mv,
+		Assignment: protocol.Assignment{AssignedShards: protocol.ShardIDs(assigned), PendingShards: []protocol.ShardID{}, MetadataVersion: mv}}
+}
+
+func TestStatusesOtherThanOK(t *testing.T) {
+	t.Parallel()
+	rc := setupRedis(t, 3)
+	f := newFakeCoord(t, 1)
+	var s scripted
+	s.set(reply(protocol.StatusOK, 4, 2, 0, 1))
+	f.setScript(s.answer)
+	var ev events
+	c, err := NewConsumer(testConfig(f, rc, "m0", &ev), func(ctx context.Context, m Message) error { return nil })
+	require.NoError(t, err)
+	stop, _ := runConsumer(t, c)
+	eventually(t, func() bool { return ev.has(EventShardStarted, "m0", 0) && ev.has(EventShardStarted, "m0", 1) }, 3*time.Second, "started 0 and 1")
+
+	owned := func() []int { r, _ := f.lastRequest("m0"); return ownedIn(r) }
+	waitRequests := func(n int) {
+		k := len(f.requests("m0"))
+		eventually(t, func() bool { return len(f.requests("m0")) >= k+n }, 3*time.Second, "more heartbeats")
+	}
+
+	// RETRY: keep everything, start nothing, epoch unchanged.
+	s.set(reply(protocol.StatusRetry, 0, 0, 2))
+	waitRequests(3)
+	require.Equal(t, []int{0, 1}, owned())
+	r, _ := f.lastRequest("m0")
+	require.Equal(t, int64(4), r.MemberEpoch)
+	require.False(t, ev.has(EventShardStarted, "m0", 2))
+	require.NotEmpty(t, ev.find(EventHeartbeatFailed))
+
+	// REVOKE_PENDING with shard 2 assigned: start nothing new.
+	s.set(reply(protocol.StatusRevokePending, 4, 2, 0, 1, 2))
+	waitRequests(3)
+	require.Equal(t, []int{0, 1}, owned())
+	require.False(t, ev.has(EventShardStarted, "m0", 2))
+
+	// SYNC_METADATA: adopt the version, keep only assigned shards, start nothing.
+	s.set(reply(protocol.StatusSyncMetadata, 4, 1, 0, 2))
+	eventually(t, func() bool { return ev.has(EventShardReleased, "m0", 1) }, 3*time.Second, "shard 1 revoked")
+	waitRequests(2)
+	require.Equal(t, []int{0}, owned())
+	r, _ = f.lastRequest("m0")
+	require.Equal(t, int64(1), r.MetadataVersion)
+	require.False(t, ev.has(EventShardStarted, "m0", 2))
+
+	// OK again: the assignment is applied.
+	s.set(reply(protocol.StatusOK, 5, 3, 0, 2))
+	eventually(t, func() bool { return slices.Equal(owned(), []int{0, 2}) }, 3*time.Second, "shard 2 started on OK")
+	r, _ = f.lastRequest("m0")
+	require.Equal(t, int64(5), r.MemberEpoch)
+	require.Equal(t, int64(3), r.MetadataVersion)
+	require.False(t, ev.has(EventFenced, "", -1))
+	require.NoError(t, stop())
+}
+
+func TestMissingConsumerGroupIsRecreatedFromTheStart(t *testing.T) {
+	t.Parallel()
+	rc := setupRedis(t, 0)
+	id := xadd(t, rc, 0, "k", "early") // stream exists, group does not
+	f := newFakeCoord(t, 1)
+	f.setTarget("m0", 0)
+	var ev events
+	var h handled
+	c, err := NewConsumer(testConfig(f, rc, "m0", &ev), func(ctx context.Context, m Message) error { h.add(m); return nil })
+	require.NoError(t, err)
+	stop, _ := runConsumer(t, c)
+	eventually(t, func() bool { return h.count() == 1 }, 5*time.Second, "entry written before the group existed is read")
+	require.Equal(t, id, h.calls[0].ID)
+	require.NoError(t, stop())
+}

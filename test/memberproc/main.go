@@ -1,0 +1,104 @@
+// Command memberproc is a member process for demos and end-to-end tests: one
+// membersdk consumer whose handler records every entry it handles, and every
+// acknowledgement, as JSON lines on stdout (test/recorder.Line). SIGTERM
+// leaves the group gracefully; SIGKILL is a crash.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/redisstream/coordinator/membersdk"
+	"github.com/redisstream/coordinator/test/recorder"
+)
+
+func main() {
+	coord := flag.String("coordinator", "http://127.0.0.1:8080", "coordinator URLs, comma separated")
+	redisAddr := flag.String("redis", "127.0.0.1:6379", "Redis address")
+	stream := flag.String("stream", "orders", "stream prefix")
+	group := flag.String("group", "workers", "consumer group")
+	id := flag.String("id", "", "member id (default: from POD_IP/hostname)")
+	concurrency := flag.Int("concurrency", 4, "handler concurrency")
+	work := flag.Duration("work", 2*time.Millisecond, "simulated work per entry")
+	logLevel := flag.String("log", "warn", "log level")
+	flag.Parse()
+
+	var level slog.Level
+	_ = level.UnmarshalText([]byte(*logLevel))
+	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	out := &lineWriter{enc: json.NewEncoder(os.Stdout)}
+
+	rdb := redis.NewClient(&redis.Options{Addr: *redisAddr, DialTimeout: time.Second, ReadTimeout: 3 * time.Second, WriteTimeout: time.Second})
+	defer rdb.Close()
+	cfg := membersdk.ConsumerConfig{
+		CoordinatorURLs: strings.Split(*coord, ","),
+		StreamPrefix:    *stream,
+		ConsumerGroup:   *group,
+		MemberID:        *id,
+		MemberName:      "memberproc",
+		Concurrency:     *concurrency,
+		Redis:           rdb,
+		Logger:          logger,
+		OnEvent: func(ev membersdk.Event) {
+			l := recorder.Line{Member: ev.MemberID, Shard: ev.Shard, Epoch: ev.Epoch, EntryID: ev.EntryID, At: ev.Time.UnixNano()}
+			switch ev.Type {
+			case membersdk.EventAcked:
+				l.Kind = "acked"
+			case membersdk.EventAckRefused:
+				l.Kind = "refused"
+			default:
+				l.Kind, l.Event, l.Shards = "event", string(ev.Type), ev.Shards
+			}
+			out.write(l)
+		},
+	}
+	var memberID string // set before Run starts any handler
+	c, err := membersdk.NewConsumer(cfg, func(ctx context.Context, msg membersdk.Message) error {
+		seq, _ := strconv.ParseInt(fmt.Sprint(msg.Values["seq"]), 10, 64)
+		out.write(recorder.Line{Kind: "handled", Member: memberID, Shard: msg.Shard, Epoch: msg.Epoch,
+			EntryID: msg.ID, Seq: seq, At: time.Now().UnixNano()})
+		if *work > 0 {
+			select {
+			case <-time.After(*work):
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "memberproc:", err)
+		os.Exit(2)
+	}
+	memberID = c.MemberID()
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	if err := c.Run(ctx); err != nil && ctx.Err() == nil {
+		fmt.Fprintln(os.Stderr, "memberproc:", err)
+		os.Exit(1)
+	}
+}
+
+// lineWriter serialises JSON lines from concurrent handlers.
+type lineWriter struct {
+	mu  sync.Mutex
+	enc *json.Encoder
+}
+
+func (w *lineWriter) write(l recorder.Line) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	_ = w.enc.Encode(l)
+}
