@@ -46,6 +46,10 @@ type Config struct {
 	// RequestTimeout bounds each Service call (default 10 s); a call that
 	// runs out of time is answered 503.
 	RequestTimeout time.Duration
+	// TrustedProxies lists proxy IPs or CIDRs (e.g. the ingress) whose
+	// X-Forwarded-For header names the client IP used for login rate limiting
+	// and logs. Empty: the TCP peer address is the client IP.
+	TrustedProxies []string
 	// ServerVersion is reported by /monitoring/compatibility.
 	ServerVersion string
 	// Logger receives warnings and server errors; nil means slog.Default().

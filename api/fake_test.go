@@ -14,7 +14,7 @@ type fakeService struct {
 	err    error // returned by every error-returning method when set
 	health protocol.HealthResponse
 	hb     func(p, g, m string, req protocol.HeartbeatRequest) protocol.HeartbeatResponse
-	last   any // last request body seen
+	last   any  // last request body seen
 	quiet  bool // record nothing (benchmarks)
 }
 

@@ -89,3 +89,16 @@ func TestLimiterEvictsFullBucketsFirst(t *testing.T) {
 	}
 	require.LessOrEqual(t, len(l.buckets), maxBuckets)
 }
+
+func TestLoginRateLimitUsesTrustedProxyHeader(t *testing.T) {
+	cfg := authConfig(t)
+	cfg.AdminRateLimit = RateLimit{RequestsPerSecond: 1, Burst: 1}
+	cfg.TrustedProxies = []string{"0.0.0.0/0", "::/0"}
+	h := newHarness(t, cfg, WithClock(newClock().Now))
+	loginFrom := func(ip string) int {
+		return h.do("POST", "/coord/v1/auth/login", `{"username":"admin","password":"x"}`, "X-Forwarded-For", ip).status
+	}
+	require.Equal(t, 401, loginFrom("10.0.0.1"))
+	require.Equal(t, 429, loginFrom("10.0.0.1"))
+	require.Equal(t, 401, loginFrom("10.0.0.2"), "another client behind the same proxy has its own bucket")
+}

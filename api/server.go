@@ -59,7 +59,7 @@ func New(cfg Config, svc Service, opts ...Option) *Server {
 		s.log.Warn("AUTHENTICATION IS OFF: no auth.users configured, every route (admin included) is open to anyone who can reach this port. Development only.")
 	}
 	s.limiter = newLimiter(cfg.AdminRateLimit, s.now)
-	s.app = fiber.New(fiber.Config{
+	fc := fiber.Config{
 		BodyLimit:             cfg.BodyLimit,
 		ErrorHandler:          s.serverError,
 		DisableStartupMessage: true,
@@ -67,7 +67,14 @@ func New(cfg Config, svc Service, opts ...Option) *Server {
 		ReadTimeout:           30 * time.Second,
 		WriteTimeout:          30 * time.Second,
 		IdleTimeout:           2 * time.Minute,
-	})
+	}
+	if len(cfg.TrustedProxies) > 0 {
+		fc.EnableTrustedProxyCheck = true
+		fc.TrustedProxies = cfg.TrustedProxies
+		fc.ProxyHeader = fiber.HeaderXForwardedFor
+		fc.EnableIPValidation = true
+	}
+	s.app = fiber.New(fc)
 	s.app.Use(s.observe)
 	s.routes()
 	return s

@@ -48,6 +48,7 @@ type Consumer struct {
 	running    atomic.Int64  // handlers running now
 	selfFenced atomic.Bool   // shared by every ownership token
 	epoch      atomic.Int64  // member epoch, for messages and events
+	mv         atomic.Int64  // metadataVersion last adopted
 	started    atomic.Bool
 	exits      chan *worker // a worker has fully stopped
 
@@ -70,6 +71,7 @@ type loopState struct {
 	sentAny         bool
 	assigned        []int
 	pending         []int
+	warnedInterval  bool
 }
 
 // NewConsumer validates cfg, fills in defaults and returns a consumer that
@@ -112,6 +114,11 @@ func (c *Consumer) MemberID() string { return c.cfg.MemberID }
 
 // Epoch is the member epoch last given by the coordinator (0 while joining).
 func (c *Consumer) Epoch() int64 { return c.epoch.Load() }
+
+// MetadataVersion is the routing metadata version the coordinator last gave
+// the member. Feed it to Producer.ObserveMetadataVersion to refresh a
+// producer's routing as soon as the shard set changes.
+func (c *Consumer) MetadataVersion() int64 { return c.mv.Load() }
 
 // Run heartbeats and consumes until ctx is cancelled, then leaves the group
 // gracefully (drain in-flight work within rebalanceTimeoutMs, heartbeat with

@@ -491,3 +491,29 @@ func TestUnknownMemberRejoins(t *testing.T) {
 	require.Len(t, ev.find(EventJoined), 2)
 	require.NoError(t, stop())
 }
+
+func TestRetryDoesNotRenewTheLease(t *testing.T) {
+	t.Parallel()
+	rc := setupRedis(t, 1)
+	f := newFakeCoord(t, 1)
+	f.lease = 1000
+	f.setTarget("m0", 0)
+	var ev events
+	cfg := testConfig(f, rc, "m0", &ev)
+	cfg.SelfFenceMargin = 300 * time.Millisecond
+	c, err := NewConsumer(cfg, func(ctx context.Context, m Message) error { return nil })
+	require.NoError(t, err)
+	stop, _ := runConsumer(t, c)
+	eventually(t, func() bool { return ev.has(EventShardStarted, "m0", 0) }, 3*time.Second, "started")
+	f.setScript(func(req protocol.HeartbeatRequest) (protocol.HeartbeatResponse, bool) {
+		return protocol.HeartbeatResponse{Status: protocol.StatusRetry}, true
+	})
+	eventually(t, func() bool { return ev.has(EventSelfFenced, "m0", -1) }, 3*time.Second, "self-fenced despite RETRY answers")
+	eventually(t, func() bool {
+		r, _ := f.lastRequest("m0")
+		return len(r.OwnedShards) == 0 && r.MemberEpoch == 1
+	}, 3*time.Second, "reports nothing owned while self-fenced, same epoch")
+	f.setScript(nil)
+	eventually(t, func() bool { return len(ev.find(EventShardStarted)) == 2 }, 3*time.Second, "resumed")
+	require.NoError(t, stop())
+}

@@ -53,6 +53,7 @@ func (w *worker) deadLetter(msg Message, cause error) bool {
 		return false
 	case err != nil:
 		w.c.log.Warn("dead-lettering failed; the entry stays pending and will be delivered again", "shard", w.shard, "id", msg.ID, "error", err)
+		w.reclaim.Store(true)
 		return false
 	}
 	w.c.log.Warn("entry moved to the dead-letter stream", "shard", w.shard, "id", msg.ID, "dlq", w.c.cfg.DeadLetterStream, "dlqId", dlqID, "deliveries", msg.DeliveryCount, "error", cause)

@@ -63,9 +63,13 @@ type Event struct {
 	Shard    int
 	// EntryID is set for entry events (ACKED, ACK_REFUSED, DEAD_LETTERED).
 	EntryID string
-	// Shards and Pending are set for ASSIGNMENT.
+	// Shards and Pending are set for ASSIGNMENT (Shards also for FENCED,
+	// SELF_FENCED and LEAVING: the shards stopped).
 	Shards  []int
 	Pending []int
+	// MetadataVersion is set for JOINED and ASSIGNMENT; a Producer in the same
+	// process can be fed it through ObserveMetadataVersion.
+	MetadataVersion int64
 	// Status is the heartbeat status for FENCED and HEARTBEAT_FAILED (RETRY).
 	Status protocol.Status
 	// URL is the coordinator URL for FAILOVER and HEARTBEAT_FAILED.

@@ -101,6 +101,7 @@ func (c *Consumer) apply(r hbResult) (time.Time, error) {
 			mv = resp.Assignment.MetadataVersion
 		}
 		c.ls.metadataVersion = mv
+		c.mv.Store(mv)
 		if c.ls.selfFenced && fresh {
 			c.ls.selfFenced = false
 			c.selfFenced.Store(false)
@@ -110,7 +111,7 @@ func (c *Consumer) apply(r hbResult) (time.Time, error) {
 		if resp.Status == protocol.StatusOK && !c.ls.joined {
 			c.ls.joined = true
 			c.log.Info("joined the group", "epoch", c.ls.epoch, "url", r.url)
-			c.emit(Event{Type: EventJoined, URL: r.url})
+			c.emit(Event{Type: EventJoined, URL: r.url, MetadataVersion: mv})
 		}
 		assigned := protocol.Indexes(resp.Assignment.AssignedShards)
 		pending := protocol.Indexes(resp.Assignment.PendingShards)
@@ -119,11 +120,11 @@ func (c *Consumer) apply(r hbResult) (time.Time, error) {
 		if !slices.Equal(assigned, c.ls.assigned) || !slices.Equal(pending, c.ls.pending) {
 			c.ls.assigned, c.ls.pending = assigned, pending
 			c.log.Info("assignment", "status", resp.Status, "epoch", c.ls.epoch, "assigned", assigned, "pending", pending)
-			c.emit(Event{Type: EventAssignment, Shards: assigned, Pending: pending})
+			c.emit(Event{Type: EventAssignment, Shards: assigned, Pending: pending, MetadataVersion: mv})
 		}
 		// Only OK may start shards; never start pending ones.
 		c.reconcile(assigned, resp.Status == protocol.StatusOK && fresh && !c.ls.selfFenced)
-		return now.Add(c.ls.interval), nil
+		return now.Add(c.nextInterval()), nil
 	case protocol.StatusRetry:
 		c.emit(Event{Type: EventHeartbeatFailed, Status: resp.Status, URL: r.url})
 		return now.Add(c.retryInterval()), nil
@@ -150,6 +151,21 @@ func (c *Consumer) updateTiming(resp protocol.HeartbeatResponse) {
 	if resp.MemberLeaseTTLMs > 0 {
 		c.ls.lease = time.Duration(resp.MemberLeaseTTLMs) * time.Millisecond
 	}
+}
+
+// nextInterval is heartbeatIntervalMs, but never so long that one late
+// answer would make the member self-fence (a coordinator configured with an
+// interval close to the lease TTL).
+func (c *Consumer) nextInterval() time.Duration {
+	limit := c.cfg.selfFenceAfter(c.ls.lease) / 2
+	if c.ls.interval > limit && limit > 0 {
+		if !c.ls.warnedInterval {
+			c.ls.warnedInterval = true
+			c.log.Warn("heartbeat interval is too close to the lease TTL; heartbeating more often", "interval", c.ls.interval, "leaseTtl", c.ls.lease, "using", limit)
+		}
+		return limit
+	}
+	return c.ls.interval
 }
 
 func (c *Consumer) retryInterval() time.Duration {

@@ -36,6 +36,7 @@ type worker struct {
 	state      atomic.Int32
 	inRead     atomic.Bool  // a Redis read (XAUTOCLAIM, XREADGROUP) is in flight
 	inFlight   atomic.Int64 // entries delivered to this worker and not finished
+	reclaim    atomic.Bool  // an XACK or a read failed: entries may sit in our PEL
 	drainTimer atomic.Pointer[time.Timer]
 	shardSlots chan struct{}
 
@@ -216,6 +217,13 @@ func (w *worker) deliveryCounts(msgs []redis.XMessage) map[string]int64 {
 func (w *worker) readNew() {
 	bo := newBackoff(100*time.Millisecond, 2*time.Second)
 	for w.readCtx.Err() == nil {
+		if w.reclaim.Swap(false) {
+			// A failed XACK or a read whose reply was lost leaves entries in
+			// this consumer's PEL that nothing would deliver again; nothing is
+			// in flight here, so claim them back.
+			w.claimPending()
+			continue
+		}
 		w.inRead.Store(true)
 		res, err := w.c.cfg.Redis.XReadGroup(context.WithoutCancel(w.readCtx), &redis.XReadGroupArgs{
 			Group: w.c.cfg.ConsumerGroup, Consumer: w.c.cfg.MemberID,
@@ -247,6 +255,7 @@ func (w *worker) recoverReadError(err error, bo *backoff) bool {
 	if w.readCtx.Err() != nil {
 		return false
 	}
+	w.reclaim.Store(true)
 	if strings.HasPrefix(err.Error(), "NOGROUP") {
 		// The coordinator creates the group on every shard before handing it
 		// out; recreate it from the start of the stream if it went missing
@@ -394,6 +403,7 @@ func (w *worker) ack(msg Message) bool {
 		return false
 	case err != nil:
 		w.c.log.Warn("XACK failed; the entry stays pending and will be delivered again", "shard", w.shard, "id", msg.ID, "error", err)
+		w.reclaim.Store(true)
 		return false
 	}
 	w.c.emit(Event{Type: EventAcked, Shard: w.shard, EntryID: msg.ID, Epoch: msg.Epoch})

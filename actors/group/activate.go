@@ -58,7 +58,7 @@ func (a *groupActor) activate(ctx actor.Context) error {
 			return fmt.Errorf("activate %s: store new group: %w", a.key, err)
 		}
 	}
-	a.state, a.activatedAt, a.lastErr = state, now, nil
+	a.state, a.activatedAt, a.confirmedAt, a.lastErr = state, now, now, nil
 	meta := state.Meta()
 	if stream.ShardCount != meta.ShardCount || stream.MetadataVersion > meta.MetadataVersion {
 		if c := state.Resize(stream.ShardCount, stream.MetadataVersion); c != nil {

@@ -32,8 +32,9 @@ type groupActor struct {
 	activation  int64             // epoch taken from the store
 	revision    int64             // store revision of the state in memory
 	activatedAt time.Time
-	lastErr     error // why the last activation or write failed
-	stopped     bool  // fenced or deleted: answer RETRY until the actor is gone
+	confirmedAt time.Time // last time the store confirmed this activation
+	lastErr     error     // why the last activation or write failed
+	stopped     bool      // fenced or deleted: answer RETRY until the actor is gone
 
 	members  map[string]*actor.PID
 	progress map[string][]protocol.ShardProgress
@@ -49,6 +50,9 @@ func (a *groupActor) Receive(ctx actor.Context) {
 			a.deps.Logger.Warn("group activation failed; will retry on the next request",
 				slog.String("group", a.key.String()), slog.Any("err", err))
 		}
+		a.scheduleConfirm(ctx)
+	case *confirmTick:
+		a.onConfirm(ctx)
 	case *actor.Stopping, *actor.Stopped, *actor.Restarting:
 	case *HeartbeatRequest:
 		ctx.Respond(&HeartbeatReply{Response: a.heartbeat(ctx, msg)})
@@ -56,9 +60,11 @@ func (a *groupActor) Receive(ctx actor.Context) {
 		a.onMemberDue(ctx, msg.memberID)
 	case *retryTimers:
 		a.retrying = false
-		if a.ready(ctx) == nil {
-			a.commit(ctx, a.state.Tick(a.deps.Now()))
+		if a.ready(ctx) != nil || !a.confirmed(a.deps.Now()) {
+			a.scheduleRetry(ctx)
+			return
 		}
+		a.commit(ctx, a.state.Tick(a.deps.Now()))
 	case *PruneTick:
 		if a.ready(ctx) == nil {
 			a.commit(ctx, a.state.Prune(a.deps.Now()))
@@ -109,11 +115,14 @@ func (a *groupActor) commit(ctx actor.Context, c *groupstate.Change) bool {
 }
 
 func (a *groupActor) onMemberDue(ctx actor.Context, memberID string) {
-	if a.ready(ctx) != nil {
+	now := a.deps.Now()
+	if a.ready(ctx) != nil || !a.confirmed(now) {
+		// Unconfirmed (store unreachable): expiring now would punish members
+		// for the store's outage. Once confirmed again every member gets a
+		// fresh lease (onConfirm).
 		a.scheduleRetry(ctx)
 		return
 	}
-	now := a.deps.Now()
 	c := a.state.Expire(memberID, now)
 	if c == nil {
 		a.armMember(ctx, memberID) // stale timer: a heartbeat moved the deadline

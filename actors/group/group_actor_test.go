@@ -199,3 +199,27 @@ func TestUnknownStreamIsUnknownMember(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, protocol.StatusUnknownMemberID, res.(*HeartbeatReply).Response.Status)
 }
+
+func TestStoreOutageAnswersRetryThenResumesWithFreshLeases(t *testing.T) {
+	short := rules
+	short.LeaseTTL = time.Second // validity 200ms
+	s := newShell(t, short, time.Now)
+	a := s.beat("a", 0)
+	a = s.beat("a", a.MemberEpoch, protocol.Indexes(a.Assignment.AssignedShards)...)
+	require.Equal(t, protocol.StatusOK, a.Status)
+
+	s.store.SetUnavailable(true)
+	time.Sleep(1500 * time.Millisecond) // past validity and past the lease
+	r := s.beat("a", a.MemberEpoch, protocol.Indexes(a.Assignment.AssignedShards)...)
+	require.Equal(t, protocol.StatusRetry, r.Status, "an unconfirmed activation must not answer from memory")
+
+	s.store.SetUnavailable(false)
+	deadline := time.Now().Add(3 * time.Second)
+	for time.Now().Before(deadline) && r.Status != protocol.StatusOK {
+		time.Sleep(50 * time.Millisecond)
+		r = s.beat("a", a.MemberEpoch, protocol.Indexes(a.Assignment.AssignedShards)...)
+	}
+	require.Equal(t, protocol.StatusOK, r.Status, "the member resumes with its epoch: the outage alone expires nobody")
+	require.Equal(t, a.MemberEpoch, r.MemberEpoch)
+	require.Equal(t, a.Assignment.AssignedShards, r.Assignment.AssignedShards)
+}

@@ -53,6 +53,7 @@ func (a *groupActor) save(c *groupstate.Change) error {
 		return err // the store's error names the group already
 	}
 	a.revision = rev
+	a.confirmedAt = a.deps.Now()
 	return nil
 }
 

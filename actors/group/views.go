@@ -128,6 +128,7 @@ type DebugState struct {
 	ActivationEpoch int64            `json:"activationEpoch"`
 	StoreRevision   int64            `json:"storeRevision"`
 	ActivatedAt     string           `json:"activatedAt,omitempty"`
+	ConfirmedAt     string           `json:"confirmedAt,omitempty"`
 	LastError       string           `json:"lastError,omitempty"`
 	Meta            *groupstate.Meta `json:"meta,omitempty"`
 	Members         []DebugMember    `json:"members"`
@@ -154,7 +155,7 @@ func (a *groupActor) debug(ctx actor.Context) *DebugState {
 	d := &DebugState{
 		Group: a.key.String(), NodeID: a.deps.NodeID, Actor: ctx.Self().String(),
 		Active: a.state != nil && !a.stopped, ActivationEpoch: a.activation, StoreRevision: a.revision,
-		ActivatedAt: stamp(a.activatedAt), Members: []DebugMember{}, Holders: map[int]string{},
+		ActivatedAt: stamp(a.activatedAt), ConfirmedAt: stamp(a.confirmedAt), Members: []DebugMember{}, Holders: map[int]string{},
 	}
 	if a.lastErr != nil {
 		d.LastError = a.lastErr.Error()

@@ -100,7 +100,7 @@ func (g *Group) CheckInvariants() []string {
 			maxT = n
 		}
 	}
-	for s := 0; s < max(len(g.holder), len(holders)+mt.ShardCount); s++ {
+	for s := range g.holder {
 		want := holders[s]
 		if got := g.holderOf(s); got != want {
 			add("holder index says shard %d is held by %q, records say %q", s, got, want)

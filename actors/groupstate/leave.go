@@ -16,8 +16,7 @@ import (
 func (g *Group) leave(hb *Heartbeat, r report, now time.Time) Decision {
 	m := g.members[hb.MemberID]
 	if m == nil || m.State == StateExpired {
-		d := g.reject(hb, StatusOK, -1, "")
-		return d
+		return g.reject(hb, StatusOK, -1, "")
 	}
 	if m.State == StateFenced && len(r.held) > 0 {
 		return g.reject(hb, StatusFencedMemberEpoch, m.Epoch,

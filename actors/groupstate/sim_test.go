@@ -1,10 +1,9 @@
 package groupstate
 
 import (
+	"flag"
 	"fmt"
 	"math/rand"
-	"slices"
-	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -24,21 +23,6 @@ const (
 	simInterval = 3 * time.Second
 	simMargin   = 3 * time.Second
 )
-
-type simMember struct {
-	id          string
-	alive       bool
-	leaving     bool
-	epoch       int64
-	mv          int64
-	reading     map[int]bool
-	draining    map[int]time.Time // shard → when the drain completes
-	revoked     []int             // drained, reported as REVOKED until acknowledged
-	lastOK      time.Time
-	nextHB      time.Time
-	pausedUntil time.Time
-	maxEpoch    int64
-}
 
 type sim struct {
 	t        testing.TB
@@ -91,227 +75,6 @@ func (s *sim) spawn() *simMember {
 		reading: map[int]bool{}, draining: map[int]time.Time{}}
 	s.members = append(s.members, m)
 	return m
-}
-
-func (m *simMember) dropAll() {
-	m.reading, m.draining, m.revoked, m.epoch = map[int]bool{}, map[int]time.Time{}, nil, 0
-}
-
-func (m *simMember) holdsAnything() bool { return len(m.reading)+len(m.draining) > 0 }
-
-func (s *sim) drainDelay() time.Duration {
-	if s.faults && s.rng.Intn(10) == 0 {
-		return simRebal + time.Duration(s.rng.Intn(20))*time.Second // too slow: gets fenced
-	}
-	return time.Duration(s.rng.Intn(4000)) * time.Millisecond
-}
-
-func (s *sim) request(m *simMember) Heartbeat {
-	s.req++
-	hb := Heartbeat{ProtocolVersion: 1, RequestID: fmt.Sprint(s.req), PathMemberID: m.id, MemberID: m.id,
-		MemberEpoch: m.epoch, MetadataVersion: m.mv, Capacity: Capacity{4, 4}}
-	if m.leaving {
-		hb.MemberEpoch = -1
-	}
-	if hb.MemberEpoch == 0 {
-		return hb
-	}
-	for sh := range m.reading {
-		hb.Owned = append(hb.Owned, sh)
-	}
-	sort.Ints(hb.Owned)
-	var dr []int
-	for sh := range m.draining {
-		dr = append(dr, sh)
-	}
-	sort.Ints(dr)
-	for _, sh := range dr {
-		hb.Revoking = append(hb.Revoking, RevokingShard{Shard: sh, State: RevokeDraining, InFlight: 1})
-	}
-	for _, sh := range m.revoked {
-		hb.Revoking = append(hb.Revoking, RevokingShard{Shard: sh, State: RevokeRevoked})
-	}
-	return hb
-}
-
-// heartbeat sends one heartbeat of m with the given delivery fault.
-func (s *sim) heartbeat(m *simMember, fault string) {
-	m.nextHB = s.now.Add(simInterval)
-	hb := s.request(m)
-	if fault == "lost-request" {
-		s.log("%s hb epoch=%d LOST REQUEST", m.id, hb.MemberEpoch)
-		return
-	}
-	resp := s.deliver(hb)
-	if fault == "duplicate" {
-		resp = s.deliver(hb)
-	}
-	simStats[string(resp.Status)]++
-	if fault != "" {
-		simStats[fault]++
-	}
-	s.log("%s hb epoch=%d owned=%v rev=%v -> %s epoch=%d a=%v p=%v %s", m.id, hb.MemberEpoch, hb.Owned, hb.Revoking,
-		resp.Status, resp.MemberEpoch, resp.Assigned, resp.Pending, fault)
-	if fault == "lost-response" {
-		return
-	}
-	s.handle(m, hb, resp)
-}
-
-func (s *sim) deliver(hb Heartbeat) Response {
-	d := s.g.Heartbeat(hb, s.now)
-	if d.Change == nil && d.Response.Status == StatusOK && hb.MemberEpoch > 0 {
-		s.fail("accepted heartbeat without a change")
-	}
-	s.apply(d.Change)
-	return d.Response
-}
-
-func (s *sim) handle(m *simMember, hb Heartbeat, r Response) {
-	switch r.Status {
-	case StatusOK, StatusSyncMetadata, StatusRevokePending:
-		m.lastOK = s.now
-		m.mv = r.MetadataVersion
-		m.revoked = nil
-		if hb.MemberEpoch == -1 {
-			if !m.holdsAnything() {
-				m.alive = false // left for good
-				s.log("%s left", m.id)
-				simStats["left"]++
-			}
-			return
-		}
-		if r.MemberEpoch < m.maxEpoch {
-			s.fail("%s: member epoch went back from %d to %d", m.id, m.maxEpoch, r.MemberEpoch)
-		}
-		m.maxEpoch = r.MemberEpoch
-		m.epoch = r.MemberEpoch
-		for sh := range m.reading {
-			if !slices.Contains(r.Assigned, sh) {
-				delete(m.reading, sh)
-				m.draining[sh] = s.now.Add(s.drainDelay())
-			}
-		}
-		for _, sh := range r.Assigned {
-			if _, ok := m.draining[sh]; ok {
-				delete(m.draining, sh)
-				m.reading[sh] = true
-			} else if r.Status == StatusOK && !m.reading[sh] {
-				m.reading[sh] = true
-			}
-		}
-	case StatusFencedMemberEpoch, StatusUnknownMemberID:
-		m.dropAll()
-		if m.leaving {
-			m.nextHB = s.now
-		}
-	default:
-		s.fail("%s: unexpected status %s: %s", m.id, r.Status, r.Message)
-	}
-}
-
-func (s *sim) apply(c *Change) {
-	s.g.Apply(c)
-	s.check()
-}
-
-// check runs every per-step property.
-func (s *sim) check() {
-	s.t.Helper()
-	if v := s.g.CheckInvariants(); len(v) > 0 {
-		s.fail("invariants: %s", strings.Join(v, "; "))
-	}
-	// Real-world single owner: no shard read (or drained) by two live processes, and whoever
-	// reads a shard is its holder for the coordinator.
-	readers := map[int]string{}
-	for _, m := range s.members {
-		if !m.alive {
-			continue
-		}
-		for sh := range m.reading {
-			s.reader(readers, sh, m.id)
-		}
-		for sh := range m.draining {
-			s.reader(readers, sh, m.id)
-		}
-	}
-	// No epoch regression: group level and per member record.
-	mt := s.g.Meta()
-	if mt.GroupEpoch < s.lastMeta.GroupEpoch || mt.AssignmentEpoch < s.lastMeta.AssignmentEpoch || mt.MetadataVersion < s.lastMeta.MetadataVersion {
-		s.fail("group epochs regressed: %+v -> %+v", s.lastMeta, mt)
-	}
-	for _, m := range s.g.Members() {
-		if m.Epoch < s.epochOf[m.ID] {
-			s.fail("member %s record epoch regressed %d -> %d", m.ID, s.epochOf[m.ID], m.Epoch)
-		}
-		s.epochOf[m.ID] = m.Epoch
-	}
-	if mt.AssignmentEpoch != s.lastMeta.AssignmentEpoch {
-		s.checkSticky(s.target, s.g.Target())
-		s.target = s.g.Target()
-	}
-	s.lastMeta = mt
-}
-
-func (s *sim) reader(readers map[int]string, sh int, id string) {
-	if o, dup := readers[sh]; dup {
-		s.fail("shard %d read by both %s and %s", sh, o, id)
-	}
-	readers[sh] = id
-	if h, _ := s.g.Holder(sh); h != id {
-		s.fail("shard %d read by %s but the coordinator's holder is %q", sh, id, h)
-	}
-}
-
-// checkSticky: a single join moves at most what balance needs (old members only lose, and the
-// total taken is minimal for balanced quotas); departures move only the departed's shards.
-func (s *sim) checkSticky(old, cur map[string][]int) {
-	var added, removed []string
-	for id := range cur {
-		if _, ok := old[id]; !ok {
-			added = append(added, id)
-		}
-	}
-	for id := range old {
-		if _, ok := cur[id]; !ok {
-			removed = append(removed, id)
-		}
-	}
-	if len(old) == 0 || len(cur) == 0 {
-		return
-	}
-	switch {
-	case len(added) == 0:
-		for id, sh := range cur {
-			if len(diff(old[id], sh)) > 0 {
-				s.fail("departure of %v moved shards %v away from %s", removed, diff(old[id], sh), id)
-			}
-		}
-	case len(added) == 1 && len(removed) == 0:
-		n := len(cur)
-		base, extra := s.shards/n, s.shards%n
-		var counts []int
-		moved := 0
-		for id, sh := range old {
-			if len(diff(cur[id], sh)) > 0 {
-				s.fail("join of %v gave old member %s new shards %v", added, id, diff(cur[id], sh))
-			}
-			moved += len(sh) - len(cur[id])
-			counts = append(counts, len(sh))
-		}
-		sort.Sort(sort.Reverse(sort.IntSlice(counts)))
-		need := 0
-		for i, c := range counts {
-			q := base
-			if i < extra {
-				q++
-			}
-			need += max(0, c-q)
-		}
-		if moved > need {
-			s.fail("join of %v moved %d shards, balance needs %d", added, moved, need)
-		}
-	}
 }
 
 // advance moves the clock; members self-fence first, then the coordinator's timers fire.
@@ -473,38 +236,14 @@ func runSim(t testing.TB, seed int64, steps int) {
 	s.fail("not settled %s after faults stopped", simTTL+simRebal+10*simInterval)
 }
 
-// settled: every shard is in exactly one live member's Assigned and that process reads it.
-func (s *sim) settled() bool {
-	if s.g.Live() == 0 {
-		return false
-	}
-	owner := map[int]string{}
-	for _, m := range s.g.Members() {
-		if !inTarget(m.State) || len(m.Revoking) > 0 || len(m.Pending) > 0 {
-			if inTarget(m.State) {
-				return false
-			}
-			continue
-		}
-		for _, sh := range m.Assigned {
-			owner[sh] = m.ID
-		}
-	}
-	if len(owner) != s.shards {
-		return false
-	}
-	for sh, id := range owner {
-		for _, m := range s.members {
-			if m.id == id && (!m.alive || !m.reading[sh]) {
-				return false
-			}
-		}
-	}
-	return true
-}
+var simSeed = flag.Int64("sim.seed", 0, "run only this simulation seed (as printed by a failure)")
 
 func TestSimulation(t *testing.T) {
 	seeds, steps := 1000, 200
+	if *simSeed != 0 {
+		runSim(t, *simSeed, steps)
+		return
+	}
 	if testing.Short() {
 		seeds = 200
 	}

@@ -89,7 +89,8 @@ type Response struct {
 }
 
 // Change is what an evaluation wants to happen. The shell persists it (if Durable) and only
-// then calls Apply. Members holds new full versions of changed members (sorted by id).
+// then calls Apply. Members holds new full versions of changed members (sorted by id); their
+// slices may be shared with the group's state and must be treated as read-only.
 type Change struct {
 	Meta    *Meta    // nil = unchanged
 	Members []Member // new full versions of changed members

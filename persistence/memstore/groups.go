@@ -30,6 +30,21 @@ func (s *Store) Activate(ctx context.Context, key persistence.GroupKey, owner st
 	return snapshot(key, g), nil
 }
 
+// CheckActivation implements persistence.Store.
+func (s *Store) CheckActivation(ctx context.Context, key persistence.GroupKey, activationEpoch int64) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	op := "check activation of group " + key.String()
+	if err := s.check(ctx, op); err != nil {
+		return err
+	}
+	g := s.groups[key]
+	if g == nil || !g.live || g.activation != activationEpoch {
+		return fmt.Errorf("%s: activation %d is not current: %w", op, activationEpoch, persistence.ErrFenced)
+	}
+	return nil
+}
+
 // SaveGroup implements persistence.Store.
 func (s *Store) SaveGroup(ctx context.Context, key persistence.GroupKey, activationEpoch, expectedRevision int64, change persistence.GroupChange) (int64, error) {
 	s.mu.Lock()

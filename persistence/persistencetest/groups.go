@@ -253,3 +253,17 @@ func testDeleteThenReactivate(t *testing.T, s persistence.Store) {
 func testPing(t *testing.T, s persistence.Store) {
 	require.NoError(t, s.Ping(context.Background()))
 }
+
+func testCheckActivation(t *testing.T, s persistence.Store) {
+	ctx := context.Background()
+	require.ErrorIs(t, s.CheckActivation(ctx, gk, 1), persistence.ErrFenced, "never activated")
+	first, err := s.Activate(ctx, gk, "node-a")
+	require.NoError(t, err)
+	require.NoError(t, s.CheckActivation(ctx, gk, first.ActivationEpoch))
+	second, err := s.Activate(ctx, gk, "node-b")
+	require.NoError(t, err)
+	require.ErrorIs(t, s.CheckActivation(ctx, gk, first.ActivationEpoch), persistence.ErrFenced, "older activation")
+	require.NoError(t, s.CheckActivation(ctx, gk, second.ActivationEpoch))
+	require.NoError(t, s.DeleteGroup(ctx, gk, second.ActivationEpoch))
+	require.ErrorIs(t, s.CheckActivation(ctx, gk, second.ActivationEpoch), persistence.ErrFenced, "deleted group")
+}

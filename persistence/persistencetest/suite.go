@@ -28,6 +28,7 @@ func Run(t *testing.T, newStore func(t *testing.T) persistence.Store) {
 		{"ActivateNewGroup", testActivateNewGroup},
 		{"ActivateFencesOlder", testActivateFencesOlder},
 		{"RevisionConflict", testRevisionConflict},
+		{"CheckActivation", testCheckActivation},
 		{"SaveLoadRoundTrip", testSaveLoadRoundTrip},
 		{"EmptyChange", testEmptyChange},
 		{"UnknownGroup", testUnknownGroup},

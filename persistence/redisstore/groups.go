@@ -124,6 +124,24 @@ func guardErr(op, status string, rest []any, epoch int64) error {
 	return fmt.Errorf("%s: unexpected script status %q", op, status)
 }
 
+// CheckActivation implements persistence.Store.
+func (s *Store) CheckActivation(ctx context.Context, key persistence.GroupKey, activationEpoch int64) error {
+	op := "check activation of group " + key.String()
+	if err := checkCtx(ctx, op); err != nil {
+		return err
+	}
+	vals, err := s.c.HMGet(ctx, s.k.groupMeta(key), "activation", "live").Result()
+	if err != nil {
+		return mapErr(op, err)
+	}
+	act, _ := vals[0].(string)
+	live, _ := vals[1].(string)
+	if live != "1" || act != strconv.FormatInt(activationEpoch, 10) {
+		return fmt.Errorf("%s: activation %d is not current (stored %q, live %q): %w", op, activationEpoch, act, live, persistence.ErrFenced)
+	}
+	return nil
+}
+
 // LoadGroup implements persistence.Store.
 func (s *Store) LoadGroup(ctx context.Context, key persistence.GroupKey) (persistence.GroupSnapshot, error) {
 	op := "load group " + key.String()

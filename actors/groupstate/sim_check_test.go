@@ -1,0 +1,142 @@
+package groupstate
+
+import (
+	"sort"
+	"strings"
+)
+
+// Per-step and final properties checked by the simulation.
+
+func (s *sim) apply(c *Change) {
+	s.g.Apply(c)
+	s.check()
+}
+
+// check runs every per-step property.
+func (s *sim) check() {
+	s.t.Helper()
+	if v := s.g.CheckInvariants(); len(v) > 0 {
+		s.fail("invariants: %s", strings.Join(v, "; "))
+	}
+	// Real-world single owner: no shard read (or drained) by two live processes, and whoever
+	// reads a shard is its holder for the coordinator.
+	readers := map[int]string{}
+	for _, m := range s.members {
+		if !m.alive {
+			continue
+		}
+		for sh := range m.reading {
+			s.reader(readers, sh, m.id)
+		}
+		for sh := range m.draining {
+			s.reader(readers, sh, m.id)
+		}
+	}
+	// No epoch regression: group level and per member record.
+	mt := s.g.Meta()
+	if mt.GroupEpoch < s.lastMeta.GroupEpoch || mt.AssignmentEpoch < s.lastMeta.AssignmentEpoch || mt.MetadataVersion < s.lastMeta.MetadataVersion {
+		s.fail("group epochs regressed: %+v -> %+v", s.lastMeta, mt)
+	}
+	for _, m := range s.g.Members() {
+		if m.Epoch < s.epochOf[m.ID] {
+			s.fail("member %s record epoch regressed %d -> %d", m.ID, s.epochOf[m.ID], m.Epoch)
+		}
+		s.epochOf[m.ID] = m.Epoch
+	}
+	if mt.AssignmentEpoch != s.lastMeta.AssignmentEpoch {
+		s.checkSticky(s.target, s.g.Target())
+		s.target = s.g.Target()
+	}
+	s.lastMeta = mt
+}
+
+func (s *sim) reader(readers map[int]string, sh int, id string) {
+	if o, dup := readers[sh]; dup {
+		s.fail("shard %d read by both %s and %s", sh, o, id)
+	}
+	readers[sh] = id
+	if h, _ := s.g.Holder(sh); h != id {
+		s.fail("shard %d read by %s but the coordinator's holder is %q", sh, id, h)
+	}
+}
+
+// checkSticky: a single join moves at most what balance needs (old members only lose, and the
+// total taken is minimal for balanced quotas); departures move only the departed's shards.
+func (s *sim) checkSticky(old, cur map[string][]int) {
+	var added, removed []string
+	for id := range cur {
+		if _, ok := old[id]; !ok {
+			added = append(added, id)
+		}
+	}
+	for id := range old {
+		if _, ok := cur[id]; !ok {
+			removed = append(removed, id)
+		}
+	}
+	if len(old) == 0 || len(cur) == 0 {
+		return
+	}
+	switch {
+	case len(added) == 0:
+		for id, sh := range cur {
+			if len(diff(old[id], sh)) > 0 {
+				s.fail("departure of %v moved shards %v away from %s", removed, diff(old[id], sh), id)
+			}
+		}
+	case len(added) == 1 && len(removed) == 0:
+		n := len(cur)
+		base, extra := s.shards/n, s.shards%n
+		var counts []int
+		moved := 0
+		for id, sh := range old {
+			if len(diff(cur[id], sh)) > 0 {
+				s.fail("join of %v gave old member %s new shards %v", added, id, diff(cur[id], sh))
+			}
+			moved += len(sh) - len(cur[id])
+			counts = append(counts, len(sh))
+		}
+		sort.Sort(sort.Reverse(sort.IntSlice(counts)))
+		need := 0
+		for i, c := range counts {
+			q := base
+			if i < extra {
+				q++
+			}
+			need += max(0, c-q)
+		}
+		if moved > need {
+			s.fail("join of %v moved %d shards, balance needs %d", added, moved, need)
+		}
+	}
+}
+
+// settled: every shard is in exactly one live member's Assigned and that process reads it.
+func (s *sim) settled() bool {
+	if s.g.Live() == 0 {
+		return false
+	}
+	owner := map[int]string{}
+	for _, m := range s.g.Members() {
+		if !inTarget(m.State) || len(m.Revoking) > 0 || len(m.Pending) > 0 {
+			if inTarget(m.State) {
+				return false
+			}
+			continue
+		}
+		for _, sh := range m.Assigned {
+			owner[sh] = m.ID
+		}
+	}
+	if len(owner) != s.shards {
+		return false
+	}
+	for sh, id := range owner {
+		for _, m := range s.members {
+			if m.id == id && (!m.alive || !m.reading[sh]) {
+				return false
+			}
+		}
+	}
+	return true
+}

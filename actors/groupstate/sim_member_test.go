@@ -1,0 +1,142 @@
+package groupstate
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"time"
+)
+
+// The simulated member: it follows the member protocol faithfully.
+
+type simMember struct {
+	id          string
+	alive       bool
+	leaving     bool
+	epoch       int64
+	mv          int64
+	reading     map[int]bool
+	draining    map[int]time.Time // shard → when the drain completes
+	revoked     []int             // drained, reported as REVOKED until acknowledged
+	lastOK      time.Time
+	nextHB      time.Time
+	pausedUntil time.Time
+	maxEpoch    int64
+}
+
+func (m *simMember) dropAll() {
+	m.reading, m.draining, m.revoked, m.epoch = map[int]bool{}, map[int]time.Time{}, nil, 0
+}
+
+func (m *simMember) holdsAnything() bool { return len(m.reading)+len(m.draining) > 0 }
+
+func (s *sim) drainDelay() time.Duration {
+	if s.faults && s.rng.Intn(10) == 0 {
+		return simRebal + time.Duration(s.rng.Intn(20))*time.Second // too slow: gets fenced
+	}
+	return time.Duration(s.rng.Intn(4000)) * time.Millisecond
+}
+
+func (s *sim) request(m *simMember) Heartbeat {
+	s.req++
+	hb := Heartbeat{ProtocolVersion: 1, RequestID: fmt.Sprint(s.req), PathMemberID: m.id, MemberID: m.id,
+		MemberEpoch: m.epoch, MetadataVersion: m.mv, Capacity: Capacity{4, 4}}
+	if m.leaving {
+		hb.MemberEpoch = -1
+	}
+	if hb.MemberEpoch == 0 {
+		return hb
+	}
+	for sh := range m.reading {
+		hb.Owned = append(hb.Owned, sh)
+	}
+	sort.Ints(hb.Owned)
+	var dr []int
+	for sh := range m.draining {
+		dr = append(dr, sh)
+	}
+	sort.Ints(dr)
+	for _, sh := range dr {
+		hb.Revoking = append(hb.Revoking, RevokingShard{Shard: sh, State: RevokeDraining, InFlight: 1})
+	}
+	for _, sh := range m.revoked {
+		hb.Revoking = append(hb.Revoking, RevokingShard{Shard: sh, State: RevokeRevoked})
+	}
+	return hb
+}
+
+// heartbeat sends one heartbeat of m with the given delivery fault.
+func (s *sim) heartbeat(m *simMember, fault string) {
+	m.nextHB = s.now.Add(simInterval)
+	hb := s.request(m)
+	if fault == "lost-request" {
+		s.log("%s hb epoch=%d LOST REQUEST", m.id, hb.MemberEpoch)
+		return
+	}
+	resp := s.deliver(hb)
+	if fault == "duplicate" {
+		resp = s.deliver(hb)
+	}
+	simStats[string(resp.Status)]++
+	if fault != "" {
+		simStats[fault]++
+	}
+	s.log("%s hb epoch=%d owned=%v rev=%v -> %s epoch=%d a=%v p=%v %s", m.id, hb.MemberEpoch, hb.Owned, hb.Revoking,
+		resp.Status, resp.MemberEpoch, resp.Assigned, resp.Pending, fault)
+	if fault == "lost-response" {
+		return
+	}
+	s.handle(m, hb, resp)
+}
+
+func (s *sim) deliver(hb Heartbeat) Response {
+	d := s.g.Heartbeat(hb, s.now)
+	if d.Change == nil && d.Response.Status == StatusOK && hb.MemberEpoch > 0 {
+		s.fail("accepted heartbeat without a change")
+	}
+	s.apply(d.Change)
+	return d.Response
+}
+
+func (s *sim) handle(m *simMember, hb Heartbeat, r Response) {
+	switch r.Status {
+	case StatusOK, StatusSyncMetadata, StatusRevokePending:
+		m.lastOK = s.now
+		m.mv = r.MetadataVersion
+		m.revoked = nil
+		if hb.MemberEpoch == -1 {
+			if !m.holdsAnything() {
+				m.alive = false // left for good
+				s.log("%s left", m.id)
+				simStats["left"]++
+			}
+			return
+		}
+		if r.MemberEpoch < m.maxEpoch {
+			s.fail("%s: member epoch went back from %d to %d", m.id, m.maxEpoch, r.MemberEpoch)
+		}
+		m.maxEpoch = r.MemberEpoch
+		m.epoch = r.MemberEpoch
+		for sh := range m.reading {
+			if !slices.Contains(r.Assigned, sh) {
+				delete(m.reading, sh)
+				m.draining[sh] = s.now.Add(s.drainDelay())
+			}
+		}
+		for _, sh := range r.Assigned {
+			if _, ok := m.draining[sh]; ok {
+				delete(m.draining, sh)
+				m.reading[sh] = true
+			} else if r.Status == StatusOK && !m.reading[sh] {
+				m.reading[sh] = true
+			}
+		}
+	case StatusFencedMemberEpoch, StatusUnknownMemberID:
+		m.dropAll()
+		if m.leaving {
+			m.nextHB = s.now
+		}
+	default:
+		s.fail("%s: unexpected status %s: %s", m.id, r.Status, r.Message)
+	}
+}

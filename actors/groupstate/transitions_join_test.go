@@ -1,0 +1,157 @@
+package groupstate
+
+import (
+	"slices"
+	"testing"
+	"time"
+)
+
+// One test per state transition, named after it (files transitions_*_test.go).
+
+func stable2(t *testing.T) *harness {
+	h := newHarness(t, 4)
+	h.join("A")
+	h.send(hbFor("A", 1, []int{0, 1, 2, 3}))
+	h.join("B")
+	h.send(hbFor("A", 1, []int{0, 1, 2, 3})) // told to revoke 2,3
+	h.send(hbFor("A", 1, []int{0, 1}))       // released → epoch 2
+	h.send(hbFor("B", 2, nil))               // granted 2,3
+	h.send(hbFor("B", 2, []int{2, 3}))
+	h.send(hbFor("A", 2, []int{0, 1}))
+	return h
+}
+
+func wantResp(t *testing.T, r Response, st Status, epoch int64, assigned, pending []int) {
+	t.Helper()
+	if r.Status != st || r.MemberEpoch != epoch || !slices.Equal(r.Assigned, assigned) || !slices.Equal(r.Pending, pending) {
+		t.Fatalf("got %s, want %s epoch=%d assigned=%v pending=%v", fmtResp(r), st, epoch, assigned, pending)
+	}
+	if r.Assigned == nil || r.Pending == nil {
+		t.Fatalf("nil slices in response %+v", r)
+	}
+}
+
+func TestJoinFirstMemberGetsEveryShard(t *testing.T) {
+	h := newHarness(t, 3)
+	r := h.join("A")
+	wantResp(t, r, StatusOK, 1, []int{0, 1, 2}, []int{})
+	if m := h.member("A"); m.State != StateStarting || m.LeaseDeadline != t0.Add(testCfg.LeaseTTL) {
+		t.Fatalf("member %+v", m)
+	}
+	h.send(hbFor("A", 1, []int{0, 1, 2}))
+	if h.member("A").State != StateActive {
+		t.Fatal("STARTING → ACTIVE on the first accepted heartbeat")
+	}
+}
+
+func TestJoinSecondMemberGetsPendingShards(t *testing.T) {
+	h := newHarness(t, 4)
+	h.join("A")
+	r := h.join("B")
+	wantResp(t, r, StatusOK, 2, []int{}, []int{2, 3})
+	if id, _ := h.g.Holder(2); id != "A" {
+		t.Fatalf("shard 2 must stay with A until released, holder %q", id)
+	}
+}
+
+func TestRejoinOfLiveMemberReleasesEverything(t *testing.T) {
+	h := stable2(t)
+	r := h.join("A")
+	wantResp(t, r, StatusOK, 2, []int{0, 1}, []int{})
+	if m := h.member("A"); m.PrevEpoch != 0 || m.State != StateStarting {
+		t.Fatalf("member %+v", m)
+	}
+	if g := h.g.Meta().GroupEpoch; g != 2 {
+		t.Fatalf("a live rejoin must not bump the group epoch, got %d", g)
+	}
+}
+
+func TestRejoinOfFencedMemberReleasesBlockedShards(t *testing.T) {
+	h := stable2(t)
+	h.send(hbFor("A", 9, []int{0, 1})) // ahead → fenced, keeps blocking 0,1
+	if id, _ := h.g.Holder(0); id != "A" {
+		t.Fatalf("fenced A must keep blocking shard 0, holder %q", id)
+	}
+	r := h.join("A")
+	if r.Status != StatusOK || h.member("A").State != StateStarting {
+		t.Fatalf("rejoin: %s", fmtResp(r))
+	}
+	if g := h.g.Meta().GroupEpoch; g != 4 {
+		t.Fatalf("group epoch %d, want 4 (fence + rejoin)", g)
+	}
+}
+
+func TestRejoinAfterExpiryGetsHigherEpoch(t *testing.T) {
+	h := stable2(t)
+	h.now = h.now.Add(16 * time.Second)
+	h.send(hbFor("B", 2, []int{2, 3}))
+	h.apply(h.g.Expire("A", h.now))
+	if h.member("A").State != StateExpired {
+		t.Fatal("A must be EXPIRED")
+	}
+	r := h.join("A")
+	if r.MemberEpoch <= 2 {
+		t.Fatalf("epoch regressed: %s", fmtResp(r))
+	}
+}
+
+func TestLeaveUnknownMemberIsIdempotent(t *testing.T) {
+	h := newHarness(t, 2)
+	d := h.g.Heartbeat(hbFor("ghost", -1, nil), h.now)
+	if d.Change != nil || d.Response.Status != StatusOK || d.Response.MemberEpoch != -1 {
+		t.Fatalf("got %s %v", fmtResp(d.Response), d.Change)
+	}
+}
+
+func TestLeaveOwningNothingDeletesAtOnce(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		owned    []int
+		revoking []RevokingShard
+	}{
+		{"empty", nil, nil},
+		{"all revoked", nil, []RevokingShard{{Shard: 0, State: RevokeRevoked}, {Shard: 1, State: RevokeRevoked}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := stable2(t)
+			r := h.send(hbFor("A", -1, tc.owned, tc.revoking...))
+			wantResp(t, r, StatusOK, -1, []int{}, []int{})
+			if _, ok := h.g.Member("A"); ok {
+				t.Fatal("A must be deleted")
+			}
+			if _, held := h.g.Holder(0); held {
+				t.Fatal("shard 0 must be free at once")
+			}
+			if tg := h.member("B").Target; !slices.Equal(tg, []int{0, 1, 2, 3}) {
+				t.Fatalf("B target %v", tg)
+			}
+		})
+	}
+}
+
+func TestLeaveWithOwnedBecomesLeaving(t *testing.T) {
+	h := stable2(t)
+	r := h.send(hbFor("A", -1, []int{0, 1}))
+	wantResp(t, r, StatusOK, -1, []int{}, []int{})
+	m := h.member("A")
+	if m.State != StateLeaving || !slices.Equal(m.Revoking, []int{0, 1}) || len(m.Target) != 0 {
+		t.Fatalf("member %+v", m)
+	}
+	h.send(hbFor("A", -1, []int{1}))
+	if id, _ := h.g.Holder(0); id != "" {
+		t.Fatal("shard 0 released")
+	}
+	h.send(hbFor("A", -1, nil))
+	if _, ok := h.g.Member("A"); ok {
+		t.Fatal("A deleted once it holds nothing")
+	}
+}
+
+func TestLeavingMemberWithPositiveEpochIsFenced(t *testing.T) {
+	h := stable2(t)
+	h.send(hbFor("A", -1, []int{0, 1}))
+	r := h.send(hbFor("A", 2, []int{0, 1}))
+	if r.Status != StatusFencedMemberEpoch || h.member("A").State != StateFenced {
+		t.Fatalf("got %s", fmtResp(r))
+	}
+}

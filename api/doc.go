@@ -1,0 +1,57 @@
+// Package api is the coordinator's HTTP front (SPEC §4–§5): a fiber app that
+// decodes, validates, authenticates, rate-limits and maps errors, and hands
+// every decision to a Service (service.go) implemented by the actor host.
+// It never decides ownership.
+//
+// # Use
+//
+//	srv := api.New(api.Config{...}, svc)   // panics if Config.Validate fails
+//	go srv.Listen("127.0.0.1:8080")        // or srv.Serve(ln); srv.Addr()
+//	...
+//	srv.Shutdown(ctx)                      // drains in-flight requests
+//
+// srv.App() is the *fiber.App (app.Test in tests). Options: WithMetrics
+// (default metrics.Default, served on /metrics) and WithClock (tests).
+//
+// # Contracts
+//
+// Routes and the role each needs are listed in routes.go; roles and
+// authentication in auth.go; bearer tokens in tokens.go.
+//
+//   - Every handler validates before it calls the Service: path segments are
+//     percent-decoded once and checked with protocol.ValidateName /
+//     ValidateMemberID; bodies are decoded with protocol.DecodeHeartbeat or
+//     protocol.DecodeJSON and checked (validate.go). Invalid input is 4xx and
+//     the Service is not called, so it changes no state.
+//   - Heartbeat protocol outcomes are HTTP 200 with the status in the body;
+//     the Service produces them (including INVALID_REQUEST for a path/body
+//     memberId mismatch and memberEpoch < -1, and UNSUPPORTED_PROTOCOL).
+//   - Every non-2xx answer is {"status","errorCode","message"} with
+//     Content-Type application/json, where status is the upper-snake HTTP
+//     reason (BAD_REQUEST, UNAUTHORIZED, …). This covers unknown routes (404),
+//     wrong methods (405), bodies over Config.BodyLimit (413), compressed
+//     bodies (415), rate limits (429, Retry-After), Service errors (mapped in
+//     errors.go, the only place that does it) and panics (500, generic).
+//     One exception by design: a DOWN health check answers 503 with the
+//     health body (status "DOWN") plus errorCode and message.
+//   - 500 and 503 messages are generic; the detail is logged. Passwords,
+//     tokens, token secrets and Authorization headers are never logged, nor
+//     usernames that match no configured user.
+//   - With no users configured, authentication is OFF (development only) and
+//     New logs a warning saying so.
+//   - Each Service call gets a context bounded by Config.RequestTimeout;
+//     running out of time is 503 TIMEOUT with Retry-After: 1.
+//
+// Known limit: a request whose method fasthttp does not know at all (not
+// GET, POST, …) is answered by fiber itself with a plain-text 400.
+//
+// # Tests, fuzzing, benchmark
+//
+//	go test -race ./api/...
+//	go test ./api -run XXX -fuzz FuzzHeartbeatRoute -fuzztime 5m
+//	go test ./api -run XXX -fuzz FuzzAdminDecode -fuzztime 5m
+//	go test ./api -run XXX -bench BenchmarkHeartbeatRoute -benchtime 3s
+//
+// The benchmark reports the heartbeat route next to bare fiber handlers in
+// the same run; compare rsc-* with baseline-*.
+package api
