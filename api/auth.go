@@ -18,16 +18,17 @@ import (
 // Authentication: HTTP Basic or "Authorization: Bearer <token>" (tokens.go).
 // Authorization: every route declares the access it needs (routes.go):
 //
-//	accessPublic  no credentials (health, login; heartbeats when member auth is off)
-//	accessRead    READ (WRITE implies READ)
-//	accessWrite   WRITE
-//	accessMember  MEMBER, only when auth.authenticate-member-api is on, else public
-//	accessAny     any authenticated principal (READ, WRITE or MEMBER)
+//	accessPublic    no credentials (health, login)
+//	accessRead      READ (WRITE implies READ)
+//	accessWrite     WRITE
+//	accessMember    MEMBER when auth.authenticate-member-api is on, else public (heartbeats)
+//	accessProtocol  any role when auth.authenticate-member-api is on, else public
+//	                (compatibility: what member clients read before heartbeating)
 //
 // Missing or wrong credentials: 401 UNAUTHENTICATED with
 // WWW-Authenticate: Basic realm="rsc". Valid credentials without the role:
 // 403 FORBIDDEN. With no users configured authentication is off and every
-// request runs as the anonymous principal with every role (development only).
+// request is allowed (development only); rate limits then key on client IP.
 // Passwords are compared with bcrypt for hashes and in constant time for
 // plain ones; neither passwords, tokens nor Authorization headers are logged.
 
@@ -38,7 +39,7 @@ const (
 	accessRead
 	accessWrite
 	accessMember
-	accessAny
+	accessProtocol
 )
 
 type roleSet uint8
@@ -226,7 +227,8 @@ func (a *authenticator) authenticate(header string) (p principal, knownUser stri
 // require returns the middleware enforcing need on a route, or nil when the
 // route needs no check (auth off, or a public route).
 func (s *Server) require(need access) fiber.Handler {
-	if s.auth == nil || need == accessPublic || (need == accessMember && !s.cfg.Auth.AuthenticateMemberAPI) {
+	memberOpen := !s.cfg.Auth.AuthenticateMemberAPI
+	if s.auth == nil || need == accessPublic || ((need == accessMember || need == accessProtocol) && memberOpen) {
 		return nil
 	}
 	var want roleSet

@@ -107,6 +107,9 @@ func TestRoles(t *testing.T) {
 	// Public and any-role routes.
 	h := newHarness(t, cfg)
 	require.Equal(t, 200, h.do("GET", "/coord/v1/monitoring/health", "").status)
+	require.Equal(t, 200, h.do("GET", "/coord/v1/monitoring/compatibility", "").status, "member auth off: open like heartbeats")
+	cfg.Auth.AuthenticateMemberAPI = true
+	h = newHarness(t, cfg)
 	require.Equal(t, 401, h.do("GET", "/coord/v1/monitoring/compatibility", "").status)
 	for user, pass := range users {
 		require.Equal(t, 200, h.do("GET", "/coord/v1/monitoring/compatibility", "", "Authorization", basic(user, pass)).status)

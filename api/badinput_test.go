@@ -2,8 +2,12 @@ package api
 
 import (
 	"fmt"
+	"io"
+	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 
 	"github.com/redisstream/coordinator/api/protocol"
 )
@@ -154,4 +158,33 @@ func TestBadAdminInput(t *testing.T) {
 			h.assertRejected(h.do(tc.method, tc.path, tc.body), tc.status, tc.code)
 		})
 	}
+}
+
+// Bodies between the limit and the hard limit are read and refused with 413
+// by the server itself (works even through app.Test); far larger ones are cut
+// off by fasthttp: the answer is a 413 with the SPEC body if the client gets
+// to read it, otherwise the connection is reset. Either way the Service is
+// not called.
+func TestBodyLimitTiers(t *testing.T) {
+	h := newHarness(t, Config{BodyLimit: 1000})
+	h.assertRejected(h.do("POST", "/coord/v1/streams/orders", `{"requestedBy":"ops","reason":"`+strings.Repeat("r", 2000)+`"}`), 413, protocol.CodePayloadTooLarge)
+	require.Equal(t, 201, h.do("POST", "/coord/v1/streams/orders", `{"requestedBy":"ops"}`).status, "the server still serves")
+
+	h = newHarness(t, Config{BodyLimit: 1000})
+	h.listen()
+	req, err := http.NewRequest("POST", h.base+"/coord/v1/streams/orders", strings.NewReader(`{"requestedBy":"`+strings.Repeat("r", 1<<20)+`"}`))
+	require.NoError(t, err)
+	resp, err := http.DefaultClient.Do(req)
+	if err == nil {
+		defer resp.Body.Close()
+		require.Equal(t, 413, resp.StatusCode)
+		b, _ := io.ReadAll(resp.Body)
+		require.JSONEq(t, `{"status":"PAYLOAD_TOO_LARGE","errorCode":"PAYLOAD_TOO_LARGE","message":"request body is larger than the server's body limit"}`, string(b))
+	}
+	require.Empty(t, h.fake.Calls())
+}
+
+func TestEmptySegmentWithLargeBodyIs413(t *testing.T) {
+	h := newHarness(t, Config{BodyLimit: 10})
+	h.assertRejected(h.do("POST", "/coord/v1/streams/", `{"requestedBy":"ops"}`), 413, protocol.CodePayloadTooLarge)
 }

@@ -43,7 +43,7 @@ func (s *Server) login(c *fiber.Ctx) error {
 		AccessToken:      token,
 		TokenType:        "Bearer",
 		ExpiresAt:        exp.UTC().Format(time.RFC3339),
-		ExpiresInSeconds: int64(exp.Sub(s.now()).Seconds()),
+		ExpiresInSeconds: int64(exp.Sub(s.now()).Round(time.Second).Seconds()),
 		Roles:            roles,
 	})
 }

@@ -15,7 +15,7 @@ import "github.com/gofiber/fiber/v2"
 //	POST   /coord/v1/streams/:p/groups/:g/migrations/:id/rollback       WRITE    rollback → 202, limited
 //	POST   /coord/v1/auth/login                                         public   token, limited per IP
 //	GET    /coord/v1/monitoring/health                                  public   200 UP/DEGRADED, 503 DOWN
-//	GET    /coord/v1/monitoring/compatibility                           any role
+//	GET    /coord/v1/monitoring/compatibility                           MEMBER** protocol versions
 //	GET    /coord/v1/monitoring/groups                                  READ
 //	GET    /coord/v1/monitoring/streams/:p/groups/:g                    READ
 //	GET    /coord/v1/monitoring/streams/:p/groups/:g/members            READ
@@ -26,7 +26,8 @@ import "github.com/gofiber/fiber/v2"
 //	GET    /debug/streams/:p/groups/:g                                  READ
 //	GET    /metrics                                                     READ     Prometheus text
 //
-// * MEMBER only when auth.authenticate-member-api is on; public otherwise.
+// *  MEMBER only when auth.authenticate-member-api is on; public otherwise.
+// ** public when auth.authenticate-member-api is off; any role otherwise.
 func (s *Server) routes() {
 	const (
 		v1    = "/coord/v1"
@@ -45,7 +46,7 @@ func (s *Server) routes() {
 	s.add(fiber.MethodPost, v1+"/auth/login", accessPublic, loginKey, s.login)
 
 	s.add(fiber.MethodGet, v1+"/monitoring/health", accessPublic, nil, s.health)
-	s.add(fiber.MethodGet, v1+"/monitoring/compatibility", accessAny, nil, s.compatibility)
+	s.add(fiber.MethodGet, v1+"/monitoring/compatibility", accessProtocol, nil, s.compatibility)
 	s.add(fiber.MethodGet, v1+"/monitoring/groups", accessRead, nil, s.groups)
 	s.add(fiber.MethodGet, mon, accessRead, nil, s.monitorGroup)
 	s.add(fiber.MethodGet, mon+"/members", accessRead, nil, s.members)

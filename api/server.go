@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -60,7 +61,7 @@ func New(cfg Config, svc Service, opts ...Option) *Server {
 	}
 	s.limiter = newLimiter(cfg.AdminRateLimit, s.now)
 	fc := fiber.Config{
-		BodyLimit:             cfg.BodyLimit,
+		BodyLimit:             hardBodyLimit(cfg.BodyLimit),
 		ErrorHandler:          s.serverError,
 		DisableStartupMessage: true,
 		CaseSensitive:         true,
@@ -122,14 +123,33 @@ func (s *Server) observe(c *fiber.Ctx) error {
 		}
 		s.metrics.ObserveHTTP(routeLabel(c), methodLabel(c), c.Response().StatusCode(), time.Since(start))
 	}()
-	if err := c.Next(); err != nil {
-		if routeLabel(c) == unmatched && emptySegment(c.Path()) {
+	var err error
+	if len(c.Request().Body()) > s.cfg.BodyLimit {
+		err = errBodyTooLarge
+	} else {
+		err = c.Next()
+	}
+	if err != nil {
+		var fe *fiber.Error
+		if errors.As(err, &fe) && (fe.Code == 404 || fe.Code == 405) && emptySegment(c.Path()) {
 			err = invalidArgument("the path has an empty segment (empty stream, group, member or migration name)")
 		}
 		s.writeError(c, err)
 	}
 	return nil
 }
+
+// The body limit is enforced in two tiers. Bodies up to hardBodyLimit are
+// read in full and then refused with 413 by observe when over
+// Config.BodyLimit: the client gets the SPEC answer on a healthy connection.
+// Beyond hardBodyLimit fasthttp stops reading, answers 413 through
+// serverError and closes the connection; a client still sending its body
+// may then see a connection reset instead of the answer.
+func hardBodyLimit(limit int) int {
+	return max(4*limit, limit+64<<10)
+}
+
+var errBodyTooLarge = fiber.ErrRequestEntityTooLarge
 
 // serverError is fiber's ErrorHandler: it only sees errors raised before
 // routing (body over the limit, headers too large).

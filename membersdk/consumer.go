@@ -72,6 +72,7 @@ type loopState struct {
 	assigned        []int
 	pending         []int
 	warnedInterval  bool
+	failing         bool // the last heartbeat got no answer, or RETRY
 }
 
 // NewConsumer validates cfg, fills in defaults and returns a consumer that
@@ -172,9 +173,12 @@ func (c *Consumer) Run(ctx context.Context) error {
 			}
 		case w := <-c.exits:
 			c.workerExited(w)
-			if inFlight {
+			switch {
+			case c.ls.failing:
+				// The coordinator is not answering: keep the retry pace.
+			case inFlight:
 				again = true // report the release right after the answer
-			} else {
+			default:
 				nextHB = c.now()
 			}
 		case <-timer.C:

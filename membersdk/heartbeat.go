@@ -76,6 +76,7 @@ func (c *Consumer) send(ctx context.Context, req protocol.HeartbeatRequest, sent
 // due. A non-nil error ends Run.
 func (c *Consumer) apply(r hbResult) (time.Time, error) {
 	now := c.now()
+	c.ls.failing = r.err != nil || r.resp.Status == protocol.StatusRetry
 	if r.err != nil {
 		var ae *AuthError
 		if errors.As(r.err, &ae) {

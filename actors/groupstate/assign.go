@@ -53,10 +53,6 @@ func assignSorted(prevOf [][]int, shardCount int) [][]int {
 	ints := make([]int32, 3*n)
 	kept, quota, have := ints[:n], ints[n:2*n], ints[2*n:]
 	for i, p := range prevOf {
-		if !sortedUnique(p) { // tolerate unsorted or duplicated input (rare): keep ascending order
-			p = slices.Compact(slices.Sorted(slices.Values(p)))
-		}
-		prevOf[i] = p
 		for _, s := range p {
 			if s >= 0 && s < S && owner[s] < 0 {
 				owner[s] = int32(i)
@@ -99,14 +95,23 @@ func assignSorted(prevOf [][]int, shardCount int) [][]int {
 			have[i] = kept[i]
 			continue
 		}
+		// Keep the first quota[i] shards in the order given; mark kept ones with n+i while
+		// walking so that a shard listed twice is not counted twice, then unmark.
 		var k int32
+		mark := int32(n + i)
 		for _, s := range p {
 			if s >= 0 && s < S && owner[s] == int32(i) {
 				if k < quota[i] {
 					k++
+					owner[s] = mark
 				} else {
 					owner[s] = -1
 				}
+			}
+		}
+		for _, s := range p {
+			if s >= 0 && s < S && owner[s] == mark {
+				owner[s] = int32(i)
 			}
 		}
 		have[i] = k

@@ -51,6 +51,8 @@ func TestAssign(t *testing.T) {
 		{"join takes only what balance needs", map[string][]int{"a": {0, 1, 2}, "b": {3, 4, 5}}, []string{"a", "b", "c"}, 6, map[string][]int{"a": {0, 1}, "b": {3, 4}, "c": {2, 5}}},
 		{"leave moves only the departed's shards", map[string][]int{"a": {0, 1}, "b": {2, 3}, "c": {4, 5}}, []string{"a", "c"}, 6, map[string][]int{"a": {0, 1, 2}, "c": {3, 4, 5}}},
 		{"invalid and duplicate previous shards ignored", map[string][]int{"a": {-1, 1, 9}, "b": {1, 2}}, []string{"a", "b"}, 4, map[string][]int{"a": {0, 1}, "b": {2, 3}}},
+		{"duplicates within a member counted once", map[string][]int{"a": {3, 3, 1}}, []string{"a", "b"}, 4, map[string][]int{"a": {1, 3}, "b": {0, 2}}},
+		{"keeps the first shards in the order given", map[string][]int{"a": {3, 2, 1, 0}}, []string{"a", "b"}, 4, map[string][]int{"a": {2, 3}, "b": {0, 1}}},
 		{"duplicate member ids", nil, []string{"a", "a"}, 2, map[string][]int{"a": {0, 1}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

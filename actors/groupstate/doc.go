@@ -36,4 +36,13 @@
 //   - Epochs and metadataVersion never decrease; member epoch ≤ assignment epoch ≤ group epoch.
 //   - Rejected requests (UNSUPPORTED_PROTOCOL, INVALID_REQUEST, UNKNOWN_MEMBER_ID, heartbeats
 //     of an already fenced member) change nothing. Bad input never panics.
+//
+// # Known limits
+//
+//   - A heartbeat delivered twice in a row (a client retry) is harmless. A stale request
+//     delivered after a newer one of the same member (reordering across coordinator URLs) is
+//     not detectable in protocol v1 (requestId is not ordered): at the same member epoch it
+//     could report a revoking shard as released while the member still drains it. The shell
+//     should route every member's heartbeats through the one group actor in order.
+//   - Capacity is informational: it is stored but does not weigh the assignment.
 package groupstate

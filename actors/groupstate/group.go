@@ -7,6 +7,10 @@ import (
 	"time"
 )
 
+// MaxShardCount bounds the shard count of a group and every shard index a persisted record may
+// carry (indexes are slices sized by shard count; a corrupt record must not allocate gigabytes).
+const MaxShardCount = 1 << 22
+
 // Group is the in-memory state of one {streamPrefix, consumerGroup}. It is not safe for
 // concurrent use; the group actor owns it. Evaluations (Heartbeat, Expire, Tick, Prune,
 // Resize) never mutate it; only Apply does.
@@ -42,6 +46,9 @@ func Restore(cfg Config, meta Meta, members []Member, now time.Time) (*Group, er
 	if meta.ShardCount < 0 || meta.GroupEpoch < 0 || meta.AssignmentEpoch < 0 || meta.MetadataVersion < 0 {
 		return nil, fmt.Errorf("groupstate: restore: negative field in meta %+v", meta)
 	}
+	if meta.ShardCount > MaxShardCount {
+		return nil, fmt.Errorf("groupstate: restore: shardCount %d exceeds %d", meta.ShardCount, MaxShardCount)
+	}
 	if meta.AssignmentEpoch > meta.GroupEpoch {
 		return nil, fmt.Errorf("groupstate: restore: assignmentEpoch %d > groupEpoch %d", meta.AssignmentEpoch, meta.GroupEpoch)
 	}
@@ -59,8 +66,8 @@ func Restore(cfg Config, meta Meta, members []Member, now time.Time) (*Group, er
 			return nil, fmt.Errorf("groupstate: restore: member %q has unknown state %q", m.ID, m.State)
 		}
 		for name, s := range map[string][]int{"target": m.Target, "assigned": m.Assigned, "revoking": m.Revoking, "pending": m.Pending} {
-			if !sortedUnique(s) {
-				return nil, fmt.Errorf("groupstate: restore: member %q %s %v is not sorted, unique and non-negative", m.ID, name, s)
+			if !sortedUnique(s) || (len(s) > 0 && s[len(s)-1] >= MaxShardCount) {
+				return nil, fmt.Errorf("groupstate: restore: member %q %s %v is not sorted, unique and within [0, %d)", m.ID, name, s, MaxShardCount)
 			}
 		}
 		if len(intersect(m.Assigned, m.Revoking)) > 0 {

@@ -8,6 +8,7 @@ import (
 // Per-step and final properties checked by the simulation.
 
 func (s *sim) apply(c *Change) {
+	s.store.persist(c) // persist before apply
 	s.g.Apply(c)
 	s.check()
 }

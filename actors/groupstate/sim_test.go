@@ -37,6 +37,7 @@ type sim struct {
 	epochOf  map[string]int64 // highest coordinator epoch seen per member id
 	target   map[string][]int // target at the last assignment epoch
 	trace    []string
+	store    *simStore
 	req      int
 }
 
@@ -64,6 +65,7 @@ func newSim(t testing.TB, seed int64) *sim {
 		epochOf: map[string]int64{}, target: map[string][]int{},
 		g: New(Config{HeartbeatInterval: simInterval, LeaseTTL: simTTL, RebalanceTimeout: simRebal, Retention: time.Minute},
 			"s", "g", shards, 0)}
+	s.store = newSimStore(s.g)
 	for i := 0; i < 1+rng.Intn(3); i++ {
 		s.spawn()
 	}
@@ -204,6 +206,8 @@ func (s *sim) fault() {
 		d := time.Duration(5+s.rng.Intn(40)) * time.Second
 		s.log("clock jumps %s", d)
 		s.advance(d)
+	case r < 13:
+		s.failover()
 	}
 }
 

@@ -87,9 +87,9 @@ func (g *Group) Prune(now time.Time) *Change {
 
 // Resize changes the shard set (and metadata version, which never regresses): groupEpoch++
 // and the target is recomputed. Shards beyond the new count are revoked from their holders on
-// their next heartbeats. Nil for a negative shardCount.
+// their next heartbeats. Nil for a shardCount outside [0, MaxShardCount].
 func (g *Group) Resize(shardCount int, metadataVersion int64) *Change {
-	if shardCount < 0 {
+	if shardCount < 0 || shardCount > MaxShardCount {
 		return nil
 	}
 	t := newTxn(g, time.Time{})

@@ -8,7 +8,7 @@ import (
 
 // One test per state transition, named after it (files transitions_*_test.go).
 
-func stable2(t *testing.T) *harness {
+func stable2(t testing.TB) *harness {
 	h := newHarness(t, 4)
 	h.join("A")
 	h.send(hbFor("A", 1, []int{0, 1, 2, 3}))

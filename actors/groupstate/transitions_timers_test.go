@@ -103,7 +103,7 @@ func TestResize(t *testing.T) {
 	if h.g.Meta().MetadataVersion != 3 {
 		t.Fatal("metadata version never regresses")
 	}
-	if h.g.Resize(-1, 0) != nil {
+	if h.g.Resize(-1, 0) != nil || h.g.Resize(MaxShardCount+1, 0) != nil {
 		t.Fatal("negative shard count")
 	}
 }
@@ -144,6 +144,9 @@ func TestRestoreRejectsCorruptRecords(t *testing.T) {
 		{"duplicate id", func(_ *Meta, ms []Member) { ms[1].ID = ms[0].ID }},
 		{"bad state", func(_ *Meta, ms []Member) { ms[0].State = "ZOMBIE" }},
 		{"epoch ahead", func(m *Meta, ms []Member) { ms[0].Epoch = m.AssignmentEpoch + 1 }},
+		{"huge shard index", func(_ *Meta, ms []Member) { ms[0].Revoking = []int{1 << 40} }},
+		{"huge shard count", func(m *Meta, _ []Member) { m.ShardCount = MaxShardCount + 1 }},
+		{"expired with shards", func(_ *Meta, ms []Member) { ms[0].State = StateExpired }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m, ms := good()

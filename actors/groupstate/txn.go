@@ -124,7 +124,7 @@ func (t *txn) recompute() {
 	prevOf := make([][]int, len(ids))
 	for i, id := range ids {
 		cur[i] = t.get(id)
-		prevOf[i] = cur[i].Target
+		prevOf[i] = keepOrder(cur[i])
 	}
 	next := assignSorted(prevOf, t.meta.ShardCount)
 	for i, id := range ids {
@@ -141,6 +141,18 @@ func (t *txn) recompute() {
 	}
 	t.meta.AssignmentEpoch = t.meta.GroupEpoch
 	t.metaDirty = true
+}
+
+// keepOrder lists m's previous target with the shards it has already been given first, so that
+// when the assignor must take shards away it takes those not yet handed over (fewer real moves).
+func keepOrder(m *Member) []int {
+	if len(m.Pending) == 0 || len(m.Pending) == len(m.Target) {
+		return m.Target
+	}
+	given := diff(m.Target, m.Pending)
+	out := make([]int, 0, len(m.Target))
+	out = append(out, given...)
+	return append(out, m.Pending...)
 }
 
 // change turns the txn into a Change (nil when nothing changed at all).

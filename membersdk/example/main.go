@@ -84,13 +84,10 @@ func main() {
 			Auth:            auth,
 			Logger:          log,
 			OnEvent: func(e membersdk.Event) {
-				switch e.Type {
-				case membersdk.EventAcked:
-					return
-				case membersdk.EventAssignment:
-					log.Info("assignment", "member", e.MemberID, "epoch", e.Epoch, "assigned", e.Shards, "pending", e.Pending)
-				default:
-					log.Debug("event", "type", e.Type, "member", e.MemberID, "shard", e.Shard, "error", e.Err)
+				// The SDK logs assignments, fences and failovers itself; this
+				// hook is where metrics or a recorder would go.
+				if e.Type != membersdk.EventAcked {
+					log.Debug("event", "type", e.Type, "member", e.MemberID, "epoch", e.Epoch, "shard", e.Shard, "shards", e.Shards, "error", e.Err)
 				}
 			},
 		}, func(ctx context.Context, m membersdk.Message) error {

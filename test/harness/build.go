@@ -23,7 +23,12 @@ func RepoRoot() string {
 
 // Binary builds ./cmd/<name> once per process (race detector on when the
 // test binary has it) and returns its path.
-func Binary(name string) (string, error) {
+func Binary(name string) (string, error) { return BinaryOf("./cmd/" + name) }
+
+// BinaryOf builds the main package at pkg (a path relative to the module
+// root, like "./test/memberproc") once per process and returns its path.
+func BinaryOf(pkg string) (string, error) {
+	name := filepath.Base(pkg)
 	buildOnce.Do(func() {
 		buildDir, buildErr = os.MkdirTemp("", "rsc-bin-")
 	})
@@ -40,11 +45,11 @@ func Binary(name string) (string, error) {
 	if raceEnabled {
 		args = append(args, "-race")
 	}
-	args = append(args, "./cmd/"+name)
+	args = append(args, pkg)
 	cmd := exec.Command("go", args...)
 	cmd.Dir = RepoRoot()
 	if b, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("go build ./cmd/%s: %v\n%s", name, err, b)
+		return "", fmt.Errorf("go build %s: %v\n%s", pkg, err, b)
 	}
 	return out, nil
 }

@@ -1,0 +1,213 @@
+package e2e
+
+import (
+	"context"
+	"strconv"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/require"
+
+	"github.com/redisstream/coordinator/api/protocol"
+	"github.com/redisstream/coordinator/membersdk"
+	"github.com/redisstream/coordinator/test/harness"
+	"github.com/redisstream/coordinator/test/recorder"
+	"github.com/redisstream/coordinator/test/redistest"
+)
+
+// dataPlane is a real redis-server, a real coordinator process, member
+// processes using the SDK, and a producer in the test process.
+type dataPlane struct {
+	t        *testing.T
+	redis    *redistest.Server
+	coord    *harness.Coordinator
+	c        *harness.Client
+	rec      *recorder.Recorder
+	produced atomic.Int64
+	members  map[string]*harness.MemberProc
+	stop     context.CancelFunc
+	done     chan struct{}
+}
+
+func startDataPlane(t *testing.T, shards int) *dataPlane {
+	t.Helper()
+	r := redistest.StartWithOptions(t, redistest.Options{Persist: true})
+	coord := harness.StartCoordinator(t, harness.Options{RedisAddr: r.Addr(), Env: map[string]string{
+		"RSC_COORDINATION_HEARTBEAT_INTERVAL": "250ms",
+		"RSC_COORDINATION_MEMBER_LEASE_TTL":   "2s",
+		"RSC_COORDINATION_REBALANCE_TIMEOUT":  "5s",
+	}})
+	dp := &dataPlane{t: t, redis: r, coord: coord, c: harness.NewClient(coord.URL()), rec: recorder.New(), members: map[string]*harness.MemberProc{}}
+	dp.c.CreateStream(t, "orders", shards)
+	return dp
+}
+
+func (dp *dataPlane) addMember(id string) {
+	dp.members[id] = harness.StartMember(dp.t, dp.rec, harness.MemberOptions{
+		ID: id, CoordinatorURLs: []string{dp.coord.URL()}, RedisAddr: dp.redis.Addr(), Work: time.Millisecond,
+	})
+}
+
+// startProducer publishes sequence numbers at about rate per second; a
+// failed publish is retried with the same number, so 1..produced were all
+// accepted by Redis.
+func (dp *dataPlane) startProducer(rate int) {
+	rdb := redis.NewClient(&redis.Options{Addr: dp.redis.Addr(), MaxRetries: 1, DialTimeout: 200 * time.Millisecond})
+	dp.t.Cleanup(func() { _ = rdb.Close() })
+	p, err := membersdk.NewProducer(membersdk.ProducerConfig{CoordinatorURLs: []string{dp.coord.URL()},
+		StreamPrefix: "orders", ConsumerGroup: "workers", Redis: rdb})
+	require.NoError(dp.t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	dp.stop, dp.done = cancel, make(chan struct{})
+	go func() {
+		defer close(dp.done)
+		var lastErr time.Time
+		tick := time.NewTicker(time.Second / time.Duration(rate))
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+			seq := dp.produced.Load() + 1
+			pctx, pcancel := context.WithTimeout(ctx, time.Second)
+			_, err := p.Publish(pctx, "key-"+strconv.FormatInt(seq%101, 10), map[string]any{"seq": seq})
+			pcancel()
+			if err == nil {
+				dp.produced.Store(seq)
+			} else if time.Since(lastErr) > 2*time.Second {
+				lastErr = time.Now()
+				dp.t.Logf("publish %d: %v (retrying)", seq, err)
+			}
+		}
+	}()
+	dp.t.Cleanup(dp.stopProducer)
+}
+
+func (dp *dataPlane) stopProducer() {
+	if dp.stop != nil {
+		dp.stop()
+		<-dp.done
+		dp.stop = nil
+	}
+}
+
+// finish stops the producer, waits until everything produced is
+// acknowledged (or timeout), and checks the guarantees.
+func (dp *dataPlane) finish(timeout time.Duration) recorder.Report {
+	dp.t.Helper()
+	dp.stopProducer()
+	produced := dp.produced.Load()
+	require.Positive(dp.t, produced, "the producer published nothing")
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) && int64(len(dp.rec.AckedSeqs())) < produced {
+		time.Sleep(200 * time.Millisecond)
+	}
+	rep := dp.rec.Check(produced)
+	dp.t.Logf("produced %d, processed %d, lost %d, duplicates %d, hand-offs %d, overlaps %d",
+		rep.Produced, rep.Processed, rep.Lost, rep.Duplicates, rep.HandOffs, len(rep.Overlaps))
+	require.Zero(dp.t, rep.Lost, "lost entries, e.g. %v", rep.LostSeqs)
+	require.Empty(dp.t, rep.Overlaps, "a shard was processed by two members at once")
+	return rep
+}
+
+func (dp *dataPlane) waitAllOwned(timeout time.Duration, shards int) {
+	dp.t.Helper()
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		var a protocol.AssignmentsResponse
+		status, _, err := dp.c.Do("GET", "/coord/v1/monitoring/streams/orders/groups/workers/assignments", nil, &a)
+		if err == nil && status == 200 && len(a.RevokeProgress) == 0 {
+			n := 0
+			for _, s := range a.CurrentAssignments {
+				n += len(s)
+			}
+			if n == shards {
+				return
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	dp.t.Fatalf("not every shard owned within %s", timeout)
+}
+
+func (dp *dataPlane) events(kind string) int {
+	n := 0
+	for _, l := range dp.rec.Lines() {
+		if l.Kind == "event" && l.Event == kind {
+			n++
+		}
+	}
+	return n
+}
+
+func TestDataPlaneJoinLeaveAndKill(t *testing.T) {
+	dp := startDataPlane(t, 6)
+	dp.addMember("m0")
+	dp.addMember("m1")
+	dp.startProducer(150)
+	dp.waitAllOwned(20*time.Second, 6)
+	time.Sleep(time.Second)
+
+	dp.addMember("m2") // join: shards move with revoke-before-assign
+	dp.waitAllOwned(20*time.Second, 6)
+	time.Sleep(time.Second)
+
+	require.True(t, dp.members["m0"].Leave(15*time.Second), "graceful leave finished")
+	dp.waitAllOwned(20*time.Second, 6)
+	time.Sleep(time.Second)
+
+	dp.members["m1"].Kill() // crash: its shards move after its lease
+	dp.addMember("m3")
+	dp.waitAllOwned(20*time.Second, 6)
+	time.Sleep(time.Second)
+
+	rep := dp.finish(30 * time.Second)
+	require.Positive(t, rep.HandOffs)
+	require.Positive(t, dp.events("LEFT"), "m0 left with epoch -1")
+}
+
+func TestDataPlaneCoordinatorRestart(t *testing.T) {
+	dp := startDataPlane(t, 4)
+	dp.addMember("m0")
+	dp.addMember("m1")
+	dp.startProducer(150)
+	dp.waitAllOwned(20*time.Second, 4)
+	time.Sleep(time.Second)
+
+	dp.coord.Kill()
+	time.Sleep(500 * time.Millisecond)
+	dp.coord.Restart()
+	dp.waitAllOwned(20*time.Second, 4)
+	time.Sleep(2 * time.Second)
+	require.Zero(t, dp.events("FENCED"), "a coordinator restart alone fences nobody")
+
+	dp.finish(30 * time.Second)
+}
+
+func TestDataPlaneRedisOutage(t *testing.T) {
+	if testing.Short() {
+		t.Skip("20-second Redis outage")
+	}
+	dp := startDataPlane(t, 4)
+	dp.addMember("m0")
+	dp.addMember("m1")
+	dp.startProducer(100)
+	dp.waitAllOwned(20*time.Second, 4)
+	time.Sleep(time.Second)
+
+	t.Logf("stopping redis at seq %d", dp.produced.Load())
+	dp.redis.Stop()
+	time.Sleep(20 * time.Second)
+	t.Logf("restarting redis at seq %d", dp.produced.Load())
+	require.Positive(t, dp.events("SELF_FENCED"), "members stop reading once their lease may have passed")
+	dp.redis.Restart()
+	t.Logf("redis restarted")
+	dp.waitAllOwned(30*time.Second, 4)
+	t.Logf("all owned at seq %d", dp.produced.Load())
+	time.Sleep(3 * time.Second)
+	dp.finish(40 * time.Second)
+}
