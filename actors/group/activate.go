@@ -72,6 +72,7 @@ func (a *groupActor) activate(ctx actor.Context) error {
 	for _, m := range a.state.Members() {
 		a.armMember(ctx, m.ID)
 	}
+	a.reportMembers()
 	a.deps.Logger.Info("group activated", slog.String("group", a.key.String()),
 		slog.Int64("activation", a.activation), slog.Int64("groupEpoch", meta.GroupEpoch),
 		slog.Int("members", len(snap.Members)))

@@ -33,14 +33,18 @@ type Metrics interface {
 	Persist(d time.Duration, err error)
 	MemberExpired()
 	MemberFenced()
+	// Members reports how many members of the group are in each state,
+	// after every durable change of the group; nil counts: group gone.
+	Members(key persistence.GroupKey, counts map[string]int)
 }
 
 type noMetrics struct{}
 
-func (noMetrics) Heartbeat(string, time.Duration) {}
-func (noMetrics) Persist(time.Duration, error)    {}
-func (noMetrics) MemberExpired()                  {}
-func (noMetrics) MemberFenced()                   {}
+func (noMetrics) Heartbeat(string, time.Duration)              {}
+func (noMetrics) Persist(time.Duration, error)                 {}
+func (noMetrics) MemberExpired()                               {}
+func (noMetrics) MemberFenced()                                {}
+func (noMetrics) Members(persistence.GroupKey, map[string]int) {}
 
 func (d *Deps) withDefaults() *Deps {
 	c := *d

@@ -167,6 +167,7 @@ func (a *groupActor) stop(ctx actor.Context, why string) {
 		ctx.Stop(pid)
 		delete(a.members, id)
 	}
+	a.deps.Metrics.Members(a.key, nil)
 	a.deps.OnStop(a.key)
 	ctx.Poison(ctx.Self())
 }

@@ -115,6 +115,9 @@ func (a *groupActor) reload(ctx actor.Context) {
 // moves the member actors' timers to the new deadlines.
 func (a *groupActor) apply(ctx actor.Context, c *groupstate.Change) {
 	a.state.Apply(c)
+	if c.Durable {
+		a.reportMembers()
+	}
 	for i := range c.Members {
 		a.armMember(ctx, c.Members[i].ID)
 	}
@@ -148,4 +151,14 @@ func (a *groupActor) armMember(ctx actor.Context, memberID string) {
 		}
 		a.members[memberID] = child
 	}
+}
+
+// reportMembers publishes the member count per state (O(members); only after
+// durable changes, never on a steady-state heartbeat).
+func (a *groupActor) reportMembers() {
+	counts := map[string]int{}
+	for _, m := range a.state.Members() {
+		counts[string(m.State)]++
+	}
+	a.deps.Metrics.Members(a.key, counts)
 }

@@ -35,6 +35,9 @@ type Options struct {
 	EmbeddedRedis bool
 	// ServerVersion is reported by the compatibility route.
 	ServerVersion string
+	// GroupsActive, if set, is told the number of group actors on this
+	// node whenever it changes (metrics).
+	GroupsActive func(n int)
 }
 
 // Host is one coordinator node: an actor system with a group actor per
@@ -158,6 +161,7 @@ func (h *Host) pid(key persistence.GroupKey) *actor.PID {
 		pid = h.system.Root.SpawnPrefix(props, name+"#")
 	}
 	h.groups[key] = pid
+	h.reportGroups()
 	return pid
 }
 
@@ -173,7 +177,15 @@ func (h *Host) active(key persistence.GroupKey) (*actor.PID, bool) {
 func (h *Host) forget(key persistence.GroupKey) {
 	h.mu.Lock()
 	delete(h.groups, key)
+	h.reportGroups()
 	h.mu.Unlock()
+}
+
+// reportGroups tells the metrics how many group actors run; h.mu is held.
+func (h *Host) reportGroups() {
+	if h.opts.GroupsActive != nil {
+		h.opts.GroupsActive(len(h.groups))
+	}
 }
 
 func (h *Host) activeKeys() []persistence.GroupKey {

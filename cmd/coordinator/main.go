@@ -82,6 +82,7 @@ func run(args, environ []string) int {
 		DefaultShardCount: cfg.Defaults.InitialShardCount,
 		EmbeddedRedis:     cfg.Embedded(),
 		ServerVersion:     version,
+		GroupsActive:      reg.SetGroupsActive,
 	})
 	if err := h.Start(ctx); err != nil {
 		logger.Error("cannot start the actor host", slog.Any("err", err))

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/redisstream/coordinator/api/metrics"
+	"github.com/redisstream/coordinator/persistence"
 )
 
 // shellMetrics feeds what the actor shell measures into the Prometheus
@@ -22,3 +23,11 @@ func (s shellMetrics) Persist(d time.Duration, err error) {
 
 func (s shellMetrics) MemberExpired() { s.m.LeaseExpired() }
 func (s shellMetrics) MemberFenced()  { s.m.MemberFenced() }
+
+func (s shellMetrics) Members(key persistence.GroupKey, counts map[string]int) {
+	if counts == nil {
+		s.m.ForgetGroup(key.StreamPrefix, key.ConsumerGroup)
+		return
+	}
+	s.m.MembersByState(key.StreamPrefix, key.ConsumerGroup, counts)
+}
