@@ -151,6 +151,7 @@ func TestTokens(t *testing.T) {
 	r, lr := login(t, h, "admin", "admin-pass")
 	require.Equal(t, 200, r.status, "%s", r.body)
 	require.Equal(t, "Bearer", lr.TokenType)
+	require.Equal(t, "no-store", r.header.Get("Cache-Control"))
 	require.Equal(t, int64(60), lr.ExpiresInSeconds)
 	require.Equal(t, clock.Now().Add(time.Minute).Format(time.RFC3339), lr.ExpiresAt)
 	require.ElementsMatch(t, []string{"READ", "WRITE"}, lr.Roles)

@@ -54,7 +54,7 @@ func TestBadHeartbeatInput(t *testing.T) {
 		{"duplicate revoking shard", hbPath, hb(`"revokingShards":[]`, `"revokingShards":[{"shard":{"shardIndex":1},"state":"REVOKED"},{"shard":{"shardIndex":1},"state":"DRAINING"}]`), 400, protocol.CodeInvalidArgument},
 		{"huge requestId", hbPath, hb(`"requestId":"r-1"`, `"requestId":"`+strings.Repeat("x", 600)+`"`), 400, protocol.CodeMalformedRequest},
 		{"huge streamKey", hbPath, hb(`"shardProgress":[]`, `"shardProgress":[{"shard":{"shardIndex":1},"streamKey":"`+strings.Repeat("k", 600)+`"}]`), 400, protocol.CodeInvalidArgument},
-		{"body over limit", hbPath, hb(owned, `"ownedShards":`+shardList(70_000, -1)), 413, protocol.CodePayloadTooLarge},
+		{"body over limit", hbPath, hb(owned, `"ownedShards":`+shardList(70_000, -1)), 400, protocol.CodePayloadTooLarge},
 		{"path braces encoded", strings.Replace(hbPath, "orders", "%7Borders%7D", 1), hbBody, 400, protocol.CodeInvalidArgument},
 		{"path braces raw", strings.Replace(hbPath, "orders", "{orders}", 1), hbBody, 400, protocol.CodeInvalidArgument},
 		{"path encoded slash", strings.Replace(hbPath, "workers", "a%2Fb", 1), hbBody, 400, protocol.CodeInvalidArgument},
@@ -71,7 +71,7 @@ func TestBadHeartbeatInput(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHarness(t, Config{BodyLimit: 1 << 20})
-			if tc.status == 413 {
+			if tc.status == 400 {
 				h.listen()
 			}
 			h.assertRejected(h.do("POST", tc.path, tc.body), tc.status, tc.code)
@@ -147,12 +147,12 @@ func TestBadAdminInput(t *testing.T) {
 		{"monitor: bad group", "GET", "/coord/v1/monitoring/streams/orders/groups/a:b/members", ``, 400, protocol.CodeInvalidArgument},
 		{"monitor: empty group", "GET", "/coord/v1/monitoring/streams/orders/groups//assignments", ``, 400, protocol.CodeInvalidArgument},
 		{"debug: bad stream", "GET", "/debug/streams/%7B%7D/groups/g", ``, 400, protocol.CodeInvalidArgument},
-		{"create: body over limit", "POST", "/coord/v1/streams/orders", `{"requestedBy":"ops","reason":"` + strings.Repeat("r", 1<<20) + `"}`, 413, protocol.CodePayloadTooLarge},
+		{"create: body over limit", "POST", "/coord/v1/streams/orders", `{"requestedBy":"ops","reason":"` + strings.Repeat("r", 1<<20) + `"}`, 400, protocol.CodePayloadTooLarge},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHarness(t, Config{})
-			if tc.status == 413 {
+			if tc.status == 400 {
 				h.listen()
 			}
 			h.assertRejected(h.do(tc.method, tc.path, tc.body), tc.status, tc.code)
@@ -160,14 +160,14 @@ func TestBadAdminInput(t *testing.T) {
 	}
 }
 
-// Bodies between the limit and the hard limit are read and refused with 413
+// Bodies between the limit and the hard limit are read and refused with 400
 // by the server itself (works even through app.Test); far larger ones are cut
-// off by fasthttp: the answer is a 413 with the SPEC body if the client gets
+// off by fasthttp: the answer is a 400 with the SPEC body if the client gets
 // to read it, otherwise the connection is reset. Either way the Service is
 // not called.
 func TestBodyLimitTiers(t *testing.T) {
 	h := newHarness(t, Config{BodyLimit: 1000})
-	h.assertRejected(h.do("POST", "/coord/v1/streams/orders", `{"requestedBy":"ops","reason":"`+strings.Repeat("r", 2000)+`"}`), 413, protocol.CodePayloadTooLarge)
+	h.assertRejected(h.do("POST", "/coord/v1/streams/orders", `{"requestedBy":"ops","reason":"`+strings.Repeat("r", 2000)+`"}`), 400, protocol.CodePayloadTooLarge)
 	require.Equal(t, 201, h.do("POST", "/coord/v1/streams/orders", `{"requestedBy":"ops"}`).status, "the server still serves")
 
 	h = newHarness(t, Config{BodyLimit: 1000})
@@ -177,14 +177,14 @@ func TestBodyLimitTiers(t *testing.T) {
 	resp, err := http.DefaultClient.Do(req)
 	if err == nil {
 		defer resp.Body.Close()
-		require.Equal(t, 413, resp.StatusCode)
+		require.Equal(t, 400, resp.StatusCode)
 		b, _ := io.ReadAll(resp.Body)
 		require.JSONEq(t, `{"status":"PAYLOAD_TOO_LARGE","errorCode":"PAYLOAD_TOO_LARGE","message":"request body is larger than the server's body limit"}`, string(b))
 	}
 	require.Empty(t, h.fake.Calls())
 }
 
-func TestEmptySegmentWithLargeBodyIs413(t *testing.T) {
+func TestEmptySegmentWithLargeBodyIs400(t *testing.T) {
 	h := newHarness(t, Config{BodyLimit: 10})
-	h.assertRejected(h.do("POST", "/coord/v1/streams/", `{"requestedBy":"ops"}`), 413, protocol.CodePayloadTooLarge)
+	h.assertRejected(h.do("POST", "/coord/v1/streams/", `{"requestedBy":"ops"}`), 400, protocol.CodePayloadTooLarge)
 }

@@ -32,9 +32,9 @@ const (
 // development config: auth off, defaults for every limit.
 type Config struct {
 	// BodyLimit is the largest accepted request body in bytes (default 1 MiB);
-	// larger bodies get 413 PAYLOAD_TOO_LARGE. Bodies up to 4× the limit are
+	// larger bodies get 400 PAYLOAD_TOO_LARGE (SPEC §4). Bodies up to 4× the limit are
 	// read before they are refused, so that the client reliably receives the
-	// 413 (see hardBodyLimit).
+	// 400 (see hardBodyLimit).
 	BodyLimit int
 	Auth      AuthConfig
 	// CoordinatorID names this node in health answers when the service leaves it empty.

@@ -29,7 +29,7 @@
 //   - Every non-2xx answer is {"status","errorCode","message"} with
 //     Content-Type application/json, where status is the upper-snake HTTP
 //     reason (BAD_REQUEST, UNAUTHORIZED, …). This covers unknown routes (404),
-//     wrong methods (405), bodies over Config.BodyLimit (413), compressed
+//     wrong methods (405), bodies over Config.BodyLimit (400 PAYLOAD_TOO_LARGE), compressed
 //     bodies (415), rate limits (429, Retry-After), Service errors (mapped in
 //     errors.go, the only place that does it) and panics (500, generic).
 //     One exception by design: a DOWN health check answers 503 with the

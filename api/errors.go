@@ -139,7 +139,9 @@ func fromFiberError(fe *fiber.Error) *httpError {
 	case http.StatusMethodNotAllowed:
 		return newError(fe.Code, protocol.CodeMethodNotAllowed, "method not allowed on this route")
 	case http.StatusRequestEntityTooLarge:
-		return newError(fe.Code, protocol.CodePayloadTooLarge, "request body is larger than the server's body limit")
+		// SPEC §4: oversized bodies are HTTP 400 (the reference clients
+		// treat every 400 alike); the error code tells them apart.
+		return newError(http.StatusBadRequest, protocol.CodePayloadTooLarge, "request body is larger than the server's body limit (http.body-limit)")
 	case http.StatusRequestHeaderFieldsTooLarge:
 		return newError(fe.Code, protocol.CodeHeadersTooLarge, "request headers are too large")
 	}

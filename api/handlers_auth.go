@@ -39,6 +39,7 @@ func (s *Server) login(c *fiber.Ctx) error {
 		return err
 	}
 	s.log.Info("login", "ip", c.IP(), "user", req.Username, "roles", roles)
+	c.Set(fiber.HeaderCacheControl, "no-store")
 	return c.JSON(protocol.LoginResponse{
 		AccessToken:      token,
 		TokenType:        "Bearer",

@@ -118,7 +118,7 @@ func (h *harness) do(method, path, body string, hdr ...string) reply {
 }
 
 // listen serves the harness on 127.0.0.1:0 until the test ends; do() then
-// uses net/http. (app.Test cannot observe a 413: fasthttp reports the body
+// uses net/http. (app.Test cannot observe a 400: fasthttp reports the body
 // limit as a connection error after writing the answer.)
 func (h *harness) listen() {
 	h.t.Helper()

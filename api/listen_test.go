@@ -1,10 +1,12 @@
 package api
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -15,7 +17,7 @@ import (
 	"github.com/redisstream/coordinator/api/protocol"
 )
 
-// A real server on 127.0.0.1:0, spoken to with net/http: heartbeat, 413 with
+// A real server on 127.0.0.1:0, spoken to with net/http: heartbeat, 400 with
 // the SPEC body, token login, graceful shutdown.
 func TestListenRealHTTP(t *testing.T) {
 	cfg := authConfig(t)
@@ -57,7 +59,7 @@ func TestListenRealHTTP(t *testing.T) {
 	require.Equal(t, protocol.StatusOK, hr.Status)
 
 	resp, body = post(hbPath, hb(`"ownedShards":[]`, `"ownedShards":`+shardList(1000, -1)))
-	require.Equal(t, 413, resp.StatusCode)
+	require.Equal(t, 400, resp.StatusCode)
 	require.Equal(t, "application/json", resp.Header.Get("Content-Type"))
 	require.JSONEq(t, `{"status":"PAYLOAD_TOO_LARGE","errorCode":"PAYLOAD_TOO_LARGE","message":"request body is larger than the server's body limit"}`, string(body))
 
@@ -78,4 +80,37 @@ func TestListenRealHTTP(t *testing.T) {
 		t.Fatal("Listen did not return after Shutdown")
 	}
 	require.Equal(t, []string{"Health", "Heartbeat orders/workers/10.0.3.7-m0", "CreateStream orders"}, h.fake.Calls())
+}
+
+// Errors fasthttp raises before routing still get the SPEC body.
+func TestRawProtocolErrors(t *testing.T) {
+	h := newHarness(t, Config{})
+	h.listen()
+	addr := strings.TrimPrefix(h.base, "http://")
+	send := func(raw string) (*http.Response, []byte) {
+		conn, err := net.Dial("tcp", addr)
+		require.NoError(t, err)
+		defer conn.Close()
+		_, err = conn.Write([]byte(raw))
+		require.NoError(t, err)
+		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+		require.NoError(t, err)
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		require.NoError(t, err)
+		return resp, b
+	}
+	check := func(resp *http.Response, body []byte, status int, code string) {
+		t.Helper()
+		require.Equal(t, status, resp.StatusCode, "%s", body)
+		reply{status: resp.StatusCode, header: resp.Header, body: body}.errorBody(t)
+		var e protocol.ErrorBody
+		require.NoError(t, json.Unmarshal(body, &e))
+		require.Equal(t, code, e.ErrorCode)
+	}
+	resp, body := send("GET /coord/v1/monitoring/health HTTP/1.1\r\nHost: x\r\nX-Big: " + strings.Repeat("a", 10000) + "\r\n\r\n")
+	check(resp, body, 431, protocol.CodeHeadersTooLarge)
+	resp, body = send("GET /coord/v1/monitoring/health HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n")
+	check(resp, body, 400, protocol.CodeBadRequest)
+	require.Empty(t, h.fake.Calls())
 }

@@ -180,6 +180,15 @@ func TestHealthStatuses(t *testing.T) {
 	}
 }
 
+func TestHeadHealth(t *testing.T) {
+	h := newHarness(t, Config{})
+	r := h.do("HEAD", "/coord/v1/monitoring/health", "")
+	require.Equal(t, 200, r.status)
+	require.Empty(t, r.body)
+	h.fake.health.Status = "DOWN"
+	require.Equal(t, 503, h.do("HEAD", "/coord/v1/monitoring/health", "").status)
+}
+
 func TestUnknownRouteAndMethod(t *testing.T) {
 	h := newHarness(t, Config{})
 	h.assertRejected(h.do("GET", "/coord/v1/nope", ""), 404, protocol.CodeNotFound)

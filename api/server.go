@@ -140,9 +140,9 @@ func (s *Server) observe(c *fiber.Ctx) error {
 }
 
 // The body limit is enforced in two tiers. Bodies up to hardBodyLimit are
-// read in full and then refused with 413 by observe when over
+// read in full and then refused with 400 PAYLOAD_TOO_LARGE by observe when over
 // Config.BodyLimit: the client gets the SPEC answer on a healthy connection.
-// Beyond hardBodyLimit fasthttp stops reading, answers 413 through
+// Beyond hardBodyLimit fasthttp stops reading, answers 400 through
 // serverError and closes the connection; a client still sending its body
 // may then see a connection reset instead of the answer.
 func hardBodyLimit(limit int) int {

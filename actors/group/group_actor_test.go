@@ -223,3 +223,12 @@ func TestStoreOutageAnswersRetryThenResumesWithFreshLeases(t *testing.T) {
 	require.Equal(t, a.MemberEpoch, r.MemberEpoch)
 	require.Equal(t, a.Assignment.AssignedShards, r.Assignment.AssignedShards)
 }
+
+func TestExpiredRequestIsNotEvaluated(t *testing.T) {
+	s := newShell(t, rules, time.Now)
+	req := protocol.HeartbeatRequest{ProtocolVersion: 1, RequestID: "late", MemberID: "a"}
+	r := s.ask(&HeartbeatRequest{PathMemberID: "a", Request: req, Deadline: time.Now().Add(-time.Millisecond)}).(*HeartbeatReply).Response
+	require.Equal(t, protocol.StatusRetry, r.Status)
+	_, known := member(s.debug(), "a")
+	require.False(t, known, "a request nobody waits for any more must change nothing")
+}

@@ -43,6 +43,9 @@ func (a *groupActor) evaluate(ctx actor.Context, msg *HeartbeatRequest) protocol
 		return retry(req, "the coordinator cannot reach its store right now; keep current ownership and retry")
 	}
 	now := a.deps.Now()
+	if !msg.Deadline.IsZero() && now.After(msg.Deadline) {
+		return retry(req, "the request waited too long in the coordinator's queue and was not evaluated; retry")
+	}
 	if !a.confirmed(now) {
 		return retry(req, "the coordinator cannot confirm with Redis that it still owns this group; keep current ownership and retry")
 	}

@@ -11,6 +11,11 @@ import (
 type HeartbeatRequest struct {
 	PathMemberID string
 	Request      protocol.HeartbeatRequest
+	// Deadline is when the caller stops waiting. A request still queued
+	// then is answered RETRY without being evaluated: its member has moved
+	// on, and evaluating a stale ownership report after a newer one could
+	// release a shard the member still drains. Zero: no deadline.
+	Deadline time.Time
 }
 
 // HeartbeatReply carries the protocol response (always set, also for RETRY).

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/redisstream/coordinator/actors/group"
 	"github.com/redisstream/coordinator/api"
@@ -25,7 +26,19 @@ func (h *Host) Heartbeat(ctx context.Context, streamPrefix, groupName, pathMembe
 			return h.outcome(req, protocol.StatusRetry, "the coordinator cannot reach its store right now; keep current ownership and retry"), nil
 		}
 	}
-	res, err := h.ask(ctx, key, &group.HeartbeatRequest{PathMemberID: pathMemberID, Request: req})
+	// Wait at most one heartbeat interval (members time out later than that);
+	// the group actor drops the request unevaluated once nobody waits for it.
+	wait := h.opts.Rules.HeartbeatInterval
+	if wait < 500*time.Millisecond {
+		wait = 500 * time.Millisecond
+	}
+	if wait > h.opts.RequestTimeout {
+		wait = h.opts.RequestTimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	deadline, _ := ctx.Deadline()
+	res, err := h.ask(ctx, key, &group.HeartbeatRequest{PathMemberID: pathMemberID, Request: req, Deadline: deadline})
 	if err != nil {
 		return h.outcome(req, protocol.StatusRetry, "the group is not answering right now (restarting or moving); keep current ownership and retry"), nil
 	}

@@ -34,7 +34,7 @@ func TestBadHeartbeatsChangeNothing(t *testing.T) {
 		{"wrong type", path, []byte(strings.Replace(string(valid), `"memberEpoch":`, `"memberEpoch":"x","was":`, 1)), 400},
 		{"missing required", path, []byte(`{"protocolVersion":1,"memberId":"a"}`), 400},
 		{"overflowing number", path, []byte(strings.Replace(string(valid), `"memberEpoch":`, `"memberEpoch":1e400,"was":`, 1)), 400},
-		{"oversized body", path, []byte(`{"protocolVersion":1,"pad":"` + strings.Repeat("x", 70<<10) + `"}`), 413},
+		{"oversized body", path, []byte(`{"protocolVersion":1,"pad":"` + strings.Repeat("x", 70<<10) + `"}`), 400},
 		{"braces in path", "/coord/v1/streams/or%7Bders%7D/groups/workers/members/a/heartbeat", valid, 400},
 		{"unicode in path", "/coord/v1/streams/%EC%82%AC/groups/workers/members/a/heartbeat", valid, 400},
 	}
