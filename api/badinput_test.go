@@ -71,7 +71,7 @@ func TestBadHeartbeatInput(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHarness(t, Config{BodyLimit: 1 << 20})
-			if tc.status == 400 {
+			if tc.code == protocol.CodePayloadTooLarge {
 				h.listen()
 			}
 			h.assertRejected(h.do("POST", tc.path, tc.body), tc.status, tc.code)
@@ -152,7 +152,7 @@ func TestBadAdminInput(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHarness(t, Config{})
-			if tc.status == 400 {
+			if tc.code == protocol.CodePayloadTooLarge {
 				h.listen()
 			}
 			h.assertRejected(h.do(tc.method, tc.path, tc.body), tc.status, tc.code)
@@ -179,7 +179,7 @@ func TestBodyLimitTiers(t *testing.T) {
 		defer resp.Body.Close()
 		require.Equal(t, 400, resp.StatusCode)
 		b, _ := io.ReadAll(resp.Body)
-		require.JSONEq(t, `{"status":"PAYLOAD_TOO_LARGE","errorCode":"PAYLOAD_TOO_LARGE","message":"request body is larger than the server's body limit"}`, string(b))
+		require.JSONEq(t, `{"status":"BAD_REQUEST","errorCode":"PAYLOAD_TOO_LARGE","message":"request body is larger than the server's body limit (http.body-limit)"}`, string(b))
 	}
 	require.Empty(t, h.fake.Calls())
 }

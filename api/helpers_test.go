@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"time"
 	"net/http/httptest"
 	"net/url"
 	"strings"
@@ -128,7 +129,11 @@ func (h *harness) listen() {
 	go func() { done <- h.srv.Serve(ln) }()
 	h.base = "http://" + ln.Addr().String()
 	h.t.Cleanup(func() {
-		require.NoError(h.t, h.srv.Shutdown(context.Background()))
+		// Idle keep-alive connections would hold Shutdown forever.
+		http.DefaultClient.CloseIdleConnections()
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		require.NoError(h.t, h.srv.Shutdown(ctx))
 		require.NoError(h.t, <-done)
 	})
 }

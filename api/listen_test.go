@@ -61,7 +61,7 @@ func TestListenRealHTTP(t *testing.T) {
 	resp, body = post(hbPath, hb(`"ownedShards":[]`, `"ownedShards":`+shardList(1000, -1)))
 	require.Equal(t, 400, resp.StatusCode)
 	require.Equal(t, "application/json", resp.Header.Get("Content-Type"))
-	require.JSONEq(t, `{"status":"PAYLOAD_TOO_LARGE","errorCode":"PAYLOAD_TOO_LARGE","message":"request body is larger than the server's body limit"}`, string(body))
+	require.JSONEq(t, `{"status":"BAD_REQUEST","errorCode":"PAYLOAD_TOO_LARGE","message":"request body is larger than the server's body limit (http.body-limit)"}`, string(body))
 
 	resp, body = post("/coord/v1/auth/login", `{"username":"admin","password":"admin-pass"}`)
 	require.Equal(t, 200, resp.StatusCode)
