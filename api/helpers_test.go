@@ -8,12 +8,12 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"time"
 	"net/http/httptest"
 	"net/url"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
