@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/redis/go-redis/v9"
 	"github.com/redisstream/coordinator/api/protocol"
 )
 
@@ -44,13 +45,14 @@ type Consumer struct {
 	log     *slog.Logger
 	path    string
 
-	sem        chan struct{} // handler slots shared by all shards
-	running    atomic.Int64  // handlers running now
-	selfFenced atomic.Bool   // shared by every ownership token
-	epoch      atomic.Int64  // member epoch, for messages and events
-	mv         atomic.Int64  // metadataVersion last adopted
-	started    atomic.Bool
-	exits      chan *worker // a worker has fully stopped
+	sem         chan struct{} // handler slots shared by all shards
+	running     atomic.Int64  // handlers running now
+	selfFenced  atomic.Bool   // shared by every ownership token
+	epoch       atomic.Int64  // member epoch, for messages and events
+	mv          atomic.Int64  // metadataVersion last adopted
+	started     atomic.Bool
+	exits       chan *worker // a worker has fully stopped
+	unconfirmed unconfirmedAcks
 
 	ls loopState // owned by the Run goroutine
 }
@@ -72,6 +74,7 @@ type loopState struct {
 	assigned        []int
 	pending         []int
 	warnedInterval  bool
+	warnedPool      bool
 	failing         bool // the last heartbeat got no answer, or RETRY
 }
 
@@ -168,9 +171,10 @@ func (c *Consumer) Run(ctx context.Context) error {
 				return err
 			}
 			nextHB = next
-			if again {
-				nextHB, again = c.now(), false
+			if again && !c.ls.failing {
+				nextHB = c.now()
 			}
+			again = false
 		case w := <-c.exits:
 			c.workerExited(w)
 			switch {
@@ -291,11 +295,26 @@ func (c *Consumer) reconcile(assigned []int, startNew bool) {
 		}
 	}
 	sort.Ints(starts)
+	c.checkPoolSize(len(c.ls.workers) + len(starts))
 	for _, s := range starts {
 		w := newWorker(c, s)
 		c.ls.workers[s] = w
 		c.log.Info("starting shard", "shard", s, "epoch", c.ls.epoch)
 		go w.run()
+	}
+}
+
+// checkPoolSize warns once when the Redis pool is too small for one blocking
+// XREADGROUP per shard plus acknowledgements.
+func (c *Consumer) checkPoolSize(workers int) {
+	rc, ok := c.cfg.Redis.(*redis.Client)
+	if !ok || c.ls.warnedPool {
+		return
+	}
+	if pool := rc.Options().PoolSize; pool > 0 && workers+2 > pool {
+		c.ls.warnedPool = true
+		c.log.Warn("redis PoolSize is smaller than the shards this member reads plus 2; each shard holds a connection while it blocks in XREADGROUP",
+			"poolSize", pool, "shards", workers)
 	}
 }
 
@@ -324,8 +343,7 @@ func (c *Consumer) emit(e Event) {
 	if e.Epoch == 0 {
 		e.Epoch = c.epoch.Load()
 	}
-	if e.Shard == 0 && e.Type != EventShardStarted && e.Type != EventShardRevoking && e.Type != EventShardReleased &&
-		e.Type != EventAcked && e.Type != EventAckRefused && e.Type != EventDeadLettered {
+	if !e.Type.aboutShard() {
 		e.Shard = -1
 	}
 	c.cfg.OnEvent(e)

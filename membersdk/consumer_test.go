@@ -484,6 +484,7 @@ func TestUnknownMemberRejoins(t *testing.T) {
 	f.mu.Lock()
 	delete(f.epochs, "m0")
 	delete(f.owned, "m0")
+	delete(f.given, "m0")
 	f.mu.Unlock()
 	eventually(t, func() bool { return ev.has(EventFenced, "m0", -1) }, 3*time.Second, "told unknown")
 	require.Equal(t, protocol.StatusUnknownMemberID, ev.find(EventFenced)[0].Status)

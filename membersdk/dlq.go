@@ -45,7 +45,11 @@ func (w *worker) deadLetter(msg Message, cause error) bool {
 			return err
 		}
 		dlqID = id
-		return w.c.cfg.Redis.XAck(ctx, w.key, w.c.cfg.ConsumerGroup, msg.ID).Err()
+		if err := w.c.cfg.Redis.XAck(ctx, w.key, w.c.cfg.ConsumerGroup, msg.ID).Err(); err != nil {
+			return err
+		}
+		w.c.emit(Event{Type: EventDeadLettered, Shard: w.shard, EntryID: msg.ID, Epoch: msg.Epoch, Err: cause})
+		return nil
 	})
 	switch {
 	case !ran:
@@ -57,6 +61,5 @@ func (w *worker) deadLetter(msg Message, cause error) bool {
 		return false
 	}
 	w.c.log.Warn("entry moved to the dead-letter stream", "shard", w.shard, "id", msg.ID, "dlq", w.c.cfg.DeadLetterStream, "dlqId", dlqID, "deliveries", msg.DeliveryCount, "error", cause)
-	w.c.emit(Event{Type: EventDeadLettered, Shard: w.shard, EntryID: msg.ID, Epoch: msg.Epoch, Err: cause})
 	return true
 }

@@ -76,3 +76,12 @@ type Event struct {
 	URL string
 	Err error
 }
+
+// aboutShard reports whether events of this type concern one shard.
+func (t EventType) aboutShard() bool {
+	switch t {
+	case EventShardStarted, EventShardRevoking, EventShardReleased, EventAcked, EventAckRefused, EventDeadLettered:
+		return true
+	}
+	return false
+}

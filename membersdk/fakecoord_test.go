@@ -19,8 +19,9 @@ import (
 )
 
 // fakeCoord is a small scripted coordinator: it keeps a target per member and
-// hands a shard out only when no other member reports owning it
-// (revoke-before-assign), which is all the SDK relies on. Tests can take over
+// hands a shard out only when no other member holds it — reported it owned,
+// or was given it in its last answer — (revoke-before-assign), which is all
+// the SDK relies on. Tests can take over
 // any answer with script, or make a URL fail.
 type fakeCoord struct {
 	t    *testing.T
@@ -31,7 +32,8 @@ type fakeCoord struct {
 
 	interval, lease, rebalance int64
 	target                     map[string][]int
-	owned                      map[string][]int
+	owned                      map[string][]int // last reported (minus REVOKED)
+	given                      map[string][]int // assignedShards of the last answer
 	epochs                     map[string]int64
 	reqs                       []loggedReq
 	script                     func(req protocol.HeartbeatRequest) (protocol.HeartbeatResponse, bool)
@@ -47,7 +49,7 @@ type loggedReq struct {
 func newFakeCoord(t *testing.T, nURLs int) *fakeCoord {
 	f := &fakeCoord{
 		t: t, interval: 100, lease: 3000, rebalance: 2000,
-		target: map[string][]int{}, owned: map[string][]int{}, epochs: map[string]int64{},
+		target: map[string][]int{}, owned: map[string][]int{}, given: map[string][]int{}, epochs: map[string]int64{},
 		down: make([]bool, nURLs), hits: make([]int, nURLs),
 	}
 	for i := range nURLs {
@@ -158,6 +160,7 @@ func (f *fakeCoord) answer(req protocol.HeartbeatRequest) protocol.HeartbeatResp
 	switch {
 	case req.MemberEpoch == protocol.EpochLeave:
 		f.owned[m] = released(req)
+		delete(f.given, m)
 		if len(f.owned[m]) == 0 {
 			delete(f.owned, m)
 			delete(f.epochs, m)
@@ -177,9 +180,11 @@ func (f *fakeCoord) answer(req protocol.HeartbeatRequest) protocol.HeartbeatResp
 	var assigned, pending []int
 	for _, s := range f.target[m] {
 		taken := false
-		for other, shards := range f.owned {
-			if other != m && slices.Contains(shards, s) {
-				taken = true
+		for _, held := range []map[string][]int{f.owned, f.given} {
+			for other, shards := range held {
+				if other != m && slices.Contains(shards, s) {
+					taken = true
+				}
 			}
 		}
 		if taken {
@@ -188,6 +193,7 @@ func (f *fakeCoord) answer(req protocol.HeartbeatRequest) protocol.HeartbeatResp
 			assigned = append(assigned, s)
 		}
 	}
+	f.given[m] = assigned
 	base.MemberEpoch = f.epochs[m]
 	base.Assignment = protocol.Assignment{AssignedShards: protocol.ShardIDs(assigned), PendingShards: protocol.ShardIDs(pending), MetadataVersion: 1}
 	return base

@@ -193,3 +193,35 @@ func TestReassignedWhileDrainingWaitsForTheOldWorker(t *testing.T) {
 	require.False(t, st[1].Time.Before(rel[0].Time), "second worker started after the first exited")
 	require.NoError(t, stop())
 }
+
+func TestPerShardConcurrencyAndGlobalLimit(t *testing.T) {
+	t.Parallel()
+	rc := setupRedis(t, 2)
+	f := newFakeCoord(t, 1)
+	f.setTarget("m0", 0, 1)
+	var ev events
+	var active, maxActive atomic.Int32
+	cfg := testConfig(f, rc, "m0", &ev)
+	cfg.Concurrency = 3
+	cfg.PerShardConcurrency = 2
+	c, err := NewConsumer(cfg, func(ctx context.Context, m Message) error {
+		n := active.Add(1)
+		for {
+			old := maxActive.Load()
+			if n <= old || maxActive.CompareAndSwap(old, n) {
+				break
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+		active.Add(-1)
+		return nil
+	})
+	require.NoError(t, err)
+	for i := range 8 {
+		xadd(t, rc, i%2, "i", i) // before start: each shard reads its 4 entries in one batch
+	}
+	stop, _ := runConsumer(t, c)
+	eventually(t, func() bool { return len(ev.find(EventAcked)) == 8 }, 5*time.Second, "all handled")
+	require.Equal(t, int32(3), maxActive.Load(), "bounded by Concurrency across shards")
+	require.NoError(t, stop())
+}

@@ -130,6 +130,14 @@ func (c *Consumer) apply(r hbResult) (time.Time, error) {
 		c.emit(Event{Type: EventHeartbeatFailed, Status: resp.Status, URL: r.url})
 		return now.Add(c.retryInterval()), nil
 	case protocol.StatusUnknownMemberID, protocol.StatusFencedMemberEpoch:
+		if r.req.MemberEpoch == protocol.EpochJoin && len(c.ls.workers) == 0 {
+			// The join itself was refused (e.g. the stream does not exist
+			// yet): nothing to stop; try again later, not in a tight loop.
+			c.log.Warn("join refused; retrying", "status", resp.Status, "message", resp.Message)
+			c.emit(Event{Type: EventHeartbeatFailed, Status: resp.Status, URL: r.url})
+			c.ls.failing = true
+			return now.Add(c.retryInterval()), nil
+		}
 		c.fence(resp.Status, resp.Message)
 		return now, nil
 	case protocol.StatusUnsupportedProtocol, protocol.StatusInvalidRequest:

@@ -33,12 +33,21 @@ func (c *Consumer) leave(inFlight bool, results chan hbResult) error {
 	timer := time.NewTimer(0)
 	defer timer.Stop()
 	next := c.now()
+	reachable := !c.ls.failing
 	for len(c.ls.workers) > 0 {
-		if now := c.now(); !now.Before(next) {
-			c.applyLeaveAnswer(c.send(ctx, c.buildRequest(), now))
+		if now := c.now(); reachable && !now.Before(next) {
+			// Progress reports while draining; skipped once the coordinator
+			// stops answering so that shutdown is not held up by timeouts.
+			r := c.send(ctx, c.buildRequest(), now)
+			reachable = r.err == nil
+			c.applyLeaveAnswer(r)
 			next = c.now().Add(c.ls.interval)
 		}
-		timer.Reset(max(next.Sub(c.now()), 0))
+		if reachable {
+			timer.Reset(max(next.Sub(c.now()), 0))
+		} else {
+			timer.Reset(time.Hour)
+		}
 		select {
 		case w := <-c.exits:
 			c.workerExited(w)
@@ -57,6 +66,7 @@ func (c *Consumer) leave(inFlight bool, results chan hbResult) error {
 
 // applyLeaveAnswer: while leaving, only fencing matters (stop at once).
 func (c *Consumer) applyLeaveAnswer(r hbResult) {
+	c.ls.failing = r.err != nil
 	if r.err != nil {
 		return
 	}

@@ -99,3 +99,23 @@ func TestAuthHeaders(t *testing.T) {
 	_, err := LoginTokenFunc([]string{srv.URL}, "svc", "wrong", nil)(context.Background())
 	require.Error(t, err)
 }
+
+func TestLeaveWithCoordinatorDownDoesNotHang(t *testing.T) {
+	t.Parallel()
+	rc := setupRedis(t, 2)
+	f := newFakeCoord(t, 1)
+	f.setTarget("m0", 0, 1)
+	var ev events
+	c, err := NewConsumer(testConfig(f, rc, "m0", &ev), func(ctx context.Context, m Message) error { return nil })
+	require.NoError(t, err)
+	stop, _ := runConsumer(t, c)
+	eventually(t, func() bool { return ev.has(EventShardStarted, "m0", 1) }, 3*time.Second, "started")
+	f.setDown(0, true)
+	eventually(t, func() bool { return ev.has(EventHeartbeatFailed, "m0", -1) }, 3*time.Second, "coordinator down noticed")
+	start := time.Now()
+	require.NoError(t, stop())
+	require.Less(t, time.Since(start), 2*time.Second)
+	left := ev.find(EventLeft)
+	require.Len(t, left, 1)
+	require.Error(t, left[0].Err, "the final leave could not be delivered")
+}

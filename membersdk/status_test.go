@@ -102,3 +102,25 @@ func TestMissingConsumerGroupIsRecreatedFromTheStart(t *testing.T) {
 	require.Equal(t, id, h.calls[0].ID)
 	require.NoError(t, stop())
 }
+
+func TestRefusedJoinIsRetriedAtTheRetryPace(t *testing.T) {
+	t.Parallel()
+	rc := setupRedis(t, 1)
+	f := newFakeCoord(t, 1)
+	f.setScript(func(req protocol.HeartbeatRequest) (protocol.HeartbeatResponse, bool) {
+		return protocol.HeartbeatResponse{Status: protocol.StatusUnknownMemberID, Message: "stream orders does not exist"}, true
+	})
+	var ev events
+	c, err := NewConsumer(testConfig(f, rc, "m0", &ev), func(ctx context.Context, m Message) error { return nil })
+	require.NoError(t, err)
+	stop, _ := runConsumer(t, c)
+	time.Sleep(500 * time.Millisecond)
+	n := len(f.requests("m0"))
+	require.GreaterOrEqual(t, n, 3)
+	require.LessOrEqual(t, n, 15, "RetryInterval is 50ms: no tight loop")
+	require.Empty(t, ev.find(EventFenced))
+	f.setScript(nil)
+	f.setTarget("m0", 0)
+	eventually(t, func() bool { return ev.has(EventShardStarted, "m0", 0) }, 3*time.Second, "joins once the stream exists")
+	require.NoError(t, stop())
+}

@@ -155,6 +155,7 @@ func (w *worker) run() {
 		w.c.exits <- w
 	}()
 	w.c.emit(Event{Type: EventShardStarted, Shard: w.shard})
+	w.confirmAcks()
 	w.claimPending()
 	w.readNew()
 }
@@ -220,7 +221,8 @@ func (w *worker) readNew() {
 		if w.reclaim.Swap(false) {
 			// A failed XACK or a read whose reply was lost leaves entries in
 			// this consumer's PEL that nothing would deliver again; nothing is
-			// in flight here, so claim them back.
+			// in flight here, so settle and claim them back.
+			w.confirmAcks()
 			w.claimPending()
 			continue
 		}
@@ -395,18 +397,23 @@ func (w *worker) call(msg Message) (err error) {
 // ack acknowledges msg if the shard is still owned by this worker.
 func (w *worker) ack(msg Message) bool {
 	ran, err := w.token.withOwnership(func() error {
-		return w.c.cfg.Redis.XAck(context.Background(), w.key, w.c.cfg.ConsumerGroup, msg.ID).Err()
+		if err := w.c.cfg.Redis.XAck(context.Background(), w.key, w.c.cfg.ConsumerGroup, msg.ID).Err(); err != nil {
+			return err
+		}
+		// Reported under the token, so it precedes the shard's release.
+		w.c.emit(Event{Type: EventAcked, Shard: w.shard, EntryID: msg.ID, Epoch: msg.Epoch})
+		return nil
 	})
 	switch {
 	case !ran:
 		w.c.emit(Event{Type: EventAckRefused, Shard: w.shard, EntryID: msg.ID, Epoch: msg.Epoch})
 		return false
 	case err != nil:
-		w.c.log.Warn("XACK failed; the entry stays pending and will be delivered again", "shard", w.shard, "id", msg.ID, "error", err)
+		w.c.log.Warn("XACK failed; it will be settled when Redis answers again", "shard", w.shard, "id", msg.ID, "error", err)
+		w.c.unconfirmed.add(w.shard, msg.ID, msg.Epoch)
 		w.reclaim.Store(true)
 		return false
 	}
-	w.c.emit(Event{Type: EventAcked, Shard: w.shard, EntryID: msg.ID, Epoch: msg.Epoch})
 	return true
 }
 

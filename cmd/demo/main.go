@@ -91,6 +91,9 @@ func (d *demo) script(ctx context.Context) (int, error) {
 	say("Producer stopped after %d messages; waiting until every one is processed", produced)
 	d.waitProcessed(produced, 60*time.Second)
 	d.stopMembers()
+	if _, err := d.rec.Settle(ctx, d.rdb, streamPrefix, groupName); err != nil {
+		return 1, err
+	}
 	rep := d.rec.Check(produced)
 
 	fmt.Println()

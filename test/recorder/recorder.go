@@ -37,10 +37,12 @@ type Recorder struct {
 	mu    sync.Mutex
 	lines []Line
 	seqOf map[string]int64 // streamKey-less entry key "shard/id" → seq
+	// settled holds seqs found acknowledged in Redis by Settle.
+	settled map[int64]bool
 }
 
 // New returns an empty recorder.
-func New() *Recorder { return &Recorder{seqOf: map[string]int64{}} }
+func New() *Recorder { return &Recorder{seqOf: map[string]int64{}, settled: map[int64]bool{}} }
 
 // Read consumes r until EOF, adding every well-formed line; other lines go
 // to passthrough (if not nil).
@@ -78,11 +80,15 @@ func (r *Recorder) Lines() []Line {
 	return append([]Line(nil), r.lines...)
 }
 
-// AckedSeqs returns the set of producer sequence numbers acknowledged so far.
+// AckedSeqs returns the set of producer sequence numbers acknowledged so far
+// (reported by a member, or found acknowledged in Redis by Settle).
 func (r *Recorder) AckedSeqs() map[int64]bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	out := map[int64]bool{}
+	for seq := range r.settled {
+		out[seq] = true
+	}
 	for _, l := range r.lines {
 		if l.Kind == "acked" {
 			if seq, ok := r.seqOf[entryKey(l.Shard, l.EntryID)]; ok {

@@ -1,10 +1,14 @@
 package recorder
 
 import (
+	"context"
 	"strings"
 	"testing"
 
+	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
+
+	"github.com/redisstream/coordinator/test/redistest"
 )
 
 func TestCheckFindsLostDuplicatesAndOverlaps(t *testing.T) {
@@ -43,4 +47,26 @@ func TestCheckCleanRun(t *testing.T) {
 	require.Zero(t, rep.Duplicates)
 	require.Empty(t, rep.Overlaps)
 	require.Equal(t, 1, rep.HandOffs)
+}
+
+func TestSettleCountsEntriesNoLongerPending(t *testing.T) {
+	srv := redistest.Start(t)
+	ctx := context.Background()
+	rdb := srv.Client()
+	require.NoError(t, rdb.XGroupCreateMkStream(ctx, "orders:0", "workers", "0").Err())
+	id1 := rdb.XAdd(ctx, &redis.XAddArgs{Stream: "orders:0", Values: map[string]any{"seq": 1}}).Val()
+	id2 := rdb.XAdd(ctx, &redis.XAddArgs{Stream: "orders:0", Values: map[string]any{"seq": 2}}).Val()
+	require.NoError(t, rdb.XReadGroup(ctx, &redis.XReadGroupArgs{Group: "workers", Consumer: "a", Streams: []string{"orders:0", ">"}}).Err())
+	require.NoError(t, rdb.XAck(ctx, "orders:0", "workers", id1).Err()) // acked, reply "lost"
+
+	r := New()
+	r.Add(Line{Kind: "handled", Member: "a", Shard: 0, Epoch: 1, EntryID: id1, Seq: 1, At: 1})
+	r.Add(Line{Kind: "handled", Member: "a", Shard: 0, Epoch: 1, EntryID: id2, Seq: 2, At: 2})
+	require.Equal(t, 2, r.Check(2).Lost)
+	n, err := r.Settle(ctx, rdb, "orders", "workers")
+	require.NoError(t, err)
+	require.Equal(t, 1, n, "only the entry no longer pending is settled")
+	rep := r.Check(2)
+	require.Equal(t, 1, rep.Lost)
+	require.Equal(t, []int64{2}, rep.LostSeqs)
 }
