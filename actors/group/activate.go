@@ -38,6 +38,7 @@ func (a *groupActor) activate(ctx actor.Context) error {
 		a.lastErr = err
 		return fmt.Errorf("activate %s: create consumer group on shards: %w", a.key, err)
 	}
+	start := a.deps.Now() // confirmation counts from here (see onConfirm); leases from now
 	snap, err := a.deps.Store.Activate(sctx, a.key, a.deps.NodeID)
 	if err != nil {
 		a.lastErr = err
@@ -58,7 +59,7 @@ func (a *groupActor) activate(ctx actor.Context) error {
 			return fmt.Errorf("activate %s: store new group: %w", a.key, err)
 		}
 	}
-	a.state, a.activatedAt, a.confirmedAt, a.lastErr = state, now, now, nil
+	a.state, a.activatedAt, a.confirmedAt, a.lastErr, a.unsure = state, now, start, nil, false
 	meta := state.Meta()
 	if stream.ShardCount != meta.ShardCount || stream.MetadataVersion > meta.MetadataVersion {
 		if c := state.Resize(stream.ShardCount, stream.MetadataVersion); c != nil {

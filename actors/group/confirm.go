@@ -18,13 +18,14 @@ type confirmTick struct{}
 // group) would otherwise go on answering OK from memory. Each activation
 // therefore reads its activation epoch back every confirmInterval, and
 // answers heartbeats only while its last confirmation is younger than
-// validity. validity is a fifth of the lease TTL: shorter than the members'
-// self-fence margin (the SDK's is at least a fifth of the TTL), so a member
+// validity. validity is a sixth of the lease TTL: shorter than the members'
+// self-fence margin (the SDK's is at least a fifth of the TTL, with slack
+// for clock-rate differences), so a member
 // talking to a stale activation stops reading before a new activation can
 // hand its shards to anyone (a new activation gives every known member a full
 // fresh lease first).
 func (a *groupActor) validity() time.Duration {
-	v := a.deps.Rules.LeaseTTL / 5
+	v := a.deps.Rules.LeaseTTL / 6
 	if v < 30*time.Millisecond {
 		v = 30 * time.Millisecond
 	}
@@ -60,6 +61,10 @@ func (a *groupActor) onConfirm(ctx actor.Context) {
 	}
 	sctx, cancel := a.storeCtx()
 	defer cancel()
+	// The read proves the activation current at some instant after start, not when the answer
+	// arrives: count validity from start, or a slow answer would stretch it past the members'
+	// self-fence margin.
+	start := a.deps.Now()
 	err := a.deps.Store.CheckActivation(sctx, a.key, a.activation)
 	now := a.deps.Now()
 	switch {
@@ -69,7 +74,7 @@ func (a *groupActor) onConfirm(ctx actor.Context) {
 				slog.String("group", a.key.String()), slog.Duration("unconfirmedFor", now.Sub(a.confirmedAt)))
 			a.reload(ctx)
 		}
-		a.confirmedAt = now
+		a.confirmedAt = start
 	case errors.Is(err, persistence.ErrFenced):
 		a.stop(ctx, "fenced: a newer activation of this group exists")
 	default:

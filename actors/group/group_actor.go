@@ -39,6 +39,10 @@ type groupActor struct {
 	members  map[string]*actor.PID
 	progress map[string][]protocol.ShardProgress
 	retrying bool // a retryTimers message is scheduled
+	// unsure: a write failed with an unknown outcome (it may have landed). Memory may be
+	// behind the store (e.g. a member the store has expired, its shards free), so it is
+	// reloaded before anything is answered from it again.
+	unsure bool
 }
 
 func (a *groupActor) Receive(ctx actor.Context) {
@@ -67,7 +71,13 @@ func (a *groupActor) Receive(ctx actor.Context) {
 		a.commit(ctx, a.state.Tick(a.deps.Now()))
 	case *PruneTick:
 		if a.ready(ctx) == nil {
-			a.commit(ctx, a.state.Prune(a.deps.Now()))
+			now := a.deps.Now()
+			// Also a safety net for member timers: protoactor-go's receive-timeout race
+			// (issue #1139) can lose one, and a dead member would then block its shards for good.
+			if a.confirmed(now) && !a.commit(ctx, a.state.Tick(now)) {
+				return
+			}
+			a.commit(ctx, a.state.Prune(now))
 		}
 	case *ResizeRequest:
 		ctx.Respond(&ErrorReply{Err: a.resize(ctx, msg)})
@@ -89,6 +99,12 @@ func (a *groupActor) Receive(ctx actor.Context) {
 func (a *groupActor) ready(ctx actor.Context) error {
 	if a.stopped {
 		return fmt.Errorf("group %s: this activation was stopped: %w", a.key, persistence.ErrFenced)
+	}
+	if a.state != nil && a.unsure {
+		a.reload(ctx) // on failure: state nil (re-activate below) or stopped
+		if a.stopped {
+			return fmt.Errorf("group %s: this activation was stopped: %w", a.key, persistence.ErrFenced)
+		}
 	}
 	if a.state != nil {
 		return nil
@@ -181,6 +197,9 @@ func (a *groupActor) resize(ctx actor.Context, msg *ResizeRequest) error {
 		return nil
 	}
 	c := a.state.Resize(msg.ShardCount, msg.MetadataVersion)
+	if c == nil {
+		return fmt.Errorf("group %s: shard count %d out of range", a.key, msg.ShardCount)
+	}
 	if err := a.persist(ctx, c); err != nil {
 		return err
 	}
@@ -192,7 +211,9 @@ func (a *groupActor) delete(ctx actor.Context, msg *DeleteRequest) *DeleteReply 
 	if err := a.ready(ctx); err != nil {
 		return &DeleteReply{Err: err}
 	}
-	live := a.state.Live()
+	// LEAVING members still drain and FENCED ones may still read their shards: a re-created
+	// group would hand those out at once, so they count as live here.
+	live := a.state.Occupied()
 	if live > 0 && !msg.Force {
 		return &DeleteReply{LiveMembers: live}
 	}
@@ -201,6 +222,8 @@ func (a *groupActor) delete(ctx actor.Context, msg *DeleteRequest) *DeleteReply 
 	if err := a.deps.Store.DeleteGroup(sctx, a.key, a.activation); err != nil {
 		if errors.Is(err, persistence.ErrFenced) {
 			a.stop(ctx, "fenced by a newer activation")
+		} else {
+			a.unsure = true // the delete may have landed
 		}
 		return &DeleteReply{LiveMembers: live, Err: err}
 	}

@@ -2,6 +2,7 @@ package group
 
 import (
 	"errors"
+	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 
@@ -58,11 +59,25 @@ func (a *groupActor) evaluate(ctx actor.Context, msg *HeartbeatRequest) protocol
 	}
 	r := dec.Response
 	if r.Status == groupstate.StatusOK || r.Status == groupstate.StatusRevokePending || r.Status == groupstate.StatusSyncMetadata {
-		if len(req.ShardProgress) > 0 {
+		// Only for members still known: a leave (also of a member never known) answers OK
+		// too, and its rows would stay forever.
+		if len(req.ShardProgress) > 0 && a.state.Known(req.MemberID) {
 			a.progress[req.MemberID] = req.ShardProgress
 		}
 	}
 	return toWire(r)
+}
+
+// Reject decides, without any group state, whether every group would reject a heartbeat
+// (UNSUPPORTED_PROTOCOL or INVALID_REQUEST), and why. The host asks before activating a group
+// that is not running, so that such a request does not create and store the group it names.
+func Reject(pathMemberID string, req protocol.HeartbeatRequest, rules groupstate.Config) (protocol.Status, string, bool) {
+	r := groupstate.New(rules, "", "", 0, 0).Heartbeat(toCore(&HeartbeatRequest{PathMemberID: pathMemberID, Request: req}), time.Time{}).Response
+	switch r.Status {
+	case groupstate.StatusUnsupportedProtocol, groupstate.StatusInvalidRequest:
+		return protocol.Status(r.Status), r.Message, true
+	}
+	return "", "", false
 }
 
 func retry(req protocol.HeartbeatRequest, why string) protocol.HeartbeatResponse {

@@ -34,6 +34,7 @@ func (a *groupActor) persist(ctx actor.Context, c *groupstate.Change) error {
 	default:
 		a.deps.Logger.Warn("group write failed; members are told to retry",
 			slog.String("group", a.key.String()), slog.Any("err", err))
+		a.unsure = true // it may have landed: reload before answering from memory
 	}
 	return err
 }
@@ -53,7 +54,7 @@ func (a *groupActor) save(c *groupstate.Change) error {
 		return err // the store's error names the group already
 	}
 	a.revision = rev
-	a.confirmedAt = a.deps.Now()
+	a.confirmedAt = start // the write proved the activation current after start (see onConfirm)
 	return nil
 }
 
@@ -105,7 +106,7 @@ func (a *groupActor) reload(ctx actor.Context) {
 		a.state = nil
 		return
 	}
-	a.state, a.revision = state, snap.Revision
+	a.state, a.revision, a.unsure = state, snap.Revision, false
 	for _, m := range a.state.Members() {
 		a.armMember(ctx, m.ID)
 	}

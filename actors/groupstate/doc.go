@@ -33,6 +33,9 @@
 //     (STARTING/ACTIVE) members exist; it is recomputed only when groupEpoch > assignmentEpoch,
 //     sticky: a join moves only what balance needs, a departure only the departed's shards.
 //   - Assigned ⊆ Target once a member is at the assignment epoch; Pending = Target − Assigned.
+//   - Every revocation gets the full rebalance timeout: a member still draining an earlier one
+//     is told about newer ones only once it has released it (those shards stay Assigned and
+//     keep blocking others meanwhile); starting to leave starts a new timeout.
 //   - Epochs and metadataVersion never decrease; member epoch ≤ assignment epoch ≤ group epoch.
 //   - Rejected requests (UNSUPPORTED_PROTOCOL, INVALID_REQUEST, UNKNOWN_MEMBER_ID, heartbeats
 //     of an already fenced member) change nothing. Bad input never panics.

@@ -232,8 +232,27 @@ func (g *Group) HolderEpoch(shard int) (memberID string, epoch int64, ok bool) {
 	return id, g.members[id].Epoch, true
 }
 
+// Known reports whether the group has a record of the member (in any state, EXPIRED included).
+func (g *Group) Known(memberID string) bool {
+	_, ok := g.members[memberID]
+	return ok
+}
+
 // Live returns the number of members in the target assignment.
 func (g *Group) Live() int { return g.live }
+
+// Occupied returns the number of members in the target assignment or still holding a shard
+// (LEAVING members draining, FENCED members not yet expired): while any exists, forgetting
+// the group would let a re-created one hand their shards out at once. O(members).
+func (g *Group) Occupied() int {
+	n := 0
+	for _, m := range g.members {
+		if inTarget(m.State) || (holds(m.State) && len(m.Assigned)+len(m.Revoking) > 0) {
+			n++
+		}
+	}
+	return n
+}
 
 // Target returns the target assignment: member id → shards (copies), for live members.
 func (g *Group) Target() map[string][]int {

@@ -37,12 +37,28 @@ func (g *Group) reject(hb *Heartbeat, st Status, epoch int64, msg string) Decisi
 	}}
 }
 
-// fenceDecision fences member id in a fresh txn and answers FENCED_MEMBER_EPOCH.
-func (g *Group) fenceDecision(id string, now time.Time, why string) Decision {
+// fenceDecision fences member id in a fresh txn and answers FENCED_MEMBER_EPOCH. held is what
+// the rejected heartbeat reported reading: a free shard among them (within the shard count) is
+// blocked with the rest of the member's holdings, since the member says it may be reading it
+// (a reordered request, a client bug, or a store that lost writes). Shards another member
+// holds cannot be helped here.
+func (g *Group) fenceDecision(id string, now time.Time, why string, held []int) Decision {
 	t := newTxn(g, now)
 	t.fence(id)
-	t.recompute()
 	c := t.get(id)
+	var claimed []int
+	for _, s := range held {
+		if s >= t.meta.ShardCount {
+			break // held is sorted
+		}
+		if g.holderOf(s) == "" {
+			claimed = append(claimed, s)
+		}
+	}
+	if len(claimed) > 0 {
+		c.Revoking = union(c.Revoking, claimed)
+	}
+	t.recompute()
 	resp := t.respond(StatusFencedMemberEpoch, c, why+"; stop reading every shard at once and rejoin with memberEpoch 0")
 	resp.Assigned, resp.Pending = []int{}, []int{}
 	return Decision{Response: resp, Change: t.change()}
@@ -59,17 +75,19 @@ func (g *Group) heartbeatAt(hb *Heartbeat, r report, now time.Time) Decision {
 		return g.reject(hb, StatusFencedMemberEpoch, m.Epoch,
 			fmt.Sprintf("member %q is fenced; stop reading every shard at once and rejoin with memberEpoch 0", hb.MemberID))
 	case m.State == StateLeaving:
-		return g.fenceDecision(m.ID, now, fmt.Sprintf("member %q is leaving but sent memberEpoch %d", m.ID, hb.MemberEpoch))
+		return g.fenceDecision(m.ID, now, fmt.Sprintf("member %q is leaving but sent memberEpoch %d", m.ID, hb.MemberEpoch), r.held)
 	}
+	atPrev := false
 	switch {
 	case hb.MemberEpoch == m.Epoch:
 	case hb.MemberEpoch == m.PrevEpoch && m.PrevEpoch > 0 && len(diff(r.owned, m.Assigned)) == 0:
 		// The response that raised the epoch was lost: accept as current.
+		atPrev = true
 	default:
-		return g.fenceDecision(m.ID, now, fmt.Sprintf("memberEpoch %d is stale or ahead (current %d)", hb.MemberEpoch, m.Epoch))
+		return g.fenceDecision(m.ID, now, fmt.Sprintf("memberEpoch %d is stale or ahead (current %d)", hb.MemberEpoch, m.Epoch), r.held)
 	}
 	if s, bad := firstMissing(r.held, m.Assigned, m.Revoking); bad {
-		return g.fenceDecision(m.ID, now, fmt.Sprintf("member %q claims shard %d it was not given", m.ID, s))
+		return g.fenceDecision(m.ID, now, fmt.Sprintf("member %q claims shard %d it was not given", m.ID, s), r.held)
 	}
 	t := newTxn(g, now)
 	t.recompute() // no-op unless a restored state left one pending
@@ -83,6 +101,11 @@ func (g *Group) heartbeatAt(hb *Heartbeat, r report, now time.Time) Decision {
 		c.State, c.StateSince = StateActive, now
 	}
 	settle(c, r.held, t.meta.AssignmentEpoch, now, g.cfg.RebalanceTimeout)
+	if atPrev {
+		// The member still knows only hb.MemberEpoch: if this response is lost too, its
+		// retry at that epoch must still be accepted, not fenced for an epoch it never saw.
+		c.PrevEpoch = m.PrevEpoch
+	}
 	st, allowed, msg := t.metadataStatus(hb.MetadataVersion, c, m)
 	grant(c, allowed, g.holderOf)
 	return Decision{Response: t.respond(st, c, msg), Change: t.change()}

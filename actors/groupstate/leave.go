@@ -23,7 +23,7 @@ func (g *Group) leave(hb *Heartbeat, r report, now time.Time) Decision {
 			fmt.Sprintf("member %q is fenced; stop reading every shard at once, then leave again owning nothing", m.ID))
 	}
 	if s, bad := firstMissing(r.held, m.Assigned, m.Revoking); bad {
-		return g.fenceDecision(m.ID, now, fmt.Sprintf("member %q claims shard %d it was not given", m.ID, s))
+		return g.fenceDecision(m.ID, now, fmt.Sprintf("member %q claims shard %d it was not given", m.ID, s), r.held)
 	}
 	t := newTxn(g, now)
 	if inTarget(m.State) {
@@ -36,9 +36,9 @@ func (g *Group) leave(hb *Heartbeat, r report, now time.Time) Decision {
 	}
 	c := t.mutable(m.ID)
 	if c.State != StateLeaving {
+		// Leaving revokes shards the member was allowed to read until now: a new revocation
+		// with the full rebalance timeout (also for shards an earlier one was draining).
 		c.State, c.StateSince = StateLeaving, now
-	}
-	if len(c.Revoking) == 0 {
 		c.RevokeDeadline = now.Add(g.cfg.RebalanceTimeout)
 	}
 	c.Revoking = intersect(union(c.Assigned, c.Revoking), r.held)

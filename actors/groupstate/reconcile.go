@@ -8,22 +8,26 @@ import "time"
 //  1. a Revoking shard that is back in c.Target moves straight back to Assigned: a member's
 //     own pending revocation never blocks itself (KAFKA-16147, KAFKA-19449);
 //  2. a Revoking shard the member no longer holds (absent from held) is released;
-//  3. Assigned − Target moves to Revoking (the revoke deadline starts when Revoking was empty);
+//  3. once nothing is left revoking, Assigned − Target moves to Revoking and the rebalance
+//     timeout starts. While an earlier revocation still drains, newer ones wait (they stay
+//     Assigned, blocking others) as in Kafka's UNREVOKED_PARTITIONS: every revocation gets the
+//     full timeout instead of inheriting an older deadline, which would fence a member that
+//     released the old shards on time moments after it was told about the new ones;
 //  4. once Revoking is empty the member epoch advances to the assignment epoch.
 //
 // held is what the member reports still reading (sorted); Assigned shards missing from it
-// simply have not been started yet and stay Assigned.
+// simply have not been started yet and stay Assigned. A newly revoked shard goes to Revoking
+// even when not held: the member may be starting it right now, and must see the revocation
+// before it can release it.
 func settle(c *Member, held []int, assignmentEpoch int64, now time.Time, rebalance time.Duration) {
 	if back := intersect(c.Revoking, c.Target); len(back) > 0 {
 		c.Revoking = diff(c.Revoking, back)
 		c.Assigned = union(c.Assigned, back)
 	}
 	c.Revoking = intersect(c.Revoking, held)
-	if revoked := diff(c.Assigned, c.Target); len(revoked) > 0 {
-		if len(c.Revoking) == 0 {
-			c.RevokeDeadline = now.Add(rebalance)
-		}
-		c.Revoking = union(c.Revoking, revoked)
+	if revoked := diff(c.Assigned, c.Target); len(revoked) > 0 && len(c.Revoking) == 0 {
+		c.RevokeDeadline = now.Add(rebalance)
+		c.Revoking = revoked
 		c.Assigned = intersect(c.Assigned, c.Target)
 	}
 	if len(c.Revoking) == 0 {

@@ -18,6 +18,10 @@ import (
 func (h *Host) Heartbeat(ctx context.Context, streamPrefix, groupName, pathMemberID string, req protocol.HeartbeatRequest) (protocol.HeartbeatResponse, error) {
 	key := persistence.GroupKey{StreamPrefix: streamPrefix, ConsumerGroup: groupName}
 	if _, ok := h.active(key); !ok {
+		// A request every group rejects must not create (activate and store) the group.
+		if status, msg, rejected := group.Reject(pathMemberID, req, h.opts.Rules); rejected {
+			return h.outcome(req, status, msg), nil
+		}
 		if _, err := h.stream(ctx, streamPrefix); err != nil {
 			if errors.Is(err, api.ErrStreamNotFound) {
 				return h.outcome(req, protocol.StatusUnknownMemberID,
