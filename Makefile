@@ -4,7 +4,7 @@ GO        ?= go
 PKGS      ?= ./...
 FUZZTIME  ?= 30s
 
-.PHONY: all build test vet demo bench fuzz clean redis
+.PHONY: all build test vet demo bench fuzz clean redis chaos
 
 all: build
 
@@ -34,6 +34,14 @@ bench: redis
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzDecodeHeartbeat -fuzztime $(FUZZTIME) ./api/protocol/
 	$(GO) test -run '^$$' -fuzz FuzzHeartbeat -fuzztime $(FUZZTIME) ./actors/groupstate/
+
+# Long chaos run (see docs/RELIABILITY.md): faults from a seed against real
+# processes; writes docs/chaos-report.json. `go test ./...` runs a 60s variant.
+CHAOS_SEED     ?= 20261129
+CHAOS_DURATION ?= 5m
+chaos: redis
+	RSC_CHAOS_SEED=$(CHAOS_SEED) RSC_CHAOS_DURATION=$(CHAOS_DURATION) RSC_CHAOS_REPORT=$(CURDIR)/docs/chaos-report.json \
+		$(GO) test -race -count=1 -timeout 30m -run '^TestChaos$$' -v ./test/chaos/
 
 clean:
 	rm -rf bin

@@ -47,7 +47,7 @@ type Consumer struct {
 
 	sem         chan struct{} // handler slots shared by all shards
 	running     atomic.Int64  // handlers running now
-	selfFenced  atomic.Bool   // shared by every ownership token
+	gate        fenceGate     // self-fence state, shared by every ownership token
 	epoch       atomic.Int64  // member epoch, for messages and events
 	mv          atomic.Int64  // metadataVersion last adopted
 	started     atomic.Bool
@@ -106,6 +106,7 @@ func NewConsumer(cfg ConsumerConfig, handler Handler) (*Consumer, error) {
 			workers:   map[int]*worker{},
 		},
 	}
+	c.gate.now = cfg.Now
 	cc.onFailover = func(from, to string) {
 		c.log.Warn("coordinator failover", "from", from, "to", to)
 		c.emit(Event{Type: EventFailover, URL: to})
@@ -217,7 +218,7 @@ func (c *Consumer) hasLiveWorkers() bool {
 // selfFence stops reading and acking every shard at once.
 func (c *Consumer) selfFence(now time.Time) {
 	c.ls.selfFenced = true
-	c.selfFenced.Store(true) // blocks every XACK from here on
+	c.gate.fenced.Store(true) // blocks every XACK from here on
 	shards := c.ownedIndexes()
 	for _, s := range shards {
 		c.ls.workers[s].kill()
@@ -241,7 +242,7 @@ func (c *Consumer) fence(status protocol.Status, msg string) {
 	c.ls.rejoin = true
 	c.ls.joined = false
 	c.ls.selfFenced = false
-	c.selfFenced.Store(false) // old tokens are lost; new workers need a new OK anyway
+	c.gate.fenced.Store(false) // old tokens are lost; new workers need a new OK anyway
 	c.ls.assigned, c.ls.pending = nil, nil
 }
 

@@ -518,3 +518,46 @@ func TestRetryDoesNotRenewTheLease(t *testing.T) {
 	eventually(t, func() bool { return len(ev.find(EventShardStarted)) == 2 }, 3*time.Second, "resumed")
 	require.NoError(t, stop())
 }
+
+// A previous owner blocked in XREADGROUP when it lost the shard (paused
+// process) can have entries delivered to it after the new owner took over
+// and claimed what was pending then. The owner must find and claim them.
+func TestOwnerClaimsEntriesDeliveredToAStaleOwnerAfterTakeover(t *testing.T) {
+	t.Parallel()
+	rc := setupRedis(t, 1)
+	ctx := context.Background()
+	f := newFakeCoord(t, 1)
+	f.setTarget("m0", 0)
+	var ev events
+	var h handled
+	c, err := NewConsumer(testConfig(f, rc, "m0", &ev), func(ctx context.Context, m Message) error { h.add(m); return nil })
+	require.NoError(t, err)
+	stop, _ := runConsumer(t, c)
+	eventually(t, func() bool { return ev.has(EventShardStarted, "m0", 0) }, 5*time.Second, "m0 reads shard 0")
+
+	// The stale owner's blocked read is served now, after the takeover. In one
+	// MULTI the entry is added and delivered to the stale owner before m0's
+	// own blocked read can be served.
+	var id string
+	_, err = rc.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		add := p.XAdd(ctx, &redis.XAddArgs{Stream: "orders:0", Values: []any{"n", "late"}})
+		p.XReadGroup(ctx, &redis.XReadGroupArgs{Group: testGroup, Consumer: "stale-owner", Streams: []string{"orders:0", ">"}, Count: 10, Block: -1})
+		_ = add
+		return nil
+	})
+	require.NoError(t, err)
+	res, err := rc.XPendingExt(ctx, &redis.XPendingExtArgs{Stream: "orders:0", Group: testGroup, Start: "-", End: "+", Count: 10, Consumer: "stale-owner"}).Result()
+	require.NoError(t, err)
+	require.Len(t, res, 1, "the entry is pending under the stale owner")
+	id = res[0].ID
+	eventually(t, func() bool {
+		for _, got := range h.ids(0) {
+			if got == id {
+				return true
+			}
+		}
+		return false
+	}, 6*time.Second, "the entry delivered to the stale owner is claimed and handled by the owner")
+	eventually(t, func() bool { return pendingCount(t, rc, 0) == 0 }, 6*time.Second, "nothing left pending")
+	require.NoError(t, stop())
+}

@@ -93,6 +93,7 @@ func (c *Consumer) apply(r hbResult) (time.Time, error) {
 	case protocol.StatusOK, protocol.StatusSyncMetadata, protocol.StatusRevokePending:
 		fresh := now.Sub(r.sentAt) < c.cfg.selfFenceAfter(c.ls.lease)
 		c.ls.lastOK, c.ls.haveOK = r.sentAt, true
+		c.gate.extend(r.sentAt.Add(c.cfg.selfFenceAfter(c.ls.lease)))
 		if resp.MemberEpoch > 0 {
 			c.ls.epoch = resp.MemberEpoch
 			c.epoch.Store(resp.MemberEpoch)
@@ -105,7 +106,7 @@ func (c *Consumer) apply(r hbResult) (time.Time, error) {
 		c.mv.Store(mv)
 		if c.ls.selfFenced && fresh {
 			c.ls.selfFenced = false
-			c.selfFenced.Store(false)
+			c.gate.fenced.Store(false)
 			c.log.Info("heartbeat succeeded again; resuming", "status", resp.Status, "epoch", c.ls.epoch)
 			c.emit(Event{Type: EventResumed, Status: resp.Status})
 		}

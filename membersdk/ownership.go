@@ -3,6 +3,7 @@ package membersdk
 import (
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // ownership is the token a shard worker holds while the member owns its
@@ -16,19 +17,43 @@ import (
 // flight, so that after a worker reports its shard released no XACK from it
 // can reach Redis.
 type ownership struct {
-	lost   atomic.Bool
-	fenced *atomic.Bool // the consumer's self-fence flag, shared by all tokens
-	mu     sync.RWMutex
+	lost atomic.Bool
+	gate *fenceGate // the consumer's self-fence state, shared by all tokens
+	mu   sync.RWMutex
 }
 
-func newOwnership(selfFenced *atomic.Bool) *ownership {
-	return &ownership{fenced: selfFenced}
+func newOwnership(gate *fenceGate) *ownership {
+	return &ownership{gate: gate}
 }
 
 // valid reports whether writes on behalf of the shard are still allowed.
 func (o *ownership) valid() bool {
-	return !o.lost.Load() && !o.fenced.Load()
+	return !o.lost.Load() && o.gate.open()
 }
+
+// fenceGate is the member-wide half of the ownership check. It is closed
+// when the member self-fenced, and also as soon as the self-fence deadline
+// (last successful heartbeat + lease TTL − margin) has passed, whether or not
+// the heartbeat loop has noticed yet: after a pause (SIGSTOP, a long GC, a
+// suspended VM) a handler can reach its XACK before the loop runs, and by
+// then the coordinator may have given the shard to another member.
+type fenceGate struct {
+	fenced   atomic.Bool
+	deadline atomic.Pointer[time.Time] // nil: no successful heartbeat yet
+	now      func() time.Time
+}
+
+// open reports whether the member may still read and acknowledge.
+func (g *fenceGate) open() bool {
+	if g.fenced.Load() {
+		return false
+	}
+	d := g.deadline.Load()
+	return d == nil || g.now().Before(*d)
+}
+
+// extend moves the deadline after a successful heartbeat.
+func (g *fenceGate) extend(deadline time.Time) { g.deadline.Store(&deadline) }
 
 // withOwnership runs write if the token is valid and reports whether it ran.
 func (o *ownership) withOwnership(write func() error) (bool, error) {

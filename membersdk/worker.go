@@ -53,7 +53,7 @@ func newWorker(c *Consumer, shard int) *worker {
 		c:          c,
 		shard:      shard,
 		key:        protocol.StreamKey(c.cfg.StreamPrefix, shard),
-		token:      newOwnership(&c.selfFenced),
+		token:      newOwnership(&c.gate),
 		shardSlots: make(chan struct{}, c.cfg.PerShardConcurrency),
 	}
 	w.readCtx, w.readCancel = context.WithCancel(context.Background())
@@ -217,7 +217,14 @@ func (w *worker) deliveryCounts(msgs []redis.XMessage) map[string]int64 {
 // readNew reads new entries (XREADGROUP >) until the reader is cancelled.
 func (w *worker) readNew() {
 	bo := newBackoff(100*time.Millisecond, 2*time.Second)
+	lastSweep := w.c.now()
 	for w.readCtx.Err() == nil {
+		if now := w.c.now(); now.Sub(lastSweep) >= orphanSweepEvery {
+			lastSweep = now
+			if w.orphans() {
+				w.reclaim.Store(true)
+			}
+		}
 		if w.reclaim.Swap(false) {
 			// A failed XACK or a read whose reply was lost leaves entries in
 			// this consumer's PEL that nothing would deliver again; nothing is
@@ -249,6 +256,29 @@ func (w *worker) readNew() {
 			w.process(s.Messages, nil)
 		}
 	}
+}
+
+// orphanSweepEvery is how often an owner looks for entries pending under
+// another consumer on its shard.
+const orphanSweepEvery = 2 * time.Second
+
+// orphans reports whether entries of this shard are pending under another
+// consumer. Only the owner reads a shard, so such entries are orphans: a
+// previous owner that lost the shard while blocked in XREADGROUP (paused
+// process, partition) can have had entries delivered to it after this worker
+// took over and claimed what was pending. Nobody would ever process them, so
+// the owner claims them back.
+func (w *worker) orphans() bool {
+	sum, err := w.c.cfg.Redis.XPending(context.WithoutCancel(w.readCtx), w.key, w.c.cfg.ConsumerGroup).Result()
+	if err != nil {
+		return false // the next read reports the error
+	}
+	for name, n := range sum.Consumers {
+		if name != w.c.cfg.MemberID && n > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // recoverReadError logs err, repairs a missing consumer group and waits

@@ -76,7 +76,7 @@ func (c *Coordinator) Logs() string { return c.logs.String() }
 func (c *Coordinator) start() {
 	c.t.Helper()
 	cmd := exec.Command(c.bin, c.args...)
-	cmd.Env = append(os.Environ(), c.env...)
+	cmd.Env = append(environWithoutRSC(), c.env...)
 	cmd.Stdout = c.logs
 	cmd.Stderr = c.logs
 	if err := cmd.Start(); err != nil {
@@ -172,4 +172,17 @@ func (l *logBuffer) tail(n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return strings.Join(lines, "\n")
+}
+
+// environWithoutRSC is this process's environment without RSC_* variables:
+// the coordinator refuses unknown RSC_* settings, and a test's own knobs
+// (RSC_CHAOS_SEED, …) or an operator's shell must not leak into it.
+func environWithoutRSC() []string {
+	var out []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "RSC_") {
+			out = append(out, kv)
+		}
+	}
+	return out
 }

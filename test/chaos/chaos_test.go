@@ -1,0 +1,661 @@
+package chaos
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/redisstream/coordinator/test/harness"
+	"github.com/redisstream/coordinator/test/recorder"
+)
+
+// config is one chaos run.
+type config struct {
+	Seed         int64
+	Duration     time.Duration // fault phase
+	Prefix       string
+	Group        string
+	Shards       int
+	Members      int
+	Proxied      int // members m0…m(Proxied-1) heartbeat through the slow proxies
+	Coordinators int
+	Rate         int // produced entries per second
+	Work         time.Duration
+	Heartbeat    time.Duration
+	Lease        time.Duration
+	Rebalance    time.Duration
+	MaxDown      int // members killed or paused at once
+}
+
+const (
+	defaultSeed     = 20261129
+	defaultDuration = 60 * time.Second
+)
+
+func loadConfig(t *testing.T) config {
+	cfg := config{
+		Seed: defaultSeed, Duration: defaultDuration,
+		Prefix: "orders", Group: "workers", Shards: 12, Members: 6, Proxied: 2, Coordinators: 1,
+		Rate: 100, Work: 5 * time.Millisecond,
+		Heartbeat: 250 * time.Millisecond, Lease: 2 * time.Second, Rebalance: 4 * time.Second,
+		MaxDown: 2,
+	}
+	if v := os.Getenv("RSC_CHAOS_SEED"); v != "" {
+		s, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			t.Fatalf("RSC_CHAOS_SEED=%q: %v", v, err)
+		}
+		cfg.Seed = s
+	}
+	if v := os.Getenv("RSC_CHAOS_DURATION"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 10*time.Second {
+			t.Fatalf("RSC_CHAOS_DURATION=%q: want a Go duration of at least 10s (%v)", v, err)
+		}
+		cfg.Duration = d
+	}
+	hideChaosEnv(t)
+	return cfg
+}
+
+// chaosEnv are the settings of this test. The coordinator refuses to start
+// on an RSC_* variable it does not know, and the harness passes the test's
+// environment to it, so they are removed from the environment once read
+// (and put back at cleanup).
+var chaosEnv = []string{"RSC_CHAOS_SEED", "RSC_CHAOS_DURATION", "RSC_CHAOS_REPORT"}
+
+func hideChaosEnv(t *testing.T) {
+	for _, k := range chaosEnv {
+		if v, ok := os.LookupEnv(k); ok {
+			_ = os.Unsetenv(k)
+			t.Cleanup(func() { _ = os.Setenv(k, v) })
+		}
+	}
+}
+
+// Report is the machine-readable outcome of a chaos run.
+type Report struct {
+	Seed              int64          `json:"seed"`
+	Revision          string         `json:"revision"` // git describe --always --dirty of the tree under test
+	Duration          string         `json:"duration"` // fault phase
+	WallSeconds       float64        `json:"wallSeconds"`
+	StartedAt         string         `json:"startedAt"`
+	Coordinators      int            `json:"coordinators"`
+	Members           int            `json:"members"`
+	ProxiedMembers    int            `json:"proxiedMembers"`
+	Shards            int            `json:"shards"`
+	ProducerRate      int            `json:"producerRatePerSecond"`
+	HeartbeatInterval string         `json:"heartbeatInterval"`
+	LeaseTTL          string         `json:"memberLeaseTtl"`
+	RebalanceTimeout  string         `json:"rebalanceTimeout"`
+	FaultsByType      map[string]int `json:"faultsByType"`
+	FaultsTotal       int            `json:"faultsTotal"`
+	Faults            []injected     `json:"faults"`
+
+	Produced  int `json:"produced"`
+	Processed int `json:"processed"`
+	Lost      int `json:"lost"`
+	// AckedUnrecorded are entries whose handler ran and which Redis shows
+	// acknowledged (not pending), but whose ACKED record never came: the
+	// member was killed, or Redis stopped, between the XACK reaching Redis
+	// and the member reading its reply. They count as processed, and are
+	// excused only when such a fault followed the handler within 2 s.
+	AckedUnrecorded int `json:"ackedUnrecorded"`
+	// LateAckConfirmations are ACKED records the SDK emits when a worker
+	// starts and settles an XACK whose reply was lost earlier: they carry the
+	// old epoch and the time of the confirmation, not of the XACK, so they
+	// count for loss but not for overlap windows or the pause checks.
+	LateAckConfirmations   int      `json:"lateAckConfirmations"`
+	AckedUnrecordedEntries []string `json:"ackedUnrecordedEntries,omitempty"`
+	LostSeqs               []int64  `json:"lostSeqs,omitempty"`
+	Duplicates             int      `json:"duplicates"`
+	HandOffs               int      `json:"handOffs"`
+	OverlapWindows         int      `json:"overlapWindows"`
+	Overlaps               []string `json:"overlaps"`
+	PublishRetries         int64    `json:"publishRetries"`
+	StreamEntries          int64    `json:"streamEntries"`
+	RedisPendingEnd        int64    `json:"redisPendingAtEnd"`
+	RedisLagEnd            int64    `json:"redisLagAtEnd"`
+
+	monitorFigures
+
+	Pauses                 int      `json:"pauses"`
+	PausesHoldingShards    int      `json:"pausesHoldingShards"`
+	PausesSelfFenced       int      `json:"pausesSelfFenced"`
+	PausesWithoutFence     []string `json:"pausesWithoutFence"`
+	AckedAfterReassignment []string `json:"ackedAfterReassignment"`
+	// StaleAcks are acknowledgements by a paused member, after it was
+	// continued, of entries the new owner had already claimed and handled:
+	// proof of an XACK sent after the shard was reassigned.
+	StaleAcks []string       `json:"staleAcks"`
+	Events    map[string]int `json:"events"`
+
+	// LongestUnownedNoInfraMs is the longest unowned gap that did not
+	// overlap a Redis or coordinator fault (from injection to one lease
+	// after recovery): the liveness figure for member faults alone.
+	LongestUnownedNoInfraMs    int64  `json:"longestUnownedGapMemberFaultsOnlyMs"`
+	LongestUnownedNoInfraShard int    `json:"longestUnownedGapMemberFaultsOnlyShard"`
+	LongestUnownedNoInfraFrom  string `json:"longestUnownedGapMemberFaultsOnlyFrom,omitempty"`
+
+	// LongestAckGapMs is the data-plane view of unavailability: the longest
+	// time, while the producer ran, between two acknowledgements on one
+	// shard (any member). At 100 entries/s over 12 shards the steady-state
+	// gap is a few hundred milliseconds.
+	LongestAckGapMs    int64  `json:"longestAckGapMs"`
+	LongestAckGapShard int    `json:"longestAckGapShard"`
+	LongestAckGapFrom  string `json:"longestAckGapFrom,omitempty"`
+
+	SettleSeconds float64  `json:"settleSeconds"`
+	DrainSeconds  float64  `json:"drainSeconds"`
+	Passed        bool     `json:"passed"`
+	Failures      []string `json:"failures"`
+}
+
+// TestChaos runs the data plane under a seeded fault schedule and checks
+// that nothing is lost, no shard is processed by two members at once,
+// epochs never go backwards and the coordinator never reports an invariant
+// violation. See docs/RELIABILITY.md.
+func TestChaos(t *testing.T) {
+	if testing.Short() {
+		t.Skip("chaos run: not in -short")
+	}
+	reportPath := os.Getenv("RSC_CHAOS_REPORT")
+	cfg := loadConfig(t)
+	wallStart := time.Now()
+	faults := Generate(ScheduleConfig{
+		Seed: cfg.Seed, Duration: cfg.Duration, Lease: cfg.Lease,
+		Members: memberIDs(cfg.Members), Coordinators: cfg.Coordinators, Proxies: cfg.Coordinators,
+		MaxMembersDown: cfg.MaxDown, MaxCoordinatorsDown: cfg.Coordinators,
+	})
+	t.Logf("chaos seed %d, fault phase %s, %d faults:\n%s", cfg.Seed, cfg.Duration, len(faults), FormatSchedule(faults))
+
+	c := startCluster(t, cfg)
+	mon := newMonitor(c.coordinatorURLs(), cfg.Prefix, cfg.Group, cfg.Shards, cfg.Lease)
+	stopMon := make(chan struct{})
+	monDone := make(chan struct{})
+	go func() { defer close(monDone); mon.run(200*time.Millisecond, stopMon) }()
+	stopMonitor := func() {
+		select {
+		case <-stopMon:
+		default:
+			close(stopMon)
+			<-monDone
+		}
+	}
+	t.Cleanup(stopMonitor)
+
+	// Warm-up: every shard owned before the first fault.
+	waitUntil(t, 30*time.Second, "every shard owned at start", func() bool { return mon.settled(0) })
+	c.startProducer(cfg.Rate)
+	prodStart := time.Now()
+
+	ran := c.runSchedule(faults)
+
+	// Settle: faults are over (the schedule recovers every fault by its
+	// end); wait until every shard has been owned, with nothing revoking,
+	// for a few heartbeats.
+	settleStart := time.Now()
+	settled := waitFor(45*time.Second, func() bool { return mon.settled(4 * cfg.Heartbeat) })
+	settleSecs := time.Since(settleStart).Seconds()
+	time.Sleep(time.Second) // produce a little more on the settled group
+	c.stopProducer()
+	prodEnd := time.Now()
+	produced := c.produced.Load()
+
+	drainStart := time.Now()
+	ctx := context.Background()
+	var pending, lag, entries int64
+	drained := waitForEvery(45*time.Second, 500*time.Millisecond, func() bool {
+		if !everyHandledOrAcked(c.rec, produced) {
+			return false
+		}
+		var err error
+		pending, lag, entries, err = c.redisBacklog(ctx)
+		return err == nil && pending == 0 && lag == 0
+	})
+	pending, lag, entries, _ = c.redisBacklog(ctx)
+	drainSecs := time.Since(drainStart).Seconds()
+	stopMonitor()
+	mon.finish()
+
+	lines := c.rec.Lines()
+	// Overlap windows and the pause checks use the acknowledgements as they
+	// happened; late confirmations (see lateConfirmations) are left out.
+	timed, late := withoutLateConfirmations(lines)
+	rr := recorderOf(timed).Check(produced)
+	rep := Report{
+		Seed: cfg.Seed, Revision: revision(), Duration: cfg.Duration.String(), StartedAt: wallStart.UTC().Format(time.RFC3339),
+		Coordinators: cfg.Coordinators, Members: cfg.Members, ProxiedMembers: cfg.Proxied, Shards: cfg.Shards,
+		ProducerRate: cfg.Rate, HeartbeatInterval: cfg.Heartbeat.String(), LeaseTTL: cfg.Lease.String(),
+		RebalanceTimeout: cfg.Rebalance.String(), FaultsByType: map[string]int{}, FaultsTotal: len(ran), Faults: ran,
+		Produced: rr.Produced, Processed: rr.Processed, Lost: rr.Lost, LostSeqs: rr.LostSeqs,
+		Duplicates: rr.Duplicates, HandOffs: rr.HandOffs, OverlapWindows: len(rr.Overlaps), Overlaps: rr.Overlaps,
+		PublishRetries: c.pubErrors.Load(), StreamEntries: entries, RedisPendingEnd: pending, RedisLagEnd: lag,
+		monitorFigures: mon.figures(), Events: map[string]int{}, LateAckConfirmations: late,
+		SettleSeconds: round2(settleSecs), DrainSeconds: round2(drainSecs),
+		PausesWithoutFence: []string{}, AckedAfterReassignment: []string{}, Failures: []string{},
+	}
+	for _, k := range AllFaultKinds {
+		rep.FaultsByType[string(k)] = 0
+	}
+	for _, f := range ran {
+		rep.FaultsByType[string(f.Kind)]++
+	}
+	for _, l := range lines {
+		if l.Kind == "event" {
+			rep.Events[l.Event]++
+		}
+	}
+	classifyLoss(ctx, c, &rep, lines, ran, produced)
+	checkPauses(&rep, ran, timed, cfg.Lease)
+	rep.StaleAcks = append([]string{}, staleAcks(ran, timed)...)
+	ackGaps(&rep, timed, cfg.Shards, prodStart, prodEnd)
+	classifyGaps(&rep, mon.allGaps(), ran, cfg.Lease)
+
+	fail := func(format string, args ...any) { rep.Failures = append(rep.Failures, fmt.Sprintf(format, args...)) }
+	if !settled {
+		fail("the group did not settle (every shard owned, nothing revoking) within 45s after the last fault")
+	}
+	if produced == 0 {
+		fail("the producer published nothing")
+	}
+	if rep.Lost > 0 {
+		fail("%d entries lost (never acknowledged), e.g. seq %v", rep.Lost, rep.LostSeqs)
+	}
+	if pending > 0 || lag > 0 {
+		fail("Redis still has %d pending and %d undelivered entries for the group 45s after the producer stopped", pending, lag)
+	} else if !drained {
+		fail("not every produced entry was handled within 45s after the producer stopped")
+	}
+	if len(rr.Overlaps) > 0 {
+		fail("%d windows where two members acknowledged on one shard at once: %v", len(rr.Overlaps), head(rr.Overlaps, 10))
+	}
+	if len(rep.EpochRegressions) > 0 {
+		fail("epochs went backwards: %v", head(rep.EpochRegressions, 10))
+	}
+	if len(rep.InvariantViolations) > 0 {
+		fail("the coordinator reported invariant violations: %v", head(rep.InvariantViolations, 10))
+	}
+	if len(rep.PausesWithoutFence) > 0 {
+		fail("paused members holding shards did not fence themselves: %v", rep.PausesWithoutFence)
+	}
+	if len(rep.AckedAfterReassignment) > 0 {
+		fail("paused members acknowledged after their shards were reassigned: %v", head(rep.AckedAfterReassignment, 10))
+	}
+	if len(rep.StaleAcks) > 0 {
+		fail("paused members acknowledged entries the new owner had claimed: %v", head(rep.StaleAcks, 10))
+	}
+	rep.Passed = len(rep.Failures) == 0
+	rep.WallSeconds = round2(time.Since(wallStart).Seconds())
+
+	raw, err := json.MarshalIndent(rep, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := reportPath
+	if path == "" {
+		path = filepath.Join(t.TempDir(), "chaos-report.json")
+	}
+	if err := os.WriteFile(path, append(raw, '\n'), 0o644); err != nil {
+		t.Errorf("write report: %v", err)
+	}
+	t.Logf("chaos report (%s):\n%s", path, raw)
+	t.Logf("seed %d: %d faults %v; produced %d, processed %d, lost %d, duplicates %d, hand-offs %d, overlap windows %d, longest unowned gap %dms (lease %s), regressions %d, violations %d",
+		rep.Seed, rep.FaultsTotal, rep.FaultsByType, rep.Produced, rep.Processed, rep.Lost, rep.Duplicates, rep.HandOffs,
+		rep.OverlapWindows, rep.LongestUnownedMs, cfg.Lease, len(rep.EpochRegressions), len(rep.InvariantViolations))
+	for _, f := range rep.Failures {
+		t.Errorf("chaos seed %d: %s", cfg.Seed, f)
+	}
+	if !rep.Passed {
+		// Evidence: the report, everything the members recorded (one JSON
+		// line each) and the coordinator logs, in a directory that outlives
+		// the test (not next to the report: make chaos writes that to docs/).
+		base := strings.TrimSuffix(path, ".json")
+		if dir, err := os.MkdirTemp("", "rsc-chaos-evidence-"); err == nil {
+			base = filepath.Join(dir, "chaos-report")
+			_ = os.WriteFile(base+".json", append(raw, '\n'), 0o644)
+		}
+		linesPath := base + ".lines.jsonl"
+		var b strings.Builder
+		enc := json.NewEncoder(&b)
+		for _, l := range lines {
+			_ = enc.Encode(l)
+		}
+		if err := os.WriteFile(linesPath, []byte(b.String()), 0o644); err == nil {
+			t.Logf("recorder lines: %s", linesPath)
+		}
+		for i, co := range c.coords {
+			logPath := base + fmt.Sprintf(".coordinator-%d.log", i)
+			if err := os.WriteFile(logPath, []byte(co.Logs()), 0o644); err == nil {
+				t.Logf("coordinator-%d log: %s", i, logPath)
+			}
+		}
+	}
+	if t.Failed() {
+		t.Logf("reproduce: RSC_CHAOS_SEED=%d RSC_CHAOS_DURATION=%s go test -race -count=1 -run '^TestChaos$' -v ./test/chaos/", cfg.Seed, cfg.Duration)
+	}
+}
+
+// checkPauses checks every SIGSTOP/SIGCONT fault: a paused member that held
+// shards must report SELF_FENCED (or FENCED) once it runs again, and must
+// not acknowledge, at its pre-pause epoch, an entry of a shard that another
+// member acknowledged on after the pause began.
+func checkPauses(rep *Report, ran []injected, lines []recorder.Line, lease time.Duration) {
+	sort.SliceStable(lines, func(i, j int) bool { return lines[i].At < lines[j].At })
+	for _, f := range ran {
+		if f.Kind != FaultMemberPause {
+			continue
+		}
+		rep.Pauses++
+		m, p0, p1 := f.Target, f.Start.UnixNano(), f.End.UnixNano()
+		// Shards the member's current process had started and not released
+		// when it was stopped (a kill -9 ends a process without releases).
+		var kills []int64
+		for _, g := range ran {
+			if g.Kind == FaultMemberKill && g.Target == m && g.Start.UnixNano() < p0 {
+				kills = append(kills, g.Start.UnixNano())
+			}
+		}
+		sort.Slice(kills, func(i, j int) bool { return kills[i] < kills[j] })
+		live := map[int]bool{}
+		var epoch int64
+		for _, l := range lines {
+			if l.At >= p0 {
+				break
+			}
+			for len(kills) > 0 && kills[0] <= l.At {
+				live, kills = map[int]bool{}, kills[1:]
+			}
+			if l.Member != m || l.Kind != "event" {
+				continue
+			}
+			switch l.Event {
+			case "SHARD_STARTED":
+				live[l.Shard] = true
+			case "SHARD_RELEASED":
+				delete(live, l.Shard)
+			case "SELF_FENCED", "FENCED":
+				live = map[int]bool{} // every worker stopped at once (releases follow)
+			}
+		}
+		for _, l := range lines { // the member's epoch when it was paused
+			if l.At < p0 && l.Member == m && l.Epoch > 0 {
+				epoch = l.Epoch
+			}
+		}
+		if len(kills) > 0 {
+			live = map[int]bool{} // killed after its last record
+		}
+		if len(live) == 0 {
+			continue
+		}
+		rep.PausesHoldingShards++
+		fenced := false
+		for _, l := range lines {
+			if l.Member == m && l.Kind == "event" && (l.Event == "SELF_FENCED" || l.Event == "FENCED") &&
+				l.At >= p0 && l.At <= p1+int64(2*lease) {
+				fenced = true
+				break
+			}
+		}
+		if fenced {
+			rep.PausesSelfFenced++
+		} else {
+			rep.PausesWithoutFence = append(rep.PausesWithoutFence, fmt.Sprintf("%s paused %s–%s holding %v",
+				m, f.Start.UTC().Format("15:04:05.000"), f.End.UTC().Format("15:04:05.000"), keys(live)))
+		}
+		// Shards another member acknowledged on since the pause began.
+		takenAt := map[int]int64{}
+		for _, l := range lines {
+			if l.Kind == "acked" && l.Member != m && l.At >= p0 && live[l.Shard] {
+				if _, ok := takenAt[l.Shard]; !ok {
+					takenAt[l.Shard] = l.At
+				}
+			}
+		}
+		for _, l := range lines {
+			if l.Kind == "acked" && l.Member == m && l.At >= p1 && l.Epoch == epoch {
+				if at, ok := takenAt[l.Shard]; ok && at < l.At {
+					rep.AckedAfterReassignment = append(rep.AckedAfterReassignment, fmt.Sprintf(
+						"%s acked shard %d entry %s at epoch %d at %s after resuming; another member acked on it from %s",
+						m, l.Shard, l.EntryID, l.Epoch, time.Unix(0, l.At).UTC().Format("15:04:05.000"),
+						time.Unix(0, at).UTC().Format("15:04:05.000")))
+				}
+			}
+		}
+	}
+}
+
+// ackGaps finds the longest time between two acknowledgements on one shard
+// while the producer ran.
+func ackGaps(rep *Report, lines []recorder.Line, shards int, from, to time.Time) {
+	last := map[int]int64{}
+	for s := 0; s < shards; s++ {
+		last[s] = from.UnixNano()
+	}
+	rep.LongestAckGapShard = -1
+	note := func(s int, at int64) {
+		if d := at - last[s]; d > rep.LongestAckGapMs*int64(time.Millisecond) {
+			rep.LongestAckGapMs = d / int64(time.Millisecond)
+			rep.LongestAckGapShard = s
+			rep.LongestAckGapFrom = time.Unix(0, last[s]).UTC().Format("15:04:05.000")
+		}
+		last[s] = at
+	}
+	for _, l := range lines { // sorted by time (withoutLateConfirmations)
+		if l.Kind == "acked" && l.At > from.UnixNano() && l.At <= to.UnixNano() {
+			note(l.Shard, l.At)
+		}
+	}
+	for s := 0; s < shards; s++ {
+		note(s, to.UnixNano())
+	}
+}
+
+// classifyGaps finds the longest unowned gap clear of Redis and coordinator
+// faults.
+func classifyGaps(rep *Report, gaps []gap, ran []injected, lease time.Duration) {
+	rep.LongestUnownedNoInfraShard = -1
+	for _, g := range gaps {
+		end := g.From.Add(g.Len)
+		clear := true
+		for _, f := range ran {
+			if f.Kind != FaultRedisStop && f.Kind != FaultCoordinatorKill {
+				continue
+			}
+			if g.From.Before(f.Recovered.Add(lease)) && f.Start.Before(end) {
+				clear = false
+				break
+			}
+		}
+		if clear && g.Len.Milliseconds() > rep.LongestUnownedNoInfraMs {
+			rep.LongestUnownedNoInfraMs = g.Len.Milliseconds()
+			rep.LongestUnownedNoInfraShard = g.Shard
+			rep.LongestUnownedNoInfraFrom = g.From.UTC().Format("15:04:05.000")
+		}
+	}
+}
+
+// withoutLateConfirmations drops the ACKED records that confirm, when a
+// shard worker starts, an XACK sent earlier (membersdk confirmAcks): such a
+// record has an epoch older than the one the member's current worker for
+// that shard started at. A live acknowledgement always carries the epoch
+// the entry was read at, which is at least the worker's start epoch.
+func withoutLateConfirmations(lines []recorder.Line) ([]recorder.Line, int) {
+	sorted := append([]recorder.Line(nil), lines...)
+	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].At < sorted[j].At })
+	type ms struct {
+		member string
+		shard  int
+	}
+	started := map[ms]int64{}
+	out := make([]recorder.Line, 0, len(sorted))
+	late := 0
+	for _, l := range sorted {
+		switch {
+		case l.Kind == "event" && l.Event == "SHARD_STARTED":
+			started[ms{l.Member, l.Shard}] = l.Epoch
+		case l.Kind == "acked":
+			if e, ok := started[ms{l.Member, l.Shard}]; ok && l.Epoch < e {
+				late++
+				continue
+			}
+		}
+		out = append(out, l)
+	}
+	return out, late
+}
+
+func recorderOf(lines []recorder.Line) *recorder.Recorder {
+	r := recorder.New()
+	for _, l := range lines {
+		r.Add(l)
+	}
+	return r
+}
+
+// everyHandledOrAcked reports whether every produced sequence number was
+// acknowledged, or at least handled, according to the members' records.
+func everyHandledOrAcked(rec *recorder.Recorder, produced int64) bool {
+	acked := rec.AckedSeqs()
+	if int64(len(acked)) >= produced {
+		return true
+	}
+	handled := map[int64]bool{}
+	for _, l := range rec.Lines() {
+		if l.Kind == "handled" {
+			handled[l.Seq] = true
+		}
+	}
+	for seq := int64(1); seq <= produced; seq++ {
+		if !acked[seq] && !handled[seq] {
+			return false
+		}
+	}
+	return true
+}
+
+// classifyLoss decides, for every produced entry without an ACKED record,
+// whether it was lost. The recorder only sees an acknowledgement once the
+// member has read XACK's reply; a member killed (or Redis stopped) right
+// after the XACK reached Redis leaves the entry acknowledged in Redis with
+// no record. Such an entry is not lost if its handler ran, Redis shows it is
+// not pending, and a kill of that member or a Redis stop followed the
+// handler within 2 s. Everything else without an ACKED record is lost.
+func classifyLoss(ctx context.Context, c *cluster, rep *Report, lines []recorder.Line, ran []injected, produced int64) {
+	acked := c.rec.AckedSeqs()
+	handled := map[int64][]recorder.Line{}
+	for _, l := range lines {
+		if l.Kind == "handled" {
+			handled[l.Seq] = append(handled[l.Seq], l)
+		}
+	}
+	rdb := c.redis.Client()
+	rep.Lost, rep.LostSeqs, rep.Processed = 0, nil, 0
+	for seq := int64(1); seq <= produced; seq++ {
+		if acked[seq] {
+			rep.Processed++
+			continue
+		}
+		excuse := ""
+		for _, h := range handled[seq] {
+			rows, err := rdb.XPendingExt(ctx, &redis.XPendingExtArgs{Stream: c.cfg.Prefix + ":" + strconv.Itoa(h.Shard),
+				Group: c.cfg.Group, Start: h.EntryID, End: h.EntryID, Count: 1}).Result()
+			if err != nil || len(rows) > 0 {
+				continue
+			}
+			for _, f := range ran {
+				after := f.Start.Sub(time.Unix(0, h.At))
+				if after < 0 || after > 2*time.Second {
+					continue
+				}
+				if f.Kind == FaultRedisStop || (f.Kind == FaultMemberKill && f.Target == h.Member) {
+					excuse = fmt.Sprintf("seq %d: %s handled shard %d entry %s at %s; %s %s at %s; not pending in Redis",
+						seq, h.Member, h.Shard, h.EntryID, clock(h.At), f.Kind, f.Target, f.Start.UTC().Format("15:04:05.000"))
+					break
+				}
+			}
+			if excuse != "" {
+				break
+			}
+		}
+		if excuse != "" {
+			rep.Processed++
+			rep.AckedUnrecorded++
+			if len(rep.AckedUnrecordedEntries) < 50 {
+				rep.AckedUnrecordedEntries = append(rep.AckedUnrecordedEntries, excuse)
+			}
+			continue
+		}
+		rep.Lost++
+		if len(rep.LostSeqs) < 20 {
+			rep.LostSeqs = append(rep.LostSeqs, seq)
+		}
+	}
+}
+
+func revision() string {
+	out, err := exec.Command("git", "-C", harness.RepoRoot(), "describe", "--always", "--dirty").Output()
+	if err != nil {
+		return "unknown"
+	}
+	return strings.TrimSpace(string(out))
+}
+
+func memberIDs(n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = fmt.Sprintf("m%d", i)
+	}
+	return out
+}
+
+func keys(set map[int]bool) []int {
+	out := make([]int, 0, len(set))
+	for k := range set {
+		out = append(out, k)
+	}
+	sort.Ints(out)
+	return out
+}
+
+func head(s []string, n int) []string {
+	if len(s) > n {
+		return s[:n]
+	}
+	return s
+}
+
+func waitFor(timeout time.Duration, cond func() bool) bool {
+	return waitForEvery(timeout, 100*time.Millisecond, cond)
+}
+
+func waitForEvery(timeout, every time.Duration, cond func() bool) bool {
+	deadline := time.Now().Add(timeout)
+	for {
+		if cond() {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(every)
+	}
+}
+
+func waitUntil(t *testing.T, timeout time.Duration, what string, cond func() bool) {
+	t.Helper()
+	if !waitFor(timeout, cond) {
+		t.Fatalf("timed out after %s waiting for %s", timeout, what)
+	}
+}

@@ -1,0 +1,182 @@
+package chaos
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/redisstream/coordinator/membersdk"
+	"github.com/redisstream/coordinator/test/harness"
+	"github.com/redisstream/coordinator/test/recorder"
+	"github.com/redisstream/coordinator/test/redistest"
+)
+
+// cluster is everything under test: a real redis-server, the coordinator
+// processes, slow proxies in front of them, member processes and a
+// producer in the test process.
+type cluster struct {
+	t       *testing.T
+	cfg     config
+	redis   *redistest.Server
+	coords  []*harness.Coordinator
+	proxies []*harness.SlowProxy // proxies[i] forwards to coords[i]
+	rec     *recorder.Recorder
+
+	mu      sync.Mutex
+	members map[string]*harness.MemberProc
+	opts    map[string]harness.MemberOptions
+	ids     []string
+
+	produced  atomic.Int64
+	pubErrors atomic.Int64
+	stopProd  context.CancelFunc
+	prodDone  chan struct{}
+}
+
+func (c *cluster) coordinatorURLs() []string {
+	var out []string
+	for _, co := range c.coords {
+		out = append(out, co.URL())
+	}
+	return out
+}
+
+func (c *cluster) proxyURLs() []string {
+	var out []string
+	for _, p := range c.proxies {
+		out = append(out, p.URL())
+	}
+	return out
+}
+
+// quietRedis drops go-redis' own log lines ("failed to dial"): Redis
+// outages are scheduled here, and the producer's retries are counted.
+type quietRedis struct{}
+
+func (quietRedis) Printf(context.Context, string, ...interface{}) {}
+
+var quietOnce sync.Once
+
+func startCluster(t *testing.T, cfg config) *cluster {
+	t.Helper()
+	quietOnce.Do(func() { redis.SetLogger(quietRedis{}) })
+	c := &cluster{t: t, cfg: cfg, rec: recorder.New(), members: map[string]*harness.MemberProc{}, opts: map[string]harness.MemberOptions{}}
+	c.redis = redistest.StartWithOptions(t, redistest.Options{Persist: true})
+	env := map[string]string{
+		"RSC_COORDINATION_HEARTBEAT_INTERVAL": cfg.Heartbeat.String(),
+		"RSC_COORDINATION_MEMBER_LEASE_TTL":   cfg.Lease.String(),
+		"RSC_COORDINATION_REBALANCE_TIMEOUT":  cfg.Rebalance.String(),
+		"RSC_LOG_LEVEL":                       "info",
+	}
+	// More coordinators (an actor host cluster) only need more entries here
+	// plus their cluster settings; the schedule, members and monitor take
+	// every URL.
+	for i := 0; i < cfg.Coordinators; i++ {
+		co := harness.StartCoordinator(t, harness.Options{RedisAddr: c.redis.Addr(), Env: env})
+		c.coords = append(c.coords, co)
+		c.proxies = append(c.proxies, harness.StartSlowProxy(t, co.URL()))
+	}
+	harness.NewClient(c.coords[0].URL()).CreateStream(t, cfg.Prefix, cfg.Shards)
+	for i := 0; i < cfg.Members; i++ {
+		id := fmt.Sprintf("m%d", i)
+		urls := c.coordinatorURLs()
+		if i < cfg.Proxied {
+			urls = c.proxyURLs() // heartbeats of these members go through the slow proxies
+		}
+		c.ids = append(c.ids, id)
+		c.opts[id] = harness.MemberOptions{ID: id, CoordinatorURLs: urls, RedisAddr: c.redis.Addr(),
+			Stream: cfg.Prefix, Group: cfg.Group, Work: cfg.Work}
+		c.startMember(id)
+	}
+	return c
+}
+
+func (c *cluster) startMember(id string) {
+	m := harness.StartMember(c.t, c.rec, c.opts[id])
+	c.mu.Lock()
+	c.members[id] = m
+	c.mu.Unlock()
+}
+
+func (c *cluster) member(id string) *harness.MemberProc {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.members[id]
+}
+
+// startProducer publishes keyed entries carrying sequence numbers at about
+// rate per second. A failed publish is retried with the same number, so
+// 1..produced were all accepted by Redis.
+func (c *cluster) startProducer(rate int) {
+	rdb := redis.NewClient(&redis.Options{Addr: c.redis.Addr(), MaxRetries: 1, DialTimeout: 200 * time.Millisecond,
+		ReadTimeout: time.Second, WriteTimeout: time.Second})
+	c.t.Cleanup(func() { _ = rdb.Close() })
+	p, err := membersdk.NewProducer(membersdk.ProducerConfig{CoordinatorURLs: c.coordinatorURLs(),
+		StreamPrefix: c.cfg.Prefix, ConsumerGroup: c.cfg.Group, Redis: rdb})
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	c.stopProd, c.prodDone = cancel, make(chan struct{})
+	go func() {
+		defer close(c.prodDone)
+		tick := time.NewTicker(time.Second / time.Duration(rate))
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+			seq := c.produced.Load() + 1
+			pctx, pcancel := context.WithTimeout(ctx, time.Second)
+			_, err := p.Publish(pctx, "customer-"+strconv.FormatInt(seq%997, 10), map[string]any{"seq": seq})
+			pcancel()
+			if err == nil {
+				c.produced.Store(seq)
+			} else {
+				c.pubErrors.Add(1)
+			}
+		}
+	}()
+	c.t.Cleanup(c.stopProducer)
+}
+
+func (c *cluster) stopProducer() {
+	if c.stopProd != nil {
+		c.stopProd()
+		<-c.prodDone
+		c.stopProd = nil
+	}
+}
+
+// redisBacklog sums, over every shard, the entries of the group still
+// pending (delivered, not acknowledged) and not yet delivered (lag).
+func (c *cluster) redisBacklog(ctx context.Context) (pending, lag, entries int64, err error) {
+	rdb := c.redis.Client()
+	for s := 0; s < c.cfg.Shards; s++ {
+		key := c.cfg.Prefix + ":" + strconv.Itoa(s)
+		groups, e := rdb.XInfoGroups(ctx, key).Result()
+		if e != nil {
+			return 0, 0, 0, e
+		}
+		for _, g := range groups {
+			if g.Name == c.cfg.Group {
+				pending += g.Pending
+				lag += g.Lag
+			}
+		}
+		n, e := rdb.XLen(ctx, key).Result()
+		if e != nil {
+			return 0, 0, 0, e
+		}
+		entries += n
+	}
+	return pending, lag, entries, nil
+}

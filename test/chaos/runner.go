@@ -1,0 +1,93 @@
+package chaos
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// injected is a fault as it actually happened.
+type injected struct {
+	Fault
+	Start     time.Time `json:"start"`     // the fault was injected (signal sent, proxy delay set)
+	End       time.Time `json:"end"`       // recovery began (SIGCONT sent, restart started)
+	Recovered time.Time `json:"recovered"` // recovery finished (process answering again)
+}
+
+type action struct {
+	at    time.Duration
+	end   bool
+	fault int
+}
+
+// runSchedule injects faults in real time, in the test goroutine, starting
+// now: each fault at its At, recovered at At+For. Actions that take time
+// (restarting a coordinator waits for its health route) delay the ones after
+// them; the actual times are recorded.
+func (c *cluster) runSchedule(faults []Fault) []injected {
+	var acts []action
+	for i, f := range faults {
+		acts = append(acts, action{at: f.At, fault: i}, action{at: f.At + f.For, end: true, fault: i})
+	}
+	sort.SliceStable(acts, func(i, j int) bool {
+		if acts[i].at != acts[j].at {
+			return acts[i].at < acts[j].at
+		}
+		return acts[i].end && !acts[j].end // recover before the next fault starts
+	})
+	out := make([]injected, len(faults))
+	start := time.Now()
+	for _, a := range acts {
+		if d := time.Until(start.Add(a.at)); d > 0 {
+			time.Sleep(d)
+		}
+		f := faults[a.fault]
+		if a.end {
+			out[a.fault].End = time.Now()
+			c.recover(f)
+			out[a.fault].Recovered = time.Now()
+			c.t.Logf("chaos %6.2fs recovered %s %s", time.Since(start).Seconds(), f.Kind, f.Target)
+		} else {
+			out[a.fault] = injected{Fault: f, Start: time.Now()}
+			c.inject(f)
+			c.t.Logf("chaos %6.2fs injected  %s", time.Since(start).Seconds(), f)
+		}
+	}
+	return out
+}
+
+func index(target string) int {
+	i, _ := strconv.Atoi(target[strings.LastIndexByte(target, '-')+1:])
+	return i
+}
+
+func (c *cluster) inject(f Fault) {
+	switch f.Kind {
+	case FaultMemberKill:
+		c.member(f.Target).Kill()
+	case FaultMemberPause:
+		c.member(f.Target).Pause()
+	case FaultCoordinatorKill:
+		c.coords[index(f.Target)].Kill()
+	case FaultRedisStop:
+		c.redis.Stop()
+	case FaultSlowHeartbeats:
+		c.proxies[index(f.Target)].SetDelay(f.Delay)
+	}
+}
+
+func (c *cluster) recover(f Fault) {
+	switch f.Kind {
+	case FaultMemberKill:
+		c.startMember(f.Target) // same member id, a new process
+	case FaultMemberPause:
+		c.member(f.Target).Resume()
+	case FaultCoordinatorKill:
+		c.coords[index(f.Target)].Restart()
+	case FaultRedisStop:
+		c.redis.Restart()
+	case FaultSlowHeartbeats:
+		c.proxies[index(f.Target)].SetDelay(0)
+	}
+}

@@ -1,0 +1,237 @@
+package chaos
+
+import (
+	"fmt"
+	"math/rand"
+	"sort"
+	"strings"
+	"time"
+)
+
+// FaultKind names one kind of fault the schedule injects.
+type FaultKind string
+
+const (
+	// FaultMemberKill kills a member process with SIGKILL and starts it
+	// again (same member id) after For.
+	FaultMemberKill FaultKind = "member-kill"
+	// FaultMemberPause freezes a member process (SIGSTOP) for For, longer
+	// than its lease, then continues it (SIGCONT): it must self-fence and
+	// must not acknowledge anything after its shards were reassigned.
+	FaultMemberPause FaultKind = "member-pause"
+	// FaultCoordinatorKill kills a coordinator process with SIGKILL and
+	// starts it again on the same port after For.
+	FaultCoordinatorKill FaultKind = "coordinator-kill"
+	// FaultRedisStop kills redis-server and starts it again (same port,
+	// same append-only file) after For.
+	FaultRedisStop FaultKind = "redis-stop"
+	// FaultSlowHeartbeats sets a slow proxy's added delay to Delay for For:
+	// the members behind it heartbeat slowly.
+	FaultSlowHeartbeats FaultKind = "slow-heartbeats"
+)
+
+// AllFaultKinds lists every kind, in report order.
+var AllFaultKinds = []FaultKind{FaultMemberKill, FaultMemberPause, FaultCoordinatorKill, FaultRedisStop, FaultSlowHeartbeats}
+
+// Fault is one planned fault: at At (from the start of the fault phase) the
+// Target is faulted, and For later it is recovered.
+type Fault struct {
+	At     time.Duration `json:"at"`
+	Kind   FaultKind     `json:"kind"`
+	Target string        `json:"target"` // member id, "coordinator-N", "redis", "proxy-N"
+	For    time.Duration `json:"for"`
+	Delay  time.Duration `json:"delay,omitempty"` // slow heartbeats: added delay per request
+}
+
+func (f Fault) String() string {
+	s := fmt.Sprintf("%7.2fs %-16s %-14s for %5.2fs", f.At.Seconds(), f.Kind, f.Target, f.For.Seconds())
+	if f.Delay > 0 {
+		s += fmt.Sprintf(" delay %s", f.Delay)
+	}
+	return s
+}
+
+// ScheduleConfig is what a schedule is generated from. The same config
+// always gives the same schedule.
+type ScheduleConfig struct {
+	Seed     int64
+	Duration time.Duration // length of the fault phase; every fault is recovered by then
+	Lease    time.Duration // member lease TTL
+	Members  []string      // member ids that may be killed or paused
+	// Coordinators is the number of coordinator processes (coordinator-0 …).
+	Coordinators int
+	// Proxies is the number of slow proxies (proxy-0 …).
+	Proxies int
+	// MaxMembersDown bounds the members killed or paused at the same time.
+	MaxMembersDown int
+	// MaxCoordinatorsDown bounds the coordinators down at the same time
+	// (with one coordinator: 1, i.e. the control plane may be fully down).
+	MaxCoordinatorsDown int
+}
+
+// Generate builds the fault schedule for cfg. Faults start after a short
+// warm-up, follow each other every 1–3 s, and end (are recovered) by
+// cfg.Duration. The first faults cover every kind once (in an order drawn
+// from the seed) so that even a short run tries each kind; after that kinds
+// are drawn by weight. Redis and coordinator faults never overlap each
+// other, and a target gets at least one lease of rest between two faults.
+func Generate(cfg ScheduleConfig) []Fault {
+	rng := rand.New(rand.NewSource(cfg.Seed))
+	L := cfg.Lease
+	between := func(lo, hi time.Duration) time.Duration {
+		if hi <= lo {
+			return lo
+		}
+		return lo + time.Duration(rng.Int63n(int64(hi-lo)))
+	}
+	// Every fault holds its target busy until it is recovered plus a rest.
+	busy := map[string]time.Duration{}
+	type span struct{ from, to time.Duration }
+	var memberDown, coordDown []span
+	var infraBusy time.Duration // end of the last Redis/coordinator fault, plus rest
+	countAt := func(spans []span, from, to time.Duration) int {
+		n := 0
+		for _, s := range spans {
+			if s.from < to && from < s.to {
+				n++
+			}
+		}
+		return n
+	}
+	weights := map[FaultKind]int{FaultMemberKill: 30, FaultMemberPause: 20, FaultCoordinatorKill: 15, FaultRedisStop: 10, FaultSlowHeartbeats: 15}
+	if cfg.Coordinators == 0 {
+		weights[FaultCoordinatorKill] = 0
+	}
+	if cfg.Proxies == 0 {
+		weights[FaultSlowHeartbeats] = 0
+	}
+	coverage := append([]FaultKind(nil), AllFaultKinds...)
+	rng.Shuffle(len(coverage), func(i, j int) { coverage[i], coverage[j] = coverage[j], coverage[i] })
+
+	draw := func() FaultKind {
+		total := 0
+		for _, k := range AllFaultKinds {
+			total += weights[k]
+		}
+		n := rng.Intn(total)
+		for _, k := range AllFaultKinds {
+			if n < weights[k] {
+				return k
+			}
+			n -= weights[k]
+		}
+		return FaultMemberKill
+	}
+
+	// plan tries to place a fault of kind k at t; ok is false if no target
+	// is free or it would not be recovered by the end.
+	plan := func(k FaultKind, t time.Duration) (Fault, bool) {
+		f := Fault{At: t, Kind: k}
+		switch k {
+		case FaultMemberKill:
+			f.For = between(L*3/10, 2*L)
+		case FaultMemberPause:
+			f.For = between(L*13/10, L*5/2)
+		case FaultCoordinatorKill:
+			f.For = between(200*time.Millisecond, L*3/2)
+		case FaultRedisStop:
+			f.For = between(2*time.Second, max(2*L, 3*time.Second))
+		case FaultSlowHeartbeats:
+			f.For = between(2*time.Second, 3*L)
+			f.Delay = between(100*time.Millisecond, L*3/4).Round(10 * time.Millisecond)
+		}
+		f.For = f.For.Round(10 * time.Millisecond)
+		end := t + f.For
+		if end > cfg.Duration {
+			return f, false
+		}
+		var candidates []string
+		switch k {
+		case FaultMemberKill, FaultMemberPause:
+			if countAt(memberDown, t, end) >= cfg.MaxMembersDown {
+				return f, false
+			}
+			candidates = cfg.Members
+		case FaultCoordinatorKill:
+			if t < infraBusy || countAt(coordDown, t, end) >= cfg.MaxCoordinatorsDown {
+				return f, false
+			}
+			for i := 0; i < cfg.Coordinators; i++ {
+				candidates = append(candidates, fmt.Sprintf("coordinator-%d", i))
+			}
+		case FaultRedisStop:
+			if t < infraBusy {
+				return f, false
+			}
+			candidates = []string{"redis"}
+		case FaultSlowHeartbeats:
+			for i := 0; i < cfg.Proxies; i++ {
+				candidates = append(candidates, fmt.Sprintf("proxy-%d", i))
+			}
+		}
+		var free []string
+		for _, c := range candidates {
+			if busy[c] <= t {
+				free = append(free, c)
+			}
+		}
+		if len(free) == 0 {
+			return f, false
+		}
+		f.Target = free[rng.Intn(len(free))]
+		busy[f.Target] = end + L
+		switch k {
+		case FaultMemberKill, FaultMemberPause:
+			memberDown = append(memberDown, span{t, end})
+		case FaultCoordinatorKill:
+			coordDown = append(coordDown, span{t, end})
+			infraBusy = end + L
+		case FaultRedisStop:
+			infraBusy = end + L
+		}
+		return f, true
+	}
+
+	var out []Fault
+	t := 2 * time.Second // warm-up: every member owns its shards first
+	for t < cfg.Duration {
+		var k FaultKind
+		if len(coverage) > 0 {
+			k = coverage[0]
+		} else {
+			k = draw()
+		}
+		f, ok := plan(k, t)
+		if !ok && len(coverage) == 0 {
+			// Try the other kinds before giving this slot up.
+			for _, other := range AllFaultKinds {
+				if other != k && weights[other] > 0 {
+					if f, ok = plan(other, t); ok {
+						break
+					}
+				}
+			}
+		}
+		if ok {
+			out = append(out, f)
+			if len(coverage) > 0 {
+				coverage = coverage[1:]
+			}
+		} else if len(coverage) > 0 && weights[k] == 0 {
+			coverage = coverage[1:]
+		}
+		t += between(time.Second, 3*time.Second).Round(10 * time.Millisecond)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].At < out[j].At })
+	return out
+}
+
+// FormatSchedule renders a schedule one fault a line.
+func FormatSchedule(fs []Fault) string {
+	var b strings.Builder
+	for _, f := range fs {
+		b.WriteString(f.String())
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
