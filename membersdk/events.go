@@ -41,6 +41,7 @@ const (
 	// EventFailover: the consumer switched to another coordinator URL.
 	EventFailover EventType = "FAILOVER"
 	// EventAcked: an entry was acknowledged after its handler succeeded.
+	// Event.Time is when the XACK was sent.
 	EventAcked EventType = "ACKED"
 	// EventAckRefused: a handler finished but the shard was no longer owned
 	// (revoked, fenced or self-fenced), so the entry was left pending.

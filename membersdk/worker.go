@@ -427,11 +427,14 @@ func (w *worker) call(msg Message) (err error) {
 // ack acknowledges msg if the shard is still owned by this worker.
 func (w *worker) ack(msg Message) bool {
 	ran, err := w.token.withOwnership(func() error {
+		sent := w.c.now()
 		if err := w.c.cfg.Redis.XAck(context.Background(), w.key, w.c.cfg.ConsumerGroup, msg.ID).Err(); err != nil {
 			return err
 		}
-		// Reported under the token, so it precedes the shard's release.
-		w.c.emit(Event{Type: EventAcked, Shard: w.shard, EntryID: msg.ID, Epoch: msg.Epoch})
+		// Reported under the token, so it precedes the shard's release. Time
+		// is when the XACK was sent (it took effect between then and now): a
+		// pause while waiting for the reply must not look like a late ack.
+		w.c.emit(Event{Type: EventAcked, Shard: w.shard, EntryID: msg.ID, Epoch: msg.Epoch, Time: sent})
 		return nil
 	})
 	switch {
