@@ -210,7 +210,7 @@ func TestChaos(t *testing.T) {
 	time.Sleep(time.Second) // produce a little more on the settled group
 	c.stopProducer()
 	prodEnd := time.Now()
-	produced := c.produced.Load()
+	produced := c.prod.Produced()
 
 	drainStart := time.Now()
 	ctx := context.Background()
@@ -240,7 +240,7 @@ func TestChaos(t *testing.T) {
 		RebalanceTimeout: cfg.Rebalance.String(), FaultsByType: map[string]int{}, FaultsTotal: len(ran), Faults: ran,
 		Produced: rr.Produced, Processed: rr.Processed, Lost: rr.Lost, LostSeqs: rr.LostSeqs,
 		Duplicates: rr.Duplicates, HandOffs: rr.HandOffs, OverlapWindows: len(rr.Overlaps), Overlaps: rr.Overlaps,
-		PublishRetries: c.pubErrors.Load(), StreamEntries: entries, RedisPendingEnd: pending, RedisLagEnd: lag,
+		PublishRetries: c.prod.Failures(), StreamEntries: entries, RedisPendingEnd: pending, RedisLagEnd: lag,
 		monitorFigures: mon.figures(), Events: map[string]int{}, LateAckConfirmations: late,
 		SettleSeconds: round2(settleSecs), DrainSeconds: round2(drainSecs),
 		PausesWithoutFence: []string{}, AckedAfterReassignment: []string{}, Failures: []string{},

@@ -5,13 +5,10 @@ import (
 	"fmt"
 	"strconv"
 	"sync"
-	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/redisstream/coordinator/membersdk"
 	"github.com/redisstream/coordinator/test/harness"
 	"github.com/redisstream/coordinator/test/recorder"
 	"github.com/redisstream/coordinator/test/redistest"
@@ -33,10 +30,7 @@ type cluster struct {
 	opts    map[string]harness.MemberOptions
 	ids     []string
 
-	produced  atomic.Int64
-	pubErrors atomic.Int64
-	stopProd  context.CancelFunc
-	prodDone  chan struct{}
+	prod *harness.SeqProducer
 }
 
 func (c *cluster) coordinatorURLs() []string {
@@ -111,48 +105,16 @@ func (c *cluster) member(id string) *harness.MemberProc {
 }
 
 // startProducer publishes keyed entries carrying sequence numbers at about
-// rate per second. A failed publish is retried with the same number, so
-// 1..produced were all accepted by Redis.
+// rate per second (harness.SeqProducer).
 func (c *cluster) startProducer(rate int) {
-	rdb := redis.NewClient(&redis.Options{Addr: c.redis.Addr(), MaxRetries: 1, DialTimeout: 200 * time.Millisecond,
-		ReadTimeout: time.Second, WriteTimeout: time.Second})
-	c.t.Cleanup(func() { _ = rdb.Close() })
-	p, err := membersdk.NewProducer(membersdk.ProducerConfig{CoordinatorURLs: c.coordinatorURLs(),
-		StreamPrefix: c.cfg.Prefix, ConsumerGroup: c.cfg.Group, Redis: rdb})
-	if err != nil {
-		c.t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	c.stopProd, c.prodDone = cancel, make(chan struct{})
-	go func() {
-		defer close(c.prodDone)
-		tick := time.NewTicker(time.Second / time.Duration(rate))
-		defer tick.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-tick.C:
-			}
-			seq := c.produced.Load() + 1
-			pctx, pcancel := context.WithTimeout(ctx, time.Second)
-			_, err := p.Publish(pctx, "customer-"+strconv.FormatInt(seq%997, 10), map[string]any{"seq": seq})
-			pcancel()
-			if err == nil {
-				c.produced.Store(seq)
-			} else {
-				c.pubErrors.Add(1)
-			}
-		}
-	}()
-	c.t.Cleanup(c.stopProducer)
+	c.prod = harness.StartProducer(c.t, harness.ProducerOptions{CoordinatorURLs: c.coordinatorURLs(),
+		RedisAddr: c.redis.Addr(), Stream: c.cfg.Prefix, Group: c.cfg.Group, Rate: rate,
+		Key: func(seq int64) string { return "customer-" + strconv.FormatInt(seq%997, 10) }})
 }
 
 func (c *cluster) stopProducer() {
-	if c.stopProd != nil {
-		c.stopProd()
-		<-c.prodDone
-		c.stopProd = nil
+	if c.prod != nil {
+		c.prod.Stop()
 	}
 }
 

@@ -49,7 +49,7 @@ func TestPausedMemberStopsAcking(t *testing.T) {
 	}
 	time.Sleep(time.Second)
 	c.stopProducer()
-	produced := c.produced.Load()
+	produced := c.prod.Produced()
 	waitFor(60*time.Second, func() bool { return int64(len(c.rec.AckedSeqs())) >= produced })
 
 	timed, _ := withoutLateConfirmations(c.rec.Lines())

@@ -2,16 +2,12 @@ package e2e
 
 import (
 	"context"
-	"strconv"
-	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
 
 	"github.com/redisstream/coordinator/api/protocol"
-	"github.com/redisstream/coordinator/membersdk"
 	"github.com/redisstream/coordinator/test/harness"
 	"github.com/redisstream/coordinator/test/recorder"
 	"github.com/redisstream/coordinator/test/redistest"
@@ -20,15 +16,13 @@ import (
 // dataPlane is a real redis-server, a real coordinator process, member
 // processes using the SDK, and a producer in the test process.
 type dataPlane struct {
-	t        *testing.T
-	redis    *redistest.Server
-	coord    *harness.Coordinator
-	c        *harness.Client
-	rec      *recorder.Recorder
-	produced atomic.Int64
-	members  map[string]*harness.MemberProc
-	stop     context.CancelFunc
-	done     chan struct{}
+	t       *testing.T
+	redis   *redistest.Server
+	coord   *harness.Coordinator
+	c       *harness.Client
+	rec     *recorder.Recorder
+	prod    *harness.SeqProducer
+	members map[string]*harness.MemberProc
 }
 
 func startDataPlane(t *testing.T, shards int) *dataPlane {
@@ -50,57 +44,18 @@ func (dp *dataPlane) addMember(id string) {
 	})
 }
 
-// startProducer publishes sequence numbers at about rate per second; a
-// failed publish is retried with the same number, so 1..produced were all
-// accepted by Redis.
+// startProducer publishes sequence numbers at about rate per second
+// (harness.SeqProducer).
 func (dp *dataPlane) startProducer(rate int) {
-	rdb := redis.NewClient(&redis.Options{Addr: dp.redis.Addr(), MaxRetries: 1, DialTimeout: 200 * time.Millisecond})
-	dp.t.Cleanup(func() { _ = rdb.Close() })
-	p, err := membersdk.NewProducer(membersdk.ProducerConfig{CoordinatorURLs: []string{dp.coord.URL()},
-		StreamPrefix: "orders", ConsumerGroup: "workers", Redis: rdb})
-	require.NoError(dp.t, err)
-	ctx, cancel := context.WithCancel(context.Background())
-	dp.stop, dp.done = cancel, make(chan struct{})
-	go func() {
-		defer close(dp.done)
-		var lastErr time.Time
-		tick := time.NewTicker(time.Second / time.Duration(rate))
-		defer tick.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-tick.C:
-			}
-			seq := dp.produced.Load() + 1
-			pctx, pcancel := context.WithTimeout(ctx, time.Second)
-			_, err := p.Publish(pctx, "key-"+strconv.FormatInt(seq%101, 10), map[string]any{"seq": seq})
-			pcancel()
-			if err == nil {
-				dp.produced.Store(seq)
-			} else if time.Since(lastErr) > 2*time.Second {
-				lastErr = time.Now()
-				dp.t.Logf("publish %d: %v (retrying)", seq, err)
-			}
-		}
-	}()
-	dp.t.Cleanup(dp.stopProducer)
-}
-
-func (dp *dataPlane) stopProducer() {
-	if dp.stop != nil {
-		dp.stop()
-		<-dp.done
-		dp.stop = nil
-	}
+	dp.prod = harness.StartProducer(dp.t, harness.ProducerOptions{CoordinatorURLs: []string{dp.coord.URL()},
+		RedisAddr: dp.redis.Addr(), Stream: "orders", Group: "workers", Rate: rate})
 }
 
 // finish stops the producer, waits until everything produced is
 // acknowledged (or timeout), and checks the guarantees.
 func (dp *dataPlane) finish(timeout time.Duration) recorder.Report {
 	dp.t.Helper()
-	dp.stopProducer()
-	produced := dp.produced.Load()
+	produced := dp.prod.Stop()
 	require.Positive(dp.t, produced, "the producer published nothing")
 	deadline := time.Now().Add(timeout)
 	for time.Now().Before(deadline) && int64(len(dp.rec.AckedSeqs())) < produced {
@@ -204,15 +159,15 @@ func TestDataPlaneRedisOutage(t *testing.T) {
 	dp.waitAllOwned(20*time.Second, 4)
 	time.Sleep(time.Second)
 
-	t.Logf("stopping redis at seq %d", dp.produced.Load())
+	t.Logf("stopping redis at seq %d", dp.prod.Produced())
 	dp.redis.Stop()
 	time.Sleep(20 * time.Second)
-	t.Logf("restarting redis at seq %d", dp.produced.Load())
+	t.Logf("restarting redis at seq %d", dp.prod.Produced())
 	require.Positive(t, dp.events("SELF_FENCED"), "members stop reading once their lease may have passed")
 	dp.redis.Restart()
 	t.Logf("redis restarted")
 	dp.waitAllOwned(30*time.Second, 4)
-	t.Logf("all owned at seq %d", dp.produced.Load())
+	t.Logf("all owned at seq %d", dp.prod.Produced())
 	time.Sleep(3 * time.Second)
 	dp.finish(40 * time.Second)
 }
