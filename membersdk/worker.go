@@ -160,60 +160,6 @@ func (w *worker) run() {
 	w.readNew()
 }
 
-// claimPending takes over every entry pending in the group on this shard
-// (minimum idle 0: only this member may read the shard now) and processes it.
-func (w *worker) claimPending() {
-	start := "0-0"
-	bo := newBackoff(100*time.Millisecond, 2*time.Second)
-	for w.readCtx.Err() == nil {
-		// The command itself is not cancelled: abandoning a reply would lose
-		// track of entries Redis delivered to this consumer.
-		w.inRead.Store(true)
-		msgs, next, err := w.c.cfg.Redis.XAutoClaim(context.WithoutCancel(w.readCtx), &redis.XAutoClaimArgs{
-			Stream: w.key, Group: w.c.cfg.ConsumerGroup, Consumer: w.c.cfg.MemberID,
-			MinIdle: 0, Start: start, Count: w.c.cfg.BatchSize,
-		}).Result()
-		w.inRead.Store(false)
-		if err != nil {
-			if !w.recoverReadError(err, bo) {
-				return
-			}
-			continue
-		}
-		bo.reset()
-		if len(msgs) > 0 {
-			counts := w.deliveryCounts(msgs)
-			w.process(msgs, counts)
-		}
-		if next == "0-0" || next == "0" || next == "" {
-			return
-		}
-		start = next
-	}
-}
-
-// deliveryCounts asks XPENDING how often each claimed entry was delivered.
-func (w *worker) deliveryCounts(msgs []redis.XMessage) map[string]int64 {
-	out := make(map[string]int64, len(msgs))
-	rows, err := w.c.cfg.Redis.XPendingExt(context.WithoutCancel(w.readCtx), &redis.XPendingExtArgs{
-		Stream: w.key, Group: w.c.cfg.ConsumerGroup,
-		Start: msgs[0].ID, End: msgs[len(msgs)-1].ID, Count: int64(2 * len(msgs)),
-		Consumer: w.c.cfg.MemberID,
-	}).Result()
-	if err != nil {
-		w.c.log.Warn("XPENDING after XAUTOCLAIM failed; assuming entries were delivered once before", "shard", w.shard, "error", err)
-	}
-	for _, r := range rows {
-		out[r.ID] = r.RetryCount
-	}
-	for _, m := range msgs {
-		if out[m.ID] < 1 {
-			out[m.ID] = 2 // claimed: delivered at least once before, now again
-		}
-	}
-	return out
-}
-
 // readNew reads new entries (XREADGROUP >) until the reader is cancelled.
 func (w *worker) readNew() {
 	bo := newBackoff(100*time.Millisecond, 2*time.Second)
@@ -256,29 +202,6 @@ func (w *worker) readNew() {
 			w.process(s.Messages, nil)
 		}
 	}
-}
-
-// orphanSweepEvery is how often an owner looks for entries pending under
-// another consumer on its shard.
-const orphanSweepEvery = 2 * time.Second
-
-// orphans reports whether entries of this shard are pending under another
-// consumer. Only the owner reads a shard, so such entries are orphans: a
-// previous owner that lost the shard while blocked in XREADGROUP (paused
-// process, partition) can have had entries delivered to it after this worker
-// took over and claimed what was pending. Nobody would ever process them, so
-// the owner claims them back.
-func (w *worker) orphans() bool {
-	sum, err := w.c.cfg.Redis.XPending(context.WithoutCancel(w.readCtx), w.key, w.c.cfg.ConsumerGroup).Result()
-	if err != nil {
-		return false // the next read reports the error
-	}
-	for name, n := range sum.Consumers {
-		if name != w.c.cfg.MemberID && n > 0 {
-			return true
-		}
-	}
-	return false
 }
 
 // recoverReadError logs err, repairs a missing consumer group and waits
