@@ -3,6 +3,7 @@ package group
 import (
 	"errors"
 	"log/slog"
+	"sync/atomic"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -11,7 +12,12 @@ import (
 )
 
 // confirmTick asks the group actor to confirm its activation with the store.
-type confirmTick struct{}
+// loop identifies the chain of ticks: after a supervisor restart the new
+// incarnation starts its own chain and ignores ticks of the old one.
+type confirmTick struct{ loop uint64 }
+
+// confirmLoops hands out chain identities.
+var confirmLoops atomic.Uint64
 
 // Ownership confirmation. A steady-state group writes nothing, so a stale
 // activation (its node cut off from Redis while another node activated the
@@ -44,7 +50,11 @@ func (a *groupActor) scheduleConfirm(ctx actor.Context) {
 		return
 	}
 	self, root := ctx.Self(), ctx.ActorSystem().Root
-	time.AfterFunc(a.confirmInterval(), func() { root.Send(self, &confirmTick{}) })
+	if a.confirmLoop == 0 {
+		a.confirmLoop = confirmLoops.Add(1)
+	}
+	tick := &confirmTick{loop: a.confirmLoop}
+	time.AfterFunc(a.confirmInterval(), func() { root.Send(self, tick) })
 }
 
 // onConfirm checks the activation. Coming back after a gap (store outage),

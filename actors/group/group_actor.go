@@ -33,6 +33,7 @@ type groupActor struct {
 	revision    int64             // store revision of the state in memory
 	activatedAt time.Time
 	confirmedAt time.Time // last time the store confirmed this activation
+	confirmLoop uint64    // identity of this incarnation's chain of confirmTicks
 	lastErr     error     // why the last activation or write failed
 	stopped     bool      // fenced or deleted: answer RETRY until the actor is gone
 
@@ -56,7 +57,9 @@ func (a *groupActor) Receive(ctx actor.Context) {
 		}
 		a.scheduleConfirm(ctx)
 	case *confirmTick:
-		a.onConfirm(ctx)
+		if msg.loop == a.confirmLoop {
+			a.onConfirm(ctx)
+		}
 	case *actor.Stopping, *actor.Stopped, *actor.Restarting:
 	case *HeartbeatRequest:
 		ctx.Respond(&HeartbeatReply{Response: a.heartbeat(ctx, msg)})
@@ -144,21 +147,7 @@ func (a *groupActor) onMemberDue(ctx actor.Context, memberID string) {
 		a.armMember(ctx, memberID) // stale timer: a heartbeat moved the deadline
 		return
 	}
-	before, _ := a.state.Member(memberID)
-	if !a.commit(ctx, c) {
-		return
-	}
-	after, ok := a.state.Member(memberID)
-	switch {
-	case ok && after.State == groupstate.StateExpired && before.State != groupstate.StateExpired:
-		a.deps.Metrics.MemberExpired()
-		a.deps.Logger.Info("member lease expired; its shards are free for others",
-			slog.String("group", a.key.String()), slog.String("member", memberID))
-	case ok && after.State == groupstate.StateFenced && before.State != groupstate.StateFenced:
-		a.deps.Metrics.MemberFenced()
-		a.deps.Logger.Warn("member fenced: revocation not finished within the rebalance timeout",
-			slog.String("group", a.key.String()), slog.String("member", memberID))
-	}
+	a.commit(ctx, c)
 }
 
 // scheduleRetry asks for a timer evaluation in one second, once.

@@ -115,9 +115,21 @@ func (a *groupActor) reload(ctx actor.Context) {
 // apply commits an already durable (or volatile-only) change to memory and
 // moves the member actors' timers to the new deadlines.
 func (a *groupActor) apply(ctx actor.Context, c *groupstate.Change) {
+	var before []groupstate.MemberState
+	if c.Durable {
+		before = make([]groupstate.MemberState, len(c.Members))
+		for i := range c.Members {
+			if m, ok := a.state.Member(c.Members[i].ID); ok {
+				before[i] = m.State
+			}
+		}
+	}
 	a.state.Apply(c)
 	if c.Durable {
 		a.reportMembers()
+		for i := range c.Members {
+			a.reportTransition(before[i], &c.Members[i])
+		}
 	}
 	for i := range c.Members {
 		a.armMember(ctx, c.Members[i].ID)
@@ -162,4 +174,22 @@ func (a *groupActor) reportMembers() {
 		counts[string(m.State)]++
 	}
 	a.deps.Metrics.Members(a.key, counts)
+}
+
+// reportTransition logs and counts a member that just expired or was fenced,
+// whichever message or timer caused it.
+func (a *groupActor) reportTransition(was groupstate.MemberState, m *groupstate.Member) {
+	if was == m.State {
+		return
+	}
+	switch m.State {
+	case groupstate.StateExpired:
+		a.deps.Metrics.MemberExpired()
+		a.deps.Logger.Info("member lease expired; its shards are free for others",
+			slog.String("group", a.key.String()), slog.String("member", m.ID))
+	case groupstate.StateFenced:
+		a.deps.Metrics.MemberFenced()
+		a.deps.Logger.Warn("member fenced: stale epoch, a claim of a shard it was not given, or a revocation not finished within the rebalance timeout; its shards stay blocked until it rejoins owning nothing or its lease expires",
+			slog.String("group", a.key.String()), slog.String("member", m.ID), slog.Int64("epoch", m.Epoch))
+	}
 }
