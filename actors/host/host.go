@@ -81,7 +81,7 @@ func New(opts Options) *Host {
 		groups: map[persistence.GroupKey]*actor.PID{},
 		done:   make(chan struct{}),
 		system: actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
-			return logger.With(slog.String("component", "actor"))
+			return slog.New(minLevel{logger.Handler(), slog.LevelWarn}).With(slog.String("component", "actor"))
 		})),
 	}
 	h.deps = &group.Deps{
