@@ -53,9 +53,11 @@ func (d *demo) script(ctx context.Context) (int, error) {
 		}
 	}
 	say("Started 3 members; producer publishing %d msg/s", publishRate)
-	prodCtx, stopProducer := context.WithCancel(ctx)
-	defer stopProducer()
-	go d.produce(prodCtx)
+	prod, err := d.startProducer()
+	if err != nil {
+		return 1, err
+	}
+	defer prod.Stop()
 	go d.watch(ctx)
 
 	if _, err := d.waitOwned(30*time.Second, nil); err != nil {
@@ -86,8 +88,7 @@ func (d *demo) script(ctx context.Context) (int, error) {
 	say("Balanced over 3 live members; running for 3s")
 	time.Sleep(3 * time.Second)
 
-	stopProducer()
-	produced := d.produced.Load()
+	produced := prod.Stop()
 	say("Producer stopped after %d messages; waiting until every one is processed", produced)
 	d.waitProcessed(produced, 60*time.Second)
 	d.stopMembers()

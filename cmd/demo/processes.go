@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"context"
 	"fmt"
 	"net"
 	"net/http"
@@ -12,7 +11,6 @@ import (
 	"runtime"
 	"strconv"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -21,6 +19,7 @@ import (
 
 	"github.com/redisstream/coordinator/membersdk"
 	"github.com/redisstream/coordinator/test/recorder"
+	"github.com/redisstream/coordinator/test/seqprod"
 )
 
 const (
@@ -40,7 +39,6 @@ type demo struct {
 	rdb       *redis.Client
 	http      *http.Client
 	rec       *recorder.Recorder
-	produced  atomic.Int64
 	reown     time.Duration
 
 	mu      sync.Mutex
@@ -202,31 +200,16 @@ func (d *demo) stopMembers() {
 	}
 }
 
-func (d *demo) produce(ctx context.Context) {
+// startProducer publishes numbered entries (test/seqprod) at publishRate.
+func (d *demo) startProducer() (*seqprod.Producer, error) {
 	p, err := membersdk.NewProducer(membersdk.ProducerConfig{
 		CoordinatorURLs: []string{d.coordURL}, StreamPrefix: streamPrefix, ConsumerGroup: groupName, Redis: d.rdb,
 	})
 	if err != nil {
-		fmt.Println("producer:", err)
-		return
+		return nil, err
 	}
-	t := time.NewTicker(time.Second / publishRate)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-		seq := d.produced.Load() + 1
-		if _, err := p.Publish(ctx, "customer-"+strconv.FormatInt(seq%97, 10), map[string]any{"seq": seq}); err != nil {
-			if ctx.Err() == nil {
-				fmt.Println("publish:", err)
-			}
-			continue
-		}
-		d.produced.Store(seq)
-	}
+	key := func(seq int64) string { return "customer-" + strconv.FormatInt(seq%97, 10) }
+	return seqprod.Start(p, publishRate, key, func(seq int64, err error) { fmt.Printf("publish %d: %v (retrying)\n", seq, err) }), nil
 }
 
 func (d *demo) close() {

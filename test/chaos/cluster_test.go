@@ -12,6 +12,7 @@ import (
 	"github.com/redisstream/coordinator/test/harness"
 	"github.com/redisstream/coordinator/test/recorder"
 	"github.com/redisstream/coordinator/test/redistest"
+	"github.com/redisstream/coordinator/test/seqprod"
 )
 
 // cluster is everything under test: a real redis-server, the coordinator
@@ -30,7 +31,7 @@ type cluster struct {
 	opts    map[string]harness.MemberOptions
 	ids     []string
 
-	prod *harness.SeqProducer
+	prod *seqprod.Producer
 }
 
 func (c *cluster) coordinatorURLs() []string {
@@ -105,7 +106,7 @@ func (c *cluster) member(id string) *harness.MemberProc {
 }
 
 // startProducer publishes keyed entries carrying sequence numbers at about
-// rate per second (harness.SeqProducer).
+// rate per second (test/seqprod).
 func (c *cluster) startProducer(rate int) {
 	c.prod = harness.StartProducer(c.t, harness.ProducerOptions{CoordinatorURLs: c.coordinatorURLs(),
 		RedisAddr: c.redis.Addr(), Stream: c.cfg.Prefix, Group: c.cfg.Group, Rate: rate,

@@ -11,6 +11,7 @@ import (
 	"github.com/redisstream/coordinator/test/harness"
 	"github.com/redisstream/coordinator/test/recorder"
 	"github.com/redisstream/coordinator/test/redistest"
+	"github.com/redisstream/coordinator/test/seqprod"
 )
 
 // dataPlane is a real redis-server, a real coordinator process, member
@@ -21,7 +22,7 @@ type dataPlane struct {
 	coord   *harness.Coordinator
 	c       *harness.Client
 	rec     *recorder.Recorder
-	prod    *harness.SeqProducer
+	prod    *seqprod.Producer
 	members map[string]*harness.MemberProc
 }
 
@@ -45,7 +46,7 @@ func (dp *dataPlane) addMember(id string) {
 }
 
 // startProducer publishes sequence numbers at about rate per second
-// (harness.SeqProducer).
+// (test/seqprod).
 func (dp *dataPlane) startProducer(rate int) {
 	dp.prod = harness.StartProducer(dp.t, harness.ProducerOptions{CoordinatorURLs: []string{dp.coord.URL()},
 		RedisAddr: dp.redis.Addr(), Stream: "orders", Group: "workers", Rate: rate})

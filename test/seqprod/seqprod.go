@@ -1,0 +1,73 @@
+// Package seqprod publishes entries carrying sequence numbers 1, 2, … (field
+// "seq") at a steady rate through the member SDK's producer, for the demo,
+// the end-to-end tests and the chaos runs. A failed publish is retried with
+// the same number, so 1..Produced() were all accepted by Redis (a few
+// possibly twice: a publish whose reply was lost). test/recorder checks what
+// members did with them.
+package seqprod
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/redisstream/coordinator/membersdk"
+)
+
+// Producer is a running sequence producer.
+type Producer struct {
+	produced atomic.Int64
+	failures atomic.Int64
+	cancel   context.CancelFunc
+	done     chan struct{}
+	once     sync.Once
+}
+
+// Start publishes through p at about rate entries per second; key gives the
+// partition key of entry seq; onErr (may be nil) sees every failed attempt.
+func Start(p *membersdk.Producer, rate int, key func(seq int64) string, onErr func(seq int64, err error)) *Producer {
+	ctx, cancel := context.WithCancel(context.Background())
+	sp := &Producer{cancel: cancel, done: make(chan struct{})}
+	go func() {
+		defer close(sp.done)
+		tick := time.NewTicker(time.Second / time.Duration(rate))
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+			seq := sp.produced.Load() + 1
+			pctx, pcancel := context.WithTimeout(ctx, time.Second)
+			_, err := p.Publish(pctx, key(seq), map[string]any{"seq": seq})
+			pcancel()
+			switch {
+			case err == nil:
+				sp.produced.Store(seq)
+			case ctx.Err() == nil:
+				sp.failures.Add(1)
+				if onErr != nil {
+					onErr(seq, err)
+				}
+			}
+		}
+	}()
+	return sp
+}
+
+// Produced is the highest sequence number accepted by Redis so far.
+func (sp *Producer) Produced() int64 { return sp.produced.Load() }
+
+// Failures counts failed publish attempts (each retried).
+func (sp *Producer) Failures() int64 { return sp.failures.Load() }
+
+// Stop stops publishing and returns Produced(). It is idempotent.
+func (sp *Producer) Stop() int64 {
+	sp.once.Do(func() {
+		sp.cancel()
+		<-sp.done
+	})
+	return sp.produced.Load()
+}
