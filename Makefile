@@ -4,7 +4,7 @@ GO        ?= go
 PKGS      ?= ./...
 FUZZTIME  ?= 30s
 
-.PHONY: all build test vet demo bench fuzz clean redis chaos
+.PHONY: all build test vet check demo bench fuzz clean redis chaos
 
 all: build
 
@@ -18,8 +18,12 @@ redis:
 vet:
 	$(GO) vet $(PKGS)
 
+# Repository hygiene: no tracked binaries over 1 MiB, go.mod tidy.
+check:
+	@bash test/check-repo.sh
+
 # Unit, integration (real redis-server) and end-to-end tests, race detector on.
-test: redis vet
+test: redis check vet
 	$(GO) test -race -count=1 -timeout 15m $(PKGS)
 
 # A walk-through on the embedded development Redis (or redis-server when on PATH).
