@@ -82,3 +82,9 @@ func (b *ByteSize) UnmarshalText(text []byte) error {
 	*b = v
 	return nil
 }
+
+// Set implements pflag.Value (--http.body-limit=1MiB).
+func (b *ByteSize) Set(s string) error { return b.UnmarshalText([]byte(s)) }
+
+// Type implements pflag.Value.
+func (b *ByteSize) Type() string { return "bytesize" }

@@ -2,84 +2,52 @@ package config
 
 import (
 	"fmt"
-	"net"
 	"regexp"
 	"strings"
 )
 
-// The RSC_* environment layer.
+// The RSC_* environment layer, read by koanf's env provider through envKey.
 
-// parseEnv maps RSC_* variables to keys. The upper-snake name is ambiguous
-// ("_" stands for both "." and "-"), so it is resolved by exact lookup in the
-// table of names derived from the known keys; anything else is an error.
-func parseEnv(environ []string) (flat map[string]any, srcOf map[string]string, configFile string, errs []error) {
-	flat = map[string]any{}
-	srcOf = map[string]string{}
-	seen := map[string]bool{}
-	for _, kv := range environ {
-		name, val, ok := strings.Cut(kv, "=")
-		if !ok || !strings.HasPrefix(name, EnvPrefix) || seen[name] {
-			continue // first occurrence wins, as with os.Getenv
+// k8sServiceLink matches the variables Kubernetes injects for a Service named
+// "rsc" (RSC_SERVICE_HOST, RSC_PORT_8080_TCP_ADDR, ...): ignored silently.
+var k8sServiceLink = regexp.MustCompile(`^RSC_(SERVICE_HOST|SERVICE_PORT(_[A-Z0-9_]+)?|PORT(_[0-9]+_(TCP|UDP|SCTP)(_(PROTO|PORT|ADDR))?)?)$`)
+
+// envKey maps a variable to its key. "_" in a name stands for both "." and
+// "-", so the name is looked up in the table derived from the struct, never
+// split by guessing. A variable that names no key is
+//   - an error when it looks like one of ours: it starts with a section
+//     (RSC_REDIS_..., RSC_AUTH_...) or is a near-miss of a known name; a
+//     typo must fail the start, not be ignored;
+//   - otherwise a warning: other tools may share the RSC_ prefix.
+//
+// Its value is never echoed (it may be a mistyped secret).
+func (l *loader) envKey(name, val string) (string, any) {
+	if s, ok := byEnv[name]; ok {
+		if s.typ == usersType {
+			return l.parseUsers(name, val)
 		}
-		seen[name] = true
-		if name == EnvConfigFile {
-			configFile = val
-			continue
-		}
-		f, ok := fieldByEnv[name]
-		if !ok {
-			if kubernetesServiceLink(name, val) {
-				continue
-			}
-			errs = append(errs, fmt.Errorf("config: unknown environment variable %s%s", name, didYouMean(name, envNames())))
-			continue
-		}
-		var raw any = val
-		if f.typ == usersType {
-			p := &yamlParser{path: "env " + name}
-			users, err := p.parseUsersValue([]byte(val))
-			if err != nil {
-				errs = append(errs, err)
-				continue
-			}
-			raw = users
-		}
-		flat[f.key] = raw
-		srcOf[f.key] = name
+		return s.key, val
 	}
-	return flat, srcOf, configFile, errs
+	section, _, _ := strings.Cut(strings.TrimPrefix(name, EnvPrefix), "_")
+	switch {
+	case name == EnvConfigFile || k8sServiceLink.MatchString(name):
+	case sections[strings.ToLower(section)] || suggest(name, knownEnvs) != "":
+		l.errs = append(l.errs, fmt.Errorf("config: unknown environment variable %s%s", name, didYouMean(name, knownEnvs)))
+	default:
+		l.warnings = append(l.warnings, fmt.Sprintf("environment variable %s is not a coordinator setting and is ignored; if it is meant for the coordinator, check its name in docs/OPERATIONS.md", name))
+	}
+	return "", nil
 }
 
-var (
-	k8sSvcHost  = regexp.MustCompile(`^RSC_SERVICE_HOST$`)
-	k8sSvcPort  = regexp.MustCompile(`^RSC_SERVICE_PORT(_[A-Z0-9_]+)?$`)
-	k8sPort     = regexp.MustCompile(`^RSC_PORT(_[0-9]+_(TCP|UDP|SCTP))?$`)
-	k8sPortPart = regexp.MustCompile(`^RSC_PORT_[0-9]+_(TCP|UDP|SCTP)_(PROTO|PORT|ADDR)$`)
-	k8sURL      = regexp.MustCompile(`^(tcp|udp|sctp)://\S+:[0-9]+$`)
-	digits      = regexp.MustCompile(`^[0-9]+$`)
-)
-
-// kubernetesServiceLink reports whether name=val is one of the variables
-// Kubernetes injects for a Service named "rsc" (RSC_SERVICE_HOST, RSC_PORT,
-// RSC_PORT_8080_TCP_ADDR, ...). Both name and value must have Kubernetes'
-// exact shape, so a mistyped setting is still reported.
-func kubernetesServiceLink(name, val string) bool {
-	switch {
-	case k8sSvcHost.MatchString(name):
-		return net.ParseIP(val) != nil
-	case k8sSvcPort.MatchString(name):
-		return digits.MatchString(val)
-	case k8sPort.MatchString(name):
-		return k8sURL.MatchString(val)
-	case k8sPortPart.MatchString(name):
-		switch name[strings.LastIndexByte(name, '_')+1:] {
-		case "PROTO":
-			return val == "tcp" || val == "udp" || val == "sctp"
-		case "PORT":
-			return digits.MatchString(val)
-		default:
-			return net.ParseIP(val) != nil
-		}
+// parseUsers reads RSC_AUTH_USERS, a YAML or JSON list of users.
+func (l *loader) parseUsers(name, val string) (string, any) {
+	v, _, err := (&yamlText{}).parse("auth.users", []byte(val))
+	if err != nil {
+		l.errs = append(l.errs, fmt.Errorf("config: env %s: must be a YAML/JSON list of {username, password, roles}: %s", name, strings.TrimPrefix(err.Error(), "yaml: ")))
+		return "", nil
 	}
-	return false
+	if v == nil {
+		v = []any{}
+	}
+	return byEnv[name].key, v
 }

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/knadh/koanf/providers/confmap"
+	"github.com/knadh/koanf/v2"
 	"github.com/stretchr/testify/require"
 )
 
@@ -51,37 +53,35 @@ func yamlOf(flat map[string]string) string {
 // valueOf renders the value of key in cfg canonically, for comparisons.
 func valueOf(t *testing.T, cfg Config, key string) string {
 	t.Helper()
-	f, ok := fieldByKey[key]
+	s, ok := byKey[key]
 	require.True(t, ok, "unknown key %s", key)
-	return canonical(reflect.ValueOf(cfg).FieldByIndex(f.index))
-}
-
-func canonical(v reflect.Value) string {
-	switch v.Type() {
-	case stringsType:
-		return strings.Join(v.Interface().([]string), ",")
-	case usersType:
+	switch v := reflect.ValueOf(cfg).FieldByIndex(s.index).Interface().(type) {
+	case []string:
+		return strings.Join(v, ",")
+	case []User:
 		var parts []string
-		for _, u := range v.Interface().([]User) {
+		for _, u := range v {
 			parts = append(parts, u.Username+"/"+u.Password+"/"+strings.Join(u.Roles, "+"))
 		}
 		return strings.Join(parts, ",")
+	default:
+		return fmt.Sprint(v)
 	}
-	return formatScalar(v)
 }
 
 // normalize decodes the text form of a value of key the way an env variable
 // would be, and renders it canonically.
 func normalize(t *testing.T, key, text string) string {
 	t.Helper()
-	f := fieldByKey[key]
-	var raw any = text
-	if f.typ == usersType {
-		var err error
-		raw, err = (&yamlParser{path: "test"}).parseUsersValue([]byte(text))
-		require.NoError(t, err)
+	var v any = text
+	if key == "auth.users" {
+		l := &loader{}
+		_, v = l.parseUsers(EnvName(key), text)
+		require.Empty(t, l.errs)
 	}
-	v, err := decode(f, raw)
-	require.NoError(t, err, "%s = %q", key, text)
-	return canonical(v)
+	k := koanf.New(".")
+	require.NoError(t, k.Load(confmap.Provider(map[string]any{key: v}, "."), nil))
+	var cfg Config
+	require.NoError(t, decode(k, &cfg), "%s = %q", key, text)
+	return valueOf(t, cfg, key)
 }

@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"os"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -65,10 +66,10 @@ func TestPrecedenceCoversEveryKey(t *testing.T) {
 	}
 	for _, k := range Keys() {
 		assert.True(t, covered[k], "no precedence case for %s", k)
-		f := fieldByKey[k]
+		s := byKey[k]
 		for _, c := range precedenceCases {
 			if c.key == k {
-				assert.Equal(t, f.secret, c.flag == "", "%s: flag presence must match (secrets have no flag)", k)
+				assert.Equal(t, s.secret, c.flag == "", "%s: flag presence must match (secrets have no flag)", k)
 			}
 		}
 	}
@@ -77,9 +78,9 @@ func TestPrecedenceCoversEveryKey(t *testing.T) {
 func TestPrecedencePerKey(t *testing.T) {
 	for _, c := range precedenceCases {
 		t.Run(c.key, func(t *testing.T) {
-			f := fieldByKey[c.key]
+			s := byKey[c.key]
 			fileText := c.file
-			if f.typ == stringsType {
+			if s.typ.Kind() == reflect.Slice && s.typ != usersType {
 				fileText = "[" + c.file + "]" // a real YAML list
 			}
 			flat := map[string]string{c.key: fileText}
@@ -87,7 +88,7 @@ func TestPrecedencePerKey(t *testing.T) {
 				flat[k] = v
 			}
 			path := writeFile(t, yamlOf(flat))
-			env := []string{f.env + "=" + c.env}
+			env := []string{s.env + "=" + c.env}
 			args := []string{"--config", path}
 
 			// defaults only
@@ -158,7 +159,7 @@ func TestExampleYAMLLoadsAndShowsTheDefaults(t *testing.T) {
 	// every key is written out in the example
 	b, err := os.ReadFile("example.yaml")
 	require.NoError(t, err)
-	p := &yamlParser{path: "example.yaml"}
+	p := &yamlText{lines: map[string]int{}}
 	_, err = p.Unmarshal(b)
 	require.NoError(t, err)
 	for _, k := range Keys() {
@@ -190,9 +191,9 @@ func TestDocsCoverEveryKey(t *testing.T) {
 	b, err := os.ReadFile("../docs/OPERATIONS.md")
 	require.NoError(t, err)
 	doc := string(b)
-	for _, f := range fields {
-		assert.Contains(t, doc, "`"+f.key+"`", "docs/OPERATIONS.md lacks key %s", f.key)
-		assert.Contains(t, doc, "`"+f.env+"`", "docs/OPERATIONS.md lacks env %s", f.env)
+	for _, s := range settings {
+		assert.Contains(t, doc, "`"+s.key+"`", "docs/OPERATIONS.md lacks key %s", s.key)
+		assert.Contains(t, doc, "`"+s.env+"`", "docs/OPERATIONS.md lacks env %s", s.env)
 	}
 }
 
@@ -202,7 +203,7 @@ func TestEnvNames(t *testing.T) {
 	assert.Equal(t, "RSC_HTTP_BODY_LIMIT", EnvName("http.body-limit"))
 	assert.Equal(t, "RSC_AUTH_AUTHENTICATE_MEMBER_API", EnvName("auth.authenticate-member-api"))
 	assert.Equal(t, "", EnvName("nope"))
-	assert.Len(t, fieldByEnv, len(fields), "env names are unique")
+	assert.Len(t, byEnv, len(settings), "env names are unique")
 }
 
 func TestEnvListsAndValues(t *testing.T) {
@@ -255,7 +256,7 @@ func TestEnvUsers(t *testing.T) {
 
 	_, err = Load(nil, []string{`RSC_AUTH_USERS=[{username: a, pasword: x}]`})
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), `env RSC_AUTH_USERS line 1: unknown key "auth.users[0].pasword" (did you mean password?)`)
+	assert.Contains(t, err.Error(), `config: env RSC_AUTH_USERS: unknown key "auth.users[0].pasword" (did you mean password?)`)
 
 	_, err = Load(nil, []string{`RSC_AUTH_USERS=[{username: a`})
 	require.Error(t, err)
@@ -306,8 +307,8 @@ func TestUnknownYAMLKeysRejected(t *testing.T) {
 		{"htp:\n  addr: x\n", `line 1: unknown key "htp" (did you mean http?)`},
 		{"http:\n  addr: x\n  port: 1\n", `line 3: unknown key "http.port"`},
 		{"auth:\n  users:\n    - username: a\n      passwd: x\n", `line 4: unknown key "auth.users[0].passwd" (did you mean password?)`},
-		{"redis: localhost\n", `line 1: "redis" is a section and must be a mapping`},
-		{"http:\n  addr: a:1\n  addr: b:2\n", `line 3: key "http.addr" is set twice`},
+		{"redis: localhost\n", `config: redis = "localhost" (from file PATH line 1): is a section and must be a mapping`},
+		{"http:\n  addr: a:1\n  addr: b:2\n", `line 3: mapping key "addr" already defined at line 2`},
 		{"- a\n- b\n", `line 1: the top level must be a mapping`},
 		{"http: [\n", `yaml:`},
 	}
@@ -315,8 +316,8 @@ func TestUnknownYAMLKeysRejected(t *testing.T) {
 		path := writeFile(t, c.body)
 		_, err := Load([]string{"--config", path}, nil)
 		require.Error(t, err, c.body)
-		assert.Contains(t, err.Error(), "config: file "+path, c.body)
-		assert.Contains(t, err.Error(), c.want, c.body)
+		assert.Contains(t, err.Error(), "file "+path, c.body)
+		assert.Contains(t, err.Error(), strings.ReplaceAll(c.want, "PATH", path), c.body)
 	}
 }
 
@@ -357,15 +358,29 @@ func TestKubernetesServiceLinksIgnored(t *testing.T) {
 		"RSC_PORT_8080_TCP_PORT=8080",
 		"RSC_PORT_8080_TCP_ADDR=10.96.0.12",
 	}
-	_, err := Load(nil, env)
+	_, warnings, err := LoadWithWarnings(nil, env)
 	require.NoError(t, err)
+	assert.Empty(t, warnings, "Kubernetes service links are expected; no noise about them")
+}
 
-	// Same names with values Kubernetes would never produce are still errors.
-	for _, kv := range []string{"RSC_PORT=7000", "RSC_SERVICE_HOST=my-host", "RSC_PORT_8080_TCP_PORT=x"} {
+func TestUnknownEnvFailsWhenItLooksLikeOursAndWarnsOtherwise(t *testing.T) {
+	// In one of our sections, or a near-miss of a known name: a typo, fail.
+	for _, kv := range []string{"RSC_REDIS_ADDRESSES=a:1", "RSC_LOG_FMT=json", "RSC_CLUSTER_NODEID=n1", "RSC_CONFG=/etc/rsc.yaml", "RSC_HTTP_ADR=:80"} {
 		_, err := Load(nil, []string{kv})
 		require.Error(t, err, kv)
-		assert.Contains(t, err.Error(), "unknown environment variable")
+		assert.Contains(t, err.Error(), "config: unknown environment variable "+strings.Split(kv, "=")[0], kv)
 	}
+	// Anything else with our prefix may belong to another tool (streamctl's
+	// RSC_URL/RSC_USER/RSC_PASSWORD/RSC_TOKEN, the chaos run's RSC_CHAOS_*): warn, go on.
+	others := []string{"RSC_DASHBOARD_THEME=dark", "RSC_SDK_TOKEN=s3cret", "RSC_URL=http://x", "RSC_USER=u",
+		"RSC_PASSWORD=pw", "RSC_TOKEN=t", "RSC_CHAOS_SEED=1", "RSC_TEST_ALLOW_NO_REDIS=1"}
+	cfg, warnings, err := LoadWithWarnings(nil, append(others, "RSC_LOG_LEVEL=debug"))
+	require.NoError(t, err)
+	assert.Equal(t, "debug", cfg.Log.Level)
+	require.Len(t, warnings, len(others))
+	assert.Contains(t, strings.Join(warnings, "\n"), "RSC_DASHBOARD_THEME is not a coordinator setting and is ignored")
+	assert.Contains(t, strings.Join(warnings, "\n"), "RSC_SDK_TOKEN")
+	assert.NotContains(t, strings.Join(warnings, "\n"), "s3cret")
 }
 
 func TestDecodeErrorsNameKeyValueAndSource(t *testing.T) {
@@ -379,14 +394,17 @@ func TestDecodeErrorsNameKeyValueAndSource(t *testing.T) {
 		`config: http.addr = [a b] (from file ` + path + ` line 5): must be a single string value`,
 		`config: redis.db = "abc" (from env RSC_REDIS_DB): must be an integer`,
 		`config: redis.tls = "yes" (from env RSC_REDIS_TLS): must be true or false`,
-		`config: auth.admin-rate-limit = "NaN" (from env RSC_AUTH_ADMIN_RATE_LIMIT): must be a number`,
 	} {
 		assert.Contains(t, msg, want)
 	}
 
 	_, err = Load([]string{"--cluster.port=x"}, nil)
 	require.Error(t, err)
-	assert.Equal(t, `config: cluster.port = "x" (from flag --cluster.port): must be an integer`, err.Error())
+	assert.Equal(t, `config: invalid argument "x" for "--cluster.port" flag: must be an integer`, err.Error())
+
+	// Not a decode error but still refused: Validate wants a finite rate.
+	_, err = Load(nil, []string{"RSC_AUTH_ADMIN_RATE_LIMIT=NaN"})
+	require.EqualError(t, err, `config: auth.admin-rate-limit = NaN: must be a number`)
 }
 
 func TestFlags(t *testing.T) {
@@ -427,9 +445,12 @@ func TestHelp(t *testing.T) {
 	for _, want := range []string{"--config", "--http.addr", "--redis.addrs", "--cluster.port", "--cluster.node-id", "--log.level", "RSC_COORDINATION_MEMBER_LEASE_TTL", "duration", "(default 15s)"} {
 		assert.Contains(t, u, want)
 	}
-	assert.NotContains(t, u, "token-secret")
-	assert.NotContains(t, u, "redis.password")
-	assert.NotContains(t, u, "auth.users")
+	// Secrets are listed, but as settings without a flag.
+	for _, secret := range []string{"auth.token-secret", "redis.password", "auth.users"} {
+		assert.NotContains(t, u, "--"+secret)
+		assert.Contains(t, u, secret+" ")
+	}
+	assert.Contains(t, u, "RSC_AUTH_TOKEN_SECRET")
 }
 
 func TestConfigFileFromEnvAndFlag(t *testing.T) {

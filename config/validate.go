@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"math"
 	"net"
 	"slices"
 	"strconv"
@@ -83,7 +84,9 @@ func (c Config) Validate() error {
 		errs = append(errs, fmt.Errorf("config: auth.token-secret = \"\": is required (at least %d bytes) when auth.users is set", MinTokenSecretLen))
 	}
 	positive("auth.token-ttl", a.TokenTTL)
-	if !(a.AdminRateLimit > 0) {
+	if math.IsNaN(a.AdminRateLimit) || math.IsInf(a.AdminRateLimit, 0) {
+		bad("auth.admin-rate-limit", a.AdminRateLimit, "must be a number")
+	} else if !(a.AdminRateLimit > 0) {
 		bad("auth.admin-rate-limit", a.AdminRateLimit, "must be greater than 0 (requests per second)")
 	}
 	if a.AdminRateBurst < 1 {

@@ -35,7 +35,7 @@ func main() {
 }
 
 func run(args, environ []string) int {
-	cfg, err := config.Load(args, environ)
+	cfg, envWarnings, err := config.LoadWithWarnings(args, environ)
 	if errors.Is(err, config.ErrHelp) {
 		fmt.Fprint(os.Stdout, config.Usage())
 		return 0
@@ -47,7 +47,7 @@ func run(args, environ []string) int {
 	logger := newLogger(cfg.Log)
 	logger.Info("starting coordinator", slog.String("version", version), slog.String("node", cfg.Cluster.NodeID),
 		slog.Any("config", cfg.Redacted()))
-	for _, w := range cfg.Warnings() {
+	for _, w := range append(envWarnings, cfg.Warnings()...) {
 		logger.Warn(w)
 	}
 

@@ -175,7 +175,8 @@ func (l *logBuffer) tail(n int) string {
 }
 
 // environWithoutRSC is this process's environment without RSC_* variables:
-// the coordinator refuses unknown RSC_* settings, and a test's own knobs
+// the coordinator refuses RSC_* names that look like its settings and warns
+// about the others, and a test's own knobs
 // (RSC_CHAOS_SEED, …) or an operator's shell must not leak into it.
 func environWithoutRSC() []string {
 	var out []string
