@@ -4,6 +4,8 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/asynkron/protoactor-go/actor"
+
 	"github.com/redisstream/coordinator/actors/groupstate"
 	"github.com/redisstream/coordinator/persistence"
 )
@@ -24,6 +26,10 @@ type Deps struct {
 	// OnStop is called when a group actor stops for good (deleted, or fenced
 	// by a newer activation) so the host can forget its PID.
 	OnStop func(key persistence.GroupKey)
+
+	// Receiver middleware of group and member actors; tests use them to make an
+	// actor fail on purpose (supervision tests).
+	groupHooks, memberHooks []actor.ReceiverMiddleware
 }
 
 // Metrics receives what the shell measures. Implementations must be cheap

@@ -12,8 +12,9 @@
 // memory unchanged and answers RETRY (heartbeats) or ErrUnavailable (admin).
 // Steady-state heartbeats change only volatile lease fields and write nothing.
 //
-// A member actor holds no rules: its receive-timeout is the member's lease
-// (or its rebalance deadline, whichever is sooner). When it fires, the member
+// A member actor holds no rules: its timer is the member's lease (or its
+// rebalance deadline, whichever is sooner), and it holds nothing the group
+// cannot give back (supervision.go). When it fires, the member
 // actor tells its group actor, which asks groupstate whether the deadline
 // really passed at `now` (a heartbeat may have been queued behind the timer)
 // and either expires/fences the member or re-arms the timer.

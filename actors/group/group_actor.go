@@ -19,7 +19,7 @@ func Props(key persistence.GroupKey, deps *Deps) *actor.Props {
 	d := deps.withDefaults()
 	return actor.PropsFromProducer(func() actor.Actor {
 		return &groupActor{key: key, deps: d}
-	})
+	}, supervision(d)...)
 }
 
 // groupActor is the shell around one groupstate.Group. Fields below state are
@@ -60,7 +60,15 @@ func (a *groupActor) Receive(ctx actor.Context) {
 		if msg.loop == a.confirmLoop {
 			a.onConfirm(ctx)
 		}
-	case *actor.Stopping, *actor.Stopped, *actor.Restarting:
+	case *actor.Restarting:
+		a.onRestarting()
+	case *actor.Stopping:
+		a.members = map[string]*actor.PID{} // they stop with it; not to be re-spawned
+	case *actor.Stopped:
+	case *actor.Terminated:
+		a.onMemberTerminated(ctx, msg.Who)
+	case *memberStarted:
+		a.onMemberStarted(ctx, msg)
 	case *HeartbeatRequest:
 		ctx.Respond(&HeartbeatReply{Response: a.heartbeat(ctx, msg)})
 	case *memberDue:
@@ -73,14 +81,10 @@ func (a *groupActor) Receive(ctx actor.Context) {
 		}
 		a.commit(ctx, a.state.Tick(a.deps.Now()))
 	case *PruneTick:
+		// Retention only: leases are expired by the member actors' timers, which cannot
+		// be lost (see memberActor), so no periodic Tick is needed as a safety net.
 		if a.ready(ctx) == nil {
-			now := a.deps.Now()
-			// Also a safety net for member timers: protoactor-go's receive-timeout race
-			// (issue #1139) can lose one, and a dead member would then block its shards for good.
-			if a.confirmed(now) && !a.commit(ctx, a.state.Tick(now)) {
-				return
-			}
-			a.commit(ctx, a.state.Prune(now))
+			a.commit(ctx, a.state.Prune(a.deps.Now()))
 		}
 	case *ResizeRequest:
 		ctx.Respond(&ErrorReply{Err: a.resize(ctx, msg)})

@@ -3,6 +3,8 @@ package group
 import (
 	"time"
 
+	"github.com/asynkron/protoactor-go/actor"
+
 	"github.com/redisstream/coordinator/api/protocol"
 )
 
@@ -61,6 +63,18 @@ type ErrorReply struct {
 // memberDue is sent by a member actor when its timer fired.
 type memberDue struct {
 	memberID string
+}
+
+// memberStarted is sent by a member actor on Started (also after a restart)
+// to ask for its deadline; the group answers with arm.
+type memberStarted struct {
+	memberID string
+	pid      *actor.PID
+}
+
+// leaseTimer is sent by a member actor's own timer to itself.
+type leaseTimer struct {
+	gen uint64
 }
 
 // arm sets a member actor's timer to fire at deadline.

@@ -157,10 +157,10 @@ func (a *groupActor) armMember(ctx actor.Context, memberID string) {
 	case running:
 		ctx.Send(pid, &arm{deadline: deadline})
 	default:
-		child, err := ctx.SpawnNamed(newMemberProps(memberID, a.deps.Now, deadline), "member/"+memberID)
+		child, err := ctx.SpawnNamed(newMemberProps(memberID, a.deps), "member/"+memberID)
 		if err != nil {
 			// A child of that name is still stopping: fall back to a unique name.
-			child = ctx.SpawnPrefix(newMemberProps(memberID, a.deps.Now, deadline), "member/"+memberID+"-")
+			child = ctx.SpawnPrefix(newMemberProps(memberID, a.deps), "member/"+memberID+"-")
 		}
 		a.members[memberID] = child
 	}
