@@ -2,68 +2,34 @@ package groupstate
 
 import (
 	"encoding/json"
-	"flag"
-	"fmt"
-	"os"
-	"path/filepath"
+		"fmt"
+		"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cockroachdb/datadriven"
 )
 
-var rewrite = flag.Bool("rewrite", false, "rewrite expected output of testdata/*.txt scenarios")
-
-// TestScenarios runs the datadriven scenario files in testdata/*.txt. Each case is a command
-// line, a "----" line, and the expected output up to the next blank line. Lines starting with
-// '#' between cases are comments. Run with -rewrite to refresh expected output.
+// TestScenarios runs the scenario files in testdata/*.txt with github.com/cockroachdb/datadriven
+// (the format etcd raft uses): each case is a command line, a "----" line and the expected output
+// up to the next blank line; '#' lines are comments. Run with -rewrite to refresh expected output.
+// Each file starts from no group; its first command must be 'new'.
 func TestScenarios(t *testing.T) {
 	files, _ := filepath.Glob("testdata/*.txt")
 	if len(files) == 0 {
 		t.Fatal("no scenario files")
 	}
-	for _, f := range files {
-		t.Run(strings.TrimSuffix(filepath.Base(f), ".txt"), func(t *testing.T) { runScenario(t, f) })
-	}
-}
-
-func runScenario(t *testing.T, path string) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.Split(string(data), "\n")
-	var out strings.Builder
-	sc := &scenario{t: t}
-	for i := 0; i < len(lines); {
-		line := lines[i]
-		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") {
-			out.WriteString(line + "\n")
-			i++
-			continue
-		}
-		cmd, lineNo := line, i+1
-		i++
-		if i >= len(lines) || lines[i] != "----" {
-			t.Fatalf("%s:%d: expected ---- after command", path, lineNo)
-		}
-		i++
-		var want []string
-		for i < len(lines) && strings.TrimSpace(lines[i]) != "" {
-			want = append(want, lines[i])
-			i++
-		}
-		got := strings.TrimRight(sc.run(cmd), "\n")
-		out.WriteString(cmd + "\n----\n" + got + "\n")
-		if !*rewrite && got != strings.Join(want, "\n") {
-			t.Errorf("%s:%d: %s\n--- want:\n%s\n--- got:\n%s", path, lineNo, cmd, strings.Join(want, "\n"), got)
-		}
-	}
-	if *rewrite {
-		s := strings.TrimRight(out.String(), "\n") + "\n"
-		if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
-			t.Fatal(err)
-		}
+	// Not datadriven.Walk: testdata/ also holds the fuzz corpus, which is not scenarios.
+	for _, path := range files {
+		t.Run(strings.TrimSuffix(filepath.Base(path), ".txt"), func(t *testing.T) {
+			sc := &scenario{t: t}
+			datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
+				sc.t = t
+				return strings.TrimRight(sc.run(d), "\n")
+			})
+		})
 	}
 }
 
@@ -73,15 +39,16 @@ type scenario struct {
 	cfg Config
 }
 
-func (sc *scenario) run(line string) string {
-	f := strings.Fields(line)
-	cmd, args := f[0], map[string]string{}
+// run executes one scenario command. Arguments are key=value (lists comma-separated, e.g.
+// owned=0,1 revoking=2:DRAINING) or positional (a member id, a duration).
+func (sc *scenario) run(d *datadriven.TestData) string {
+	line, cmd, args := d.FullCmd(), d.Cmd, map[string]string{}
 	var pos []string
-	for _, a := range f[1:] {
-		if k, v, ok := strings.Cut(a, "="); ok {
-			args[k] = v
+	for _, a := range d.CmdArgs {
+		if len(a.Vals) == 0 {
+			pos = append(pos, a.Key)
 		} else {
-			pos = append(pos, a)
+			args[a.Key] = strings.Join(a.Vals, ",")
 		}
 	}
 	dur := func(k string, def time.Duration) time.Duration {
