@@ -2,8 +2,8 @@ package groupstate
 
 import (
 	"encoding/json"
-		"fmt"
-		"path/filepath"
+	"fmt"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
