@@ -38,6 +38,15 @@ func hbFor(id string, epoch int64, owned []int, revoking ...RevokingShard) Heart
 		MemberEpoch: epoch, Capacity: Capacity{4, 4}, Owned: owned, Revoking: revoking}
 }
 
+// drain lists shards as DRAINING revokingShards entries.
+func drain(shards ...int) []RevokingShard {
+	out := make([]RevokingShard, len(shards))
+	for i, s := range shards {
+		out[i] = RevokingShard{Shard: s, State: RevokeDraining, InFlight: 1}
+	}
+	return out
+}
+
 // send evaluates a heartbeat, verifies the evaluation did not touch the group, applies it.
 func (h *harness) send(hb Heartbeat) Response {
 	h.tb.Helper()

@@ -18,6 +18,7 @@ type simMember struct {
 	reading     map[int]bool
 	draining    map[int]time.Time // shard → when the drain completes
 	revoked     []int             // drained, reported as REVOKED until acknowledged
+	stopped     []int             // leaving: stopped at once, listed in ownedShards of the leave
 	lastOK      time.Time
 	nextHB      time.Time
 	pausedUntil time.Time
@@ -25,7 +26,7 @@ type simMember struct {
 }
 
 func (m *simMember) dropAll() {
-	m.reading, m.draining, m.revoked, m.epoch = map[int]bool{}, map[int]time.Time{}, nil, 0
+	m.reading, m.draining, m.revoked, m.stopped, m.epoch = map[int]bool{}, map[int]time.Time{}, nil, nil, 0
 }
 
 func (m *simMember) holdsAnything() bool { return len(m.reading)+len(m.draining) > 0 }
@@ -49,6 +50,11 @@ func (s *sim) request(m *simMember) Heartbeat {
 	}
 	for sh := range m.reading {
 		hb.Owned = append(hb.Owned, sh)
+	}
+	if m.leaving {
+		// A leaving member reads nothing; ownedShards lists what it stopped (SPEC §4: a
+		// leave frees every shard not reported DRAINING).
+		hb.Owned = append(hb.Owned, m.stopped...)
 	}
 	sort.Ints(hb.Owned)
 	var dr []int
@@ -105,6 +111,7 @@ func (s *sim) handle(m *simMember, hb Heartbeat, r Response) {
 		m.mv = r.MetadataVersion
 		m.revoked = nil
 		if hb.MemberEpoch == -1 {
+			m.stopped = nil
 			if !m.holdsAnything() {
 				m.alive = false // left for good
 				s.log("%s left", m.id)

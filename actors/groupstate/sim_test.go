@@ -196,9 +196,15 @@ func (s *sim) fault() {
 		if m := pick(); m != nil && !m.leaving {
 			s.log("%s leaving", m.id)
 			m.leaving = true
+			// Like the reference Kotlin client: stop the workers (some shards stop at once and
+			// are listed in ownedShards of the leave, which frees them), the rest drain.
 			for sh := range m.reading {
 				delete(m.reading, sh)
-				m.draining[sh] = s.now.Add(s.drainDelay())
+				if s.rng.Intn(2) == 0 {
+					m.stopped = append(m.stopped, sh)
+				} else {
+					m.draining[sh] = s.now.Add(s.drainDelay())
+				}
 			}
 			m.nextHB = s.now
 		}

@@ -110,7 +110,7 @@ func TestResize(t *testing.T) {
 
 func TestRestoreGivesFreshLeases(t *testing.T) {
 	h := stable2(t)
-	h.send(hbFor("A", -1, []int{0})) // LEAVING, revoking 0
+	h.send(hbFor("A", -1, nil, drain(0)...)) // LEAVING, draining 0
 	later := h.now.Add(time.Hour)
 	g, err := Restore(testCfg, h.g.Meta(), h.g.Members(), later)
 	if err != nil {
