@@ -77,7 +77,9 @@ func (sc *scenario) run(d *datadriven.TestData) string {
 	switch cmd {
 	case "new":
 		sc.cfg = Config{HeartbeatInterval: 3 * time.Second, LeaseTTL: dur("ttl", 15*time.Second),
-			RebalanceTimeout: dur("rebalance", 60*time.Second), Retention: dur("retention", time.Minute)}
+			RebalanceTimeout: dur("rebalance", 60*time.Second), Retention: dur("retention", time.Minute),
+			MaxMembers: int(num("max-members", 0)), MaxRetained: int(num("max-retained", 0)),
+			JoinRate: float64(num("join-rate", 0)), JoinBurst: int(num("join-burst", 0))}
 		sc.h = &harness{tb: sc.t, g: New(sc.cfg, "orders", "workers", int(num("shards", 4)), num("mv", 0)), now: t0}
 		return table(sc.h.g)
 	case "heartbeat", "leave":

@@ -23,7 +23,7 @@ func (g *Group) CheckInvariants() []string {
 	}
 	holders := map[int]string{}
 	targetOwner := map[int]string{}
-	live, revoking := 0, 0
+	live, revoking, leaving, kept := 0, 0, 0, 0
 	minT, maxT := -1, -1
 	for _, id := range g.sortedIDs() {
 		m := g.members[id]
@@ -68,6 +68,12 @@ func (g *Group) CheckInvariants() []string {
 		if revokingLive(m) {
 			revoking++
 		}
+		if m.State == StateLeaving {
+			leaving++
+		}
+		if retained(m.State) {
+			kept++
+		}
 		if !inTarget(m.State) {
 			continue
 		}
@@ -111,8 +117,9 @@ func (g *Group) CheckInvariants() []string {
 			add("holder index misses shard %d held by %s", s, id)
 		}
 	}
-	if live != g.live || revoking != g.revoking {
-		add("counters live=%d revoking=%d, records say %d, %d", g.live, g.revoking, live, revoking)
+	if live != g.live || revoking != g.revoking || leaving != g.leaving || kept != g.retained {
+		add("counters live=%d revoking=%d leaving=%d retained=%d, records say %d, %d, %d, %d",
+			g.live, g.revoking, g.leaving, g.retained, live, revoking, leaving, kept)
 	}
 	if live > 0 && mt.AssignmentEpoch == mt.GroupEpoch {
 		if len(targetOwner) != mt.ShardCount {

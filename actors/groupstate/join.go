@@ -13,8 +13,13 @@ import (
 //   - STARTING/ACTIVE member: it lost its state; all its Assigned/Revoking are released, it
 //     keeps its target and is reconciled at the current assignment epoch.
 func (g *Group) join(hb *Heartbeat, now time.Time) Decision {
-	t := newTxn(g, now)
 	m := g.members[hb.MemberID]
+	bucket, refused, ok := g.admit(hb, m, now)
+	if !ok {
+		return refused
+	}
+	t := newTxn(g, now)
+	t.bucket = bucket
 	var c *Member
 	switch {
 	case m == nil || m.State == StateExpired:

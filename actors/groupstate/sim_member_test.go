@@ -138,6 +138,11 @@ func (s *sim) handle(m *simMember, hb Heartbeat, r Response) {
 				m.reading[sh] = true
 			}
 		}
+	case StatusRetry:
+		if r.Limit == "" || hb.MemberEpoch != 0 {
+			s.fail("%s: RETRY for a heartbeat at epoch %d without a limit: %s", m.id, hb.MemberEpoch, r.Message)
+		}
+		simStats["refused-"+r.Limit]++ // a refused join: it holds nothing, retries at its next heartbeat
 	case StatusFencedMemberEpoch, StatusUnknownMemberID:
 		m.dropAll()
 		if m.leaving {

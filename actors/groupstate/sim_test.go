@@ -63,13 +63,22 @@ func newSim(t testing.TB, seed int64) *sim {
 	shards := 1 + rng.Intn(12)
 	s := &sim{t: t, seed: seed, rng: rng, shards: shards, now: t0, faults: true,
 		epochOf: map[string]int64{}, target: map[string][]int{},
-		g: New(Config{HeartbeatInterval: simInterval, LeaseTTL: simTTL, RebalanceTimeout: simRebal, Retention: time.Minute},
-			"s", "g", shards, 0)}
+		g: New(simConfig(rng), "s", "g", shards, 0)}
 	s.store = newSimStore(s.g)
 	for i := 0; i < 1+rng.Intn(3); i++ {
 		s.spawn()
 	}
 	return s
+}
+
+// simConfig: the timings, and on some schedules the limits (refused joins are retried).
+func simConfig(rng *rand.Rand) Config {
+	cfg := Config{HeartbeatInterval: simInterval, LeaseTTL: simTTL, RebalanceTimeout: simRebal, Retention: time.Minute}
+	if rng.Intn(3) == 0 {
+		cfg.MaxMembers, cfg.MaxRetained = 2+rng.Intn(4), 1+rng.Intn(3)
+		cfg.JoinRate, cfg.JoinBurst = 0.2+rng.Float64(), rng.Intn(3)
+	}
+	return cfg
 }
 
 func (s *sim) spawn() *simMember {

@@ -15,6 +15,7 @@ type txn struct {
 	changed   []*Member      // new versions, owned by the txn
 	index     map[string]int // id → position in changed, built once changed grows
 	removed   []string
+	bucket    *joinBucket // join token bucket to install (nil = unchanged)
 }
 
 func newTxn(g *Group, now time.Time) *txn {
@@ -160,7 +161,8 @@ func (t *txn) change() *Change {
 	if !t.metaDirty && len(t.changed) == 0 && len(t.removed) == 0 {
 		return nil
 	}
-	c := &Change{Removed: t.removed, Durable: t.metaDirty || len(t.removed) > 0}
+	t.trimRetained()
+	c := &Change{Removed: t.removed, Durable: t.metaDirty || len(t.removed) > 0, bucket: t.bucket}
 	if t.metaDirty {
 		m := t.meta
 		c.Meta = &m
