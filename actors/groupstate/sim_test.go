@@ -223,6 +223,14 @@ func (s *sim) fault() {
 		s.advance(d)
 	case r < 13:
 		s.failover()
+	case r < 14:
+		if m := pick(); m != nil {
+			// Version inflation: a buggy or hostile member reports a version the coordinator
+			// never issued. check() asserts the group never adopts it.
+			m.mv = 1 + s.rng.Int63n(1e15)
+			s.log("%s reports metadataVersion %d", m.id, m.mv)
+			simStats["version-inflation"]++
+		}
 	}
 }
 
