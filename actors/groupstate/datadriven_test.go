@@ -37,6 +37,9 @@ type scenario struct {
 	t   *testing.T
 	h   *harness
 	cfg Config
+	// seen[id] lists the member epochs a client with that id was given, oldest first (reset
+	// by its joins): epoch=cur sends the last, epoch=prev the one before (a lost response).
+	seen map[string][]int64
 }
 
 // run executes one scenario command. Arguments are key=value (lists comma-separated, e.g.
@@ -83,6 +86,18 @@ func (sc *scenario) run(d *datadriven.TestData) string {
 		sc.h = &harness{tb: sc.t, g: New(sc.cfg, "orders", "workers", int(num("shards", 4)), num("mv", 0)), now: t0}
 		return table(sc.h.g)
 	case "heartbeat", "leave":
+		seen := sc.seen[pos[0]]
+		switch args["epoch"] {
+		case "cur", "prev":
+			back := 1
+			if args["epoch"] == "prev" {
+				back = 2
+			}
+			if len(seen) < back {
+				sc.t.Fatalf("%s: %s was given fewer than %d epochs", line, pos[0], back)
+			}
+			args["epoch"] = strconv.FormatInt(seen[len(seen)-back], 10)
+		}
 		hb := Heartbeat{ProtocolVersion: int(num("proto", 1)), RequestID: "req", MemberID: pos[0],
 			PathMemberID: pos[0], MemberName: args["name"], MemberEpoch: num("epoch", 0),
 			MetadataVersion: num("mv", 0), Capacity: Capacity{4, 4}}
@@ -107,6 +122,21 @@ func (sc *scenario) run(d *datadriven.TestData) string {
 			sc.t.Fatalf("%s: rejected heartbeat changed the group", line)
 		}
 		sc.h.apply(d.Change)
+		if cmd == "heartbeat" {
+			if hb.MemberEpoch == 0 {
+				seen = nil
+			}
+			switch r := d.Response; r.Status {
+			case StatusOK, StatusSyncMetadata, StatusRevokePending:
+				if r.MemberEpoch > 0 && (len(seen) == 0 || seen[len(seen)-1] != r.MemberEpoch) {
+					seen = append(seen, r.MemberEpoch)
+				}
+			}
+			if sc.seen == nil {
+				sc.seen = map[string][]int64{}
+			}
+			sc.seen[pos[0]] = seen
+		}
 		return fmtResp(d.Response) + "\n" + fmtChange(d.Change) + "\n" + table(sc.h.g)
 	case "advance":
 		sc.h.now = sc.h.now.Add(dur("by", 0) + parseDur(sc.t, pos))

@@ -98,7 +98,13 @@ func (g *Group) heartbeatAt(hb *Heartbeat, r report, now time.Time) Decision {
 		c.Name = hb.MemberName
 	}
 	if c.State == StateStarting {
+		// Confirmed: it received its join response and is alive. It now takes part in the
+		// assignment (recompute), which changes the target unless it is the only live member.
 		c.State, c.StateSince = StateActive, now
+		if g.live > 1 {
+			t.bumpGroupEpoch()
+			t.recompute()
+		}
 	}
 	settle(c, r.held, t.meta.AssignmentEpoch, now, g.cfg.RebalanceTimeout)
 	if atPrev {

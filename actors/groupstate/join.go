@@ -11,7 +11,8 @@ import (
 //   - FENCED or LEAVING member: it owns nothing now, so its blocked shards are released and it
 //     becomes a STARTING member again (groupEpoch++).
 //   - STARTING/ACTIVE member: it lost its state; all its Assigned/Revoking are released, it
-//     keeps its target and is reconciled at the current assignment epoch.
+//     keeps its target and its state (an ACTIVE member stays confirmed: it takes nothing from
+//     anyone by rejoining) and is reconciled at the current assignment epoch.
 func (g *Group) join(hb *Heartbeat, now time.Time) Decision {
 	m := g.members[hb.MemberID]
 	bucket, refused, ok := g.admit(hb, m, now)
@@ -37,7 +38,6 @@ func (g *Group) join(hb *Heartbeat, now time.Time) Decision {
 		t.bumpGroupEpoch()
 	default:
 		c = t.mutable(m.ID)
-		c.State, c.StateSince = StateStarting, now
 		c.Assigned, c.Revoking = nil, nil
 		c.RevokeDeadline = time.Time{}
 	}

@@ -13,6 +13,7 @@ type simMember struct {
 	id          string
 	alive       bool
 	leaving     bool
+	phantom     bool // joins once, then silence
 	epoch       int64
 	mv          int64
 	reading     map[int]bool

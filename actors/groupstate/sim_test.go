@@ -162,6 +162,10 @@ func (s *sim) step() {
 			}
 		}
 		s.heartbeat(m, fault)
+		if m.phantom {
+			m.dropAll() // silent from now on (it never reads what it may have been given)
+			m.alive = false
+		}
 	}
 }
 
@@ -181,6 +185,13 @@ func (s *sim) fault() {
 	switch r := s.rng.Intn(100); {
 	case r < 3 && len(s.members) < 8:
 		s.log("%s spawned", s.spawn().id)
+	case r >= 95 && len(s.members) < 24:
+		// Phantom join: a member joins, then is never heard from again. It must cost the
+		// confirmed members nothing (apply checks no revocation is made for it).
+		m := s.spawn()
+		m.phantom = true
+		s.log("%s phantom joins", m.id)
+		simStats["phantom"]++
 	case r < 5:
 		if m := pick(); m != nil {
 			s.log("%s crashed", m.id)
@@ -188,7 +199,7 @@ func (s *sim) fault() {
 		}
 	case r < 7:
 		for _, m := range s.members {
-			if !m.alive && !m.leaving {
+			if !m.alive && !m.leaving && !m.phantom {
 				s.log("%s restarted", m.id)
 				m.alive, m.lastOK, m.nextHB = true, time.Time{}, s.now
 				m.dropAll()

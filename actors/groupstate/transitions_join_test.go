@@ -12,12 +12,13 @@ func stable2(t testing.TB) *harness {
 	h := newHarness(t, 4)
 	h.join("A")
 	h.send(hbFor("A", 1, []int{0, 1, 2, 3}))
-	h.join("B")
+	h.join("B")                              // groupEpoch 2; B unconfirmed: no target yet
+	h.send(hbFor("B", 2, nil))               // B confirmed: groupEpoch 3, B's target [2 3]
 	h.send(hbFor("A", 1, []int{0, 1, 2, 3})) // told to revoke 2,3
-	h.send(hbFor("A", 1, []int{0, 1}))       // released → epoch 2
-	h.send(hbFor("B", 2, nil))               // granted 2,3
-	h.send(hbFor("B", 2, []int{2, 3}))
-	h.send(hbFor("A", 2, []int{0, 1}))
+	h.send(hbFor("A", 1, []int{0, 1}))       // released → epoch 3
+	h.send(hbFor("B", 3, nil))               // granted 2,3
+	h.send(hbFor("B", 3, []int{2, 3}))
+	h.send(hbFor("A", 3, []int{0, 1}))
 	return h
 }
 
@@ -57,11 +58,11 @@ func TestJoinSecondMemberGetsPendingShards(t *testing.T) {
 func TestRejoinOfLiveMemberReleasesEverything(t *testing.T) {
 	h := stable2(t)
 	r := h.join("A")
-	wantResp(t, r, StatusOK, 2, []int{0, 1}, []int{})
-	if m := h.member("A"); m.PrevEpoch != 0 || m.State != StateStarting {
+	wantResp(t, r, StatusOK, 3, []int{0, 1}, []int{})
+	if m := h.member("A"); m.PrevEpoch != 0 || m.State != StateActive {
 		t.Fatalf("member %+v", m)
 	}
-	if g := h.g.Meta().GroupEpoch; g != 2 {
+	if g := h.g.Meta().GroupEpoch; g != 3 {
 		t.Fatalf("a live rejoin must not bump the group epoch, got %d", g)
 	}
 }
@@ -76,21 +77,21 @@ func TestRejoinOfFencedMemberReleasesBlockedShards(t *testing.T) {
 	if r.Status != StatusOK || h.member("A").State != StateStarting {
 		t.Fatalf("rejoin: %s", fmtResp(r))
 	}
-	if g := h.g.Meta().GroupEpoch; g != 4 {
-		t.Fatalf("group epoch %d, want 4 (fence + rejoin)", g)
+	if g := h.g.Meta().GroupEpoch; g != 5 {
+		t.Fatalf("group epoch %d, want 5 (fence + rejoin)", g)
 	}
 }
 
 func TestRejoinAfterExpiryGetsHigherEpoch(t *testing.T) {
 	h := stable2(t)
 	h.now = h.now.Add(16 * time.Second)
-	h.send(hbFor("B", 2, []int{2, 3}))
+	h.send(hbFor("B", 3, []int{2, 3}))
 	h.apply(h.g.Expire("A", h.now))
 	if h.member("A").State != StateExpired {
 		t.Fatal("A must be EXPIRED")
 	}
 	r := h.join("A")
-	if r.MemberEpoch <= 2 {
+	if r.MemberEpoch <= 3 {
 		t.Fatalf("epoch regressed: %s", fmtResp(r))
 	}
 }

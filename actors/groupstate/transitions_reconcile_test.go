@@ -24,6 +24,7 @@ func TestRevokeThenRelease(t *testing.T) {
 			h.join("A")
 			h.send(hbFor("A", 1, []int{0, 1, 2, 3}))
 			h.join("B")
+			h.send(hbFor("B", 2, nil)) // confirmed: B takes part in the assignment
 			r := h.send(hbFor("A", 1, []int{0, 1, 2, 3}))
 			wantResp(t, r, StatusOK, 1, []int{0, 1}, []int{})
 			r = h.send(hbFor("A", 1, tc.owned, tc.revoking...))
@@ -33,7 +34,7 @@ func TestRevokeThenRelease(t *testing.T) {
 			}
 			wantEpoch := int64(1)
 			if tc.released {
-				wantEpoch = 2 // epoch advances once nothing is left to revoke
+				wantEpoch = 3 // epoch advances once nothing is left to revoke
 			}
 			wantResp(t, r, StatusOK, wantEpoch, []int{0, 1}, []int{})
 		})
@@ -42,8 +43,8 @@ func TestRevokeThenRelease(t *testing.T) {
 
 func TestAssignedNotYetStartedStaysAssigned(t *testing.T) {
 	h := stable2(t)
-	r := h.send(hbFor("B", 2, nil))
-	wantResp(t, r, StatusOK, 2, []int{2, 3}, []int{})
+	r := h.send(hbFor("B", 3, nil))
+	wantResp(t, r, StatusOK, 3, []int{2, 3}, []int{})
 }
 
 func TestRevokedShardComesBackToSameMember(t *testing.T) {
@@ -51,11 +52,12 @@ func TestRevokedShardComesBackToSameMember(t *testing.T) {
 	h.join("A")
 	h.send(hbFor("A", 1, []int{0, 1, 2, 3}))
 	h.join("B")
+	h.send(hbFor("B", 2, nil))               // confirmed
 	h.send(hbFor("A", 1, []int{0, 1, 2, 3})) // A revoking 2,3
 	h.send(hbFor("B", -1, nil))              // B leaves: 2,3 are A's target again
 	r := h.send(hbFor("A", 1, []int{0, 1}, RevokingShard{Shard: 2, State: RevokeDraining}, RevokingShard{Shard: 3, State: RevokeDraining}))
 	// Its own revocation never blocks A: straight back to assigned, epoch advances at once.
-	wantResp(t, r, StatusOK, 3, []int{0, 1, 2, 3}, []int{})
+	wantResp(t, r, StatusOK, 4, []int{0, 1, 2, 3}, []int{})
 	if m := h.member("A"); len(m.Revoking) != 0 {
 		t.Fatalf("revoking %v", m.Revoking)
 	}
@@ -66,17 +68,17 @@ func TestGrantAtCurrentEpochWhenShardBecomesFree(t *testing.T) {
 	h.join("A")
 	h.send(hbFor("A", 1, []int{0, 1, 2, 3}))
 	h.join("B")
-	h.send(hbFor("B", 2, nil)) // pending 2,3
+	h.send(hbFor("B", 2, nil)) // confirmed: groupEpoch 3, pending 2,3
 	h.send(hbFor("A", 1, []int{0, 1, 2, 3}))
 	h.send(hbFor("A", 1, []int{0, 1, 2}))
-	r := h.send(hbFor("B", 2, nil))
-	wantResp(t, r, StatusOK, 2, []int{3}, []int{2})
+	r := h.send(hbFor("B", 3, nil))
+	wantResp(t, r, StatusOK, 3, []int{3}, []int{2})
 }
 
 func TestSteadyHeartbeatIsNotDurable(t *testing.T) {
 	h := stable2(t)
 	h.now = h.now.Add(time.Second)
-	hb := hbFor("A", 2, []int{0, 1})
+	hb := hbFor("A", 3, []int{0, 1})
 	hb.Capacity = Capacity{4, 1} // capacity fluctuation alone is not worth a write
 	d := h.g.Heartbeat(hb, h.now)
 	if d.Change == nil || d.Change.Durable || len(d.Change.Members) != 1 || d.Change.Meta != nil {
@@ -140,7 +142,7 @@ func TestMembersCannotInflateVersionsOrEpochs(t *testing.T) {
 		changes bool // a durable change is expected (fencing), but never of the versions
 	}{
 		{"metadataVersion on a heartbeat", func(h *harness) Heartbeat {
-			hb := hbFor("A", 2, []int{0, 1})
+			hb := hbFor("A", 3, []int{0, 1})
 			hb.MetadataVersion = 1e15
 			return hb
 		}, StatusSyncMetadata, false},
@@ -183,8 +185,8 @@ func TestMembersCannotInflateVersionsOrEpochs(t *testing.T) {
 	}
 	// The group keeps working: the member adopts the real version and is served as usual.
 	h := stable2(t)
-	hb := hbFor("A", 2, []int{0, 1})
+	hb := hbFor("A", 3, []int{0, 1})
 	hb.MetadataVersion = 1e15
-	wantResp(t, h.send(hb), StatusSyncMetadata, 2, []int{0, 1}, []int{})
-	wantResp(t, h.send(hbFor("A", 2, []int{0, 1})), StatusOK, 2, []int{0, 1}, []int{})
+	wantResp(t, h.send(hb), StatusSyncMetadata, 3, []int{0, 1}, []int{})
+	wantResp(t, h.send(hbFor("A", 3, []int{0, 1})), StatusOK, 3, []int{0, 1}, []int{})
 }
