@@ -186,6 +186,13 @@ func (sc *scenario) run(d *datadriven.TestData) string {
 		return table(g)
 	case "state":
 		return table(sc.h.g)
+	case "flush":
+		// The store lost everything and the stream was re-created: a fresh group.
+		sc.h.g = New(sc.cfg, "orders", "workers", sc.h.g.Meta().ShardCount, 0)
+		return table(sc.h.g)
+	case "hold":
+		sc.h.g.HoldGrantsUntil(sc.h.now.Add(dur("for", 0)))
+		return fmt.Sprintf("grants held until +%s", sc.h.g.GrantsHeldUntil().Sub(t0))
 	}
 	sc.t.Fatalf("unknown command %q", line)
 	return ""

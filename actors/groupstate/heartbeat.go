@@ -113,8 +113,12 @@ func (g *Group) heartbeatAt(hb *Heartbeat, r report, now time.Time) Decision {
 		c.PrevEpoch = m.PrevEpoch
 	}
 	st, allowed, msg := t.metadataStatus(hb.MetadataVersion, c, m)
-	grant(c, allowed, g.holderOf)
-	return Decision{Response: t.respond(st, c, msg), Change: t.change()}
+	grant(c, allowed && !g.holding(now), g.holderOf)
+	resp := t.respond(st, c, msg)
+	if g.holding(now) {
+		g.heldResponse(&resp, c, r.held)
+	}
+	return Decision{Response: resp, Change: t.change()}
 }
 
 // metadataStatus applies the metadata rules for a member reporting metadataVersion reported: a

@@ -17,7 +17,9 @@ import (
 // freeing it would let another member read it at the same time. The Kotlin client never sends
 // REVOKING in a leave, so it loses nothing.
 //
-//   - unknown or EXPIRED member: OK with memberEpoch -1 and no change (idempotent, KAFKA-17116).
+//   - unknown or EXPIRED member: OK with memberEpoch -1 and no change (idempotent, KAFKA-17116),
+//     unless it still drains something: UNKNOWN_MEMBER_ID, stop at once (nobody vouches for
+//     those shards any more, e.g. after the store lost the member's record).
 //   - nothing DRAINING (or REVOKING): the member is deleted and everything it had is free at once;
 //     groupEpoch++ if it was in the target.
 //   - some DRAINING: it becomes (or stays) LEAVING, out of the target, holding only those
@@ -28,10 +30,17 @@ import (
 //     DRAINING a shard it was not given fences it (the shard is blocked if it was free).
 func (g *Group) leave(hb *Heartbeat, r report, now time.Time) Decision {
 	m := g.members[hb.MemberID]
+	still := r.draining
 	if m == nil || m.State == StateExpired {
+		if len(still) > 0 {
+			// It still reads shards the coordinator does not know it has (its lease expired,
+			// or the store lost its record): they may be handed out, so it must stop now.
+			return g.reject(hb, StatusUnknownMemberID, 0, fmt.Sprintf(
+				"member %q is not known to group %q (its lease expired, or the coordinator lost its state) but still drains %v; stop reading every shard at once",
+				hb.MemberID, g.meta.ConsumerGroup, still))
+		}
 		return g.reject(hb, StatusOK, -1, "")
 	}
-	still := r.draining
 	if m.State == StateFenced && len(still) > 0 {
 		return g.reject(hb, StatusFencedMemberEpoch, m.Epoch,
 			fmt.Sprintf("member %q is fenced; stop reading every shard at once, then leave again draining nothing", m.ID))

@@ -13,7 +13,8 @@ type simMember struct {
 	id          string
 	alive       bool
 	leaving     bool
-	phantom     bool // joins once, then silence
+	phantom     bool         // joins once, then silence
+	orphan      map[int]bool // read since before a store loss: the restored state may not know it
 	epoch       int64
 	mv          int64
 	reading     map[int]bool
@@ -28,6 +29,7 @@ type simMember struct {
 
 func (m *simMember) dropAll() {
 	m.reading, m.draining, m.revoked, m.stopped, m.epoch = map[int]bool{}, map[int]time.Time{}, nil, nil, 0
+	m.orphan = map[int]bool{}
 }
 
 func (m *simMember) holdsAnything() bool { return len(m.reading)+len(m.draining) > 0 }

@@ -83,7 +83,7 @@ func simConfig(rng *rand.Rand) Config {
 
 func (s *sim) spawn() *simMember {
 	m := &simMember{id: fmt.Sprintf("m%d", len(s.members)), alive: true, nextHB: s.now,
-		reading: map[int]bool{}, draining: map[int]time.Time{}}
+		reading: map[int]bool{}, draining: map[int]time.Time{}, orphan: map[int]bool{}}
 	s.members = append(s.members, m)
 	return m
 }
@@ -234,7 +234,9 @@ func (s *sim) fault() {
 		s.advance(d)
 	case r < 13:
 		s.failover()
-	case r < 14:
+	case r < 15:
+		s.storeLoss()
+	case r < 16:
 		if m := pick(); m != nil {
 			// Version inflation: a buggy or hostile member reports a version the coordinator
 			// never issued. check() asserts the group never adopts it.
