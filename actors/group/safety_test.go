@@ -147,7 +147,7 @@ func TestDeleteRefusedWhileAMemberStillHoldsShards(t *testing.T) {
 	a := s.beat("a", 0)
 	a = s.beat("a", a.MemberEpoch, protocol.Indexes(a.Assignment.AssignedShards)...)
 	req := protocol.HeartbeatRequest{ProtocolVersion: 1, RequestID: "leave", MemberID: "a", MemberEpoch: -1,
-		OwnedShards: protocol.ShardIDs([]int{0, 1})}
+		RevokingShards: []protocol.RevokingShard{{Shard: protocol.ShardID{ShardIndex: 0}, State: "DRAINING"}, {Shard: protocol.ShardID{ShardIndex: 1}, State: "DRAINING"}}}
 	l := s.ask(&HeartbeatRequest{PathMemberID: "a", Request: req}).(*HeartbeatReply).Response
 	require.Equal(t, protocol.StatusOK, l.Status)
 	m, _ := member(s.debug(), "a")

@@ -2,68 +2,34 @@ package groupstate
 
 import (
 	"encoding/json"
-	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cockroachdb/datadriven"
 )
 
-var rewrite = flag.Bool("rewrite", false, "rewrite expected output of testdata/*.txt scenarios")
-
-// TestScenarios runs the datadriven scenario files in testdata/*.txt. Each case is a command
-// line, a "----" line, and the expected output up to the next blank line. Lines starting with
-// '#' between cases are comments. Run with -rewrite to refresh expected output.
+// TestScenarios runs the scenario files in testdata/*.txt with github.com/cockroachdb/datadriven
+// (the format etcd raft uses): each case is a command line, a "----" line and the expected output
+// up to the next blank line; '#' lines are comments. Run with -rewrite to refresh expected output.
+// Each file starts from no group; its first command must be 'new'.
 func TestScenarios(t *testing.T) {
 	files, _ := filepath.Glob("testdata/*.txt")
 	if len(files) == 0 {
 		t.Fatal("no scenario files")
 	}
-	for _, f := range files {
-		t.Run(strings.TrimSuffix(filepath.Base(f), ".txt"), func(t *testing.T) { runScenario(t, f) })
-	}
-}
-
-func runScenario(t *testing.T, path string) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.Split(string(data), "\n")
-	var out strings.Builder
-	sc := &scenario{t: t}
-	for i := 0; i < len(lines); {
-		line := lines[i]
-		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") {
-			out.WriteString(line + "\n")
-			i++
-			continue
-		}
-		cmd, lineNo := line, i+1
-		i++
-		if i >= len(lines) || lines[i] != "----" {
-			t.Fatalf("%s:%d: expected ---- after command", path, lineNo)
-		}
-		i++
-		var want []string
-		for i < len(lines) && strings.TrimSpace(lines[i]) != "" {
-			want = append(want, lines[i])
-			i++
-		}
-		got := strings.TrimRight(sc.run(cmd), "\n")
-		out.WriteString(cmd + "\n----\n" + got + "\n")
-		if !*rewrite && got != strings.Join(want, "\n") {
-			t.Errorf("%s:%d: %s\n--- want:\n%s\n--- got:\n%s", path, lineNo, cmd, strings.Join(want, "\n"), got)
-		}
-	}
-	if *rewrite {
-		s := strings.TrimRight(out.String(), "\n") + "\n"
-		if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
-			t.Fatal(err)
-		}
+	// Not datadriven.Walk: testdata/ also holds the fuzz corpus, which is not scenarios.
+	for _, path := range files {
+		t.Run(strings.TrimSuffix(filepath.Base(path), ".txt"), func(t *testing.T) {
+			sc := &scenario{t: t}
+			datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
+				sc.t = t
+				return strings.TrimRight(sc.run(d), "\n")
+			})
+		})
 	}
 }
 
@@ -71,17 +37,21 @@ type scenario struct {
 	t   *testing.T
 	h   *harness
 	cfg Config
+	// seen[id] lists the member epochs a client with that id was given, oldest first (reset
+	// by its joins): epoch=cur sends the last, epoch=prev the one before (a lost response).
+	seen map[string][]int64
 }
 
-func (sc *scenario) run(line string) string {
-	f := strings.Fields(line)
-	cmd, args := f[0], map[string]string{}
+// run executes one scenario command. Arguments are key=value (lists comma-separated, e.g.
+// owned=0,1 revoking=2:DRAINING) or positional (a member id, a duration).
+func (sc *scenario) run(d *datadriven.TestData) string {
+	line, cmd, args := d.FullCmd(), d.Cmd, map[string]string{}
 	var pos []string
-	for _, a := range f[1:] {
-		if k, v, ok := strings.Cut(a, "="); ok {
-			args[k] = v
+	for _, a := range d.CmdArgs {
+		if len(a.Vals) == 0 {
+			pos = append(pos, a.Key)
 		} else {
-			pos = append(pos, a)
+			args[a.Key] = strings.Join(a.Vals, ",")
 		}
 	}
 	dur := func(k string, def time.Duration) time.Duration {
@@ -110,10 +80,24 @@ func (sc *scenario) run(line string) string {
 	switch cmd {
 	case "new":
 		sc.cfg = Config{HeartbeatInterval: 3 * time.Second, LeaseTTL: dur("ttl", 15*time.Second),
-			RebalanceTimeout: dur("rebalance", 60*time.Second), Retention: dur("retention", time.Minute)}
+			RebalanceTimeout: dur("rebalance", 60*time.Second), Retention: dur("retention", time.Minute),
+			MaxMembers: int(num("max-members", 0)), MaxRetained: int(num("max-retained", 0)),
+			JoinRate: float64(num("join-rate", 0)), JoinBurst: int(num("join-burst", 0))}
 		sc.h = &harness{tb: sc.t, g: New(sc.cfg, "orders", "workers", int(num("shards", 4)), num("mv", 0)), now: t0}
 		return table(sc.h.g)
 	case "heartbeat", "leave":
+		seen := sc.seen[pos[0]]
+		switch args["epoch"] {
+		case "cur", "prev":
+			back := 1
+			if args["epoch"] == "prev" {
+				back = 2
+			}
+			if len(seen) < back {
+				sc.t.Fatalf("%s: %s was given fewer than %d epochs", line, pos[0], back)
+			}
+			args["epoch"] = strconv.FormatInt(seen[len(seen)-back], 10)
+		}
 		hb := Heartbeat{ProtocolVersion: int(num("proto", 1)), RequestID: "req", MemberID: pos[0],
 			PathMemberID: pos[0], MemberName: args["name"], MemberEpoch: num("epoch", 0),
 			MetadataVersion: num("mv", 0), Capacity: Capacity{4, 4}}
@@ -138,6 +122,21 @@ func (sc *scenario) run(line string) string {
 			sc.t.Fatalf("%s: rejected heartbeat changed the group", line)
 		}
 		sc.h.apply(d.Change)
+		if cmd == "heartbeat" {
+			if hb.MemberEpoch == 0 {
+				seen = nil
+			}
+			switch r := d.Response; r.Status {
+			case StatusOK, StatusSyncMetadata, StatusRevokePending:
+				if r.MemberEpoch > 0 && (len(seen) == 0 || seen[len(seen)-1] != r.MemberEpoch) {
+					seen = append(seen, r.MemberEpoch)
+				}
+			}
+			if sc.seen == nil {
+				sc.seen = map[string][]int64{}
+			}
+			sc.seen[pos[0]] = seen
+		}
 		return fmtResp(d.Response) + "\n" + fmtChange(d.Change) + "\n" + table(sc.h.g)
 	case "advance":
 		sc.h.now = sc.h.now.Add(dur("by", 0) + parseDur(sc.t, pos))
@@ -187,6 +186,13 @@ func (sc *scenario) run(line string) string {
 		return table(g)
 	case "state":
 		return table(sc.h.g)
+	case "flush":
+		// The store lost everything and the stream was re-created: a fresh group.
+		sc.h.g = New(sc.cfg, "orders", "workers", sc.h.g.Meta().ShardCount, 0)
+		return table(sc.h.g)
+	case "hold":
+		sc.h.g.HoldGrantsUntil(sc.h.now.Add(dur("for", 0)))
+		return fmt.Sprintf("grants held until +%s", sc.h.g.GrantsHeldUntil().Sub(t0))
 	}
 	sc.t.Fatalf("unknown command %q", line)
 	return ""

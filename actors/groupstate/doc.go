@@ -29,16 +29,26 @@
 //   - Single holder: a shard is in Assigned ∪ Revoking of at most one non-EXPIRED member, and
 //     it enters a member's Assigned only when no other member holds it. FENCED members keep
 //     blocking their shards until their lease expires or they rejoin owning nothing.
-//   - The target assignment covers every shard, balanced within one, whenever live
-//     (STARTING/ACTIVE) members exist; it is recomputed only when groupEpoch > assignmentEpoch,
-//     sticky: a join moves only what balance needs, a departure only the departed's shards.
+//   - The target assignment covers every shard, balanced within one, over the confirmed
+//     (ACTIVE) members when any exists, else over every live (STARTING/ACTIVE) member; an
+//     unconfirmed member has no target while others are confirmed (admission: nothing is ever
+//     revoked for a member that has not proven it is alive). It is recomputed only when
+//     groupEpoch > assignmentEpoch, sticky: a join or a confirmation moves only what balance
+//     needs, a departure only the departed's shards.
 //   - Assigned ⊆ Target once a member is at the assignment epoch; Pending = Target − Assigned.
 //   - Every revocation gets the full rebalance timeout: a member still draining an earlier one
 //     is told about newer ones only once it has released it (those shards stay Assigned and
 //     keep blocking others meanwhile); starting to leave starts a new timeout.
 //   - Epochs and metadataVersion never decrease; member epoch ≤ assignment epoch ≤ group epoch.
-//   - Rejected requests (UNSUPPORTED_PROTOCOL, INVALID_REQUEST, UNKNOWN_MEMBER_ID, heartbeats
-//     of an already fenced member) change nothing. Bad input never panics.
+//     Only the coordinator moves them: a reported metadataVersion above the group's is answered
+//     SYNC_METADATA and never adopted; an epoch other than the one issued is fenced.
+//   - A leave frees every shard not reported DRAINING (or REVOKING) at once.
+//   - Limits (Config.MaxMembers, JoinRate) refuse a join with RETRY and Response.Limit and
+//     change nothing; MaxRetained drops the oldest EXPIRED/FENCED members holding nothing.
+//   - While grants are held (HoldGrantsUntil, after the store lost data) nothing is newly
+//     granted and members are told only what they report reading.
+//   - Rejected requests (UNSUPPORTED_PROTOCOL, INVALID_REQUEST, UNKNOWN_MEMBER_ID, RETRY for a
+//     limit, heartbeats of an already fenced member) change nothing. Bad input never panics.
 //
 // # Known limits
 //

@@ -10,7 +10,7 @@ import (
 // accepts must have a consistent holder index and survive heartbeats and timers.
 func FuzzRestore(f *testing.F) {
 	h := stable2(f)
-	h.send(hbFor("A", -1, []int{0}))
+	h.send(hbFor("A", -1, nil, drain(0)...))
 	seed, _ := json.Marshal(struct {
 		Meta    Meta
 		Members []Member

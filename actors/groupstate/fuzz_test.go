@@ -6,8 +6,8 @@ import (
 	"time"
 )
 
-// FuzzHeartbeat decodes arbitrary bytes into a sequence of heartbeats, timer firings, prunes
-// and resizes against a small group, and checks: no panic, the evaluation never mutates the
+// FuzzHeartbeat decodes arbitrary bytes into a sequence of heartbeats, timer firings, prunes,
+// resizes and grant holds against a small group (with the limits on for even shard counts), and checks: no panic, the evaluation never mutates the
 // group, rejected requests carry no Change, and the invariants hold after every Apply.
 func FuzzHeartbeat(f *testing.F) {
 	f.Add([]byte{0, 0, 0, 0, 0, 1, 0, 0, 0, 0})
@@ -19,7 +19,12 @@ func FuzzHeartbeat(f *testing.F) {
 func runFuzzOnce(t *testing.T, data []byte) {
 	{
 		r := &byteReader{data: data}
-		g := New(testCfg, "s", "g", 1+int(r.next()%8), 0)
+		shards := 1 + int(r.next()%8)
+		cfg := testCfg
+		if shards%2 == 0 { // the limits on half the inputs
+			cfg.MaxMembers, cfg.MaxRetained, cfg.JoinRate, cfg.JoinBurst = 2, 1, 0.5, 1
+		}
+		g := New(cfg, "s", "g", shards, 0)
 		now := t0
 		ids := []string{"a", "b", "c"}
 		for steps := 0; r.more() && steps < 200; steps++ {
@@ -34,7 +39,7 @@ func runFuzzOnce(t *testing.T, data []byte) {
 					t.Fatalf("Heartbeat mutated the group")
 				}
 				switch d.Response.Status {
-				case StatusInvalidRequest, StatusUnsupportedProtocol, StatusUnknownMemberID:
+				case StatusInvalidRequest, StatusUnsupportedProtocol, StatusUnknownMemberID, StatusRetry:
 					if d.Change != nil {
 						t.Fatalf("rejected request with a change: %s", fmtResp(d.Response))
 					}
@@ -55,7 +60,11 @@ func runFuzzOnce(t *testing.T, data []byte) {
 				now = now.Add(time.Duration(r.next()) * time.Second)
 				c = g.Prune(now)
 			default:
-				c = g.Resize(int(r.next()%10), int64(r.next()%4))
+				if b := r.next(); b%4 == 0 {
+					g.HoldGrantsUntil(now.Add(time.Duration(b) * time.Second)) // store loss
+				} else {
+					c = g.Resize(int(b%10), int64(r.next()%4))
+				}
 			}
 			g.Apply(c)
 			if v := g.CheckInvariants(); len(v) > 0 {

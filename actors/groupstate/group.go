@@ -22,7 +22,13 @@ type Group struct {
 	// s in Assigned ∪ Revoking among members in a holding state (all but EXPIRED).
 	holder   []string
 	live     int // members in the target (STARTING/ACTIVE)
+	leaving  int // LEAVING members
+	retained int // EXPIRED/FENCED members
 	revoking int // STARTING/ACTIVE/LEAVING members with a non-empty Revoking
+
+	// Volatile, never persisted.
+	bucket    joinBucket // Config.JoinRate
+	holdUntil time.Time  // HoldGrantsUntil
 }
 
 // New returns an empty group at groupEpoch 0.
@@ -112,6 +118,9 @@ func (g *Group) Apply(c *Change) {
 		m := c.Members[i]
 		g.put(&m)
 	}
+	if c.bucket != nil {
+		g.bucket = *c.bucket
+	}
 	for _, id := range c.Removed {
 		if old := g.members[id]; old != nil {
 			g.unindex(old)
@@ -140,6 +149,12 @@ func (g *Group) index(m *Member) {
 	if inTarget(m.State) {
 		g.live++
 	}
+	if m.State == StateLeaving {
+		g.leaving++
+	}
+	if retained(m.State) {
+		g.retained++
+	}
 	if revokingLive(m) {
 		g.revoking++
 	}
@@ -156,6 +171,12 @@ func (g *Group) unindex(m *Member) {
 	}
 	if inTarget(m.State) {
 		g.live--
+	}
+	if m.State == StateLeaving {
+		g.leaving--
+	}
+	if retained(m.State) {
+		g.retained--
 	}
 	if revokingLive(m) {
 		g.revoking--

@@ -38,6 +38,28 @@ func hbFor(id string, epoch int64, owned []int, revoking ...RevokingShard) Heart
 		MemberEpoch: epoch, Capacity: Capacity{4, 4}, Owned: owned, Revoking: revoking}
 }
 
+// rounds runs n heartbeat rounds: every live member, in id order, heartbeats at its epoch
+// owning what it was assigned (it releases revoked shards at once).
+func (h *harness) rounds(n int) {
+	h.tb.Helper()
+	for range n {
+		for _, m := range h.g.Members() {
+			if inTarget(m.State) {
+				h.send(hbFor(m.ID, m.Epoch, m.Assigned))
+			}
+		}
+	}
+}
+
+// drain lists shards as DRAINING revokingShards entries.
+func drain(shards ...int) []RevokingShard {
+	out := make([]RevokingShard, len(shards))
+	for i, s := range shards {
+		out[i] = RevokingShard{Shard: s, State: RevokeDraining, InFlight: 1}
+	}
+	return out
+}
+
 // send evaluates a heartbeat, verifies the evaluation did not touch the group, applies it.
 func (h *harness) send(hb Heartbeat) Response {
 	h.tb.Helper()
@@ -117,6 +139,9 @@ func table(g *Group) string {
 func fmtResp(r Response) string {
 	s := fmt.Sprintf("%s epoch=%d assigned=%s pending=%s group=%d assignment=%d mv=%d",
 		r.Status, r.MemberEpoch, fmtInts(r.Assigned), fmtInts(r.Pending), r.GroupEpoch, r.AssignmentEpoch, r.MetadataVersion)
+	if r.Limit != "" {
+		s += " limit=" + r.Limit
+	}
 	if r.Message != "" {
 		s += "\n  msg: " + r.Message
 	}

@@ -98,7 +98,13 @@ func (g *Group) heartbeatAt(hb *Heartbeat, r report, now time.Time) Decision {
 		c.Name = hb.MemberName
 	}
 	if c.State == StateStarting {
+		// Confirmed: it received its join response and is alive. It now takes part in the
+		// assignment (recompute), which changes the target unless it is the only live member.
 		c.State, c.StateSince = StateActive, now
+		if g.live > 1 {
+			t.bumpGroupEpoch()
+			t.recompute()
+		}
 	}
 	settle(c, r.held, t.meta.AssignmentEpoch, now, g.cfg.RebalanceTimeout)
 	if atPrev {
@@ -107,20 +113,26 @@ func (g *Group) heartbeatAt(hb *Heartbeat, r report, now time.Time) Decision {
 		c.PrevEpoch = m.PrevEpoch
 	}
 	st, allowed, msg := t.metadataStatus(hb.MetadataVersion, c, m)
-	grant(c, allowed, g.holderOf)
-	return Decision{Response: t.respond(st, c, msg), Change: t.change()}
+	grant(c, allowed && !g.holding(now), g.holderOf)
+	resp := t.respond(st, c, msg)
+	if g.holding(now) {
+		g.heldResponse(&resp, c, r.held)
+	}
+	return Decision{Response: resp, Change: t.change()}
 }
 
-// metadataStatus applies the correction-round rules for a member reporting metadataVersion
-// reported; c is the member's new version (after settle), old its group version (nil for a
+// metadataStatus applies the metadata rules for a member reporting metadataVersion reported: a
+// version above the group's is answered SYNC_METADATA and never adopted; a correction round (only
+// ever present in records persisted by an older coordinator) runs to its end; c is the member's new version (after settle), old its group version (nil for a
 // brand-new member). It returns the status and whether new shards may be granted.
 func (t *txn) metadataStatus(reported int64, c, old *Member) (Status, bool, string) {
 	if reported > t.meta.MetadataVersion {
-		t.meta.MetadataVersion = reported
-		t.meta.CorrectionRound = true
-		t.metaDirty = true
+		// Only the coordinator issues versions: a member's report is never adopted (a buggy or
+		// hostile client would otherwise move the group's and the routing's version, and the
+		// store would keep it). The member adopts ours, as SYNC_METADATA says.
 		return StatusSyncMetadata, false, fmt.Sprintf(
-			"member reported metadataVersion %d newer than the stored one (the store lost writes); adopted it: keep only assignedShards, start nothing new", reported)
+			"member reported metadataVersion %d, but this group's metadata is at version %d and only the coordinator issues versions; adopt %d, keep only assignedShards, start nothing new",
+			reported, t.meta.MetadataVersion, t.meta.MetadataVersion)
 	}
 	if !t.meta.CorrectionRound {
 		return StatusOK, true, ""

@@ -8,7 +8,7 @@ import (
 // CheckInvariants recomputes every derived fact from the member records and returns the
 // violations found (empty when healthy): single holder per shard, holder index and counters
 // consistent with the records, per-state shape of the records, a balanced target covering
-// every shard when live members exist, Assigned ⊆ Target at the assignment epoch,
+// every shard when live members exist (computed over the confirmed members when any exists), Assigned ⊆ Target at the assignment epoch,
 // Pending = Target − Assigned, and sane epochs. It is O(group) and meant for tests,
 // simulations and the debug endpoint.
 func (g *Group) CheckInvariants() []string {
@@ -23,8 +23,14 @@ func (g *Group) CheckInvariants() []string {
 	}
 	holders := map[int]string{}
 	targetOwner := map[int]string{}
-	live, revoking := 0, 0
+	live, revoking, leaving, kept := 0, 0, 0, 0
 	minT, maxT := -1, -1
+	active := 0
+	for _, m := range g.members {
+		if m.State == StateActive {
+			active++
+		}
+	}
 	for _, id := range g.sortedIDs() {
 		m := g.members[id]
 		if m.ID != id {
@@ -68,6 +74,12 @@ func (g *Group) CheckInvariants() []string {
 		if revokingLive(m) {
 			revoking++
 		}
+		if m.State == StateLeaving {
+			leaving++
+		}
+		if retained(m.State) {
+			kept++
+		}
 		if !inTarget(m.State) {
 			continue
 		}
@@ -92,6 +104,13 @@ func (g *Group) CheckInvariants() []string {
 			}
 			targetOwner[s] = id
 		}
+		if active > 0 && m.State != StateActive {
+			// Not confirmed while others are: no target (admission, see recompute).
+			if len(m.Target) > 0 && mt.AssignmentEpoch == mt.GroupEpoch {
+				add("member %s: %s with target %v while confirmed members exist", id, m.State, m.Target)
+			}
+			continue
+		}
 		n := len(m.Target)
 		if minT < 0 || n < minT {
 			minT = n
@@ -111,8 +130,9 @@ func (g *Group) CheckInvariants() []string {
 			add("holder index misses shard %d held by %s", s, id)
 		}
 	}
-	if live != g.live || revoking != g.revoking {
-		add("counters live=%d revoking=%d, records say %d, %d", g.live, g.revoking, live, revoking)
+	if live != g.live || revoking != g.revoking || leaving != g.leaving || kept != g.retained {
+		add("counters live=%d revoking=%d leaving=%d retained=%d, records say %d, %d, %d, %d",
+			g.live, g.revoking, g.leaving, g.retained, live, revoking, leaving, kept)
 	}
 	if live > 0 && mt.AssignmentEpoch == mt.GroupEpoch {
 		if len(targetOwner) != mt.ShardCount {

@@ -11,10 +11,16 @@ import (
 //   - FENCED or LEAVING member: it owns nothing now, so its blocked shards are released and it
 //     becomes a STARTING member again (groupEpoch++).
 //   - STARTING/ACTIVE member: it lost its state; all its Assigned/Revoking are released, it
-//     keeps its target and is reconciled at the current assignment epoch.
+//     keeps its target and its state (an ACTIVE member stays confirmed: it takes nothing from
+//     anyone by rejoining) and is reconciled at the current assignment epoch.
 func (g *Group) join(hb *Heartbeat, now time.Time) Decision {
-	t := newTxn(g, now)
 	m := g.members[hb.MemberID]
+	bucket, refused, ok := g.admit(hb, m, now)
+	if !ok {
+		return refused
+	}
+	t := newTxn(g, now)
+	t.bucket = bucket
 	var c *Member
 	switch {
 	case m == nil || m.State == StateExpired:
@@ -32,7 +38,6 @@ func (g *Group) join(hb *Heartbeat, now time.Time) Decision {
 		t.bumpGroupEpoch()
 	default:
 		c = t.mutable(m.ID)
-		c.State, c.StateSince = StateStarting, now
 		c.Assigned, c.Revoking = nil, nil
 		c.RevokeDeadline = time.Time{}
 	}
@@ -47,9 +52,13 @@ func (g *Group) join(hb *Heartbeat, now time.Time) Decision {
 	// has lost its state (or is a zombie that must be fenced).
 	c.PrevEpoch = 0
 	st, allowed, msg := t.metadataStatus(hb.MetadataVersion, c, m)
-	grant(c, allowed, g.holderOf)
+	grant(c, allowed && !g.holding(now), g.holderOf)
 	if msg == "" && m != nil && inTarget(m.State) {
 		msg = fmt.Sprintf("member %q rejoined while known: everything it held is released", m.ID)
 	}
-	return Decision{Response: t.respond(st, c, msg), Change: t.change()}
+	resp := t.respond(st, c, msg)
+	if g.holding(now) {
+		g.heldResponse(&resp, c, nil)
+	}
+	return Decision{Response: resp, Change: t.change()}
 }

@@ -9,7 +9,7 @@ func TestOccupiedCountsMembersStillHoldingShards(t *testing.T) {
 	if got := h.g.Occupied(); got != 2 {
 		t.Fatalf("Occupied = %d, want 2", got)
 	}
-	h.send(hbFor("A", -1, []int{0})) // LEAVING, draining 0
+	h.send(hbFor("A", -1, nil, drain(0)...)) // LEAVING, draining 0
 	if h.member("A").State != StateLeaving || h.g.Live() != 1 || h.g.Occupied() != 2 {
 		t.Fatalf("after A leaves holding 0: state %s live %d occupied %d", h.member("A").State, h.g.Live(), h.g.Occupied())
 	}

@@ -13,11 +13,14 @@ type simMember struct {
 	id          string
 	alive       bool
 	leaving     bool
+	phantom     bool         // joins once, then silence
+	orphan      map[int]bool // read since before a store loss: the restored state may not know it
 	epoch       int64
 	mv          int64
 	reading     map[int]bool
 	draining    map[int]time.Time // shard → when the drain completes
 	revoked     []int             // drained, reported as REVOKED until acknowledged
+	stopped     []int             // leaving: stopped at once, listed in ownedShards of the leave
 	lastOK      time.Time
 	nextHB      time.Time
 	pausedUntil time.Time
@@ -25,7 +28,8 @@ type simMember struct {
 }
 
 func (m *simMember) dropAll() {
-	m.reading, m.draining, m.revoked, m.epoch = map[int]bool{}, map[int]time.Time{}, nil, 0
+	m.reading, m.draining, m.revoked, m.stopped, m.epoch = map[int]bool{}, map[int]time.Time{}, nil, nil, 0
+	m.orphan = map[int]bool{}
 }
 
 func (m *simMember) holdsAnything() bool { return len(m.reading)+len(m.draining) > 0 }
@@ -49,6 +53,11 @@ func (s *sim) request(m *simMember) Heartbeat {
 	}
 	for sh := range m.reading {
 		hb.Owned = append(hb.Owned, sh)
+	}
+	if m.leaving {
+		// A leaving member reads nothing; ownedShards lists what it stopped (SPEC §4: a
+		// leave frees every shard not reported DRAINING).
+		hb.Owned = append(hb.Owned, m.stopped...)
 	}
 	sort.Ints(hb.Owned)
 	var dr []int
@@ -105,6 +114,7 @@ func (s *sim) handle(m *simMember, hb Heartbeat, r Response) {
 		m.mv = r.MetadataVersion
 		m.revoked = nil
 		if hb.MemberEpoch == -1 {
+			m.stopped = nil
 			if !m.holdsAnything() {
 				m.alive = false // left for good
 				s.log("%s left", m.id)
@@ -131,6 +141,11 @@ func (s *sim) handle(m *simMember, hb Heartbeat, r Response) {
 				m.reading[sh] = true
 			}
 		}
+	case StatusRetry:
+		if r.Limit == "" || hb.MemberEpoch != 0 {
+			s.fail("%s: RETRY for a heartbeat at epoch %d without a limit: %s", m.id, hb.MemberEpoch, r.Message)
+		}
+		simStats["refused-"+r.Limit]++ // a refused join: it holds nothing, retries at its next heartbeat
 	case StatusFencedMemberEpoch, StatusUnknownMemberID:
 		m.dropAll()
 		if m.leaving {

@@ -2,7 +2,7 @@ package groupstate
 
 import (
 	"encoding/json"
-
+	"maps"
 	"slices"
 )
 
@@ -10,6 +10,12 @@ import (
 // A coordinator failover restores the group from it; if a non-durable Change ever carried
 // durable information, the restored group would differ and the simulation fails.
 type simStore struct {
+	meta    []byte
+	members map[string][]byte
+	history []storeSnap // older durable states, for a rollback (oldest first, bounded)
+}
+
+type storeSnap struct {
 	meta    []byte
 	members map[string][]byte
 }
@@ -24,6 +30,10 @@ func (st *simStore) persist(c *Change) {
 	if c == nil || !c.Durable {
 		return
 	}
+	st.history = append(st.history, storeSnap{meta: st.meta, members: maps.Clone(st.members)})
+	if len(st.history) > 64 {
+		st.history = st.history[1:]
+	}
 	if c.Meta != nil {
 		st.meta, _ = json.Marshal(c.Meta)
 	}
@@ -35,9 +45,8 @@ func (st *simStore) persist(c *Change) {
 	}
 }
 
-// failover restores a fresh group from the store and checks it matches the live one on every
-// durable field.
-func (s *sim) failover() {
+// restoreFromStore rebuilds a group from what the store holds, as an activation would.
+func (s *sim) restoreFromStore() *Group {
 	var meta Meta
 	if err := json.Unmarshal(s.store.meta, &meta); err != nil {
 		s.fail("store meta: %v", err)
@@ -59,6 +68,14 @@ func (s *sim) failover() {
 	if err != nil {
 		s.fail("restore: %v", err)
 	}
+	return g
+}
+
+// failover restores a fresh group from the store and checks it matches the live one on every
+// durable field. A grant hold (store loss) is carried over, as the shell must.
+func (s *sim) failover() {
+	g := s.restoreFromStore()
+	g.HoldGrantsUntil(s.g.GrantsHeldUntil())
 	if g.Meta() != s.g.Meta() {
 		s.fail("restored meta %+v differs from live %+v", g.Meta(), s.g.Meta())
 	}
@@ -80,5 +97,42 @@ func (s *sim) failover() {
 	s.log("failover: restored %d members", len(restored))
 	simStats["failover"]++
 	s.g = g
+	s.check()
+}
+
+// storeLoss: the store loses its state (FLUSHALL, restart without persistence: the stream is
+// re-created at once) or rolls back to an older durable state (failover to a lagging replica).
+// The coordinator restores from what is there and holds grants for one lease; members keep
+// reading what they were told until their self-fence deadline. check() keeps asserting that no
+// shard is read by two members; the coordinator-holder check is skipped for what members held
+// from before the loss (the restored state may not know it).
+func (s *sim) storeLoss() {
+	kind := "flush"
+	if len(s.store.history) > 0 && s.rng.Intn(2) == 0 {
+		snap := s.store.history[s.rng.Intn(len(s.store.history))]
+		s.store.meta, s.store.members = snap.meta, maps.Clone(snap.members)
+		kind = "rollback"
+	} else {
+		fresh := New(s.g.Config(), "s", "g", s.shards, 0)
+		s.store.meta, _ = json.Marshal(fresh.Meta())
+		s.store.members = map[string][]byte{}
+	}
+	s.store.history = nil
+	g := s.restoreFromStore()
+	g.HoldGrantsUntil(s.now.Add(g.Config().LeaseTTL))
+	s.g = g
+	s.log("store loss (%s): restored %d members, grants held until +%s", kind, len(g.Members()), g.GrantsHeldUntil().Sub(t0))
+	simStats["store-loss-"+kind]++
+	// Epochs may go back with the state: restart the continuity oracles from here.
+	s.lastMeta, s.epochOf, s.target = g.Meta(), map[string]int64{}, participants(g)
+	for _, m := range s.members {
+		m.maxEpoch = 0
+		for sh := range m.reading {
+			m.orphan[sh] = true
+		}
+		for sh := range m.draining {
+			m.orphan[sh] = true
+		}
+	}
 	s.check()
 }

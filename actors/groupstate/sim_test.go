@@ -63,8 +63,7 @@ func newSim(t testing.TB, seed int64) *sim {
 	shards := 1 + rng.Intn(12)
 	s := &sim{t: t, seed: seed, rng: rng, shards: shards, now: t0, faults: true,
 		epochOf: map[string]int64{}, target: map[string][]int{},
-		g: New(Config{HeartbeatInterval: simInterval, LeaseTTL: simTTL, RebalanceTimeout: simRebal, Retention: time.Minute},
-			"s", "g", shards, 0)}
+		g: New(simConfig(rng), "s", "g", shards, 0)}
 	s.store = newSimStore(s.g)
 	for i := 0; i < 1+rng.Intn(3); i++ {
 		s.spawn()
@@ -72,9 +71,19 @@ func newSim(t testing.TB, seed int64) *sim {
 	return s
 }
 
+// simConfig: the timings, and on some schedules the limits (refused joins are retried).
+func simConfig(rng *rand.Rand) Config {
+	cfg := Config{HeartbeatInterval: simInterval, LeaseTTL: simTTL, RebalanceTimeout: simRebal, Retention: time.Minute}
+	if rng.Intn(3) == 0 {
+		cfg.MaxMembers, cfg.MaxRetained = 2+rng.Intn(4), 1+rng.Intn(3)
+		cfg.JoinRate, cfg.JoinBurst = 0.2+rng.Float64(), rng.Intn(3)
+	}
+	return cfg
+}
+
 func (s *sim) spawn() *simMember {
 	m := &simMember{id: fmt.Sprintf("m%d", len(s.members)), alive: true, nextHB: s.now,
-		reading: map[int]bool{}, draining: map[int]time.Time{}}
+		reading: map[int]bool{}, draining: map[int]time.Time{}, orphan: map[int]bool{}}
 	s.members = append(s.members, m)
 	return m
 }
@@ -153,6 +162,10 @@ func (s *sim) step() {
 			}
 		}
 		s.heartbeat(m, fault)
+		if m.phantom {
+			m.dropAll() // silent from now on (it never reads what it may have been given)
+			m.alive = false
+		}
 	}
 }
 
@@ -172,6 +185,13 @@ func (s *sim) fault() {
 	switch r := s.rng.Intn(100); {
 	case r < 3 && len(s.members) < 8:
 		s.log("%s spawned", s.spawn().id)
+	case r >= 95 && len(s.members) < 24:
+		// Phantom join: a member joins, then is never heard from again. It must cost the
+		// confirmed members nothing (apply checks no revocation is made for it).
+		m := s.spawn()
+		m.phantom = true
+		s.log("%s phantom joins", m.id)
+		simStats["phantom"]++
 	case r < 5:
 		if m := pick(); m != nil {
 			s.log("%s crashed", m.id)
@@ -179,7 +199,7 @@ func (s *sim) fault() {
 		}
 	case r < 7:
 		for _, m := range s.members {
-			if !m.alive && !m.leaving {
+			if !m.alive && !m.leaving && !m.phantom {
 				s.log("%s restarted", m.id)
 				m.alive, m.lastOK, m.nextHB = true, time.Time{}, s.now
 				m.dropAll()
@@ -196,9 +216,15 @@ func (s *sim) fault() {
 		if m := pick(); m != nil && !m.leaving {
 			s.log("%s leaving", m.id)
 			m.leaving = true
+			// Like the reference Kotlin client: stop the workers (some shards stop at once and
+			// are listed in ownedShards of the leave, which frees them), the rest drain.
 			for sh := range m.reading {
 				delete(m.reading, sh)
-				m.draining[sh] = s.now.Add(s.drainDelay())
+				if s.rng.Intn(2) == 0 {
+					m.stopped = append(m.stopped, sh)
+				} else {
+					m.draining[sh] = s.now.Add(s.drainDelay())
+				}
 			}
 			m.nextHB = s.now
 		}
@@ -208,6 +234,16 @@ func (s *sim) fault() {
 		s.advance(d)
 	case r < 13:
 		s.failover()
+	case r < 15:
+		s.storeLoss()
+	case r < 16:
+		if m := pick(); m != nil {
+			// Version inflation: a buggy or hostile member reports a version the coordinator
+			// never issued. check() asserts the group never adopts it.
+			m.mv = 1 + s.rng.Int63n(1e15)
+			s.log("%s reports metadataVersion %d", m.id, m.mv)
+			simStats["version-inflation"]++
+		}
 	}
 }
 

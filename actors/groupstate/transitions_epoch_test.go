@@ -17,12 +17,12 @@ func TestPreviousEpochAccepted(t *testing.T) {
 		{"owned beyond assigned", []int{0, 1, 2}, StatusFencedMemberEpoch},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			h := stable2(t) // A: epoch 2, prev 1, assigned 0,1
+			h := stable2(t) // A: epoch 3, prev 1, assigned 0,1
 			r := h.send(hbFor("A", 1, tc.owned))
 			if r.Status != tc.want {
 				t.Fatalf("got %s", fmtResp(r))
 			}
-			if tc.want == StatusOK && r.MemberEpoch != 2 {
+			if tc.want == StatusOK && r.MemberEpoch != 3 {
 				t.Fatalf("accepted as current must answer the current epoch: %s", fmtResp(r))
 			}
 		})
@@ -30,10 +30,10 @@ func TestPreviousEpochAccepted(t *testing.T) {
 }
 
 func TestStaleOrAheadEpochFenced(t *testing.T) {
-	for _, epoch := range []int64{1, 3, 100} {
+	for _, epoch := range []int64{1, 4, 100} {
 		h := stable2(t)
-		h.send(hbFor("B", 2, []int{2, 3}))
-		// B: epoch 2, prev 0 → epoch 1 is stale (not prev), 3 and 100 are ahead.
+		h.send(hbFor("B", 3, []int{2, 3}))
+		// B: epoch 3, prev 2 → epoch 1 is stale (not prev), 4 and 100 are ahead.
 		before := h.g.Meta().GroupEpoch
 		r := h.send(hbFor("B", epoch, []int{2, 3}))
 		if r.Status != StatusFencedMemberEpoch || h.member("B").State != StateFenced {
@@ -61,7 +61,7 @@ func TestFenceOnUnownedClaim(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := stable2(t)
-			r := h.send(hbFor("A", 2, tc.owned, tc.revoking...))
+			r := h.send(hbFor("A", 3, tc.owned, tc.revoking...))
 			if r.Status != StatusFencedMemberEpoch || h.member("A").State != StateFenced {
 				t.Fatalf("got %s", fmtResp(r))
 			}
@@ -71,7 +71,7 @@ func TestFenceOnUnownedClaim(t *testing.T) {
 
 func TestRevokedReportOfUngivenShardIsHarmless(t *testing.T) {
 	h := stable2(t)
-	r := h.send(hbFor("A", 2, []int{0, 1}, RevokingShard{Shard: 3, State: RevokeRevoked}))
+	r := h.send(hbFor("A", 3, []int{0, 1}, RevokingShard{Shard: 3, State: RevokeRevoked}))
 	if r.Status != StatusOK {
 		t.Fatalf("REVOKED means released, not held: %s", fmtResp(r))
 	}
@@ -81,13 +81,13 @@ func TestFencedMemberKeepsBlockingUntilLeaseExpiry(t *testing.T) {
 	h := stable2(t)
 	h.send(hbFor("A", 7, []int{0, 1}))
 	h.now = h.now.Add(10 * time.Second)
-	h.send(hbFor("B", 2, []int{2, 3}))
 	h.send(hbFor("B", 3, []int{2, 3}))
+	h.send(hbFor("B", 4, []int{2, 3}))
 	if m := h.member("B"); !slices.Equal(m.Assigned, []int{2, 3}) || !slices.Equal(m.Pending, []int{0, 1}) {
 		t.Fatalf("B must wait for fenced A: %+v", m)
 	}
 	// Rejected heartbeats do not extend the lease.
-	r := h.send(hbFor("A", 2, []int{0, 1}))
+	r := h.send(hbFor("A", 3, []int{0, 1}))
 	if r.Status != StatusFencedMemberEpoch {
 		t.Fatalf("got %s", fmtResp(r))
 	}
@@ -96,8 +96,8 @@ func TestFencedMemberKeepsBlockingUntilLeaseExpiry(t *testing.T) {
 	if h.member("A").State != StateExpired {
 		t.Fatal("fenced A expires with its original lease")
 	}
-	r = h.send(hbFor("B", 3, []int{2, 3}))
-	wantResp(t, r, StatusOK, 3, []int{0, 1, 2, 3}, []int{})
+	r = h.send(hbFor("B", 4, []int{2, 3}))
+	wantResp(t, r, StatusOK, 4, []int{0, 1, 2, 3}, []int{})
 }
 
 func TestUnknownMemberID(t *testing.T) {
@@ -109,7 +109,7 @@ func TestUnknownMemberID(t *testing.T) {
 }
 
 func TestInvalidRequest(t *testing.T) {
-	base := func() Heartbeat { return hbFor("A", 2, []int{0, 1}) }
+	base := func() Heartbeat { return hbFor("A", 3, []int{0, 1}) }
 	for _, tc := range []struct {
 		name string
 		mut  func(*Heartbeat)

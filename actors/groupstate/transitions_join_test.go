@@ -12,12 +12,13 @@ func stable2(t testing.TB) *harness {
 	h := newHarness(t, 4)
 	h.join("A")
 	h.send(hbFor("A", 1, []int{0, 1, 2, 3}))
-	h.join("B")
+	h.join("B")                              // groupEpoch 2; B unconfirmed: no target yet
+	h.send(hbFor("B", 2, nil))               // B confirmed: groupEpoch 3, B's target [2 3]
 	h.send(hbFor("A", 1, []int{0, 1, 2, 3})) // told to revoke 2,3
-	h.send(hbFor("A", 1, []int{0, 1}))       // released → epoch 2
-	h.send(hbFor("B", 2, nil))               // granted 2,3
-	h.send(hbFor("B", 2, []int{2, 3}))
-	h.send(hbFor("A", 2, []int{0, 1}))
+	h.send(hbFor("A", 1, []int{0, 1}))       // released → epoch 3
+	h.send(hbFor("B", 3, nil))               // granted 2,3
+	h.send(hbFor("B", 3, []int{2, 3}))
+	h.send(hbFor("A", 3, []int{0, 1}))
 	return h
 }
 
@@ -57,11 +58,11 @@ func TestJoinSecondMemberGetsPendingShards(t *testing.T) {
 func TestRejoinOfLiveMemberReleasesEverything(t *testing.T) {
 	h := stable2(t)
 	r := h.join("A")
-	wantResp(t, r, StatusOK, 2, []int{0, 1}, []int{})
-	if m := h.member("A"); m.PrevEpoch != 0 || m.State != StateStarting {
+	wantResp(t, r, StatusOK, 3, []int{0, 1}, []int{})
+	if m := h.member("A"); m.PrevEpoch != 0 || m.State != StateActive {
 		t.Fatalf("member %+v", m)
 	}
-	if g := h.g.Meta().GroupEpoch; g != 2 {
+	if g := h.g.Meta().GroupEpoch; g != 3 {
 		t.Fatalf("a live rejoin must not bump the group epoch, got %d", g)
 	}
 }
@@ -76,21 +77,21 @@ func TestRejoinOfFencedMemberReleasesBlockedShards(t *testing.T) {
 	if r.Status != StatusOK || h.member("A").State != StateStarting {
 		t.Fatalf("rejoin: %s", fmtResp(r))
 	}
-	if g := h.g.Meta().GroupEpoch; g != 4 {
-		t.Fatalf("group epoch %d, want 4 (fence + rejoin)", g)
+	if g := h.g.Meta().GroupEpoch; g != 5 {
+		t.Fatalf("group epoch %d, want 5 (fence + rejoin)", g)
 	}
 }
 
 func TestRejoinAfterExpiryGetsHigherEpoch(t *testing.T) {
 	h := stable2(t)
 	h.now = h.now.Add(16 * time.Second)
-	h.send(hbFor("B", 2, []int{2, 3}))
+	h.send(hbFor("B", 3, []int{2, 3}))
 	h.apply(h.g.Expire("A", h.now))
 	if h.member("A").State != StateExpired {
 		t.Fatal("A must be EXPIRED")
 	}
 	r := h.join("A")
-	if r.MemberEpoch <= 2 {
+	if r.MemberEpoch <= 3 {
 		t.Fatalf("epoch regressed: %s", fmtResp(r))
 	}
 }
@@ -103,7 +104,9 @@ func TestLeaveUnknownMemberIsIdempotent(t *testing.T) {
 	}
 }
 
-func TestLeaveOwningNothingDeletesAtOnce(t *testing.T) {
+// A leave means "I have stopped reading every shard I do not report DRAINING" (SPEC §4): owned,
+// REVOKING, REVOKED and unlisted shards are all free at once.
+func TestLeaveDrainingNothingDeletesAtOnce(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
 		owned    []int
@@ -111,6 +114,9 @@ func TestLeaveOwningNothingDeletesAtOnce(t *testing.T) {
 	}{
 		{"empty", nil, nil},
 		{"all revoked", nil, []RevokingShard{{Shard: 0, State: RevokeRevoked}, {Shard: 1, State: RevokeRevoked}}},
+		{"owned listed", []int{0, 1}, nil},
+		{"owned and revoked (Kotlin client)", []int{0}, []RevokingShard{{Shard: 1, State: RevokeRevoked}}},
+		{"owned a shard it was never given", []int{0, 2}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := stable2(t)
@@ -129,19 +135,30 @@ func TestLeaveOwningNothingDeletesAtOnce(t *testing.T) {
 	}
 }
 
-func TestLeaveWithOwnedBecomesLeaving(t *testing.T) {
+func TestLeaveWithDrainingBecomesLeaving(t *testing.T) {
 	h := stable2(t)
-	r := h.send(hbFor("A", -1, []int{0, 1}))
+	r := h.send(hbFor("A", -1, []int{0}, drain(1)...))
 	wantResp(t, r, StatusOK, -1, []int{}, []int{})
 	m := h.member("A")
-	if m.State != StateLeaving || !slices.Equal(m.Revoking, []int{0, 1}) || len(m.Target) != 0 {
+	if m.State != StateLeaving || !slices.Equal(m.Revoking, []int{1}) || len(m.Target) != 0 {
 		t.Fatalf("member %+v", m)
 	}
-	h.send(hbFor("A", -1, []int{1}))
 	if id, _ := h.g.Holder(0); id != "" {
-		t.Fatal("shard 0 released")
+		t.Fatal("owned shard 0 must be free at once")
 	}
-	h.send(hbFor("A", -1, nil))
+	if id, _ := h.g.Holder(1); id != "A" {
+		t.Fatal("draining shard 1 must stay blocked")
+	}
+	h.send(hbFor("A", -1, nil, drain(1)...))
+	if id, _ := h.g.Holder(1); id != "A" {
+		t.Fatal("still draining")
+	}
+	// REVOKING means the reader has not stopped yet: still blocked.
+	h.send(hbFor("A", -1, []int{1}, RevokingShard{Shard: 1, State: RevokeRevoking}))
+	if id, _ := h.g.Holder(1); id != "A" {
+		t.Fatal("a shard reported REVOKING in a leave stays blocked")
+	}
+	h.send(hbFor("A", -1, nil, RevokingShard{Shard: 1, State: RevokeRevoked}))
 	if _, ok := h.g.Member("A"); ok {
 		t.Fatal("A deleted once it holds nothing")
 	}
@@ -149,7 +166,7 @@ func TestLeaveWithOwnedBecomesLeaving(t *testing.T) {
 
 func TestLeavingMemberWithPositiveEpochIsFenced(t *testing.T) {
 	h := stable2(t)
-	h.send(hbFor("A", -1, []int{0, 1}))
+	h.send(hbFor("A", -1, nil, drain(0, 1)...))
 	r := h.send(hbFor("A", 2, []int{0, 1}))
 	if r.Status != StatusFencedMemberEpoch || h.member("A").State != StateFenced {
 		t.Fatalf("got %s", fmtResp(r))

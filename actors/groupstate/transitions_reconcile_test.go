@@ -1,6 +1,7 @@
 package groupstate
 
 import (
+	"slices"
 	"testing"
 	"time"
 )
@@ -23,6 +24,7 @@ func TestRevokeThenRelease(t *testing.T) {
 			h.join("A")
 			h.send(hbFor("A", 1, []int{0, 1, 2, 3}))
 			h.join("B")
+			h.send(hbFor("B", 2, nil)) // confirmed: B takes part in the assignment
 			r := h.send(hbFor("A", 1, []int{0, 1, 2, 3}))
 			wantResp(t, r, StatusOK, 1, []int{0, 1}, []int{})
 			r = h.send(hbFor("A", 1, tc.owned, tc.revoking...))
@@ -32,7 +34,7 @@ func TestRevokeThenRelease(t *testing.T) {
 			}
 			wantEpoch := int64(1)
 			if tc.released {
-				wantEpoch = 2 // epoch advances once nothing is left to revoke
+				wantEpoch = 3 // epoch advances once nothing is left to revoke
 			}
 			wantResp(t, r, StatusOK, wantEpoch, []int{0, 1}, []int{})
 		})
@@ -41,8 +43,8 @@ func TestRevokeThenRelease(t *testing.T) {
 
 func TestAssignedNotYetStartedStaysAssigned(t *testing.T) {
 	h := stable2(t)
-	r := h.send(hbFor("B", 2, nil))
-	wantResp(t, r, StatusOK, 2, []int{2, 3}, []int{})
+	r := h.send(hbFor("B", 3, nil))
+	wantResp(t, r, StatusOK, 3, []int{2, 3}, []int{})
 }
 
 func TestRevokedShardComesBackToSameMember(t *testing.T) {
@@ -50,11 +52,12 @@ func TestRevokedShardComesBackToSameMember(t *testing.T) {
 	h.join("A")
 	h.send(hbFor("A", 1, []int{0, 1, 2, 3}))
 	h.join("B")
+	h.send(hbFor("B", 2, nil))               // confirmed
 	h.send(hbFor("A", 1, []int{0, 1, 2, 3})) // A revoking 2,3
 	h.send(hbFor("B", -1, nil))              // B leaves: 2,3 are A's target again
 	r := h.send(hbFor("A", 1, []int{0, 1}, RevokingShard{Shard: 2, State: RevokeDraining}, RevokingShard{Shard: 3, State: RevokeDraining}))
 	// Its own revocation never blocks A: straight back to assigned, epoch advances at once.
-	wantResp(t, r, StatusOK, 3, []int{0, 1, 2, 3}, []int{})
+	wantResp(t, r, StatusOK, 4, []int{0, 1, 2, 3}, []int{})
 	if m := h.member("A"); len(m.Revoking) != 0 {
 		t.Fatalf("revoking %v", m.Revoking)
 	}
@@ -65,17 +68,17 @@ func TestGrantAtCurrentEpochWhenShardBecomesFree(t *testing.T) {
 	h.join("A")
 	h.send(hbFor("A", 1, []int{0, 1, 2, 3}))
 	h.join("B")
-	h.send(hbFor("B", 2, nil)) // pending 2,3
+	h.send(hbFor("B", 2, nil)) // confirmed: groupEpoch 3, pending 2,3
 	h.send(hbFor("A", 1, []int{0, 1, 2, 3}))
 	h.send(hbFor("A", 1, []int{0, 1, 2}))
-	r := h.send(hbFor("B", 2, nil))
-	wantResp(t, r, StatusOK, 2, []int{3}, []int{2})
+	r := h.send(hbFor("B", 3, nil))
+	wantResp(t, r, StatusOK, 3, []int{3}, []int{2})
 }
 
 func TestSteadyHeartbeatIsNotDurable(t *testing.T) {
 	h := stable2(t)
 	h.now = h.now.Add(time.Second)
-	hb := hbFor("A", 2, []int{0, 1})
+	hb := hbFor("A", 3, []int{0, 1})
 	hb.Capacity = Capacity{4, 1} // capacity fluctuation alone is not worth a write
 	d := h.g.Heartbeat(hb, h.now)
 	if d.Change == nil || d.Change.Durable || len(d.Change.Members) != 1 || d.Change.Meta != nil {
@@ -87,32 +90,103 @@ func TestSteadyHeartbeatIsNotDurable(t *testing.T) {
 	}
 }
 
-func TestCorrectionRound(t *testing.T) {
+// A correction round can no longer be started by a member (only the coordinator issues
+// versions), but a persisted record may still carry one: it runs to its end as before.
+func TestCorrectionRoundRestoredFromAnOlderRecord(t *testing.T) {
 	h := newHarness(t, 4)
 	h.join("A")
 	h.send(hbFor("A", 1, []int{0, 1, 2, 3}))
 	h.join("B")
-	hb := hbFor("A", 1, []int{0, 1, 2, 3})
-	hb.MetadataVersion = 5
-	r := h.send(hb)
-	if r.Status != StatusSyncMetadata || r.MetadataVersion != 5 || !h.g.Meta().CorrectionRound {
-		t.Fatalf("got %s", fmtResp(r))
+	h.send(hbFor("B", h.member("B").Epoch, nil)) // B confirmed
+	h.send(hbFor("A", 1, []int{0, 1, 2, 3}))     // told to revoke 2,3
+	if !slices.Equal(h.member("A").Revoking, []int{2, 3}) {
+		t.Fatalf("A revoking: %s", table(h.g))
 	}
-	hb = hbFor("B", 2, nil)
+	meta := h.g.Meta()
+	meta.MetadataVersion, meta.CorrectionRound = 5, true
+	g, err := Restore(testCfg, meta, h.g.Members(), h.now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.g = g
+	eB := h.member("B").Epoch
+	hb := hbFor("B", eB, nil)
 	hb.MetadataVersion = 5
-	if r = h.send(hb); r.Status != StatusRevokePending {
+	if r := h.send(hb); r.Status != StatusRevokePending {
 		t.Fatalf("got %s", fmtResp(r))
 	}
 	hb.MetadataVersion = 4
-	if r = h.send(hb); r.Status != StatusSyncMetadata {
+	if r := h.send(hb); r.Status != StatusSyncMetadata || r.MetadataVersion != 5 {
 		t.Fatalf("behind during a round: %s", fmtResp(r))
 	}
 	hb = hbFor("A", 1, []int{0, 1})
 	hb.MetadataVersion = 5
-	if r = h.send(hb); r.Status != StatusOK || h.g.Meta().CorrectionRound {
+	if r := h.send(hb); r.Status != StatusOK || h.g.Meta().CorrectionRound {
 		t.Fatalf("round must clear once nobody revokes: %s", fmtResp(r))
 	}
-	hb = hbFor("B", 2, nil)
+	hb = hbFor("B", eB, nil)
 	hb.MetadataVersion = 5
-	wantResp(t, h.send(hb), StatusOK, 2, []int{2, 3}, []int{})
+	if r := h.send(hb); r.Status != StatusOK || !slices.Equal(r.Assigned, []int{2, 3}) {
+		t.Fatalf("got %s", fmtResp(r))
+	}
+}
+
+// Only the coordinator issues versions and epochs: a member reporting a higher metadataVersion
+// is answered SYNC_METADATA with the group's real one and nothing is adopted or stored; an
+// epoch ahead of the one issued is fenced and moves no group epoch to it.
+func TestMembersCannotInflateVersionsOrEpochs(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		hb      func(h *harness) Heartbeat
+		status  Status
+		changes bool // a durable change is expected (fencing), but never of the versions
+	}{
+		{"metadataVersion on a heartbeat", func(h *harness) Heartbeat {
+			hb := hbFor("A", 3, []int{0, 1})
+			hb.MetadataVersion = 1e15
+			return hb
+		}, StatusSyncMetadata, false},
+		{"metadataVersion on a join", func(h *harness) Heartbeat {
+			hb := hbFor("C", 0, nil)
+			hb.MetadataVersion = 1e15
+			return hb
+		}, StatusSyncMetadata, true},
+		{"metadataVersion on a leave", func(h *harness) Heartbeat {
+			hb := hbFor("A", -1, nil)
+			hb.MetadataVersion = 1e15
+			return hb
+		}, StatusOK, true},
+		{"memberEpoch ahead", func(h *harness) Heartbeat { return hbFor("A", 1e15, []int{0, 1}) }, StatusFencedMemberEpoch, true},
+		{"memberEpoch ahead on a leave-free heartbeat of an unknown member", func(h *harness) Heartbeat { return hbFor("Z", 1e15, nil) }, StatusUnknownMemberID, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := stable2(t)
+			before := h.g.Meta()
+			r := h.send(tc.hb(h))
+			after := h.g.Meta()
+			if r.Status != tc.status {
+				t.Fatalf("got %s, want %s", fmtResp(r), tc.status)
+			}
+			if r.MetadataVersion != before.MetadataVersion || after.MetadataVersion != before.MetadataVersion || after.CorrectionRound {
+				t.Fatalf("metadataVersion moved: response %d, group %d → %d", r.MetadataVersion, before.MetadataVersion, after.MetadataVersion)
+			}
+			if after.GroupEpoch > before.GroupEpoch+1 || r.MemberEpoch >= 1e15 || r.GroupEpoch > before.GroupEpoch+1 {
+				t.Fatalf("an epoch moved beyond what the coordinator issues: %+v → %+v, response %s", before, after, fmtResp(r))
+			}
+			for _, m := range h.g.Members() {
+				if m.Epoch > after.AssignmentEpoch {
+					t.Fatalf("member %s at epoch %d beyond assignment epoch %d", m.ID, m.Epoch, after.AssignmentEpoch)
+				}
+			}
+			if !tc.changes && after != before {
+				t.Fatalf("meta changed: %+v → %+v", before, after)
+			}
+		})
+	}
+	// The group keeps working: the member adopts the real version and is served as usual.
+	h := stable2(t)
+	hb := hbFor("A", 3, []int{0, 1})
+	hb.MetadataVersion = 1e15
+	wantResp(t, h.send(hb), StatusSyncMetadata, 3, []int{0, 1}, []int{})
+	wantResp(t, h.send(hbFor("A", 3, []int{0, 1})), StatusOK, 3, []int{0, 1}, []int{})
 }

@@ -33,6 +33,7 @@ func TestRebalanceTimeoutFences(t *testing.T) {
 	h.join("A")
 	h.send(hbFor("A", 1, []int{0, 1, 2, 3}))
 	h.join("B")
+	h.send(hbFor("B", 2, nil)) // confirmed
 	h.send(hbFor("A", 1, []int{0, 1, 2, 3}))
 	for i := 1; i <= 6; i++ { // keep the lease alive, never release
 		h.now = t0.Add(time.Duration(i) * 10 * time.Second)
@@ -54,6 +55,7 @@ func TestNextDeadline(t *testing.T) {
 		t.Fatalf("lease deadline %v %v", d, ok)
 	}
 	h.join("B")
+	h.send(hbFor("B", 2, nil)) // confirmed
 	h.send(hbFor("A", 1, []int{0, 1, 2, 3}))
 	cfg := testCfg
 	if d, _ := h.g.NextDeadline("A"); d != t0.Add(min(cfg.LeaseTTL, cfg.RebalanceTimeout)) {
@@ -68,7 +70,7 @@ func TestPrune(t *testing.T) {
 	h := stable2(t)
 	h.send(hbFor("A", 9, nil)) // A fenced at t0, lease until t0+15s
 	h.now = t0.Add(time.Minute)
-	h.send(hbFor("B", 2, []int{2, 3}))
+	h.send(hbFor("B", 3, []int{2, 3}))
 	// A's lease passed but nobody fired Expire; Prune drops it once Retention passed too.
 	c := h.g.Prune(h.now)
 	if c == nil || !slices.Equal(c.Removed, []string{"A"}) {
@@ -96,7 +98,7 @@ func TestResize(t *testing.T) {
 	c := h.g.Resize(6, 3)
 	h.apply(c)
 	mt := h.g.Meta()
-	if mt.ShardCount != 6 || mt.MetadataVersion != 3 || mt.GroupEpoch != 3 {
+	if mt.ShardCount != 6 || mt.MetadataVersion != 3 || mt.GroupEpoch != 4 {
 		t.Fatalf("meta %+v", mt)
 	}
 	h.apply(h.g.Resize(2, 1))
@@ -110,7 +112,7 @@ func TestResize(t *testing.T) {
 
 func TestRestoreGivesFreshLeases(t *testing.T) {
 	h := stable2(t)
-	h.send(hbFor("A", -1, []int{0})) // LEAVING, revoking 0
+	h.send(hbFor("A", -1, nil, drain(0)...)) // LEAVING, draining 0
 	later := h.now.Add(time.Hour)
 	g, err := Restore(testCfg, h.g.Meta(), h.g.Members(), later)
 	if err != nil {

@@ -15,6 +15,7 @@ type txn struct {
 	changed   []*Member      // new versions, owned by the txn
 	index     map[string]int // id → position in changed, built once changed grows
 	removed   []string
+	bucket    *joinBucket // join token bucket to install (nil = unchanged)
 }
 
 func newTxn(g *Group, now time.Time) *txn {
@@ -115,11 +116,35 @@ func (t *txn) liveIDs() []string {
 
 // recompute rebuilds the target assignment when groupEpoch > assignmentEpoch. Only members
 // whose target changed are copied into the txn; their Pending follows their new Target.
+//
+// Admission: the assignment is computed over the confirmed (ACTIVE) live members only; a
+// STARTING member (joined, no heartbeat at its epoch since) gets an empty target while any
+// member is confirmed, so a member that has not proven it is alive never makes the coordinator
+// revoke a shard from one that has (a flood of phantom joins costs the real members nothing).
+// Its confirming heartbeat moves the groupEpoch (heartbeatAt) and it gets its share then. With
+// no confirmed member at all (a group starting up), every live member takes part.
 func (t *txn) recompute() {
 	if t.meta.GroupEpoch <= t.meta.AssignmentEpoch {
 		return
 	}
-	ids := t.liveIDs()
+	all := t.liveIDs()
+	ids := make([]string, 0, len(all))
+	for _, id := range all {
+		if t.get(id).State == StateActive {
+			ids = append(ids, id)
+		}
+	}
+	if len(ids) == 0 {
+		ids = all
+	} else if len(ids) < len(all) {
+		for _, id := range all {
+			if m := t.get(id); m.State != StateActive && len(m.Target) > 0 {
+				c := t.mutable(id)
+				c.Target = nil
+				c.Pending = nil
+			}
+		}
+	}
 	cur := make([]*Member, len(ids))
 	prevOf := make([][]int, len(ids))
 	for i, id := range ids {
@@ -145,7 +170,11 @@ func (t *txn) recompute() {
 
 // keepOrder lists m's previous target with the shards it has already been given first, so that
 // when the assignor must take shards away it takes those not yet handed over (fewer real moves).
+// A member without a target (it was not confirmed yet) is sticky to what it holds.
 func keepOrder(m *Member) []int {
+	if len(m.Target) == 0 {
+		return m.Assigned
+	}
 	if len(m.Pending) == 0 || len(m.Pending) == len(m.Target) {
 		return m.Target
 	}
@@ -160,7 +189,8 @@ func (t *txn) change() *Change {
 	if !t.metaDirty && len(t.changed) == 0 && len(t.removed) == 0 {
 		return nil
 	}
-	c := &Change{Removed: t.removed, Durable: t.metaDirty || len(t.removed) > 0}
+	t.trimRetained()
+	c := &Change{Removed: t.removed, Durable: t.metaDirty || len(t.removed) > 0, bucket: t.bucket}
 	if t.metaDirty {
 		m := t.meta
 		c.Meta = &m

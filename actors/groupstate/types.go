@@ -2,13 +2,37 @@ package groupstate
 
 import "time"
 
-// Config holds the coordination timings of one group.
+// Config holds the coordination timings and limits of one group. Every limit is off at its zero
+// value.
 type Config struct {
 	HeartbeatInterval time.Duration // told to members
 	LeaseTTL          time.Duration // member-lease-ttl
 	RebalanceTimeout  time.Duration // revocation must finish within this
 	Retention         time.Duration // how long EXPIRED/FENCED members stay visible before Prune drops them
+
+	// MaxMembers bounds the members that are not EXPIRED or FENCED (STARTING, ACTIVE, LEAVING).
+	// A join that would exceed it is refused with RETRY and Response.Limit
+	// LimitMembersPerGroup; nothing is stored.
+	MaxMembers int
+	// MaxRetained bounds the EXPIRED and FENCED members kept for monitoring. When an evaluation
+	// would leave more, its Change also deletes the oldest (by StateSince, then id) among those
+	// that hold nothing; a FENCED member still holding shards is never dropped early, since
+	// its shards must stay blocked until its lease runs out.
+	MaxRetained int
+	// JoinRate is the sustained rate of new members (ids the group does not know or has
+	// expired) per second, as a token bucket of JoinBurst tokens (JoinBurst ≤ 0: max(1, JoinRate)).
+	// The bucket is volatile (a restart refills it) and runs on the evaluation's now. A join
+	// beyond it is refused with RETRY and Response.Limit LimitJoinsPerSecond; nothing is stored.
+	// Rejoins of known members are not limited: they are recoveries, not growth.
+	JoinRate  float64
+	JoinBurst int
 }
+
+// Config keys named by refused joins (Response.Limit) so that the shell can count them.
+const (
+	LimitMembersPerGroup = "limits.members-per-group"
+	LimitJoinsPerSecond  = "limits.joins-per-second"
+)
 
 // Status is the protocol outcome of one heartbeat (SPEC §4).
 type Status string
@@ -86,6 +110,9 @@ type Response struct {
 	Assigned        []int
 	Pending         []int
 	Message         string // for non-OK statuses: what happened and what the member must do
+	// Limit is the config key of the limit that refused this request (LimitMembersPerGroup,
+	// LimitJoinsPerSecond), "" otherwise: the shell counts refusals by it.
+	Limit string
 }
 
 // Change is what an evaluation wants to happen. The shell persists it (if Durable) and only
@@ -96,6 +123,8 @@ type Change struct {
 	Members []Member // new full versions of changed members
 	Removed []string // member ids deleted for good
 	Durable bool     // false when only volatile fields changed: apply without persisting
+
+	bucket *joinBucket // volatile: the join token bucket after this evaluation (nil = unchanged)
 }
 
 // Decision is the result of evaluating one heartbeat. Change nil: nothing at all to apply.

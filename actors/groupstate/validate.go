@@ -9,6 +9,9 @@ import (
 type report struct {
 	owned []int // sorted ownedShards
 	held  []int // sorted, unique: owned ∪ revoking entries still REVOKING/DRAINING
+	// draining is the sorted revoking entries reported DRAINING or REVOKING: on a leave, the
+	// only shards the member may still be reading (SPEC §4; see leave for REVOKING).
+	draining []int
 }
 
 // validate checks a heartbeat's contract (everything except protocolVersion). It returns a
@@ -52,6 +55,7 @@ func validate(hb *Heartbeat) (report, string) {
 		}
 		switch e.State {
 		case RevokeRevoking, RevokeDraining:
+			r.draining = append(r.draining, e.Shard)
 			still = append(still, e.Shard)
 		case RevokeRevoked:
 		default:
@@ -63,6 +67,7 @@ func validate(hb *Heartbeat) (report, string) {
 	if d, ok := firstDup(all); ok {
 		return r, fmt.Sprintf("revokingShards lists shard %d twice", d)
 	}
+	slices.Sort(r.draining)
 	if len(still) > 0 {
 		slices.Sort(still)
 		r.held = union(r.owned, still)

@@ -10,9 +10,10 @@ import (
 	"github.com/redisstream/coordinator/test/harness"
 )
 
-// The KIP-848 walkthrough: A owns everything; B joins and gets pending
-// shards; A is told to revoke; A releases; B gets the shards. Never two
-// holders at any step.
+// The KIP-848 walkthrough: A owns everything; B joins (not confirmed yet:
+// nothing, and nothing is revoked for it), confirms with its next heartbeat
+// and gets pending shards; A is told to revoke; A releases; B gets the
+// shards. Never two holders at any step.
 func TestKIP848Walkthrough(t *testing.T) {
 	e := start(t, nil)
 	e.c.CreateStream(t, "orders", 4)
@@ -21,10 +22,14 @@ func TestKIP848Walkthrough(t *testing.T) {
 	r := a.Beat(t)
 	require.Equal(t, protocol.StatusOK, r.Status)
 	require.Equal(t, []int{0, 1, 2, 3}, a.Shards())
+	a.Beat(t) // A confirmed
 	epochA := a.Epoch
 	require.Positive(t, epochA)
 
 	r = b.Beat(t)
+	require.Equal(t, protocol.StatusOK, r.Status)
+	require.Empty(t, r.Assignment.PendingShards, "admission: an unconfirmed member takes nothing")
+	r = b.Beat(t) // confirmed
 	require.Equal(t, protocol.StatusOK, r.Status)
 	require.Empty(t, b.Shards(), "B must not read anything A still holds")
 	require.Len(t, r.Assignment.PendingShards, 2, "B waits for two shards")
@@ -111,6 +116,7 @@ func TestRebalanceTimeoutFencesAndBlocksUntilRejoin(t *testing.T) {
 	a, b := e.member("a"), e.member("b")
 	a.Beat(t)
 	b.Beat(t)
+	b.Beat(t) // b confirmed (admission)
 	a.Beat(t) // told to revoke two shards; a never releases them
 	require.Len(t, a.Draining, 2)
 	drained := keys(a.Draining)
@@ -148,7 +154,7 @@ func TestLeaveReleasesAtOnce(t *testing.T) {
 	e := start(t, nil)
 	e.c.CreateStream(t, "orders", 4)
 	a, b := e.member("a"), e.member("b")
-	beatAll(t, 3, a, b)
+	beatAll(t, 4, a, b)
 	require.Len(t, b.Shards(), 2)
 
 	req := b.Request()
@@ -170,6 +176,7 @@ func TestPreviousEpochIsAcceptedAfterLostResponse(t *testing.T) {
 	a, b := e.member("a"), e.member("b")
 	a.Beat(t)
 	b.Beat(t)
+	b.Beat(t) // b confirmed (admission)
 	a.Beat(t) // revoke two
 	a.Release()
 	old := a.Epoch
@@ -190,7 +197,7 @@ func TestBogusOwnershipClaimIsFenced(t *testing.T) {
 	e := start(t, nil)
 	e.c.CreateStream(t, "orders", 4)
 	a, b := e.member("a"), e.member("b")
-	beatAll(t, 3, a, b)
+	beatAll(t, 4, a, b)
 	req := b.Request()
 	req.OwnedShards = append(req.OwnedShards, protocol.ShardID{ShardIndex: a.Shards()[0]})
 	r := b.Send(t, req)
