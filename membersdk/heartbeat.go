@@ -2,12 +2,12 @@ package membersdk
 
 import (
 	"context"
-	"crypto/rand"
 	"errors"
 	"fmt"
 	"slices"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/redisstream/coordinator/api/protocol"
 )
 
@@ -27,7 +27,7 @@ type hbResult struct {
 func (c *Consumer) buildRequest() protocol.HeartbeatRequest {
 	req := protocol.HeartbeatRequest{
 		ProtocolVersion: protocol.Version,
-		RequestID:       newRequestID(),
+		RequestID:       uuid.NewString(), // random (version 4) UUID
 		MemberID:        c.cfg.MemberID,
 		MemberName:      c.cfg.MemberName,
 		MemberEpoch:     c.ls.epoch,
@@ -180,13 +180,4 @@ func (c *Consumer) nextInterval() time.Duration {
 
 func (c *Consumer) retryInterval() time.Duration {
 	return min(c.cfg.RetryInterval, c.ls.interval)
-}
-
-// newRequestID is a random (version 4) UUID.
-func newRequestID() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
 }
