@@ -72,8 +72,11 @@ type ConsumerConfig struct {
 	Auth       Auth
 	// RequestTimeout bounds one heartbeat request to one URL (default 5s).
 	RequestTimeout time.Duration
-	// RetryInterval is the wait before retrying after RETRY or a failed
-	// heartbeat round (default 1s, never more than the heartbeat interval).
+	// RetryInterval is the first wait before retrying after RETRY, a refused
+	// join or a failed heartbeat round (default 1s, never more than the
+	// heartbeat interval). Further retries double it up to the heartbeat
+	// interval; every wait is jittered to ½–1½ of its nominal value (capped
+	// at the heartbeat interval) so members do not retry in lock-step.
 	RetryInterval time.Duration
 	// BatchSize is XREADGROUP/XAUTOCLAIM COUNT (default 16).
 	BatchSize int64
@@ -91,7 +94,8 @@ type ConsumerConfig struct {
 	// DeadLetterStream defaults to DeadLetterKey(StreamPrefix) = "{streamPrefix}:dlq".
 	DeadLetterStream string
 	// RetryBackoff is the first wait before re-running a failed handler; it
-	// doubles up to MaxRetryBackoff (defaults 100ms and 5s).
+	// doubles up to MaxRetryBackoff (defaults 100ms and 5s). Each wait is
+	// jittered to ½–1½ of its nominal value, capped at MaxRetryBackoff.
 	RetryBackoff    time.Duration
 	MaxRetryBackoff time.Duration
 	// Logger defaults to a logger that discards everything.

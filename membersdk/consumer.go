@@ -75,7 +75,8 @@ type loopState struct {
 	pending         []int
 	warnedInterval  bool
 	warnedPool      bool
-	failing         bool // the last heartbeat got no answer, or RETRY
+	failing         bool        // the last heartbeat got no answer, or RETRY
+	hbRetry         *retryPacer // paces heartbeat retries (see retryInterval)
 }
 
 // NewConsumer validates cfg, fills in defaults and returns a consumer that

@@ -92,6 +92,9 @@ func (c *Consumer) apply(r hbResult) (time.Time, error) {
 	switch resp.Status {
 	case protocol.StatusOK, protocol.StatusSyncMetadata, protocol.StatusRevokePending:
 		fresh := now.Sub(r.sentAt) < c.cfg.selfFenceAfter(c.ls.lease)
+		if c.ls.hbRetry != nil {
+			c.ls.hbRetry.reset()
+		}
 		c.ls.lastOK, c.ls.haveOK = r.sentAt, true
 		c.gate.extend(r.sentAt.Add(c.cfg.selfFenceAfter(c.ls.lease)))
 		if resp.MemberEpoch > 0 {
@@ -178,6 +181,15 @@ func (c *Consumer) nextInterval() time.Duration {
 	return c.ls.interval
 }
 
+// retryInterval is the wait before the next heartbeat after a failed round,
+// RETRY or a refused join: RetryInterval at first, doubling up to the
+// heartbeat interval, each wait jittered so that the members of a group that
+// lost their coordinator together do not all come back in the same instant.
+// A heartbeat that proves membership resets it.
 func (c *Consumer) retryInterval() time.Duration {
-	return min(c.cfg.RetryInterval, c.ls.interval)
+	base := min(c.cfg.RetryInterval, c.ls.interval)
+	if p := c.ls.hbRetry; p == nil || p.b.InitialInterval != base || p.maxWait != c.ls.interval {
+		c.ls.hbRetry = newRetryPacer(base, c.ls.interval, 2)
+	}
+	return c.ls.hbRetry.next()
 }

@@ -206,7 +206,7 @@ func (w *worker) readNew() {
 
 // recoverReadError logs err, repairs a missing consumer group and waits
 // before the next attempt. It returns false when the worker must stop.
-func (w *worker) recoverReadError(err error, bo *backoff) bool {
+func (w *worker) recoverReadError(err error, bo *retryPacer) bool {
 	if w.readCtx.Err() != nil {
 		return false
 	}
@@ -396,28 +396,4 @@ func splitID(id string) (uint64, uint64) {
 	_, _ = fmt.Sscan(id[:i], &ms)
 	_, _ = fmt.Sscan(id[i+1:], &seq)
 	return ms, seq
-}
-
-// backoff is an exponential wait.
-type backoff struct {
-	base, maxWait, cur time.Duration
-}
-
-func newBackoff(base, maxWait time.Duration) *backoff {
-	return &backoff{base: base, maxWait: maxWait, cur: base}
-}
-
-func (b *backoff) reset() { b.cur = b.base }
-
-// wait sleeps the current backoff and doubles it; false if ctx ended first.
-func (b *backoff) wait(ctx context.Context) bool {
-	t := time.NewTimer(b.cur)
-	defer t.Stop()
-	b.cur = min(b.cur*2, b.maxWait)
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
 }
