@@ -61,7 +61,9 @@ type ConsumerConfig struct {
 	Concurrency int
 	// PerShardConcurrency bounds the handlers running at once on one shard
 	// (default 1, which keeps per-shard order: an entry's handler starts only
-	// after the previous entry of the shard was acknowledged or dead-lettered).
+	// after the previous entry's handler succeeded or the entry was
+	// dead-lettered; the successful entries of a read are acknowledged
+	// together with one XACK).
 	PerShardConcurrency int
 	// Redis is the data-plane client (required). A cluster client works: each
 	// shard key hashes to its own slot.
@@ -80,8 +82,10 @@ type ConsumerConfig struct {
 	RetryInterval time.Duration
 	// BatchSize is XREADGROUP/XAUTOCLAIM COUNT (default 16).
 	BatchSize int64
-	// BlockTimeout is XREADGROUP BLOCK (default 1s). It also bounds how long a
-	// revoked or fenced shard's reader takes to stop, so keep it short.
+	// BlockTimeout is XREADGROUP BLOCK (default 1s). A revoked, fenced or
+	// stopping shard's reader is woken at once with CLIENT UNBLOCK when Redis
+	// is a *redis.Client; with other clients (Cluster) it stops after at most
+	// BlockTimeout, so keep it short.
 	BlockTimeout time.Duration
 	// SelfFenceMargin: the member stops reading and acking when no
 	// successful heartbeat was sent for (memberLeaseTtl − SelfFenceMargin).

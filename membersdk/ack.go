@@ -1,0 +1,62 @@
+package membersdk
+
+import (
+	"context"
+)
+
+// ackEntry is an entry whose handler succeeded, waiting for its XACK.
+type ackEntry struct {
+	id    string
+	epoch int64 // member epoch the entry was read at
+}
+
+// ackBatch acknowledges entries of this shard whose handlers succeeded: one
+// ownership check, then one XACK for all of them, while the token is held,
+// so that no id of the batch is acknowledged after the self-fence deadline,
+// a revoke past its drain, or a fence. It reports whether the XACK was
+// applied. When the check fails every entry is reported ACK_REFUSED and stays
+// pending for the next owner; when the XACK fails (its outcome unknown) the
+// entries are remembered for confirmAcks.
+func (w *worker) ackBatch(acks []ackEntry) bool {
+	ids := make([]string, len(acks))
+	for i, a := range acks {
+		ids[i] = a.id
+	}
+	ran, err := w.token.withOwnership(func() error {
+		sent := w.c.now()
+		if err := w.xack(context.Background(), ids...); err != nil {
+			return err
+		}
+		// Reported under the token, so they precede the shard's release.
+		// Time is when the XACK was sent (it took effect between then and
+		// now): a pause while waiting for the reply must not look like a late
+		// acknowledgement.
+		for _, a := range acks {
+			w.c.emit(Event{Type: EventAcked, Shard: w.shard, EntryID: a.id, Epoch: a.epoch, Time: sent})
+		}
+		return nil
+	})
+	switch {
+	case !ran:
+		for _, a := range acks {
+			w.c.emit(Event{Type: EventAckRefused, Shard: w.shard, EntryID: a.id, Epoch: a.epoch})
+		}
+		return false
+	case err != nil:
+		w.c.log.Warn("XACK failed; it will be settled when Redis answers again", "shard", w.shard, "ids", len(ids), "first", ids[0], "error", err)
+		for _, a := range acks {
+			w.c.unconfirmed.add(w.shard, a.id, a.epoch)
+		}
+		w.reclaim.Store(true)
+		return false
+	}
+	return true
+}
+
+// xack is the one place this worker sends XACK (batched handler results,
+// dead letters, settling unconfirmed acknowledgements). Callers hold the
+// ownership token (withOwnership). Keeping it single lets the write become a
+// script that also checks a per-shard fence key in Redis.
+func (w *worker) xack(ctx context.Context, ids ...string) error {
+	return w.c.cfg.Redis.XAck(ctx, w.key, w.c.cfg.ConsumerGroup, ids...).Err()
+}
