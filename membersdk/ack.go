@@ -2,6 +2,8 @@ package membersdk
 
 import (
 	"context"
+
+	"github.com/redis/go-redis/v9"
 )
 
 // ackEntry is an entry whose handler succeeded, waiting for its XACK.
@@ -17,14 +19,14 @@ type ackEntry struct {
 // applied. When the check fails every entry is reported ACK_REFUSED and stays
 // pending for the next owner; when the XACK fails (its outcome unknown) the
 // entries are remembered for confirmAcks.
-func (w *worker) ackBatch(acks []ackEntry) bool {
+func (w *worker) ackBatch(acks []ackEntry, onWorker bool) bool {
 	ids := make([]string, len(acks))
 	for i, a := range acks {
 		ids[i] = a.id
 	}
 	ran, err := w.token.withOwnership(func() error {
 		sent := w.c.now()
-		if err := w.xack(context.Background(), ids...); err != nil {
+		if err := w.xack(context.Background(), onWorker, ids...); err != nil {
 			return err
 		}
 		// Reported under the token, so they precede the shard's release.
@@ -57,6 +59,17 @@ func (w *worker) ackBatch(acks []ackEntry) bool {
 // dead letters, settling unconfirmed acknowledgements). Callers hold the
 // ownership token (withOwnership). Keeping it single lets the write become a
 // script that also checks a per-shard fence key in Redis.
-func (w *worker) xack(ctx context.Context, ids ...string) error {
-	return w.c.cfg.Redis.XAck(ctx, w.key, w.c.cfg.ConsumerGroup, ids...).Err()
+//
+// onWorker: the caller is the worker goroutine, between two reads, so the
+// XACK may go over the reader's own connection (read and acknowledgement
+// then alternate on one socket, as in a hand-written loop); other callers
+// use the pool.
+func (w *worker) xack(ctx context.Context, onWorker bool, ids ...string) error {
+	var cmd redis.Cmdable = w.c.cfg.Redis
+	if onWorker {
+		if conn := w.reader.current(); conn != nil {
+			cmd = conn
+		}
+	}
+	return cmd.XAck(ctx, w.key, w.c.cfg.ConsumerGroup, ids...).Err()
 }

@@ -24,6 +24,7 @@ type batch struct {
 	msgs   []redis.XMessage
 	counts map[string]int64 // delivery counts of claimed entries; nil: first delivery
 	epoch  int64
+	lanes  int
 	next   atomic.Int64 // index of the next entry to start (lanes > 1)
 
 	mu       sync.Mutex
@@ -35,10 +36,12 @@ type batch struct {
 // while further handlers of the batch start (not while one runs).
 const maxAckDelay = time.Millisecond
 
-// process hands the entries to handlers and waits until they are all
-// finished and the successful ones acknowledged, or until the worker's work
-// is abandoned (kill, drain timeout): handlers still running then finish on
-// their own and their acknowledgement is refused by the ownership check.
+// process hands the entries to handlers, on this goroutine (lanes > 1: on
+// lanes goroutines), and returns when they are all finished and the
+// successful ones acknowledged. Once work is abandoned (kill, drain timeout)
+// no further entry starts; a handler still running finishes on its own (the
+// worker's exit is reported by watch meanwhile) and its acknowledgement is
+// refused by the sealed token.
 func (w *worker) process(msgs []redis.XMessage, counts map[string]int64) {
 	if len(msgs) == 0 {
 		return
@@ -46,21 +49,14 @@ func (w *worker) process(msgs []redis.XMessage, counts map[string]int64) {
 	w.noteRead(msgs)
 	w.inFlight.Add(int64(len(msgs)))
 	b := &batch{w: w, msgs: msgs, counts: counts, epoch: w.c.epoch.Load(), acks: make([]ackEntry, 0, len(msgs))}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		b.run(min(w.c.cfg.PerShardConcurrency, len(msgs)))
-	}()
-	select {
-	case <-done:
-	case <-w.workCtx.Done():
-	}
+	b.lanes = min(w.c.cfg.PerShardConcurrency, len(msgs))
+	b.run()
 }
 
-// run drives the batch on lanes goroutines (this one included) and flushes
-// the acknowledgements at the end.
-func (b *batch) run(lanes int) {
-	if lanes <= 1 {
+// run drives the batch on this goroutine (lanes 1) or on lanes goroutines,
+// and flushes the acknowledgements at the end.
+func (b *batch) run() {
+	if b.lanes <= 1 {
 		for i := range b.msgs {
 			if !b.start(i) {
 				b.abandon(len(b.msgs) - i)
@@ -69,7 +65,7 @@ func (b *batch) run(lanes int) {
 		}
 	} else {
 		var wg sync.WaitGroup
-		for range lanes {
+		for range b.lanes {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
@@ -78,7 +74,7 @@ func (b *batch) run(lanes int) {
 		}
 		wg.Wait()
 	}
-	b.flush()
+	b.flush(true)
 }
 
 // lane takes the next entry until none is left; once work is abandoned it
@@ -99,7 +95,8 @@ func (b *batch) lane() {
 // Concurrency slots; false means it was not started.
 func (b *batch) start(i int) bool {
 	w := b.w
-	if w.workCtx.Err() != nil || !w.token.valid() {
+	now := w.c.now() // one clock read per entry: ownership and ack delay
+	if w.workCtx.Err() != nil || !w.token.validAt(now) {
 		return false
 	}
 	select {
@@ -107,8 +104,8 @@ func (b *batch) start(i int) bool {
 	case <-w.workCtx.Done():
 		return false
 	}
-	if b.flushDue() {
-		b.flush()
+	if b.flushDue(now) {
+		b.flush(b.lanes == 1)
 	}
 	w.c.running.Add(1)
 	defer func() {
@@ -120,7 +117,7 @@ func (b *batch) start(i int) bool {
 	if b.counts != nil {
 		dc = b.counts[m.ID]
 	}
-	b.handle(Message{StreamKey: w.key, Shard: w.shard, ID: m.ID, Values: m.Values, Epoch: b.epoch, DeliveryCount: dc})
+	b.handle(Message{StreamKey: w.key, Shard: w.shard, ID: m.ID, Values: m.Values, Epoch: b.epoch, DeliveryCount: dc}, now)
 	return true
 }
 
@@ -140,29 +137,33 @@ func (b *batch) finish(acked bool, id string) {
 	}
 }
 
-// handle runs the handler with retries; success queues the acknowledgement,
-// MaxDeliveries failures dead-letter the entry.
-func (b *batch) handle(msg Message) {
+// handle runs the handler with retries; success queues the acknowledgement
+// (flush checks ownership for it), MaxDeliveries failures dead-letter the
+// entry. start has just checked ownership at now.
+func (b *batch) handle(msg Message, now time.Time) {
 	w := b.w
 	var bo *retryPacer
-	for {
-		if w.workCtx.Err() != nil || !w.token.valid() {
+	for attempt := 0; ; attempt++ {
+		if attempt > 0 && (w.workCtx.Err() != nil || !w.token.valid()) {
 			b.finish(false, msg.ID)
 			return
 		}
 		err := w.call(msg)
+		if err == nil {
+			// No ownership check here: flush makes the one that counts, right
+			// before the XACK, and reports ACK_REFUSED if it fails. Work is
+			// abandoned only together with the token (kill, drain timeout).
+			b.queue(ackEntry{id: msg.ID, epoch: msg.Epoch}, now)
+			return
+		}
 		if w.workCtx.Err() != nil || !w.token.valid() {
 			w.c.emit(Event{Type: EventAckRefused, Shard: w.shard, EntryID: msg.ID, Epoch: msg.Epoch, Err: err})
 			b.finish(false, msg.ID)
 			return
 		}
-		if err == nil {
-			b.queue(ackEntry{id: msg.ID, epoch: msg.Epoch})
-			return
-		}
 		// Acknowledge what succeeded before this entry first: dead-lettering
 		// acknowledges out of band, and a retry may take long.
-		b.flush()
+		b.flush(b.lanes == 1)
 		if msg.DeliveryCount >= int64(w.c.cfg.MaxDeliveries) {
 			b.finish(w.deadLetter(msg, err), msg.ID)
 			return
@@ -179,24 +180,27 @@ func (b *batch) handle(msg Message) {
 	}
 }
 
-func (b *batch) queue(a ackEntry) {
+// queue adds a finished entry to the batch's XACK; now is about when its
+// handler started (the clock is not read again per entry).
+func (b *batch) queue(a ackEntry, now time.Time) {
 	b.mu.Lock()
 	if len(b.acks) == 0 {
-		b.queuedAt = time.Now()
+		b.queuedAt = now
 	}
 	b.acks = append(b.acks, a)
 	b.mu.Unlock()
 }
 
-// flushDue reports acknowledgements waiting for maxAckDelay or longer.
-func (b *batch) flushDue() bool {
+// flushDue reports acknowledgements waiting for maxAckDelay or longer at now.
+func (b *batch) flushDue(now time.Time) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return len(b.acks) > 0 && time.Since(b.queuedAt) >= b.w.c.maxAckDelay
+	return len(b.acks) > 0 && now.Sub(b.queuedAt) >= b.w.c.maxAckDelay
 }
 
-// flush acknowledges the queued entries (see worker.ackBatch).
-func (b *batch) flush() {
+// flush acknowledges the queued entries (see worker.ackBatch); onWorker:
+// called from the worker goroutine, which may use the reader's connection.
+func (b *batch) flush(onWorker bool) {
 	b.mu.Lock()
 	acks := b.acks
 	b.acks = nil
@@ -204,7 +208,7 @@ func (b *batch) flush() {
 	if len(acks) == 0 {
 		return
 	}
-	ok := b.w.ackBatch(acks)
+	ok := b.w.ackBatch(acks, onWorker)
 	b.w.inFlight.Add(-int64(len(acks)))
 	if ok {
 		b.w.noteDone(len(acks), acks)

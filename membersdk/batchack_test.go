@@ -74,7 +74,7 @@ func TestBatchedAckIsRefusedAfterTheSelfFenceDeadline(t *testing.T) {
 		return nil
 	})
 	require.NoError(t, err)
-	c.maxAckDelay = time.Hour // keep the first entry's ack queued for the batch
+	c.maxAckDelay = 100 * time.Hour // keep the first entry's ack queued for the batch
 	// Both entries exist before the shard starts, so one read returns both.
 	first := xadd(t, rc, 0, "k", "1")
 	second := xadd(t, rc, 0, "k", "2")

@@ -31,6 +31,8 @@ type blockingReader struct {
 	id   atomic.Int64 // CLIENT ID of conn; 0: none
 	// noConn is set once dedicated connections turned out to be unavailable.
 	noConn bool
+	// released: the worker has exited; no connection is opened again.
+	released bool
 }
 
 // read is one XREADGROUP … > BLOCK BlockTimeout of the worker's shard.
@@ -62,7 +64,7 @@ func (r *blockingReader) read(w *worker) ([]redis.XStream, error) {
 func (r *blockingReader) connection(ctx context.Context, w *worker) *redis.Conn {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.conn != nil || r.noConn {
+	if r.conn != nil || r.noConn || r.released {
 		return r.conn
 	}
 	rc, ok := w.c.cfg.Redis.(*redis.Client)
@@ -85,10 +87,31 @@ func (r *blockingReader) connection(ctx context.Context, w *worker) *redis.Conn 
 	return conn
 }
 
-// close releases the dedicated connection back to the pool.
+// current is the dedicated connection if one is open (nil: use the pool).
+// Only the worker goroutine may send commands on it.
+func (r *blockingReader) current() *redis.Conn {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.conn
+}
+
+// close gives the dedicated connection back to the pool (a later read
+// opens a new one).
 func (r *blockingReader) close() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.closeLocked()
+}
+
+// release closes the connection for good (the worker has exited).
+func (r *blockingReader) release() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.released = true
+	r.closeLocked()
+}
+
+func (r *blockingReader) closeLocked() {
 	if r.conn != nil {
 		r.id.Store(0)
 		_ = r.conn.Close()

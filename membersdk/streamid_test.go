@@ -15,4 +15,6 @@ func TestIDLessOrdersStreamIDsNumerically(t *testing.T) {
 	require.False(t, idLess("10-10", "10-10"))
 	require.True(t, idLess("7", "7-1"), "a bare ms part has sequence 0")
 	require.True(t, idLess("1700000000000-3", "18446744073709551615-0"))
+	require.True(t, idLess("0-1", "0-2"))
+	require.False(t, idLess("1700000000000-0", "999999999999-5"), "13 digits above 12")
 }

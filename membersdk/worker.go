@@ -34,11 +34,13 @@ type worker struct {
 	workCancel context.CancelFunc
 
 	state      atomic.Int32
-	inRead     atomic.Bool  // a Redis read (XAUTOCLAIM, XREADGROUP) is in flight
+	inRead     atomic.Bool  // a Redis read that delivers entries (XAUTOCLAIM, XREADGROUP) may be in flight
 	inFlight   atomic.Int64 // entries delivered to this worker and not finished
 	reclaim    atomic.Bool  // an XACK or a read failed: entries may sit in our PEL
 	drainTimer atomic.Pointer[time.Timer]
 	reader     blockingReader // the connection XREADGROUP blocks on
+	finished   chan struct{}  // closed when the worker has reported its exit
+	finishOnce sync.Once
 
 	mu         sync.Mutex
 	exitErr    error // why in-flight work was abandoned, if it was
@@ -53,7 +55,8 @@ func newWorker(c *Consumer, shard int) *worker {
 		c:     c,
 		shard: shard,
 		key:   protocol.StreamKey(c.cfg.StreamPrefix, shard),
-		token: newOwnership(&c.gate),
+		token:    newOwnership(&c.gate),
+		finished: make(chan struct{}),
 	}
 	w.readCtx, w.readCancel = context.WithCancel(context.Background())
 	w.workCtx, w.workCancel = context.WithCancel(context.Background())
@@ -85,8 +88,8 @@ func (w *worker) revoke(timeout time.Duration) {
 func (w *worker) kill() {
 	w.state.Store(stateKilled)
 	w.token.lose()
+	w.readCancel() // before workCancel: see watch
 	w.workCancel()
-	w.readCancel()
 	w.reader.unblock(w)
 }
 
@@ -150,21 +153,59 @@ func (w *worker) noteDone(n int, acked []ackEntry) {
 
 // run is the worker goroutine: claim what a previous owner left pending,
 // then read new entries, until revoked or killed.
+//
+// Handlers run on this goroutine (PerShardConcurrency 1), so it can be stuck
+// in a handler that ignores its context; watch then reports the exit in its
+// place.
 func (w *worker) run() {
-	defer func() {
+	go w.watch()
+	defer w.finish()
+	w.c.emit(Event{Type: EventShardStarted, Shard: w.shard})
+	w.confirmAcks()
+	w.claimPending()
+	w.readNew()
+}
+
+// finish reports the worker's exit, once: after it no XACK from this worker
+// can reach Redis (the token is sealed) and no read can deliver it entries.
+func (w *worker) finish() {
+	w.finishOnce.Do(func() {
 		if t := w.drainTimer.Load(); t != nil {
 			t.Stop()
 		}
 		w.token.seal() // no XACK from this worker after it reports its exit
 		w.readCancel()
 		w.workCancel()
-		w.reader.close()
+		w.reader.release()
+		close(w.finished)
 		w.c.exits <- w
-	}()
-	w.c.emit(Event{Type: EventShardStarted, Shard: w.shard})
-	w.confirmAcks()
-	w.claimPending()
-	w.readNew()
+	})
+}
+
+// watch reports the exit of a worker whose work was abandoned (kill, drain
+// timeout) while its goroutine is still in a handler, so that a handler
+// ignoring its context does not hold up fencing, rejoining or shutdown. It
+// waits only for a read that may deliver entries (inRead), which ends soon
+// (CLIENT UNBLOCK, or BlockTimeout). A read cannot start afterwards:
+// readCtx is cancelled before workCtx, and readers set inRead before they
+// check readCtx. When the handler returns, its acknowledgement is refused
+// by the sealed token and the goroutine winds down without touching Redis.
+func (w *worker) watch() {
+	select {
+	case <-w.workCtx.Done():
+	case <-w.finished:
+		return
+	}
+	t := time.NewTicker(time.Millisecond)
+	defer t.Stop()
+	for w.inRead.Load() {
+		select {
+		case <-w.finished:
+			return
+		case <-t.C:
+		}
+	}
+	w.finish()
 }
 
 // readNew reads new entries (XREADGROUP >) until the reader is cancelled.

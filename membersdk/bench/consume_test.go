@@ -38,18 +38,20 @@ func (e *env) consume(rep *report, sz sizes, batch int64) {
 	if n, _ := e.rc.XLen(context.Background(), key).Result(); n == 0 {
 		e.fill(key, sz.consumeN)
 	}
-	var raw, sdk, rawCmds, sdkCmds []float64
+	var raw, sdk, rawCmds, sdkCmds, rawCPU, sdkCPU []float64
 	for r := range sz.rounds {
 		rate, cmds := e.consumeRound(fmt.Sprintf("raw-%d-%d", batch, r), sz.consumeN, func(grp string) { e.rawConsume(key, grp, batch, sz.consumeN) })
-		raw, rawCmds = append(raw, rate), append(rawCmds, cmds)
+		raw, rawCmds, rawCPU = append(raw, rate), append(rawCmds, cmds), append(rawCPU, float64(e.lastCPU))
 		rate, cmds = e.consumeRound(fmt.Sprintf("sdk-%d-%d", batch, r), sz.consumeN, func(grp string) { e.sdkConsume(prefix, key, grp, batch, sz.consumeN) })
-		sdk, sdkCmds = append(sdk, rate), append(sdkCmds, cmds)
+		sdk, sdkCmds, sdkCPU = append(sdk, rate), append(sdkCmds, cmds), append(sdkCPU, float64(e.lastCPU))
 	}
 	rm, sm := median(raw), median(sdk)
 	rep.add(fmt.Sprintf("consume, batch %d: raw XREADGROUP+XACK loop (entries/s, rounds)", batch), rates(raw))
 	rep.add(fmt.Sprintf("consume, batch %d: SDK consumer, no-op handler (entries/s, rounds)", batch), rates(sdk))
 	rep.add(fmt.Sprintf("**consume, batch %d: SDK / raw (medians)**", batch), fmt.Sprintf("**%.2f×**", sm/rm))
 	rep.add(fmt.Sprintf("consume, batch %d: Redis commands per entry, raw / SDK", batch), fmt.Sprintf("%.3f / %.3f", median(rawCmds), median(sdkCmds)))
+	rep.add(fmt.Sprintf("consume, batch %d: client CPU per entry (user+sys of the Go process), raw / SDK", batch),
+		fmt.Sprintf("%s / %s (%.2f×)", time.Duration(median(rawCPU)), time.Duration(median(sdkCPU)), median(sdkCPU)/median(rawCPU)))
 }
 
 // consumeRound creates group grp at the start of the stream, runs read and
@@ -61,9 +63,11 @@ func (e *env) consumeRound(grp string, n int, read func(grp string)) (float64, f
 		e.b.Fatalf("XGROUP CREATE %s: %v", grp, err)
 	}
 	e.srv.ResetStats()
+	cpu0 := cpuTime()
 	t0 := time.Now()
 	read(grp)
 	elapsed := time.Since(t0)
+	e.lastCPU = (cpuTime() - cpu0) / time.Duration(n)
 	var cmds int64
 	for name, calls := range e.srv.CommandCalls() {
 		if strings.HasPrefix(name, "x") && !strings.HasPrefix(name, "xinfo") {
@@ -102,8 +106,11 @@ func (e *env) rawConsume(key, grp string, batch int64, n int) {
 // handled and acknowledged (the group's pending list is empty).
 func (e *env) sdkConsume(prefix, key, grp string, batch int64, n int) {
 	var handled atomic.Int64
+	all := make(chan struct{})
 	c, err := membersdk.NewConsumer(e.consumerConfig(prefix, grp, batch), func(context.Context, membersdk.Message) error {
-		handled.Add(1)
+		if handled.Add(1) == int64(n) {
+			close(all)
+		}
 		return nil
 	})
 	if err != nil {
@@ -112,11 +119,8 @@ func (e *env) sdkConsume(prefix, key, grp string, batch int64, n int) {
 	stop := runConsumer(e.b, c)
 	defer stop()
 	ctx := context.Background()
+	<-all
 	for {
-		time.Sleep(time.Millisecond)
-		if handled.Load() < int64(n) {
-			continue
-		}
 		groups, err := e.rc.XInfoGroups(ctx, key).Result()
 		if err != nil {
 			e.b.Fatalf("XINFO GROUPS: %v", err)
@@ -126,5 +130,6 @@ func (e *env) sdkConsume(prefix, key, grp string, batch int64, n int) {
 				return
 			}
 		}
+		time.Sleep(100 * time.Microsecond)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"runtime"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -53,10 +54,11 @@ func BenchmarkDataPlane(b *testing.B) {
 }
 
 type env struct {
-	b     *testing.B
-	srv   *redistest.Server
-	rc    *redis.Client
-	coord *staticCoord
+	b       *testing.B
+	lastCPU time.Duration // CPU per entry of the last consume round
+	srv     *redistest.Server
+	rc      *redis.Client
+	coord   *staticCoord
 }
 
 // consumerConfig is an SDK consumer of one benchmark stream.
@@ -84,6 +86,15 @@ func runConsumer(b *testing.B, c *membersdk.Consumer) (stop func() time.Duration
 		}
 		return time.Since(t0)
 	}
+}
+
+// cpuTime is the user+system CPU time of this process so far.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func loadAvg() string {
