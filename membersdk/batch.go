@@ -99,13 +99,18 @@ func (b *batch) start(i int) bool {
 	if w.workCtx.Err() != nil || !w.token.validAt(now) {
 		return false
 	}
-	select {
-	case w.c.sem <- struct{}{}:
-	case <-w.workCtx.Done():
-		return false
-	}
 	if b.flushDue(now) {
 		b.flush(b.lanes == 1)
+	}
+	select {
+	case w.c.sem <- struct{}{}: // a free slot: no wait
+	default:
+		b.flush(b.lanes == 1) // do not hold finished entries while waiting for a slot
+		select {
+		case w.c.sem <- struct{}{}:
+		case <-w.workCtx.Done():
+			return false
+		}
 	}
 	w.c.running.Add(1)
 	defer func() {
