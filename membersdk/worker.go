@@ -52,9 +52,9 @@ type worker struct {
 
 func newWorker(c *Consumer, shard int) *worker {
 	w := &worker{
-		c:     c,
-		shard: shard,
-		key:   protocol.StreamKey(c.cfg.StreamPrefix, shard),
+		c:        c,
+		shard:    shard,
+		key:      protocol.StreamKey(c.cfg.StreamPrefix, shard),
 		token:    newOwnership(&c.gate),
 		finished: make(chan struct{}),
 	}
