@@ -6,24 +6,15 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// ackEntry is an entry whose handler succeeded, waiting for its XACK.
-type ackEntry struct {
-	id    string
-	epoch int64 // member epoch the entry was read at
-}
-
-// ackBatch acknowledges entries of this shard whose handlers succeeded: one
-// ownership check, then one XACK for all of them, while the token is held,
-// so that no id of the batch is acknowledged after the self-fence deadline,
-// a revoke past its drain, or a fence. It reports whether the XACK was
-// applied. When the check fails every entry is reported ACK_REFUSED and stays
-// pending for the next owner; when the XACK fails (its outcome unknown) the
-// entries are remembered for confirmAcks.
-func (w *worker) ackBatch(acks []ackEntry, onWorker bool) bool {
-	ids := make([]string, len(acks))
-	for i, a := range acks {
-		ids[i] = a.id
-	}
+// ackBatch acknowledges entries of this shard whose handlers succeeded
+// (ids, read at member epoch epoch): one ownership check, then one XACK for
+// all of them, while the token is held, so that no id of the batch is
+// acknowledged after the self-fence deadline, a revoke past its drain, or a
+// fence. It reports whether the XACK was applied. When the check fails every
+// entry is reported ACK_REFUSED and stays pending for the next owner; when
+// the XACK fails (its outcome unknown) the entries are remembered for
+// confirmAcks.
+func (w *worker) ackBatch(ids []string, epoch int64, onWorker bool) bool {
 	ran, err := w.token.withOwnership(func() error {
 		sent := w.c.now()
 		if err := w.xack(context.Background(), onWorker, ids...); err != nil {
@@ -33,21 +24,23 @@ func (w *worker) ackBatch(acks []ackEntry, onWorker bool) bool {
 		// Time is when the XACK was sent (it took effect between then and
 		// now): a pause while waiting for the reply must not look like a late
 		// acknowledgement.
-		for _, a := range acks {
-			w.c.emit(Event{Type: EventAcked, Shard: w.shard, EntryID: a.id, Epoch: a.epoch, Time: sent})
+		if w.c.cfg.OnEvent != nil {
+			for _, id := range ids {
+				w.c.emit(Event{Type: EventAcked, Shard: w.shard, EntryID: id, Epoch: epoch, Time: sent})
+			}
 		}
 		return nil
 	})
 	switch {
 	case !ran:
-		for _, a := range acks {
-			w.c.emit(Event{Type: EventAckRefused, Shard: w.shard, EntryID: a.id, Epoch: a.epoch})
+		for _, id := range ids {
+			w.c.emit(Event{Type: EventAckRefused, Shard: w.shard, EntryID: id, Epoch: epoch})
 		}
 		return false
 	case err != nil:
 		w.c.log.Warn("XACK failed; it will be settled when Redis answers again", "shard", w.shard, "ids", len(ids), "first", ids[0], "error", err)
-		for _, a := range acks {
-			w.c.unconfirmed.add(w.shard, a.id, a.epoch)
+		for _, id := range ids {
+			w.c.unconfirmed.add(w.shard, id, epoch)
 		}
 		w.reclaim.Store(true)
 		return false

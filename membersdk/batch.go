@@ -27,8 +27,8 @@ type batch struct {
 	lanes  int
 	next   atomic.Int64 // index of the next entry to start (lanes > 1)
 
-	mu       sync.Mutex
-	acks     []ackEntry // succeeded, not yet acknowledged
+	mu       sync.Mutex // guards acks and queuedAt when lanes > 1
+	acks     []string   // ids that succeeded, not yet acknowledged (stream order when lanes is 1)
 	queuedAt time.Time  // when acks became non-empty
 }
 
@@ -48,7 +48,7 @@ func (w *worker) process(msgs []redis.XMessage, counts map[string]int64) {
 	}
 	w.noteRead(msgs)
 	w.inFlight.Add(int64(len(msgs)))
-	b := &batch{w: w, msgs: msgs, counts: counts, epoch: w.c.epoch.Load(), acks: make([]ackEntry, 0, len(msgs))}
+	b := &batch{w: w, msgs: msgs, counts: counts, epoch: w.c.epoch.Load(), acks: make([]string, 0, len(msgs))}
 	b.lanes = min(w.c.cfg.PerShardConcurrency, len(msgs))
 	b.run()
 }
@@ -129,16 +129,16 @@ func (b *batch) start(i int) bool {
 // abandon leaves n entries pending in Redis without running them.
 func (b *batch) abandon(n int) {
 	b.w.inFlight.Add(-int64(n))
-	b.w.noteDone(n, nil)
+	b.w.noteDone(n, "")
 }
 
 // finish records one entry finished without a pending acknowledgement.
 func (b *batch) finish(acked bool, id string) {
 	b.w.inFlight.Add(-1)
 	if acked {
-		b.w.noteDone(1, []ackEntry{{id: id}})
+		b.w.noteDone(1, id)
 	} else {
-		b.w.noteDone(1, nil)
+		b.w.noteDone(1, "")
 	}
 }
 
@@ -158,7 +158,7 @@ func (b *batch) handle(msg Message, now time.Time) {
 			// No ownership check here: flush makes the one that counts, right
 			// before the XACK, and reports ACK_REFUSED if it fails. Work is
 			// abandoned only together with the token (kill, drain timeout).
-			b.queue(ackEntry{id: msg.ID, epoch: msg.Epoch}, now)
+			b.queue(msg.ID, now)
 			return
 		}
 		if w.workCtx.Err() != nil || !w.token.valid() {
@@ -187,39 +187,63 @@ func (b *batch) handle(msg Message, now time.Time) {
 
 // queue adds a finished entry to the batch's XACK; now is about when its
 // handler started (the clock is not read again per entry).
-func (b *batch) queue(a ackEntry, now time.Time) {
-	b.mu.Lock()
+func (b *batch) queue(id string, now time.Time) {
+	b.lock()
 	if len(b.acks) == 0 {
 		b.queuedAt = now
 	}
-	b.acks = append(b.acks, a)
-	b.mu.Unlock()
+	b.acks = append(b.acks, id)
+	b.unlock()
+}
+
+// lock guards the ack queue; with one lane only the worker goroutine uses it.
+func (b *batch) lock() {
+	if b.lanes > 1 {
+		b.mu.Lock()
+	}
+}
+
+func (b *batch) unlock() {
+	if b.lanes > 1 {
+		b.mu.Unlock()
+	}
 }
 
 // flushDue reports acknowledgements waiting for maxAckDelay or longer at now.
 func (b *batch) flushDue(now time.Time) bool {
-	b.mu.Lock()
-	defer b.mu.Unlock()
+	b.lock()
+	defer b.unlock()
 	return len(b.acks) > 0 && now.Sub(b.queuedAt) >= b.w.c.maxAckDelay
 }
 
 // flush acknowledges the queued entries (see worker.ackBatch); onWorker:
 // called from the worker goroutine, which may use the reader's connection.
 func (b *batch) flush(onWorker bool) {
-	b.mu.Lock()
-	acks := b.acks
+	b.lock()
+	ids := b.acks
 	b.acks = nil
-	b.mu.Unlock()
-	if len(acks) == 0 {
+	b.unlock()
+	if len(ids) == 0 {
 		return
 	}
-	ok := b.w.ackBatch(acks, onWorker)
-	b.w.inFlight.Add(-int64(len(acks)))
-	if ok {
-		b.w.noteDone(len(acks), acks)
-	} else {
-		b.w.noteDone(len(acks), nil)
+	ok := b.w.ackBatch(ids, b.epoch, onWorker)
+	b.w.inFlight.Add(-int64(len(ids)))
+	last := ids[len(ids)-1]
+	if b.lanes <= 1 {
+		b.acks = ids[:0] // nothing kept ids: reuse the array for the rest of the batch
 	}
+	if !ok {
+		b.w.noteDone(len(ids), "")
+		return
+	}
+	if b.lanes > 1 { // finished out of order
+		for _, id := range ids {
+			if idLess(last, id) {
+				last = id
+			}
+		}
+	}
+	b.w.noteDone(len(ids), last)
 }
 
 // call runs the handler, turning a panic into an error.

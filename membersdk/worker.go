@@ -138,14 +138,13 @@ func (w *worker) noteRead(msgs []redis.XMessage) {
 	w.mu.Unlock()
 }
 
-// noteDone records n entries finished; acked lists those acknowledged.
-func (w *worker) noteDone(n int, acked []ackEntry) {
+// noteDone records n entries finished; lastAcked is the highest id among
+// those acknowledged ("" if none was).
+func (w *worker) noteDone(n int, lastAcked string) {
 	w.mu.Lock()
 	w.pending -= int64(n)
-	for _, a := range acked {
-		if idLess(w.lastAcked, a.id) {
-			w.lastAcked = a.id
-		}
+	if lastAcked != "" && idLess(w.lastAcked, lastAcked) {
+		w.lastAcked = lastAcked
 	}
 	w.progressAt = w.c.now()
 	w.mu.Unlock()
