@@ -25,6 +25,11 @@ type batch struct {
 	counts map[string]int64 // delivery counts of claimed entries; nil: first delivery
 	epoch  int64
 	lanes  int
+	// wall0 (from the consumer's clock) and mono0 (monotonic) are read once
+	// per batch; an entry's time is wall0 plus the monotonic time elapsed,
+	// one cheap clock read instead of a full time.Now (which was half of the
+	// SDK's own per-entry CPU).
+	wall0, mono0 time.Time
 	next   atomic.Int64 // index of the next entry to start (lanes > 1)
 
 	mu       sync.Mutex // guards acks and queuedAt when lanes > 1
@@ -50,6 +55,7 @@ func (w *worker) process(msgs []redis.XMessage, counts map[string]int64) {
 	w.inFlight.Add(int64(len(msgs)))
 	b := &batch{w: w, msgs: msgs, counts: counts, epoch: w.c.epoch.Load(), acks: make([]string, 0, len(msgs))}
 	b.lanes = min(w.c.cfg.PerShardConcurrency, len(msgs))
+	b.wall0, b.mono0 = w.c.now(), time.Now()
 	b.run()
 }
 
@@ -95,7 +101,7 @@ func (b *batch) lane() {
 // Concurrency slots; false means it was not started.
 func (b *batch) start(i int) bool {
 	w := b.w
-	now := w.c.now() // one clock read per entry: ownership and ack delay
+	now := b.wall0.Add(time.Since(b.mono0)) // ownership and ack delay share it
 	if w.workCtx.Err() != nil || !w.token.validAt(now) {
 		return false
 	}
