@@ -26,7 +26,7 @@ func benchSizes() sizes {
 	if os.Getenv("RSC_BENCH_QUICK") == "1" {
 		return sizes{consumeN: 20_000, produceN: 5_000, latencyN: 500, rounds: 1, shutdowns: 3, rate: 1000}
 	}
-	return sizes{consumeN: 100_000, produceN: 20_000, latencyN: 3_000, rounds: 3, shutdowns: 7, rate: 1000}
+	return sizes{consumeN: 100_000, produceN: 20_000, latencyN: 3_000, rounds: 5, shutdowns: 7, rate: 1000}
 }
 
 const group = "bench"
