@@ -63,12 +63,14 @@ func (w *worker) process(msgs []redis.XMessage, counts map[string]int64) {
 // and flushes the acknowledgements at the end.
 func (b *batch) run() {
 	if b.lanes <= 1 {
+		var slot laneSlot
 		for i := range b.msgs {
-			if !b.start(i) {
+			if !b.start(i, &slot) {
 				b.abandon(len(b.msgs) - i)
 				break
 			}
 		}
+		slot.release(b.w.c)
 	} else {
 		var wg sync.WaitGroup
 		for range b.lanes {
@@ -86,20 +88,65 @@ func (b *batch) run() {
 // lane takes the next entry until none is left; once work is abandoned it
 // gives up the rest.
 func (b *batch) lane() {
+	var slot laneSlot
+	defer slot.release(b.w.c)
 	for {
 		i := int(b.next.Add(1) - 1)
 		if i >= len(b.msgs) {
 			return
 		}
-		if !b.start(i) {
+		if !b.start(i, &slot) {
 			b.abandon(1)
 		}
 	}
 }
 
+// laneSlot is a lane's hold on one of the member's Concurrency slots. A lane
+// keeps its slot from one entry to the next while some slot is free (then
+// nobody can be waiting for one), and gives it back after each entry when
+// all are taken, so that other shards get their turn.
+type laneSlot struct{ held bool }
+
+// acquire takes a slot unless one is held; false if work was abandoned
+// while waiting. When no slot is free, b's finished entries are
+// acknowledged first rather than held while waiting.
+func (s *laneSlot) acquire(c *Consumer, b *batch) bool {
+	if s.held {
+		return true
+	}
+	select {
+	case c.sem <- struct{}{}: // a free slot: no wait
+	default:
+		b.flush(b.lanes == 1)
+		select {
+		case c.sem <- struct{}{}:
+		case <-b.w.workCtx.Done():
+			return false
+		}
+	}
+	c.running.Add(1)
+	s.held = true
+	return true
+}
+
+// yield gives the slot back if every slot is taken (someone may wait).
+func (s *laneSlot) yield(c *Consumer) {
+	if s.held && len(c.sem) == cap(c.sem) {
+		s.release(c)
+	}
+}
+
+func (s *laneSlot) release(c *Consumer) {
+	if s.held {
+		s.held = false
+		c.running.Add(-1)
+		<-c.sem
+	}
+}
+
 // start runs entry i if the worker may still work, in one of the member's
 // Concurrency slots; false means it was not started.
-func (b *batch) start(i int) bool {
+func (b *batch) start(i int, slot *laneSlot) bool {
 	w := b.w
 	now := b.wall0.Add(time.Since(b.mono0)) // ownership and ack delay share it
 	if w.workCtx.Err() != nil || !w.token.validAt(now) {
@@ -108,21 +155,10 @@ func (b *batch) start(i int) bool {
 	if b.flushDue(now) {
 		b.flush(b.lanes == 1)
 	}
-	select {
-	case w.c.sem <- struct{}{}: // a free slot: no wait
-	default:
-		b.flush(b.lanes == 1) // do not hold finished entries while waiting for a slot
-		select {
-		case w.c.sem <- struct{}{}:
-		case <-w.workCtx.Done():
-			return false
-		}
+	if !slot.acquire(w.c, b) {
+		return false
 	}
-	w.c.running.Add(1)
-	defer func() {
-		w.c.running.Add(-1)
-		<-w.c.sem
-	}()
+	defer slot.yield(w.c)
 	m := b.msgs[i]
 	dc := int64(1)
 	if b.counts != nil {
