@@ -30,7 +30,7 @@ type batch struct {
 	// one cheap clock read instead of a full time.Now (which was half of the
 	// SDK's own per-entry CPU).
 	wall0, mono0 time.Time
-	next   atomic.Int64 // index of the next entry to start (lanes > 1)
+	next         atomic.Int64 // index of the next entry to start (lanes > 1)
 
 	mu       sync.Mutex // guards acks and queuedAt when lanes > 1
 	acks     []string   // ids that succeeded, not yet acknowledged (stream order when lanes is 1)
