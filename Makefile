@@ -4,7 +4,7 @@ GO        ?= go
 PKGS      ?= ./...
 FUZZTIME  ?= 30s
 
-.PHONY: all build test vet check demo bench fuzz clean redis chaos
+.PHONY: all build test vet check demo bench bench-sdk fuzz clean redis chaos
 
 all: build
 
@@ -33,6 +33,12 @@ demo:
 # Micro-benchmarks with their same-run baselines (see docs/BENCHMARKS.md).
 bench: redis
 	$(GO) test -run '^$$' -bench . -benchmem -count=1 ./actors/groupstate/ ./persistence/redisstore/ ./api/
+
+# Data-plane benchmark of the member SDK against raw go-redis loops on its own
+# redis-server (see docs/BENCHMARKS.md, "Data plane (SDK)"); about 1 minute.
+# RSC_BENCH_QUICK=1 for a smoke run.
+bench-sdk: redis
+	$(GO) test -run '^$$' -bench DataPlane -benchtime 1x -count=1 -timeout 10m ./membersdk/bench/
 
 # Each fuzz target for FUZZTIME.
 fuzz:

@@ -20,6 +20,10 @@ func (w *worker) claimPending() {
 		// The command itself is not cancelled: abandoning a reply would lose
 		// track of entries Redis delivered to this consumer.
 		w.inRead.Store(true)
+		if w.readCtx.Err() != nil { // set, then check: see worker.watch
+			w.inRead.Store(false)
+			return
+		}
 		msgs, next, err := w.c.cfg.Redis.XAutoClaim(context.WithoutCancel(w.readCtx), &redis.XAutoClaimArgs{
 			Stream: w.key, Group: w.c.cfg.ConsumerGroup, Consumer: w.c.cfg.MemberID,
 			MinIdle: 0, Start: start, Count: w.c.cfg.BatchSize,

@@ -61,7 +61,9 @@ type ConsumerConfig struct {
 	Concurrency int
 	// PerShardConcurrency bounds the handlers running at once on one shard
 	// (default 1, which keeps per-shard order: an entry's handler starts only
-	// after the previous entry of the shard was acknowledged or dead-lettered).
+	// after the previous entry's handler succeeded or the entry was
+	// dead-lettered; the successful entries of a read are acknowledged
+	// together with one XACK).
 	PerShardConcurrency int
 	// Redis is the data-plane client (required). A cluster client works: each
 	// shard key hashes to its own slot.
@@ -72,13 +74,18 @@ type ConsumerConfig struct {
 	Auth       Auth
 	// RequestTimeout bounds one heartbeat request to one URL (default 5s).
 	RequestTimeout time.Duration
-	// RetryInterval is the wait before retrying after RETRY or a failed
-	// heartbeat round (default 1s, never more than the heartbeat interval).
+	// RetryInterval is the first wait before retrying after RETRY, a refused
+	// join or a failed heartbeat round (default 1s, never more than the
+	// heartbeat interval). Further retries double it up to the heartbeat
+	// interval; every wait is jittered to ½–1½ of its nominal value (capped
+	// at the heartbeat interval) so members do not retry in lock-step.
 	RetryInterval time.Duration
 	// BatchSize is XREADGROUP/XAUTOCLAIM COUNT (default 16).
 	BatchSize int64
-	// BlockTimeout is XREADGROUP BLOCK (default 1s). It also bounds how long a
-	// revoked or fenced shard's reader takes to stop, so keep it short.
+	// BlockTimeout is XREADGROUP BLOCK (default 1s). A revoked, fenced or
+	// stopping shard's reader is woken at once with CLIENT UNBLOCK when Redis
+	// is a *redis.Client; with other clients (Cluster) it stops after at most
+	// BlockTimeout, so keep it short.
 	BlockTimeout time.Duration
 	// SelfFenceMargin: the member stops reading and acking when no
 	// successful heartbeat was sent for (memberLeaseTtl − SelfFenceMargin).
@@ -91,7 +98,8 @@ type ConsumerConfig struct {
 	// DeadLetterStream defaults to DeadLetterKey(StreamPrefix) = "{streamPrefix}:dlq".
 	DeadLetterStream string
 	// RetryBackoff is the first wait before re-running a failed handler; it
-	// doubles up to MaxRetryBackoff (defaults 100ms and 5s).
+	// doubles up to MaxRetryBackoff (defaults 100ms and 5s). Each wait is
+	// jittered to ½–1½ of its nominal value, capped at MaxRetryBackoff.
 	RetryBackoff    time.Duration
 	MaxRetryBackoff time.Duration
 	// Logger defaults to a logger that discards everything.

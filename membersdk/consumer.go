@@ -53,6 +53,7 @@ type Consumer struct {
 	started     atomic.Bool
 	exits       chan *worker // a worker has fully stopped
 	unconfirmed unconfirmedAcks
+	maxAckDelay time.Duration // see batch; a field so tests can hold acks back
 
 	ls loopState // owned by the Run goroutine
 }
@@ -75,7 +76,8 @@ type loopState struct {
 	pending         []int
 	warnedInterval  bool
 	warnedPool      bool
-	failing         bool // the last heartbeat got no answer, or RETRY
+	failing         bool        // the last heartbeat got no answer, or RETRY
+	hbRetry         *retryPacer // paces heartbeat retries (see retryInterval)
 }
 
 // NewConsumer validates cfg, fills in defaults and returns a consumer that
@@ -99,6 +101,8 @@ func NewConsumer(cfg ConsumerConfig, handler Handler) (*Consumer, error) {
 		path:    heartbeatPath(cfg.StreamPrefix, cfg.ConsumerGroup, cfg.MemberID),
 		sem:     make(chan struct{}, cfg.Concurrency),
 		exits:   make(chan *worker),
+
+		maxAckDelay: maxAckDelay,
 		ls: loopState{
 			interval:  DefaultHeartbeatInterval,
 			rebalance: DefaultRebalanceTimeout,

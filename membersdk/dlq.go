@@ -45,7 +45,7 @@ func (w *worker) deadLetter(msg Message, cause error) bool {
 			return err
 		}
 		dlqID = id
-		if err := w.c.cfg.Redis.XAck(ctx, w.key, w.c.cfg.ConsumerGroup, msg.ID).Err(); err != nil {
+		if err := w.xack(ctx, false, msg.ID); err != nil {
 			return err
 		}
 		w.c.emit(Event{Type: EventDeadLettered, Shard: w.shard, EntryID: msg.ID, Epoch: msg.Epoch, Err: cause})

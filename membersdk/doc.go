@@ -15,9 +15,11 @@
 //     assigned it (assignedShards; pendingShards are never read), by at most
 //     one worker of the member. A shard taken away is released only after its
 //     reader has stopped, so the coordinator never sees two readers of it.
-//   - Ownership-checked acknowledgements. Every XACK (and dead-letter move)
-//     checks, right before it is sent, that the shard is still owned by the
-//     worker that read the entry and that the member is not self-fenced.
+//   - Ownership-checked acknowledgements. The successful entries of one read
+//     are acknowledged with one XACK; it (and every dead-letter move) checks,
+//     right before it is sent, that the shard is still owned by the worker
+//     that read the entries and that the member is not self-fenced — for
+//     every id in it.
 //     After a shard is reported released no XACK from its old worker reaches
 //     Redis.
 //   - Order per shard. With PerShardConcurrency 1 (the default) the entries

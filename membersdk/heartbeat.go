@@ -2,12 +2,12 @@ package membersdk
 
 import (
 	"context"
-	"crypto/rand"
 	"errors"
 	"fmt"
 	"slices"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/redisstream/coordinator/api/protocol"
 )
 
@@ -27,7 +27,7 @@ type hbResult struct {
 func (c *Consumer) buildRequest() protocol.HeartbeatRequest {
 	req := protocol.HeartbeatRequest{
 		ProtocolVersion: protocol.Version,
-		RequestID:       newRequestID(),
+		RequestID:       uuid.NewString(), // random (version 4) UUID
 		MemberID:        c.cfg.MemberID,
 		MemberName:      c.cfg.MemberName,
 		MemberEpoch:     c.ls.epoch,
@@ -92,6 +92,9 @@ func (c *Consumer) apply(r hbResult) (time.Time, error) {
 	switch resp.Status {
 	case protocol.StatusOK, protocol.StatusSyncMetadata, protocol.StatusRevokePending:
 		fresh := now.Sub(r.sentAt) < c.cfg.selfFenceAfter(c.ls.lease)
+		if c.ls.hbRetry != nil {
+			c.ls.hbRetry.reset()
+		}
 		c.ls.lastOK, c.ls.haveOK = r.sentAt, true
 		c.gate.extend(r.sentAt.Add(c.cfg.selfFenceAfter(c.ls.lease)))
 		if resp.MemberEpoch > 0 {
@@ -178,15 +181,15 @@ func (c *Consumer) nextInterval() time.Duration {
 	return c.ls.interval
 }
 
+// retryInterval is the wait before the next heartbeat after a failed round,
+// RETRY or a refused join: RetryInterval at first, doubling up to the
+// heartbeat interval, each wait jittered so that the members of a group that
+// lost their coordinator together do not all come back in the same instant.
+// A heartbeat that proves membership resets it.
 func (c *Consumer) retryInterval() time.Duration {
-	return min(c.cfg.RetryInterval, c.ls.interval)
-}
-
-// newRequestID is a random (version 4) UUID.
-func newRequestID() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+	base := min(c.cfg.RetryInterval, c.ls.interval)
+	if p := c.ls.hbRetry; p == nil || p.b.InitialInterval != base || p.maxWait != c.ls.interval {
+		c.ls.hbRetry = newRetryPacer(base, c.ls.interval, 2)
+	}
+	return c.ls.hbRetry.next()
 }

@@ -31,6 +31,12 @@ func (o *ownership) valid() bool {
 	return !o.lost.Load() && o.gate.open()
 }
 
+// validAt is valid with the clock already read (per-entry checks share one
+// clock read).
+func (o *ownership) validAt(now time.Time) bool {
+	return !o.lost.Load() && o.gate.openAt(now)
+}
+
 // fenceGate is the member-wide half of the ownership check. It is closed
 // when the member self-fenced, and also as soon as the self-fence deadline
 // (last successful heartbeat + lease TTL − margin) has passed, whether or not
@@ -50,6 +56,15 @@ func (g *fenceGate) open() bool {
 	}
 	d := g.deadline.Load()
 	return d == nil || g.now().Before(*d)
+}
+
+// openAt is open at time now (read from the same clock, g.now).
+func (g *fenceGate) openAt(now time.Time) bool {
+	if g.fenced.Load() {
+		return false
+	}
+	d := g.deadline.Load()
+	return d == nil || now.Before(*d)
 }
 
 // extend moves the deadline after a successful heartbeat.

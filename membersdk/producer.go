@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -54,10 +55,17 @@ type Producer struct {
 	log   *slog.Logger
 	path  string
 
-	mu        sync.Mutex // serialises refreshes
-	routing   *protocol.ProducerRouting
+	mu  sync.Mutex                    // serialises refreshes
+	cur atomic.Pointer[cachedRouting] // read without a lock by every Publish
+	gen atomic.Int64                  // bumped by Invalidate: older routing is stale
+}
+
+// cachedRouting is a fetched routing; it is fresh while younger than
+// RoutingTTL and no invalidation happened since its fetch started.
+type cachedRouting struct {
+	r         protocol.ProducerRouting
 	fetchedAt time.Time
-	stale     bool
+	gen       int64 // p.gen when the fetch started
 }
 
 // NewProducer validates cfg and returns a producer. Routing is fetched on
@@ -99,60 +107,77 @@ func NewProducer(cfg ProducerConfig) (*Producer, error) {
 }
 
 // Invalidate drops the cached routing; the next Publish fetches it again.
-func (p *Producer) Invalidate() {
-	p.mu.Lock()
-	p.stale = true
-	p.mu.Unlock()
-}
+func (p *Producer) Invalidate() { p.gen.Add(1) }
 
 // ObserveMetadataVersion invalidates the routing if v is newer than the
 // cached metadataVersion (feed it versions seen elsewhere, e.g. by a
 // consumer's heartbeats).
 func (p *Producer) ObserveMetadataVersion(v int64) {
-	p.mu.Lock()
-	if p.routing != nil && v > p.routing.MetadataVersion {
-		p.stale = true
+	if c := p.cur.Load(); c != nil && v > c.r.MetadataVersion {
+		p.Invalidate()
 	}
-	p.mu.Unlock()
 }
 
 // Routing returns the cached routing, fetching it when missing, stale or
 // older than RoutingTTL.
 func (p *Producer) Routing(ctx context.Context) (protocol.ProducerRouting, error) {
+	c, err := p.routing(ctx)
+	if err != nil {
+		return protocol.ProducerRouting{}, err
+	}
+	return c.r, nil
+}
+
+// routing is the cached routing if fresh (no lock: every Publish reads it),
+// else one fetch at a time.
+func (p *Producer) routing(ctx context.Context) (*cachedRouting, error) {
+	if c := p.fresh(); c != nil {
+		return c, nil
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.routing != nil && !p.stale && p.cfg.Now().Sub(p.fetchedAt) < p.cfg.RoutingTTL {
-		return *p.routing, nil
+	if c := p.fresh(); c != nil {
+		return c, nil // another caller refreshed it meanwhile
 	}
 	return p.refreshLocked(ctx)
 }
 
-func (p *Producer) refreshLocked(ctx context.Context) (protocol.ProducerRouting, error) {
+func (p *Producer) fresh() *cachedRouting {
+	c := p.cur.Load()
+	if c == nil || c.gen != p.gen.Load() || p.cfg.Now().Sub(c.fetchedAt) >= p.cfg.RoutingTTL {
+		return nil
+	}
+	return c
+}
+
+func (p *Producer) refreshLocked(ctx context.Context) (*cachedRouting, error) {
+	gen := p.gen.Load() // an Invalidate during the fetch makes the result stale
 	var r protocol.ProducerRouting
 	if _, err := p.coord.do(ctx, http.MethodGet, p.path, nil, &r); err != nil {
-		return protocol.ProducerRouting{}, fmt.Errorf("membersdk: fetch producer routing: %w", err)
+		return nil, fmt.Errorf("membersdk: fetch producer routing: %w", err)
 	}
 	if r.ShardCount < 0 {
-		return protocol.ProducerRouting{}, fmt.Errorf("membersdk: producer routing has shardCount %d", r.ShardCount)
+		return nil, fmt.Errorf("membersdk: producer routing has shardCount %d", r.ShardCount)
 	}
-	if p.routing != nil && r.MetadataVersion != p.routing.MetadataVersion {
+	if prev := p.cur.Load(); prev != nil && r.MetadataVersion != prev.r.MetadataVersion {
 		p.log.Info("producer routing changed", "metadataVersion", r.MetadataVersion, "shardCount", r.ShardCount,
-			"previousVersion", p.routing.MetadataVersion, "previousShardCount", p.routing.ShardCount)
+			"previousVersion", prev.r.MetadataVersion, "previousShardCount", prev.r.ShardCount)
 	}
-	p.routing, p.fetchedAt, p.stale = &r, p.cfg.Now(), false
-	return r, nil
+	c := &cachedRouting{r: r, fetchedAt: p.cfg.Now(), gen: gen}
+	p.cur.Store(c)
+	return c, nil
 }
 
 // ShardFor returns the shard index and stream key partitionKey routes to.
 func (p *Producer) ShardFor(ctx context.Context, partitionKey string) (int, string, error) {
-	r, err := p.Routing(ctx)
+	c, err := p.routing(ctx)
 	if err != nil {
 		return 0, "", err
 	}
-	return p.locate(r, partitionKey)
+	return p.locate(&c.r, partitionKey)
 }
 
-func (p *Producer) locate(r protocol.ProducerRouting, partitionKey string) (int, string, error) {
+func (p *Producer) locate(r *protocol.ProducerRouting, partitionKey string) (int, string, error) {
 	if r.ShardCount == 0 {
 		return 0, "", ErrNoShards
 	}

@@ -172,3 +172,79 @@ func TestProducerRoutingCacheTTLAndVersion(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, 3, fr.count(), "newer version seen: refresh")
 }
+
+// Concurrent publishes share one routing fetch (the cache is read without a
+// lock; refreshes are serialised and re-checked).
+func TestProducerConcurrentPublishesFetchRoutingOnce(t *testing.T) {
+	t.Parallel()
+	rc := redistest.Start(t).Client()
+	ctx := context.Background()
+	for i := range 4 {
+		require.NoError(t, rc.XGroupCreateMkStream(ctx, protocol.StreamKey(testStream, i), testGroup, "0").Err())
+	}
+	var fr fakeRouting
+	fr.set(4, 1)
+	srv := fr.server(t)
+	p, err := NewProducer(ProducerConfig{CoordinatorURLs: []string{srv.URL}, StreamPrefix: testStream, ConsumerGroup: testGroup, Redis: rc})
+	require.NoError(t, err)
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 25 {
+				_, err := p.Publish(ctx, fmt.Sprintf("k%d-%d", g, i), map[string]any{"i": i})
+				require.NoError(t, err)
+			}
+		}()
+	}
+	wg.Wait()
+	require.Equal(t, 1, fr.count())
+	var total int64
+	for i := range 4 {
+		n, _ := rc.XLen(ctx, protocol.StreamKey(testStream, i)).Result()
+		total += n
+	}
+	require.Equal(t, int64(200), total)
+}
+
+// An Invalidate that arrives while a fetch is in flight is not lost: the
+// routing that fetch returns counts as stale and the next call fetches again.
+func TestProducerInvalidateDuringFetchIsNotLost(t *testing.T) {
+	t.Parallel()
+	var fetches sync.WaitGroup
+	inFetch := make(chan struct{}, 1)
+	release := make(chan struct{})
+	var mu sync.Mutex
+	count := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		count++
+		first := count == 1
+		mu.Unlock()
+		if first {
+			inFetch <- struct{}{}
+			<-release
+		}
+		_ = json.NewEncoder(w).Encode(protocol.Routing(testStream, testGroup, 2, 1))
+	}))
+	t.Cleanup(srv.Close)
+	p, err := NewProducer(ProducerConfig{CoordinatorURLs: []string{srv.URL}, StreamPrefix: testStream, ConsumerGroup: testGroup,
+		Redis: redis.NewClient(&redis.Options{Addr: "127.0.0.1:1"})})
+	require.NoError(t, err)
+	fetches.Add(1)
+	go func() {
+		defer fetches.Done()
+		_, err := p.Routing(context.Background())
+		require.NoError(t, err)
+	}()
+	<-inFetch
+	p.Invalidate()
+	close(release)
+	fetches.Wait()
+	_, err = p.Routing(context.Background())
+	require.NoError(t, err)
+	mu.Lock()
+	defer mu.Unlock()
+	require.Equal(t, 2, count, "fetched again after the invalidation")
+}

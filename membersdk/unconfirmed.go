@@ -61,7 +61,7 @@ func (w *worker) confirmAcks() {
 			continue
 		}
 		ran, err := w.token.withOwnership(func() error {
-			if err := w.c.cfg.Redis.XAck(ctx, w.key, w.c.cfg.ConsumerGroup, id).Err(); err != nil {
+			if err := w.xack(ctx, false, id); err != nil {
 				return err
 			}
 			w.c.emit(Event{Type: EventAcked, Shard: w.shard, EntryID: id, Epoch: epoch})

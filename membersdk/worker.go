@@ -34,11 +34,13 @@ type worker struct {
 	workCancel context.CancelFunc
 
 	state      atomic.Int32
-	inRead     atomic.Bool  // a Redis read (XAUTOCLAIM, XREADGROUP) is in flight
+	inRead     atomic.Bool  // a Redis read that delivers entries (XAUTOCLAIM, XREADGROUP) may be in flight
 	inFlight   atomic.Int64 // entries delivered to this worker and not finished
 	reclaim    atomic.Bool  // an XACK or a read failed: entries may sit in our PEL
 	drainTimer atomic.Pointer[time.Timer]
-	shardSlots chan struct{}
+	reader     blockingReader // the connection XREADGROUP blocks on
+	finished   chan struct{}  // closed when the worker has reported its exit
+	finishOnce sync.Once
 
 	mu         sync.Mutex
 	exitErr    error // why in-flight work was abandoned, if it was
@@ -50,11 +52,11 @@ type worker struct {
 
 func newWorker(c *Consumer, shard int) *worker {
 	w := &worker{
-		c:          c,
-		shard:      shard,
-		key:        protocol.StreamKey(c.cfg.StreamPrefix, shard),
-		token:      newOwnership(&c.gate),
-		shardSlots: make(chan struct{}, c.cfg.PerShardConcurrency),
+		c:        c,
+		shard:    shard,
+		key:      protocol.StreamKey(c.cfg.StreamPrefix, shard),
+		token:    newOwnership(&c.gate),
+		finished: make(chan struct{}),
 	}
 	w.readCtx, w.readCancel = context.WithCancel(context.Background())
 	w.workCtx, w.workCancel = context.WithCancel(context.Background())
@@ -70,6 +72,7 @@ func (w *worker) revoke(timeout time.Duration) {
 		return
 	}
 	w.readCancel()
+	w.reader.unblock(w)
 	w.drainTimer.Store(time.AfterFunc(timeout, func() {
 		if w.inFlight.Load() > 0 {
 			w.mu.Lock()
@@ -85,8 +88,9 @@ func (w *worker) revoke(timeout time.Duration) {
 func (w *worker) kill() {
 	w.state.Store(stateKilled)
 	w.token.lose()
+	w.readCancel() // before workCancel: see watch
 	w.workCancel()
-	w.readCancel()
+	w.reader.unblock(w)
 }
 
 // revokeState is what the heartbeat reports for a shard being given up.
@@ -122,21 +126,25 @@ func (w *worker) progress() protocol.ShardProgress {
 	return p
 }
 
-func (w *worker) noteRead(id string) {
+// noteRead records entries handed to this worker (in stream order).
+func (w *worker) noteRead(msgs []redis.XMessage) {
+	last := msgs[len(msgs)-1].ID
 	w.mu.Lock()
-	if idLess(w.lastRead, id) {
-		w.lastRead = id
+	if idLess(w.lastRead, last) {
+		w.lastRead = last
 	}
-	w.pending++
+	w.pending += int64(len(msgs))
 	w.progressAt = w.c.now()
 	w.mu.Unlock()
 }
 
-func (w *worker) noteDone(id string, acked bool) {
+// noteDone records n entries finished; lastAcked is the highest id among
+// those acknowledged ("" if none was).
+func (w *worker) noteDone(n int, lastAcked string) {
 	w.mu.Lock()
-	w.pending--
-	if acked && idLess(w.lastAcked, id) {
-		w.lastAcked = id
+	w.pending -= int64(n)
+	if lastAcked != "" && idLess(w.lastAcked, lastAcked) {
+		w.lastAcked = lastAcked
 	}
 	w.progressAt = w.c.now()
 	w.mu.Unlock()
@@ -144,20 +152,59 @@ func (w *worker) noteDone(id string, acked bool) {
 
 // run is the worker goroutine: claim what a previous owner left pending,
 // then read new entries, until revoked or killed.
+//
+// Handlers run on this goroutine (PerShardConcurrency 1), so it can be stuck
+// in a handler that ignores its context; watch then reports the exit in its
+// place.
 func (w *worker) run() {
-	defer func() {
+	go w.watch()
+	defer w.finish()
+	w.c.emit(Event{Type: EventShardStarted, Shard: w.shard})
+	w.confirmAcks()
+	w.claimPending()
+	w.readNew()
+}
+
+// finish reports the worker's exit, once: after it no XACK from this worker
+// can reach Redis (the token is sealed) and no read can deliver it entries.
+func (w *worker) finish() {
+	w.finishOnce.Do(func() {
 		if t := w.drainTimer.Load(); t != nil {
 			t.Stop()
 		}
 		w.token.seal() // no XACK from this worker after it reports its exit
 		w.readCancel()
 		w.workCancel()
+		w.reader.release()
+		close(w.finished)
 		w.c.exits <- w
-	}()
-	w.c.emit(Event{Type: EventShardStarted, Shard: w.shard})
-	w.confirmAcks()
-	w.claimPending()
-	w.readNew()
+	})
+}
+
+// watch reports the exit of a worker whose work was abandoned (kill, drain
+// timeout) while its goroutine is still in a handler, so that a handler
+// ignoring its context does not hold up fencing, rejoining or shutdown. It
+// waits only for a read that may deliver entries (inRead), which ends soon
+// (CLIENT UNBLOCK, or BlockTimeout). A read cannot start afterwards:
+// readCtx is cancelled before workCtx, and readers set inRead before they
+// check readCtx. When the handler returns, its acknowledgement is refused
+// by the sealed token and the goroutine winds down without touching Redis.
+func (w *worker) watch() {
+	select {
+	case <-w.workCtx.Done():
+	case <-w.finished:
+		return
+	}
+	t := time.NewTicker(time.Millisecond)
+	defer t.Stop()
+	for w.inRead.Load() {
+		select {
+		case <-w.finished:
+			return
+		case <-t.C:
+		}
+	}
+	w.finish()
 }
 
 // readNew reads new entries (XREADGROUP >) until the reader is cancelled.
@@ -179,12 +226,7 @@ func (w *worker) readNew() {
 			w.claimPending()
 			continue
 		}
-		w.inRead.Store(true)
-		res, err := w.c.cfg.Redis.XReadGroup(context.WithoutCancel(w.readCtx), &redis.XReadGroupArgs{
-			Group: w.c.cfg.ConsumerGroup, Consumer: w.c.cfg.MemberID,
-			Streams: []string{w.key, ">"}, Count: w.c.cfg.BatchSize, Block: w.c.cfg.BlockTimeout,
-		}).Result()
-		w.inRead.Store(false)
+		res, err := w.reader.read(w)
 		if errors.Is(err, redis.Nil) {
 			bo.reset()
 			continue
@@ -206,7 +248,7 @@ func (w *worker) readNew() {
 
 // recoverReadError logs err, repairs a missing consumer group and waits
 // before the next attempt. It returns false when the worker must stop.
-func (w *worker) recoverReadError(err error, bo *backoff) bool {
+func (w *worker) recoverReadError(err error, bo *retryPacer) bool {
 	if w.readCtx.Err() != nil {
 		return false
 	}
@@ -224,200 +266,4 @@ func (w *worker) recoverReadError(err error, bo *backoff) bool {
 	}
 	w.c.log.Warn("redis read failed; retrying", "shard", w.shard, "key", w.key, "error", err)
 	return bo.wait(w.readCtx)
-}
-
-// process hands the entries to handlers, in order, at most
-// PerShardConcurrency at a time, and waits for them (or for abandonment).
-func (w *worker) process(msgs []redis.XMessage, counts map[string]int64) {
-	epoch := w.c.epoch.Load()
-	var wg sync.WaitGroup
-	for i := range msgs {
-		w.noteRead(msgs[i].ID)
-		w.inFlight.Add(1)
-	}
-	for i, m := range msgs {
-		if w.workCtx.Err() != nil || !w.token.valid() {
-			w.abandon(msgs[i:])
-			break
-		}
-		if !w.acquire() {
-			w.abandon(msgs[i:])
-			break
-		}
-		dc := int64(1)
-		if counts != nil {
-			dc = counts[m.ID]
-		}
-		msg := Message{StreamKey: w.key, Shard: w.shard, ID: m.ID, Values: m.Values, Epoch: epoch, DeliveryCount: dc}
-		done := make(chan struct{})
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer close(done)
-			defer w.release()
-			w.handle(msg)
-		}()
-		if w.c.cfg.PerShardConcurrency == 1 {
-			select {
-			case <-done:
-			case <-w.workCtx.Done():
-				w.abandon(msgs[i+1:])
-				return // the handler goroutine finishes on its own; its XACK is refused
-			}
-		}
-	}
-	waited := make(chan struct{})
-	go func() { wg.Wait(); close(waited) }()
-	select {
-	case <-waited:
-	case <-w.workCtx.Done():
-	}
-}
-
-// abandon leaves entries pending in Redis without running them.
-func (w *worker) abandon(msgs []redis.XMessage) {
-	for _, m := range msgs {
-		w.inFlight.Add(-1)
-		w.noteDone(m.ID, false)
-	}
-}
-
-func (w *worker) acquire() bool {
-	select {
-	case w.shardSlots <- struct{}{}:
-	case <-w.workCtx.Done():
-		return false
-	}
-	select {
-	case w.c.sem <- struct{}{}:
-		w.c.running.Add(1)
-		return true
-	case <-w.workCtx.Done():
-		<-w.shardSlots
-		return false
-	}
-}
-
-func (w *worker) release() {
-	w.c.running.Add(-1)
-	<-w.c.sem
-	<-w.shardSlots
-}
-
-// handle runs the handler with retries, then acks or dead-letters.
-func (w *worker) handle(msg Message) {
-	acked := false
-	defer func() {
-		w.inFlight.Add(-1)
-		w.noteDone(msg.ID, acked)
-	}()
-	bo := newBackoff(w.c.cfg.RetryBackoff, w.c.cfg.MaxRetryBackoff)
-	for {
-		if w.workCtx.Err() != nil || !w.token.valid() {
-			return
-		}
-		err := w.call(msg)
-		if w.workCtx.Err() != nil || !w.token.valid() {
-			w.c.emit(Event{Type: EventAckRefused, Shard: w.shard, EntryID: msg.ID, Epoch: msg.Epoch, Err: err})
-			return
-		}
-		if err == nil {
-			acked = w.ack(msg)
-			return
-		}
-		if msg.DeliveryCount >= int64(w.c.cfg.MaxDeliveries) {
-			acked = w.deadLetter(msg, err)
-			return
-		}
-		w.c.log.Debug("handler failed; retrying", "shard", w.shard, "id", msg.ID, "delivery", msg.DeliveryCount, "error", err)
-		if !bo.wait(w.workCtx) {
-			return
-		}
-		msg.DeliveryCount++
-	}
-}
-
-// call runs the handler, turning a panic into an error.
-func (w *worker) call(msg Message) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("membersdk: handler panic: %v", r)
-		}
-	}()
-	return w.c.handler(w.workCtx, msg)
-}
-
-// ack acknowledges msg if the shard is still owned by this worker.
-func (w *worker) ack(msg Message) bool {
-	ran, err := w.token.withOwnership(func() error {
-		sent := w.c.now()
-		if err := w.c.cfg.Redis.XAck(context.Background(), w.key, w.c.cfg.ConsumerGroup, msg.ID).Err(); err != nil {
-			return err
-		}
-		// Reported under the token, so it precedes the shard's release. Time
-		// is when the XACK was sent (it took effect between then and now): a
-		// pause while waiting for the reply must not look like a late ack.
-		w.c.emit(Event{Type: EventAcked, Shard: w.shard, EntryID: msg.ID, Epoch: msg.Epoch, Time: sent})
-		return nil
-	})
-	switch {
-	case !ran:
-		w.c.emit(Event{Type: EventAckRefused, Shard: w.shard, EntryID: msg.ID, Epoch: msg.Epoch})
-		return false
-	case err != nil:
-		w.c.log.Warn("XACK failed; it will be settled when Redis answers again", "shard", w.shard, "id", msg.ID, "error", err)
-		w.c.unconfirmed.add(w.shard, msg.ID, msg.Epoch)
-		w.reclaim.Store(true)
-		return false
-	}
-	return true
-}
-
-// idLess compares stream ids ("ms-seq"); "" sorts first.
-func idLess(a, b string) bool {
-	if a == "" {
-		return b != ""
-	}
-	am, as := splitID(a)
-	bm, bs := splitID(b)
-	if am != bm {
-		return am < bm
-	}
-	return as < bs
-}
-
-func splitID(id string) (uint64, uint64) {
-	var ms, seq uint64
-	i := strings.IndexByte(id, '-')
-	if i < 0 {
-		_, _ = fmt.Sscan(id, &ms)
-		return ms, 0
-	}
-	_, _ = fmt.Sscan(id[:i], &ms)
-	_, _ = fmt.Sscan(id[i+1:], &seq)
-	return ms, seq
-}
-
-// backoff is an exponential wait.
-type backoff struct {
-	base, maxWait, cur time.Duration
-}
-
-func newBackoff(base, maxWait time.Duration) *backoff {
-	return &backoff{base: base, maxWait: maxWait, cur: base}
-}
-
-func (b *backoff) reset() { b.cur = b.base }
-
-// wait sleeps the current backoff and doubles it; false if ctx ended first.
-func (b *backoff) wait(ctx context.Context) bool {
-	t := time.NewTimer(b.cur)
-	defer t.Stop()
-	b.cur = min(b.cur*2, b.maxWait)
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
 }

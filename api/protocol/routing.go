@@ -2,48 +2,16 @@ package protocol
 
 import (
 	"encoding/binary"
-	"math/bits"
 	"strconv"
 	"strings"
+
+	"github.com/twmb/murmur3"
 )
 
-// Murmur3 is MurmurHash3 x86 32-bit of data with the given seed.
+// Murmur3 is MurmurHash3 x86 32-bit of data with the given seed (the
+// reference clients' hash, SPEC §6), computed by github.com/twmb/murmur3.
 func Murmur3(data []byte, seed uint32) uint32 {
-	const c1, c2 = 0xcc9e2d51, 0x1b873593
-	h := seed
-	n := len(data)
-	for len(data) >= 4 {
-		k := binary.LittleEndian.Uint32(data)
-		k *= c1
-		k = bits.RotateLeft32(k, 15)
-		k *= c2
-		h ^= k
-		h = bits.RotateLeft32(h, 13)
-		h = h*5 + 0xe6546b64
-		data = data[4:]
-	}
-	var k uint32
-	switch len(data) {
-	case 3:
-		k ^= uint32(data[2]) << 16
-		fallthrough
-	case 2:
-		k ^= uint32(data[1]) << 8
-		fallthrough
-	case 1:
-		k ^= uint32(data[0])
-		k *= c1
-		k = bits.RotateLeft32(k, 15)
-		k *= c2
-		h ^= k
-	}
-	h ^= uint32(n)
-	h ^= h >> 16
-	h *= 0x85ebca6b
-	h ^= h >> 13
-	h *= 0xc2b2ae35
-	h ^= h >> 16
-	return h
+	return murmur3.SeedSum32(seed, data)
 }
 
 // Route maps a partition key to a shard index in [0, shardCount), exactly as
@@ -55,15 +23,16 @@ func Route(key string, shardCount uint32) uint32 {
 	}
 	const space = uint64(1) << 32
 	limit := space - space%uint64(shardCount)
-	data := []byte(key)
 	var attemptBuf [4]byte
 	for attempt := uint32(0); ; attempt++ {
 		var seed uint32
 		if attempt > 0 {
+			// Each retry re-hashes the key with seed = murmur3(attempt as
+			// 4 little-endian bytes, seed 0), as the reference clients do.
 			binary.LittleEndian.PutUint32(attemptBuf[:], attempt)
-			seed = Murmur3(attemptBuf[:], 0)
+			seed = murmur3.SeedSum32(0, attemptBuf[:])
 		}
-		h := Murmur3(data, seed)
+		h := murmur3.SeedStringSum32(seed, key)
 		if uint64(h) < limit {
 			return h % shardCount
 		}

@@ -32,7 +32,10 @@ func TestMurmur3AndRouteMatchReferenceVectors(t *testing.T) {
 	}
 }
 
+// SPEC §6 rejection-sampling vector: "k1" hashes (seed 0) above the limit
+// L = 3,000,000,000 for shardCount 3e9, so the route comes from attempt 1.
 func TestRouteRejectionSampling(t *testing.T) {
+	require.GreaterOrEqual(t, Murmur3([]byte("k1"), 0), uint32(3_000_000_000), "attempt 0 must be rejected for this vector to test the retry")
 	require.Equal(t, uint32(599588056), Route("k1", 3_000_000_000))
 }
 

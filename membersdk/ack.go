@@ -1,0 +1,68 @@
+package membersdk
+
+import (
+	"context"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// ackBatch acknowledges entries of this shard whose handlers succeeded
+// (ids, read at member epoch epoch): one ownership check, then one XACK for
+// all of them, while the token is held, so that no id of the batch is
+// acknowledged after the self-fence deadline, a revoke past its drain, or a
+// fence. It reports whether the XACK was applied. When the check fails every
+// entry is reported ACK_REFUSED and stays pending for the next owner; when
+// the XACK fails (its outcome unknown) the entries are remembered for
+// confirmAcks.
+func (w *worker) ackBatch(ids []string, epoch int64, onWorker bool) bool {
+	ran, err := w.token.withOwnership(func() error {
+		sent := w.c.now()
+		if err := w.xack(context.Background(), onWorker, ids...); err != nil {
+			return err
+		}
+		// Reported under the token, so they precede the shard's release.
+		// Time is when the XACK was sent (it took effect between then and
+		// now): a pause while waiting for the reply must not look like a late
+		// acknowledgement.
+		if w.c.cfg.OnEvent != nil {
+			for _, id := range ids {
+				w.c.emit(Event{Type: EventAcked, Shard: w.shard, EntryID: id, Epoch: epoch, Time: sent})
+			}
+		}
+		return nil
+	})
+	switch {
+	case !ran:
+		for _, id := range ids {
+			w.c.emit(Event{Type: EventAckRefused, Shard: w.shard, EntryID: id, Epoch: epoch})
+		}
+		return false
+	case err != nil:
+		w.c.log.Warn("XACK failed; it will be settled when Redis answers again", "shard", w.shard, "ids", len(ids), "first", ids[0], "error", err)
+		for _, id := range ids {
+			w.c.unconfirmed.add(w.shard, id, epoch)
+		}
+		w.reclaim.Store(true)
+		return false
+	}
+	return true
+}
+
+// xack is the one place this worker sends XACK (batched handler results,
+// dead letters, settling unconfirmed acknowledgements). Callers hold the
+// ownership token (withOwnership). Keeping it single lets the write become a
+// script that also checks a per-shard fence key in Redis.
+//
+// onWorker: the caller is the worker goroutine, between two reads, so the
+// XACK may go over the reader's own connection (read and acknowledgement
+// then alternate on one socket, as in a hand-written loop); other callers
+// use the pool.
+func (w *worker) xack(ctx context.Context, onWorker bool, ids ...string) error {
+	var cmd redis.Cmdable = w.c.cfg.Redis
+	if onWorker {
+		if conn := w.reader.current(); conn != nil {
+			cmd = conn
+		}
+	}
+	return cmd.XAck(ctx, w.key, w.c.cfg.ConsumerGroup, ids...).Err()
+}

@@ -1,0 +1,20 @@
+// Package bench holds the data-plane benchmark of the member SDK (issue 15
+// point 4). It is not part of `make test`: run it with `make bench-sdk` or
+//
+//	go test -run '^$' -bench DataPlane -benchtime 1x ./membersdk/bench/
+//
+// It starts its own redis-server on loopback and a static in-process
+// coordinator (every heartbeat is answered OK with every shard assigned, so
+// the coordinator costs nothing), and measures in the same run:
+//
+//   - consumer throughput: a raw go-redis XREADGROUP+XACK loop against the
+//     SDK consumer, same Redis, same stream, same batch size, no-op handler;
+//   - producer throughput: raw XADD against Producer.Publish;
+//   - consumer shutdown: cancel Run while the reader is blocked in
+//     XREADGROUP, until Run returns;
+//   - end-to-end latency p50/p99 at a fixed publish rate, raw loop against
+//     the SDK.
+//
+// Raw and SDK rounds are interleaved and each figure is the median of its
+// rounds, so that load from other work on the machine hits both sides alike.
+package bench

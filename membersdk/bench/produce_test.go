@@ -1,0 +1,80 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/redisstream/coordinator/api/protocol"
+	"github.com/redisstream/coordinator/membersdk"
+)
+
+// produce compares raw XADD with Producer.Publish on an 8-shard stream, from
+// one goroutine and from 8, rounds interleaved. Both sides route the key
+// with protocol.Route (the raw side builds the shard key itself).
+func (e *env) produce(rep *report, sz sizes) {
+	const prefix, shards = "produce", 8
+	ctx := context.Background()
+	for i := range shards {
+		_ = e.rc.XGroupCreateMkStream(ctx, protocol.StreamKey(prefix, i), group, "$").Err()
+	}
+	p, err := membersdk.NewProducer(membersdk.ProducerConfig{
+		CoordinatorURLs: []string{e.coord.url()}, StreamPrefix: prefix, ConsumerGroup: group, Redis: e.rc,
+	})
+	if err != nil {
+		e.b.Fatal(err)
+	}
+	if _, err := p.Routing(ctx); err != nil {
+		e.b.Fatal(err)
+	}
+	values := map[string]any{"p": payload}
+	raw := func(i int) error {
+		key := protocol.StreamKey(prefix, int(protocol.Route("key-"+strconv.Itoa(i), shards)))
+		return e.rc.XAdd(ctx, &redis.XAddArgs{Stream: key, Values: values}).Err()
+	}
+	sdk := func(i int) error {
+		_, err := p.Publish(ctx, "key-"+strconv.Itoa(i), values)
+		return err
+	}
+	for _, workers := range []int{1, 8} {
+		var rr, sr, ratios []float64
+		for r := range sz.rounds {
+			if r%2 == 0 { // alternate the order, as in consume
+				rr = append(rr, e.produceRound(sz.produceN, workers, raw))
+				sr = append(sr, e.produceRound(sz.produceN, workers, sdk))
+			} else {
+				sr = append(sr, e.produceRound(sz.produceN, workers, sdk))
+				rr = append(rr, e.produceRound(sz.produceN, workers, raw))
+			}
+			ratios = append(ratios, sr[r]/rr[r])
+		}
+		rep.add(fmt.Sprintf("produce, %d goroutine(s): raw XADD (entries/s, rounds)", workers), rates(rr))
+		rep.add(fmt.Sprintf("produce, %d goroutine(s): SDK Publish (entries/s, rounds)", workers), rates(sr))
+		rep.add(fmt.Sprintf("**produce, %d goroutine(s): SDK / raw (median of the rounds' ratios)**", workers), fmt.Sprintf("**%.2f×** (rounds: %s)", median(ratios), ratioList(ratios)))
+	}
+	for i := range shards {
+		_ = e.rc.Del(ctx, protocol.StreamKey(prefix, i)).Err()
+	}
+}
+
+func (e *env) produceRound(n, workers int, send func(i int) error) float64 {
+	var wg sync.WaitGroup
+	t0 := time.Now()
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < n; i += workers {
+				if err := send(i); err != nil {
+					e.b.Errorf("publish: %v", err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return float64(n) / time.Since(t0).Seconds()
+}
