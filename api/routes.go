@@ -9,7 +9,7 @@ import "github.com/gofiber/fiber/v2"
 //	POST   /coord/v1/streams/:p                                         WRITE    create stream → 201, limited
 //	GET    /coord/v1/streams/:p/groups/:g                               WRITE    group (creates it on first use)
 //	DELETE /coord/v1/streams/:p/groups/:g                               WRITE    delete group, limited
-//	GET    /coord/v1/streams/:p/groups/:g/producer-routing              WRITE    routing (creates the group on first use)
+//	GET    /coord/v1/streams/:p/groups/:g/producer-routing              READ|MEMBER routing (creates the group on first use)
 //	POST   /coord/v1/streams/:p/scale                                   WRITE    reshard → 202, limited
 //	GET    /coord/v1/streams/:p/groups/:g/migrations/:id                READ     one migration
 //	POST   /coord/v1/streams/:p/groups/:g/migrations/:id/rollback       WRITE    rollback → 202, limited
@@ -39,7 +39,7 @@ func (s *Server) routes() {
 	s.add(fiber.MethodPost, v1+"/streams/:streamPrefix", accessWrite, adminKey, s.createStream)
 	s.add(fiber.MethodGet, group, accessWrite, nil, s.getGroup)
 	s.add(fiber.MethodDelete, group, accessWrite, adminKey, s.deleteGroup)
-	s.add(fiber.MethodGet, group+"/producer-routing", accessWrite, nil, s.producerRouting)
+	s.add(fiber.MethodGet, group+"/producer-routing", accessRouting, nil, s.producerRouting)
 	s.add(fiber.MethodPost, v1+"/streams/:streamPrefix/scale", accessWrite, adminKey, s.scale)
 	s.add(fiber.MethodGet, group+"/migrations/:reshardingId", accessRead, nil, s.migration)
 	s.add(fiber.MethodPost, group+"/migrations/:reshardingId/rollback", accessWrite, adminKey, s.rollback)
