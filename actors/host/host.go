@@ -240,6 +240,8 @@ func mapStoreErr(err error) error {
 		return fmt.Errorf("%w: %v", api.ErrUnavailable, err)
 	case errors.Is(err, persistence.ErrFenced):
 		return fmt.Errorf("%w: %v", api.ErrGroupMoving, err)
+	case errors.Is(err, persistence.ErrConflict):
+		return fmt.Errorf("%w: %v", api.ErrStateConflict, err)
 	}
 	return err
 }
