@@ -24,6 +24,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"os/user"
 	"strings"
@@ -58,6 +59,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	a := fs.Args()
+	// Names may hold ':' , spaces or Unicode (e.g. "orders:v2"): escape each
+	// as one path segment.
+	for i := 1; i < len(a); i++ {
+		a[i] = url.PathEscape(a[i])
+	}
 	var method, path string
 	var body any
 	by := requester()
