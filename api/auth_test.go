@@ -121,6 +121,7 @@ func TestRoles(t *testing.T) {
 	// Public and any-role routes.
 	h := newHarness(t, cfg)
 	require.Equal(t, 200, h.do("GET", "/coord/v1/monitoring/health", "").status)
+	require.Equal(t, 200, h.do("GET", "/coord/v1/monitoring/ready", "").status)
 	require.Equal(t, 200, h.do("GET", "/coord/v1/monitoring/compatibility", "").status, "member auth off: open like heartbeats")
 	cfg.Auth.AuthenticateMemberAPI = true
 	h = newHarness(t, cfg)

@@ -14,7 +14,8 @@ import "github.com/gofiber/fiber/v2"
 //	GET    /coord/v1/streams/:p/groups/:g/migrations/:id                READ     one migration
 //	POST   /coord/v1/streams/:p/groups/:g/migrations/:id/rollback       WRITE    rollback → 202, limited
 //	POST   /coord/v1/auth/login                                         public   token, limited per IP
-//	GET    /coord/v1/monitoring/health (and HEAD)                       public   200 UP/DEGRADED, 503 DOWN
+//	GET    /coord/v1/monitoring/health (and HEAD)                       public   always 200, UP/DEGRADED/DOWN in the body
+//	GET    /coord/v1/monitoring/ready (and HEAD)                        public   probes: 200 UP/DEGRADED, 503 DOWN
 //	GET    /coord/v1/monitoring/compatibility                           MEMBER** protocol versions
 //	GET    /coord/v1/monitoring/groups                                  READ
 //	GET    /coord/v1/monitoring/streams/:p/groups/:g                    READ
@@ -46,7 +47,9 @@ func (s *Server) routes() {
 	s.add(fiber.MethodPost, v1+"/auth/login", accessPublic, loginKey, s.login)
 
 	s.add(fiber.MethodGet, v1+"/monitoring/health", accessPublic, nil, s.health)
-	s.add(fiber.MethodHead, v1+"/monitoring/health", accessPublic, nil, s.health) // load balancers
+	s.add(fiber.MethodHead, v1+"/monitoring/health", accessPublic, nil, s.health)
+	s.add(fiber.MethodGet, v1+"/monitoring/ready", accessPublic, nil, s.ready)
+	s.add(fiber.MethodHead, v1+"/monitoring/ready", accessPublic, nil, s.ready) // load balancers
 	s.add(fiber.MethodGet, v1+"/monitoring/compatibility", accessProtocol, nil, s.compatibility)
 	s.add(fiber.MethodGet, v1+"/monitoring/groups", accessRead, nil, s.groups)
 	s.add(fiber.MethodGet, mon, accessRead, nil, s.monitorGroup)

@@ -69,7 +69,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	by := requester()
 	switch {
 	case len(a) == 1 && a[0] == "health":
-		method, path = "GET", "/coord/v1/monitoring/health"
+		// The readiness route: a DOWN coordinator exits non-zero (the
+		// health route answers 200 whatever the status, for dashboards).
+		method, path = "GET", "/coord/v1/monitoring/ready"
 	case len(a) == 1 && a[0] == "groups":
 		method, path = "GET", "/coord/v1/monitoring/groups"
 	case len(a) == 3 && a[0] == "stream" && a[1] == "create":
