@@ -75,7 +75,7 @@ func (s *Server) login(c *fiber.Ctx) error {
 		AccessToken:      token,
 		TokenType:        "Bearer",
 		ExpiresAt:        exp.UTC().Format(time.RFC3339),
-		ExpiresInSeconds: int64(exp.Sub(s.now()).Round(time.Second).Seconds()),
+		ExpiresInSeconds: int64(s.cfg.Auth.TokenTTL / time.Second), // the token was issued just now
 		Roles:            names,
 	})
 }
