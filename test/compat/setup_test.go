@@ -188,6 +188,7 @@ func (m *rawMember) beat(t *testing.T, epoch int64, owned []int, revoking []map[
 		"memberId":                m.id,
 		"memberName":              "compat-" + m.group,
 		"memberEpoch":             epoch,
+		"rebalanceTimeoutMs":      3000, // the Kotlin client sends it; the coordinator's own setting wins
 		"metadataVersion":         m.metadata,
 		"runtimeConsumerCapacity": map[string]any{"runtimeMaxConcurrency": 2, "availableConcurrency": 2},
 		"ownedShards":             shardList(owned),
