@@ -9,7 +9,7 @@ What it does, as the reference client does:
     minimal RESP client: the `redis` package is not installed);
   * releases a shard by omission: once a shard leaves assignedShards it stops
     reading it and no longer lists it in ownedShards;
-  * never sends revokingShards.
+  * never reports a shard in revokingShards (the list is always empty).
 
 It writes its state as JSON to --state after every heartbeat (atomically) and
 exits on SIGTERM after a last write. The Go test (python_member_test.go)
@@ -126,8 +126,10 @@ class Member:
             "metadataVersion": self.metadata_version,
             "runtimeConsumerCapacity": {"runtimeMaxConcurrency": 1, "availableConcurrency": 1},
             "ownedShards": [{"shardIndex": s} for s in sorted(self.owned)],
+            # The reference's Python client releases by omission: it never
+            # reports a shard in revokingShards, and sends the list empty.
+            "revokingShards": [],
             "shardProgress": [self._progress_row(s) for s in sorted(self.owned) if s in self.progress],
-            # No "revokingShards": the reference's Python client never sends it.
         }
         req = urllib.request.Request(self.hb_url, data=json.dumps(body).encode(), method="POST", headers={
             "Content-Type": "application/json", "Authorization": "Bearer " + self.token})
