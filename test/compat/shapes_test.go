@@ -107,7 +107,7 @@ func TestReferenceShapes(t *testing.T) {
 		"protocolVersion": 1, "requestId": "py-join", "memberId": "py-m0", "memberName": nil,
 		"memberEpoch": 0, "metadataVersion": 0,
 		"runtimeConsumerCapacity": map[string]any{"runtimeMaxConcurrency": 1, "availableConcurrency": 1},
-		"ownedShards": []any{}, "revokingShards": []any{}, "shardProgress": []any{},
+		"ownedShards":             []any{}, "revokingShards": []any{}, "shardProgress": []any{},
 	})
 	require.Equal(t, 200, r.status, "%s", r.raw)
 	require.Equal(t, "OK", r.body["status"])
