@@ -102,8 +102,7 @@ func TestReferenceShapes(t *testing.T) {
 	require.Equal(t, "OK", r.body["status"])
 	// The reference's Python client sends memberName null when unset, and
 	// revokingShards as an empty list.
-	py := &rawMember{e: e, authz: memberBearer, prefix: prefix, group: "py-group", id: "py-m0"}
-	r = e.call(t, "POST", groupPath(prefix, py.group)+"/members/py-m0/heartbeat", memberBearer, map[string]any{
+	r = e.call(t, "POST", groupPath(prefix, "py-group")+"/members/py-m0/heartbeat", memberBearer, map[string]any{
 		"protocolVersion": 1, "requestId": "py-join", "memberId": "py-m0", "memberName": nil,
 		"memberEpoch": 0, "metadataVersion": 0,
 		"runtimeConsumerCapacity": map[string]any{"runtimeMaxConcurrency": 1, "availableConcurrency": 1},
