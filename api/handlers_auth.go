@@ -3,6 +3,7 @@ package api
 import (
 	"bytes"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -13,9 +14,10 @@ import (
 // login: POST /coord/v1/auth/login → LoginResponse with a bearer token
 // (tokens.go) valid for auth.token-ttl (default 7 days), carrying the user's
 // configured roles. Credentials come from the body {username, password} or,
-// when the body is empty or names no username (as the reference's clients
-// send it), from the Authorization header (Basic, or a still-valid Bearer
-// token, which is renewed). Wrong credentials: 401. With auth off: 400
+// when the body is empty or names no username (as the reference server
+// accepts it), from Basic credentials in the Authorization header. A bearer
+// token cannot be traded for a new one: a stolen token must not be renewable
+// forever. Wrong credentials: 401. With auth off: 400
 // AUTHENTICATION_DISABLED, saying that requests need no credentials here.
 // Rate-limited per client IP.
 func (s *Server) login(c *fiber.Ctx) error {
@@ -39,7 +41,7 @@ func (s *Server) login(c *fiber.Ctx) error {
 	)
 	if req.Username == "" && req.Password == "" {
 		header := c.Get(fiber.HeaderAuthorization)
-		if header == "" {
+		if scheme, _, _ := strings.Cut(strings.TrimSpace(header), " "); !strings.EqualFold(scheme, "basic") {
 			return newError(http.StatusUnauthorized, protocol.CodeUnauthenticated,
 				"send {\"username\",\"password\"} in the body or Basic credentials in the Authorization header")
 		}
