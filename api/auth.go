@@ -21,6 +21,8 @@ import (
 //	accessPublic    no credentials (health, login)
 //	accessRead      READ (WRITE implies READ)
 //	accessWrite     WRITE
+//	accessRouting   READ or MEMBER (producer routing: the reference's producers
+//	                hold read-only credentials)
 //	accessMember    MEMBER when auth.authenticate-member-api is on, else public (heartbeats)
 //	accessProtocol  any role when auth.authenticate-member-api is on, else public
 //	                (compatibility: what member clients read before heartbeating)
@@ -40,6 +42,7 @@ const (
 	accessWrite
 	accessMember
 	accessProtocol
+	accessRouting
 )
 
 type roleSet uint8
@@ -58,6 +61,10 @@ func parseRole(s string) (roleSet, bool) {
 		return roleWrite | roleRead, true // WRITE implies READ
 	case RoleMember:
 		return roleMember, true
+	case RoleAdmin:
+		return roleRead | roleWrite | roleMember, true
+	case RoleMonitor:
+		return roleRead, true
 	}
 	return 0, false
 }
@@ -240,6 +247,8 @@ func (s *Server) require(need access) fiber.Handler {
 		want, wantName = roleWrite, "WRITE"
 	case accessMember:
 		want, wantName = roleMember, "MEMBER"
+	case accessRouting:
+		want, wantName = roleRead|roleMember, "READ or MEMBER"
 	default:
 		want, wantName = roleRead|roleWrite|roleMember, "READ, WRITE or MEMBER"
 	}

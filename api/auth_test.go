@@ -51,6 +51,8 @@ func authConfig(t testing.TB) Config {
 			{Username: "grafana", Password: grafana, Roles: []string{"READ"}},
 			{Username: "legacy", Password: "$2y$" + strings.TrimPrefix(bcryptOf(t, "legacy-pass"), "$2a$"), Roles: []string{"read"}},
 			{Username: "member", Password: "member-pass", Roles: []string{"MEMBER"}},
+			{Username: "boss", Password: "boss-pass", Roles: []string{"ADMIN"}},
+			{Username: "dash", Password: "dash-pass", Roles: []string{"monitor"}},
 		},
 	}}
 }
@@ -59,6 +61,9 @@ func basic(user, pass string) string {
 	return "Basic " + base64.StdEncoding.EncodeToString([]byte(user+":"+pass))
 }
 
+// routing marks a route open to READ and MEMBER (producer routing).
+const routing = "READ|MEMBER"
+
 var protectedRoutes = []struct {
 	method, path, body string
 	need               string
@@ -66,7 +71,7 @@ var protectedRoutes = []struct {
 	{"POST", "/coord/v1/streams/orders", `{"requestedBy":"ops"}`, RoleWrite},
 	{"GET", "/coord/v1/streams/orders/groups/g", "", RoleWrite},
 	{"DELETE", "/coord/v1/streams/orders/groups/g", `{"requestedBy":"ops"}`, RoleWrite},
-	{"GET", "/coord/v1/streams/orders/groups/g/producer-routing", "", RoleWrite},
+	{"GET", "/coord/v1/streams/orders/groups/g/producer-routing", "", routing},
 	{"POST", "/coord/v1/streams/orders/scale", `{"targetShardCount":2,"requestedBy":"ops"}`, RoleWrite},
 	{"POST", "/coord/v1/streams/orders/groups/g/migrations/rs1/rollback", `{"requestedBy":"ops"}`, RoleWrite},
 	{"GET", "/coord/v1/streams/orders/groups/g/migrations/rs1", "", RoleRead},
@@ -91,10 +96,19 @@ func TestProtectedRoutesNeedCredentials(t *testing.T) {
 
 func TestRoles(t *testing.T) {
 	cfg := authConfig(t)
-	users := map[string]string{"admin": "admin-pass", "grafana": "grafana-pass", "legacy": "legacy-pass", "member": "member-pass"}
+	users := map[string]string{"admin": "admin-pass", "grafana": "grafana-pass", "legacy": "legacy-pass", "member": "member-pass", "boss": "boss-pass", "dash": "dash-pass"}
+	reader := map[string]bool{"admin": true, "grafana": true, "legacy": true, "boss": true, "dash": true}
 	for _, rt := range protectedRoutes {
 		for user, pass := range users {
-			allowed := user == "admin" || (rt.need == RoleRead && (user == "grafana" || user == "legacy"))
+			var allowed bool
+			switch rt.need {
+			case RoleWrite:
+				allowed = user == "admin" || user == "boss"
+			case RoleRead:
+				allowed = reader[user]
+			case routing:
+				allowed = reader[user] || user == "member"
+			}
 			h := newHarness(t, cfg)
 			r := h.do(rt.method, rt.path, rt.body, "Authorization", basic(user, pass))
 			if allowed {
@@ -107,6 +121,7 @@ func TestRoles(t *testing.T) {
 	// Public and any-role routes.
 	h := newHarness(t, cfg)
 	require.Equal(t, 200, h.do("GET", "/coord/v1/monitoring/health", "").status)
+	require.Equal(t, 200, h.do("GET", "/coord/v1/monitoring/ready", "").status)
 	require.Equal(t, 200, h.do("GET", "/coord/v1/monitoring/compatibility", "").status, "member auth off: open like heartbeats")
 	cfg.Auth.AuthenticateMemberAPI = true
 	h = newHarness(t, cfg)
@@ -240,7 +255,11 @@ func TestBcryptUsers(t *testing.T) {
 func TestLoginWithAuthOff(t *testing.T) {
 	h := newHarness(t, Config{})
 	r := h.do("POST", "/coord/v1/auth/login", `{"username":"a","password":"b"}`)
-	require.Equal(t, 404, r.status)
+	require.Equal(t, 400, r.status)
+	e := r.errorBody(t)
+	require.Equal(t, protocol.CodeAuthDisabled, e.ErrorCode)
+	require.Contains(t, e.Message, "no auth.users configured")
+	require.Equal(t, 400, h.do("POST", "/coord/v1/auth/login", "", "Authorization", basic("a", "b")).status)
 	require.Contains(t, h.logs.String(), "AUTHENTICATION IS OFF")
 }
 
@@ -255,16 +274,20 @@ func TestConfigValidate(t *testing.T) {
 		return c
 	}
 	bad := map[string]Config{
-		"no secret":       mutate(func(c *Config) { c.Auth.TokenSecret = "" }),
-		"short secret":    mutate(func(c *Config) { c.Auth.TokenSecret = "short" }),
-		"unknown role":    mutate(func(c *Config) { c.Auth.Users[0].Roles = []string{"ADMIN"} }),
-		"no roles":        mutate(func(c *Config) { c.Auth.Users[0].Roles = nil }),
-		"empty password":  mutate(func(c *Config) { c.Auth.Users[0].Password = "" }),
-		"bad bcrypt":      mutate(func(c *Config) { c.Auth.Users[0].Password = "$2a$10$short" }),
-		"duplicate user":  mutate(func(c *Config) { c.Auth.Users[1].Username = "admin" }),
-		"colon in user":   mutate(func(c *Config) { c.Auth.Users[0].Username = "a:b" }),
-		"member w/o user": {Auth: AuthConfig{AuthenticateMemberAPI: true}},
-		"negative limit":  {BodyLimit: -1},
+		"no secret":          mutate(func(c *Config) { c.Auth.TokenSecret = "" }),
+		"short secret":       mutate(func(c *Config) { c.Auth.TokenSecret = "short" }),
+		"unknown role":       mutate(func(c *Config) { c.Auth.Users[0].Roles = []string{"SUPERUSER"} }),
+		"short previous":     mutate(func(c *Config) { c.Auth.PreviousTokenSecrets = []string{"short"} }),
+		"previous = current": mutate(func(c *Config) { c.Auth.PreviousTokenSecrets = []string{testSecret} }),
+		"ttl too long":       mutate(func(c *Config) { c.Auth.TokenTTL = MaxTokenTTL + time.Second }),
+		"negative ttl":       mutate(func(c *Config) { c.Auth.TokenTTL = -time.Second }),
+		"no roles":           mutate(func(c *Config) { c.Auth.Users[0].Roles = nil }),
+		"empty password":     mutate(func(c *Config) { c.Auth.Users[0].Password = "" }),
+		"bad bcrypt":         mutate(func(c *Config) { c.Auth.Users[0].Password = "$2a$10$short" }),
+		"duplicate user":     mutate(func(c *Config) { c.Auth.Users[1].Username = "admin" }),
+		"colon in user":      mutate(func(c *Config) { c.Auth.Users[0].Username = "a:b" }),
+		"member w/o user":    {Auth: AuthConfig{AuthenticateMemberAPI: true}},
+		"negative limit":     {BodyLimit: -1},
 	}
 	for name, c := range bad {
 		err := c.Validate()
@@ -273,4 +296,61 @@ func TestConfigValidate(t *testing.T) {
 		require.NotContains(t, err.Error(), testSecret, name)
 		require.Panics(t, func() { New(c, newFake()) }, name)
 	}
+}
+
+// The reference's clients log in with an empty body and Basic credentials in
+// the header, once, and keep the token: it lasts 7 days by default.
+func TestLoginWithBasicHeaderAndDefaultTTL(t *testing.T) {
+	cfg := authConfig(t)
+	cfg.Auth.TokenTTL = 0 // default
+	clock := newClock()
+	h := newHarness(t, cfg, WithClock(clock.Now))
+	for _, body := range []string{"", "{}", `{"username":"","password":""}`} {
+		r := h.do("POST", "/coord/v1/auth/login", body, "Authorization", basic("member", "member-pass"))
+		require.Equal(t, 200, r.status, "body %q: %s", body, r.body)
+		var lr protocol.LoginResponse
+		r.decode(t, &lr)
+		require.Equal(t, int64(7*24*3600), lr.ExpiresInSeconds)
+		require.Equal(t, []string{"MEMBER"}, lr.Roles)
+		require.Equal(t, 200, h.do("GET", "/coord/v1/streams/orders/groups/g/producer-routing", "", "Authorization", "Bearer "+lr.AccessToken).status)
+	}
+	// ADMIN maps to every role.
+	_, lr := login(t, h, "boss", "boss-pass")
+	require.ElementsMatch(t, []string{"READ", "WRITE", "MEMBER"}, lr.Roles)
+	// Missing or wrong header credentials with an empty body: 401 saying what
+	// to send. A bearer token cannot be renewed into a new one.
+	h = newHarness(t, cfg, WithClock(clock.Now))
+	r := h.do("POST", "/coord/v1/auth/login", "", "Authorization", "Bearer "+lr.AccessToken)
+	h.assertRejected(r, 401, protocol.CodeUnauthenticated)
+	r = h.do("POST", "/coord/v1/auth/login", "")
+	h.assertRejected(r, 401, protocol.CodeUnauthenticated)
+	require.Contains(t, r.errorBody(t).Message, "Basic credentials")
+	h.assertRejected(h.do("POST", "/coord/v1/auth/login", "", "Authorization", basic("member", "nope")), 401, protocol.CodeUnauthenticated)
+	// Still valid just before 7 days, expired at 7 days.
+	bearer := "Bearer " + lr.AccessToken
+	clock.Advance(7*24*time.Hour - time.Second)
+	require.Equal(t, 200, h.do("GET", "/coord/v1/monitoring/groups", "", "Authorization", bearer).status)
+	clock.Advance(time.Second)
+	require.Equal(t, 401, h.do("GET", "/coord/v1/monitoring/groups", "", "Authorization", bearer).status)
+}
+
+// A server started with a new secret and the old one in
+// previous-token-secrets accepts tokens issued before the rotation.
+func TestTokenRotationAcrossRestart(t *testing.T) {
+	cfg := authConfig(t)
+	clock := newClock()
+	before := newHarness(t, cfg, WithClock(clock.Now))
+	_, lr := login(t, before, "grafana", "grafana-pass")
+	bearer := "Bearer " + lr.AccessToken
+
+	rotated := cfg
+	rotated.Auth.TokenSecret = otherSecret
+	rotated.Auth.PreviousTokenSecrets = []string{testSecret}
+	during := newHarness(t, rotated, WithClock(clock.Now))
+	require.Equal(t, 200, during.do("GET", "/coord/v1/monitoring/groups", "", "Authorization", bearer).status)
+
+	done := cfg
+	done.Auth.TokenSecret = otherSecret
+	after := newHarness(t, done, WithClock(clock.Now))
+	after.assertRejected(after.do("GET", "/coord/v1/monitoring/groups", "", "Authorization", bearer), 401, protocol.CodeUnauthenticated)
 }

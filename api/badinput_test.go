@@ -57,13 +57,14 @@ func TestBadHeartbeatInput(t *testing.T) {
 		{"body over limit", hbPath, hb(owned, `"ownedShards":`+shardList(70_000, -1)), 400, protocol.CodePayloadTooLarge},
 		{"path braces encoded", strings.Replace(hbPath, "orders", "%7Borders%7D", 1), hbBody, 400, protocol.CodeInvalidArgument},
 		{"path braces raw", strings.Replace(hbPath, "orders", "{orders}", 1), hbBody, 400, protocol.CodeInvalidArgument},
-		{"path encoded slash", strings.Replace(hbPath, "workers", "a%2Fb", 1), hbBody, 400, protocol.CodeInvalidArgument},
-		{"path double-encoded slash", strings.Replace(hbPath, "workers", "a%252Fb", 1), hbBody, 400, protocol.CodeInvalidArgument},
 		{"path bad escape", strings.Replace(hbPath, "workers", "a%zz", 1), hbBody, 400, protocol.CodeInvalidArgument},
-		{"path colon in group", strings.Replace(hbPath, "workers", "a:b", 1), hbBody, 400, protocol.CodeInvalidArgument},
-		{"path unicode raw", strings.Replace(hbPath, "workers", "wörkers", 1), hbBody, 400, protocol.CodeInvalidArgument},
-		{"path unicode encoded", strings.Replace(hbPath, "workers", "w%C3%B6rkers", 1), hbBody, 400, protocol.CodeInvalidArgument},
-		{"path space encoded", strings.Replace(hbPath, "10.0.3.7-m0", "a%20b", 1), hbBody, 400, protocol.CodeInvalidArgument},
+		{"path NUL in group", strings.Replace(hbPath, "workers", "a%00b", 1), hbBody, 400, protocol.CodeInvalidArgument},
+		{"path newline in member", strings.Replace(hbPath, "10.0.3.7-m0", "a%0Ab", 1), hbBody, 400, protocol.CodeInvalidArgument},
+		{"path DEL in stream", strings.Replace(hbPath, "orders", "a%7Fb", 1), hbBody, 400, protocol.CodeInvalidArgument},
+		{"path C1 control in group", strings.Replace(hbPath, "workers", "a%C2%85b", 1), hbBody, 400, protocol.CodeInvalidArgument},
+		{"path invalid UTF-8", strings.Replace(hbPath, "workers", "a%FFb", 1), hbBody, 400, protocol.CodeInvalidArgument},
+		{"path blank group", strings.Replace(hbPath, "workers", "%20%20", 1), hbBody, 400, protocol.CodeInvalidArgument},
+		{"path unicode too long", strings.Replace(hbPath, "workers", strings.Repeat("%EC%82%AC", protocol.MaxNameLength/3+1), 1), hbBody, 400, protocol.CodeInvalidArgument},
 		{"path empty stream", strings.Replace(hbPath, "orders", "", 1), hbBody, 400, protocol.CodeInvalidArgument},
 		{"path empty member", strings.Replace(hbPath, "10.0.3.7-m0", "", 1), hbBody, 400, protocol.CodeInvalidArgument},
 		{"path name too long", strings.Replace(hbPath, "orders", strings.Repeat("o", protocol.MaxNameLength+1), 1), hbBody, 400, protocol.CodeInvalidArgument},
@@ -129,7 +130,8 @@ func TestBadAdminInput(t *testing.T) {
 		{"create: huge reason", "POST", "/coord/v1/streams/orders", `{"requestedBy":"ops","reason":"` + strings.Repeat("r", 2000) + `"}`, 400, protocol.CodeInvalidArgument},
 		{"create: braces", "POST", "/coord/v1/streams/%7Bo%7D", `{"requestedBy":"ops"}`, 400, protocol.CodeInvalidArgument},
 		{"create: empty name", "POST", "/coord/v1/streams/", `{"requestedBy":"ops"}`, 400, protocol.CodeInvalidArgument},
-		{"create: colon", "POST", "/coord/v1/streams/a:b", `{"requestedBy":"ops"}`, 400, protocol.CodeInvalidArgument},
+		{"create: brace raw", "POST", "/coord/v1/streams/a}b", `{"requestedBy":"ops"}`, 400, protocol.CodeInvalidArgument},
+		{"create: tab", "POST", "/coord/v1/streams/a%09b", `{"requestedBy":"ops"}`, 400, protocol.CodeInvalidArgument},
 		{"scale: missing target", "POST", "/coord/v1/streams/orders/scale", `{"requestedBy":"ops"}`, 400, protocol.CodeInvalidArgument},
 		{"scale: negative target", "POST", "/coord/v1/streams/orders/scale", `{"targetShardCount":-1,"requestedBy":"ops"}`, 400, protocol.CodeInvalidArgument},
 		{"scale: target too big", "POST", "/coord/v1/streams/orders/scale", `{"targetShardCount":100000,"requestedBy":"ops"}`, 400, protocol.CodeInvalidArgument},
@@ -138,13 +140,13 @@ func TestBadAdminInput(t *testing.T) {
 		{"delete: no body", "DELETE", g, ``, 400, protocol.CodeMalformedRequest},
 		{"delete: no requestedBy", "DELETE", g, `{"reason":"x","force":true}`, 400, protocol.CodeInvalidArgument},
 		{"delete: force wrong type", "DELETE", g, `{"requestedBy":"ops","force":"yes"}`, 400, protocol.CodeMalformedRequest},
-		{"delete: bad group", "DELETE", "/coord/v1/streams/orders/groups/%E2%9C%93", `{"requestedBy":"ops"}`, 400, protocol.CodeInvalidArgument},
-		{"group: bad stream", "GET", "/coord/v1/streams/a%20b/groups/workers", ``, 400, protocol.CodeInvalidArgument},
-		{"routing: bad group", "GET", "/coord/v1/streams/orders/groups/%7Bg%7D/producer-routing", ``, 400, protocol.CodeInvalidArgument},
-		{"migration: bad id", "GET", g + "/migrations/%2F..%2F", ``, 400, protocol.CodeInvalidArgument},
-		{"rollback: bad id", "POST", g + "/migrations/a%7Bb/rollback", `{"requestedBy":"ops"}`, 400, protocol.CodeInvalidArgument},
+		{"delete: bad group", "DELETE", "/coord/v1/streams/orders/groups/%00", `{"requestedBy":"ops"}`, 400, protocol.CodeInvalidArgument},
+		{"group: bad stream", "GET", "/coord/v1/streams/a%7Bb/groups/workers", ``, 400, protocol.CodeInvalidArgument},
+		{"routing: bad group", "GET", "/coord/v1/streams/orders/groups/%0D%0A/producer-routing", ``, 400, protocol.CodeInvalidArgument},
+		{"migration: bad id", "GET", g + "/migrations/%1B%5B31m", ``, 400, protocol.CodeInvalidArgument},
+		{"rollback: bad id", "POST", g + "/migrations/a%00b/rollback", `{"requestedBy":"ops"}`, 400, protocol.CodeInvalidArgument},
 		{"rollback: no requestedBy", "POST", g + "/migrations/rs-1/rollback", `{}`, 400, protocol.CodeInvalidArgument},
-		{"monitor: bad group", "GET", "/coord/v1/monitoring/streams/orders/groups/a:b/members", ``, 400, protocol.CodeInvalidArgument},
+		{"monitor: bad group", "GET", "/coord/v1/monitoring/streams/orders/groups/a%07b/members", ``, 400, protocol.CodeInvalidArgument},
 		{"monitor: empty group", "GET", "/coord/v1/monitoring/streams/orders/groups//assignments", ``, 400, protocol.CodeInvalidArgument},
 		{"debug: bad stream", "GET", "/debug/streams/%7B%7D/groups/g", ``, 400, protocol.CodeInvalidArgument},
 		{"create: body over limit", "POST", "/coord/v1/streams/orders", `{"requestedBy":"ops","reason":"` + strings.Repeat("r", 1<<20) + `"}`, 400, protocol.CodePayloadTooLarge},
@@ -187,4 +189,31 @@ func TestBodyLimitTiers(t *testing.T) {
 func TestEmptySegmentWithLargeBodyIs400(t *testing.T) {
 	h := newHarness(t, Config{BodyLimit: 10})
 	h.assertRejected(h.do("POST", "/coord/v1/streams/", `{"requestedBy":"ops"}`), 400, protocol.CodePayloadTooLarge)
+}
+
+// Names the reference accepts (issue 9): ':' , spaces, Unicode, '/', braces
+// outside a stream prefix, URL-escaped in the path, reach the service
+// decoded, exactly once.
+func TestReferenceNamesAccepted(t *testing.T) {
+	cases := []struct{ path, call string }{
+		{"/coord/v1/streams/orders:v2/groups/svc:workers/producer-routing", "ProducerRouting orders:v2/svc:workers"},
+		{"/coord/v1/streams/orders%3Av2/groups/svc%3Aworkers/producer-routing", "ProducerRouting orders:v2/svc:workers"},
+		{"/coord/v1/streams/my%20orders/groups/%EC%82%AC%EC%9A%A9%EC%9E%90/producer-routing", "ProducerRouting my orders/사용자"},
+		{"/coord/v1/streams/a%2Fb/groups/%7Bg%7D/producer-routing", "ProducerRouting a/b/{g}"},
+		{"/coord/v1/streams/a%252Fb/groups/w%C3%B6rkers/producer-routing", "ProducerRouting a%2Fb/wörkers"},
+		{"/coord/v1/monitoring/streams/orders:v2/groups/svc:workers/members", "Members orders:v2/svc:workers"},
+	}
+	for _, tc := range cases {
+		h := newHarness(t, Config{})
+		r := h.do("GET", tc.path, "")
+		require.Equal(t, 200, r.status, "%s: %s", tc.path, r.body)
+		require.Equal(t, []string{tc.call}, h.fake.Calls(), tc.path)
+	}
+	h := newHarness(t, Config{})
+	member := "/coord/v1/streams/orders:v2/groups/svc:workers/members/pod%20a:m0/heartbeat"
+	body := strings.Replace(hbBody, `"memberId":"10.0.3.7-m0"`, `"memberId":"pod a:m0"`, 1)
+	r := h.do("POST", member, body)
+	require.Equal(t, 200, r.status, "%s", r.body)
+	require.Len(t, h.fake.Calls(), 1)
+	require.Contains(t, h.fake.Calls()[0], "orders:v2/svc:workers")
 }

@@ -10,8 +10,12 @@ import (
 
 // Defaults applied by Config.withDefaults.
 const (
-	DefaultBodyLimit      = 1 << 20 // 1 MiB
-	DefaultTokenTTL       = time.Hour
+	DefaultBodyLimit = 1 << 20 // 1 MiB
+	// DefaultTokenTTL is 7 days: the reference's clients log in once and
+	// never again, so a token must outlive a typical deployment.
+	DefaultTokenTTL = 7 * 24 * time.Hour
+	// MaxTokenTTL bounds auth.token-ttl.
+	MaxTokenTTL           = 365 * 24 * time.Hour
 	DefaultRequestTimeout = 10 * time.Second
 	DefaultAdminRate      = 5.0 // admin mutations per second per principal
 	DefaultAdminBurst     = 20
@@ -21,12 +25,20 @@ const (
 	MinTokenSecretLength = 16
 )
 
-// Roles. WRITE implies READ; MEMBER is separate (heartbeats only).
+// Roles. WRITE implies READ; MEMBER is separate (heartbeats and producer
+// routing). ADMIN (everything: READ, WRITE and MEMBER) and MONITOR (= READ)
+// are the reference coordinator's names, accepted so that its configuration
+// carries over.
 const (
-	RoleRead   = "READ"
-	RoleWrite  = "WRITE"
-	RoleMember = "MEMBER"
+	RoleRead    = "READ"
+	RoleWrite   = "WRITE"
+	RoleMember  = "MEMBER"
+	RoleAdmin   = "ADMIN"
+	RoleMonitor = "MONITOR"
 )
+
+// roleList is the list of role names shown in errors.
+const roleList = "READ, WRITE, MEMBER, ADMIN, MONITOR"
 
 // Config is everything the HTTP front needs. The zero value is a valid
 // development config: auth off, defaults for every limit.
@@ -66,7 +78,12 @@ type AuthConfig struct {
 	// TokenSecret signs bearer tokens (HMAC-SHA256); required, at least
 	// MinTokenSecretLength bytes, when Users is not empty.
 	TokenSecret string
-	// TokenTTL is the lifetime of tokens issued by /auth/login (default 1 h).
+	// PreviousTokenSecrets still verify tokens (never sign): the overlap
+	// window of a secret rotation (tokens.go). Each at least
+	// MinTokenSecretLength bytes.
+	PreviousTokenSecrets []string
+	// TokenTTL is the lifetime of tokens issued by /auth/login (default 7
+	// days, at most MaxTokenTTL).
 	TokenTTL time.Duration
 	// AuthenticateMemberAPI requires the MEMBER role on heartbeats.
 	AuthenticateMemberAPI bool
@@ -106,8 +123,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("admin rate limit burst: %d must not be negative", c.AdminRateLimit.Burst)
 	}
 	a := c.Auth
-	if a.TokenTTL < 0 {
-		return fmt.Errorf("auth.token-ttl: %s must not be negative", a.TokenTTL)
+	if a.TokenTTL < 0 || a.TokenTTL > MaxTokenTTL {
+		return fmt.Errorf("auth.token-ttl: %s must be between 0 (default %s) and %s", a.TokenTTL, DefaultTokenTTL, MaxTokenTTL)
 	}
 	if len(a.Users) == 0 {
 		if a.AuthenticateMemberAPI {
@@ -117,6 +134,14 @@ func (c Config) Validate() error {
 	}
 	if len(a.TokenSecret) < MinTokenSecretLength {
 		return fmt.Errorf("auth.token-secret: must be at least %d bytes when auth.users is set (got %d)", MinTokenSecretLength, len(a.TokenSecret))
+	}
+	for i, p := range a.PreviousTokenSecrets {
+		if len(p) < MinTokenSecretLength {
+			return fmt.Errorf("auth.previous-token-secrets[%d]: must be at least %d bytes (got %d)", i, MinTokenSecretLength, len(p))
+		}
+		if p == a.TokenSecret {
+			return fmt.Errorf("auth.previous-token-secrets[%d]: is the same as auth.token-secret; list only secrets being retired", i)
+		}
 	}
 	seen := map[string]bool{}
 	for i, u := range a.Users {
@@ -136,11 +161,11 @@ func (c Config) Validate() error {
 			}
 		}
 		if len(u.Roles) == 0 {
-			return fmt.Errorf("auth.users[%d].roles: user %q has no roles (use READ, WRITE, MEMBER)", i, u.Username)
+			return fmt.Errorf("auth.users[%d].roles: user %q has no roles (use %s)", i, u.Username, roleList)
 		}
 		for _, r := range u.Roles {
 			if _, ok := parseRole(r); !ok {
-				return fmt.Errorf("auth.users[%d].roles: %q is not a role (use READ, WRITE, MEMBER)", i, r)
+				return fmt.Errorf("auth.users[%d].roles: %q is not a role (use %s)", i, r, roleList)
 			}
 		}
 	}

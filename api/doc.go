@@ -32,8 +32,15 @@
 //     wrong methods (405), bodies over Config.BodyLimit (400 PAYLOAD_TOO_LARGE), compressed
 //     bodies (415), rate limits (429, Retry-After), Service errors (mapped in
 //     errors.go, the only place that does it) and panics (500, generic).
-//     One exception by design: a DOWN health check answers 503 with the
-//     health body (status "DOWN") plus errorCode and message.
+//     Two deliberate shapes: /monitoring/health always answers 200 with
+//     UP/DEGRADED/DOWN in the body (the reference's dashboards read it), and
+//     /monitoring/ready answers 503 when DOWN with the health body plus
+//     errorCode and message (probes read the status code).
+//   - Names follow the reference (docs/PROTOCOL.md "Names"): non-blank UTF-8
+//     without control characters, braces refused in a stream prefix.
+//   - Error codes are the reference's where it names the condition
+//     (STREAM_PREFIX_ALREADY_EXISTS, ACTIVE_MIGRATION_EXISTS,
+//     GROUP_HAS_ACTIVE_MEMBERS, RATE_LIMIT_EXCEEDED, STATE_VERSION_CONFLICT).
 //   - 500 and 503 messages are generic; the detail is logged. Passwords,
 //     tokens, token secrets and Authorization headers are never logged, nor
 //     usernames that match no configured user.

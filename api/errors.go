@@ -17,9 +17,10 @@ import (
 //	ErrInvalidArgument                                  400 INVALID_ARGUMENT
 //	ErrStreamNotFound / ErrGroupNotFound /
 //	  ErrMigrationNotFound                              404 STREAM_NOT_FOUND / GROUP_NOT_FOUND / MIGRATION_NOT_FOUND
-//	ErrStreamExists                                     409 STREAM_ALREADY_EXISTS
-//	ErrMigrationActive                                  409 MIGRATION_ALREADY_ACTIVE
-//	ErrGroupHasMembers                                  422 GROUP_HAS_LIVE_MEMBERS
+//	ErrStreamExists                                     409 STREAM_PREFIX_ALREADY_EXISTS
+//	ErrMigrationActive                                  409 ACTIVE_MIGRATION_EXISTS
+//	ErrGroupHasMembers                                  409 GROUP_HAS_ACTIVE_MEMBERS
+//	ErrStateConflict                                    409 STATE_VERSION_CONFLICT
 //	ErrRollbackNotAllowed                               422 ROLLBACK_NOT_ALLOWED
 //	ErrNotImplemented                                   501 NOT_IMPLEMENTED
 //	ErrUnavailable                                      503 STORE_UNAVAILABLE, Retry-After: 1
@@ -98,7 +99,8 @@ var sentinels = []sentinel{
 	{ErrMigrationNotFound, http.StatusNotFound, protocol.CodeMigrationNotFound},
 	{ErrStreamExists, http.StatusConflict, protocol.CodeStreamExists},
 	{ErrMigrationActive, http.StatusConflict, protocol.CodeMigrationActive},
-	{ErrGroupHasMembers, http.StatusUnprocessableEntity, protocol.CodeGroupHasMembers},
+	{ErrGroupHasMembers, http.StatusConflict, protocol.CodeGroupHasMembers},
+	{ErrStateConflict, http.StatusConflict, protocol.CodeStateConflict},
 	{ErrRollbackNotAllowed, http.StatusUnprocessableEntity, protocol.CodeRollbackNotAllowed},
 	{ErrNotImplemented, http.StatusNotImplemented, protocol.CodeNotImplemented},
 }

@@ -62,7 +62,7 @@ func (s *Server) getGroup(c *fiber.Ctx) error {
 }
 
 // deleteGroup: DELETE /coord/v1/streams/:p/groups/:g {requestedBy, reason,
-// force?} → 200 DeleteGroupResponse; 422 GROUP_HAS_LIVE_MEMBERS.
+// force?} → 200 DeleteGroupResponse; 409 GROUP_HAS_ACTIVE_MEMBERS.
 func (s *Server) deleteGroup(c *fiber.Ctx) error {
 	p, g, err := streamGroup(c)
 	if err != nil {
@@ -103,7 +103,7 @@ func (s *Server) producerRouting(c *fiber.Ctx) error {
 }
 
 // scale: POST /coord/v1/streams/:p/scale {targetShardCount, requestedBy,
-// reason} → 202 ScaleResponse; 409 MIGRATION_ALREADY_ACTIVE.
+// reason} → 202 ScaleResponse; 409 ACTIVE_MIGRATION_EXISTS.
 func (s *Server) scale(c *fiber.Ctx) error {
 	p, err := pathName(c, "streamPrefix", "streamPrefix")
 	if err != nil {

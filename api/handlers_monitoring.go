@@ -13,17 +13,18 @@ import (
 
 // Monitoring, debug and metrics handlers: read-only, never create a group.
 
-// healthDown is the 503 body of a DOWN health check: the health fields
-// (status DOWN, so probes read one shape) plus errorCode and message.
-type healthDown struct {
+// readyDown is the 503 body of GET /monitoring/ready when the coordinator
+// is DOWN: the health fields (so probes read one shape) plus errorCode and
+// message.
+type readyDown struct {
 	protocol.HealthResponse
 	ErrorCode string `json:"errorCode"`
 	Message   string `json:"message"`
 }
 
-// health: GET /coord/v1/monitoring/health, public. 200 when UP or DEGRADED,
-// 503 otherwise (DOWN or an unknown status), with the health body either way.
-func (s *Server) health(c *fiber.Ctx) error {
+// healthNow asks the service for health, filling the coordinator id and
+// treating an empty or unknown status as DOWN.
+func (s *Server) healthNow() protocol.HealthResponse {
 	ctx, cancel := s.ctx()
 	defer cancel()
 	h := s.svc.Health(ctx)
@@ -31,21 +32,48 @@ func (s *Server) health(c *fiber.Ctx) error {
 		h.CoordinatorID = s.cfg.CoordinatorID
 	}
 	switch h.Status {
-	case "UP", "DEGRADED":
+	case protocol.HealthUp, protocol.HealthDegraded, protocol.HealthDown:
+	default:
+		h.Status = protocol.HealthDown
+	}
+	return h
+}
+
+// health: GET /coord/v1/monitoring/health, public. Always 200, with UP,
+// DEGRADED or DOWN in the body and the redis and loop statuses, as the
+// reference answers it (dashboards read the body). Probes and load
+// balancers use /monitoring/ready, which says it with the status code.
+func (s *Server) health(c *fiber.Ctx) error {
+	return c.JSON(s.healthNow())
+}
+
+// ready: GET /coord/v1/monitoring/ready, public. 200 when UP or DEGRADED
+// (Redis unreachable: members keep their shards within their leases and are
+// told RETRY, so taking the node out of service would only make them
+// self-fence sooner), 503 when DOWN (the actor loop does not answer).
+func (s *Server) ready(c *fiber.Ctx) error {
+	h := s.healthNow()
+	if h.Status != protocol.HealthDown {
 		return c.JSON(h)
 	}
-	if h.Status == "" {
-		h.Status = "DOWN"
-	}
-	return c.Status(http.StatusServiceUnavailable).JSON(healthDown{
+	return c.Status(http.StatusServiceUnavailable).JSON(readyDown{
 		HealthResponse: h, ErrorCode: protocol.CodeUnavailable,
-		Message: "coordinator is not ready (redis " + h.Redis + ", loop " + h.Loop + ")",
+		Message: "coordinator is not ready (redis " + h.Redis + ", loop " + h.Loop + "): its actor loop does not answer; it will not serve members until it does",
 	})
 }
 
-// compatibility: GET /coord/v1/monitoring/compatibility.
+// compatibility: GET /coord/v1/monitoring/compatibility: the coordination
+// (protocol) versions this build accepts, in the reference's shape, plus ours.
 func (s *Server) compatibility(c *fiber.Ctx) error {
 	return c.JSON(protocol.CompatibilityResponse{
+		CurrentCoordinationVersion:    protocol.Version,
+		SupportedCoordinationVersions: protocol.VersionRange{Min: protocol.Version, Max: protocol.Version},
+		CoordinationVersions: []protocol.CoordinationVersion{{
+			Version:               protocol.Version,
+			Status:                "ACTIVE",
+			IntroducedIn:          protocol.ReleaseVersion{Major: 0, Minor: 1, Patch: 0},
+			MinimumSupportedUntil: protocol.ReleaseVersion{Major: 1, Minor: 0, Patch: 0},
+		}},
 		SupportedProtocolVersions: []int{protocol.Version},
 		PreferredProtocolVersion:  protocol.Version,
 		ServerVersion:             s.cfg.ServerVersion,
@@ -109,7 +137,10 @@ func (s *Server) assignments(c *fiber.Ctx) error {
 			a.CurrentAssignments = map[string][]protocol.ShardID{}
 		}
 		if a.RevokeProgress == nil {
-			a.RevokeProgress = []protocol.RevokeProgress{}
+			a.RevokeProgress = map[string][]protocol.ShardID{}
+		}
+		if a.RevokeDetails == nil {
+			a.RevokeDetails = []protocol.RevokeDetail{}
 		}
 		if a.InvariantViolations == nil {
 			a.InvariantViolations = []string{}

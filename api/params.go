@@ -11,8 +11,11 @@ import (
 
 // Path segments arrive percent-encoded (the router matches the raw path).
 // Each is decoded once, then validated with protocol.ValidateName or
-// ValidateMemberID, so "%2F", "%7B", "%20", unicode and double-encoded
-// forms are refused with 400 INVALID_ARGUMENT. The result is copied: fiber's
+// ValidateMemberID: "orders%3Av2", "a%20b", "%EC%82%AC%EC%9A%A9%EC%9E%90"
+// (사용자) and "%2F" are names like any other; control characters ("%00",
+// "%0A"), blank names, invalid UTF-8, names over protocol.MaxNameLength and
+// braces in a stream prefix ("%7B") are refused with 400 INVALID_ARGUMENT.
+// Double-encoded forms ("%257B") decode once, to a literal "%7B". The result is copied: fiber's
 // strings alias a buffer that is reused after the handler returns, and the
 // Service may keep what it is given.
 
@@ -24,7 +27,7 @@ func pathName(c *fiber.Ctx, key, kind string) (string, error) {
 		return "", err
 	}
 	if err := protocol.ValidateName(kind, v); err != nil {
-		return "", invalidArgument("%v", err)
+		return "", nameError(err)
 	}
 	return strings.Clone(v), nil
 }
@@ -36,7 +39,7 @@ func pathMemberID(c *fiber.Ctx) (string, error) {
 		return "", err
 	}
 	if err := protocol.ValidateMemberID(v); err != nil {
-		return "", invalidArgument("%v", err)
+		return "", nameError(err)
 	}
 	return strings.Clone(v), nil
 }
@@ -74,4 +77,10 @@ func emptySegment(path string) bool {
 		return false
 	}
 	return strings.Contains(path, "//") || strings.HasSuffix(path, "/")
+}
+
+// nameError is the 400 for a name protocol.ValidateName refused, without the
+// package prefix.
+func nameError(err error) error {
+	return invalidArgument("%s", strings.TrimPrefix(err.Error(), protocol.ErrInvalidName.Error()+": "))
 }

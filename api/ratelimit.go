@@ -86,7 +86,7 @@ func (l *limiter) evict(now time.Time) {
 }
 
 // rateLimited returns middleware that limits requests per key(c); over the
-// limit it answers 429 RATE_LIMITED with Retry-After in whole seconds (≥ 1).
+// limit it answers 429 RATE_LIMIT_EXCEEDED with Retry-After in whole seconds (≥ 1).
 func (s *Server) rateLimited(key func(*fiber.Ctx) string) fiber.Handler {
 	if s.limiter == nil {
 		return nil

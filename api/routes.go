@@ -9,12 +9,13 @@ import "github.com/gofiber/fiber/v2"
 //	POST   /coord/v1/streams/:p                                         WRITE    create stream → 201, limited
 //	GET    /coord/v1/streams/:p/groups/:g                               WRITE    group (creates it on first use)
 //	DELETE /coord/v1/streams/:p/groups/:g                               WRITE    delete group, limited
-//	GET    /coord/v1/streams/:p/groups/:g/producer-routing              WRITE    routing (creates the group on first use)
+//	GET    /coord/v1/streams/:p/groups/:g/producer-routing              READ|MEMBER routing (creates the group on first use)
 //	POST   /coord/v1/streams/:p/scale                                   WRITE    reshard → 202, limited
 //	GET    /coord/v1/streams/:p/groups/:g/migrations/:id                READ     one migration
 //	POST   /coord/v1/streams/:p/groups/:g/migrations/:id/rollback       WRITE    rollback → 202, limited
 //	POST   /coord/v1/auth/login                                         public   token, limited per IP
-//	GET    /coord/v1/monitoring/health (and HEAD)                       public   200 UP/DEGRADED, 503 DOWN
+//	GET    /coord/v1/monitoring/health (and HEAD)                       public   always 200, UP/DEGRADED/DOWN in the body
+//	GET    /coord/v1/monitoring/ready (and HEAD)                        public   probes: 200 UP/DEGRADED, 503 DOWN
 //	GET    /coord/v1/monitoring/compatibility                           MEMBER** protocol versions
 //	GET    /coord/v1/monitoring/groups                                  READ
 //	GET    /coord/v1/monitoring/streams/:p/groups/:g                    READ
@@ -39,14 +40,16 @@ func (s *Server) routes() {
 	s.add(fiber.MethodPost, v1+"/streams/:streamPrefix", accessWrite, adminKey, s.createStream)
 	s.add(fiber.MethodGet, group, accessWrite, nil, s.getGroup)
 	s.add(fiber.MethodDelete, group, accessWrite, adminKey, s.deleteGroup)
-	s.add(fiber.MethodGet, group+"/producer-routing", accessWrite, nil, s.producerRouting)
+	s.add(fiber.MethodGet, group+"/producer-routing", accessRouting, nil, s.producerRouting)
 	s.add(fiber.MethodPost, v1+"/streams/:streamPrefix/scale", accessWrite, adminKey, s.scale)
 	s.add(fiber.MethodGet, group+"/migrations/:reshardingId", accessRead, nil, s.migration)
 	s.add(fiber.MethodPost, group+"/migrations/:reshardingId/rollback", accessWrite, adminKey, s.rollback)
 	s.add(fiber.MethodPost, v1+"/auth/login", accessPublic, loginKey, s.login)
 
 	s.add(fiber.MethodGet, v1+"/monitoring/health", accessPublic, nil, s.health)
-	s.add(fiber.MethodHead, v1+"/monitoring/health", accessPublic, nil, s.health) // load balancers
+	s.add(fiber.MethodHead, v1+"/monitoring/health", accessPublic, nil, s.health)
+	s.add(fiber.MethodGet, v1+"/monitoring/ready", accessPublic, nil, s.ready)
+	s.add(fiber.MethodHead, v1+"/monitoring/ready", accessPublic, nil, s.ready) // load balancers
 	s.add(fiber.MethodGet, v1+"/monitoring/compatibility", accessProtocol, nil, s.compatibility)
 	s.add(fiber.MethodGet, v1+"/monitoring/groups", accessRead, nil, s.groups)
 	s.add(fiber.MethodGet, mon, accessRead, nil, s.monitorGroup)

@@ -70,7 +70,12 @@ func TestRoutesHappyPath(t *testing.T) {
 			var c protocol.CompatibilityResponse
 			r.decode(t, &c)
 			require.Equal(t, []int{1}, c.SupportedProtocolVersions)
+			require.Equal(t, 1, c.CurrentCoordinationVersion)
+			require.Equal(t, protocol.VersionRange{Min: 1, Max: 1}, c.SupportedCoordinationVersions)
+			require.Len(t, c.CoordinationVersions, 1)
+			require.Equal(t, "ACTIVE", c.CoordinationVersions[0].Status)
 		}},
+		{"GET", "/coord/v1/monitoring/ready", "", 200, "Health", nil},
 		{"GET", "/coord/v1/monitoring/groups", "", 200, "Groups", func(t *testing.T, r reply) {
 			var gs protocol.GroupsResponse
 			r.decode(t, &gs)
@@ -86,9 +91,11 @@ func TestRoutesHappyPath(t *testing.T) {
 		{"GET", mon + "/assignments", "", 200, "Assignments orders/workers", func(t *testing.T, r reply) {
 			require.Contains(t, string(r.body), `"invariantViolations":[]`)
 			require.Contains(t, string(r.body), `"targetAssignment":{"m1":[{"shardIndex":0}]}`)
+			require.Contains(t, string(r.body), `"revokeProgress":{}`)
+			require.Contains(t, string(r.body), `"revokeDetails":[]`)
 		}},
 		{"GET", mon + "/consumption", "", 200, "Consumption orders/workers", func(t *testing.T, r reply) {
-			require.JSONEq(t, `{"rows":[]}`, string(r.body))
+			require.JSONEq(t, `{"progress":[]}`, string(r.body))
 		}},
 		{"GET", mon + "/migrations", "", 200, "Migrations orders/workers", func(t *testing.T, r reply) {
 			require.JSONEq(t, `{"migrations":[],"activeReshardingId":null}`, string(r.body))
@@ -160,20 +167,31 @@ func TestHeartbeatProtocolOutcomesAre200(t *testing.T) {
 	require.Len(t, h.fake.Calls(), 1)
 }
 
+// /health is always 200 with the status in the body (the reference's
+// shape, for dashboards); /ready says it with the status code (probes).
 func TestHealthStatuses(t *testing.T) {
 	for _, tc := range []struct {
-		status string
-		code   int
-	}{{"UP", 200}, {"DEGRADED", 200}, {"DOWN", 503}, {"", 503}} {
+		status, shown string
+		ready         int
+	}{{"UP", "UP", 200}, {"DEGRADED", "DEGRADED", 200}, {"DOWN", "DOWN", 503}, {"", "DOWN", 503}, {"WEIRD", "DOWN", 503}} {
 		h := newHarness(t, Config{CoordinatorID: "cfg-node"})
 		h.fake.health = protocol.HealthResponse{Status: tc.status, Redis: "DOWN", Loop: "UP"}
 		r := h.do("GET", "/coord/v1/monitoring/health", "")
-		require.Equal(t, tc.code, r.status, tc.status)
+		require.Equal(t, 200, r.status, tc.status)
 		var body map[string]any
 		r.decode(t, &body)
 		require.Equal(t, "cfg-node", body["coordinatorId"])
-		if tc.code == 503 {
-			require.Equal(t, "DOWN", body["status"])
+		require.Equal(t, tc.shown, body["status"])
+		require.Equal(t, "DOWN", body["redis"])
+		require.NotContains(t, body, "errorCode")
+
+		r = h.do("GET", "/coord/v1/monitoring/ready", "")
+		require.Equal(t, tc.ready, r.status, tc.status)
+		body = nil
+		r.decode(t, &body)
+		require.Equal(t, tc.shown, body["status"])
+		require.Equal(t, "cfg-node", body["coordinatorId"])
+		if tc.ready == 503 {
 			require.Equal(t, protocol.CodeUnavailable, body["errorCode"])
 			require.NotEmpty(t, body["message"])
 		}
@@ -185,8 +203,10 @@ func TestHeadHealth(t *testing.T) {
 	r := h.do("HEAD", "/coord/v1/monitoring/health", "")
 	require.Equal(t, 200, r.status)
 	require.Empty(t, r.body)
+	require.Equal(t, 200, h.do("HEAD", "/coord/v1/monitoring/ready", "").status)
 	h.fake.health.Status = "DOWN"
-	require.Equal(t, 503, h.do("HEAD", "/coord/v1/monitoring/health", "").status)
+	require.Equal(t, 200, h.do("HEAD", "/coord/v1/monitoring/health", "").status)
+	require.Equal(t, 503, h.do("HEAD", "/coord/v1/monitoring/ready", "").status)
 }
 
 func TestUnknownRouteAndMethod(t *testing.T) {

@@ -54,7 +54,7 @@ func New(cfg Config, svc Service, opts ...Option) *Server {
 		o(s)
 	}
 	if cfg.AuthEnabled() {
-		s.tokens = &tokenSigner{secret: []byte(cfg.Auth.TokenSecret), ttl: cfg.Auth.TokenTTL, now: s.now}
+		s.tokens = newTokenSigner(cfg.Auth.TokenSecret, cfg.Auth.PreviousTokenSecrets, cfg.Auth.TokenTTL, s.now)
 		s.auth = newAuthenticator(cfg, s.tokens)
 	} else {
 		s.log.Warn("AUTHENTICATION IS OFF: no auth.users configured, every route (admin included) is open to anyone who can reach this port. Development only.")

@@ -50,6 +50,7 @@ var (
 	ErrMigrationNotFound  = errors.New("coordinator: migration not found")
 	ErrStreamExists       = errors.New("coordinator: stream already exists")
 	ErrGroupHasMembers    = errors.New("coordinator: group has live members")
+	ErrStateConflict      = errors.New("coordinator: state changed concurrently; retry")
 	ErrMigrationActive    = errors.New("coordinator: a migration is already active")
 	ErrRollbackNotAllowed = errors.New("coordinator: rollback no longer allowed")
 	ErrInvalidArgument    = errors.New("coordinator: invalid argument")

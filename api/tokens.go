@@ -1,94 +1,130 @@
 package api
 
 import (
-	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
-	"encoding/json"
 	"errors"
-	"strings"
 	"time"
+
+	"github.com/golang-jwt/jwt/v5"
 )
 
-// Bearer tokens are compact JWTs signed with HMAC-SHA256 (RFC 7519, "HS256")
-// over auth.token-secret, carrying the username (sub), roles, issue and
-// expiry times. Verification accepts exactly the header this server writes,
-// so "alg":"none" and algorithm-confusion tokens are refused by construction.
-// A token is rejected when its signature does not match this server's
-// secret, when it has expired, or when its user is no longer configured; the
-// roles it grants are those it carries that the user still has.
+// Bearer tokens are JWTs (RFC 7519) built and checked by
+// github.com/golang-jwt/jwt/v5, signed with HMAC-SHA256 ("HS256") only.
+//
+// A token carries the username (sub), its roles, issuer "rsc", audience
+// "rsc-api", issue and expiry times, and in its header a key id (kid) naming
+// the secret that signed it. Verification accepts HS256 alone (so "none" and
+// algorithm-confusion tokens are refused), requires exp, checks iss and aud,
+// and looks the kid up among the configured secrets:
+//
+//   - auth.token-secret signs new tokens and verifies;
+//   - auth.previous-token-secrets only verify, so a secret can be rotated with
+//     an overlap window: move the old secret to the previous list, put the new
+//     one in token-secret, restart, and remove the old one once every token it
+//     signed has expired (auth.token-ttl later).
+//
+// The kid is derived from the secret (the first 12 bytes of SHA-256 over a
+// fixed label and the secret, base64url): it identifies a secret without
+// revealing it (the signature already lets anyone holding a token test
+// guesses offline, so it adds nothing), and needs no separate configuration.
+// iat is written but not checked: coordinator nodes' clocks may differ by a
+// little, and a token issued by a node ahead of this one must still pass. A token is also
+// rejected when its user is no longer configured; the roles it grants are
+// those it carries that the user still has (auth.go).
 
 const (
 	tokenIssuer    = "rsc"
+	tokenAudience  = "rsc-api"
 	maxTokenLength = 4096
 )
 
-// tokenHeader is base64url({"alg":"HS256","typ":"JWT"}).
-var tokenHeader = base64.RawURLEncoding.EncodeToString([]byte(`{"alg":"HS256","typ":"JWT"}`))
+var errBadToken = errors.New("api: invalid or expired token")
 
-var errBadToken = errors.New("invalid or expired token")
-
+// tokenClaims are the claims of a login token.
 type tokenClaims struct {
-	Issuer    string   `json:"iss"`
-	Subject   string   `json:"sub"`
-	Roles     []string `json:"roles"`
-	IssuedAt  int64    `json:"iat"`
-	ExpiresAt int64    `json:"exp"`
+	Roles []string `json:"roles"`
+	jwt.RegisteredClaims
 }
 
-// tokenSigner issues and verifies bearer tokens.
+// tokenSigner issues and verifies bearer tokens. Safe for concurrent use.
 type tokenSigner struct {
-	secret []byte
+	kid    string            // key id of the signing secret
+	secret []byte            // signs new tokens
+	keys   map[string][]byte // kid → secret, the signing one included
 	ttl    time.Duration
 	now    func() time.Time
+	parser *jwt.Parser
+}
+
+// newTokenSigner signs with secret and also verifies tokens signed with any
+// of previous (rotation overlap).
+func newTokenSigner(secret string, previous []string, ttl time.Duration, now func() time.Time) *tokenSigner {
+	t := &tokenSigner{kid: keyID(secret), secret: []byte(secret), keys: map[string][]byte{}, ttl: ttl, now: now}
+	for _, p := range previous {
+		t.keys[keyID(p)] = []byte(p)
+	}
+	t.keys[t.kid] = t.secret
+	t.parser = jwt.NewParser(
+		jwt.WithValidMethods([]string{jwt.SigningMethodHS256.Alg()}),
+		jwt.WithExpirationRequired(),
+		jwt.WithIssuer(tokenIssuer),
+		jwt.WithAudience(tokenAudience),
+		jwt.WithTimeFunc(func() time.Time { return t.now() }),
+		jwt.WithStrictDecoding(),
+	)
+	return t
+}
+
+// keyID names a secret in the token header without revealing it.
+func keyID(secret string) string {
+	sum := sha256.Sum256([]byte("rsc token key id\x00" + secret))
+	return base64.RawURLEncoding.EncodeToString(sum[:12])
 }
 
 // issue returns a signed token for user with roles, and its expiry.
 func (t *tokenSigner) issue(user string, roles []string) (string, time.Time, error) {
 	now := t.now()
 	exp := now.Add(t.ttl).Truncate(time.Second)
-	payload, err := json.Marshal(tokenClaims{Issuer: tokenIssuer, Subject: user, Roles: roles, IssuedAt: now.Unix(), ExpiresAt: exp.Unix()})
+	tok := jwt.NewWithClaims(jwt.SigningMethodHS256, tokenClaims{
+		Roles: roles,
+		RegisteredClaims: jwt.RegisteredClaims{
+			Issuer:    tokenIssuer,
+			Subject:   user,
+			Audience:  jwt.ClaimStrings{tokenAudience},
+			IssuedAt:  jwt.NewNumericDate(now.Truncate(time.Second)),
+			ExpiresAt: jwt.NewNumericDate(exp),
+		},
+	})
+	tok.Header["kid"] = t.kid
+	s, err := tok.SignedString(t.secret)
 	if err != nil {
 		return "", time.Time{}, err
 	}
-	signed := tokenHeader + "." + base64.RawURLEncoding.EncodeToString(payload)
-	return signed + "." + base64.RawURLEncoding.EncodeToString(t.mac(signed)), exp, nil
+	return s, exp, nil
 }
 
-// verify checks token's header, signature, issuer and expiry and returns
-// its claims. Every failure is errBadToken: callers learn nothing more.
+// verify checks token's algorithm, key id, signature, issuer, audience and
+// expiry and returns its claims. Every failure is errBadToken: callers learn
+// nothing more.
 func (t *tokenSigner) verify(token string) (tokenClaims, error) {
 	if len(token) > maxTokenLength {
 		return tokenClaims{}, errBadToken
 	}
-	head, rest, ok := strings.Cut(token, ".")
-	if !ok || head != tokenHeader {
-		return tokenClaims{}, errBadToken
-	}
-	payload, sig, ok := strings.Cut(rest, ".")
-	if !ok || strings.Contains(sig, ".") {
-		return tokenClaims{}, errBadToken
-	}
-	gotMAC, err := base64.RawURLEncoding.DecodeString(sig)
-	if err != nil || !hmac.Equal(gotMAC, t.mac(token[:len(head)+1+len(payload)])) {
-		return tokenClaims{}, errBadToken
-	}
-	raw, err := base64.RawURLEncoding.DecodeString(payload)
-	if err != nil {
-		return tokenClaims{}, errBadToken
-	}
 	var c tokenClaims
-	if err := json.Unmarshal(raw, &c); err != nil || c.Issuer != tokenIssuer || c.Subject == "" {
-		return tokenClaims{}, errBadToken
-	}
-	if t.now().Unix() >= c.ExpiresAt {
+	_, err := t.parser.ParseWithClaims(token, &c, t.key)
+	if err != nil || c.Subject == "" {
 		return tokenClaims{}, errBadToken
 	}
 	return c, nil
 }
 
-func (t *tokenSigner) mac(signed string) []byte {
-	h := hmac.New(sha256.New, t.secret)
-	h.Write([]byte(signed))
-	return h.Sum(nil)
+// key is the jwt.Keyfunc: the secret named by the token's kid header.
+func (t *tokenSigner) key(tok *jwt.Token) (any, error) {
+	kid, _ := tok.Header["kid"].(string)
+	k, ok := t.keys[kid]
+	if !ok {
+		return nil, errBadToken
+	}
+	return k, nil
 }

@@ -48,7 +48,8 @@ type Store struct {
 // Auth configures authentication of the HTTP API.
 type Auth struct {
 	TokenSecret           string        `koanf:"token-secret" secret:"true" help:"HMAC secret for login tokens (>= 16 bytes; required when users are set)"`
-	TokenTTL              time.Duration `koanf:"token-ttl" help:"lifetime of a login token"`
+	PreviousTokenSecrets  []string      `koanf:"previous-token-secrets" secret:"true" help:"retired token secrets that still verify (never sign) tokens during a rotation; remove after token-ttl"`
+	TokenTTL              time.Duration `koanf:"token-ttl" help:"lifetime of a login token (1m..8760h)"`
 	AuthenticateMemberAPI bool          `koanf:"authenticate-member-api" help:"require a MEMBER credential on the member heartbeat API"`
 	Users                 []User        `koanf:"users" secret:"true" help:"API users (file or RSC_AUTH_USERS as a YAML/JSON list)"`
 	AdminRateLimit        float64       `koanf:"admin-rate-limit" help:"sustained admin API requests per second"`
@@ -62,11 +63,14 @@ type User struct {
 	Roles    []string `koanf:"roles"`
 }
 
-// Roles a User may hold.
+// Roles a User may hold. ADMIN (all of READ, WRITE and MEMBER) and MONITOR
+// (= READ) are the reference coordinator's names.
 const (
-	RoleRead   = "READ"
-	RoleWrite  = "WRITE"
-	RoleMember = "MEMBER"
+	RoleRead    = "READ"
+	RoleWrite   = "WRITE"
+	RoleMember  = "MEMBER"
+	RoleAdmin   = "ADMIN"
+	RoleMonitor = "MONITOR"
 )
 
 // Coordination holds the timing rules of the member protocol.
@@ -118,10 +122,11 @@ func Default() Config {
 		},
 		Store: Store{KeyPrefix: "rsc"},
 		Auth: Auth{
-			TokenTTL:       time.Hour,
-			Users:          []User{},
-			AdminRateLimit: 10,
-			AdminRateBurst: 20,
+			TokenTTL:             7 * 24 * time.Hour,
+			PreviousTokenSecrets: []string{},
+			Users:                []User{},
+			AdminRateLimit:       10,
+			AdminRateBurst:       20,
 		},
 		Coordination: Coordination{
 			HeartbeatInterval: 3 * time.Second,
@@ -154,6 +159,12 @@ func (c Config) Redacted() Config {
 	r.Cluster.Seeds = cloneStrings(c.Cluster.Seeds)
 	r.Redis.Password = redact(c.Redis.Password)
 	r.Auth.TokenSecret = redact(c.Auth.TokenSecret)
+	if c.Auth.PreviousTokenSecrets != nil {
+		r.Auth.PreviousTokenSecrets = make([]string, len(c.Auth.PreviousTokenSecrets))
+		for i, p := range c.Auth.PreviousTokenSecrets {
+			r.Auth.PreviousTokenSecrets[i] = redact(p)
+		}
+	}
 	if c.Auth.Users != nil {
 		r.Auth.Users = make([]User, len(c.Auth.Users))
 		for i, u := range c.Auth.Users {

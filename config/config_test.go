@@ -12,16 +12,19 @@ func TestRedacted(t *testing.T) {
 	cfg := Default()
 	cfg.Redis.Password = "redis-pw"
 	cfg.Auth.TokenSecret = secret16
+	cfg.Auth.PreviousTokenSecrets = []string{"old-secret-0123456789"}
 	cfg.Auth.Users = []User{{Username: "a", Password: "pw", Roles: []string{"READ"}}, {Username: "b", Roles: []string{"WRITE"}}}
 
 	r := cfg.Redacted()
+	assert.Equal(t, []string{"***"}, r.Auth.PreviousTokenSecrets)
+	assert.Equal(t, "old-secret-0123456789", cfg.Auth.PreviousTokenSecrets[0])
 	assert.Equal(t, "***", r.Redis.Password)
 	assert.Equal(t, "***", r.Auth.TokenSecret)
 	assert.Equal(t, "***", r.Auth.Users[0].Password)
 	assert.Equal(t, "", r.Auth.Users[1].Password, "an unset secret stays visibly unset")
 	assert.Equal(t, "a", r.Auth.Users[0].Username)
 	s := fmt.Sprintf("%+v", r)
-	for _, secret := range []string{"redis-pw", secret16, "pw}"} {
+	for _, secret := range []string{"redis-pw", secret16, "pw}", "old-secret"} {
 		assert.NotContains(t, s, secret)
 	}
 

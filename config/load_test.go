@@ -36,6 +36,7 @@ var precedenceCases = []precedenceCase{
 	{key: "redis.write-timeout", file: "3s", env: "4s", flag: "5s"},
 	{key: "store.key-prefix", file: "f", env: "e", flag: "g"},
 	{key: "auth.token-secret", file: secret16 + "f", env: secret16 + "e"},
+	{key: "auth.previous-token-secrets", file: secret16 + "f", env: secret16 + "e"},
 	{key: "auth.token-ttl", file: "2h", env: "3h", flag: "4h"},
 	{key: "auth.authenticate-member-api", file: "true", env: "false", flag: "true",
 		fileExtra: map[string]string{"auth.users": memberUsers, "auth.token-secret": secret16}},
@@ -148,7 +149,7 @@ func TestDefaultsLoadAndValidate(t *testing.T) {
 	assert.Equal(t, 10.0, cfg.Auth.AdminRateLimit)
 	assert.Equal(t, 20, cfg.Auth.AdminRateBurst)
 	assert.Equal(t, time.Hour, cfg.Coordination.MemberRetention)
-	assert.Equal(t, time.Hour, cfg.Auth.TokenTTL)
+	assert.Equal(t, 7*24*time.Hour, cfg.Auth.TokenTTL)
 }
 
 func TestExampleYAMLLoadsAndShowsTheDefaults(t *testing.T) {

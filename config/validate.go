@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"golang.org/x/crypto/bcrypt"
 )
@@ -18,10 +19,12 @@ const (
 	MaxBodyLimit      = 64 * MiB
 	MaxInitialShards  = 4096
 	MinTokenSecretLen = 16
+	MinTokenTTL       = time.Minute
+	MaxTokenTTL       = 365 * 24 * time.Hour
 )
 
 var (
-	validRoles     = []string{RoleRead, RoleWrite, RoleMember}
+	validRoles     = []string{RoleRead, RoleWrite, RoleMember, RoleAdmin, RoleMonitor}
 	validProviders = []string{ProviderSingle, ProviderAutomanaged, ProviderTest}
 	validLevels    = []string{"debug", "info", "warn", "error"}
 	validFormats   = []string{"text", "json"}
@@ -84,6 +87,17 @@ func (c Config) Validate() error {
 		errs = append(errs, fmt.Errorf("config: auth.token-secret = \"\": is required (at least %d bytes) when auth.users is set", MinTokenSecretLen))
 	}
 	positive("auth.token-ttl", a.TokenTTL)
+	if a.TokenTTL > 0 && (a.TokenTTL < MinTokenTTL || a.TokenTTL > MaxTokenTTL) {
+		bad("auth.token-ttl", a.TokenTTL, "must be between %s and %s", MinTokenTTL, MaxTokenTTL)
+	}
+	for i, p := range a.PreviousTokenSecrets {
+		key := fmt.Sprintf("auth.previous-token-secrets[%d]", i)
+		if len(p) < MinTokenSecretLen {
+			errs = append(errs, fmt.Errorf("config: %s = (%d bytes, redacted): must be at least %d bytes", key, len(p), MinTokenSecretLen))
+		} else if p == a.TokenSecret {
+			errs = append(errs, fmt.Errorf("config: %s = (redacted): is auth.token-secret itself; list only secrets being retired", key))
+		}
+	}
 	if math.IsNaN(a.AdminRateLimit) || math.IsInf(a.AdminRateLimit, 0) {
 		bad("auth.admin-rate-limit", a.AdminRateLimit, "must be a number")
 	} else if !(a.AdminRateLimit > 0) {
@@ -122,7 +136,7 @@ func (c Config) Validate() error {
 			if !oneOf(r, validRoles) {
 				bad(fmt.Sprintf("%s.roles[%d]", key, j), r, "must be one of %s", strings.Join(validRoles, ", "))
 			}
-			if r == RoleMember {
+			if r == RoleMember || r == RoleAdmin {
 				hasMember = true
 			}
 		}

@@ -40,7 +40,7 @@ func TestConsumerConfigDefaults(t *testing.T) {
 	require.Equal(t, int64(500), cfg.selfFenceAfter(1_000_000_000).Milliseconds(), "margin ≥ lease: half the lease")
 
 	bad := cfg
-	bad.StreamPrefix = "a:b"
+	bad.StreamPrefix = "a{b}"
 	require.Error(t, bad.setDefaults())
 	bad = cfg
 	bad.CoordinatorURLs = nil

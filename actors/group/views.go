@@ -34,7 +34,8 @@ func (a *groupActor) describe() *Description {
 		Members: protocol.MembersResponse{Members: make([]protocol.MemberView, 0, len(members))},
 		Assignments: protocol.AssignmentsResponse{
 			TargetAssignment: map[string][]protocol.ShardID{}, CurrentAssignments: map[string][]protocol.ShardID{},
-			RevokeProgress: []protocol.RevokeProgress{}, InvariantViolations: a.state.CheckInvariants(),
+			RevokeProgress: map[string][]protocol.ShardID{}, RevokeDetails: []protocol.RevokeDetail{},
+			InvariantViolations: a.state.CheckInvariants(),
 		},
 		Consumption: protocol.ConsumptionResponse{Rows: []protocol.ConsumptionRow{}},
 	}
@@ -49,7 +50,7 @@ func (a *groupActor) describe() *Description {
 		}
 	}
 	for _, m := range members {
-		d.Members.Members = append(d.Members.Members, memberView(m))
+		d.Members.Members = append(d.Members.Members, a.memberView(m, meta.MetadataVersion))
 		if m.State == groupstate.StateExpired {
 			continue
 		}
@@ -66,8 +67,11 @@ func (a *groupActor) describe() *Description {
 		if len(m.Revoking) > 0 || len(m.Pending) > 0 || m.Epoch < meta.AssignmentEpoch && m.State != groupstate.StateFenced {
 			reconciling = true
 		}
+		if len(m.Revoking) > 0 {
+			d.Assignments.RevokeProgress[m.ID] = protocol.ShardIDs(m.Revoking)
+		}
 		for _, s := range m.Revoking {
-			d.Assignments.RevokeProgress = append(d.Assignments.RevokeProgress, protocol.RevokeProgress{
+			d.Assignments.RevokeDetails = append(d.Assignments.RevokeDetails, protocol.RevokeDetail{
 				Shard: protocol.ShardID{ShardIndex: s}, From: m.ID, To: targetOwner[s],
 				Deadline: stamp(m.RevokeDeadline), FromState: string(m.State),
 			})
@@ -88,10 +92,17 @@ func (a *groupActor) describe() *Description {
 		ids = append(ids, id)
 	}
 	sort.Strings(ids)
+	byID := make(map[string]groupstate.Member, len(members))
+	for _, m := range members {
+		byID[m.ID] = m
+	}
 	for _, id := range ids {
+		m := byID[id]
 		for _, p := range a.progress[id] {
 			d.Consumption.Rows = append(d.Consumption.Rows, protocol.ConsumptionRow{
-				MemberID: id, Shard: p.Shard, StreamKey: p.StreamKey, LastDeliveredID: p.LastDeliveredID,
+				StreamPrefix: meta.StreamPrefix, ConsumerGroup: meta.ConsumerGroup,
+				MemberID: id, MemberName: m.Name, MemberState: string(m.State),
+				Shard: p.Shard, StreamKey: p.StreamKey, LastDeliveredID: p.LastDeliveredID,
 				LastAckedID: p.LastAckedID, PendingCount: p.PendingCount, UpdatedAt: p.UpdatedAt,
 			})
 		}
@@ -99,17 +110,33 @@ func (a *groupActor) describe() *Description {
 	return d
 }
 
-func memberView(m groupstate.Member) protocol.MemberView {
-	return protocol.MemberView{
+// memberView is one member in the monitoring shape (reference field names
+// first, ours after; see protocol.MemberView).
+func (a *groupActor) memberView(m groupstate.Member, metadataVersion int64) protocol.MemberView {
+	v := protocol.MemberView{
 		MemberID: m.ID, MemberName: m.Name, State: string(m.State), MemberEpoch: m.Epoch,
-		CurrentAssignment: protocol.ShardIDs(m.Assigned), TargetAssignment: protocol.ShardIDs(m.Target),
-		Pending: protocol.ShardIDs(m.Pending), Revoking: protocol.ShardIDs(m.Revoking),
-		Capacity:        protocol.Capacity{RuntimeMaxConcurrency: m.Capacity.MaxConcurrency, AvailableConcurrency: m.Capacity.Available},
-		JoinedAt:        stamp(m.JoinedAt),
-		LastHeartbeatAt: stamp(m.LastHeartbeat),
-		LeaseExpiresAt:  stamp(m.LeaseDeadline),
-		StateSince:      stamp(m.StateSince),
+		MetadataVersion:       metadataVersion,
+		RuntimeMaxConcurrency: m.Capacity.MaxConcurrency,
+		ActiveConsumerWorkers: max(0, m.Capacity.MaxConcurrency-m.Capacity.Available),
+		CurrentAssignment:     protocol.ShardIDs(m.Assigned),
+		GrantedAssignment:     protocol.ShardIDs(m.Assigned),
+		Revoking:              protocol.ShardIDs(m.Revoking),
+		LastHeartbeatAt:       stamp(m.LastHeartbeat),
+		MemberLeaseExpiresAt:  stamp(m.LeaseDeadline),
+		RebalanceTimeoutMs:    a.deps.Rules.RebalanceTimeout.Milliseconds(),
+		ShardProgress:         append([]protocol.ShardProgress{}, a.progress[m.ID]...),
+		TargetAssignment:      protocol.ShardIDs(m.Target),
+		Pending:               protocol.ShardIDs(m.Pending),
+		Capacity:              protocol.Capacity{RuntimeMaxConcurrency: m.Capacity.MaxConcurrency, AvailableConcurrency: m.Capacity.Available},
+		JoinedAt:              stamp(m.JoinedAt),
+		LeaseExpiresAt:        stamp(m.LeaseDeadline),
+		StateSince:            stamp(m.StateSince),
 	}
+	if len(m.Revoking) > 0 && !m.RevokeDeadline.IsZero() {
+		d := stamp(m.RevokeDeadline)
+		v.RebalanceDeadlineAt = &d
+	}
+	return v
 }
 
 func stamp(t time.Time) string {

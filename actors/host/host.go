@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/url"
 	"sync"
 	"time"
 
@@ -154,7 +155,9 @@ func (h *Host) pid(key persistence.GroupKey) *actor.PID {
 		return pid
 	}
 	props := group.Props(key, h.deps)
-	name := "group/" + key.StreamPrefix + "/" + key.ConsumerGroup
+	// Names may contain '/' (protocol.ValidateName): escape them so that no two
+	// groups share an actor name.
+	name := "group/" + url.PathEscape(key.StreamPrefix) + "/" + url.PathEscape(key.ConsumerGroup)
 	pid, err := h.system.Root.SpawnNamed(props, name)
 	if err != nil {
 		// The previous activation is still stopping under that name.
@@ -240,6 +243,8 @@ func mapStoreErr(err error) error {
 		return fmt.Errorf("%w: %v", api.ErrUnavailable, err)
 	case errors.Is(err, persistence.ErrFenced):
 		return fmt.Errorf("%w: %v", api.ErrGroupMoving, err)
+	case errors.Is(err, persistence.ErrConflict):
+		return fmt.Errorf("%w: %v", api.ErrStateConflict, err)
 	}
 	return err
 }

@@ -56,14 +56,33 @@ func TestDecodeHeartbeatRejectsHugeShardList(t *testing.T) {
 	require.Contains(t, err.Error(), "ownedShards")
 }
 
+// The reference's own examples and what it accepts: any non-blank UTF-8
+// without control characters; braces only refused in a stream prefix.
 func TestValidateName(t *testing.T) {
-	for _, ok := range []string{"orders", "create-order", "a.b_c-1"} {
-		require.NoError(t, ValidateName("streamPrefix", ok))
+	good := []string{"orders", "create-order", "a.b_c-1", "orders:v2", "svc:workers", "사용자-42", "with space",
+		"ünï-cødé", "emoji-🙂", "a/b", "a|b", "%41", "..", "*?[x]", `\`, strings.Repeat("x", MaxNameLength), strings.Repeat("사", MaxNameLength/3)}
+	for _, ok := range good {
+		require.NoError(t, ValidateName("streamPrefix", ok), ok)
+		require.NoError(t, ValidateName("consumerGroup", ok), ok)
+		require.NoError(t, ValidateMemberID(ok), ok)
 	}
-	for _, bad := range []string{"", "a{b}", "a/b", "a:b", "사용자", "a b", strings.Repeat("x", MaxNameLength+1)} {
-		require.Error(t, ValidateName("streamPrefix", bad), bad)
+	for _, bad := range []string{"", " ", "\t", "\u3000", "a\x00b", "a\nb", "a\rb", "tab\there", "del\x7f", "c1\u0085", "bad\xffutf8", strings.Repeat("x", MaxNameLength+1)} {
+		for _, kind := range []string{"streamPrefix", "consumerGroup"} {
+			err := ValidateName(kind, bad)
+			require.ErrorIs(t, err, ErrInvalidName, "%s %q", kind, bad)
+			require.Contains(t, err.Error(), kind)
+		}
+		require.ErrorIs(t, ValidateMemberID(bad), ErrInvalidName, bad)
+	}
+	for _, braces := range []string{"a{b}", "{orders}", "}", "{"} {
+		err := ValidateStreamPrefix(braces)
+		require.ErrorIs(t, err, ErrInvalidName, braces)
+		require.Contains(t, err.Error(), "hash tag")
+		require.NoError(t, ValidateName("consumerGroup", braces), "braces are fine in a group name")
+		require.NoError(t, ValidateMemberID(braces), "braces are fine in a member id")
 	}
 	require.NoError(t, ValidateMemberID("fd00::1-m0"))
+	require.Contains(t, ValidateMemberID("a\x00b").Error(), "U+0000")
 }
 
 func FuzzDecodeHeartbeat(f *testing.F) {

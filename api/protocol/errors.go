@@ -8,7 +8,10 @@ type ErrorBody struct {
 	Message   string `json:"message"`
 }
 
-// Error codes used in ErrorBody.ErrorCode.
+// Error codes used in ErrorBody.ErrorCode. Where the reference coordinator
+// names a condition, its code is the one answered, so that automation
+// written against it keeps working; docs/PROTOCOL.md lists our former codes
+// as aliases.
 const (
 	CodeMalformedRequest   = "MALFORMED_REQUEST"
 	CodeInvalidArgument    = "INVALID_ARGUMENT"
@@ -18,14 +21,15 @@ const (
 	CodeStreamNotFound     = "STREAM_NOT_FOUND"
 	CodeGroupNotFound      = "GROUP_NOT_FOUND"
 	CodeMigrationNotFound  = "MIGRATION_NOT_FOUND"
-	CodeStreamExists       = "STREAM_ALREADY_EXISTS"
+	CodeStreamExists       = "STREAM_PREFIX_ALREADY_EXISTS" // the reference's code; ours was STREAM_ALREADY_EXISTS
 	CodeGroupExists        = "GROUP_ALREADY_EXISTS"
-	CodeGroupHasMembers    = "GROUP_HAS_LIVE_MEMBERS"
-	CodeMigrationActive    = "MIGRATION_ALREADY_ACTIVE"
+	CodeGroupHasMembers    = "GROUP_HAS_ACTIVE_MEMBERS" // the reference's code (409); ours was GROUP_HAS_LIVE_MEMBERS (422)
+	CodeMigrationActive    = "ACTIVE_MIGRATION_EXISTS"  // the reference's code; ours was MIGRATION_ALREADY_ACTIVE
 	CodeRollbackNotAllowed = "ROLLBACK_NOT_ALLOWED"
 	CodeStoreUnavailable   = "STORE_UNAVAILABLE"
 	CodeGroupMoving        = "GROUP_MOVING"
-	CodeRateLimited        = "RATE_LIMITED"
+	CodeRateLimited        = "RATE_LIMIT_EXCEEDED"    // the reference's code; ours was RATE_LIMITED
+	CodeStateConflict      = "STATE_VERSION_CONFLICT" // state changed concurrently; retry (409)
 	CodeNotFound           = "NOT_FOUND"
 	CodeMethodNotAllowed   = "METHOD_NOT_ALLOWED"
 	CodeInternal           = "INTERNAL"

@@ -8,4 +8,5 @@ const (
 	CodeHeadersTooLarge     = "REQUEST_HEADERS_TOO_LARGE"
 	CodeUnsupportedEncoding = "UNSUPPORTED_CONTENT_ENCODING" // request bodies must not be compressed
 	CodeBadRequest          = "BAD_REQUEST"                  // HTTP-level request error not covered by a more precise code
+	CodeAuthDisabled        = "AUTHENTICATION_DISABLED"      // login on a server with no users configured
 )

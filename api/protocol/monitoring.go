@@ -36,21 +36,32 @@ type GroupsResponse struct {
 	Groups []GroupResponse `json:"groups"`
 }
 
-// MemberView is one member as monitoring shows it.
+// MemberView is one member as monitoring shows it. The fields up to
+// ShardProgress carry the reference coordinator's names (dashboards written
+// against it read them); the rest are ours.
 type MemberView struct {
-	MemberID          string    `json:"memberId"`
-	MemberName        string    `json:"memberName"`
-	State             string    `json:"state"`
-	MemberEpoch       int64     `json:"memberEpoch"`
-	CurrentAssignment []ShardID `json:"currentAssignment"`
-	TargetAssignment  []ShardID `json:"targetAssignment"`
-	Pending           []ShardID `json:"pending"`
-	Revoking          []ShardID `json:"revoking"`
-	Capacity          Capacity  `json:"runtimeConsumerCapacity"`
-	JoinedAt          string    `json:"joinedAt,omitempty"`
-	LastHeartbeatAt   string    `json:"lastHeartbeatAt,omitempty"`
-	LeaseExpiresAt    string    `json:"leaseExpiresAt,omitempty"`
-	StateSince        string    `json:"stateSince,omitempty"`
+	MemberID              string          `json:"memberId"`
+	MemberName            string          `json:"memberName"`
+	State                 string          `json:"state"`
+	MemberEpoch           int64           `json:"memberEpoch"`
+	MetadataVersion       int64           `json:"metadataVersion"` // the group's metadataVersion (heartbeats keep members in sync)
+	RuntimeMaxConcurrency int             `json:"runtimeMaxConcurrency"`
+	ActiveConsumerWorkers int             `json:"activeConsumerWorkers"` // runtimeMaxConcurrency − availableConcurrency
+	CurrentAssignment     []ShardID       `json:"currentAssignment"`
+	GrantedAssignment     []ShardID       `json:"grantedAssignment"` // what its last response let it read (assignedShards)
+	Revoking              []ShardID       `json:"revoking"`
+	LastHeartbeatAt       string          `json:"lastHeartbeatAt,omitempty"`
+	MemberLeaseExpiresAt  string          `json:"memberLeaseExpiresAt,omitempty"`
+	RebalanceTimeoutMs    int64           `json:"rebalanceTimeoutMs"`
+	RebalanceDeadlineAt   *string         `json:"rebalanceDeadlineAt"` // null unless revoking
+	ShardProgress         []ShardProgress `json:"shardProgress"`
+
+	TargetAssignment []ShardID `json:"targetAssignment"`
+	Pending          []ShardID `json:"pending"`
+	Capacity         Capacity  `json:"runtimeConsumerCapacity"`
+	JoinedAt         string    `json:"joinedAt,omitempty"`
+	LeaseExpiresAt   string    `json:"leaseExpiresAt,omitempty"` // = memberLeaseExpiresAt (kept for our clients)
+	StateSince       string    `json:"stateSince,omitempty"`
 }
 
 // MembersResponse lists a group's members.
@@ -58,8 +69,8 @@ type MembersResponse struct {
 	Members []MemberView `json:"members"`
 }
 
-// RevokeProgress is one shard on its way from one member to another.
-type RevokeProgress struct {
+// RevokeDetail is one shard on its way from one member to another (ours).
+type RevokeDetail struct {
 	Shard     ShardID `json:"shard"`
 	From      string  `json:"fromMemberId"`
 	To        string  `json:"toMemberId,omitempty"`
@@ -69,16 +80,25 @@ type RevokeProgress struct {
 }
 
 // AssignmentsResponse shows target against current assignment.
+// RevokeProgress has the reference's shape: memberId → shards that member is
+// still revoking (so they are blocked for their next owner); RevokeDetails
+// (ours) adds the next owner and the deadline of each.
 type AssignmentsResponse struct {
 	TargetAssignment    map[string][]ShardID `json:"targetAssignment"`
 	CurrentAssignments  map[string][]ShardID `json:"currentAssignments"`
-	RevokeProgress      []RevokeProgress     `json:"revokeProgress"`
+	RevokeProgress      map[string][]ShardID `json:"revokeProgress"`
 	InvariantViolations []string             `json:"invariantViolations"`
+	RevokeDetails       []RevokeDetail       `json:"revokeDetails"`
 }
 
-// ConsumptionRow is one member's progress on one shard.
+// ConsumptionRow is one member's progress on one shard, with the
+// reference's field names.
 type ConsumptionRow struct {
+	StreamPrefix    string  `json:"streamPrefix"`
+	ConsumerGroup   string  `json:"consumerGroup"`
 	MemberID        string  `json:"memberId"`
+	MemberName      string  `json:"memberName"`
+	MemberState     string  `json:"memberState"`
 	Shard           ShardID `json:"shard"`
 	StreamKey       string  `json:"streamKey"`
 	LastDeliveredID string  `json:"lastDeliveredId"`
@@ -87,12 +107,22 @@ type ConsumptionRow struct {
 	UpdatedAt       string  `json:"updatedAt"`
 }
 
-// ConsumptionResponse lists consumption progress.
+// ConsumptionResponse lists consumption progress: {"progress":[…]} as the
+// reference answers it.
 type ConsumptionResponse struct {
-	Rows []ConsumptionRow `json:"rows"`
+	Rows []ConsumptionRow `json:"progress"`
 }
 
-// HealthResponse is GET /coord/v1/monitoring/health.
+// Health statuses.
+const (
+	HealthUp       = "UP"
+	HealthDegraded = "DEGRADED"
+	HealthDown     = "DOWN"
+)
+
+// HealthResponse is GET /coord/v1/monitoring/health (always HTTP 200, as
+// the reference answers it) and GET /coord/v1/monitoring/ready (503 when
+// not ready).
 type HealthResponse struct {
 	Status        string `json:"status"` // UP, DEGRADED, DOWN
 	CoordinatorID string `json:"coordinatorId"`
@@ -101,8 +131,38 @@ type HealthResponse struct {
 	Embedded      bool   `json:"embeddedRedis,omitempty"`
 }
 
-// CompatibilityResponse lists supported protocol versions.
+// VersionRange is an inclusive range of coordination (protocol) versions.
+type VersionRange struct {
+	Min int `json:"min"`
+	Max int `json:"max"`
+}
+
+// ReleaseVersion names a release of this coordinator.
+type ReleaseVersion struct {
+	Major int `json:"major"`
+	Minor int `json:"minor"`
+	Patch int `json:"patch"`
+}
+
+// CoordinationVersion is the lifecycle of one coordination (protocol)
+// version, in the reference's shape.
+type CoordinationVersion struct {
+	Version               int             `json:"version"`
+	Status                string          `json:"status"` // ACTIVE, DEPRECATED, REMOVED
+	IntroducedIn          ReleaseVersion  `json:"introducedIn"`
+	DeprecatedIn          *ReleaseVersion `json:"deprecatedIn"`
+	MinimumSupportedUntil ReleaseVersion  `json:"minimumSupportedUntil"`
+	RemovedIn             *ReleaseVersion `json:"removedIn"`
+}
+
+// CompatibilityResponse is GET /coord/v1/monitoring/compatibility: the
+// reference's fields (currentCoordinationVersion,
+// supportedCoordinationVersions, coordinationVersions) and ours.
 type CompatibilityResponse struct {
+	CurrentCoordinationVersion    int                   `json:"currentCoordinationVersion"`
+	SupportedCoordinationVersions VersionRange          `json:"supportedCoordinationVersions"`
+	CoordinationVersions          []CoordinationVersion `json:"coordinationVersions"`
+
 	SupportedProtocolVersions []int  `json:"supportedProtocolVersions"`
 	PreferredProtocolVersion  int    `json:"preferredProtocolVersion"`
 	ServerVersion             string `json:"serverVersion"`

@@ -125,6 +125,7 @@ func apiConfig(cfg config.Config, logger *slog.Logger) api.Config {
 		BodyLimit: int(cfg.HTTP.BodyLimit),
 		Auth: api.AuthConfig{
 			TokenSecret:           cfg.Auth.TokenSecret,
+			PreviousTokenSecrets:  cfg.Auth.PreviousTokenSecrets,
 			TokenTTL:              cfg.Auth.TokenTTL,
 			AuthenticateMemberAPI: cfg.Auth.AuthenticateMemberAPI,
 			Users:                 users,

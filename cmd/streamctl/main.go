@@ -24,6 +24,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"os/user"
 	"strings"
@@ -58,12 +59,19 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	a := fs.Args()
+	// Names may hold ':' , spaces or Unicode (e.g. "orders:v2"): escape each
+	// as one path segment.
+	for i := 1; i < len(a); i++ {
+		a[i] = url.PathEscape(a[i])
+	}
 	var method, path string
 	var body any
 	by := requester()
 	switch {
 	case len(a) == 1 && a[0] == "health":
-		method, path = "GET", "/coord/v1/monitoring/health"
+		// The readiness route: a DOWN coordinator exits non-zero (the
+		// health route answers 200 whatever the status, for dashboards).
+		method, path = "GET", "/coord/v1/monitoring/ready"
 	case len(a) == 1 && a[0] == "groups":
 		method, path = "GET", "/coord/v1/monitoring/groups"
 	case len(a) == 3 && a[0] == "stream" && a[1] == "create":

@@ -43,3 +43,15 @@ func TestErrorStatusIsNonZeroExit(t *testing.T) {
 	require.Contains(t, errOut.String(), "GROUP_NOT_FOUND")
 	require.Equal(t, 2, run([]string{"bogus"}, &out, &errOut))
 }
+
+func TestNamesAreEscapedAsOneSegment(t *testing.T) {
+	var gotRaw string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		gotRaw = r.URL.EscapedPath()
+		_, _ = w.Write([]byte(`{}`))
+	}))
+	defer srv.Close()
+	var out, errOut bytes.Buffer
+	require.Equal(t, 0, run([]string{"--url", srv.URL, "routing", "my orders:v2", "a/b"}, &out, &errOut), errOut.String())
+	require.Equal(t, "/coord/v1/streams/my%20orders:v2/groups/a%2Fb/producer-routing", gotRaw)
+}

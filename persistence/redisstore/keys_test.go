@@ -79,3 +79,49 @@ func indexByte(s string, c byte) int {
 	}
 	return -1
 }
+
+// Names as the reference accepts them (':' , spaces, Unicode, '|', '/')
+// give every group its own keys: no pair of distinct groups shares a key,
+// one group's keys share a slot, and the index entry parses back.
+func TestKeyLayoutWithReferenceNames(t *testing.T) {
+	k, err := newKeys("")
+	require.NoError(t, err)
+	groups := []persistence.GroupKey{
+		{StreamPrefix: "orders:v2", ConsumerGroup: "svc:workers"},
+		{StreamPrefix: "orders", ConsumerGroup: "v2:svc:workers"},
+		{StreamPrefix: "orders:v2:svc", ConsumerGroup: "workers"},
+		{StreamPrefix: "a|b", ConsumerGroup: "c"},
+		{StreamPrefix: "a", ConsumerGroup: "b|c"},
+		{StreamPrefix: "with space", ConsumerGroup: "g"},
+		{StreamPrefix: "with%20space", ConsumerGroup: "g"},
+		{StreamPrefix: "사용자", ConsumerGroup: "소비자 그룹"},
+		{StreamPrefix: "a/b", ConsumerGroup: "c"},
+		{StreamPrefix: "a", ConsumerGroup: "b/c"},
+		{StreamPrefix: "x}:meta", ConsumerGroup: "y"},
+	}
+	seen := map[string]persistence.GroupKey{}
+	for _, g := range groups {
+		for _, key := range []string{k.groupMeta(g), k.groupMembers(g), k.stream(g.StreamPrefix) + "|" + g.ConsumerGroup} {
+			prev, dup := seen[key]
+			require.False(t, dup, "%v and %v share key %q", prev, g, key)
+			seen[key] = g
+		}
+		require.Equal(t, slot(k.groupMeta(g)), slot(k.groupMembers(g)))
+		back, err := parseGroupID(groupID(g))
+		require.NoError(t, err)
+		require.Equal(t, g, back)
+	}
+	require.Equal(t, "rsc:{g:orders:v2|svc:workers}:meta", k.groupMeta(groups[0]), "readable where it can be")
+}
+
+// The provisioning group can never be a user's consumer group: API names
+// refuse control characters, and EnsureStreams destroys this group.
+func TestProvisionGroupIsNotAValidName(t *testing.T) {
+	hasControl := false
+	for _, r := range provisionGroup {
+		if r < 0x20 || r == 0x7f {
+			hasControl = true
+		}
+	}
+	require.True(t, hasControl)
+}

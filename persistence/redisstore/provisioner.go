@@ -12,8 +12,10 @@ import (
 )
 
 // provisionGroup is the throw-away consumer group EnsureStreams uses to create
-// an empty stream. ':' is not allowed in API group names, so it cannot clash.
-const provisionGroup = "rsc:provision"
+// an empty stream. It contains a control character (0x1F), which API group
+// names may not (protocol.ValidateName), so it can never be a user's group:
+// EnsureStreams destroys it right after creating it.
+const provisionGroup = "rsc\x1fprovision"
 
 // Provisioner is the Redis persistence.Provisioner. Shard stream keys are
 // "{prefix}:{i}" with the raw prefix (the data plane naming of SPEC §3), not
