@@ -29,6 +29,9 @@ type Store interface {
 	// Activate takes the group for a new activation: atomically bumps the
 	// activation epoch (fencing every older one), records owner, and returns
 	// the stored snapshot (empty Members, nil Meta for a group never saved).
+	// Snapshot.Fenced lists the previous owners (other than owner) that may
+	// still answer for the group: the caller must NotifyTakeover each before
+	// it answers anyone (then ClearTakeover).
 	Activate(ctx context.Context, key GroupKey, owner string) (GroupSnapshot, error)
 	// SaveGroup applies change atomically iff the stored activation epoch ==
 	// activationEpoch (else ErrFenced) and revision == expectedRevision (else
@@ -57,6 +60,8 @@ type Store interface {
 	// after DeleteGroup, LoadGroup returns ErrNotFound and ListGroups omits
 	// the group until the next Activate. ErrNotFound if the group is unknown.
 	DeleteGroup(ctx context.Context, key GroupKey, activationEpoch int64) error
+
+	Nodes
 
 	// Ping checks that the store answers. ErrUnavailable otherwise.
 	Ping(ctx context.Context) error
