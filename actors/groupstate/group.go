@@ -23,6 +23,8 @@ type Group struct {
 	holder   []string
 	live     int // members in the target (STARTING/ACTIVE)
 	revoking int // STARTING/ACTIVE/LEAVING members with a non-empty Revoking
+	// holdUntil: no shard is granted before it (see HoldGrantsUntil).
+	holdUntil time.Time
 }
 
 // New returns an empty group at groupEpoch 0.

@@ -107,7 +107,7 @@ func (g *Group) heartbeatAt(hb *Heartbeat, r report, now time.Time) Decision {
 		c.PrevEpoch = m.PrevEpoch
 	}
 	st, allowed, msg := t.metadataStatus(hb.MetadataVersion, c, m)
-	grant(c, allowed, g.holderOf)
+	grant(c, allowed && !g.grantsHeld(now), g.holderOf)
 	return Decision{Response: t.respond(st, c, msg), Change: t.change()}
 }
 

@@ -47,7 +47,7 @@ func (g *Group) join(hb *Heartbeat, now time.Time) Decision {
 	// has lost its state (or is a zombie that must be fenced).
 	c.PrevEpoch = 0
 	st, allowed, msg := t.metadataStatus(hb.MetadataVersion, c, m)
-	grant(c, allowed, g.holderOf)
+	grant(c, allowed && !g.grantsHeld(now), g.holderOf)
 	if msg == "" && m != nil && inTarget(m.State) {
 		msg = fmt.Sprintf("member %q rejoined while known: everything it held is released", m.ID)
 	}
