@@ -16,6 +16,7 @@ type Config struct {
 	Store        Store        `koanf:"store"`
 	Auth         Auth         `koanf:"auth"`
 	Coordination Coordination `koanf:"coordination"`
+	Groups       Groups       `koanf:"groups"`
 	Defaults     Defaults     `koanf:"defaults"`
 	Cluster      Cluster      `koanf:"cluster"`
 	Log          Log          `koanf:"log"`
@@ -42,7 +43,8 @@ type Redis struct {
 
 // Store configures the persistence plugin.
 type Store struct {
-	KeyPrefix string `koanf:"key-prefix" help:"prefix of every coordinator-owned Redis key ([A-Za-z0-9._-])"`
+	KeyPrefix       string `koanf:"key-prefix" help:"prefix of every coordinator-owned Redis key ([A-Za-z0-9._-])"`
+	TrustEmptyStore bool   `koanf:"trust-empty-store" help:"treat a Redis without coordinator state as a new deployment and grant at once (default false: hold grants for one lease, as after a data loss)"`
 }
 
 // Auth configures authentication of the HTTP API.
@@ -75,6 +77,12 @@ type Coordination struct {
 	MemberLeaseTTL    time.Duration `koanf:"member-lease-ttl" help:"a member silent this long is expired (> heartbeat-interval, >= 3x recommended)"`
 	RebalanceTimeout  time.Duration `koanf:"rebalance-timeout" help:"time a member has to release revoked shards before it is fenced"`
 	MemberRetention   time.Duration `koanf:"member-retention" help:"how long expired and fenced members are kept for monitoring"`
+}
+
+// Groups configures the life cycle of group activations.
+type Groups struct {
+	IdlePassivation time.Duration `koanf:"idle-passivation" help:"a group with no live member for this long gives its activation up (0 = never)"`
+	SweepInterval   time.Duration `koanf:"sweep-interval" help:"how often groups with live members that no node hosts are activated, so dead members expire"`
 }
 
 // Defaults are applied to newly created streams.
@@ -129,6 +137,7 @@ func Default() Config {
 			RebalanceTimeout:  60 * time.Second,
 			MemberRetention:   time.Hour,
 		},
+		Groups:   Groups{IdlePassivation: 2 * time.Minute, SweepInterval: 30 * time.Second},
 		Defaults: Defaults{InitialShardCount: 4},
 		Cluster: Cluster{
 			Name:     "rsc",

@@ -139,6 +139,12 @@ func (c Config) Validate() error {
 	positive("coordination.rebalance-timeout", co.RebalanceTimeout)
 	positive("coordination.member-retention", co.MemberRetention)
 
+	// groups
+	if c.Groups.IdlePassivation < 0 {
+		bad("groups.idle-passivation", c.Groups.IdlePassivation, "must not be negative (0 = never passivate)")
+	}
+	positive("groups.sweep-interval", c.Groups.SweepInterval)
+
 	// defaults
 	if n := c.Defaults.InitialShardCount; n < 1 || n > MaxInitialShards {
 		bad("defaults.initial-shard-count", n, "must be between 1 and %d", MaxInitialShards)

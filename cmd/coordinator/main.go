@@ -83,6 +83,10 @@ func run(args, environ []string) int {
 		EmbeddedRedis:     cfg.Embedded(),
 		ServerVersion:     version,
 		GroupsActive:      reg.SetGroupsActive,
+		IdlePassivation:   cfg.Groups.IdlePassivation,
+		SweepInterval:     cfg.Groups.SweepInterval,
+		TrustEmptyStore:   cfg.Store.TrustEmptyStore,
+		NodeMetrics:       reg,
 	})
 	if err := h.Start(ctx); err != nil {
 		logger.Error("cannot start the actor host", slog.Any("err", err))
