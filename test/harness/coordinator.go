@@ -32,7 +32,7 @@ type Coordinator struct {
 // Options configures a coordinator process.
 type Options struct {
 	RedisAddr string            // required: a real redis-server
-	Env       map[string]string // extra RSC_* settings
+	Env       map[string]string // extra RSC_* settings (override the defaults above)
 	Args      []string
 }
 
@@ -52,6 +52,9 @@ func StartCoordinator(t testing.TB, o Options) *Coordinator {
 		"RSC_HTTP_ADDR=127.0.0.1:" + fmt.Sprint(port),
 		"RSC_REDIS_ADDRS=" + o.RedisAddr,
 		"RSC_LOG_LEVEL=debug",
+		// Every test starts its own empty redis-server: a new deployment, not a data loss.
+		// Tests of data loss set it back to false in Env (the last value wins).
+		"RSC_STORE_TRUST_EMPTY_STORE=true",
 	}
 	for k, v := range o.Env {
 		env = append(env, k+"="+v)
