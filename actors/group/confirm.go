@@ -53,7 +53,7 @@ func (a *groupActor) validity() time.Duration { return Validity(a.deps.Rules) }
 
 // confirmed reports whether this activation may answer from memory at now.
 func (a *groupActor) confirmed(now time.Time) bool {
-	return !a.stopped && now.Sub(a.confirmedAt) <= a.validity() && !now.Before(a.servableFrom)
+	return !a.stopped && now.Sub(a.confirmedAt) < a.validity() && !now.Before(a.servableFrom)
 }
 
 // onNodeConfirmed counts a node round for this activation. Coming back after
