@@ -60,10 +60,20 @@ func (a *groupActor) activate(ctx actor.Context) error {
 		a.lastErr = err
 		return fmt.Errorf("activate %s: %w", a.key, err)
 	}
+	if snap.Meta == nil && a.carry != nil {
+		// The store lost this group while this actor still knew it: continue its epochs, so
+		// that they do not go backwards for anyone who saw them.
+		meta := state.Meta()
+		meta.GroupEpoch = a.carry.GroupEpoch + 1
+		meta.AssignmentEpoch = meta.GroupEpoch
+		if carried, err := groupstate.Restore(a.deps.Rules, meta, nil, now); err == nil {
+			state = carried
+		}
+	}
 	if hold := a.deps.Hold(); now.Before(hold) {
 		state.HoldGrantsUntil(hold)
 	}
-	a.activation, a.revision, a.servableFrom, a.needsCheck = snap.ActivationEpoch, snap.Revision, servableFrom, false
+	a.activation, a.revision, a.servableFrom, a.needsCheck, a.carry = snap.ActivationEpoch, snap.Revision, servableFrom, false, nil
 	if snap.Meta == nil {
 		// A new group: store its meta so it is listed and survives restarts.
 		meta := state.Meta()

@@ -119,6 +119,10 @@ func (a *groupActor) onStoreLost(msg *StoreLost) {
 // activated again from what the store still has, with grants held.
 func (a *groupActor) lost(ctx actor.Context, why string) {
 	a.deps.StateLost(a.key.String() + ": " + why)
+	if a.state != nil {
+		meta := a.state.Meta()
+		a.carry = &meta
+	}
 	for id, pid := range a.members {
 		ctx.Stop(pid)
 		delete(a.members, id)

@@ -36,11 +36,12 @@ type groupActor struct {
 	// servableFrom: after fencing a live previous owner, answer nobody before this
 	// (that owner's activation stops answering within validity of being told).
 	servableFrom time.Time
-	needsCheck   bool      // a takeover was announced; no round counts until a read confirms
-	liveMarked   bool      // the live-group index holds this group for this activation
-	idleSince    time.Time // since when no member occupies the group (zero: occupied)
-	lastErr      error     // why the last activation or write failed
-	stopped      bool      // fenced or deleted: answer RETRY until the actor is gone
+	needsCheck   bool             // a takeover was announced; no round counts until a read confirms
+	liveMarked   bool             // the live-group index holds this group for this activation
+	idleSince    time.Time        // since when no member occupies the group (zero: occupied)
+	carry        *groupstate.Meta // epochs to continue from after the store lost the group
+	lastErr      error            // why the last activation or write failed
+	stopped      bool             // fenced or deleted: answer RETRY until the actor is gone
 
 	members  map[string]*actor.PID
 	progress map[string][]protocol.ShardProgress

@@ -17,6 +17,7 @@ func DescribeStored(rules groupstate.Config, key persistence.GroupKey, stream pe
 	if err != nil || state.Occupied() > 0 {
 		return nil, false
 	}
+	state.Apply(state.Prune(now)) // in the view only: retention passed while nobody hosted it
 	a := &groupActor{key: key, state: state}
 	return a.describe(), true
 }

@@ -145,15 +145,23 @@ func (o *oracle) told(m string, sent, recv time.Time, r protocol.HeartbeatRespon
 }
 
 // member heartbeats like the SDK until stop: rejoin after UNKNOWN/FENCED, report what it reads.
-func member(t *testing.T, h *Host, o *oracle, id string, stop <-chan struct{}, wg *sync.WaitGroup) {
+func member(t *testing.T, host func() *Host, o *oracle, id string, stop <-chan struct{}, wg *sync.WaitGroup) {
 	defer wg.Done()
 	var epoch int64
 	var owned []protocol.ShardID
-	for {
+	for first := true; ; first = false {
+		wait := quickRules.HeartbeatInterval
+		if first {
+			wait = 0 // a joiner's first heartbeat comes at once
+		}
 		select {
 		case <-stop:
 			return
-		case <-time.After(quickRules.HeartbeatInterval):
+		case <-time.After(wait):
+		}
+		h := host()
+		if h == nil {
+			continue // its coordinator is gone: no answer, keep reading until the lease runs out
 		}
 		sent := time.Now()
 		r, err := h.Heartbeat(context.Background(), "orders", "workers", id,
@@ -174,9 +182,18 @@ func member(t *testing.T, h *Host, o *oracle, id string, stop <-chan struct{}, w
 // Redis loses everything (FLUSHALL) while a member holds every shard; a provisioning job
 // re-creates the stream at once and a new member joins. Nobody is granted a shard another
 // member may still read, health says state lost while grants are held, and grants resume.
+// With restart, the coordinator restarts at the same moment (no memory of the group): the new
+// process serves the joiner at once, while the old member's requests reach it only later.
 func TestFlushAllThenStreamRecreatedGivesNoShardTwice(t *testing.T) {
+	for _, restart := range []bool{false, true} {
+		t.Run(fmt.Sprintf("restart=%v", restart), func(t *testing.T) { flushAllRecreate(t, restart) })
+	}
+}
+
+func flushAllRecreate(t *testing.T, restart bool) {
 	srv := redistest.Start(t)
-	h, store := redisHost(t, srv, Options{Rules: quickRules, IdlePassivation: time.Minute, SweepInterval: time.Minute})
+	opts := Options{Rules: quickRules, IdlePassivation: time.Minute, SweepInterval: time.Minute}
+	h, store := redisHost(t, srv, opts)
 	ctx := context.Background()
 	// A brand-new deployment (no instance marker) holds grants for one lease too.
 	health := h.Health(ctx)
@@ -186,23 +203,40 @@ func TestFlushAllThenStreamRecreatedGivesNoShardTwice(t *testing.T) {
 	_, err := h.CreateStream(ctx, "orders", protocol.CreateStreamRequest{InitialShardCount: &four})
 	require.NoError(t, err)
 
+	var mu sync.Mutex
+	hostA, hostB := h, h
+	get := func(p **Host) func() *Host {
+		return func() *Host { mu.Lock(); defer mu.Unlock(); return *p }
+	}
 	o := newOracle(quickRules.LeaseTTL)
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Add(1)
-	go member(t, h, o, "a", stop, &wg)
+	go member(t, get(&hostA), o, "a", stop, &wg)
 	require.Eventually(t, func() bool {
 		o.mu.Lock()
 		defer o.mu.Unlock()
 		return len(o.held["a"]) == 4
 	}, 10*time.Second, 20*time.Millisecond, "a never got the shards after the new-deployment hold")
 	require.Nil(t, h.Health(ctx).StateLost)
+	_, before := storedMeta(t, store)
 
 	require.NoError(t, srv.Client().FlushAll(ctx).Err())
+	if restart {
+		h.Stop()
+		mu.Lock()
+		hostA = nil // a's requests reach the new process only later (load balancer, DNS)
+		mu.Unlock()
+		h, store = redisHost(t, srv, opts)
+		mu.Lock()
+		hostB = h
+		mu.Unlock()
+		time.AfterFunc(3*quickRules.HeartbeatInterval, func() { mu.Lock(); hostA = h; mu.Unlock() })
+	}
 	_, err = h.CreateStream(ctx, "orders", protocol.CreateStreamRequest{InitialShardCount: &four}) // the provisioning job
 	require.NoError(t, err)
 	wg.Add(1)
-	go member(t, h, o, "b", stop, &wg)
+	go member(t, get(&hostB), o, "b", stop, &wg)
 
 	require.Eventually(t, func() bool { return h.Health(ctx).StateLost != nil }, 5*time.Second, 10*time.Millisecond, "health never said state lost")
 	require.Eventually(t, func() bool {
@@ -216,6 +250,8 @@ func TestFlushAllThenStreamRecreatedGivesNoShardTwice(t *testing.T) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	require.Empty(t, o.bad, "single-owner violations")
-	_, err = store.LoadGroup(ctx, workers)
-	require.NoError(t, err)
+	if !restart {
+		_, after := storedMeta(t, store)
+		require.Greater(t, after.GroupEpoch, before.GroupEpoch, "the group's epochs continue after the store lost it")
+	}
 }

@@ -32,7 +32,9 @@ type partStore struct {
 	down atomic.Bool
 }
 
-func (p *partStore) err(op string) error { return fmt.Errorf("%s: partitioned: %w", op, persistence.ErrUnavailable) }
+func (p *partStore) err(op string) error {
+	return fmt.Errorf("%s: partitioned: %w", op, persistence.ErrUnavailable)
+}
 
 func (p *partStore) RenewNode(ctx context.Context, r persistence.NodeRenewal) (persistence.NodeStatus, error) {
 	if p.down.Load() {
