@@ -65,6 +65,11 @@ func (a *groupActor) Receive(ctx actor.Context) {
 		a.onNodeConfirmed(ctx, msg)
 	case *StoreLost:
 		a.onStoreLost(msg)
+	case *ReleaseRequest:
+		if !a.stopped && a.state != nil {
+			a.release(ctx, "node shutting down")
+		}
+		ctx.Respond(&ErrorReply{})
 	case *actor.Stopping, *actor.Stopped, *actor.Restarting:
 	case *HeartbeatRequest:
 		ctx.Respond(&HeartbeatReply{Response: a.heartbeat(ctx, msg)})

@@ -85,6 +85,14 @@ func (a *groupActor) checkIdle(ctx actor.Context, now time.Time) {
 // passivate stops answering first (queued requests get RETRY and the host
 // activates the group again), then releases the activation and stops.
 func (a *groupActor) passivate(ctx actor.Context, idleFor time.Duration) {
+	a.release(ctx, "no live member for "+idleFor.Round(time.Millisecond).String())
+	a.deps.Metrics.Passivated()
+}
+
+// release stops answering, gives the activation up in the store and stops
+// the actor and its member actors. Members keep their leases: the next
+// activation restores them with fresh ones.
+func (a *groupActor) release(ctx actor.Context, why string) {
 	a.stopped = true
 	sctx, cancel := a.storeCtx()
 	err := a.deps.Store.ReleaseActivation(sctx, a.key, a.activation)
@@ -93,8 +101,7 @@ func (a *groupActor) passivate(ctx actor.Context, idleFor time.Duration) {
 		// Harmless: the next activation treats this node as a previous owner and waits.
 		a.deps.Logger.Debug("could not release the group's activation", slog.String("group", a.key.String()), slog.Any("err", err))
 	}
-	a.deps.Logger.Info("group passivated: no live member", slog.String("group", a.key.String()),
-		slog.Int64("activation", a.activation), slog.Duration("idleFor", idleFor))
-	a.deps.Metrics.Passivated()
+	a.deps.Logger.Info("group activation released", slog.String("group", a.key.String()),
+		slog.Int64("activation", a.activation), slog.String("reason", why))
 	a.halt(ctx)
 }
