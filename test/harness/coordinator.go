@@ -137,6 +137,14 @@ func (c *Coordinator) Restart() {
 	c.start()
 }
 
+// RestartGracefully stops the process with SIGTERM (it releases its groups)
+// and starts it again on the same port with the same settings.
+func (c *Coordinator) RestartGracefully() {
+	c.t.Helper()
+	c.Stop()
+	c.start()
+}
+
 // FreePort asks the kernel for a free loopback TCP port.
 func FreePort() (int, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
