@@ -70,6 +70,16 @@ func StartCoordinator(t testing.TB, o Options) *Coordinator {
 	return c
 }
 
+// Pid is the process id of the running coordinator (0 if none).
+func (c *Coordinator) Pid() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.cmd == nil || c.cmd.Process == nil {
+		return 0
+	}
+	return c.cmd.Process.Pid
+}
+
 // URL is the coordinator's base URL.
 func (c *Coordinator) URL() string { return "http://" + c.addr }
 
