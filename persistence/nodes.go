@@ -13,11 +13,10 @@ import (
 // A node incarnation (one process run) is named by an owner string
 // "nodeId/incarnation"; that string is what Activate records as the owner.
 type Nodes interface {
-	// RenewNode renews the node record of owner (expires after ttl unless
-	// renewed) and checks the store's instance marker, in one atomic step.
-	// r.PrevRenews is the Renews this node last saw (0 on the first call);
-	// r.Instance is the marker this node knows ("" on the first call) and
-	// r.NewInstance the marker to create if none exists.
+	// RenewNode renews the node record of r.Owner (expires after r.TTL
+	// unless renewed; created if missing) and reads the store's instance
+	// marker, creating it as r.NewInstance if none exists, in one atomic step.
+	// The caller compares the answer with what it saw before.
 	RenewNode(ctx context.Context, r NodeRenewal) (NodeStatus, error)
 	// NotifyTakeover bumps the takeovers counter of owner's node record, if
 	// the record exists (alive reports whether it did). The owner's next
@@ -50,8 +49,6 @@ type Nodes interface {
 type NodeRenewal struct {
 	Owner       string
 	TTL         time.Duration
-	PrevRenews  int64
-	Instance    string
 	NewInstance Instance
 }
 

@@ -45,7 +45,7 @@ func (n *node) round(ctx context.Context) error {
 	h := n.h
 	start := h.opts.Now()
 	st, err := h.opts.Store.RenewNode(ctx, persistence.NodeRenewal{
-		Owner: n.owner, TTL: n.ttl, PrevRenews: n.prevRenews, Instance: n.instance,
+		Owner: n.owner, TTL: n.ttl,
 		NewInstance: persistence.Instance{ID: newIncarnation() + newIncarnation(), CreatedAt: start},
 	})
 	if err != nil {

@@ -70,16 +70,17 @@ func (h *Host) describe(ctx context.Context, streamPrefix, groupName string, cre
 		if err != nil {
 			return nil, err
 		}
-		if !create {
-			snap, err := h.opts.Store.LoadGroup(ctx, key)
-			if err != nil {
-				if errors.Is(err, persistence.ErrNotFound) {
-					return nil, fmt.Errorf("group %s: %w", key, api.ErrGroupNotFound)
-				}
-				return nil, mapStoreErr(err)
+		snap, err := h.opts.Store.LoadGroup(ctx, key)
+		switch {
+		case errors.Is(err, persistence.ErrNotFound):
+			if !create {
+				return nil, fmt.Errorf("group %s: %w", key, api.ErrGroupNotFound)
 			}
+		case err != nil:
+			return nil, mapStoreErr(err)
+		default:
 			if d, ok := group.DescribeStored(h.opts.Rules, key, stream, snap, h.opts.Now()); ok {
-				return d, nil // idle: not activated (passivate.go)
+				return d, nil // idle: answered from the store, not activated (group/passivate.go)
 			}
 		}
 	}
