@@ -48,7 +48,10 @@ func (s *Store) CheckActivation(ctx context.Context, key persistence.GroupKey, a
 		return err
 	}
 	g := s.groups[key]
-	if g == nil || !g.live || g.activation != activationEpoch {
+	if g == nil || g.activation < activationEpoch {
+		return fmt.Errorf("%s: activation %d is not stored: %w: %w", op, activationEpoch, persistence.ErrFenced, persistence.ErrBehind)
+	}
+	if !g.live || g.activation != activationEpoch {
 		return fmt.Errorf("%s: activation %d is not current: %w", op, activationEpoch, persistence.ErrFenced)
 	}
 	return nil

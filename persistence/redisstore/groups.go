@@ -150,6 +150,9 @@ func (s *Store) CheckActivation(ctx context.Context, key persistence.GroupKey, a
 	}
 	act, _ := vals[0].(string)
 	live, _ := vals[1].(string)
+	if stored, err := strconv.ParseInt(act, 10, 64); act == "" || (err == nil && stored < activationEpoch) {
+		return fmt.Errorf("%s: activation %d is not stored (stored %q): %w: %w", op, activationEpoch, act, persistence.ErrFenced, persistence.ErrBehind)
+	}
 	if live != "1" || act != strconv.FormatInt(activationEpoch, 10) {
 		return fmt.Errorf("%s: activation %d is not current (stored %q, live %q): %w", op, activationEpoch, act, live, persistence.ErrFenced)
 	}
