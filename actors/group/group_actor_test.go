@@ -38,6 +38,7 @@ type shell struct {
 	pid    *actor.PID
 	pids   []*actor.PID // every activation spawned, stopped at the end
 	mu     sync.Mutex   // guards pid against the confirm loop
+	manual atomic.Bool  // the test sends NodeConfirmed itself
 }
 
 func newShell(t *testing.T, rules groupstate.Config, now func() time.Time) *shell {
@@ -81,6 +82,9 @@ func (s *shell) confirmLoop(now func() time.Time) {
 			case <-done:
 				return
 			case <-t.C:
+				if s.manual.Load() {
+					continue
+				}
 				s.mu.Lock()
 				pid := s.pid
 				s.mu.Unlock()
