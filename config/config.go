@@ -43,8 +43,10 @@ type Redis struct {
 
 // Store configures the persistence plugin.
 type Store struct {
-	KeyPrefix       string `koanf:"key-prefix" help:"prefix of every coordinator-owned Redis key ([A-Za-z0-9._-])"`
-	TrustEmptyStore bool   `koanf:"trust-empty-store" help:"treat a Redis without coordinator state as a new deployment and grant at once (default false: hold grants for one lease, as after a data loss)"`
+	KeyPrefix       string        `koanf:"key-prefix" help:"prefix of every coordinator-owned Redis key ([A-Za-z0-9._-])"`
+	WaitReplicas    int           `koanf:"wait-replicas" help:"every state write waits until this many Redis replicas acknowledged it (WAIT); 0 = do not wait"`
+	WaitTimeout     time.Duration `koanf:"wait-timeout" help:"how long a write waits for store.wait-replicas before it fails as unavailable (< redis.read-timeout)"`
+	TrustEmptyStore bool          `koanf:"trust-empty-store" help:"treat a Redis without coordinator state as a new deployment and grant at once (default false: hold grants for one lease, as after a data loss)"`
 }
 
 // Auth configures authentication of the HTTP API.
@@ -124,7 +126,7 @@ func Default() Config {
 			ReadTimeout:  1 * time.Second,
 			WriteTimeout: 1 * time.Second,
 		},
-		Store: Store{KeyPrefix: "rsc"},
+		Store: Store{KeyPrefix: "rsc", WaitTimeout: 200 * time.Millisecond},
 		Auth: Auth{
 			TokenTTL:       time.Hour,
 			Users:          []User{},

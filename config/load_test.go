@@ -35,6 +35,8 @@ var precedenceCases = []precedenceCase{
 	{key: "redis.write-timeout", file: "3s", env: "4s", flag: "5s"},
 	{key: "store.key-prefix", file: "f", env: "e", flag: "g"},
 	{key: "store.trust-empty-store", file: "true", env: "false", flag: "true"},
+	{key: "store.wait-replicas", file: "1", env: "2", flag: "3"},
+	{key: "store.wait-timeout", file: "100ms", env: "150ms", flag: "250ms"},
 	{key: "auth.token-secret", file: secret16 + "f", env: secret16 + "e"},
 	{key: "auth.token-ttl", file: "2h", env: "3h", flag: "4h"},
 	{key: "auth.authenticate-member-api", file: "true", env: "false", flag: "true",

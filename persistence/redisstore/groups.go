@@ -22,7 +22,7 @@ func (s *Store) Activate(ctx context.Context, key persistence.GroupKey, owner st
 	if err := s.c.ZAdd(ctx, s.k.groups(), redis.Z{Member: groupID(key)}).Err(); err != nil {
 		return persistence.GroupSnapshot{}, mapErr(op, err)
 	}
-	status, rest, err := s.run(ctx, op, activateScript,
+	status, rest, err := s.runDurable(ctx, op, activateScript,
 		[]string{s.k.groupMeta(key), s.k.groupMembers(key)}, owner, key.StreamPrefix, key.ConsumerGroup)
 	if err != nil {
 		return persistence.GroupSnapshot{}, err
@@ -79,7 +79,7 @@ func (s *Store) SaveGroup(ctx context.Context, key persistence.GroupKey, activat
 	for _, id := range change.DeleteMembers {
 		args = append(args, id)
 	}
-	status, rest, err := s.run(ctx, op, saveScript, []string{s.k.groupMeta(key), s.k.groupMembers(key)}, args...)
+	status, rest, err := s.runDurable(ctx, op, saveScript, []string{s.k.groupMeta(key), s.k.groupMembers(key)}, args...)
 	if err != nil {
 		return 0, err
 	}
@@ -105,7 +105,7 @@ func (s *Store) DeleteGroup(ctx context.Context, key persistence.GroupKey, activ
 	if err := checkCtx(ctx, op); err != nil {
 		return err
 	}
-	status, rest, err := s.run(ctx, op, deleteScript, []string{s.k.groupMeta(key), s.k.groupMembers(key)},
+	status, rest, err := s.runDurable(ctx, op, deleteScript, []string{s.k.groupMeta(key), s.k.groupMembers(key)},
 		strconv.FormatInt(activationEpoch, 10))
 	if err != nil {
 		return err
