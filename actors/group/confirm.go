@@ -65,7 +65,7 @@ func (a *groupActor) onNodeConfirmed(ctx actor.Context, msg *NodeConfirmed) {
 		return
 	}
 	if a.state == nil {
-		_ = a.ready(ctx)
+		a.retryActivation(ctx)
 		return
 	}
 	if msg.Check || a.needsCheck {
@@ -130,4 +130,20 @@ func (a *groupActor) lost(ctx actor.Context, why string) {
 	a.state, a.liveMarked, a.needsCheck = nil, false, false
 	a.progress = map[string][]protocol.ShardProgress{}
 	_ = a.ready(ctx)
+}
+
+// retryActivation tries again to activate a group whose activation failed
+// (store down, stream deleted). One that keeps failing for the idle time
+// stops: it holds no member, and the next request activates it afresh.
+func (a *groupActor) retryActivation(ctx actor.Context) {
+	now := a.deps.Now()
+	if a.ready(ctx) == nil {
+		return
+	}
+	if a.idleSince.IsZero() {
+		a.idleSince = now
+	}
+	if idle := a.deps.IdlePassivation; idle > 0 && now.Sub(a.idleSince) >= idle {
+		a.release(ctx, "activation kept failing for "+now.Sub(a.idleSince).Round(time.Millisecond).String())
+	}
 }
