@@ -49,7 +49,7 @@ func seedIdleGroups(t *testing.T, store persistence.Store, n int) {
 // number of Redis calls per lease window (its record renewal and the sweep's index read),
 // whatever the number of groups, and activates none of them.
 func TestIdleNodeRedisCallsDoNotGrowWithStoredGroups(t *testing.T) {
-	calls, trips := map[int]int64{}, map[int]int64{}
+	calls, trips, renewals, sweepReads := map[int]int64{}, map[int]int64{}, map[int]int64{}, map[int]int64{}
 	var window time.Duration
 	for _, n := range []int{0, 2000} {
 		srv := redistest.Start(t)
@@ -69,13 +69,18 @@ func TestIdleNodeRedisCallsDoNotGrowWithStoredGroups(t *testing.T) {
 			}
 		}
 		trips[n] = stats["evalsha"] + stats["zrange"]
+		renewals[n], sweepReads[n] = stats["evalsha"], stats["zrange"]
 		require.Empty(t, h.activeKeys(), "an idle node activated stored groups")
 		t.Logf("%d stored groups: %d Redis commands, %d round trips in %s (%v)", n, calls[n], trips[n], window, stats)
 	}
 	rounds := int64(window / group.ConfirmInterval(quickRules))
 	sweeps := int64(window / (300 * time.Millisecond))
 	require.LessOrEqual(t, trips[2000], rounds+sweeps+10, "one renewal per round and one index read per sweep")
-	require.LessOrEqual(t, calls[2000], calls[0]+calls[0]/4+20, "Redis calls of an idle node must not grow with stored groups")
+	// Every command is explained by renewals (one EVALSHA running 6 commands) and sweep reads:
+	// nothing is spent per stored group. (Counts, not timing: a slow box makes fewer rounds.)
+	for _, n := range []int{0, 2000} {
+		require.LessOrEqual(t, calls[n], 7*renewals[n]+sweepReads[n]+5, "Redis calls of an idle node must not grow with stored groups (%d)", n)
+	}
 }
 
 // oracle records what each simulated member was told and when it stops reading: a member
