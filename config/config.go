@@ -16,6 +16,7 @@ type Config struct {
 	Store        Store        `koanf:"store"`
 	Auth         Auth         `koanf:"auth"`
 	Coordination Coordination `koanf:"coordination"`
+	Groups       Groups       `koanf:"groups"`
 	Defaults     Defaults     `koanf:"defaults"`
 	Cluster      Cluster      `koanf:"cluster"`
 	Log          Log          `koanf:"log"`
@@ -42,7 +43,10 @@ type Redis struct {
 
 // Store configures the persistence plugin.
 type Store struct {
-	KeyPrefix string `koanf:"key-prefix" help:"prefix of every coordinator-owned Redis key ([A-Za-z0-9._-])"`
+	KeyPrefix       string        `koanf:"key-prefix" help:"prefix of every coordinator-owned Redis key ([A-Za-z0-9._-])"`
+	WaitReplicas    int           `koanf:"wait-replicas" help:"every state write waits until this many Redis replicas acknowledged it (WAIT); 0 = do not wait"`
+	WaitTimeout     time.Duration `koanf:"wait-timeout" help:"how long a write waits for store.wait-replicas before it fails as unavailable (< redis.read-timeout)"`
+	TrustEmptyStore bool          `koanf:"trust-empty-store" help:"treat a Redis without coordinator state as a new deployment and grant at once (default false: hold grants for one lease, as after a data loss)"`
 }
 
 // Auth configures authentication of the HTTP API.
@@ -79,6 +83,12 @@ type Coordination struct {
 	MemberLeaseTTL    time.Duration `koanf:"member-lease-ttl" help:"a member silent this long is expired (> heartbeat-interval, >= 3x recommended)"`
 	RebalanceTimeout  time.Duration `koanf:"rebalance-timeout" help:"time a member has to release revoked shards before it is fenced"`
 	MemberRetention   time.Duration `koanf:"member-retention" help:"how long expired and fenced members are kept for monitoring"`
+}
+
+// Groups configures the life cycle of group activations.
+type Groups struct {
+	IdlePassivation time.Duration `koanf:"idle-passivation" help:"a group with no live member for this long gives its activation up (0 = never)"`
+	SweepInterval   time.Duration `koanf:"sweep-interval" help:"how often groups with live members that no node hosts are activated, so dead members expire"`
 }
 
 // Defaults are applied to newly created streams.
@@ -120,7 +130,7 @@ func Default() Config {
 			ReadTimeout:  1 * time.Second,
 			WriteTimeout: 1 * time.Second,
 		},
-		Store: Store{KeyPrefix: "rsc"},
+		Store: Store{KeyPrefix: "rsc", WaitTimeout: 200 * time.Millisecond},
 		Auth: Auth{
 			TokenTTL:             7 * 24 * time.Hour,
 			PreviousTokenSecrets: []string{},
@@ -134,6 +144,7 @@ func Default() Config {
 			RebalanceTimeout:  60 * time.Second,
 			MemberRetention:   time.Hour,
 		},
+		Groups:   Groups{IdlePassivation: 2 * time.Minute, SweepInterval: 30 * time.Second},
 		Defaults: Defaults{InitialShardCount: 4},
 		Cluster: Cluster{
 			Name:     "rsc",

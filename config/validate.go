@@ -156,6 +156,22 @@ func (c Config) Validate() error {
 	positive("coordination.rebalance-timeout", co.RebalanceTimeout)
 	positive("coordination.member-retention", co.MemberRetention)
 
+	// store durability
+	if n := c.Store.WaitReplicas; n < 0 || n > 16 {
+		bad("store.wait-replicas", n, "must be between 0 and 16")
+	}
+	if c.Store.WaitTimeout <= 0 {
+		bad("store.wait-timeout", c.Store.WaitTimeout, "must be positive")
+	} else if c.Store.WaitReplicas > 0 && c.Redis.ReadTimeout > 0 && c.Store.WaitTimeout >= c.Redis.ReadTimeout {
+		bad("store.wait-timeout", c.Store.WaitTimeout, "must be shorter than redis.read-timeout (%s): WAIT blocks the connection", c.Redis.ReadTimeout)
+	}
+
+	// groups
+	if c.Groups.IdlePassivation < 0 {
+		bad("groups.idle-passivation", c.Groups.IdlePassivation, "must not be negative (0 = never passivate)")
+	}
+	positive("groups.sweep-interval", c.Groups.SweepInterval)
+
 	// defaults
 	if n := c.Defaults.InitialShardCount; n < 1 || n > MaxInitialShards {
 		bad("defaults.initial-shard-count", n, "must be between 1 and %d", MaxInitialShards)

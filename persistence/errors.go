@@ -19,6 +19,12 @@ var (
 	// The outcome of a write that returned it is unknown: it may or may not
 	// have been applied. Callers must reload before trusting their state.
 	ErrUnavailable = errors.New("persistence: store unavailable")
+	// ErrBehind: the store holds an older state than the caller's activation
+	// (a newer activation epoch or revision than stored, or the group is gone
+	// although the caller activated it): the store lost writes (FLUSHALL,
+	// restart without persistence, failover to a lagging replica). Always
+	// wrapped together with ErrFenced, ErrConflict or ErrNotFound.
+	ErrBehind = errors.New("persistence: store is behind this activation (data lost)")
 	// ErrUnsupportedFormat: a stored record was written in a newer layout
 	// format than this build understands.
 	ErrUnsupportedFormat = errors.New("persistence: unsupported stored format")

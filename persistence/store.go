@@ -29,6 +29,9 @@ type Store interface {
 	// Activate takes the group for a new activation: atomically bumps the
 	// activation epoch (fencing every older one), records owner, and returns
 	// the stored snapshot (empty Members, nil Meta for a group never saved).
+	// Snapshot.Fenced lists the previous owners (other than owner) that may
+	// still answer for the group: the caller must NotifyTakeover each before
+	// it answers anyone (then ClearTakeover).
 	Activate(ctx context.Context, key GroupKey, owner string) (GroupSnapshot, error)
 	// SaveGroup applies change atomically iff the stored activation epoch ==
 	// activationEpoch (else ErrFenced) and revision == expectedRevision (else
@@ -39,10 +42,12 @@ type Store interface {
 	SaveGroup(ctx context.Context, key GroupKey, activationEpoch, expectedRevision int64, change GroupChange) (int64, error)
 	// CheckActivation confirms, with one read and no write, that
 	// activationEpoch is still the group's latest activation: nil if so,
-	// ErrFenced if a newer activation exists or the group was deleted,
-	// ErrUnavailable if the store cannot answer. A group actor calls it
-	// periodically: a steady-state group writes nothing, so this is how a
-	// stale activation (partitioned node) learns it must stop answering.
+	// ErrFenced if a newer activation exists or the group was deleted
+	// (also ErrBehind if the stored epoch is older or missing: data lost),
+	// ErrUnavailable if the store cannot answer. A group actor calls it when
+	// its node's renewal saw a takeover announced (Nodes.NotifyTakeover): a
+	// steady-state group writes nothing, so this is how a stale activation
+	// learns it must stop answering.
 	CheckActivation(ctx context.Context, key GroupKey, activationEpoch int64) error
 	// LoadGroup reads the group without taking it (no epoch bump).
 	// ErrNotFound if the group was never activated, or was deleted and not
@@ -57,6 +62,8 @@ type Store interface {
 	// after DeleteGroup, LoadGroup returns ErrNotFound and ListGroups omits
 	// the group until the next Activate. ErrNotFound if the group is unknown.
 	DeleteGroup(ctx context.Context, key GroupKey, activationEpoch int64) error
+
+	Nodes
 
 	// Ping checks that the store answers. ErrUnavailable otherwise.
 	Ping(ctx context.Context) error

@@ -45,8 +45,11 @@ type GroupSnapshot struct {
 	Revision int64
 	// ActivationEpoch is the epoch of the latest activation (0 if never activated).
 	ActivationEpoch int64
-	// Owner is the node that holds the latest activation.
+	// Owner is the node that holds the latest activation ("" once released).
 	Owner string
+	// Fenced (Activate only) lists earlier owners this activation fenced that
+	// were not yet told (see Store.Activate).
+	Fenced []string
 	// Meta is opaque (the service serializes its group meta as JSON); nil for
 	// a group never saved.
 	Meta []byte

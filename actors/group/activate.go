@@ -38,11 +38,21 @@ func (a *groupActor) activate(ctx actor.Context) error {
 		a.lastErr = err
 		return fmt.Errorf("activate %s: create consumer group on shards: %w", a.key, err)
 	}
-	start := a.deps.Now() // confirmation counts from here (see onConfirm); leases from now
-	snap, err := a.deps.Store.Activate(sctx, a.key, a.deps.NodeID)
+	start := a.deps.Now() // confirmation counts from here (see onNodeConfirmed); leases from now
+	snap, err := a.deps.Store.Activate(sctx, a.key, a.deps.Owner)
 	if err != nil {
 		a.lastErr = err
 		return fmt.Errorf("activate %s: %w", a.key, err)
+	}
+	servableFrom, err := a.takeover(snap)
+	if err != nil {
+		a.lastErr = err
+		return fmt.Errorf("activate %s: %w", a.key, err)
+	}
+	if snap.Meta == nil {
+		// No stored state: a new group, or a store that lost its data. Make sure the node
+		// knows which before anything is granted (it holds grants after a loss).
+		a.deps.VerifyStore()
 	}
 	now := a.deps.Now()
 	state, err := restore(a.deps.Rules, a.key, stream, snap, now)
@@ -50,7 +60,20 @@ func (a *groupActor) activate(ctx actor.Context) error {
 		a.lastErr = err
 		return fmt.Errorf("activate %s: %w", a.key, err)
 	}
-	a.activation, a.revision = snap.ActivationEpoch, snap.Revision
+	if snap.Meta == nil && a.carry != nil {
+		// The store lost this group while this actor still knew it: continue its epochs, so
+		// that they do not go backwards for anyone who saw them.
+		meta := state.Meta()
+		meta.GroupEpoch = a.carry.GroupEpoch + 1
+		meta.AssignmentEpoch = meta.GroupEpoch
+		if carried, err := groupstate.Restore(a.deps.Rules, meta, nil, now); err == nil {
+			state = carried
+		}
+	}
+	if hold := a.deps.Hold(); now.Before(hold) {
+		state.HoldGrantsUntil(hold)
+	}
+	a.activation, a.revision, a.servableFrom, a.needsCheck, a.carry = snap.ActivationEpoch, snap.Revision, servableFrom, false, nil
 	if snap.Meta == nil {
 		// A new group: store its meta so it is listed and survives restarts.
 		meta := state.Meta()
@@ -73,11 +96,43 @@ func (a *groupActor) activate(ctx actor.Context) error {
 	for _, m := range a.state.Members() {
 		a.armMember(ctx, m.ID)
 	}
+	// Refresh the live-group index for this epoch: mark an occupied group (an entry of an
+	// older activation would not let this one unmark it), unmark an idle one (a stale entry
+	// would make the sweep activate it again and again).
+	a.idleSince, a.liveMarked = time.Time{}, a.state.Occupied() == 0
+	a.syncLive()
+	a.deps.Metrics.Activated()
 	a.reportMembers()
 	a.deps.Logger.Info("group activated", slog.String("group", a.key.String()),
 		slog.Int64("activation", a.activation), slog.Int64("groupEpoch", meta.GroupEpoch),
 		slog.Int("members", len(snap.Members)))
 	return nil
+}
+
+// takeover tells every earlier owner this activation fenced (their node's
+// next renewal sees it and re-checks their activations) and returns when
+// this activation may answer: validity after the last notice completed, by
+// which time every fenced activation has stopped answering (docs/RELIABILITY.md).
+// A group released by passivation, or held by this node incarnation, needs no wait.
+func (a *groupActor) takeover(snap persistence.GroupSnapshot) (time.Time, error) {
+	if len(snap.Fenced) == 0 {
+		return time.Time{}, nil
+	}
+	sctx, cancel := a.storeCtx()
+	defer cancel()
+	for _, owner := range snap.Fenced {
+		if _, err := a.deps.Store.NotifyTakeover(sctx, owner); err != nil {
+			return time.Time{}, fmt.Errorf("tell %s of the takeover: %w", owner, err)
+		}
+	}
+	from := a.deps.Now().Add(a.validity())
+	if err := a.deps.Store.ClearTakeover(sctx, a.key, snap.ActivationEpoch); err != nil {
+		// Harmless: the next activation tells them again.
+		a.deps.Logger.Debug("could not clear the takeover list", slog.String("group", a.key.String()), slog.Any("err", err))
+	}
+	a.deps.Logger.Info("group taken over from another node; answering once its activation has stopped",
+		slog.String("group", a.key.String()), slog.Any("previousOwners", snap.Fenced), slog.Time("answeringFrom", from))
+	return from, nil
 }
 
 // restore rebuilds the rules state from a snapshot (or a new group).

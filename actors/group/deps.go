@@ -17,6 +17,25 @@ type Deps struct {
 	Provisioner persistence.Provisioner
 	Rules       groupstate.Config
 	NodeID      string
+	// Owner names this node incarnation in the store (persistence.OwnerName);
+	// default NodeID.
+	Owner string
+	// IdlePassivation: a group no member occupies for this long passivates
+	// (groups.idle-passivation). Zero: never.
+	IdlePassivation time.Duration
+	// Hold returns until when the node holds every grant because the store
+	// lost state (zero: no hold).
+	Hold func() time.Time
+	// StateLost reports that the store was found behind (lost writes); the
+	// node holds grants for a lease (see docs/RELIABILITY.md).
+	StateLost func(reason string)
+	// GroupStateLost reports a hold of one group only (a member reported an
+	// epoch and shards a new, empty group does not know).
+	GroupStateLost func(key persistence.GroupKey, reason string, until time.Time)
+	// VerifyStore is called before a group with no stored state is served: it
+	// checks (one round trip) that the store is the data set the node knows,
+	// so that a flush is noticed before a new group hands shards out.
+	VerifyStore func()
 	// Now is the clock; tests may replace it.
 	Now func() time.Time
 	// StoreTimeout bounds each store call made from inside an actor.
@@ -39,6 +58,9 @@ type Metrics interface {
 	Persist(d time.Duration, err error)
 	MemberExpired()
 	MemberFenced()
+	// Activated and Passivated count group activations and passivations.
+	Activated()
+	Passivated()
 	// Members reports how many members of the group are in each state,
 	// after every durable change of the group; nil counts: group gone.
 	Members(key persistence.GroupKey, counts map[string]int)
@@ -50,6 +72,8 @@ func (noMetrics) Heartbeat(string, time.Duration)              {}
 func (noMetrics) Persist(time.Duration, error)                 {}
 func (noMetrics) MemberExpired()                               {}
 func (noMetrics) MemberFenced()                                {}
+func (noMetrics) Activated()                                   {}
+func (noMetrics) Passivated()                                  {}
 func (noMetrics) Members(persistence.GroupKey, map[string]int) {}
 
 func (d *Deps) withDefaults() *Deps {
@@ -65,6 +89,21 @@ func (d *Deps) withDefaults() *Deps {
 	}
 	if c.Metrics == nil {
 		c.Metrics = noMetrics{}
+	}
+	if c.Owner == "" {
+		c.Owner = c.NodeID
+	}
+	if c.Hold == nil {
+		c.Hold = func() time.Time { return time.Time{} }
+	}
+	if c.StateLost == nil {
+		c.StateLost = func(string) {}
+	}
+	if c.GroupStateLost == nil {
+		c.GroupStateLost = func(persistence.GroupKey, string, time.Time) {}
+	}
+	if c.VerifyStore == nil {
+		c.VerifyStore = func() {}
 	}
 	if c.OnStop == nil {
 		c.OnStop = func(persistence.GroupKey) {}

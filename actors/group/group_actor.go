@@ -33,9 +33,15 @@ type groupActor struct {
 	revision    int64             // store revision of the state in memory
 	activatedAt time.Time
 	confirmedAt time.Time // last time the store confirmed this activation
-	confirmLoop uint64    // identity of this incarnation's chain of confirmTicks
-	lastErr     error     // why the last activation or write failed
-	stopped     bool      // fenced or deleted: answer RETRY until the actor is gone
+	// servableFrom: after fencing a live previous owner, answer nobody before this
+	// (that owner's activation stops answering within validity of being told).
+	servableFrom time.Time
+	needsCheck   bool             // a takeover was announced; no round counts until a read confirms
+	liveMarked   bool             // the live-group index holds this group for this activation
+	idleSince    time.Time        // since when no member occupies the group (zero: occupied)
+	carry        *groupstate.Meta // epochs to continue from after the store lost the group
+	lastErr      error            // why the last activation or write failed
+	stopped      bool             // fenced or deleted: answer RETRY until the actor is gone
 
 	members  map[string]*actor.PID
 	progress map[string][]protocol.ShardProgress
@@ -55,11 +61,15 @@ func (a *groupActor) Receive(ctx actor.Context) {
 			a.deps.Logger.Warn("group activation failed; will retry on the next request",
 				slog.String("group", a.key.String()), slog.Any("err", err))
 		}
-		a.scheduleConfirm(ctx)
-	case *confirmTick:
-		if msg.loop == a.confirmLoop {
-			a.onConfirm(ctx)
+	case *NodeConfirmed:
+		a.onNodeConfirmed(ctx, msg)
+	case *StoreLost:
+		a.onStoreLost(msg)
+	case *ReleaseRequest:
+		if !a.stopped && a.state != nil {
+			a.release(ctx, "node shutting down")
 		}
+		ctx.Respond(&ErrorReply{})
 	case *actor.Restarting:
 		a.onRestarting()
 	case *actor.Stopping:
@@ -172,6 +182,11 @@ func (a *groupActor) stop(ctx actor.Context, why string) {
 	a.stopped = true
 	a.deps.Logger.Warn("group actor stopping", slog.String("group", a.key.String()),
 		slog.Int64("activation", a.activation), slog.String("reason", why))
+	a.halt(ctx)
+}
+
+// halt stops the member actors and this actor; a.stopped is already set.
+func (a *groupActor) halt(ctx actor.Context) {
 	for id, pid := range a.members {
 		ctx.Stop(pid)
 		delete(a.members, id)
@@ -213,12 +228,17 @@ func (a *groupActor) delete(ctx actor.Context, msg *DeleteRequest) *DeleteReply 
 	sctx, cancel := a.storeCtx()
 	defer cancel()
 	if err := a.deps.Store.DeleteGroup(sctx, a.key, a.activation); err != nil {
-		if errors.Is(err, persistence.ErrFenced) {
+		if errors.Is(err, persistence.ErrBehind) {
+			a.lost(ctx, "delete found the store behind: "+err.Error())
+		} else if errors.Is(err, persistence.ErrFenced) {
 			a.stop(ctx, "fenced by a newer activation")
 		} else {
 			a.unsure = true // the delete may have landed
 		}
 		return &DeleteReply{LiveMembers: live, Err: err}
+	}
+	if a.liveMarked {
+		_ = a.deps.Store.UnmarkLive(sctx, a.key, a.activation)
 	}
 	a.stop(ctx, "group deleted")
 	return &DeleteReply{Deleted: true, LiveMembers: live}

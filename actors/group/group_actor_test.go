@@ -3,6 +3,7 @@ package group
 import (
 	"context"
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -36,6 +37,8 @@ type shell struct {
 	deps   *Deps
 	pid    *actor.PID
 	pids   []*actor.PID // every activation spawned, stopped at the end
+	mu     sync.Mutex   // guards pid against the confirm loop
+	manual atomic.Bool  // the test sends NodeConfirmed itself
 }
 
 func newShell(t *testing.T, rules groupstate.Config, now func() time.Time) *shell {
@@ -54,12 +57,41 @@ func newShell(t *testing.T, rules groupstate.Config, now func() time.Time) *shel
 	require.NoError(t, err)
 	s.deps = &Deps{Store: s.store, Provisioner: s.prov, Rules: rules, NodeID: "test", Now: now}
 	s.spawn()
+	s.confirmLoop(now)
 	return s
 }
 
 func (s *shell) spawn() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	s.pid = s.system.Root.Spawn(Props(key, s.deps))
 	s.pids = append(s.pids, s.pid)
+}
+
+// confirmLoop stands in for the host's node confirmer: every round asks the current
+// activation to check itself with the store (what each group did on its own before node
+// records), so these tests exercise the group's side of confirmation.
+func (s *shell) confirmLoop(now func() time.Time) {
+	done := make(chan struct{})
+	s.t.Cleanup(func() { close(done) })
+	go func() {
+		t := time.NewTicker(ConfirmInterval(s.deps.Rules))
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				if s.manual.Load() {
+					continue
+				}
+				s.mu.Lock()
+				pid := s.pid
+				s.mu.Unlock()
+				s.system.Root.Send(pid, &NodeConfirmed{Start: now(), Check: true})
+			}
+		}
+	}()
 }
 
 func (s *shell) ask(msg any) any {

@@ -2,6 +2,7 @@ package group
 
 import (
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -50,6 +51,7 @@ func (a *groupActor) evaluate(ctx actor.Context, msg *HeartbeatRequest) protocol
 	if !a.confirmed(now) {
 		return retry(req, "the coordinator cannot confirm with Redis that it still owns this group; keep current ownership and retry")
 	}
+	a.claimsUnknown(req, now)
 	dec := a.state.Heartbeat(toCore(msg), now)
 	if dec.Change != nil {
 		if err := a.persist(ctx, dec.Change); err != nil {
@@ -66,6 +68,24 @@ func (a *groupActor) evaluate(ctx actor.Context, msg *HeartbeatRequest) protocol
 		}
 	}
 	return toWire(r)
+}
+
+// claimsUnknown holds the group's grants for a lease when a member reports an
+// epoch and shards that this group, empty, has never heard of: the store
+// lost them (FLUSHALL, a restart without persistence, a lagging replica),
+// and that member may still read those shards until its lease runs out. The
+// member itself is told UNKNOWN_MEMBER_ID by the rules and rejoins.
+func (a *groupActor) claimsUnknown(req protocol.HeartbeatRequest, now time.Time) {
+	if req.MemberEpoch <= 0 || len(req.OwnedShards)+len(req.RevokingShards) == 0 || a.state.Known(req.MemberID) || a.state.Occupied() > 0 {
+		return
+	}
+	until := now.Add(a.deps.Rules.LeaseTTL + a.deps.Rules.HeartbeatInterval)
+	if !until.After(a.state.GrantsHeldUntil()) {
+		return
+	}
+	a.state.HoldGrantsUntil(until)
+	a.deps.GroupStateLost(a.key, fmt.Sprintf("member %q reports memberEpoch %d and %d shard(s) the store does not know (group empty)",
+		req.MemberID, req.MemberEpoch, len(req.OwnedShards)+len(req.RevokingShards)), until)
 }
 
 // Reject decides, without any group state, whether every group would reject a heartbeat

@@ -85,3 +85,8 @@ type arm struct {
 // retryTimers is sent to self when a timer-driven write failed and must be
 // tried again.
 type retryTimers struct{}
+
+// ReleaseRequest asks the group actor to stop answering and give its
+// activation up (the node is shutting down): the next activation, on any
+// node, then needs no takeover wait. Reply: *ErrorReply.
+type ReleaseRequest struct{}

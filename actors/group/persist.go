@@ -21,10 +21,13 @@ func (a *groupActor) persist(ctx actor.Context, c *groupstate.Change) error {
 	if !c.Durable {
 		return nil
 	}
+	a.markBefore(c)
 	err := a.save(c)
 	switch {
 	case err == nil:
 		return nil
+	case errors.Is(err, persistence.ErrBehind):
+		a.lost(ctx, "a write found the store behind this activation: "+err.Error())
 	case errors.Is(err, persistence.ErrFenced):
 		a.stop(ctx, "fenced: a newer activation of this group exists")
 	case errors.Is(err, persistence.ErrConflict):
@@ -103,6 +106,10 @@ func (a *groupActor) reload(ctx actor.Context) {
 			a.stop(ctx, "fenced: a newer activation of this group exists")
 			return
 		}
+		if errors.Is(err, persistence.ErrNotFound) && a.state != nil {
+			a.lost(ctx, "the group's stored state is gone: "+err.Error())
+			return
+		}
 		a.state = nil
 		return
 	}
@@ -126,6 +133,7 @@ func (a *groupActor) apply(ctx actor.Context, c *groupstate.Change) {
 	}
 	a.state.Apply(c)
 	if c.Durable {
+		a.syncLive()
 		a.reportMembers()
 		for i := range c.Members {
 			a.reportTransition(before[i], &c.Members[i])

@@ -43,3 +43,10 @@ func (g *Group) heldResponse(resp *Response, c *Member, held []int) {
 			g.holdUntil.UTC().Format(time.RFC3339))
 	}
 }
+
+// Occupies reports whether the member is in the target or may still read a
+// shard: while any member of a group occupies it, the group is not idle (the
+// shell does not passivate it).
+func (m Member) Occupies() bool {
+	return inTarget(m.State) || (holds(m.State) && len(m.Assigned)+len(m.Revoking) > 0)
+}

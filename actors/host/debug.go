@@ -9,6 +9,7 @@ import (
 
 	"github.com/redisstream/coordinator/actors/group"
 	"github.com/redisstream/coordinator/api"
+	"github.com/redisstream/coordinator/api/protocol"
 	"github.com/redisstream/coordinator/persistence"
 )
 
@@ -25,15 +26,18 @@ func (pingActor) Receive(ctx actor.Context) {
 
 // DebugNode is the live actor state of this node.
 type DebugNode struct {
-	NodeID string              `json:"nodeId"`
-	Groups []*group.DebugState `json:"groups"`
+	NodeID string `json:"nodeId"`
+	// Owner is this process's incarnation as recorded in the store.
+	Owner     string              `json:"owner"`
+	StateLost *protocol.StateLost `json:"stateLost,omitempty"`
+	Groups    []*group.DebugState `json:"groups"`
 }
 
 // DebugActors shows every group actor running on this node.
 func (h *Host) DebugActors(ctx context.Context) (any, error) {
 	keys := h.activeKeys()
 	sort.Slice(keys, func(i, j int) bool { return keys[i].Less(keys[j]) })
-	out := DebugNode{NodeID: h.opts.NodeID, Groups: []*group.DebugState{}}
+	out := DebugNode{NodeID: h.opts.NodeID, Owner: h.node.owner, StateLost: h.lossReport(h.opts.Now()), Groups: []*group.DebugState{}}
 	for _, k := range keys {
 		pid, ok := h.active(k)
 		if !ok {

@@ -3,9 +3,13 @@
 // {streamPrefix, consumerGroup}, sends it the request as a message and waits
 // for the reply with a deadline.
 //
-// Single-node mode keeps a local registry of group actors; every stored group
-// is activated at start so that members keep their leases across a restart.
-// The multi-node actor host cluster replaces the registry with cluster
-// identities; the group actor itself does not change, because every write it
-// makes is already fenced by its activation epoch in Redis.
+// Single-node mode keeps a local registry of group actors. Groups are
+// activated on first request, and by the sweep (sweep.go) when they have live
+// members that no live node hosts; idle groups passivate. One renewal of the
+// node's record per round confirms every activation of the node (node.go);
+// the same renewal notices when Redis lost data (statelost.go). The
+// multi-node actor host cluster replaces the registry with cluster
+// identities; the group actor and the node record do not change, because
+// every write is fenced by the activation epoch in Redis and the
+// confirmation argument holds for any number of nodes (docs/RELIABILITY.md).
 package host

@@ -39,6 +39,27 @@ type Options struct {
 	// GroupsActive, if set, is told the number of group actors on this
 	// node whenever it changes (metrics).
 	GroupsActive func(n int)
+	// IdlePassivation: a group no member occupies for this long passivates
+	// (groups.idle-passivation). Zero: never.
+	IdlePassivation time.Duration
+	// SweepInterval is how often groups with live members that no node holds
+	// are activated (groups.sweep-interval). Default 30s.
+	SweepInterval time.Duration
+	// TrustEmptyStore: a store with no instance marker is a new deployment,
+	// granted at once (store.trust-empty-store). Default false: hold grants
+	// for one lease, as after a data loss.
+	TrustEmptyStore bool
+	// NodeMetrics, if set, counts node-level events.
+	NodeMetrics NodeMetrics
+}
+
+// NodeMetrics receives node-level counts; implementations must be cheap and
+// safe for concurrent use.
+type NodeMetrics interface {
+	// StateLost counts one detection of store data loss.
+	StateLost()
+	// SweepActivations counts groups the sweep activated.
+	SweepActivations(n int)
 }
 
 // Host is one coordinator node: an actor system with a group actor per
@@ -52,6 +73,8 @@ type Host struct {
 	groups map[persistence.GroupKey]*actor.PID
 
 	pinger *actor.PID // answers health checks of the actor loop
+	node   *node
+	loss   lossState
 
 	stopOnce sync.Once
 	done     chan struct{}
@@ -59,7 +82,7 @@ type Host struct {
 
 var _ api.Service = (*Host)(nil)
 
-// New builds a host; Start activates stored groups.
+// New builds a host; Start starts it.
 func New(opts Options) *Host {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
@@ -76,6 +99,9 @@ func New(opts Options) *Host {
 	if opts.DefaultShardCount <= 0 {
 		opts.DefaultShardCount = 4
 	}
+	if opts.SweepInterval <= 0 {
+		opts.SweepInterval = 30 * time.Second
+	}
 	logger := opts.Logger
 	h := &Host{
 		opts:   opts,
@@ -85,32 +111,45 @@ func New(opts Options) *Host {
 			return slog.New(minLevel{logger.Handler(), slog.LevelWarn}).With(slog.String("component", "actor"))
 		})),
 	}
+	h.node = &node{h: h, owner: persistence.OwnerName(opts.NodeID, newIncarnation()),
+		ttl: opts.Rules.LeaseTTL + opts.Rules.HeartbeatInterval}
 	h.deps = &group.Deps{
 		Store: opts.Store, Provisioner: opts.Provisioner, Rules: opts.Rules, NodeID: opts.NodeID,
+		Owner: h.node.owner, IdlePassivation: opts.IdlePassivation,
 		Now: opts.Now, Logger: logger, Metrics: opts.Metrics,
 		StoreTimeout: opts.RequestTimeout / 2,
 		OnStop:       h.forget,
+		Hold:         h.hold,
+		StateLost: func(reason string) {
+			h.stateLost(reason, h.opts.Now().Add(opts.Rules.LeaseTTL+opts.Rules.HeartbeatInterval))
+		},
+		GroupStateLost: h.groupStateLost,
+		VerifyStore:    h.node.verify,
 	}
 	h.pinger = h.system.Root.Spawn(actor.PropsFromProducer(func() actor.Actor { return pingActor{} }))
 	return h
 }
 
-// Start activates every stored group on this node (so members that keep
-// heartbeating keep their shards after a restart) and starts the prune loop.
-// A store that is down is not fatal: groups are activated on first use.
+// Start renews this node's record once (learning whether the store lost
+// data: then grants are held for a lease), activates the groups that have
+// live members and no live owner (one sweep), and starts the confirmation,
+// sweep and prune loops. Idle groups are not activated: they cost nothing
+// until a request names them. A store that is down is not fatal: groups are
+// activated on first use.
 func (h *Host) Start(ctx context.Context) error {
-	keys, err := h.opts.Store.ListGroups(ctx, "")
-	if err != nil {
-		h.opts.Logger.Warn("could not list stored groups at start; they will be activated on first request", slog.Any("err", err))
-	} else {
-		for _, k := range keys {
-			h.pid(k)
-		}
-		h.opts.Logger.Info("activated stored groups", slog.Int("groups", len(keys)))
+	rctx, cancel := context.WithTimeout(ctx, h.opts.RequestTimeout)
+	defer cancel()
+	if err := h.node.round(rctx); err == nil {
+		h.sweep(rctx)
 	}
+	go h.node.loop()
+	go h.sweepLoop()
 	go h.pruneLoop()
 	return nil
 }
+
+// Owner is this node incarnation's name in the store ("nodeId/incarnation").
+func (h *Host) Owner() string { return h.node.owner }
 
 // Stop stops every group actor and the actor system.
 func (h *Host) Stop() {
@@ -123,6 +162,15 @@ func (h *Host) Stop() {
 		}
 		h.groups = map[persistence.GroupKey]*actor.PID{}
 		h.mu.Unlock()
+		// Release first, so that the next process (a restart, another node) takes the groups
+		// over without waiting out this one's confirmation.
+		futures := make([]*actor.Future, len(pids))
+		for i, pid := range pids {
+			futures[i] = h.system.Root.RequestFuture(pid, &group.ReleaseRequest{}, h.opts.RequestTimeout)
+		}
+		for _, f := range futures {
+			_, _ = f.Result()
+		}
 		for _, pid := range pids {
 			_ = h.system.Root.StopFuture(pid).Wait()
 		}

@@ -16,7 +16,7 @@ import (
 func newTestHost(t *testing.T) (*Host, *memstore.Store) {
 	t.Helper()
 	store := memstore.New()
-	h := New(Options{Store: store, Provisioner: memstore.NewProvisioner(), NodeID: "test",
+	h := New(Options{Store: store, Provisioner: memstore.NewProvisioner(), NodeID: "test", TrustEmptyStore: true,
 		Rules: groupstate.Config{HeartbeatInterval: time.Second, LeaseTTL: 10 * time.Second, RebalanceTimeout: 10 * time.Second, Retention: time.Hour}})
 	t.Cleanup(h.Stop)
 	require.NoError(t, h.Start(context.Background()))

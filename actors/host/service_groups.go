@@ -66,15 +66,21 @@ func (h *Host) outcome(req protocol.HeartbeatRequest, status protocol.Status, ms
 func (h *Host) describe(ctx context.Context, streamPrefix, groupName string, create bool) (*group.Description, error) {
 	key := persistence.GroupKey{StreamPrefix: streamPrefix, ConsumerGroup: groupName}
 	if _, ok := h.active(key); !ok {
-		if _, err := h.stream(ctx, streamPrefix); err != nil {
+		stream, err := h.stream(ctx, streamPrefix)
+		if err != nil {
 			return nil, err
 		}
-		if !create {
-			if _, err := h.opts.Store.LoadGroup(ctx, key); err != nil {
-				if errors.Is(err, persistence.ErrNotFound) {
-					return nil, fmt.Errorf("group %s: %w", key, api.ErrGroupNotFound)
-				}
-				return nil, mapStoreErr(err)
+		snap, err := h.opts.Store.LoadGroup(ctx, key)
+		switch {
+		case errors.Is(err, persistence.ErrNotFound):
+			if !create {
+				return nil, fmt.Errorf("group %s: %w", key, api.ErrGroupNotFound)
+			}
+		case err != nil:
+			return nil, mapStoreErr(err)
+		default:
+			if d, ok := group.DescribeStored(h.opts.Rules, key, stream, snap, h.opts.Now()); ok {
+				return d, nil // idle: answered from the store, not activated (group/passivate.go)
 			}
 		}
 	}

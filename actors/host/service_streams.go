@@ -89,9 +89,13 @@ func (h *Host) Health(ctx context.Context) protocol.HealthResponse {
 	if _, err := h.system.Root.RequestFuture(h.pinger, &ping{}, time.Second).Result(); err != nil {
 		out.Loop = "DOWN"
 	}
+	out.StateLost = h.lossReport(h.opts.Now())
 	switch {
 	case out.Loop == "DOWN":
 		out.Status = "DOWN"
+	case out.StateLost != nil:
+		// Grants are held while members that may still hold shards fence themselves.
+		out.Status = "DEGRADED"
 	case out.Redis == "DOWN":
 		// Members keep their shards within their leases; nothing moves.
 		out.Status = "DEGRADED"

@@ -27,6 +27,7 @@ type Metrics struct {
 	members       *prometheus.GaugeVec
 	leaseExpiries prometheus.Counter
 	membersFenced prometheus.Counter
+	node          nodeMetrics // node.go
 }
 
 // Default is the process-wide instance served on /metrics.
@@ -76,6 +77,7 @@ func New() *Metrics {
 		m.persistDur, m.persistErrors, m.groupsActive, m.members,
 		m.leaseExpiries, m.membersFenced,
 	)
+	m.registerNode()
 	return m
 }
 

@@ -129,6 +129,16 @@ type HealthResponse struct {
 	Redis         string `json:"redis"` // UP, DOWN
 	Loop          string `json:"loop"`  // UP, DOWN: the actor system answers
 	Embedded      bool   `json:"embeddedRedis,omitempty"`
+	// StateLost is set while the coordinator holds grants because Redis lost
+	// its state (status DEGRADED meanwhile).
+	StateLost *StateLost `json:"stateLost,omitempty"`
+}
+
+// StateLost describes a store data loss the coordinator is waiting out.
+type StateLost struct {
+	Reason          string `json:"reason"`
+	DetectedAt      string `json:"detectedAt"`
+	GrantsHeldUntil string `json:"grantsHeldUntil"`
 }
 
 // VersionRange is an inclusive range of coordination (protocol) versions.

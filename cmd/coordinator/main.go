@@ -62,7 +62,8 @@ func run(args, environ []string) int {
 	defer closeRedis()
 
 	reg := metrics.New()
-	store, err := redisstore.New(client, redisstore.Options{KeyPrefix: cfg.Store.KeyPrefix})
+	store, err := redisstore.New(client, redisstore.Options{KeyPrefix: cfg.Store.KeyPrefix,
+		WaitReplicas: cfg.Store.WaitReplicas, WaitTimeout: cfg.Store.WaitTimeout})
 	if err != nil {
 		logger.Error("cannot set up the store", slog.Any("err", err))
 		return 1
@@ -83,6 +84,10 @@ func run(args, environ []string) int {
 		EmbeddedRedis:     cfg.Embedded(),
 		ServerVersion:     version,
 		GroupsActive:      reg.SetGroupsActive,
+		IdlePassivation:   cfg.Groups.IdlePassivation,
+		SweepInterval:     cfg.Groups.SweepInterval,
+		TrustEmptyStore:   cfg.Store.TrustEmptyStore,
+		NodeMetrics:       reg,
 	})
 	if err := h.Start(ctx); err != nil {
 		logger.Error("cannot start the actor host", slog.Any("err", err))

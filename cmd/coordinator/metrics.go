@@ -23,6 +23,8 @@ func (s shellMetrics) Persist(d time.Duration, err error) {
 
 func (s shellMetrics) MemberExpired() { s.m.LeaseExpired() }
 func (s shellMetrics) MemberFenced()  { s.m.MemberFenced() }
+func (s shellMetrics) Activated()     { s.m.GroupActivated() }
+func (s shellMetrics) Passivated()    { s.m.GroupPassivated() }
 
 func (s shellMetrics) Members(key persistence.GroupKey, counts map[string]int) {
 	if counts == nil {

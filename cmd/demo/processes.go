@@ -117,6 +117,7 @@ func (d *demo) startCoordinator() error {
 	cmd.Env = append(os.Environ(),
 		"RSC_HTTP_ADDR=127.0.0.1:"+strconv.Itoa(port),
 		"RSC_REDIS_ADDRS="+d.redisAddr,
+		"RSC_STORE_TRUST_EMPTY_STORE=true", // the demo's own fresh redis-server
 		"RSC_COORDINATION_HEARTBEAT_INTERVAL="+heartbeatInterval.String(),
 		"RSC_COORDINATION_MEMBER_LEASE_TTL="+leaseTTL.String(),
 		"RSC_COORDINATION_REBALANCE_TIMEOUT="+rebalanceTimeout.String(),

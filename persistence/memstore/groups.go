@@ -25,9 +25,18 @@ func (s *Store) Activate(ctx context.Context, key persistence.GroupKey, owner st
 		g.live, g.meta, g.members = true, nil, map[string][]byte{}
 	}
 	g.activation++
+	if g.owner != "" && g.owner != owner && !contains(g.fenced, g.owner) {
+		g.fenced = append(g.fenced, g.owner)
+	}
 	g.owner = owner
 	s.writes++
-	return snapshot(key, g), nil
+	snap := snapshot(key, g)
+	for _, o := range g.fenced {
+		if o != owner {
+			snap.Fenced = append(snap.Fenced, o)
+		}
+	}
+	return snap, nil
 }
 
 // CheckActivation implements persistence.Store.
@@ -39,7 +48,10 @@ func (s *Store) CheckActivation(ctx context.Context, key persistence.GroupKey, a
 		return err
 	}
 	g := s.groups[key]
-	if g == nil || !g.live || g.activation != activationEpoch {
+	if g == nil || g.activation < activationEpoch {
+		return fmt.Errorf("%s: activation %d is not stored: %w: %w", op, activationEpoch, persistence.ErrFenced, persistence.ErrBehind)
+	}
+	if !g.live || g.activation != activationEpoch {
 		return fmt.Errorf("%s: activation %d is not current: %w", op, activationEpoch, persistence.ErrFenced)
 	}
 	return nil
@@ -56,6 +68,9 @@ func (s *Store) SaveGroup(ctx context.Context, key persistence.GroupKey, activat
 	g, err := s.writable(key, activationEpoch, op)
 	if err != nil {
 		return 0, err
+	}
+	if g.revision < expectedRevision {
+		return 0, fmt.Errorf("%s: revision is %d, expected %d: %w: %w", op, g.revision, expectedRevision, persistence.ErrConflict, persistence.ErrBehind)
 	}
 	if g.revision != expectedRevision {
 		return 0, fmt.Errorf("%s: revision is %d, expected %d: %w", op, g.revision, expectedRevision, persistence.ErrConflict)
@@ -118,7 +133,7 @@ func (s *Store) DeleteGroup(ctx context.Context, key persistence.GroupKey, activ
 	if err != nil {
 		return err
 	}
-	g.live, g.meta, g.members, g.owner = false, nil, nil, ""
+	g.live, g.meta, g.members, g.owner, g.fenced = false, nil, nil, "", nil
 	s.writes++
 	return nil
 }
@@ -127,7 +142,10 @@ func (s *Store) DeleteGroup(ctx context.Context, key persistence.GroupKey, activ
 func (s *Store) writable(key persistence.GroupKey, activationEpoch int64, op string) (*group, error) {
 	g := s.groups[key]
 	if g == nil {
-		return nil, fmt.Errorf("%s: never activated: %w", op, persistence.ErrNotFound)
+		return nil, fmt.Errorf("%s: never activated: %w: %w", op, persistence.ErrNotFound, persistence.ErrBehind)
+	}
+	if g.activation < activationEpoch {
+		return nil, fmt.Errorf("%s: activation epoch is %d, caller holds %d: %w: %w", op, g.activation, activationEpoch, persistence.ErrFenced, persistence.ErrBehind)
 	}
 	if g.activation != activationEpoch {
 		return nil, fmt.Errorf("%s: activation epoch is %d, caller holds %d: %w", op, g.activation, activationEpoch, persistence.ErrFenced)
@@ -154,4 +172,13 @@ func nonNil(b []byte) []byte {
 		return []byte{}
 	}
 	return b
+}
+
+func contains(s []string, x string) bool {
+	for _, v := range s {
+		if v == x {
+			return true
+		}
+	}
+	return false
 }

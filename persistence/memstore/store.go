@@ -16,6 +16,9 @@ type Store struct {
 	now         func() time.Time
 	streams     map[string]persistence.StreamRecord
 	groups      map[persistence.GroupKey]*group
+	nodes       map[string]*node
+	live        map[persistence.GroupKey]int64
+	instance    *persistence.Instance
 	unavailable bool
 	closed      bool
 	writes      int64
@@ -28,6 +31,7 @@ type group struct {
 	live       bool // activated and not deleted since
 	meta       []byte
 	members    map[string][]byte
+	fenced     []string // earlier owners not yet told of the takeover
 }
 
 var _ persistence.Store = (*Store)(nil)
@@ -38,6 +42,8 @@ func New() *Store {
 		now:     time.Now,
 		streams: map[string]persistence.StreamRecord{},
 		groups:  map[persistence.GroupKey]*group{},
+		nodes:   map[string]*node{},
+		live:    map[persistence.GroupKey]int64{},
 	}
 }
 
@@ -47,6 +53,25 @@ func (s *Store) SetUnavailable(on bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.unavailable = on
+}
+
+// Flush drops everything, like FLUSHALL on Redis without persistence: tests
+// use it to simulate a store that lost its data.
+func (s *Store) Flush() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.streams = map[string]persistence.StreamRecord{}
+	s.groups = map[persistence.GroupKey]*group{}
+	s.nodes = map[string]*node{}
+	s.live = map[persistence.GroupKey]int64{}
+	s.instance = nil
+}
+
+// SetNow replaces the store's clock (node record expiry, timestamps).
+func (s *Store) SetNow(now func() time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.now = now
 }
 
 // Writes is the number of successful mutating calls so far (CreateStream,

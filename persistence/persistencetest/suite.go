@@ -41,6 +41,11 @@ func Run(t *testing.T, newStore func(t *testing.T) persistence.Store) {
 		{"NoKeyCollisions", testNoKeyCollisions},
 		{"CanceledContext", testCanceledContext},
 		{"Ping", testPing},
+		{"RenewNode", testRenewNode},
+		{"NodeExpires", testNodeExpires},
+		{"TakeoverList", testTakeoverList},
+		{"LiveIndex", testLiveIndex},
+		{"Behind", testBehind},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/alicebob/miniredis/v2"
 	"github.com/redis/go-redis/v9"
@@ -34,6 +35,21 @@ func TestConformanceRedisServer(t *testing.T) {
 
 func TestConformanceMiniredis(t *testing.T) {
 	mr := miniredis.RunT(t)
+	// miniredis expires keys only when told that time passed.
+	stop := make(chan struct{})
+	t.Cleanup(func() { close(stop) })
+	go func() {
+		tick := time.NewTicker(10 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+				mr.FastForward(10 * time.Millisecond)
+			}
+		}
+	}()
 	c := redis.NewClient(&redis.Options{Addr: mr.Addr()})
 	t.Cleanup(func() { _ = c.Close() })
 	persistencetest.Run(t, newStoreFactory(c))

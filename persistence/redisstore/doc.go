@@ -13,19 +13,28 @@
 //	                                     UTC), createdBy, reason, extra (absent = nil),
 //	                                     revision
 //	P:{g:<prefix>|<group>}:meta    HASH  group record: format, activation, revision,
-//	                                     live (1 = exists, 0 = deleted), owner,
+//	                                     live (1 = exists, 0 = deleted), owner
+//	                                     ("" = released), fenced (newline-separated
+//	                                     earlier owners not yet told of a takeover),
 //	                                     meta (absent = nil), prefix, group
 //	P:{g:<prefix>|<group>}:members HASH  memberId (raw) -> member record blob
 //	P:streams                      SET   raw stream prefixes (index)
 //	P:groups                       ZSET  "<prefix>|<group>" escaped, score 0 (index,
 //	                                     range-queried by prefix with ZRANGEBYLEX)
+//	P:live                         ZSET  "<prefix>|<group>" of groups with live members,
+//	                                     score = activation epoch that marked it
+//	P:{n}:instance                 HASH  instance marker: id (random), createdAt (ms)
+//	P:{n}:node:<nodeId/incarnation> HASH node record: renews, takeovers; PEXPIRE ttl
 //
 // The {…} hash tag puts a group's meta and members keys in one Redis Cluster
 // slot, so one Lua script can check and write both atomically. The index keys
 // live in other slots and are therefore maintained outside the scripts: they
 // are a superset (an entry is added before the record is created and never
 // removed), and List* filter out entries whose record does not exist or is
-// deleted.
+// deleted. P:live is a superset too (marked before a write can make a group
+// occupied, unmarked only by an activation at least as new as the mark). The
+// node records and the instance marker share the {n} tag, so a node renewal
+// is one script.
 //
 // # Writes
 //

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/redis/go-redis/v9"
 
@@ -21,7 +22,7 @@ func (s *Store) Activate(ctx context.Context, key persistence.GroupKey, owner st
 	if err := s.c.ZAdd(ctx, s.k.groups(), redis.Z{Member: groupID(key)}).Err(); err != nil {
 		return persistence.GroupSnapshot{}, mapErr(op, err)
 	}
-	status, rest, err := s.run(ctx, op, activateScript,
+	status, rest, err := s.runDurable(ctx, op, activateScript,
 		[]string{s.k.groupMeta(key), s.k.groupMembers(key)}, owner, key.StreamPrefix, key.ConsumerGroup)
 	if err != nil {
 		return persistence.GroupSnapshot{}, err
@@ -33,10 +34,15 @@ func (s *Store) Activate(ctx context.Context, key persistence.GroupKey, owner st
 	default:
 		return persistence.GroupSnapshot{}, fmt.Errorf("%s: unexpected script status %q", op, status)
 	}
-	if len(rest) < 5 {
+	if len(rest) < 6 {
 		return persistence.GroupSnapshot{}, fmt.Errorf("%s: short script reply", op)
 	}
 	snap := persistence.GroupSnapshot{Key: key, Owner: owner}
+	for _, o := range strings.Split(asString(rest[5]), "\n") {
+		if o != "" && o != owner {
+			snap.Fenced = append(snap.Fenced, o)
+		}
+	}
 	if snap.ActivationEpoch, err = asInt(rest[0]); err != nil {
 		return persistence.GroupSnapshot{}, fmt.Errorf("%s: activation: %w", op, err)
 	}
@@ -73,7 +79,7 @@ func (s *Store) SaveGroup(ctx context.Context, key persistence.GroupKey, activat
 	for _, id := range change.DeleteMembers {
 		args = append(args, id)
 	}
-	status, rest, err := s.run(ctx, op, saveScript, []string{s.k.groupMeta(key), s.k.groupMembers(key)}, args...)
+	status, rest, err := s.runDurable(ctx, op, saveScript, []string{s.k.groupMeta(key), s.k.groupMembers(key)}, args...)
 	if err != nil {
 		return 0, err
 	}
@@ -85,6 +91,9 @@ func (s *Store) SaveGroup(ctx context.Context, key persistence.GroupKey, activat
 		return rev, nil
 	}
 	if status == "CONFLICT" {
+		if stored, err := asInt(rest[0]); err == nil && stored < expectedRevision {
+			return 0, fmt.Errorf("%s: revision is %d, expected %d: %w: %w", op, stored, expectedRevision, persistence.ErrConflict, persistence.ErrBehind)
+		}
 		return 0, fmt.Errorf("%s: revision is %s, expected %d: %w", op, asString(rest[0]), expectedRevision, persistence.ErrConflict)
 	}
 	return 0, guardErr(op, status, rest, activationEpoch)
@@ -96,7 +105,7 @@ func (s *Store) DeleteGroup(ctx context.Context, key persistence.GroupKey, activ
 	if err := checkCtx(ctx, op); err != nil {
 		return err
 	}
-	status, rest, err := s.run(ctx, op, deleteScript, []string{s.k.groupMeta(key), s.k.groupMembers(key)},
+	status, rest, err := s.runDurable(ctx, op, deleteScript, []string{s.k.groupMeta(key), s.k.groupMembers(key)},
 		strconv.FormatInt(activationEpoch, 10))
 	if err != nil {
 		return err
@@ -116,6 +125,11 @@ func guardErr(op, status string, rest []any, epoch int64) error {
 	switch status {
 	case "NOTFOUND":
 		return fmt.Errorf("%s: %s: %w", op, detail, persistence.ErrNotFound)
+	case "BEHIND":
+		if detail == "never activated" {
+			return fmt.Errorf("%s: %s: %w: %w", op, detail, persistence.ErrNotFound, persistence.ErrBehind)
+		}
+		return fmt.Errorf("%s: %s, caller holds %d: %w: %w", op, detail, epoch, persistence.ErrFenced, persistence.ErrBehind)
 	case "FENCED":
 		return fmt.Errorf("%s: activation epoch is %s, caller holds %d: %w", op, detail, epoch, persistence.ErrFenced)
 	case "FORMAT":
@@ -136,6 +150,9 @@ func (s *Store) CheckActivation(ctx context.Context, key persistence.GroupKey, a
 	}
 	act, _ := vals[0].(string)
 	live, _ := vals[1].(string)
+	if stored, err := strconv.ParseInt(act, 10, 64); act == "" || (err == nil && stored < activationEpoch) {
+		return fmt.Errorf("%s: activation %d is not stored (stored %q): %w: %w", op, activationEpoch, act, persistence.ErrFenced, persistence.ErrBehind)
+	}
 	if live != "1" || act != strconv.FormatInt(activationEpoch, 10) {
 		return fmt.Errorf("%s: activation %d is not current (stored %q, live %q): %w", op, activationEpoch, act, live, persistence.ErrFenced)
 	}

@@ -33,6 +33,15 @@ func (k keys) stream(streamPrefix string) string {
 func (k keys) streams() string { return k.prefix + ":streams" }
 func (k keys) groups() string  { return k.prefix + ":groups" }
 
+// live indexes groups with members in the target or holding shards.
+func (k keys) live() string { return k.prefix + ":live" }
+
+// instance and node records share one hash tag so that RenewNode is one
+// script on Redis Cluster too.
+func (k keys) instance() string { return k.prefix + ":{n}:instance" }
+
+func (k keys) node(owner string) string { return k.prefix + ":{n}:node:" + escape(owner) }
+
 // groupID is the escaped "<prefix>|<group>" that names a group in keys and in
 // the groups index.
 func groupID(key persistence.GroupKey) string {

@@ -6,15 +6,23 @@ import "github.com/redis/go-redis/v9"
 // else means nothing was written.
 
 // activateScript: KEYS meta, members; ARGV owner, prefix, group.
-// Bumps the activation epoch, (re)creates a deleted group empty, returns
-// {"OK", epoch, revision, hasMeta, meta, {member, record, ...}}.
+// Bumps the activation epoch, (re)creates a deleted group empty, adds the
+// previous owner to the newline-separated list of owners not yet told of a
+// takeover, returns {"OK", epoch, revision, hasMeta, meta, {member, record,
+// ...}, fenced}.
 var activateScript = redis.NewScript(`
 local f = redis.call('HGET', KEYS[1], 'format')
 if f and f ~= '1' then return {'FORMAT', f} end
 if redis.call('HGET', KEYS[1], 'live') ~= '1' then
   redis.call('DEL', KEYS[2])
-  redis.call('HDEL', KEYS[1], 'meta')
+  redis.call('HDEL', KEYS[1], 'meta', 'fenced', 'owner')
 end
+local prev = redis.call('HGET', KEYS[1], 'owner')
+local fenced = redis.call('HGET', KEYS[1], 'fenced') or ''
+if prev and prev ~= '' and prev ~= ARGV[1] and not string.find('\n' .. fenced .. '\n', '\n' .. prev .. '\n', 1, true) then
+  if fenced == '' then fenced = prev else fenced = fenced .. '\n' .. prev end
+end
+if fenced ~= '' then redis.call('HSET', KEYS[1], 'fenced', fenced) end
 local e = redis.call('HINCRBY', KEYS[1], 'activation', 1)
 redis.call('HSET', KEYS[1], 'format', '1', 'live', '1', 'owner', ARGV[1], 'prefix', ARGV[2], 'group', ARGV[3])
 local rev = redis.call('HGET', KEYS[1], 'revision')
@@ -28,7 +36,7 @@ if not meta then
   hasMeta = '0'
   meta = ''
 end
-return {'OK', e, rev, hasMeta, meta, redis.call('HGETALL', KEYS[2])}
+return {'OK', e, rev, hasMeta, meta, redis.call('HGETALL', KEYS[2]), fenced}
 `)
 
 // groupGuard is the shared check of saveScript and deleteScript: ARGV[1] is
@@ -36,8 +44,9 @@ return {'OK', e, rev, hasMeta, meta, redis.call('HGETALL', KEYS[2])}
 // stale activation always learns it is fenced.
 const groupGuard = `
 local h = redis.call('HMGET', KEYS[1], 'format', 'activation', 'live', 'revision')
-if not h[2] then return {'NOTFOUND', 'never activated'} end
+if not h[2] then return {'BEHIND', 'never activated'} end
 if h[1] ~= '1' then return {'FORMAT', tostring(h[1])} end
+if tonumber(h[2]) < tonumber(ARGV[1]) then return {'BEHIND', 'activation epoch is ' .. h[2]} end
 if h[2] ~= ARGV[1] then return {'FENCED', h[2]} end
 if h[3] ~= '1' then return {'NOTFOUND', 'deleted'} end
 `
@@ -64,7 +73,7 @@ return {'OK', redis.call('HINCRBY', KEYS[1], 'revision', 1)}
 // revision counters.
 var deleteScript = redis.NewScript(groupGuard + `
 redis.call('DEL', KEYS[2])
-redis.call('HDEL', KEYS[1], 'meta', 'owner')
+redis.call('HDEL', KEYS[1], 'meta', 'owner', 'fenced')
 redis.call('HSET', KEYS[1], 'live', '0')
 return {'OK'}
 `)
@@ -92,4 +101,51 @@ for i = 4, #ARGV, 2 do
   redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1])
 end
 return {'OK', redis.call('HINCRBY', KEYS[1], 'revision', 1), h[4], h[5] or ''}
+`)
+
+// clearTakeoverScript: KEYS meta, members; ARGV epoch.
+var clearTakeoverScript = redis.NewScript(groupGuard + `
+redis.call('HDEL', KEYS[1], 'fenced')
+return {'OK'}
+`)
+
+// releaseScript: KEYS meta; ARGV epoch. Clears the owner iff epoch is current.
+var releaseScript = redis.NewScript(`
+if redis.call('HGET', KEYS[1], 'activation') == ARGV[1] then
+  redis.call('HSET', KEYS[1], 'owner', '')
+end
+return {'OK'}
+`)
+
+// renewNodeScript: KEYS instance, node; ARGV ttlMs, newInstanceId,
+// newInstanceCreatedMs. Creates the instance marker if missing, renews the
+// node record. Returns {"OK", renews, takeovers, nodeCreated, instanceId,
+// instanceCreatedMs, instanceCreated}.
+var renewNodeScript = redis.NewScript(`
+local ic = 0
+if redis.call('EXISTS', KEYS[1]) == 0 then
+  redis.call('HSET', KEYS[1], 'id', ARGV[2], 'createdAt', ARGV[3])
+  ic = 1
+end
+local inst = redis.call('HMGET', KEYS[1], 'id', 'createdAt')
+local nc = 1 - redis.call('EXISTS', KEYS[2])
+local r = redis.call('HINCRBY', KEYS[2], 'renews', 1)
+local t = redis.call('HGET', KEYS[2], 'takeovers') or '0'
+redis.call('PEXPIRE', KEYS[2], ARGV[1])
+return {'OK', r, t, nc, inst[1], inst[2], ic}
+`)
+
+// notifyScript: KEYS node. Bumps takeovers iff the record exists.
+var notifyScript = redis.NewScript(`
+if redis.call('EXISTS', KEYS[1]) == 0 then return {'OK', 0} end
+redis.call('HINCRBY', KEYS[1], 'takeovers', 1)
+return {'OK', 1}
+`)
+
+// unmarkLiveScript: KEYS live index; ARGV id, epoch. Removes the entry
+// unless a newer activation marked it.
+var unmarkLiveScript = redis.NewScript(`
+local s = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if s and tonumber(s) <= tonumber(ARGV[2]) then redis.call('ZREM', KEYS[1], ARGV[1]) end
+return {'OK'}
 `)

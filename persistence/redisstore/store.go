@@ -19,6 +19,11 @@ type Options struct {
 	CloseClient bool
 	// Now is the clock used to fill in zero timestamps (default time.Now).
 	Now func() time.Time
+	// WaitReplicas > 0: every state-changing write waits (WAIT) until that
+	// many replicas acknowledged it, else it fails as unavailable
+	// (store.wait-replicas). WaitTimeout bounds the wait (default 200ms).
+	WaitReplicas int
+	WaitTimeout  time.Duration
 }
 
 // Store is the Redis persistence.Store. Safe for concurrent use.
@@ -27,6 +32,9 @@ type Store struct {
 	k           keys
 	now         func() time.Time
 	closeClient bool
+
+	waitReplicas int
+	waitTimeout  time.Duration
 }
 
 var _ persistence.Store = (*Store)(nil)
@@ -42,7 +50,14 @@ func New(c redis.UniversalClient, opts Options) (*Store, error) {
 	if now == nil {
 		now = time.Now
 	}
-	return &Store{c: c, k: k, now: now, closeClient: opts.CloseClient}, nil
+	if opts.WaitReplicas < 0 {
+		return nil, fmt.Errorf("redisstore: WaitReplicas %d must not be negative", opts.WaitReplicas)
+	}
+	if opts.WaitTimeout <= 0 {
+		opts.WaitTimeout = 200 * time.Millisecond
+	}
+	return &Store{c: c, k: k, now: now, closeClient: opts.CloseClient,
+		waitReplicas: opts.WaitReplicas, waitTimeout: opts.WaitTimeout}, nil
 }
 
 // KeyPrefix is the prefix of every key the store writes.
@@ -71,6 +86,11 @@ func (s *Store) run(ctx context.Context, op string, sc *redis.Script, keys []str
 	if err != nil {
 		return "", nil, mapErr(op, err)
 	}
+	return splitReply(op, res)
+}
+
+// splitReply splits a script's {status, ...} answer.
+func splitReply(op string, res any) (string, []any, error) {
 	arr, ok := res.([]any)
 	if !ok || len(arr) == 0 {
 		return "", nil, fmt.Errorf("%s: unexpected script reply %#v", op, res)

@@ -5,10 +5,12 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/redisstream/coordinator/api/protocol"
+	"github.com/redisstream/coordinator/test/harness"
 )
 
 // kill -9 the coordinator and start it again: members that keep
@@ -26,6 +28,10 @@ func TestRestartAfterKillKeepsMembersAndEpochs(t *testing.T) {
 	e.coord.Kill()
 	e.coord.Restart()
 
+	// The new process cannot know that the killed one is gone: it waits one confirmation
+	// window (lease/6) before it answers, and members are told RETRY meanwhile (they keep
+	// their shards). A graceful stop (SIGTERM) releases the groups and needs no wait.
+	waitUntilOK(t, a, b)
 	for i := 0; i < 3; i++ {
 		ra := a.Beat(t)
 		rb := b.Beat(t)
@@ -46,6 +52,25 @@ func TestRestartAfterKillKeepsMembersAndEpochs(t *testing.T) {
 	c := e.member("c")
 	c.Beat(t)
 	require.Greater(t, c.Epoch, epochA)
+}
+
+// SIGTERM releases every group activation: the restarted process answers at once, with the
+// same shards and epochs.
+func TestGracefulRestartAnswersAtOnce(t *testing.T) {
+	e := start(t, map[string]string{"RSC_COORDINATION_MEMBER_LEASE_TTL": "5s"})
+	e.c.CreateStream(t, "orders", 4)
+	a, b := e.member("a"), e.member("b")
+	beatAll(t, 4, a, b)
+	shardsA, epochA := a.Shards(), a.Epoch
+
+	e.coord.RestartGracefully()
+	for _, m := range []*harness.Member{a, b} {
+		r := m.Beat(t)
+		require.Equal(t, protocol.StatusOK, r.Status, r.Message)
+	}
+	require.Equal(t, shardsA, a.Shards())
+	require.Equal(t, epochA, a.Epoch)
+	require.Contains(t, e.coord.Logs(), "group activation released")
 }
 
 // A steady-state heartbeat writes nothing to Redis.
@@ -88,4 +113,21 @@ func writeCommands(t *testing.T, e *env) int64 {
 		}
 	}
 	return total
+}
+
+// waitUntilOK heartbeats until every member is answered OK; anything else than RETRY fails.
+func waitUntilOK(t *testing.T, ms ...*harness.Member) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for _, m := range ms {
+		for {
+			r := m.Beat(t)
+			if r.Status == protocol.StatusOK {
+				break
+			}
+			require.Equal(t, protocol.StatusRetry, r.Status, r.Message)
+			require.True(t, time.Now().Before(deadline), "no OK within 10s after the restart")
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
 }

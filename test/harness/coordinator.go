@@ -32,7 +32,7 @@ type Coordinator struct {
 // Options configures a coordinator process.
 type Options struct {
 	RedisAddr string            // required: a real redis-server
-	Env       map[string]string // extra RSC_* settings
+	Env       map[string]string // extra RSC_* settings (override the defaults above)
 	Args      []string
 }
 
@@ -52,6 +52,9 @@ func StartCoordinator(t testing.TB, o Options) *Coordinator {
 		"RSC_HTTP_ADDR=127.0.0.1:" + fmt.Sprint(port),
 		"RSC_REDIS_ADDRS=" + o.RedisAddr,
 		"RSC_LOG_LEVEL=debug",
+		// Every test starts its own empty redis-server: a new deployment, not a data loss.
+		// Tests of data loss set it back to false in Env (the last value wins).
+		"RSC_STORE_TRUST_EMPTY_STORE=true",
 	}
 	for k, v := range o.Env {
 		env = append(env, k+"="+v)
@@ -65,6 +68,16 @@ func StartCoordinator(t testing.TB, o Options) *Coordinator {
 		}
 	})
 	return c
+}
+
+// Pid is the process id of the running coordinator (0 if none).
+func (c *Coordinator) Pid() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.cmd == nil || c.cmd.Process == nil {
+		return 0
+	}
+	return c.cmd.Process.Pid
 }
 
 // URL is the coordinator's base URL.
@@ -131,6 +144,14 @@ func (c *Coordinator) signal(sig syscall.Signal) {
 func (c *Coordinator) Restart() {
 	c.t.Helper()
 	c.Kill()
+	c.start()
+}
+
+// RestartGracefully stops the process with SIGTERM (it releases its groups)
+// and starts it again on the same port with the same settings.
+func (c *Coordinator) RestartGracefully() {
+	c.t.Helper()
+	c.Stop()
 	c.start()
 }
 

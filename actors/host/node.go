@@ -1,0 +1,123 @@
+package host
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/redisstream/coordinator/actors/group"
+	"github.com/redisstream/coordinator/persistence"
+)
+
+// node is this process's side of the node record: one renewal per confirm
+// interval confirms every group activation of the node at once (see
+// docs/RELIABILITY.md, "One confirmation per node"), and notices when the
+// store lost its data (instance marker gone or changed, node record gone or
+// its counter going backwards).
+type node struct {
+	h     *Host
+	owner string
+	ttl   time.Duration
+
+	mu            sync.Mutex // one round at a time
+	instance      string     // marker this node knows ("" before the first round)
+	prevRenews    int64
+	prevTakeovers int64
+	lastOK        time.Time // start of the last successful round
+	failing       bool      // the last round failed (log once per outage)
+}
+
+func newIncarnation() string {
+	b := make([]byte, 6)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// round renews the node record and tells every group actor of the node what
+// it proves. It returns the renewal error, if any.
+func (n *node) round(ctx context.Context) error {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	h := n.h
+	start := h.opts.Now()
+	st, err := h.opts.Store.RenewNode(ctx, persistence.NodeRenewal{
+		Owner: n.owner, TTL: n.ttl,
+		NewInstance: persistence.Instance{ID: newIncarnation() + newIncarnation(), CreatedAt: start},
+	})
+	if err != nil {
+		if !n.failing {
+			h.opts.Logger.Warn("cannot renew this node's record in the store; its groups answer RETRY until it can",
+				slog.Any("err", err))
+		}
+		n.failing = true
+		return err
+	}
+	if n.failing {
+		h.opts.Logger.Info("node record renewed again")
+		n.failing = false
+	}
+	check := st.Takeovers != n.prevTakeovers
+	lease := h.opts.Rules.LeaseTTL + h.opts.Rules.HeartbeatInterval
+	switch {
+	case n.instance == "":
+		// First round of this process: nothing to compare with but the marker itself.
+		switch {
+		case st.InstanceCreated && !h.opts.TrustEmptyStore:
+			h.stateLost("the store holds no coordinator instance marker (a new deployment, or Redis lost its data)", start.Add(lease))
+		case st.InstanceCreated:
+		case st.Instance.CreatedAt.Add(lease).After(start) && !h.opts.TrustEmptyStore:
+			h.stateLost("the store's data set is younger than one lease (created "+st.Instance.CreatedAt.Format(time.RFC3339Nano)+")",
+				st.Instance.CreatedAt.Add(lease))
+		}
+	case st.Instance.ID != n.instance:
+		h.stateLost(fmt.Sprintf("the store's instance marker changed (%s, now %s): Redis was flushed, restarted without persistence, or replaced",
+			n.instance, st.Instance.ID), start.Add(lease))
+		check = true
+	case st.Created && start.Sub(n.lastOK) > n.ttl:
+		h.opts.Logger.Warn("this node's record expired while the node could not renew it; every group re-checks its activation",
+			slog.Duration("unrenewedFor", start.Sub(n.lastOK)))
+		check = true
+	case st.Created:
+		h.stateLost("this node's record vanished from the store before it could expire", start.Add(lease))
+		check = true
+	case st.Renews <= n.prevRenews:
+		h.stateLost(fmt.Sprintf("this node's renew counter went backwards (%d after %d): failover to a replica that missed writes?",
+			st.Renews, n.prevRenews), start.Add(lease))
+		check = true
+	}
+	n.instance, n.prevRenews, n.prevTakeovers, n.lastOK = st.Instance.ID, st.Renews, st.Takeovers, start
+	msg := &group.NodeConfirmed{Start: start, Check: check}
+	h.mu.Lock()
+	for _, pid := range h.groups {
+		h.system.Root.Send(pid, msg)
+	}
+	h.mu.Unlock()
+	return nil
+}
+
+// verify runs a round now, before a group without stored state is served.
+func (n *node) verify() {
+	ctx, cancel := context.WithTimeout(context.Background(), n.h.opts.RequestTimeout/2)
+	defer cancel()
+	_ = n.round(ctx)
+}
+
+func (n *node) loop() {
+	every := group.ConfirmInterval(n.h.opts.Rules)
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-n.h.done:
+			return
+		case <-t.C:
+			ctx, cancel := context.WithTimeout(context.Background(), every*2)
+			_ = n.round(ctx)
+			cancel()
+		}
+	}
+}

@@ -1,0 +1,107 @@
+package host
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/redisstream/coordinator/persistence"
+	"github.com/redisstream/coordinator/persistence/memstore"
+)
+
+// tamperStore rewrites the answer of the next renewal (what a store that lost data would say).
+type tamperStore struct {
+	persistence.Store
+	mu     sync.Mutex
+	tamper func(*persistence.NodeStatus)
+}
+
+func (s *tamperStore) RenewNode(ctx context.Context, r persistence.NodeRenewal) (persistence.NodeStatus, error) {
+	st, err := s.Store.RenewNode(ctx, r)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err == nil && s.tamper != nil {
+		s.tamper(&st)
+		s.tamper = nil
+	}
+	return st, err
+}
+
+// Each sign of a store that lost data, seen by a node's renewal, holds grants for a lease and
+// shows in health; a record that expired because the node could not renew for longer than its
+// TTL is not a loss (the node re-checks its groups instead).
+func TestNodeRoundDetectsLostState(t *testing.T) {
+	cases := map[string]struct {
+		tamper func(*persistence.NodeStatus)
+		stale  bool // the node has not renewed for longer than the record's TTL
+		lost   string
+	}{
+		"marker changed":    {tamper: func(st *persistence.NodeStatus) { st.Instance.ID = "other" }, lost: "instance marker changed"},
+		"record vanished":   {tamper: func(st *persistence.NodeStatus) { st.Created = true }, lost: "record vanished"},
+		"counter backwards": {tamper: func(st *persistence.NodeStatus) { st.Renews = 1 }, lost: "went backwards"},
+		"record expired":    {tamper: func(st *persistence.NodeStatus) { st.Created = true }, stale: true},
+		"nothing":           {tamper: func(*persistence.NodeStatus) {}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			ts := &tamperStore{Store: memstore.New()}
+			h := New(Options{Store: ts, Provisioner: memstore.NewProvisioner(), NodeID: "n", Rules: quickRules, TrustEmptyStore: true})
+			t.Cleanup(h.Stop)
+			require.NoError(t, h.node.round(ctx))
+			require.NoError(t, h.node.round(ctx))
+			require.Nil(t, h.Health(ctx).StateLost)
+			if tc.stale {
+				h.node.lastOK = time.Now().Add(-time.Hour)
+			}
+			ts.mu.Lock()
+			ts.tamper = tc.tamper
+			ts.mu.Unlock()
+			require.NoError(t, h.node.round(ctx))
+			got := h.Health(ctx)
+			if tc.lost == "" {
+				require.Nil(t, got.StateLost)
+				require.True(t, h.hold().IsZero())
+				return
+			}
+			require.NotNil(t, got.StateLost)
+			require.Contains(t, got.StateLost.Reason, tc.lost)
+			require.Equal(t, "DEGRADED", got.Status)
+			require.WithinDuration(t, time.Now().Add(quickRules.LeaseTTL+quickRules.HeartbeatInterval), h.hold(), time.Second)
+		})
+	}
+}
+
+// A real flush of the memory store is seen as a changed marker.
+func TestNodeRoundSeesAFlush(t *testing.T) {
+	ctx := context.Background()
+	mem := memstore.New()
+	h := New(Options{Store: mem, Provisioner: memstore.NewProvisioner(), NodeID: "n", Rules: quickRules, TrustEmptyStore: true})
+	t.Cleanup(h.Stop)
+	require.NoError(t, h.node.round(ctx))
+	mem.Flush()
+	require.NoError(t, h.node.round(ctx))
+	require.NotNil(t, h.Health(ctx).StateLost)
+}
+
+// Without trust-empty-store, a store without marker (new deployment or lost data) holds grants;
+// so does a data set younger than a lease, created by another node.
+func TestEmptyOrYoungStoreHoldsGrants(t *testing.T) {
+	ctx := context.Background()
+	mem := memstore.New()
+	a := New(Options{Store: mem, Provisioner: memstore.NewProvisioner(), NodeID: "a", Rules: quickRules})
+	t.Cleanup(a.Stop)
+	require.NoError(t, a.node.round(ctx))
+	require.NotNil(t, a.Health(ctx).StateLost)
+	b := New(Options{Store: mem, Provisioner: memstore.NewProvisioner(), NodeID: "b", Rules: quickRules})
+	t.Cleanup(b.Stop)
+	require.NoError(t, b.node.round(ctx))
+	require.NotNil(t, b.Health(ctx).StateLost, "a data set younger than a lease may have lost state")
+	trusting := New(Options{Store: mem, Provisioner: memstore.NewProvisioner(), NodeID: "c", Rules: quickRules, TrustEmptyStore: true})
+	t.Cleanup(trusting.Stop)
+	require.NoError(t, trusting.node.round(ctx))
+	require.Nil(t, trusting.Health(ctx).StateLost)
+}
