@@ -17,6 +17,8 @@ type Config struct {
 	Auth         Auth         `koanf:"auth"`
 	Coordination Coordination `koanf:"coordination"`
 	Defaults     Defaults     `koanf:"defaults"`
+	Groups       Groups       `koanf:"groups"`
+	Limits       Limits       `koanf:"limits"`
 	Cluster      Cluster      `koanf:"cluster"`
 	Log          Log          `koanf:"log"`
 }
@@ -82,6 +84,28 @@ type Defaults struct {
 	InitialShardCount int `koanf:"initial-shard-count" help:"shard count of a stream created without one (1..4096)"`
 }
 
+// Groups configures how consumer groups come into being.
+type Groups struct {
+	Creation string `koanf:"creation" help:"implicit: a member's join (memberEpoch 0) or producer routing creates an unknown group; explicit: only POST /coord/v1/streams/{p}/groups/{g} does"`
+}
+
+// Group creation modes.
+const (
+	CreationImplicit = "implicit"
+	CreationExplicit = "explicit"
+)
+
+// Limits bound the state members and callers can make the coordinator keep.
+// Each is enforced before anything is stored and refused with an error that
+// names its key (docs/OPERATIONS.md, "Limits").
+type Limits struct {
+	GroupsPerStream         int     `koanf:"groups-per-stream" help:"most consumer groups one stream may have; creating one more is refused"`
+	MembersPerGroup         int     `koanf:"members-per-group" help:"most members (any state but EXPIRED/FENCED) one group may have; a join beyond it is answered RETRY"`
+	JoinsPerSecond          float64 `koanf:"joins-per-second" help:"sustained joins (memberEpoch 0) per second per group; faster joins are answered RETRY"`
+	JoinBurst               int     `koanf:"join-burst" help:"joins one group accepts at once before limits.joins-per-second applies"`
+	RetainedMembersPerGroup int     `koanf:"retained-members-per-group" help:"most EXPIRED/FENCED members kept per group for monitoring; the oldest are dropped first"`
+}
+
 // Cluster configures the actor host cluster.
 type Cluster struct {
 	Name     string   `koanf:"name" help:"cluster name; nodes only join a cluster of the same name"`
@@ -130,6 +154,14 @@ func Default() Config {
 			MemberRetention:   time.Hour,
 		},
 		Defaults: Defaults{InitialShardCount: 4},
+		Groups:   Groups{Creation: CreationImplicit},
+		Limits: Limits{
+			GroupsPerStream:         100,
+			MembersPerGroup:         1000,
+			JoinsPerSecond:          20,
+			JoinBurst:               100,
+			RetainedMembersPerGroup: 100,
+		},
 		Cluster: Cluster{
 			Name:     "rsc",
 			Provider: ProviderSingle,

@@ -8,6 +8,14 @@ type Config struct {
 	LeaseTTL          time.Duration // member-lease-ttl
 	RebalanceTimeout  time.Duration // revocation must finish within this
 	Retention         time.Duration // how long EXPIRED/FENCED members stay visible before Prune drops them
+
+	// Limits (config limits.*). COMPILE SHIM from the admission branch: the
+	// rules branch owns these fields and their behaviour; here they only
+	// carry the configured values.
+	MaxMembers  int     // limits.members-per-group
+	MaxRetained int     // limits.retained-members-per-group
+	JoinRate    float64 // limits.joins-per-second
+	JoinBurst   int     // limits.join-burst
 }
 
 // Status is the protocol outcome of one heartbeat (SPEC §4).
@@ -86,6 +94,9 @@ type Response struct {
 	Assigned        []int
 	Pending         []int
 	Message         string // for non-OK statuses: what happened and what the member must do
+	// Limit names the config key of the limit that refused this heartbeat
+	// ("" if none). COMPILE SHIM from the admission branch (rules owns it).
+	Limit string
 }
 
 // Change is what an evaluation wants to happen. The shell persists it (if Durable) and only
