@@ -17,7 +17,9 @@ import (
 //	ErrInvalidArgument                                  400 INVALID_ARGUMENT
 //	ErrStreamNotFound / ErrGroupNotFound /
 //	  ErrMigrationNotFound                              404 STREAM_NOT_FOUND / GROUP_NOT_FOUND / MIGRATION_NOT_FOUND
-//	ErrStreamExists                                     409 STREAM_ALREADY_EXISTS
+//	ErrStreamExists / ErrGroupExists                    409 STREAM_ALREADY_EXISTS / GROUP_ALREADY_EXISTS
+//	ErrLimitExceeded                                    429 LIMIT_EXCEEDED (message names the limits.* key; no Retry-After:
+//	                                                        retrying helps only once the state shrinks or the limit is raised)
 //	ErrMigrationActive                                  409 MIGRATION_ALREADY_ACTIVE
 //	ErrGroupHasMembers                                  422 GROUP_HAS_LIVE_MEMBERS
 //	ErrRollbackNotAllowed                               422 ROLLBACK_NOT_ALLOWED
@@ -97,6 +99,8 @@ var sentinels = []sentinel{
 	{ErrGroupNotFound, http.StatusNotFound, protocol.CodeGroupNotFound},
 	{ErrMigrationNotFound, http.StatusNotFound, protocol.CodeMigrationNotFound},
 	{ErrStreamExists, http.StatusConflict, protocol.CodeStreamExists},
+	{ErrGroupExists, http.StatusConflict, protocol.CodeGroupExists},
+	{ErrLimitExceeded, http.StatusTooManyRequests, protocol.CodeLimitExceeded},
 	{ErrMigrationActive, http.StatusConflict, protocol.CodeMigrationActive},
 	{ErrGroupHasMembers, http.StatusUnprocessableEntity, protocol.CodeGroupHasMembers},
 	{ErrRollbackNotAllowed, http.StatusUnprocessableEntity, protocol.CodeRollbackNotAllowed},

@@ -38,6 +38,8 @@ type Options struct {
 	// GroupsActive, if set, is told the number of group actors on this
 	// node whenever it changes (metrics).
 	GroupsActive func(n int)
+	// Limits are the host's own limits and group creation mode (creation.go).
+	Limits Limits
 }
 
 // Host is one coordinator node: an actor system with a group actor per
@@ -51,6 +53,8 @@ type Host struct {
 	groups map[persistence.GroupKey]*actor.PID
 
 	pinger *actor.PID // answers health checks of the actor loop
+
+	creating chan struct{} // one slot: group creations on this node run one at a time
 
 	stopOnce sync.Once
 	done     chan struct{}
@@ -84,6 +88,7 @@ func New(opts Options) *Host {
 			return slog.New(minLevel{logger.Handler(), slog.LevelWarn}).With(slog.String("component", "actor"))
 		})),
 	}
+	h.creating = make(chan struct{}, 1)
 	h.deps = &group.Deps{
 		Store: opts.Store, Provisioner: opts.Provisioner, Rules: opts.Rules, NodeID: opts.NodeID,
 		Now: opts.Now, Logger: logger, Metrics: opts.Metrics,

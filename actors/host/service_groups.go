@@ -15,6 +15,9 @@ import (
 // Heartbeat routes a heartbeat to the group actor. An unknown stream is a
 // protocol outcome (UNKNOWN_MEMBER_ID), not an HTTP error, and spawns no
 // actor; a store or actor failure is RETRY so that members keep what they own.
+// A group that does not exist is created only by a join, only when
+// groups.creation is implicit and limits.groups-per-stream allows it
+// (heartbeatUnknownGroup); otherwise nothing is spawned or stored.
 func (h *Host) Heartbeat(ctx context.Context, streamPrefix, groupName, pathMemberID string, req protocol.HeartbeatRequest) (protocol.HeartbeatResponse, error) {
 	key := persistence.GroupKey{StreamPrefix: streamPrefix, ConsumerGroup: groupName}
 	if _, ok := h.active(key); !ok {
@@ -28,6 +31,15 @@ func (h *Host) Heartbeat(ctx context.Context, streamPrefix, groupName, pathMembe
 					"stream "+streamPrefix+" does not exist: create it, then rejoin with memberEpoch 0"), nil
 			}
 			return h.outcome(req, protocol.StatusRetry, "the coordinator cannot reach its store right now; keep current ownership and retry"), nil
+		}
+		stored, err := h.groupStored(ctx, key)
+		if err != nil {
+			return h.outcome(req, protocol.StatusRetry, "the coordinator cannot reach its store right now; keep current ownership and retry"), nil
+		}
+		if !stored {
+			if resp, done := h.heartbeatUnknownGroup(ctx, key, req); done {
+				return resp, nil
+			}
 		}
 	}
 	// Wait at most one heartbeat interval (members time out later than that);
@@ -61,20 +73,32 @@ func (h *Host) outcome(req protocol.HeartbeatRequest, status protocol.Status, ms
 	}
 }
 
-// describe asks the group actor for its views. With create false an unknown
-// group is ErrGroupNotFound and no actor is spawned for it.
+// describe asks the group actor for its views. With create false, or when
+// groups.creation is explicit, an unknown group is ErrGroupNotFound and no
+// actor is spawned for it; with create true it is created (createGroup).
 func (h *Host) describe(ctx context.Context, streamPrefix, groupName string, create bool) (*group.Description, error) {
 	key := persistence.GroupKey{StreamPrefix: streamPrefix, ConsumerGroup: groupName}
 	if _, ok := h.active(key); !ok {
 		if _, err := h.stream(ctx, streamPrefix); err != nil {
 			return nil, err
 		}
-		if !create {
-			if _, err := h.opts.Store.LoadGroup(ctx, key); err != nil {
-				if errors.Is(err, persistence.ErrNotFound) {
-					return nil, fmt.Errorf("group %s: %w", key, api.ErrGroupNotFound)
-				}
-				return nil, mapStoreErr(err)
+		stored, err := h.groupStored(ctx, key)
+		if err != nil {
+			return nil, err
+		}
+		if !stored {
+			if !create {
+				return nil, fmt.Errorf("group %s: %w", key, api.ErrGroupNotFound)
+			}
+			if h.opts.Limits.ExplicitGroupCreation {
+				return nil, fmt.Errorf("group %s does not exist and groups.creation is explicit: create it with POST /coord/v1/streams/{streamPrefix}/groups/{consumerGroup}: %w", key, api.ErrGroupNotFound)
+			}
+			d, err := h.createGroup(ctx, key)
+			if err == nil {
+				return d, nil
+			}
+			if !errors.Is(err, api.ErrGroupExists) { // created meanwhile: describe it below
+				return nil, err
 			}
 		}
 	}
@@ -100,7 +124,7 @@ func (h *Host) groupErr(key persistence.GroupKey, err error) error {
 	return mapStoreErr(err)
 }
 
-// Group returns the group, creating it on first use.
+// Group returns the group, creating it on first use (implicit creation).
 func (h *Host) Group(ctx context.Context, streamPrefix, groupName string) (protocol.GroupResponse, error) {
 	d, err := h.describe(ctx, streamPrefix, groupName, true)
 	if err != nil {

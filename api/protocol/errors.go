@@ -26,6 +26,7 @@ const (
 	CodeStoreUnavailable   = "STORE_UNAVAILABLE"
 	CodeGroupMoving        = "GROUP_MOVING"
 	CodeRateLimited        = "RATE_LIMITED"
+	CodeLimitExceeded      = "LIMIT_EXCEEDED" // a configured limits.* bound; the message names the key
 	CodeNotFound           = "NOT_FOUND"
 	CodeMethodNotAllowed   = "METHOD_NOT_ALLOWED"
 	CodeInternal           = "INTERNAL"

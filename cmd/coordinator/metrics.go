@@ -24,6 +24,8 @@ func (s shellMetrics) Persist(d time.Duration, err error) {
 func (s shellMetrics) MemberExpired() { s.m.LeaseExpired() }
 func (s shellMetrics) MemberFenced()  { s.m.MemberFenced() }
 
+func (s shellMetrics) LimitRejected(limit string) { s.m.LimitRejected(limit) }
+
 func (s shellMetrics) Members(key persistence.GroupKey, counts map[string]int) {
 	if counts == nil {
 		s.m.ForgetGroup(key.StreamPrefix, key.ConsumerGroup)
