@@ -51,14 +51,10 @@ type Service interface {
 
 // Errors the Service returns; api/ maps them to HTTP statuses and error codes.
 var (
-	ErrStreamNotFound    = errors.New("coordinator: stream not found")
-	ErrGroupNotFound     = errors.New("coordinator: group not found")
-	ErrMigrationNotFound = errors.New("coordinator: migration not found")
-	ErrStreamExists      = errors.New("coordinator: stream already exists")
-	ErrGroupExists       = errors.New("coordinator: group already exists")
-	// ErrLimitExceeded: a configured limit (limits.*) refuses the request;
-	// the wrapping message names the limit's config key.
-	ErrLimitExceeded      = errors.New("coordinator: limit exceeded")
+	ErrStreamNotFound     = errors.New("coordinator: stream not found")
+	ErrGroupNotFound      = errors.New("coordinator: group not found")
+	ErrMigrationNotFound  = errors.New("coordinator: migration not found")
+	ErrStreamExists       = errors.New("coordinator: stream already exists")
 	ErrGroupHasMembers    = errors.New("coordinator: group has live members")
 	ErrMigrationActive    = errors.New("coordinator: a migration is already active")
 	ErrRollbackNotAllowed = errors.New("coordinator: rollback no longer allowed")
@@ -66,4 +62,12 @@ var (
 	ErrUnavailable        = errors.New("coordinator: store unavailable")
 	ErrGroupMoving        = errors.New("coordinator: group is moving between nodes")
 	ErrNotImplemented     = errors.New("coordinator: not implemented yet")
+)
+
+// Errors of group creation and limits.
+var (
+	ErrGroupExists = errors.New("coordinator: group already exists")
+	// ErrLimitExceeded: a configured limit (limits.*) refuses the request;
+	// the wrapping message names the limit's config key.
+	ErrLimitExceeded = errors.New("coordinator: limit exceeded")
 )
