@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"time"
 
 	"github.com/redisstream/coordinator/actors/group"
 	"github.com/redisstream/coordinator/api"
@@ -65,6 +66,7 @@ func (h *Host) createGroup(ctx context.Context, key persistence.GroupKey) (*grou
 		return nil, fmt.Errorf("group %s: waiting to create: %w", key, ctx.Err())
 	}
 	defer func() { <-h.creating }()
+	// h.full is guarded by the creating slot held here.
 	stored, err := h.groupStored(ctx, key)
 	if err != nil {
 		return nil, err
@@ -73,14 +75,23 @@ func (h *Host) createGroup(ctx context.Context, key persistence.GroupKey) (*grou
 		return nil, fmt.Errorf("group %s: %w", key, api.ErrGroupExists)
 	}
 	if limit := h.opts.Limits.GroupsPerStream; limit > 0 {
-		n, err := h.countGroups(ctx, key.StreamPrefix)
-		if err != nil {
-			return nil, err
+		n, cached := h.full[key.StreamPrefix]
+		if !cached || h.opts.Now().After(n.until) {
+			count, err := h.countGroups(ctx, key.StreamPrefix)
+			if err != nil {
+				return nil, err
+			}
+			n = fullStream{count: count, until: h.opts.Now().Add(fullFor)}
+			if count >= limit {
+				h.full[key.StreamPrefix] = n
+			} else {
+				delete(h.full, key.StreamPrefix)
+			}
 		}
-		if n >= limit {
+		if n.count >= limit {
 			h.limitRejected(LimitGroupsPerStream)
 			return nil, fmt.Errorf("stream %s already has %d consumer groups, the most %s = %d allows; delete an unused group (DELETE …/groups/{g}) or raise the limit: %w",
-				key.StreamPrefix, n, LimitGroupsPerStream, limit, api.ErrLimitExceeded)
+				key.StreamPrefix, n.count, LimitGroupsPerStream, limit, api.ErrLimitExceeded)
 		}
 	}
 	res, err := h.ask(ctx, key, &group.DescribeRequest{})
@@ -96,6 +107,25 @@ func (h *Host) createGroup(ctx context.Context, key persistence.GroupKey) (*grou
 		return nil, h.groupErr(key, d.Err)
 	}
 	return d, nil
+}
+
+// fullFor is how long a stream found at limits.groups-per-stream is refused
+// new groups without counting again: a flood of joins for new names then
+// costs no Redis reads beyond the stream and group lookups. A group deleted
+// through this node clears it at once (forgetFull).
+const fullFor = time.Second
+
+// fullStream is a stream last counted at or above the limit.
+type fullStream struct {
+	count int
+	until time.Time
+}
+
+// forgetFull drops the cached count of a stream whose groups changed.
+func (h *Host) forgetFull(streamPrefix string) {
+	h.creating <- struct{}{}
+	delete(h.full, streamPrefix)
+	<-h.creating
 }
 
 // countGroups counts the stream's stored groups plus those whose actor runs

@@ -127,6 +127,14 @@ func TestGroupsPerStreamLimit(t *testing.T) {
 	require.NoError(t, err)
 	_, err = h.CreateGroup(ctx, "other", "g0", protocol.CreateGroupRequest{RequestedBy: "ops"})
 	require.NoError(t, err)
+
+	// Deleting a group makes room at once (the "stream is full" memo is dropped).
+	_, err = h.DeleteGroup(ctx, "orders", "g1", protocol.DeleteGroupRequest{RequestedBy: "ops", Force: true})
+	require.NoError(t, err)
+	_, err = h.CreateGroup(ctx, "orders", "g5", protocol.CreateGroupRequest{RequestedBy: "ops"})
+	require.NoError(t, err)
+	_, err = h.CreateGroup(ctx, "orders", "g6", protocol.CreateGroupRequest{RequestedBy: "ops"})
+	require.ErrorIs(t, err, api.ErrLimitExceeded)
 }
 
 // Concurrent joins for many new groups never exceed the limit on one node.

@@ -54,7 +54,8 @@ type Host struct {
 
 	pinger *actor.PID // answers health checks of the actor loop
 
-	creating chan struct{} // one slot: group creations on this node run one at a time
+	creating chan struct{}         // one slot: group creations on this node run one at a time
+	full     map[string]fullStream // streams at limits.groups-per-stream; guarded by the creating slot
 
 	stopOnce sync.Once
 	done     chan struct{}
@@ -88,7 +89,7 @@ func New(opts Options) *Host {
 			return slog.New(minLevel{logger.Handler(), slog.LevelWarn}).With(slog.String("component", "actor"))
 		})),
 	}
-	h.creating = make(chan struct{}, 1)
+	h.creating, h.full = make(chan struct{}, 1), map[string]fullStream{}
 	h.deps = &group.Deps{
 		Store: opts.Store, Provisioner: opts.Provisioner, Rules: opts.Rules, NodeID: opts.NodeID,
 		Now: opts.Now, Logger: logger, Metrics: opts.Metrics,
