@@ -125,10 +125,19 @@ func TestFloodOfNewGroupNamesIsBounded(t *testing.T) {
 
 	// Refused joins write nothing at all.
 	changes, keys := redisWrites(t, e)
+	e.redis.ResetStats()
 	for i := 0; i < 20; i++ {
 		r := joinOnce(t, e.c, "orders", fmt.Sprintf("late-%d", i), "m")
 		require.Equal(t, protocol.StatusRetry, r.Status)
 	}
+	var calls int64
+	perCmd := e.redis.CommandCalls()
+	for cmd, n := range perCmd {
+		if cmd != "info" && cmd != "config|resetstat" {
+			calls += n
+		}
+	}
+	t.Logf("Redis commands per refused join: %.1f (%v)", float64(calls)/20, perCmd)
 	c2, k2 := redisWrites(t, e)
 	require.Equal(t, changes, c2, "a join refused by a limit changed Redis")
 	require.Equal(t, keys, k2)
