@@ -230,7 +230,7 @@ func TestExplicitGroupCreationOnly(t *testing.T) {
 func TestMemberCapAndJoinRateNameTheirLimit(t *testing.T) {
 	e := start(t, map[string]string{
 		"RSC_LIMITS_MEMBERS_PER_GROUP":      "3",
-		"RSC_LIMITS_JOINS_PER_SECOND":       "1",
+		"RSC_LIMITS_JOINS_PER_SECOND":       "0.5", // a token every 2 s: the burst stays spent while m3 tries
 		"RSC_LIMITS_JOIN_BURST":             "2",
 		"RSC_COORDINATION_MEMBER_LEASE_TTL": "30s", // nobody expires during the test
 	})
@@ -246,14 +246,14 @@ func TestMemberCapAndJoinRateNameTheirLimit(t *testing.T) {
 	require.Equal(t, changes, c2, "a join refused by the join rate changed Redis")
 	require.Equal(t, keys, k2)
 
-	// Once a token is back (1/s), m3 gets in; m4 then hits the member cap.
+	// Once a token is back, m3 gets in; m4 then hits the member cap.
 	joined := false
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline) && !joined; time.Sleep(250 * time.Millisecond) {
+	for deadline := time.Now().Add(8 * time.Second); time.Now().Before(deadline) && !joined; time.Sleep(250 * time.Millisecond) {
 		joined = joinOnce(t, e.c, "orders", "workers", "m3").Status == protocol.StatusOK
 	}
 	require.True(t, joined, "m3 joins once the join rate allows")
 	var last protocol.HeartbeatResponse
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(250 * time.Millisecond) {
+	for deadline := time.Now().Add(8 * time.Second); time.Now().Before(deadline); time.Sleep(250 * time.Millisecond) {
 		last = joinOnce(t, e.c, "orders", "workers", "m4")
 		if strings.Contains(last.Message, "limits.members-per-group") {
 			break
