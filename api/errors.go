@@ -18,6 +18,9 @@ import (
 //	ErrStreamNotFound / ErrGroupNotFound /
 //	  ErrMigrationNotFound                              404 STREAM_NOT_FOUND / GROUP_NOT_FOUND / MIGRATION_NOT_FOUND
 //	ErrStreamExists                                     409 STREAM_PREFIX_ALREADY_EXISTS
+//	ErrGroupExists                                      409 GROUP_ALREADY_EXISTS
+//	ErrLimitExceeded                                    429 LIMIT_EXCEEDED (message names the limits.* key; no Retry-After:
+//	                                                        retrying helps only once the state shrinks or the limit is raised)
 //	ErrMigrationActive                                  409 ACTIVE_MIGRATION_EXISTS
 //	ErrGroupHasMembers                                  409 GROUP_HAS_ACTIVE_MEMBERS
 //	ErrStateConflict                                    409 STATE_VERSION_CONFLICT
@@ -98,6 +101,8 @@ var sentinels = []sentinel{
 	{ErrGroupNotFound, http.StatusNotFound, protocol.CodeGroupNotFound},
 	{ErrMigrationNotFound, http.StatusNotFound, protocol.CodeMigrationNotFound},
 	{ErrStreamExists, http.StatusConflict, protocol.CodeStreamExists},
+	{ErrGroupExists, http.StatusConflict, protocol.CodeGroupExists},
+	{ErrLimitExceeded, http.StatusTooManyRequests, protocol.CodeLimitExceeded},
 	{ErrMigrationActive, http.StatusConflict, protocol.CodeMigrationActive},
 	{ErrGroupHasMembers, http.StatusConflict, protocol.CodeGroupHasMembers},
 	{ErrStateConflict, http.StatusConflict, protocol.CodeStateConflict},

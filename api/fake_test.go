@@ -74,6 +74,11 @@ func (f *fakeService) Group(_ context.Context, p, g string) (protocol.GroupRespo
 	return f.group(p, g), f.err
 }
 
+func (f *fakeService) CreateGroup(_ context.Context, p, g string, req protocol.CreateGroupRequest) (protocol.GroupResponse, error) {
+	f.record("CreateGroup "+p+"/"+g, req)
+	return f.group(p, g), f.err
+}
+
 func (f *fakeService) DeleteGroup(_ context.Context, p, g string, req protocol.DeleteGroupRequest) (protocol.DeleteGroupResponse, error) {
 	f.record("DeleteGroup "+p+"/"+g, req)
 	return protocol.DeleteGroupResponse{StreamPrefix: p, ConsumerGroup: g, Deleted: true}, f.err

@@ -46,6 +46,30 @@ func (s *Server) createStream(c *fiber.Ctx) error {
 	return c.Status(http.StatusCreated).JSON(resp)
 }
 
+// createGroup: POST /coord/v1/streams/:p/groups/:g {requestedBy, reason?}
+// → 201 GroupResponse; 409 GROUP_ALREADY_EXISTS, 404 STREAM_NOT_FOUND,
+// 429 LIMIT_EXCEEDED (limits.groups-per-stream).
+func (s *Server) createGroup(c *fiber.Ctx) error {
+	p, g, err := streamGroup(c)
+	if err != nil {
+		return err
+	}
+	var req protocol.CreateGroupRequest
+	if err := decodeBody(c, &req); err != nil {
+		return err
+	}
+	if err := checkCreateGroup(req); err != nil {
+		return err
+	}
+	ctx, cancel := s.ctx()
+	defer cancel()
+	resp, err := s.svc.CreateGroup(ctx, p, g, req)
+	if err != nil {
+		return err
+	}
+	return c.Status(http.StatusCreated).JSON(normalizeGroup(resp))
+}
+
 // getGroup: GET /coord/v1/streams/:p/groups/:g → GroupResponse.
 func (s *Server) getGroup(c *fiber.Ctx) error {
 	p, g, err := streamGroup(c)

@@ -7,7 +7,8 @@ import "github.com/gofiber/fiber/v2"
 //
 //	POST   /coord/v1/streams/:p/groups/:g/members/:memberId/heartbeat   MEMBER*  heartbeat (200 for every protocol outcome)
 //	POST   /coord/v1/streams/:p                                         WRITE    create stream → 201, limited
-//	GET    /coord/v1/streams/:p/groups/:g                               WRITE    group (creates it on first use)
+//	POST   /coord/v1/streams/:p/groups/:g                               WRITE    create group → 201, limited
+//	GET    /coord/v1/streams/:p/groups/:g                               WRITE    group (creates it on first use unless groups.creation is explicit)
 //	DELETE /coord/v1/streams/:p/groups/:g                               WRITE    delete group, limited
 //	GET    /coord/v1/streams/:p/groups/:g/producer-routing              READ|MEMBER routing (creates the group on first use)
 //	POST   /coord/v1/streams/:p/scale                                   WRITE    reshard → 202, limited
@@ -38,6 +39,7 @@ func (s *Server) routes() {
 	s.add(fiber.MethodPost, group+"/members/:memberId/heartbeat", accessMember, nil, s.heartbeat)
 
 	s.add(fiber.MethodPost, v1+"/streams/:streamPrefix", accessWrite, adminKey, s.createStream)
+	s.add(fiber.MethodPost, group, accessWrite, adminKey, s.createGroup)
 	s.add(fiber.MethodGet, group, accessWrite, nil, s.getGroup)
 	s.add(fiber.MethodDelete, group, accessWrite, adminKey, s.deleteGroup)
 	s.add(fiber.MethodGet, group+"/producer-routing", accessRouting, nil, s.producerRouting)

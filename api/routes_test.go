@@ -32,6 +32,7 @@ func TestRoutesHappyPath(t *testing.T) {
 			require.Equal(t, protocol.CreateStreamResponse{StreamPrefix: "orders", ShardCount: 8, MetadataVersion: 1}, resp)
 		}},
 		{"POST", "/coord/v1/streams/orders", `{"requestedBy":"ops"}`, 201, "CreateStream orders", nil},
+		{"POST", g, `{"requestedBy":"ops","reason":"new service"}`, 201, "CreateGroup orders/workers", checkGroup},
 		{"GET", g, "", 200, "Group orders/workers", checkGroup},
 		{"DELETE", g, `{"requestedBy":"ops","reason":"gone","force":true}`, 200, "DeleteGroup orders/workers", func(t *testing.T, r reply) {
 			var resp protocol.DeleteGroupResponse

@@ -17,10 +17,16 @@ type Service interface {
 	Heartbeat(ctx context.Context, streamPrefix, group, pathMemberID string, req protocol.HeartbeatRequest) (protocol.HeartbeatResponse, error)
 
 	CreateStream(ctx context.Context, streamPrefix string, req protocol.CreateStreamRequest) (protocol.CreateStreamResponse, error)
-	// Group creates the group on first use (stream must exist).
+	// CreateGroup creates a group of an existing stream (its Redis consumer
+	// group on every shard, then its stored state): ErrGroupExists if it
+	// exists, ErrLimitExceeded if the stream has limits.groups-per-stream.
+	// It is the only way to create a group when groups.creation is explicit.
+	CreateGroup(ctx context.Context, streamPrefix, group string, req protocol.CreateGroupRequest) (protocol.GroupResponse, error)
+	// Group creates the group on first use (stream must exist) unless
+	// groups.creation is explicit (then an unknown group is ErrGroupNotFound).
 	Group(ctx context.Context, streamPrefix, group string) (protocol.GroupResponse, error)
 	DeleteGroup(ctx context.Context, streamPrefix, group string, req protocol.DeleteGroupRequest) (protocol.DeleteGroupResponse, error)
-	// ProducerRouting creates the group on first use (stream must exist).
+	// ProducerRouting creates the group on first use like Group.
 	ProducerRouting(ctx context.Context, streamPrefix, group string) (protocol.ProducerRouting, error)
 
 	Scale(ctx context.Context, streamPrefix string, req protocol.ScaleRequest) (protocol.ScaleResponse, error)
@@ -57,4 +63,12 @@ var (
 	ErrUnavailable        = errors.New("coordinator: store unavailable")
 	ErrGroupMoving        = errors.New("coordinator: group is moving between nodes")
 	ErrNotImplemented     = errors.New("coordinator: not implemented yet")
+)
+
+// Errors of group creation and limits.
+var (
+	ErrGroupExists = errors.New("coordinator: group already exists")
+	// ErrLimitExceeded: a configured limit (limits.*) refuses the request;
+	// the wrapping message names the limit's config key.
+	ErrLimitExceeded = errors.New("coordinator: limit exceeded")
 )

@@ -52,6 +52,13 @@ func (s *Server) checkCreateStream(r protocol.CreateStreamRequest) error {
 	return checkText("reason", r.Reason, maxReason, true)
 }
 
+func checkCreateGroup(r protocol.CreateGroupRequest) error {
+	if err := checkRequestedBy(r.RequestedBy); err != nil {
+		return err
+	}
+	return checkText("reason", r.Reason, maxReason, true)
+}
+
 func checkDeleteGroup(r protocol.DeleteGroupRequest) error {
 	if err := checkRequestedBy(r.RequestedBy); err != nil {
 		return err

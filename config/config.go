@@ -18,6 +18,7 @@ type Config struct {
 	Coordination Coordination `koanf:"coordination"`
 	Groups       Groups       `koanf:"groups"`
 	Defaults     Defaults     `koanf:"defaults"`
+	Limits       Limits       `koanf:"limits"`
 	Cluster      Cluster      `koanf:"cluster"`
 	Log          Log          `koanf:"log"`
 }
@@ -85,8 +86,10 @@ type Coordination struct {
 	MemberRetention   time.Duration `koanf:"member-retention" help:"how long expired and fenced members are kept for monitoring"`
 }
 
-// Groups configures the life cycle of group activations.
+// Groups configures how consumer groups come into being and the life cycle
+// of their activations.
 type Groups struct {
+	Creation        string        `koanf:"creation" help:"implicit: a member's join (memberEpoch 0) or producer routing creates an unknown group; explicit: only POST /coord/v1/streams/{p}/groups/{g} does"`
 	IdlePassivation time.Duration `koanf:"idle-passivation" help:"a group with no live member for this long gives its activation up (0 = never)"`
 	SweepInterval   time.Duration `koanf:"sweep-interval" help:"how often groups with live members that no node hosts are activated, so dead members expire"`
 }
@@ -94,6 +97,23 @@ type Groups struct {
 // Defaults are applied to newly created streams.
 type Defaults struct {
 	InitialShardCount int `koanf:"initial-shard-count" help:"shard count of a stream created without one (1..4096)"`
+}
+
+// Group creation modes.
+const (
+	CreationImplicit = "implicit"
+	CreationExplicit = "explicit"
+)
+
+// Limits bound the state members and callers can make the coordinator keep.
+// Each is enforced before anything is stored and refused with an error that
+// names its key (docs/OPERATIONS.md, "Limits").
+type Limits struct {
+	GroupsPerStream         int     `koanf:"groups-per-stream" help:"most consumer groups one stream may have; creating one more is refused"`
+	MembersPerGroup         int     `koanf:"members-per-group" help:"most members (any state but EXPIRED/FENCED) one group may have; a join beyond it is answered RETRY"`
+	JoinsPerSecond          float64 `koanf:"joins-per-second" help:"sustained joins (memberEpoch 0) per second per group; faster joins are answered RETRY"`
+	JoinBurst               int     `koanf:"join-burst" help:"joins one group accepts at once before limits.joins-per-second applies"`
+	RetainedMembersPerGroup int     `koanf:"retained-members-per-group" help:"most EXPIRED/FENCED members kept per group for monitoring; the oldest are dropped first"`
 }
 
 // Cluster configures the actor host cluster.
@@ -144,8 +164,15 @@ func Default() Config {
 			RebalanceTimeout:  60 * time.Second,
 			MemberRetention:   time.Hour,
 		},
-		Groups:   Groups{IdlePassivation: 2 * time.Minute, SweepInterval: 30 * time.Second},
+		Groups:   Groups{Creation: CreationImplicit, IdlePassivation: 2 * time.Minute, SweepInterval: 30 * time.Second},
 		Defaults: Defaults{InitialShardCount: 4},
+		Limits: Limits{
+			GroupsPerStream:         100,
+			MembersPerGroup:         1000,
+			JoinsPerSecond:          20,
+			JoinBurst:               100,
+			RetainedMembersPerGroup: 100,
+		},
 		Cluster: Cluster{
 			Name:     "rsc",
 			Provider: ProviderSingle,

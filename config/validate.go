@@ -21,6 +21,8 @@ const (
 	MinTokenSecretLen = 16
 	MinTokenTTL       = time.Minute
 	MaxTokenTTL       = 365 * 24 * time.Hour
+	// MaxLimit caps every limits.* value: the limits exist to bound state.
+	MaxLimit = 1_000_000
 )
 
 var (
@@ -28,6 +30,7 @@ var (
 	validProviders = []string{ProviderSingle, ProviderAutomanaged, ProviderTest}
 	validLevels    = []string{"debug", "info", "warn", "error"}
 	validFormats   = []string{"text", "json"}
+	validCreation  = []string{CreationImplicit, CreationExplicit}
 )
 
 // Validate checks every setting and returns all problems joined
@@ -175,6 +178,27 @@ func (c Config) Validate() error {
 	// defaults
 	if n := c.Defaults.InitialShardCount; n < 1 || n > MaxInitialShards {
 		bad("defaults.initial-shard-count", n, "must be between 1 and %d", MaxInitialShards)
+	}
+
+	// groups, limits
+	if !oneOf(c.Groups.Creation, validCreation) {
+		bad("groups.creation", c.Groups.Creation, "must be one of %s", strings.Join(validCreation, ", "))
+	}
+	l := c.Limits
+	if l.GroupsPerStream < 1 || l.GroupsPerStream > MaxLimit {
+		bad("limits.groups-per-stream", l.GroupsPerStream, "must be between 1 and %d", MaxLimit)
+	}
+	if l.MembersPerGroup < 1 || l.MembersPerGroup > MaxLimit {
+		bad("limits.members-per-group", l.MembersPerGroup, "must be between 1 and %d", MaxLimit)
+	}
+	if !(l.JoinsPerSecond > 0) || l.JoinsPerSecond > MaxLimit {
+		bad("limits.joins-per-second", l.JoinsPerSecond, "must be greater than 0 and at most %d (joins per second per group)", MaxLimit)
+	}
+	if l.JoinBurst < 1 || l.JoinBurst > MaxLimit {
+		bad("limits.join-burst", l.JoinBurst, "must be between 1 and %d", MaxLimit)
+	}
+	if l.RetainedMembersPerGroup < 0 || l.RetainedMembersPerGroup > MaxLimit {
+		bad("limits.retained-members-per-group", l.RetainedMembersPerGroup, "must be between 0 and %d", MaxLimit)
 	}
 
 	// cluster

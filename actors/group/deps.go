@@ -64,6 +64,9 @@ type Metrics interface {
 	// Members reports how many members of the group are in each state,
 	// after every durable change of the group; nil counts: group gone.
 	Members(key persistence.GroupKey, counts map[string]int)
+	// LimitRejected counts one request refused by the limit named by its
+	// config key (e.g. "limits.members-per-group").
+	LimitRejected(limit string)
 }
 
 type noMetrics struct{}
@@ -75,6 +78,7 @@ func (noMetrics) MemberFenced()                                {}
 func (noMetrics) Activated()                                   {}
 func (noMetrics) Passivated()                                  {}
 func (noMetrics) Members(persistence.GroupKey, map[string]int) {}
+func (noMetrics) LimitRejected(string)                         {}
 
 func (d *Deps) withDefaults() *Deps {
 	c := *d

@@ -53,6 +53,9 @@ func (a *groupActor) evaluate(ctx actor.Context, msg *HeartbeatRequest) protocol
 	}
 	a.claimsUnknown(req, now)
 	dec := a.state.Heartbeat(toCore(msg), now)
+	if dec.Response.Limit != "" {
+		a.deps.Metrics.LimitRejected(dec.Response.Limit)
+	}
 	if dec.Change != nil {
 		if err := a.persist(ctx, dec.Change); err != nil {
 			return retry(req, "the coordinator could not store this decision; keep current ownership and retry")

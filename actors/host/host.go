@@ -51,6 +51,8 @@ type Options struct {
 	TrustEmptyStore bool
 	// NodeMetrics, if set, counts node-level events.
 	NodeMetrics NodeMetrics
+	// Limits are the host's own limits and group creation mode (creation.go).
+	Limits Limits
 }
 
 // NodeMetrics receives node-level counts; implementations must be cheap and
@@ -75,6 +77,9 @@ type Host struct {
 	pinger *actor.PID // answers health checks of the actor loop
 	node   *node
 	loss   lossState
+
+	creating chan struct{}         // one slot: group creations on this node run one at a time
+	full     map[string]fullStream // streams at limits.groups-per-stream; guarded by the creating slot
 
 	stopOnce sync.Once
 	done     chan struct{}
@@ -113,6 +118,7 @@ func New(opts Options) *Host {
 	}
 	h.node = &node{h: h, owner: persistence.OwnerName(opts.NodeID, newIncarnation()),
 		ttl: opts.Rules.LeaseTTL + opts.Rules.HeartbeatInterval}
+	h.creating, h.full = make(chan struct{}, 1), map[string]fullStream{}
 	h.deps = &group.Deps{
 		Store: opts.Store, Provisioner: opts.Provisioner, Rules: opts.Rules, NodeID: opts.NodeID,
 		Owner: h.node.owner, IdlePassivation: opts.IdlePassivation,

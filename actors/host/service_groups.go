@@ -15,6 +15,9 @@ import (
 // Heartbeat routes a heartbeat to the group actor. An unknown stream is a
 // protocol outcome (UNKNOWN_MEMBER_ID), not an HTTP error, and spawns no
 // actor; a store or actor failure is RETRY so that members keep what they own.
+// A group that does not exist is created only by a join, only when
+// groups.creation is implicit and limits.groups-per-stream allows it
+// (heartbeatUnknownGroup); otherwise nothing is spawned or stored.
 func (h *Host) Heartbeat(ctx context.Context, streamPrefix, groupName, pathMemberID string, req protocol.HeartbeatRequest) (protocol.HeartbeatResponse, error) {
 	key := persistence.GroupKey{StreamPrefix: streamPrefix, ConsumerGroup: groupName}
 	if _, ok := h.active(key); !ok {
@@ -28,6 +31,15 @@ func (h *Host) Heartbeat(ctx context.Context, streamPrefix, groupName, pathMembe
 					"stream "+streamPrefix+" does not exist: create it, then rejoin with memberEpoch 0"), nil
 			}
 			return h.outcome(req, protocol.StatusRetry, "the coordinator cannot reach its store right now; keep current ownership and retry"), nil
+		}
+		stored, err := h.groupStored(ctx, key)
+		if err != nil {
+			return h.outcome(req, protocol.StatusRetry, "the coordinator cannot reach its store right now; keep current ownership and retry"), nil
+		}
+		if !stored {
+			if resp, done := h.heartbeatUnknownGroup(ctx, key, req); done {
+				return resp, nil
+			}
 		}
 	}
 	// Wait at most one heartbeat interval (members time out later than that);
@@ -61,8 +73,9 @@ func (h *Host) outcome(req protocol.HeartbeatRequest, status protocol.Status, ms
 	}
 }
 
-// describe asks the group actor for its views. With create false an unknown
-// group is ErrGroupNotFound and no actor is spawned for it.
+// describe asks the group actor for its views. With create false, or when
+// groups.creation is explicit, an unknown group is ErrGroupNotFound and no
+// actor is spawned for it; with create true it is created (createGroup).
 func (h *Host) describe(ctx context.Context, streamPrefix, groupName string, create bool) (*group.Description, error) {
 	key := persistence.GroupKey{StreamPrefix: streamPrefix, ConsumerGroup: groupName}
 	if _, ok := h.active(key); !ok {
@@ -75,6 +88,16 @@ func (h *Host) describe(ctx context.Context, streamPrefix, groupName string, cre
 		case errors.Is(err, persistence.ErrNotFound):
 			if !create {
 				return nil, fmt.Errorf("group %s: %w", key, api.ErrGroupNotFound)
+			}
+			if h.opts.Limits.ExplicitGroupCreation {
+				return nil, fmt.Errorf("group %s does not exist and groups.creation is explicit: create it with POST /coord/v1/streams/{streamPrefix}/groups/{consumerGroup}: %w", key, api.ErrGroupNotFound)
+			}
+			d, err := h.createGroup(ctx, key)
+			if err == nil {
+				return d, nil
+			}
+			if !errors.Is(err, api.ErrGroupExists) { // created meanwhile: describe it below
+				return nil, err
 			}
 		case err != nil:
 			return nil, mapStoreErr(err)
@@ -106,7 +129,7 @@ func (h *Host) groupErr(key persistence.GroupKey, err error) error {
 	return mapStoreErr(err)
 }
 
-// Group returns the group, creating it on first use.
+// Group returns the group, creating it on first use (implicit creation).
 func (h *Host) Group(ctx context.Context, streamPrefix, groupName string) (protocol.GroupResponse, error) {
 	d, err := h.describe(ctx, streamPrefix, groupName, true)
 	if err != nil {
@@ -198,6 +221,7 @@ func (h *Host) DeleteGroup(ctx context.Context, streamPrefix, groupName string, 
 	case !r.Deleted:
 		return out, fmt.Errorf("group %s has %d live member(s); stop them or pass force=true: %w", key, r.LiveMembers, api.ErrGroupHasMembers)
 	}
+	h.forgetFull(streamPrefix)
 	h.opts.Logger.Info("group deleted", "group", key.String(), "requestedBy", req.RequestedBy, "reason", req.Reason, "force", req.Force)
 	return out, nil
 }

@@ -28,6 +28,13 @@ type Metrics struct {
 	leaseExpiries prometheus.Counter
 	membersFenced prometheus.Counter
 	node          nodeMetrics // node.go
+	limitRejects  *prometheus.CounterVec
+}
+
+// LimitKeys are the config keys of the limits counted by LimitRejected; their
+// series exist from the start (at 0), so alerts and dashboards see them.
+var LimitKeys = []string{
+	"limits.groups-per-stream", "limits.members-per-group", "limits.joins-per-second",
 }
 
 // Default is the process-wide instance served on /metrics.
@@ -69,13 +76,19 @@ func New() *Metrics {
 		membersFenced: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "rsc_members_fenced_total", Help: "Members fenced by the coordinator.",
 		}),
+		limitRejects: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "rsc_limit_rejections_total", Help: "Requests refused by a configured limit, by the limit's config key.",
+		}, []string{"limit"}),
+	}
+	for _, k := range LimitKeys {
+		m.limitRejects.WithLabelValues(k)
 	}
 	m.reg.MustRegister(
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		m.httpRequests, m.httpDuration, m.heartbeats, m.heartbeatDur,
 		m.persistDur, m.persistErrors, m.groupsActive, m.members,
-		m.leaseExpiries, m.membersFenced,
+		m.leaseExpiries, m.membersFenced, m.limitRejects,
 	)
 	m.registerNode()
 	return m
@@ -179,6 +192,15 @@ func (m *Metrics) MemberFenced() {
 		return
 	}
 	m.membersFenced.Inc()
+}
+
+// LimitRejected counts one request refused by the limit named by its config
+// key (callers pass only the keys of configured limits: bounded cardinality).
+func (m *Metrics) LimitRejected(limit string) {
+	if m == nil {
+		return
+	}
+	m.limitRejects.WithLabelValues(limit).Inc()
 }
 
 func isKnownState(s string) bool {

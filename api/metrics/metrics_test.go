@@ -47,6 +47,7 @@ func TestNilMetricsAreNoOps(t *testing.T) {
 	m.ForgetGroup("p", "g")
 	m.LeaseExpired()
 	m.MemberFenced()
+	m.LimitRejected("limits.members-per-group")
 	require.Nil(t, m.Registry())
 }
 
@@ -61,7 +62,12 @@ func TestRecordedValues(t *testing.T) {
 	m.MemberFenced()
 	m.ObserveHeartbeat("OK", 0)
 	m.ObserveHTTP("/x", "GET", 200, 0)
+	require.Equal(t, 0.0, values(t, m)["rsc_limit_rejections_total{limit=limits.groups-per-stream}"], "limit series exist from the start")
+	m.LimitRejected("limits.groups-per-stream")
+	m.LimitRejected("limits.groups-per-stream")
 	v := values(t, m)
+	require.Equal(t, 2.0, v["rsc_limit_rejections_total{limit=limits.groups-per-stream}"])
+	require.Equal(t, 0.0, v["rsc_limit_rejections_total{limit=limits.joins-per-second}"])
 	require.Equal(t, 3.0, v["rsc_members{consumer_group=workers,state=ACTIVE,stream_prefix=orders}"])
 	require.Equal(t, 1.0, v["rsc_members{consumer_group=workers,state=FENCED,stream_prefix=orders}"])
 	require.Contains(t, v, "rsc_members{consumer_group=workers,state=LEAVING,stream_prefix=orders}")

@@ -14,6 +14,12 @@ type CreateStreamResponse struct {
 	MetadataVersion int64  `json:"metadataVersion"`
 }
 
+// CreateGroupRequest is the body of POST /coord/v1/streams/{p}/groups/{g}.
+type CreateGroupRequest struct {
+	RequestedBy string `json:"requestedBy"`
+	Reason      string `json:"reason,omitempty"`
+}
+
 // DeleteGroupRequest is the body of DELETE /coord/v1/streams/{p}/groups/{g}.
 type DeleteGroupRequest struct {
 	RequestedBy string `json:"requestedBy"`

@@ -26,6 +26,8 @@ func (s shellMetrics) MemberFenced()  { s.m.MemberFenced() }
 func (s shellMetrics) Activated()     { s.m.GroupActivated() }
 func (s shellMetrics) Passivated()    { s.m.GroupPassivated() }
 
+func (s shellMetrics) LimitRejected(limit string) { s.m.LimitRejected(limit) }
+
 func (s shellMetrics) Members(key persistence.GroupKey, counts map[string]int) {
 	if counts == nil {
 		s.m.ForgetGroup(key.StreamPrefix, key.ConsumerGroup)

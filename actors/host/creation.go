@@ -1,0 +1,216 @@
+package host
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/redisstream/coordinator/actors/group"
+	"github.com/redisstream/coordinator/api"
+	"github.com/redisstream/coordinator/api/protocol"
+	"github.com/redisstream/coordinator/persistence"
+)
+
+// Group creation. A group comes into being only through createGroup, which
+// checks limits.groups-per-stream BEFORE the group actor is spawned: the
+// actor's activation is what stores a new group (its Redis consumer group on
+// every shard, then its meta), so nothing is written for a refused creation.
+//
+// Who may create: POST …/groups/{g} always; a join (memberEpoch 0) and the
+// routing/GET-group routes only when groups.creation is implicit. A heartbeat
+// with any other epoch for a group that does not exist creates nothing.
+
+// LimitGroupsPerStream is the config key of the groups-per-stream limit; it
+// labels the rejection metric and is named in every refusal.
+const LimitGroupsPerStream = "limits.groups-per-stream"
+
+// Limits are the limits the host enforces itself (the per-group ones live in
+// groupstate.Config).
+type Limits struct {
+	// GroupsPerStream bounds the groups of one stream; 0 means no limit
+	// (config always sets one).
+	GroupsPerStream int
+	// ExplicitGroupCreation: only CreateGroup creates groups
+	// (groups.creation: explicit).
+	ExplicitGroupCreation bool
+}
+
+// groupStored reports whether the group has stored state (or an activation),
+// whether or not its actor runs on this node.
+func (h *Host) groupStored(ctx context.Context, key persistence.GroupKey) (bool, error) {
+	if _, ok := h.active(key); ok {
+		return true, nil
+	}
+	_, err := h.opts.Store.LoadGroup(ctx, key)
+	if errors.Is(err, persistence.ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, mapStoreErr(err)
+	}
+	return true, nil
+}
+
+// createGroup creates the group of an existing stream unless it exists
+// (api.ErrGroupExists) or its stream is at limits.groups-per-stream
+// (api.ErrLimitExceeded, counted). Creations on this node are serialized, so
+// the count cannot race past the limit here; nodes of a cluster counting at
+// the same moment could each add one.
+func (h *Host) createGroup(ctx context.Context, key persistence.GroupKey) (*group.Description, error) {
+	select {
+	case h.creating <- struct{}{}:
+	case <-ctx.Done():
+		return nil, fmt.Errorf("group %s: waiting to create: %w", key, ctx.Err())
+	}
+	defer func() { <-h.creating }()
+	// h.full is guarded by the creating slot held here.
+	stored, err := h.groupStored(ctx, key)
+	if err != nil {
+		return nil, err
+	}
+	if stored {
+		return nil, fmt.Errorf("group %s: %w", key, api.ErrGroupExists)
+	}
+	if limit := h.opts.Limits.GroupsPerStream; limit > 0 {
+		n, cached := h.full[key.StreamPrefix]
+		if !cached || h.opts.Now().After(n.until) {
+			count, err := h.countGroups(ctx, key.StreamPrefix)
+			if err != nil {
+				return nil, err
+			}
+			n = fullStream{count: count, until: h.opts.Now().Add(fullFor)}
+			if count >= limit {
+				h.full[key.StreamPrefix] = n
+			} else {
+				delete(h.full, key.StreamPrefix)
+			}
+		}
+		if n.count >= limit {
+			h.limitRejected(LimitGroupsPerStream)
+			return nil, fmt.Errorf("stream %s already has %d consumer groups, the most %s = %d allows; delete an unused group (DELETE …/groups/{g}) or raise the limit: %w",
+				key.StreamPrefix, n.count, LimitGroupsPerStream, limit, api.ErrLimitExceeded)
+		}
+	}
+	res, err := h.ask(ctx, key, &group.DescribeRequest{})
+	if err != nil {
+		h.drop(key)
+		return nil, err
+	}
+	d := res.(*group.Description)
+	if d.Err != nil {
+		// Not stored: forget the actor, so that later requests go through
+		// these checks again instead of to an actor that would create it.
+		h.drop(key)
+		return nil, h.groupErr(key, d.Err)
+	}
+	return d, nil
+}
+
+// fullFor is how long a stream found at limits.groups-per-stream is refused
+// new groups without counting again: a flood of joins for new names then
+// costs no Redis reads beyond the stream and group lookups. A group deleted
+// through this node clears it at once (forgetFull).
+const fullFor = time.Second
+
+// fullStream is a stream last counted at or above the limit.
+type fullStream struct {
+	count int
+	until time.Time
+}
+
+// forgetFull drops the cached count of a stream whose groups changed.
+func (h *Host) forgetFull(streamPrefix string) {
+	h.creating <- struct{}{}
+	delete(h.full, streamPrefix)
+	<-h.creating
+}
+
+// countGroups counts the stream's stored groups plus those whose actor runs
+// here (an activation may not have stored its meta yet).
+func (h *Host) countGroups(ctx context.Context, streamPrefix string) (int, error) {
+	keys, err := h.opts.Store.ListGroups(ctx, streamPrefix)
+	if err != nil {
+		return 0, mapStoreErr(err)
+	}
+	seen := make(map[persistence.GroupKey]bool, len(keys))
+	for _, k := range keys {
+		seen[k] = true
+	}
+	for _, k := range h.activeKeys() {
+		if k.StreamPrefix == streamPrefix {
+			seen[k] = true
+		}
+	}
+	return len(seen), nil
+}
+
+// drop stops and forgets a group actor whose creation did not complete.
+func (h *Host) drop(key persistence.GroupKey) {
+	h.mu.Lock()
+	pid, ok := h.groups[key]
+	if ok {
+		delete(h.groups, key)
+		h.reportGroups()
+	}
+	h.mu.Unlock()
+	if ok {
+		h.system.Root.Poison(pid)
+	}
+}
+
+func (h *Host) limitRejected(limit string) {
+	if h.opts.Metrics != nil {
+		h.opts.Metrics.LimitRejected(limit)
+	}
+}
+
+// CreateGroup creates a group explicitly (POST …/groups/{g}).
+func (h *Host) CreateGroup(ctx context.Context, streamPrefix, groupName string, req protocol.CreateGroupRequest) (protocol.GroupResponse, error) {
+	key := persistence.GroupKey{StreamPrefix: streamPrefix, ConsumerGroup: groupName}
+	if _, err := h.stream(ctx, streamPrefix); err != nil {
+		return protocol.GroupResponse{}, err
+	}
+	d, err := h.createGroup(ctx, key)
+	if err != nil {
+		return protocol.GroupResponse{}, err
+	}
+	h.opts.Logger.Info("group created", slog.String("group", key.String()),
+		slog.String("requestedBy", req.RequestedBy), slog.String("reason", req.Reason))
+	return d.Group, nil
+}
+
+// heartbeatUnknownGroup answers a heartbeat for a group that exists nowhere.
+// It returns done=false only for a join that created the group; the caller
+// then sends the heartbeat to the new group actor.
+func (h *Host) heartbeatUnknownGroup(ctx context.Context, key persistence.GroupKey, req protocol.HeartbeatRequest) (protocol.HeartbeatResponse, bool) {
+	switch {
+	case req.MemberEpoch < 0:
+		// A leave from a group that does not exist: nothing to release
+		// (answered like the leave of an unknown member).
+		r := h.outcome(req, protocol.StatusOK, "")
+		r.MemberEpoch = -1
+		return r, true
+	case req.MemberEpoch > 0:
+		return h.outcome(req, protocol.StatusUnknownMemberID, fmt.Sprintf(
+			"group %s of stream %s does not exist (never created, or deleted): drop all shards and rejoin with memberEpoch 0",
+			key.ConsumerGroup, key.StreamPrefix)), true
+	case h.opts.Limits.ExplicitGroupCreation:
+		return h.outcome(req, protocol.StatusUnknownMemberID, fmt.Sprintf(
+			"group %s of stream %s does not exist and groups.creation is explicit: create it with POST /coord/v1/streams/{streamPrefix}/groups/{consumerGroup}, then rejoin with memberEpoch 0",
+			key.ConsumerGroup, key.StreamPrefix)), true
+	}
+	_, err := h.createGroup(ctx, key)
+	switch {
+	case err == nil, errors.Is(err, api.ErrGroupExists): // created, or by a concurrent request
+		return protocol.HeartbeatResponse{}, false
+	case errors.Is(err, api.ErrLimitExceeded):
+		return h.outcome(req, protocol.StatusRetry, strings.TrimSuffix(err.Error(), ": "+api.ErrLimitExceeded.Error())+"; retry later"), true
+	case errors.Is(err, api.ErrStreamNotFound):
+		return h.outcome(req, protocol.StatusUnknownMemberID,
+			"stream "+key.StreamPrefix+" does not exist: create it, then rejoin with memberEpoch 0"), true
+	}
+	return h.outcome(req, protocol.StatusRetry, "the coordinator could not create this group right now; keep current ownership and retry"), true
+}

@@ -1,0 +1,423 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/redisstream/coordinator/api/protocol"
+	"github.com/redisstream/coordinator/test/harness"
+)
+
+// The hostile rows of issue 10, against a real coordinator process and a
+// real redis-server: bounded state (flood of group names, unknown groups,
+// member cap, join rate), admission (phantom members) and trusted versions.
+
+// redisWrites is the number of changes Redis applied to its data set
+// (INFO persistence rdb_changes_since_last_save: redistest disables RDB
+// saves, so it only grows) and its key count. Equal before and after an
+// action means the action stored nothing.
+func redisWrites(t *testing.T, e *env) (changes, keys int64) {
+	t.Helper()
+	ctx := context.Background()
+	info, err := e.redis.Client().Info(ctx, "persistence").Result()
+	require.NoError(t, err)
+	for _, line := range strings.Split(info, "\n") {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "rdb_changes_since_last_save:"); ok {
+			changes, err = strconv.ParseInt(v, 10, 64)
+			require.NoError(t, err)
+		}
+	}
+	keys, err = e.redis.Client().DBSize(ctx).Result()
+	require.NoError(t, err)
+	return changes, keys
+}
+
+// limitRejections reads rsc_limit_rejections_total{limit=key} from /metrics.
+func limitRejections(t *testing.T, e *env, key string) float64 {
+	t.Helper()
+	raw := e.c.MustDo(t, "GET", "/metrics", nil, nil, 200)
+	prefix := `rsc_limit_rejections_total{limit="` + key + `"} `
+	for _, line := range strings.Split(string(raw), "\n") {
+		if v, ok := strings.CutPrefix(line, prefix); ok {
+			f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+			require.NoError(t, err)
+			return f
+		}
+	}
+	t.Fatalf("/metrics has no series %s", strings.TrimSpace(prefix))
+	return 0
+}
+
+// joinOnce sends one join (memberEpoch 0) for member id of group g.
+func joinOnce(t *testing.T, c *harness.Client, prefix, g, id string) protocol.HeartbeatResponse {
+	t.Helper()
+	return harness.NewMember(c, prefix, g, id).Send(t, harness.NewMember(c, prefix, g, id).Request())
+}
+
+func errorBody(t *testing.T, raw []byte) protocol.ErrorBody {
+	t.Helper()
+	var b protocol.ErrorBody
+	require.NoError(t, json.Unmarshal(raw, &b), string(raw))
+	return b
+}
+
+// Row 1: epoch-0 heartbeats for 2,000 new group names on one stream, no
+// credentials. At most limits.groups-per-stream groups are created; every
+// other join is RETRY naming the limit and stores nothing; the admin routes
+// refuse more groups with 429 LIMIT_EXCEEDED.
+func TestFloodOfNewGroupNamesIsBounded(t *testing.T) {
+	const limit, names, workers = 40, 2000, 16
+	e := start(t, map[string]string{"RSC_LIMITS_GROUPS_PER_STREAM": strconv.Itoa(limit)})
+	e.c.CreateStream(t, "orders", 2)
+	_, keysBefore := redisWrites(t, e)
+
+	var mu sync.Mutex
+	statuses := map[protocol.Status]int{}
+	var badRetry string
+	jobs := make(chan int)
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range jobs {
+				m := harness.NewMember(e.c, "orders", fmt.Sprintf("flood-%04d", i), "m")
+				var resp protocol.HeartbeatResponse
+				status, raw, err := e.c.Do("POST", harness.HeartbeatPath(m.Prefix, m.Group, m.ID), m.Request(), &resp)
+				mu.Lock()
+				switch {
+				case err != nil || status != 200:
+					statuses["HTTP "+protocol.Status(strconv.Itoa(status))]++
+					badRetry = fmt.Sprintf("status %d err %v: %s", status, err, raw)
+				default:
+					statuses[resp.Status]++
+					if resp.Status == protocol.StatusRetry && !strings.Contains(resp.Message, "limits.groups-per-stream") {
+						badRetry = resp.Message
+					}
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	for i := 0; i < names; i++ {
+		jobs <- i
+	}
+	close(jobs)
+	wg.Wait()
+
+	require.Empty(t, badRetry, "every refusal names limits.groups-per-stream")
+	require.Equal(t, map[protocol.Status]int{protocol.StatusOK: limit, protocol.StatusRetry: names - limit}, statuses)
+	var groups protocol.GroupsResponse
+	e.c.MustDo(t, "GET", "/coord/v1/monitoring/groups", nil, &groups, 200)
+	require.Len(t, groups.Groups, limit)
+	_, keysAfter := redisWrites(t, e)
+	// A group is two keys (meta, members) plus the shared groups index.
+	require.LessOrEqual(t, keysAfter-keysBefore, int64(2*limit+1), "Redis key count is bounded by the limit")
+	require.Equal(t, float64(names-limit), limitRejections(t, e, "limits.groups-per-stream"))
+
+	// Refused joins write nothing at all.
+	changes, keys := redisWrites(t, e)
+	e.redis.ResetStats()
+	for i := 0; i < 20; i++ {
+		r := joinOnce(t, e.c, "orders", fmt.Sprintf("late-%d", i), "m")
+		require.Equal(t, protocol.StatusRetry, r.Status)
+	}
+	var calls int64
+	perCmd := e.redis.CommandCalls()
+	for cmd, n := range perCmd {
+		if cmd != "info" && cmd != "config|resetstat" {
+			calls += n
+		}
+	}
+	t.Logf("Redis commands per refused join: %.1f (%v)", float64(calls)/20, perCmd)
+	c2, k2 := redisWrites(t, e)
+	require.Equal(t, changes, c2, "a join refused by a limit changed Redis")
+	require.Equal(t, keys, k2)
+
+	// The admin routes refuse with 429 and the key named.
+	for _, req := range []struct{ method, path string }{
+		{"POST", "/coord/v1/streams/orders/groups/one-more"},
+		{"GET", "/coord/v1/streams/orders/groups/one-more/producer-routing"},
+	} {
+		var body any
+		if req.method == "POST" {
+			body = protocol.CreateGroupRequest{RequestedBy: "test"}
+		}
+		status, raw, err := e.c.Do(req.method, req.path, body, nil)
+		require.NoError(t, err)
+		require.Equal(t, 429, status, "%s %s: %s", req.method, req.path, raw)
+		b := errorBody(t, raw)
+		require.Equal(t, protocol.CodeLimitExceeded, b.ErrorCode)
+		require.Contains(t, b.Message, "limits.groups-per-stream")
+	}
+	c3, k3 := redisWrites(t, e)
+	require.Equal(t, changes, c3)
+	require.Equal(t, keys, k3)
+
+	// Existing groups keep working.
+	r := joinOnce(t, e.c, "orders", "flood-0000", "n")
+	require.Equal(t, protocol.StatusOK, r.Status)
+}
+
+// Row 2: epoch-1 heartbeats (and a leave) for groups that do not exist are
+// answered UNKNOWN_MEMBER_ID (OK for the leave) and store nothing.
+func TestHeartbeatForUnknownGroupStoresNothing(t *testing.T) {
+	e := start(t, nil)
+	e.c.CreateStream(t, "orders", 2)
+	changes, keys := redisWrites(t, e)
+	for _, g := range []string{"ghost-a", "ghost-b"} {
+		m := harness.NewMember(e.c, "orders", g, "m")
+		m.Epoch = 1
+		r := m.Send(t, m.Request())
+		require.Equal(t, protocol.StatusUnknownMemberID, r.Status, g)
+		require.Contains(t, r.Message, g)
+		m.Epoch = -1
+		r = m.Send(t, m.Request())
+		require.Equal(t, protocol.StatusOK, r.Status, "leaving a group that does not exist is a no-op")
+	}
+	c2, k2 := redisWrites(t, e)
+	require.Equal(t, changes, c2, "heartbeats for unknown groups changed Redis")
+	require.Equal(t, keys, k2)
+	var groups protocol.GroupsResponse
+	e.c.MustDo(t, "GET", "/coord/v1/monitoring/groups", nil, &groups, 200)
+	require.Empty(t, groups.Groups)
+	e.c.MustDo(t, "GET", "/coord/v1/monitoring/streams/orders/groups/ghost-a", nil, nil, 404)
+}
+
+// groups.creation explicit: joins, GET group and producer routing for an
+// unknown group create nothing; POST …/groups/{g} creates it (201), a second
+// POST is 409 GROUP_ALREADY_EXISTS; then members join as usual.
+func TestExplicitGroupCreationOnly(t *testing.T) {
+	e := start(t, map[string]string{"RSC_GROUPS_CREATION": "explicit"})
+	e.c.CreateStream(t, "orders", 2)
+	changes, keys := redisWrites(t, e)
+
+	r := joinOnce(t, e.c, "orders", "workers", "a")
+	require.Equal(t, protocol.StatusUnknownMemberID, r.Status)
+	require.Contains(t, r.Message, "groups.creation is explicit")
+	for _, p := range []string{"/coord/v1/streams/orders/groups/workers", "/coord/v1/streams/orders/groups/workers/producer-routing"} {
+		raw := e.c.MustDo(t, "GET", p, nil, nil, 404)
+		require.Equal(t, protocol.CodeGroupNotFound, errorBody(t, raw).ErrorCode, p)
+	}
+	c2, k2 := redisWrites(t, e)
+	require.Equal(t, changes, c2, "explicit mode: requests for an unknown group changed Redis")
+	require.Equal(t, keys, k2)
+
+	var g protocol.GroupResponse
+	e.c.MustDo(t, "POST", "/coord/v1/streams/orders/groups/workers", protocol.CreateGroupRequest{RequestedBy: "test", Reason: "new service"}, &g, 201)
+	require.Equal(t, "workers", g.ConsumerGroup)
+	require.Equal(t, 2, g.ShardCount)
+	raw := e.c.MustDo(t, "POST", "/coord/v1/streams/orders/groups/workers", protocol.CreateGroupRequest{RequestedBy: "test"}, nil, 409)
+	require.Equal(t, protocol.CodeGroupExists, errorBody(t, raw).ErrorCode)
+	raw = e.c.MustDo(t, "POST", "/coord/v1/streams/nosuch/groups/workers", protocol.CreateGroupRequest{RequestedBy: "test"}, nil, 404)
+	require.Equal(t, protocol.CodeStreamNotFound, errorBody(t, raw).ErrorCode)
+
+	a := e.member("a")
+	require.Equal(t, protocol.StatusOK, a.Beat(t).Status)
+	require.Len(t, a.Shards(), 2)
+}
+
+// Member cap and join rate: a join beyond either is RETRY naming the key,
+// stores nothing, and is counted.
+func TestMemberCapAndJoinRateNameTheirLimit(t *testing.T) {
+	e := start(t, map[string]string{
+		"RSC_LIMITS_MEMBERS_PER_GROUP":      "3",
+		"RSC_LIMITS_JOINS_PER_SECOND":       "0.5", // a token every 2 s: the burst stays spent while m3 tries
+		"RSC_LIMITS_JOIN_BURST":             "2",
+		"RSC_COORDINATION_MEMBER_LEASE_TTL": "30s", // nobody expires during the test
+	})
+	e.c.CreateStream(t, "orders", 4)
+	for _, id := range []string{"m1", "m2"} {
+		require.Equal(t, protocol.StatusOK, joinOnce(t, e.c, "orders", "workers", id).Status, id)
+	}
+	changes, keys := redisWrites(t, e)
+	r := joinOnce(t, e.c, "orders", "workers", "m3")
+	require.Equal(t, protocol.StatusRetry, r.Status, "the burst of 2 is spent")
+	require.Contains(t, r.Message, "limits.joins-per-second")
+	c2, k2 := redisWrites(t, e)
+	require.Equal(t, changes, c2, "a join refused by the join rate changed Redis")
+	require.Equal(t, keys, k2)
+
+	// Once a token is back, m3 gets in; m4 then hits the member cap.
+	joined := false
+	for deadline := time.Now().Add(8 * time.Second); time.Now().Before(deadline) && !joined; time.Sleep(250 * time.Millisecond) {
+		joined = joinOnce(t, e.c, "orders", "workers", "m3").Status == protocol.StatusOK
+	}
+	require.True(t, joined, "m3 joins once the join rate allows")
+	var last protocol.HeartbeatResponse
+	for deadline := time.Now().Add(8 * time.Second); time.Now().Before(deadline); time.Sleep(250 * time.Millisecond) {
+		last = joinOnce(t, e.c, "orders", "workers", "m4")
+		if strings.Contains(last.Message, "limits.members-per-group") {
+			break
+		}
+	}
+	require.Equal(t, protocol.StatusRetry, last.Status)
+	require.Contains(t, last.Message, "limits.members-per-group")
+	require.Len(t, e.members(t), 3)
+	require.GreaterOrEqual(t, limitRejections(t, e, "limits.joins-per-second"), 1.0)
+	require.GreaterOrEqual(t, limitRejections(t, e, "limits.members-per-group"), 1.0)
+}
+
+// Row 3: 500 phantom members join (epoch 0, then silence) at 50/s while two
+// real members own the group's 16 shards. The real members keep every shard
+// owned at least 95 % of the time and no shard is unowned longer than one
+// lease; expired phantoms are retained only up to the limit.
+func TestPhantomJoinsDoNotTakeShards(t *testing.T) {
+	const shards, phantoms, retained = 16, 500, 50
+	lease := 2 * time.Second
+	e := start(t, map[string]string{
+		"RSC_COORDINATION_HEARTBEAT_INTERVAL":   "200ms",
+		"RSC_COORDINATION_MEMBER_LEASE_TTL":     lease.String(),
+		"RSC_COORDINATION_REBALANCE_TIMEOUT":    "2s",
+		"RSC_LIMITS_JOINS_PER_SECOND":           "100", // admit every phantom: this is about admission, not rate
+		"RSC_LIMITS_JOIN_BURST":                 "100",
+		"RSC_LIMITS_MEMBERS_PER_GROUP":          "1000",
+		"RSC_LIMITS_RETAINED_MEMBERS_PER_GROUP": strconv.Itoa(retained),
+	})
+	e.c.CreateStream(t, "orders", shards)
+	a, b := e.member("a"), e.member("b")
+	for i := 0; i < 20 && len(a.Shards())+len(b.Shards()) < shards; i++ {
+		beatAll(t, 1, a, b)
+	}
+	require.Equal(t, shards, len(a.Shards())+len(b.Shards()), "the real members own every shard before the flood")
+
+	var mu sync.Mutex
+	joinedOK := 0
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		tick := time.NewTicker(time.Second / 50)
+		defer tick.Stop()
+		for i := 0; i < phantoms; i++ {
+			<-tick.C
+			m := harness.NewMember(e.c, "orders", "workers", fmt.Sprintf("phantom-%03d", i))
+			var resp protocol.HeartbeatResponse
+			if status, _, err := e.c.Do("POST", harness.HeartbeatPath("orders", "workers", m.ID), m.Request(), &resp); err == nil && status == 200 && resp.Status == protocol.StatusOK {
+				mu.Lock()
+				joinedOK++
+				mu.Unlock()
+			}
+		}
+	}()
+
+	// The real members heartbeat at their interval and release revocations at
+	// once; ownership is sampled after every round, until one lease after the
+	// last phantom joined.
+	unownedSince := map[int]time.Time{}
+	var longest time.Duration
+	var ownedTime, totalTime time.Duration
+	prev := time.Now()
+	prevOwned := shards
+	var end time.Time
+	for {
+		if end.IsZero() {
+			select {
+			case <-done:
+				end = time.Now().Add(lease + 500*time.Millisecond)
+			default:
+			}
+		} else if time.Now().After(end) {
+			break
+		}
+		beatAll(t, 1, a, b)
+		now := time.Now()
+		dt := now.Sub(prev)
+		totalTime += dt * shards
+		ownedTime += dt * time.Duration(prevOwned)
+		prev = now
+		prevOwned = 0
+		for s := 0; s < shards; s++ {
+			if a.Owned[s] || b.Owned[s] {
+				prevOwned++
+				if since, ok := unownedSince[s]; ok {
+					if gap := now.Sub(since); gap > longest {
+						longest = gap
+					}
+					delete(unownedSince, s)
+				}
+			} else if _, ok := unownedSince[s]; !ok {
+				unownedSince[s] = now
+			}
+		}
+		singleOwner(t, e, a, b)
+		time.Sleep(200 * time.Millisecond)
+	}
+	for _, since := range unownedSince {
+		if gap := time.Since(since); gap > longest {
+			longest = gap
+		}
+	}
+	mu.Lock()
+	ok := joinedOK
+	mu.Unlock()
+	share := float64(ownedTime) / float64(totalTime)
+	t.Logf("phantoms admitted %d/%d; shards owned %.1f%% of the time; longest unowned gap %s", ok, phantoms, 100*share, longest)
+	require.GreaterOrEqual(t, ok, phantoms*9/10, "the phantoms were admitted as members (else this tests nothing)")
+	require.GreaterOrEqual(t, share, 0.95, "real members keep the shards owned")
+	require.LessOrEqual(t, longest, lease, "no shard is unowned longer than one lease")
+
+	// Every phantom's lease has run out: at most `retained` are kept.
+	states := map[string]int{}
+	for _, m := range e.members(t) {
+		states[m.State]++
+	}
+	require.LessOrEqual(t, states[protocol.MemberExpired]+states[protocol.MemberFenced], retained, "retained members: %v", states)
+}
+
+// Row 4: a member reports metadataVersion 1e15. The group's and the stream's
+// metadataVersion stay what the coordinator issued — in Redis, in monitoring
+// and in producer routing — the member is told the real version
+// (SYNC_METADATA) and the group keeps working.
+func TestInflatedMetadataVersionIsNotAdopted(t *testing.T) {
+	e := start(t, nil)
+	created := e.c.CreateStream(t, "orders", 4)
+	a := e.member("a")
+	beatAll(t, 2, a)
+	require.Len(t, a.Shards(), 4)
+
+	req := a.Request()
+	req.MetadataVersion = 1_000_000_000_000_000
+	r := a.Send(t, req)
+	require.Equal(t, protocol.StatusSyncMetadata, r.Status, r.Message)
+	require.Equal(t, created.MetadataVersion, r.MetadataVersion, "the member is told the real version")
+	a.Apply(r)
+
+	var g protocol.GroupResponse
+	e.c.MustDo(t, "GET", "/coord/v1/monitoring/streams/orders/groups/workers", nil, &g, 200)
+	require.Equal(t, created.MetadataVersion, g.MetadataVersion)
+	var routing protocol.ProducerRouting
+	e.c.MustDo(t, "GET", "/coord/v1/streams/orders/groups/workers/producer-routing", nil, &routing, 200)
+	require.Equal(t, created.MetadataVersion, routing.MetadataVersion)
+
+	ctx := context.Background()
+	rc := e.redis.Client()
+	metaJSON, err := rc.HGet(ctx, "rsc:{g:orders|workers}:meta", "meta").Result()
+	require.NoError(t, err)
+	var meta struct {
+		MetadataVersion int64 `json:"metadataVersion"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(metaJSON), &meta))
+	require.Equal(t, created.MetadataVersion, meta.MetadataVersion, "stored group meta")
+	sv, err := rc.HGet(ctx, "rsc:{s:orders}:stream", "metadataVersion").Result()
+	require.NoError(t, err)
+	require.Equal(t, strconv.FormatInt(created.MetadataVersion, 10), sv, "stored stream record")
+
+	// The group keeps working: a goes on, b joins and gets half.
+	b := e.member("b")
+	for i := 0; i < 10 && (len(a.Shards()) != 2 || len(b.Shards()) != 2); i++ {
+		beatAll(t, 1, a, b)
+		singleOwner(t, e, a, b)
+	}
+	require.Equal(t, protocol.StatusOK, a.Last.Status, a.Last.Message)
+	require.Equal(t, protocol.StatusOK, b.Last.Status, b.Last.Message)
+	require.Len(t, a.Shards(), 2)
+	require.Len(t, b.Shards(), 2)
+}
