@@ -70,7 +70,7 @@ func (a *groupActor) activate(ctx actor.Context) error {
 			state = carried
 		}
 	}
-	if hold := a.deps.Hold(); now.Before(hold) {
+	if hold := a.deps.Hold(a.key); now.Before(hold) {
 		state.HoldGrantsUntil(hold)
 	}
 	a.activation, a.revision, a.servableFrom, a.needsCheck, a.carry = snap.ActivationEpoch, snap.Revision, servableFrom, false, nil

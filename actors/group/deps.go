@@ -23,9 +23,10 @@ type Deps struct {
 	// IdlePassivation: a group no member occupies for this long passivates
 	// (groups.idle-passivation). Zero: never.
 	IdlePassivation time.Duration
-	// Hold returns until when the node holds every grant because the store
-	// lost state (zero: no hold).
-	Hold func() time.Time
+	// Hold returns until when the group's grants are held because the store
+	// lost state: the node-wide hold, or one recorded for this group alone
+	// (zero: no hold).
+	Hold func(key persistence.GroupKey) time.Time
 	// StateLost reports that the store was found behind (lost writes); the
 	// node holds grants for a lease (see docs/RELIABILITY.md).
 	StateLost func(reason string)
@@ -98,7 +99,7 @@ func (d *Deps) withDefaults() *Deps {
 		c.Owner = c.NodeID
 	}
 	if c.Hold == nil {
-		c.Hold = func() time.Time { return time.Time{} }
+		c.Hold = func(persistence.GroupKey) time.Time { return time.Time{} }
 	}
 	if c.StateLost == nil {
 		c.StateLost = func(string) {}

@@ -91,10 +91,15 @@ func (a *groupActor) Receive(ctx actor.Context) {
 		}
 		a.commit(ctx, a.state.Tick(a.deps.Now()))
 	case *PruneTick:
-		// Retention only: leases are expired by the member actors' timers, which cannot
-		// be lost (see memberActor), so no periodic Tick is needed as a safety net.
 		if a.ready(ctx) == nil {
-			a.commit(ctx, a.state.Prune(a.deps.Now()))
+			now := a.deps.Now()
+			// Also a safety net for member timers: protoactor-go's receive-timeout race
+			// (issue #1139) can lose one, and a dead member would then block its shards for
+			// good. A lost timeout makes an expiry at most one prune interval late.
+			if a.confirmed(now) && !a.commit(ctx, a.state.Tick(now)) {
+				return
+			}
+			a.commit(ctx, a.state.Prune(now))
 		}
 	case *ResizeRequest:
 		ctx.Respond(&ErrorReply{Err: a.resize(ctx, msg)})

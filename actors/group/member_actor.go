@@ -1,37 +1,31 @@
 package group
 
 import (
-	"sync/atomic"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 )
 
-// memberActor embodies one member's lease: a timer set for the member's next
-// deadline. It keeps no rules; when the timer fires it tells the group actor,
-// which decides with groupstate whether the deadline really passed.
+// memberActor embodies one member's lease: its receive-timeout is armed for
+// the member's next deadline (the design's "a member's lease timer is its
+// actor's receive-timeout"). It keeps no rules; when the timeout fires it
+// tells the group actor, which decides with groupstate whether the deadline
+// really passed (the timeout can be queued behind a heartbeat's re-arm).
 //
 // It holds nothing the group cannot give back: on Started (also after a
 // supervisor restart) it asks the group for its deadline (memberStarted), and
 // the group answers with arm.
 //
-// The timer is a time.AfterFunc owned by this actor, not protoactor's
-// receive-timeout: the library's timer races with message handling (issue
-// #1139) and can be lost, and every user message would restart it. Here a
-// timer only ever sends a leaseTimer message carrying its generation; the
-// actor ignores any generation but the latest, so a timer stopped too late is
-// harmless, and a newly armed timer always fires.
+// protoactor-go's receive-timeout can, rarely, be lost (its timer races with
+// message handling, upstream issue #1139). The group actor's periodic
+// PruneTick therefore also evaluates every deadline (groupstate.Tick): a lost
+// timeout delays an expiry by at most one prune interval
+// (docs/RELIABILITY.md §3).
 type memberActor struct {
 	memberID string
 	now      func() time.Time
 	deadline time.Time
-	timer    *time.Timer
-	gen      uint64 // generation of the armed timer
 }
-
-// timerGens hands out timer generations, unique across incarnations so that
-// a timer of a crashed incarnation cannot pass for the new one's.
-var timerGens atomic.Uint64
 
 func newMemberProps(memberID string, d *Deps) *actor.Props {
 	return actor.PropsFromProducer(func() actor.Actor {
@@ -46,36 +40,25 @@ func (m *memberActor) Receive(ctx actor.Context) {
 	case *arm:
 		m.deadline = msg.deadline
 		m.rearm(ctx)
-	case *leaseTimer:
-		if msg.gen != m.gen {
-			return // superseded by a later arm
-		}
+	case *actor.ReceiveTimeout:
 		if left := m.deadline.Sub(m.now()); left > 0 {
-			m.rearm(ctx) // fired early (the clock moved less than the timer)
+			// Fired early (the timer runs on the wall clock, the deadline may
+			// have moved): wait for what is left.
+			ctx.SetReceiveTimeout(left)
 			return
 		}
+		// The timeout is off now; the group re-arms it (arm) if the deadline
+		// turns out to have moved, or stops this actor.
 		ctx.Send(ctx.Parent(), &memberDue{memberID: m.memberID})
-	case *actor.Stopping, *actor.Restarting:
-		m.stopTimer()
 	}
 }
 
-// rearm replaces the timer by one for the current deadline.
+// rearm restarts the timeout for the current deadline. CancelReceiveTimeout
+// first: SetReceiveTimeout ignores a duration equal to the current one.
 func (m *memberActor) rearm(ctx actor.Context) {
-	m.stopTimer()
+	ctx.CancelReceiveTimeout()
 	if m.deadline.IsZero() {
 		return
 	}
-	left := max(m.deadline.Sub(m.now()), time.Millisecond)
-	gen, self, root := timerGens.Add(1), ctx.Self(), ctx.ActorSystem().Root
-	m.gen = gen
-	m.timer = time.AfterFunc(left, func() { root.Send(self, &leaseTimer{gen: gen}) })
-}
-
-func (m *memberActor) stopTimer() {
-	if m.timer != nil {
-		m.timer.Stop()
-		m.timer = nil
-	}
-	m.gen = 0
+	ctx.SetReceiveTimeout(max(m.deadline.Sub(m.now()), time.Millisecond))
 }

@@ -72,11 +72,6 @@ type memberStarted struct {
 	pid      *actor.PID
 }
 
-// leaseTimer is sent by a member actor's own timer to itself.
-type leaseTimer struct {
-	gen uint64
-}
-
 // arm sets a member actor's timer to fire at deadline.
 type arm struct {
 	deadline time.Time

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/asynkron/protoactor-go/actor"
 	"github.com/stretchr/testify/require"
 
 	"github.com/redisstream/coordinator/actors/groupstate"
@@ -195,4 +196,30 @@ func TestResizeOutOfRangeIsAnErrorNotAPanic(t *testing.T) {
 	r := s.ask(&ResizeRequest{ShardCount: -1, MetadataVersion: 9}).(*ErrorReply)
 	require.Error(t, r.Err)
 	require.Equal(t, protocol.StatusOK, s.beat("b", 0).Status, "the group actor is still alive")
+}
+
+// A member timer can be lost (protoactor-go's receive-timeout race, issue #1139, can tear the
+// timer while an arm message is handled): the periodic PruneTick must then still expire a
+// member whose lease passed, or its shards stay blocked for good.
+func TestPruneTickExpiresAMemberWhoseTimerWasLost(t *testing.T) {
+	short := rules
+	short.LeaseTTL = 300 * time.Millisecond
+	s := newShell(t, short, time.Now)
+	s.beat("a", 0)
+	// Simulate the lost timer: push a's member actor deadline an hour away (after the
+	// actor's start-up handshake, whose arm would otherwise overwrite ours).
+	time.Sleep(50 * time.Millisecond)
+	child := actor.NewPID(s.system.Address(), s.pid.Id+"/member/a")
+	s.system.Root.Send(child, &arm{deadline: time.Now().Add(time.Hour)})
+	time.Sleep(600 * time.Millisecond) // past the lease
+	m, _ := member(s.debug(), "a")
+	require.Equal(t, string(groupstate.StateStarting), m.State, "the timer did not fire (simulated loss)")
+
+	// Repeat: a tick that finds the activation unconfirmed (a loaded machine) does nothing.
+	for deadline := time.Now().Add(3 * time.Second); m.State != string(groupstate.StateExpired) && time.Now().Before(deadline); {
+		s.system.Root.Send(s.pid, &PruneTick{})
+		m, _ = member(s.debug(), "a")
+		time.Sleep(10 * time.Millisecond)
+	}
+	require.Equal(t, string(groupstate.StateExpired), m.State, "the prune tick is the safety net for lost timers")
 }

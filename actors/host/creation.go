@@ -194,6 +194,7 @@ func (h *Host) heartbeatUnknownGroup(ctx context.Context, key persistence.GroupK
 		r.MemberEpoch = -1
 		return r, true
 	case req.MemberEpoch > 0:
+		h.claimForUnknownGroup(key, req)
 		return h.outcome(req, protocol.StatusUnknownMemberID, fmt.Sprintf(
 			"group %s of stream %s does not exist (never created, or deleted): drop all shards and rejoin with memberEpoch 0",
 			key.ConsumerGroup, key.StreamPrefix)), true
@@ -213,4 +214,21 @@ func (h *Host) heartbeatUnknownGroup(ctx context.Context, key persistence.GroupK
 			"stream "+key.StreamPrefix+" does not exist: create it, then rejoin with memberEpoch 0"), true
 	}
 	return h.outcome(req, protocol.StatusRetry, "the coordinator could not create this group right now; keep current ownership and retry"), true
+}
+
+// claimForUnknownGroup: a member reports an epoch and shards for a group the
+// store does not have. Either the group was deleted under it, or the store
+// lost it (FLUSHALL, a restart without persistence, a lagging replica) and
+// that member may still read those shards until its lease runs out. The group
+// is not created, but if it is created before one lease has passed it grants
+// nothing until then (a hold of this group only, so a buggy client cannot
+// hold any other group).
+func (h *Host) claimForUnknownGroup(key persistence.GroupKey, req protocol.HeartbeatRequest) {
+	n := len(req.OwnedShards) + len(req.RevokingShards)
+	if n == 0 {
+		return
+	}
+	until := h.opts.Now().Add(h.opts.Rules.LeaseTTL + h.opts.Rules.HeartbeatInterval)
+	h.groupStateLost(key, fmt.Sprintf("member %q reports memberEpoch %d and %d shard(s) of a group the store does not have",
+		req.MemberID, req.MemberEpoch, n), until)
 }

@@ -64,13 +64,13 @@ func TestNodeRoundDetectsLostState(t *testing.T) {
 			got := h.Health(ctx)
 			if tc.lost == "" {
 				require.Nil(t, got.StateLost)
-				require.True(t, h.hold().IsZero())
+				require.True(t, h.hold(persistence.GroupKey{}).IsZero())
 				return
 			}
 			require.NotNil(t, got.StateLost)
 			require.Contains(t, got.StateLost.Reason, tc.lost)
 			require.Equal(t, "DEGRADED", got.Status)
-			require.WithinDuration(t, time.Now().Add(quickRules.LeaseTTL+quickRules.HeartbeatInterval), h.hold(), time.Second)
+			require.WithinDuration(t, time.Now().Add(quickRules.LeaseTTL+quickRules.HeartbeatInterval), h.hold(persistence.GroupKey{}), time.Second)
 		})
 	}
 }

@@ -19,6 +19,10 @@ type lossState struct {
 	detectedAt time.Time
 	holdUntil  time.Time // end of the latest hold, of any scope (health)
 	nodeUntil  time.Time // end of the node-wide hold
+	// groups holds group-only holds recorded before the group was activated
+	// here (a claim for a group the store no longer has); expired ones are
+	// dropped when read.
+	groups map[persistence.GroupKey]time.Time
 }
 
 // stateLost records a node-wide loss: every group of the node, and every
@@ -40,6 +44,14 @@ func (h *Host) stateLost(reason string, until time.Time) {
 
 // groupStateLost records a hold of one group.
 func (h *Host) groupStateLost(key persistence.GroupKey, reason string, until time.Time) {
+	h.loss.mu.Lock()
+	if h.loss.groups == nil {
+		h.loss.groups = map[persistence.GroupKey]time.Time{}
+	}
+	if until.After(h.loss.groups[key]) {
+		h.loss.groups[key] = until
+	}
+	h.loss.mu.Unlock()
 	h.recordLoss(key.String()+": "+reason, until, "group "+key.String())
 }
 
@@ -66,12 +78,22 @@ func (h *Host) recordLoss(reason string, until time.Time, scope string) {
 	}
 }
 
-// hold returns the node-wide hold (zero if none). Group-only holds are not
-// node-wide: they are reported, but only their group holds.
-func (h *Host) hold() time.Time {
+// hold returns until when key's grants are held: the node-wide hold or the
+// group's own, whichever ends later (zero if none). Group-only holds are
+// reported node-wide in health, but only their group holds.
+func (h *Host) hold(key persistence.GroupKey) time.Time {
+	now := h.opts.Now()
 	h.loss.mu.Lock()
 	defer h.loss.mu.Unlock()
-	return h.loss.nodeUntil
+	until := h.loss.nodeUntil
+	for k, t := range h.loss.groups {
+		if !now.Before(t) {
+			delete(h.loss.groups, k)
+		} else if k == key && t.After(until) {
+			until = t
+		}
+	}
+	return until
 }
 
 // lossReport is the health view while a hold lasts (nil otherwise).
