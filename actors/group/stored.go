@@ -22,6 +22,6 @@ func DescribeStored(rules groupstate.Config, key persistence.GroupKey, stream pe
 		return nil, false // the stream changed while the group was idle: activation applies it
 	}
 	state.Apply(state.Prune(now)) // in the view only: retention passed while nobody hosted it
-	a := &groupActor{key: key, state: state}
+	a := &groupActor{key: key, state: state, deps: &Deps{Rules: rules}}
 	return a.describe(), true
 }

@@ -27,9 +27,14 @@ func TestKotlinShapedLeaveFreesShardsAtOnce(t *testing.T) {
 	hb = a.beat(t, a.epoch, []int{0, 1, 2, 3}, []map[string]any{})
 	require.Equal(t, "OK", hb["status"])
 
-	// B joins: the target gives it half, still held by A, so pending.
+	// B joins, then confirms it is alive with its next heartbeat (admission: a member that has
+	// not proven it is alive is given nothing). Then the target gives it half, still held by A,
+	// so pending.
 	b := &rawMember{e: e, authz: worker, prefix: prefix, group: group, id: "kotlin-b"}
 	hb = b.beat(t, 0, nil, []map[string]any{})
+	require.Equal(t, "OK", hb["status"])
+	require.Empty(t, assigned(t, hb), "nothing is free while A holds every shard")
+	hb = b.beat(t, b.epoch, nil, []map[string]any{})
 	require.Equal(t, "OK", hb["status"])
 	require.Empty(t, assigned(t, hb), "nothing is free while A holds every shard")
 	require.Len(t, pending(t, hb), 2)
