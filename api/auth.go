@@ -84,14 +84,16 @@ func (r roleSet) names() []string {
 
 // principal is who a request runs as; stored in the fiber context locals.
 type principal struct {
-	name  string
-	roles roleSet
+	name    string
+	roles   roleSet
+	streams streamScope
 }
 
 const principalKey = "rsc.principal"
 
 type credential struct {
 	roles    roleSet
+	streams  streamScope
 	bcrypt   []byte   // bcrypt hash, or nil
 	plainSum [32]byte // sha256 of a plain password
 }
@@ -121,7 +123,7 @@ func newAuthenticator(cfg Config, signer *tokenSigner) *authenticator {
 	_, _ = rand.Read(a.cacheKey[:])
 	dummyCost := 0
 	for _, u := range cfg.Auth.Users {
-		cr := &credential{}
+		cr := &credential{streams: newStreamScope(u.Streams)}
 		for _, r := range u.Roles {
 			rs, _ := parseRole(r)
 			cr.roles |= rs
@@ -210,7 +212,7 @@ func (a *authenticator) authenticate(header string) (p principal, knownUser stri
 		if !good {
 			return principal{}, knownUser, false
 		}
-		return principal{name: user, roles: cr.roles}, user, true
+		return principal{name: user, roles: cr.roles, streams: cr.streams}, user, true
 	case "bearer":
 		claims, err := a.tokens.verify(value)
 		if err != nil {
@@ -226,7 +228,7 @@ func (a *authenticator) authenticate(header string) (p principal, knownUser stri
 				granted |= rs
 			}
 		}
-		return principal{name: claims.Subject, roles: granted & cr.roles}, claims.Subject, true
+		return principal{name: claims.Subject, roles: granted & cr.roles, streams: cr.streams}, claims.Subject, true
 	}
 	return principal{}, "", false
 }
@@ -261,6 +263,9 @@ func (s *Server) require(need access) fiber.Handler {
 		}
 		if p.roles&want == 0 {
 			return forbidden
+		}
+		if !p.streams.allowsRoute(c) {
+			return newError(403, protocol.CodeForbidden, "user "+p.name+" is scoped to streams "+p.streams.String()+" (auth.users[].streams)")
 		}
 		c.Locals(principalKey, p)
 		return c.Next()

@@ -286,7 +286,6 @@ func TestConfigValidate(t *testing.T) {
 		"bad bcrypt":         mutate(func(c *Config) { c.Auth.Users[0].Password = "$2a$10$short" }),
 		"duplicate user":     mutate(func(c *Config) { c.Auth.Users[1].Username = "admin" }),
 		"colon in user":      mutate(func(c *Config) { c.Auth.Users[0].Username = "a:b" }),
-		"member w/o user":    {Auth: AuthConfig{AuthenticateMemberAPI: true}},
 		"negative limit":     {BodyLimit: -1},
 	}
 	for name, c := range bad {
@@ -353,4 +352,33 @@ func TestTokenRotationAcrossRestart(t *testing.T) {
 	done.Auth.TokenSecret = otherSecret
 	after := newHarness(t, done, WithClock(clock.Now))
 	after.assertRejected(after.do("GET", "/coord/v1/monitoring/groups", "", "Authorization", bearer), 401, protocol.CodeUnauthenticated)
+}
+
+// A user scoped to some streams (auth.users[].streams) is refused, with 403 naming the scope,
+// on every route that names another stream, whatever its roles; routes naming no stream are
+// not scoped.
+func TestStreamScopedUsers(t *testing.T) {
+	cfg := authConfig(t)
+	cfg.Auth.AuthenticateMemberAPI = true
+	cfg.Auth.Users = append(cfg.Auth.Users,
+		User{Username: "orders-w", Password: "ow-pass", Roles: []string{"MEMBER", "READ"}, Streams: []string{"orders", "orders:*"}})
+	auth := basic("orders-w", "ow-pass")
+	hb := func(h *harness, prefix, authz string) reply {
+		return h.do("POST", "/coord/v1/streams/"+prefix+"/groups/workers/members/10.0.3.7-m0/heartbeat", hbBody,
+			"Authorization", authz, "Content-Type", "application/json")
+	}
+	h := newHarness(t, cfg)
+	require.Equal(t, 200, hb(h, "orders", auth).status, "in scope")
+	require.Equal(t, 200, hb(h, "orders%3Av2", auth).status, "orders:v2 matches orders:*")
+	require.Equal(t, 200, h.do("GET", "/coord/v1/streams/orders/groups/g/producer-routing", "", "Authorization", auth).status)
+	require.Equal(t, 200, h.do("GET", "/coord/v1/monitoring/groups", "", "Authorization", auth).status, "names no stream: not scoped")
+	require.Equal(t, 200, hb(h, "payments", basic("member", "member-pass")).status, "an unscoped member is not affected")
+
+	h = newHarness(t, cfg)
+	r := hb(h, "payments", auth)
+	h.assertRejected(r, 403, protocol.CodeForbidden)
+	require.Contains(t, string(r.body), "scoped to streams [orders, orders:*]")
+	require.Contains(t, string(r.body), "auth.users[].streams")
+	h = newHarness(t, cfg)
+	h.assertRejected(h.do("GET", "/coord/v1/streams/payments/groups/g/producer-routing", "", "Authorization", auth), 403, protocol.CodeForbidden)
 }

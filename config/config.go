@@ -55,7 +55,8 @@ type Auth struct {
 	TokenSecret           string        `koanf:"token-secret" secret:"true" help:"HMAC secret for login tokens (>= 16 bytes; required when users are set)"`
 	PreviousTokenSecrets  []string      `koanf:"previous-token-secrets" secret:"true" help:"retired token secrets that still verify (never sign) tokens during a rotation; remove after token-ttl"`
 	TokenTTL              time.Duration `koanf:"token-ttl" help:"lifetime of a login token (1m..8760h)"`
-	AuthenticateMemberAPI bool          `koanf:"authenticate-member-api" help:"require a MEMBER credential on the member heartbeat API"`
+	AuthenticateMemberAPI bool          `koanf:"authenticate-member-api" help:"require a MEMBER credential on the member heartbeat API whenever auth.users is set (set false to opt out)"`
+	AllowUnauthenticated  bool          `koanf:"allow-unauthenticated" help:"allow a node listening beyond loopback with no auth.users (every route open); refused at start otherwise"`
 	Users                 []User        `koanf:"users" secret:"true" help:"API users (file or RSC_AUTH_USERS as a YAML/JSON list)"`
 	AdminRateLimit        float64       `koanf:"admin-rate-limit" help:"sustained admin API requests per second"`
 	AdminRateBurst        int           `koanf:"admin-rate-burst" help:"admin API burst size"`
@@ -66,6 +67,9 @@ type User struct {
 	Username string   `koanf:"username"`
 	Password string   `koanf:"password"`
 	Roles    []string `koanf:"roles"`
+	// Streams scopes the user to these stream prefixes ("orders", or "orders:*"
+	// for every prefix that starts with "orders:"); empty = every stream.
+	Streams []string `koanf:"streams"`
 }
 
 // Roles a User may hold. ADMIN (all of READ, WRITE and MEMBER) and MONITOR
@@ -152,11 +156,12 @@ func Default() Config {
 		},
 		Store: Store{KeyPrefix: "rsc", WaitTimeout: 200 * time.Millisecond},
 		Auth: Auth{
-			TokenTTL:             7 * 24 * time.Hour,
-			PreviousTokenSecrets: []string{},
-			Users:                []User{},
-			AdminRateLimit:       10,
-			AdminRateBurst:       20,
+			TokenTTL:              7 * 24 * time.Hour,
+			PreviousTokenSecrets:  []string{},
+			AuthenticateMemberAPI: true,
+			Users:                 []User{},
+			AdminRateLimit:        10,
+			AdminRateBurst:        20,
 		},
 		Coordination: Coordination{
 			HeartbeatInterval: 3 * time.Second,
@@ -206,7 +211,7 @@ func (c Config) Redacted() Config {
 	if c.Auth.Users != nil {
 		r.Auth.Users = make([]User, len(c.Auth.Users))
 		for i, u := range c.Auth.Users {
-			r.Auth.Users[i] = User{Username: u.Username, Password: redact(u.Password), Roles: cloneStrings(u.Roles)}
+			r.Auth.Users[i] = User{Username: u.Username, Password: redact(u.Password), Roles: cloneStrings(u.Roles), Streams: cloneStrings(u.Streams)}
 		}
 	}
 	return r

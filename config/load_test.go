@@ -41,11 +41,12 @@ var precedenceCases = []precedenceCase{
 	{key: "auth.token-secret", file: secret16 + "f", env: secret16 + "e"},
 	{key: "auth.previous-token-secrets", file: secret16 + "f", env: secret16 + "e"},
 	{key: "auth.token-ttl", file: "2h", env: "3h", flag: "4h"},
-	{key: "auth.authenticate-member-api", file: "true", env: "false", flag: "true",
+	{key: "auth.authenticate-member-api", file: "false", env: "true", flag: "false",
 		fileExtra: map[string]string{"auth.users": memberUsers, "auth.token-secret": secret16}},
 	{key: "auth.users", file: `[{username: a, password: pa, roles: [READ]}]`,
 		env:       `[{"username": "b", "password": "pb", "roles": ["WRITE", "READ"]}]`,
-		fileExtra: map[string]string{"auth.token-secret": secret16}},
+		fileExtra: map[string]string{"auth.token-secret": secret16, "auth.authenticate-member-api": "false"}},
+	{key: "auth.allow-unauthenticated", file: "true", env: "false", flag: "true"},
 	{key: "auth.admin-rate-limit", file: "1.5", env: "2.5", flag: "3.5"},
 	{key: "auth.admin-rate-burst", file: "21", env: "22", flag: "23"},
 	{key: "coordination.heartbeat-interval", file: "1s", env: "2s", flag: "4s"},
@@ -191,10 +192,15 @@ func TestExampleYAMLWithUsersUncommented(t *testing.T) {
     - username: grafana
       password: change-me
       roles: [READ]
+    - username: orders-workers
+      password: change-me-too
+      roles: [MEMBER]
+      streams: ["orders", "orders:*"]
 `, 1)
 	cfg, err := Load([]string{"--config", writeFile(t, s)}, nil)
 	require.NoError(t, err)
-	require.Len(t, cfg.Auth.Users, 2)
+	require.Len(t, cfg.Auth.Users, 3)
+	assert.Equal(t, []string{"orders", "orders:*"}, cfg.Auth.Users[2].Streams)
 	assert.Equal(t, []string{"READ", "WRITE"}, cfg.Auth.Users[0].Roles)
 	assert.Equal(t, "change-me", cfg.Auth.Users[1].Password)
 }
@@ -279,6 +285,7 @@ func TestYAMLScalarsKeepTheirText(t *testing.T) {
 	path := writeFile(t, `
 auth:
   token-secret: 0123456789012345678
+  authenticate-member-api: false
   users:
     - {username: 007, password: 0123, roles: [READ]}
 redis:
@@ -421,7 +428,7 @@ func TestDecodeErrorsNameKeyValueAndSource(t *testing.T) {
 
 func TestFlags(t *testing.T) {
 	cfg, err := Load([]string{
-		"--http.addr", ":9000",
+		"--http.addr", ":9000", "--auth.allow-unauthenticated",
 		"--redis.addrs", "a:1,b:2", "--redis.addrs", "c:3",
 		"--cluster.port=7000",
 		"--cluster.node-id=node-7",

@@ -144,8 +144,20 @@ func (c Config) Validate() error {
 			}
 		}
 	}
-	if a.AuthenticateMemberAPI && !hasMember {
-		bad("auth.authenticate-member-api", true, "needs at least one user in auth.users with role %s, or no member could heartbeat", RoleMember)
+	if len(a.Users) > 0 && a.AuthenticateMemberAPI && !hasMember {
+		bad("auth.authenticate-member-api", true, "needs at least one user in auth.users with role %s (or %s), or no member could heartbeat; add one, or set it false to leave heartbeats open", RoleMember, RoleAdmin)
+	}
+
+	for i, u := range a.Users {
+		for j, p := range u.Streams {
+			if err := validStreamScope(p); err != nil {
+				bad(fmt.Sprintf("auth.users[%d].streams[%d]", i, j), p, "%v", err)
+			}
+		}
+	}
+	if open, known := loopbackAddr(c.HTTP.Addr); len(a.Users) == 0 && !a.AllowUnauthenticated && known && !open {
+		bad("http.addr", c.HTTP.Addr, "listens beyond loopback with no auth.users, so every route (admin included) would be open to the network; "+
+			"configure auth.users and auth.token-secret, or set auth.allow-unauthenticated: true to run open on purpose")
 	}
 
 	// coordination
@@ -315,4 +327,41 @@ func show(v any) string {
 		return strconv.FormatFloat(x, 'g', -1, 64)
 	}
 	return fmt.Sprint(v)
+}
+
+// loopbackAddr reports whether a host:port listen address accepts loopback
+// connections only ("127.0.0.1:8080", "[::1]:0", "localhost:80"). An empty
+// host, 0.0.0.0, any other address or name listens beyond loopback. known is
+// false when addr is not host:port (reported by its own check).
+func loopbackAddr(addr string) (loopback, known bool) {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false, false
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true, true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback(), true
+}
+
+// validStreamScope checks one auth.users[].streams entry: a stream prefix,
+// or a prefix followed by "*" (every stream prefix that starts with it).
+func validStreamScope(p string) error {
+	name := strings.TrimSuffix(p, "*")
+	if strings.TrimSpace(name) == "" {
+		if p == "*" {
+			return nil
+		}
+		return errors.New("must be a stream prefix, a prefix followed by '*', or '*'")
+	}
+	if strings.ContainsAny(name, "{}*") {
+		return errors.New("may not contain '{', '}' or '*' except one trailing '*'")
+	}
+	for _, r := range name {
+		if r < 0x20 || r == 0x7f {
+			return errors.New("may not contain control characters")
+		}
+	}
+	return nil
 }

@@ -110,7 +110,10 @@ func TestValidateNamesFieldAndValue(t *testing.T) {
 			`config: auth.previous-token-secrets[0] = (redacted): is auth.token-secret itself`},
 		{"no roles", func(c *Config) { withUsers(c, User{Username: "a", Password: "p"}) },
 			`config: auth.users[0].roles = []: must name at least one of READ, WRITE, MEMBER`},
-		{"member api without member", func(c *Config) { c.Auth.AuthenticateMemberAPI = true },
+		{"member api without member", func(c *Config) {
+			withUsers(c, User{Username: "r", Password: "p", Roles: []string{"READ"}})
+			c.Auth.AuthenticateMemberAPI = true
+		},
 			`config: auth.authenticate-member-api = true: needs at least one user in auth.users with role MEMBER`},
 		{"provider", func(c *Config) { c.Cluster.Provider = "k8s" },
 			`config: cluster.provider = "k8s": must be one of single, automanaged, test`},
@@ -134,6 +137,9 @@ func TestValidateNamesFieldAndValue(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			cfg := Default()
+			// These cases configure READ-only users: leave heartbeats open so that each case
+			// reports its own problem only (the MEMBER requirement is tested below).
+			cfg.Auth.AuthenticateMemberAPI = false
 			c.mutate(&cfg)
 			err := cfg.Validate()
 			require.Error(t, err)
@@ -199,4 +205,51 @@ func TestWarnings(t *testing.T) {
 	assert.Contains(t, strings.Join(w, "\n"), "EMBEDDED IN-PROCESS REDIS")
 	assert.Contains(t, strings.Join(w, "\n"), "coordination.rebalance-timeout = 4s")
 	assert.Contains(t, strings.Join(w, "\n"), "cluster.seeds is ignored")
+}
+
+// Secure by default (issue 10): with users configured, heartbeats need a MEMBER credential
+// unless the operator opts out; with no users, only a loopback listener may run open.
+func TestSecureByDefault(t *testing.T) {
+	cfg := Default()
+	require.True(t, cfg.Auth.AuthenticateMemberAPI, "member-API authentication is on by default")
+	require.NoError(t, cfg.Validate(), "the default listens on loopback with no users: fine for development")
+
+	withUsers(&cfg, User{Username: "ops", Password: "p", Roles: []string{RoleWrite}})
+	err := cfg.Validate()
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "auth.authenticate-member-api = true: needs at least one user in auth.users with role MEMBER")
+	cfg.Auth.AuthenticateMemberAPI = false
+	require.NoError(t, cfg.Validate(), "explicit opt-out")
+	cfg.Auth.AuthenticateMemberAPI = true
+	cfg.Auth.Users = append(cfg.Auth.Users, User{Username: "w", Password: "p", Roles: []string{RoleMember}})
+	require.NoError(t, cfg.Validate())
+
+	for _, addr := range []string{":8080", "0.0.0.0:8080", "10.1.2.3:80", "[::]:8080", "coordinator.internal:8080"} {
+		open := Default()
+		open.HTTP.Addr = addr
+		err := open.Validate()
+		require.Error(t, err, addr)
+		assert.Contains(t, err.Error(), `config: http.addr = "`+addr+`": listens beyond loopback with no auth.users`)
+		assert.Contains(t, err.Error(), "auth.allow-unauthenticated")
+		open.Auth.AllowUnauthenticated = true
+		require.NoError(t, open.Validate(), addr)
+	}
+	for _, addr := range []string{"127.0.0.1:8080", "127.0.0.2:0", "[::1]:9000", "localhost:8080"} {
+		lo := Default()
+		lo.HTTP.Addr = addr
+		require.NoError(t, lo.Validate(), addr)
+	}
+}
+
+func TestUserStreamScopes(t *testing.T) {
+	cfg := Default()
+	withUsers(&cfg, User{Username: "w", Password: "p", Roles: []string{RoleMember}, Streams: []string{"orders", "payments:*", "*"}})
+	require.NoError(t, cfg.Validate())
+	for _, bad := range []string{"", "a*b", "{orders}", "x\ty"} {
+		c := Default()
+		withUsers(&c, User{Username: "w", Password: "p", Roles: []string{RoleMember}, Streams: []string{bad}})
+		err := c.Validate()
+		require.Error(t, err, "%q", bad)
+		assert.Contains(t, err.Error(), "auth.users[0].streams[0]")
+	}
 }

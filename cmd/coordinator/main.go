@@ -132,7 +132,7 @@ func run(args, environ []string) int {
 func apiConfig(cfg config.Config, logger *slog.Logger) api.Config {
 	users := make([]api.User, len(cfg.Auth.Users))
 	for i, u := range cfg.Auth.Users {
-		users[i] = api.User{Username: u.Username, Password: u.Password, Roles: u.Roles}
+		users[i] = api.User{Username: u.Username, Password: u.Password, Roles: u.Roles, Streams: u.Streams}
 	}
 	return api.Config{
 		BodyLimit: int(cfg.HTTP.BodyLimit),
