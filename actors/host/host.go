@@ -30,7 +30,9 @@ type Options struct {
 	DefaultShardCount int
 	// RequestTimeout bounds one request to a group actor.
 	RequestTimeout time.Duration
-	// PruneInterval is how often retained EXPIRED/FENCED members are checked.
+	// PruneInterval is how often every group drops members kept past retention and
+	// re-evaluates every deadline (the safety net for a lost receive-timeout).
+	// Default: the lease TTL, at most 30 s.
 	PruneInterval time.Duration
 	// EmbeddedRedis marks a development store (shown by health).
 	EmbeddedRedis bool
@@ -99,7 +101,9 @@ func New(opts Options) *Host {
 		opts.RequestTimeout = 5 * time.Second
 	}
 	if opts.PruneInterval <= 0 {
-		opts.PruneInterval = 30 * time.Second
+		// The prune tick is also the safety net for a lost member timer: a lost timer
+		// delays an expiry by at most one interval, so keep it within one lease.
+		opts.PruneInterval = min(30*time.Second, max(opts.Rules.LeaseTTL, time.Second))
 	}
 	if opts.DefaultShardCount <= 0 {
 		opts.DefaultShardCount = 4

@@ -98,7 +98,8 @@ func snapshot(t *testing.T, e *env) string {
 }
 
 func TestAuthOnProtectedRoutes(t *testing.T) {
-	users := `[{"username":"admin","password":"admin-secret","roles":["WRITE"]},{"username":"viewer","password":"viewer-secret","roles":["READ"]}]`
+	users := `[{"username":"admin","password":"admin-secret","roles":["WRITE"]},{"username":"viewer","password":"viewer-secret","roles":["READ"]},` +
+		`{"username":"worker","password":"worker-secret","roles":["MEMBER"],"streams":["orders"]}]`
 	e := start(t, map[string]string{"RSC_AUTH_USERS": users, "RSC_AUTH_TOKEN_SECRET": "0123456789abcdef0123456789abcdef"})
 	create := protocol.CreateStreamRequest{RequestedBy: "test"}
 
@@ -123,4 +124,19 @@ func TestAuthOnProtectedRoutes(t *testing.T) {
 
 	// Health stays public.
 	e.c.MustDo(t, "GET", "/coord/v1/monitoring/health", nil, nil, 200)
+
+	// Secure by default: with users configured, heartbeats need a MEMBER credential, and the
+	// worker's credential is scoped to the stream "orders".
+	join := harness.NewMember(e.c, "orders", "workers", "w-1").Request()
+	status, raw, _ = e.c.Do("POST", harness.HeartbeatPath("orders", "workers", "w-1"), join, nil)
+	require.Equal(t, 401, status, "a heartbeat without credentials: %s", raw)
+	worker := *e.c
+	worker.User, worker.Password = "worker", "worker-secret"
+	var hb protocol.HeartbeatResponse
+	worker.MustDo(t, "POST", harness.HeartbeatPath("orders", "workers", "w-1"), join, &hb, 200)
+	require.Equal(t, protocol.StatusOK, hb.Status)
+	admin.MustDo(t, "POST", "/coord/v1/streams/payments", create, nil, 201)
+	status, raw, _ = worker.Do("POST", harness.HeartbeatPath("payments", "workers", "w-1"), join, nil)
+	require.Equal(t, 403, status, "out of the worker's stream scope: %s", raw)
+	require.Contains(t, string(raw), "auth.users[].streams")
 }
