@@ -51,8 +51,12 @@ func (a *groupActor) activate(ctx actor.Context) error {
 	}
 	if snap.Meta == nil {
 		// No stored state: a new group, or a store that lost its data. Make sure the node
-		// knows which before anything is granted (it holds grants after a loss).
-		a.deps.VerifyStore()
+		// knows which before anything is granted (it holds grants after a loss); if the
+		// store cannot say, do not serve the group yet (members get RETRY).
+		if err := a.deps.VerifyStore(); err != nil {
+			a.lastErr = err
+			return fmt.Errorf("activate %s: cannot check the store for lost data before serving a group with no stored state: %w", a.key, err)
+		}
 	}
 	now := a.deps.Now()
 	state, err := restore(a.deps.Rules, a.key, stream, snap, now)

@@ -36,7 +36,7 @@ type Deps struct {
 	// VerifyStore is called before a group with no stored state is served: it
 	// checks (one round trip) that the store is the data set the node knows,
 	// so that a flush is noticed before a new group hands shards out.
-	VerifyStore func()
+	VerifyStore func() error
 	// Now is the clock; tests may replace it.
 	Now func() time.Time
 	// StoreTimeout bounds each store call made from inside an actor.
@@ -45,7 +45,7 @@ type Deps struct {
 	Metrics      Metrics
 	// OnStop is called when a group actor stops for good (deleted, or fenced
 	// by a newer activation) so the host can forget its PID.
-	OnStop func(key persistence.GroupKey)
+	OnStop func(key persistence.GroupKey, self *actor.PID)
 
 	// Receiver middleware of group and member actors; tests use them to make an
 	// actor fail on purpose (supervision tests).
@@ -68,6 +68,9 @@ type Metrics interface {
 	// LimitRejected counts one request refused by the limit named by its
 	// config key (e.g. "limits.members-per-group").
 	LimitRejected(limit string)
+	// RetainedTrimmed counts expired/fenced members dropped before their
+	// retention ended because of limits.retained-members-per-group.
+	RetainedTrimmed(n int)
 }
 
 type noMetrics struct{}
@@ -80,6 +83,7 @@ func (noMetrics) Activated()                                   {}
 func (noMetrics) Passivated()                                  {}
 func (noMetrics) Members(persistence.GroupKey, map[string]int) {}
 func (noMetrics) LimitRejected(string)                         {}
+func (noMetrics) RetainedTrimmed(int)                          {}
 
 func (d *Deps) withDefaults() *Deps {
 	c := *d
@@ -108,10 +112,10 @@ func (d *Deps) withDefaults() *Deps {
 		c.GroupStateLost = func(persistence.GroupKey, string, time.Time) {}
 	}
 	if c.VerifyStore == nil {
-		c.VerifyStore = func() {}
+		c.VerifyStore = func() error { return nil }
 	}
 	if c.OnStop == nil {
-		c.OnStop = func(persistence.GroupKey) {}
+		c.OnStop = func(persistence.GroupKey, *actor.PID) {}
 	}
 	return &c
 }

@@ -197,7 +197,7 @@ func (a *groupActor) halt(ctx actor.Context) {
 		delete(a.members, id)
 	}
 	a.deps.Metrics.Members(a.key, nil)
-	a.deps.OnStop(a.key)
+	a.deps.OnStop(a.key, ctx.Self())
 	ctx.Poison(ctx.Self())
 }
 

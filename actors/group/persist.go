@@ -89,6 +89,13 @@ func (a *groupActor) reload(ctx actor.Context) {
 	sctx, cancel := a.storeCtx()
 	defer cancel()
 	snap, err := a.deps.Store.LoadGroup(sctx, a.key)
+	if err == nil && a.state != nil && (snap.ActivationEpoch < a.activation || snap.Revision < a.revision) {
+		// Older than what this activation wrote or took: the store lost writes (a failover
+		// to a lagging replica). Adopting it silently could grant a shard a member still reads.
+		a.lost(ctx, fmt.Sprintf("the store holds activation %d revision %d, older than this activation's %d/%d",
+			snap.ActivationEpoch, snap.Revision, a.activation, a.revision))
+		return
+	}
 	if err == nil && snap.ActivationEpoch != a.activation {
 		err = persistence.ErrFenced
 	}
@@ -113,6 +120,12 @@ func (a *groupActor) reload(ctx actor.Context) {
 		a.state = nil
 		return
 	}
+	// A grant hold is volatile: carry this activation's over, and the node's (or this
+	// group's) hold recorded since, into the reloaded state.
+	if a.state != nil {
+		state.HoldGrantsUntil(a.state.GrantsHeldUntil())
+	}
+	state.HoldGrantsUntil(a.deps.Hold(a.key))
 	a.state, a.revision, a.unsure = state, snap.Revision, false
 	for _, m := range a.state.Members() {
 		a.armMember(ctx, m.ID)
@@ -122,6 +135,9 @@ func (a *groupActor) reload(ctx actor.Context) {
 // apply commits an already durable (or volatile-only) change to memory and
 // moves the member actors' timers to the new deadlines.
 func (a *groupActor) apply(ctx actor.Context, c *groupstate.Change) {
+	if c.Trimmed > 0 {
+		a.deps.Metrics.RetainedTrimmed(c.Trimmed)
+	}
 	var before []groupstate.MemberState
 	if c.Durable {
 		before = make([]groupstate.MemberState, len(c.Members))

@@ -118,6 +118,7 @@ func (t *txn) trimRetained() {
 			break
 		}
 		t.remove(m.ID)
+		t.trimmed++
 		n--
 	}
 }

@@ -121,8 +121,16 @@ func TestMaxRetainedDropsTheOldestThatHoldNothing(t *testing.T) {
 	h.send(hbFor("E", 999, held)) // fenced, keeps blocking its shards
 	h.now = t0.Add(6 * time.Second)
 	// A, B, C, D expire one by one, oldest lease first; at most 2 of EXPIRED/FENCED stay, E included.
+	trimmed := 0
 	for _, id := range []string{"A", "B", "C", "D"} {
-		h.apply(h.g.Expire(id, h.member(id).LeaseDeadline))
+		c := h.g.Expire(id, h.member(id).LeaseDeadline)
+		if c != nil {
+			trimmed += c.Trimmed
+		}
+		h.apply(c)
+	}
+	if trimmed != 3 { // A, B, C: each dropped when the next expiry went over the limit of 2
+		t.Fatalf("Change.Trimmed summed to %d, want 3 (the shell counts it in a metric)", trimmed)
 	}
 	var left []string
 	for _, m := range h.g.Members() {

@@ -15,6 +15,7 @@ type txn struct {
 	changed   []*Member      // new versions, owned by the txn
 	index     map[string]int // id → position in changed, built once changed grows
 	removed   []string
+	trimmed   int         // members removed by limits.retained-members-per-group (MaxRetained)
 	bucket    *joinBucket // join token bucket to install (nil = unchanged)
 }
 
@@ -190,7 +191,7 @@ func (t *txn) change() *Change {
 		return nil
 	}
 	t.trimRetained()
-	c := &Change{Removed: t.removed, Durable: t.metaDirty || len(t.removed) > 0, bucket: t.bucket}
+	c := &Change{Removed: t.removed, Trimmed: t.trimmed, Durable: t.metaDirty || len(t.removed) > 0, bucket: t.bucket}
 	if t.metaDirty {
 		m := t.meta
 		c.Meta = &m

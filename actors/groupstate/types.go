@@ -122,6 +122,7 @@ type Change struct {
 	Meta    *Meta    // nil = unchanged
 	Members []Member // new full versions of changed members
 	Removed []string // member ids deleted for good
+	Trimmed int      // how many of Removed were dropped by MaxRetained (for a metric)
 	Durable bool     // false when only volatile fields changed: apply without persisting
 
 	bucket *joinBucket // volatile: the join token bucket after this evaluation (nil = unchanged)

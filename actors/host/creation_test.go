@@ -29,6 +29,7 @@ func (m *countingMetrics) MemberFenced()                                {}
 func (m *countingMetrics) Members(persistence.GroupKey, map[string]int) {}
 func (m *countingMetrics) Activated()                                   {}
 func (m *countingMetrics) Passivated()                                  {}
+func (m *countingMetrics) RetainedTrimmed(int)                          {}
 func (m *countingMetrics) LimitRejected(limit string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()

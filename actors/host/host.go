@@ -234,10 +234,13 @@ func (h *Host) active(key persistence.GroupKey) (*actor.PID, bool) {
 	return pid, ok
 }
 
-// forget drops a stopped group actor from the registry.
-func (h *Host) forget(key persistence.GroupKey) {
+// forget drops a stopped group actor from the registry, unless the key has
+// already been given to a newer actor.
+func (h *Host) forget(key persistence.GroupKey, pid *actor.PID) {
 	h.mu.Lock()
-	delete(h.groups, key)
+	if cur, ok := h.groups[key]; ok && (pid == nil || cur.Equal(pid)) {
+		delete(h.groups, key)
+	}
 	h.reportGroups()
 	h.mu.Unlock()
 }

@@ -100,10 +100,12 @@ func (n *node) round(ctx context.Context) error {
 }
 
 // verify runs a round now, before a group without stored state is served.
-func (n *node) verify() {
+// An error (the store did not answer) means the node cannot tell a new group
+// from one the store lost: the activation must not go on.
+func (n *node) verify() error {
 	ctx, cancel := context.WithTimeout(context.Background(), n.h.opts.RequestTimeout/2)
 	defer cancel()
-	_ = n.round(ctx)
+	return n.round(ctx)
 }
 
 func (n *node) loop() {

@@ -42,11 +42,22 @@ func (h *Host) stateLost(reason string, until time.Time) {
 	h.mu.Unlock()
 }
 
+// maxGroupHolds bounds the group-only holds a node keeps (each lasts one lease).
+const maxGroupHolds = 10_000
+
 // groupStateLost records a hold of one group.
 func (h *Host) groupStateLost(key persistence.GroupKey, reason string, until time.Time) {
 	h.loss.mu.Lock()
 	if h.loss.groups == nil {
 		h.loss.groups = map[persistence.GroupKey]time.Time{}
+	}
+	if _, known := h.loss.groups[key]; !known && len(h.loss.groups) >= maxGroupHolds {
+		h.loss.mu.Unlock()
+		// Claims for this many different groups at once are a flood (anyone allowed to
+		// heartbeat can send them), not a data loss: the node-level checks (instance marker,
+		// node record) still catch a real one.
+		h.opts.Logger.Debug("group hold not recorded: too many held groups", slog.String("group", key.String()))
+		return
 	}
 	if until.After(h.loss.groups[key]) {
 		h.loss.groups[key] = until

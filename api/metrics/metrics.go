@@ -29,6 +29,7 @@ type Metrics struct {
 	membersFenced prometheus.Counter
 	node          nodeMetrics // node.go
 	limitRejects  *prometheus.CounterVec
+	retainedTrims prometheus.Counter
 }
 
 // LimitKeys are the config keys of the limits counted by LimitRejected; their
@@ -79,6 +80,10 @@ func New() *Metrics {
 		limitRejects: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "rsc_limit_rejections_total", Help: "Requests refused by a configured limit, by the limit's config key.",
 		}, []string{"limit"}),
+		retainedTrims: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "rsc_retained_members_trimmed_total",
+			Help: "Expired/fenced members dropped before member-retention ended because a group reached limits.retained-members-per-group.",
+		}),
 	}
 	for _, k := range LimitKeys {
 		m.limitRejects.WithLabelValues(k)
@@ -88,7 +93,7 @@ func New() *Metrics {
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		m.httpRequests, m.httpDuration, m.heartbeats, m.heartbeatDur,
 		m.persistDur, m.persistErrors, m.groupsActive, m.members,
-		m.leaseExpiries, m.membersFenced, m.limitRejects,
+		m.leaseExpiries, m.membersFenced, m.limitRejects, m.retainedTrims,
 	)
 	m.registerNode()
 	return m
@@ -210,4 +215,12 @@ func isKnownState(s string) bool {
 		}
 	}
 	return false
+}
+
+// RetainedTrimmed counts n members dropped by limits.retained-members-per-group.
+func (m *Metrics) RetainedTrimmed(n int) {
+	if m == nil {
+		return
+	}
+	m.retainedTrims.Add(float64(n))
 }

@@ -27,6 +27,7 @@ func (s shellMetrics) Activated()     { s.m.GroupActivated() }
 func (s shellMetrics) Passivated()    { s.m.GroupPassivated() }
 
 func (s shellMetrics) LimitRejected(limit string) { s.m.LimitRejected(limit) }
+func (s shellMetrics) RetainedTrimmed(n int)      { s.m.RetainedTrimmed(n) }
 
 func (s shellMetrics) Members(key persistence.GroupKey, counts map[string]int) {
 	if counts == nil {
