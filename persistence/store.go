@@ -84,4 +84,7 @@ type Provisioner interface {
 	// ShardInfo reports, for one shard: exists, length, last-generated-id,
 	// and for the group: pending count, lag (-1 unknown), last-delivered-id.
 	ShardInfo(ctx context.Context, streamPrefix, group string, shard int) (ShardInfo, error)
+
+	// Fences: the shard fences live on the data plane, beside the streams.
+	Fences
 }

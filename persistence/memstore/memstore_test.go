@@ -73,3 +73,18 @@ func TestProvisioner(t *testing.T) {
 	require.Len(t, calls, 6)
 	require.Equal(t, memstore.Call{Op: "EnsureGroup", StreamPrefix: "o", Group: "g", From: 0, To: 3}, calls[1])
 }
+
+func TestFencesConformance(t *testing.T) {
+	persistencetest.RunFences(t, func(t *testing.T) persistence.Fences { return memstore.NewProvisioner() })
+}
+
+func TestFenceErrorInjection(t *testing.T) {
+	p := memstore.NewProvisioner()
+	p.SetFenceError(persistence.ErrUnavailable)
+	err := p.SetFences(context.Background(), "o", "g", []persistence.FenceUpdate{{Shard: 0, Owner: "A"}})
+	require.ErrorIs(t, err, persistence.ErrUnavailable)
+	f, err := p.GetFence(context.Background(), "o", "g", 0)
+	require.NoError(t, err)
+	require.Zero(t, f.Token, "a failed fence write applies nothing")
+	require.Empty(t, p.FenceLog())
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/redisstream/coordinator/persistence"
 )
@@ -25,6 +26,10 @@ type Provisioner struct {
 	calls  []Call
 	shards map[string]*shard // by stream key
 	err    error
+
+	fences   map[fenceKey]persistence.Fence
+	fenceLog []FenceEvent
+	fenceErr error
 }
 
 type shard struct {
@@ -37,7 +42,7 @@ var _ persistence.Provisioner = (*Provisioner)(nil)
 
 // NewProvisioner returns an empty in-memory provisioner.
 func NewProvisioner() *Provisioner {
-	return &Provisioner{shards: map[string]*shard{}}
+	return &Provisioner{shards: map[string]*shard{}, fences: map[fenceKey]persistence.Fence{}}
 }
 
 // SetError makes every following call fail with err (nil to clear). Wrap a
@@ -157,3 +162,68 @@ func (p *Provisioner) ensureStream(key string) *shard {
 }
 
 func shardKey(prefix string, i int) string { return prefix + ":" + strconv.Itoa(i) }
+
+// SetFenceError makes every following SetFences fail with err (nil to
+// clear), leaving the other calls alone.
+func (p *Provisioner) SetFenceError(err error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.fenceErr = err
+}
+
+// SetFences implements persistence.Fences.
+func (p *Provisioner) SetFences(ctx context.Context, streamPrefix, group string, updates []persistence.FenceUpdate) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	op := fmt.Sprintf("set %d shard fence(s) of %s/%s", len(updates), streamPrefix, group)
+	if len(updates) == 0 {
+		return nil
+	}
+	p.calls = append(p.calls, Call{Op: "SetFences", StreamPrefix: streamPrefix, Group: group})
+	if err := p.fail(ctx, op); err != nil {
+		return err
+	}
+	if p.fenceErr != nil {
+		return fmt.Errorf("%s: %w", op, p.fenceErr)
+	}
+	for _, u := range updates {
+		if u.Shard < 0 {
+			return fmt.Errorf("%s: invalid shard %d", op, u.Shard)
+		}
+	}
+	now := time.Now().UTC()
+	for _, u := range updates {
+		k := fenceKey{shardKey(streamPrefix, u.Shard), group}
+		f := p.fences[k]
+		f.Token++
+		f.Owner, f.Epoch, f.At = u.Owner, u.Epoch, now
+		p.fences[k] = f
+		p.fenceLog = append(p.fenceLog, FenceEvent{Stream: k.stream, Group: group, Fence: f})
+	}
+	return nil
+}
+
+// GetFence implements persistence.Fences.
+func (p *Provisioner) GetFence(ctx context.Context, streamPrefix, group string, shardIdx int) (persistence.Fence, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if err := ctx.Err(); err != nil {
+		return persistence.Fence{}, fmt.Errorf("get shard fence: %w: %w", persistence.ErrUnavailable, err)
+	}
+	return p.fences[fenceKey{shardKey(streamPrefix, shardIdx), group}], nil
+}
+
+// FenceEvent is one fence write, in order.
+type FenceEvent struct {
+	Stream, Group string
+	persistence.Fence
+}
+
+// FenceLog returns every fence write so far, in order.
+func (p *Provisioner) FenceLog() []FenceEvent {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]FenceEvent(nil), p.fenceLog...)
+}
+
+type fenceKey struct{ stream, group string }

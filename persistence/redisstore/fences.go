@@ -1,0 +1,106 @@
+package redisstore
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/redisstream/coordinator/api/protocol"
+	"github.com/redisstream/coordinator/persistence"
+)
+
+// fenceScript: KEYS fence; ARGV owner, epoch, at. One ownership change of one
+// shard: the token moves on (HINCRBY, so it never resets while the key
+// lives) together with owner, epoch and time, atomically. Returns the token.
+var fenceScript = redis.NewScript(`
+local t = redis.call('HINCRBY', KEYS[1], 'token', 1)
+redis.call('HSET', KEYS[1], 'owner', ARGV[1], 'epoch', ARGV[2], 'at', ARGV[3])
+return t
+`)
+
+// SetFences implements persistence.Fences: one script call per shard,
+// pipelined (each fence key is in its own shard's slot, so on a Cluster
+// the pipeline fans out per node).
+func (p *Provisioner) SetFences(ctx context.Context, streamPrefix, group string, updates []persistence.FenceUpdate) error {
+	return p.setFences(ctx, streamPrefix, group, updates, true)
+}
+
+func (p *Provisioner) setFences(ctx context.Context, streamPrefix, group string, updates []persistence.FenceUpdate, load bool) error {
+	op := fmt.Sprintf("set %d shard fence(s) of %s/%s", len(updates), streamPrefix, group)
+	if len(updates) == 0 {
+		return nil
+	}
+	if err := checkCtx(ctx, op); err != nil {
+		return err
+	}
+	at := time.Now().UTC().Format(time.RFC3339Nano)
+	pipe := p.c.Pipeline()
+	cmds := make([]*redis.Cmd, len(updates))
+	for i, u := range updates {
+		if u.Shard < 0 {
+			return fmt.Errorf("%s: invalid shard %d", op, u.Shard)
+		}
+		key := protocol.FenceKey(ShardKey(streamPrefix, u.Shard), group)
+		// EVALSHA in a pipeline; on NOSCRIPT (a restarted or flushed server) the
+		// script is loaded once and the whole batch sent again (it is idempotent
+		// in effect: the token only moves further).
+		cmds[i] = fenceScript.EvalSha(ctx, pipe, []string{key}, u.Owner, u.Epoch, at)
+	}
+	_, _ = pipe.Exec(ctx) // errors are per command, checked below
+	if load && isNoScript(cmds) {
+		if err := fenceScript.Load(ctx, p.c).Err(); err != nil {
+			return mapErr(op, err)
+		}
+		return p.setFences(ctx, streamPrefix, group, updates, false)
+	}
+	for _, c := range cmds {
+		if err := c.Err(); err != nil {
+			return mapErr(op, err)
+		}
+	}
+	return nil
+}
+
+func isNoScript(cmds []*redis.Cmd) bool {
+	for _, c := range cmds {
+		if err := c.Err(); err != nil && redis.HasErrorPrefix(err, "NOSCRIPT") {
+			return true
+		}
+	}
+	return false
+}
+
+// GetFence implements persistence.Fences.
+func (p *Provisioner) GetFence(ctx context.Context, streamPrefix, group string, shard int) (persistence.Fence, error) {
+	key := protocol.FenceKey(ShardKey(streamPrefix, shard), group)
+	op := "get shard fence " + key
+	if err := checkCtx(ctx, op); err != nil {
+		return persistence.Fence{}, err
+	}
+	v, err := p.c.HMGet(ctx, key, "owner", "token", "epoch", "at").Result()
+	if err != nil {
+		return persistence.Fence{}, mapErr(op, err)
+	}
+	var f persistence.Fence
+	str := func(i int) string { s, _ := v[i].(string); return s }
+	f.Owner = str(0)
+	if s := str(1); s != "" {
+		if f.Token, err = strconv.ParseInt(s, 10, 64); err != nil {
+			return f, fmt.Errorf("%s: token %q: %w", op, s, err)
+		}
+	}
+	if s := str(2); s != "" {
+		if f.Epoch, err = strconv.ParseInt(s, 10, 64); err != nil {
+			return f, fmt.Errorf("%s: epoch %q: %w", op, s, err)
+		}
+	}
+	if s := str(3); s != "" {
+		if f.At, err = time.Parse(time.RFC3339Nano, s); err != nil {
+			return f, fmt.Errorf("%s: at %q: %w", op, s, err)
+		}
+	}
+	return f, nil
+}
