@@ -50,6 +50,9 @@ type groupActor struct {
 	// behind the store (e.g. a member the store has expired, its shards free), so it is
 	// reloaded before anything is answered from it again.
 	unsure bool
+	// fenceStale: shards whose fence a failed write may have left out of step with
+	// memory; repaired (rewritten to memory's holders) before anything is answered.
+	fenceStale map[int]struct{}
 }
 
 func (a *groupActor) Receive(ctx actor.Context) {
@@ -128,10 +131,12 @@ func (a *groupActor) ready(ctx actor.Context) error {
 			return fmt.Errorf("group %s: this activation was stopped: %w", a.key, persistence.ErrFenced)
 		}
 	}
-	if a.state != nil {
-		return nil
+	if a.state == nil {
+		if err := a.activate(ctx); err != nil {
+			return err
+		}
 	}
-	return a.activate(ctx)
+	return a.repairFences()
 }
 
 func (a *groupActor) storeCtx() (context.Context, context.CancelFunc) {
@@ -229,6 +234,9 @@ func (a *groupActor) delete(ctx actor.Context, msg *DeleteRequest) *DeleteReply 
 	live := a.state.Occupied()
 	if live > 0 && !msg.Force {
 		return &DeleteReply{LiveMembers: live}
+	}
+	if err := a.clearFences(); err != nil {
+		return &DeleteReply{LiveMembers: live, Err: err} // nothing deleted; the caller may retry
 	}
 	sctx, cancel := a.storeCtx()
 	defer cancel()

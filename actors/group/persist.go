@@ -13,7 +13,8 @@ import (
 )
 
 // persist writes a durable change with the activation epoch and the expected
-// revision. A non-durable change is not written. On ErrFenced the activation
+// revision, after the shard fences it moves (fence.go). A non-durable change
+// is not written. On ErrFenced the activation
 // stops (a newer one owns the group); on ErrConflict (the outcome of an
 // earlier write was unknown and it did land) the state is reloaded. Memory
 // is never changed by a failed write.
@@ -22,7 +23,13 @@ func (a *groupActor) persist(ctx actor.Context, c *groupstate.Change) error {
 		return nil
 	}
 	a.markBefore(c)
+	if err := a.writeFences(c); err != nil {
+		return err // nothing saved, memory unchanged: the same path as a failed save
+	}
 	err := a.save(c)
+	if err != nil {
+		a.fenceSaveFailed(c)
+	}
 	switch {
 	case err == nil:
 		return nil

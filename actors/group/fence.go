@@ -1,0 +1,152 @@
+package group
+
+import (
+	"log/slog"
+	"slices"
+
+	"github.com/redisstream/coordinator/actors/groupstate"
+	"github.com/redisstream/coordinator/persistence"
+)
+
+// Shard fences (docs/PROTOCOL.md "Shard fence", issue 13): before a durable
+// change is saved, the fence of every shard whose holder it changes is
+// written — owner = the new holder, or "" when nobody holds the shard after
+// the change — so that a member is never told it may read a shard whose
+// fence does not name it, and a member that stopped holding a shard (released,
+// expired, left) can no longer acknowledge on it. The holder of a shard is
+// the member having it in Assigned ∪ Revoking in any state but EXPIRED (a
+// FENCED member keeps holding until its lease runs out). Steady heartbeats
+// change no holder and write nothing.
+
+// writeFences writes the fences c needs, before c is saved. On error nothing
+// of c is saved (the caller answers RETRY or retries its timers); the shards
+// are remembered as possibly stale, since some writes may have landed.
+func (a *groupActor) writeFences(c *groupstate.Change) error {
+	updates := a.fenceUpdates(c)
+	if len(updates) == 0 {
+		return nil
+	}
+	err := a.setFences(updates)
+	if err != nil {
+		a.deps.Logger.Warn("shard fence write failed; the decision is not stored and members are told to retry",
+			slog.String("group", a.key.String()), slog.Int("fences", len(updates)), slog.Any("err", err))
+		a.markFencesStale(updates)
+	}
+	return err
+}
+
+// fenceSaveFailed records that c's fences were written but c itself may not
+// have been saved: those fences may name a holder memory does not have.
+func (a *groupActor) fenceSaveFailed(c *groupstate.Change) {
+	a.markFencesStale(a.fenceUpdates(c))
+}
+
+func (a *groupActor) markFencesStale(updates []persistence.FenceUpdate) {
+	if a.fenceStale == nil {
+		a.fenceStale = map[int]struct{}{}
+	}
+	for _, u := range updates {
+		a.fenceStale[u.Shard] = struct{}{}
+	}
+}
+
+// repairFences rewrites the fences that a failed write may have left out of
+// step with memory (reloaded from the store), to memory's holders. Until it
+// succeeds the group answers nothing from memory.
+func (a *groupActor) repairFences() error {
+	if len(a.fenceStale) == 0 || a.state == nil {
+		return nil
+	}
+	updates := make([]persistence.FenceUpdate, 0, len(a.fenceStale))
+	for s := range a.fenceStale {
+		id, epoch, _ := a.state.HolderEpoch(s)
+		updates = append(updates, persistence.FenceUpdate{Shard: s, Owner: id, Epoch: epoch})
+	}
+	slices.SortFunc(updates, func(x, y persistence.FenceUpdate) int { return x.Shard - y.Shard })
+	if err := a.setFences(updates); err != nil {
+		return err
+	}
+	a.fenceStale = nil
+	return nil
+}
+
+// clearFences clears the fence of every shard that has a holder (group
+// deletion): nobody may acknowledge on them any more. The tokens go on from
+// where they were if the group is created again.
+func (a *groupActor) clearFences() error {
+	var updates []persistence.FenceUpdate
+	for s := 0; s < a.state.Meta().ShardCount; s++ {
+		if _, ok := a.state.Holder(s); ok {
+			updates = append(updates, persistence.FenceUpdate{Shard: s})
+		}
+	}
+	return a.setFences(updates)
+}
+
+func (a *groupActor) setFences(updates []persistence.FenceUpdate) error {
+	if len(updates) == 0 {
+		return nil
+	}
+	sctx, cancel := a.storeCtx()
+	defer cancel()
+	return a.deps.Provisioner.SetFences(sctx, a.key.StreamPrefix, a.key.ConsumerGroup, updates)
+}
+
+// fenceUpdates returns one update per shard whose holder differs between
+// memory and memory with c applied, sorted by shard. It looks only at the
+// members c changes or removes, so its cost is that of c, not of the group.
+func (a *groupActor) fenceUpdates(c *groupstate.Change) []persistence.FenceUpdate {
+	if c == nil || !c.Durable || a.state == nil {
+		return nil
+	}
+	changed := make(map[string]bool, len(c.Members)+len(c.Removed))
+	touched := map[int]struct{}{}
+	after := map[int]*groupstate.Member{}
+	addBefore := func(id string) {
+		if m, ok := a.state.Member(id); ok && m.State != groupstate.StateExpired {
+			for _, s := range held(&m) {
+				touched[s] = struct{}{}
+			}
+		}
+	}
+	for i := range c.Members {
+		m := &c.Members[i]
+		changed[m.ID] = true
+		addBefore(m.ID)
+		if m.State != groupstate.StateExpired {
+			for _, s := range held(m) {
+				touched[s] = struct{}{}
+				after[s] = m
+			}
+		}
+	}
+	for _, id := range c.Removed { // Apply removes after it puts: a removed member holds nothing
+		changed[id] = true
+		addBefore(id)
+		for s, m := range after {
+			if m.ID == id {
+				delete(after, s)
+			}
+		}
+	}
+	var updates []persistence.FenceUpdate
+	for s := range touched {
+		was, _ := a.state.Holder(s)
+		var now string
+		var epoch int64
+		if m := after[s]; m != nil {
+			now, epoch = m.ID, m.Epoch
+		} else if was != "" && !changed[was] {
+			now = was // held by a member c does not touch
+		}
+		if now != was {
+			updates = append(updates, persistence.FenceUpdate{Shard: s, Owner: now, Epoch: epoch})
+		}
+	}
+	slices.SortFunc(updates, func(x, y persistence.FenceUpdate) int { return x.Shard - y.Shard })
+	return updates
+}
+
+func held(m *groupstate.Member) []int {
+	return append(append(make([]int, 0, len(m.Assigned)+len(m.Revoking)), m.Assigned...), m.Revoking...)
+}
