@@ -23,9 +23,9 @@ type Fences interface {
 	// coordinator decided on, or nobody). An empty list writes nothing.
 	// Errors wrap ErrUnavailable when the outcome is unknown.
 	SetFences(ctx context.Context, streamPrefix, group string, updates []FenceUpdate) error
-	// GetFence reads one fence; a fence never written reads as the zero
-	// Fence (Token 0).
-	GetFence(ctx context.Context, streamPrefix, group string, shard int) (Fence, error)
+	// GetFences reads the fences of shards (one round trip), in the order
+	// given; a fence never written reads as the zero Fence (Token 0).
+	GetFences(ctx context.Context, streamPrefix, group string, shards []int) ([]Fence, error)
 }
 
 // FenceUpdate is one ownership change: Owner "" clears the fence (nobody may

@@ -87,6 +87,7 @@ func (a *groupActor) activate(ctx actor.Context) error {
 		}
 	}
 	a.state, a.activatedAt, a.confirmedAt, a.lastErr, a.unsure = state, now, start, nil, false
+	a.fencesUnchecked = true // checked (and repaired) before the group answers (fence.go)
 	meta := state.Meta()
 	if stream.ShardCount != meta.ShardCount || stream.MetadataVersion > meta.MetadataVersion {
 		if c := state.Resize(stream.ShardCount, stream.MetadataVersion); c != nil {

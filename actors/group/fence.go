@@ -50,6 +50,42 @@ func (a *groupActor) markFencesStale(updates []persistence.FenceUpdate) {
 	}
 }
 
+// syncFences makes the fences agree with memory before the group answers:
+// once after each activation it reads the fence of every shard (one round
+// trip) and marks those that exist and name another member than the
+// shard's holder (a node that crashed between a fence write and its group
+// write) for repair; then it repairs. A fence that does not exist is left
+// alone (groups from before fencing: members then run unfenced). On error the
+// group answers RETRY and tries again on the next request.
+func (a *groupActor) syncFences() error {
+	if a.fencesUnchecked && a.state != nil {
+		n := a.state.Meta().ShardCount
+		shards := make([]int, n)
+		for i := range shards {
+			shards[i] = i
+		}
+		sctx, cancel := a.storeCtx()
+		got, err := a.deps.Provisioner.GetFences(sctx, a.key.StreamPrefix, a.key.ConsumerGroup, shards)
+		cancel()
+		if err != nil {
+			return err
+		}
+		var stale []persistence.FenceUpdate
+		for s, f := range got {
+			if id, _ := a.state.Holder(s); f.Token > 0 && f.Owner != id {
+				stale = append(stale, persistence.FenceUpdate{Shard: s})
+			}
+		}
+		if len(stale) > 0 {
+			a.deps.Logger.Warn("shard fences out of step with the group's stored state (a write was interrupted); rewriting them",
+				slog.String("group", a.key.String()), slog.Int("fences", len(stale)))
+		}
+		a.markFencesStale(stale)
+		a.fencesUnchecked = false
+	}
+	return a.repairFences()
+}
+
 // repairFences rewrites the fences that a failed write may have left out of
 // step with memory (reloaded from the store), to memory's holders. Until it
 // succeeds the group answers nothing from memory.

@@ -31,13 +31,12 @@ func (s *shell) checkFences(step string, resps ...protocol.HeartbeatResponse) {
 	s.t.Helper()
 	d := s.debug()
 	for sh := 0; sh < 4; sh++ {
-		f, err := s.prov.GetFence(context.Background(), key.StreamPrefix, key.ConsumerGroup, sh)
-		require.NoError(s.t, err)
+		f := s.prov.Fence(key.StreamPrefix, key.ConsumerGroup, sh)
 		require.Equal(s.t, d.Holders[sh], f.Owner, "%s: fence of shard %d vs holder", step, sh)
 	}
 	for _, r := range resps {
 		for _, sh := range protocol.Indexes(r.Assignment.AssignedShards) {
-			f, _ := s.prov.GetFence(context.Background(), key.StreamPrefix, key.ConsumerGroup, sh)
+			f := s.prov.Fence(key.StreamPrefix, key.ConsumerGroup, sh)
 			require.Equal(s.t, r.MemberID, f.Owner, "%s: %s told it may read shard %d", step, r.MemberID, sh)
 		}
 	}
@@ -91,7 +90,7 @@ func TestFenceFollowsAHandOff(t *testing.T) {
 	for _, sh := range moving {
 		owners := s.ownersOf(sh)
 		require.Equal(t, []string{"a", "", "b"}, owners, "shard %d: a, released, then b", sh)
-		f, _ := s.prov.GetFence(context.Background(), key.StreamPrefix, key.ConsumerGroup, sh)
+		f := s.prov.Fence(key.StreamPrefix, key.ConsumerGroup, sh)
 		require.Equal(t, b.MemberEpoch, f.Epoch)
 	}
 
@@ -160,7 +159,7 @@ func TestFenceOfAnUnsavedDecisionIsRepaired(t *testing.T) {
 	r := s.beatRevoked("a", a.MemberEpoch, protocol.Indexes(a.Assignment.AssignedShards), m.Revoking...)
 	require.Equal(t, protocol.StatusRetry, r.Status)
 	for _, sh := range m.Revoking {
-		f, _ := s.prov.GetFence(context.Background(), key.StreamPrefix, key.ConsumerGroup, sh)
+		f := s.prov.Fence(key.StreamPrefix, key.ConsumerGroup, sh)
 		require.Equal(t, "", f.Owner, "the fence was cleared before the failed save")
 	}
 	s.store.SetUnavailable(false)
@@ -182,9 +181,29 @@ func TestDeleteClearsFences(t *testing.T) {
 	require.NoError(t, d.Err)
 	require.True(t, d.Deleted)
 	for sh := 0; sh < 4; sh++ {
-		f, err := s.prov.GetFence(context.Background(), key.StreamPrefix, key.ConsumerGroup, sh)
-		require.NoError(t, err)
+		f := s.prov.Fence(key.StreamPrefix, key.ConsumerGroup, sh)
 		require.Equal(t, "", f.Owner)
 		require.Equal(t, int64(2), f.Token)
 	}
+}
+
+// A node that crashed between a fence write and its group write leaves a
+// fence out of step with the stored state: the next activation finds it and
+// rewrites it before answering; fences in step are not touched.
+func TestActivationRepairsFencesOutOfStep(t *testing.T) {
+	s := newShell(t, rules, time.Now)
+	a := s.beat("a", 0)
+	a = s.beat("a", a.MemberEpoch, protocol.Indexes(a.Assignment.AssignedShards)...)
+	require.NoError(t, s.system.Root.StopFuture(s.pid).Wait())
+	// The crashed node had cleared shard 1's fence (a's release, say) but not stored it.
+	require.NoError(t, s.prov.SetFences(context.Background(), key.StreamPrefix, key.ConsumerGroup,
+		[]persistence.FenceUpdate{{Shard: 1, Owner: ""}}))
+	untouched := s.prov.Fence(key.StreamPrefix, key.ConsumerGroup, 0)
+
+	s.spawn()
+	r := s.beat("a", a.MemberEpoch, protocol.Indexes(a.Assignment.AssignedShards)...)
+	require.Equal(t, protocol.StatusOK, r.Status)
+	s.checkFences("after the new activation", r)
+	require.Equal(t, int64(3), s.prov.Fence(key.StreamPrefix, key.ConsumerGroup, 1).Token, "granted, cleared, rewritten")
+	require.Equal(t, untouched, s.prov.Fence(key.StreamPrefix, key.ConsumerGroup, 0), "a fence in step is not rewritten")
 }

@@ -52,7 +52,8 @@ type groupActor struct {
 	unsure bool
 	// fenceStale: shards whose fence a failed write may have left out of step with
 	// memory; repaired (rewritten to memory's holders) before anything is answered.
-	fenceStale map[int]struct{}
+	fenceStale      map[int]struct{}
+	fencesUnchecked bool // activated since the fences were last compared with memory
 }
 
 func (a *groupActor) Receive(ctx actor.Context) {
@@ -136,7 +137,7 @@ func (a *groupActor) ready(ctx actor.Context) error {
 			return err
 		}
 	}
-	return a.repairFences()
+	return a.syncFences()
 }
 
 func (a *groupActor) storeCtx() (context.Context, context.CancelFunc) {

@@ -203,14 +203,29 @@ func (p *Provisioner) SetFences(ctx context.Context, streamPrefix, group string,
 	return nil
 }
 
-// GetFence implements persistence.Fences.
-func (p *Provisioner) GetFence(ctx context.Context, streamPrefix, group string, shardIdx int) (persistence.Fence, error) {
+// GetFences implements persistence.Fences.
+func (p *Provisioner) GetFences(ctx context.Context, streamPrefix, group string, shards []int) ([]persistence.Fence, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if err := ctx.Err(); err != nil {
-		return persistence.Fence{}, fmt.Errorf("get shard fence: %w: %w", persistence.ErrUnavailable, err)
+	op := fmt.Sprintf("read %d shard fence(s) of %s/%s", len(shards), streamPrefix, group)
+	if err := p.fail(ctx, op); err != nil {
+		return nil, err
 	}
-	return p.fences[fenceKey{shardKey(streamPrefix, shardIdx), group}], nil
+	out := make([]persistence.Fence, len(shards))
+	for i, s := range shards {
+		if s < 0 {
+			return nil, fmt.Errorf("%s: invalid shard %d", op, s)
+		}
+		out[i] = p.fences[fenceKey{shardKey(streamPrefix, s), group}]
+	}
+	return out, nil
+}
+
+// Fence returns one fence of the model (test helper).
+func (p *Provisioner) Fence(streamPrefix, group string, shardIdx int) persistence.Fence {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.fences[fenceKey{shardKey(streamPrefix, shardIdx), group}]
 }
 
 // FenceEvent is one fence write, in order.

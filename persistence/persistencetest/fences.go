@@ -26,6 +26,7 @@ func RunFences(t *testing.T, newFences func(t *testing.T) persistence.Fences) {
 		{"FenceOddGroupName", testFenceOddGroupName},
 		{"FenceEmptyAndInvalid", testFenceEmptyAndInvalid},
 		{"FenceCanceledContext", testFenceCanceledContext},
+		{"FenceBatchRead", testFenceBatchRead},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -36,11 +37,14 @@ func RunFences(t *testing.T, newFences func(t *testing.T) persistence.Fences) {
 
 func getFence(t *testing.T, f persistence.Fences, prefix, group string, shard int) persistence.Fence {
 	t.Helper()
-	got, err := f.GetFence(context.Background(), prefix, group, shard)
+	got, err := f.GetFences(context.Background(), prefix, group, []int{shard})
 	if err != nil {
-		t.Fatalf("GetFence(%s, %s, %d): %v", prefix, group, shard, err)
+		t.Fatalf("GetFences(%s, %s, [%d]): %v", prefix, group, shard, err)
 	}
-	return got
+	if len(got) != 1 {
+		t.Fatalf("GetFences(%s, %s, [%d]) returned %d fences", prefix, group, shard, len(got))
+	}
+	return got[0]
 }
 
 func setFences(t *testing.T, f persistence.Fences, prefix, group string, u ...persistence.FenceUpdate) {
@@ -133,10 +137,27 @@ func testFenceCanceledContext(t *testing.T, f persistence.Fences, prefix string)
 	if !errors.Is(err, persistence.ErrUnavailable) || !errors.Is(err, context.Canceled) {
 		t.Fatalf("SetFences on a canceled context: %v, want ErrUnavailable and context.Canceled", err)
 	}
-	if _, err := f.GetFence(ctx, prefix, "g", 0); !errors.Is(err, persistence.ErrUnavailable) {
-		t.Fatalf("GetFence on a canceled context: %v, want ErrUnavailable", err)
+	if _, err := f.GetFences(ctx, prefix, "g", []int{0}); !errors.Is(err, persistence.ErrUnavailable) {
+		t.Fatalf("GetFences on a canceled context: %v, want ErrUnavailable", err)
 	}
 	if got := getFence(t, f, prefix, "g", 0); got.Token != 0 {
 		t.Fatalf("a canceled write landed: %+v", got)
+	}
+}
+
+func testFenceBatchRead(t *testing.T, f persistence.Fences, prefix string) {
+	setFences(t, f, prefix, "g", persistence.FenceUpdate{Shard: 2, Owner: "A", Epoch: 1}, persistence.FenceUpdate{Shard: 0, Owner: "B", Epoch: 2})
+	got, err := f.GetFences(context.Background(), prefix, "g", []int{2, 1, 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 3 || got[0].Owner != "A" || got[0].Token != 1 || got[1].Token != 0 || got[2].Owner != "B" || got[2].Epoch != 2 {
+		t.Fatalf("GetFences([2 1 0]) = %+v", got)
+	}
+	if got, err := f.GetFences(context.Background(), prefix, "g", nil); err != nil || len(got) != 0 {
+		t.Fatalf("GetFences(nil) = %v, %v", got, err)
+	}
+	if _, err := f.GetFences(context.Background(), prefix, "g", []int{-1}); err == nil {
+		t.Fatal("a negative shard was accepted")
 	}
 }

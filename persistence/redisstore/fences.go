@@ -73,33 +73,55 @@ func isNoScript(cmds []*redis.Cmd) bool {
 	return false
 }
 
-// GetFence implements persistence.Fences.
-func (p *Provisioner) GetFence(ctx context.Context, streamPrefix, group string, shard int) (persistence.Fence, error) {
-	key := protocol.FenceKey(ShardKey(streamPrefix, shard), group)
-	op := "get shard fence " + key
+// GetFences implements persistence.Fences: one HMGET per shard, pipelined.
+func (p *Provisioner) GetFences(ctx context.Context, streamPrefix, group string, shards []int) ([]persistence.Fence, error) {
+	op := fmt.Sprintf("read %d shard fence(s) of %s/%s", len(shards), streamPrefix, group)
+	if len(shards) == 0 {
+		return nil, nil
+	}
 	if err := checkCtx(ctx, op); err != nil {
-		return persistence.Fence{}, err
+		return nil, err
 	}
-	v, err := p.c.HMGet(ctx, key, "owner", "token", "epoch", "at").Result()
-	if err != nil {
-		return persistence.Fence{}, mapErr(op, err)
+	pipe := p.c.Pipeline()
+	cmds := make([]*redis.SliceCmd, len(shards))
+	for i, s := range shards {
+		if s < 0 {
+			return nil, fmt.Errorf("%s: invalid shard %d", op, s)
+		}
+		cmds[i] = pipe.HMGet(ctx, protocol.FenceKey(ShardKey(streamPrefix, s), group), "owner", "token", "epoch", "at")
 	}
+	_, _ = pipe.Exec(ctx) // errors are per command, checked below
+	out := make([]persistence.Fence, len(shards))
+	for i, c := range cmds {
+		v, err := c.Result()
+		if err != nil {
+			return nil, mapErr(op, err)
+		}
+		if out[i], err = parseFence(v); err != nil {
+			return nil, fmt.Errorf("%s: shard %d: %w", op, shards[i], err)
+		}
+	}
+	return out, nil
+}
+
+func parseFence(v []any) (persistence.Fence, error) {
 	var f persistence.Fence
+	var err error
 	str := func(i int) string { s, _ := v[i].(string); return s }
 	f.Owner = str(0)
 	if s := str(1); s != "" {
 		if f.Token, err = strconv.ParseInt(s, 10, 64); err != nil {
-			return f, fmt.Errorf("%s: token %q: %w", op, s, err)
+			return f, fmt.Errorf("token %q: %w", s, err)
 		}
 	}
 	if s := str(2); s != "" {
 		if f.Epoch, err = strconv.ParseInt(s, 10, 64); err != nil {
-			return f, fmt.Errorf("%s: epoch %q: %w", op, s, err)
+			return f, fmt.Errorf("epoch %q: %w", s, err)
 		}
 	}
 	if s := str(3); s != "" {
 		if f.At, err = time.Parse(time.RFC3339Nano, s); err != nil {
-			return f, fmt.Errorf("%s: at %q: %w", op, s, err)
+			return f, fmt.Errorf("at %q: %w", s, err)
 		}
 	}
 	return f, nil

@@ -52,7 +52,7 @@ func TestFenceLayout(t *testing.T) {
 	// A flushed script cache (restart) is recovered from.
 	require.NoError(t, c.ScriptFlush(ctx).Err())
 	require.NoError(t, p.SetFences(ctx, "orders", "billing v2", []persistence.FenceUpdate{{Shard: 3, Owner: ""}}))
-	f, err := p.GetFence(ctx, "orders", "billing v2", 3)
+	got, err := p.GetFences(ctx, "orders", "billing v2", []int{3})
 	require.NoError(t, err)
-	require.Equal(t, persistence.Fence{Owner: "", Token: 2, Epoch: 0, At: f.At}, f)
+	require.Equal(t, persistence.Fence{Owner: "", Token: 2, Epoch: 0, At: got[0].At}, got[0])
 }
