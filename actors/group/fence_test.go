@@ -207,3 +207,59 @@ func TestActivationRepairsFencesOutOfStep(t *testing.T) {
 	require.Equal(t, int64(3), s.prov.Fence(key.StreamPrefix, key.ConsumerGroup, 1).Token, "granted, cleared, rewritten")
 	require.Equal(t, untouched, s.prov.Fence(key.StreamPrefix, key.ConsumerGroup, 0), "a fence in step is not rewritten")
 }
+
+// A member fenced for not finishing its revocation in time keeps holding its
+// shards until its lease runs out: their fences keep naming it (nobody else
+// may ack), and are cleared only at its expiry.
+func TestFencedMemberKeepsItsFencesUntilExpiry(t *testing.T) {
+	clk := newClock()
+	s := newShell(t, rules, clk.Now)
+	s.manual.Store(true)
+	a := s.beat("a", 0)
+	a = s.beat("a", a.MemberEpoch, protocol.Indexes(a.Assignment.AssignedShards)...)
+	b := s.beat("b", 0)
+	b = s.beat("b", b.MemberEpoch)
+	a = s.beat("a", a.MemberEpoch, protocol.Indexes(a.Assignment.AssignedShards)...)
+	m, _ := member(s.debug(), "a")
+	require.NotEmpty(t, m.Revoking)
+	step := func() {
+		clk.Advance(500 * time.Millisecond)
+		s.system.Root.Send(s.pid, &NodeConfirmed{Start: clk.Now()})
+		b = s.beat("b", b.MemberEpoch, protocol.Indexes(b.Assignment.AssignedShards)...)
+		s.system.Root.Send(s.pid, &PruneTick{})
+	}
+	// a keeps heartbeating (draining) past the rebalance timeout: it is fenced.
+	state := ""
+	for i := 0; i < 40 && state != "FENCED"; i++ {
+		step()
+		req := protocol.HeartbeatRequest{ProtocolVersion: 1, RequestID: fmt.Sprintf("a-drain-%d", i), MemberID: "a",
+			MemberEpoch: a.MemberEpoch, OwnedShards: a.Assignment.AssignedShards}
+		for _, sh := range m.Revoking {
+			req.RevokingShards = append(req.RevokingShards, protocol.RevokingShard{Shard: protocol.ShardID{ShardIndex: sh}, State: "DRAINING"})
+		}
+		s.ask(&HeartbeatRequest{PathMemberID: "a", Request: req})
+		ma, _ := member(s.debug(), "a")
+		state = ma.State
+	}
+	require.Equal(t, "FENCED", state)
+	s.checkFences("a fenced", b)
+	for sh := 0; sh < 4; sh++ {
+		require.Equal(t, "a", s.prov.Fence(key.StreamPrefix, key.ConsumerGroup, sh).Owner, "shard %d: a fenced member still holds", sh)
+	}
+	// a falls silent: at its expiry every fence is cleared, then b is granted.
+	for i := 0; i < 40 && state != "EXPIRED"; i++ {
+		step()
+		ma, _ := member(s.debug(), "a")
+		state = ma.State
+	}
+	require.Equal(t, "EXPIRED", state)
+	s.checkFences("a expired", b)
+	for i := 0; i < 4 && len(b.Assignment.AssignedShards) < 4; i++ {
+		b = s.beat("b", b.MemberEpoch, protocol.Indexes(b.Assignment.AssignedShards)...)
+	}
+	require.Len(t, b.Assignment.AssignedShards, 4)
+	s.checkFences("b took over", b)
+	for sh := 0; sh < 4; sh++ {
+		require.Equal(t, []string{"a", "", "b"}, s.ownersOf(sh), "shard %d", sh)
+	}
+}
