@@ -87,9 +87,9 @@ func errorBody(t *testing.T, raw []byte) protocol.ErrorBody {
 // other join is RETRY naming the limit and stores nothing; the admin routes
 // refuse more groups with 429 LIMIT_EXCEEDED.
 func TestFloodOfNewGroupNamesIsBounded(t *testing.T) {
-	const limit, names, workers = 40, 2000, 16
+	const limit, names, workers, shards = 40, 2000, 16, 2
 	e := start(t, map[string]string{"RSC_LIMITS_GROUPS_PER_STREAM": strconv.Itoa(limit)})
-	e.c.CreateStream(t, "orders", 2)
+	e.c.CreateStream(t, "orders", shards)
 	_, keysBefore := redisWrites(t, e)
 
 	var mu sync.Mutex
@@ -132,15 +132,17 @@ func TestFloodOfNewGroupNamesIsBounded(t *testing.T) {
 	e.c.MustDo(t, "GET", "/coord/v1/monitoring/groups", nil, &groups, 200)
 	require.Len(t, groups.Groups, limit)
 	_, keysAfter := redisWrites(t, e)
-	// A group is two keys (meta, members) plus the shared groups index and the index of groups
-	// with live members ({prefix}:live, created by the first join).
-	require.LessOrEqual(t, keysAfter-keysBefore, int64(2*limit+2), "Redis key count is bounded by the limit")
+	// A group is two keys (meta, members) and one shard fence per shard it granted (beside the
+	// streams, docs/PROTOCOL.md "Shard fence"), plus the shared groups index and the index of
+	// groups with live members ({prefix}:live, created by the first join).
+	require.LessOrEqual(t, keysAfter-keysBefore, int64((2+shards)*limit+2), "Redis key count is bounded by the limit")
 	require.Equal(t, float64(names-limit), limitRejections(t, e, "limits.groups-per-stream"))
 
 	// Refused joins write nothing at all. The flood's groups and the index of groups with live
-	// members change meanwhile on their own (their silent members expire, the groups passivate),
-	// so they are left out; a refused join would add keys and an entry to the groups index.
-	skip := []string{"|flood-", ":live"}
+	// members (and their shard fences) change meanwhile on their own (their silent members
+	// expire, the groups passivate), so they are left out; a refused join would add keys and an
+	// entry to the groups index.
+	skip := []string{"|flood-", ":fence:flood-", ":live"}
 	changes, keys := redisWrites(t, e, skip...)
 	e.redis.ResetStats()
 	for i := 0; i < 20; i++ {
