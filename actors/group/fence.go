@@ -108,15 +108,20 @@ func (a *groupActor) repairFences() error {
 
 // clearFences clears the fence of every shard that has a holder (group
 // deletion): nobody may acknowledge on them any more. The tokens go on from
-// where they were if the group is created again.
-func (a *groupActor) clearFences() error {
+// where they were if the group is created again. It returns the updates, so
+// that a deletion that then fails can mark them for repair.
+func (a *groupActor) clearFences() ([]persistence.FenceUpdate, error) {
 	var updates []persistence.FenceUpdate
 	for s := 0; s < a.state.Meta().ShardCount; s++ {
 		if _, ok := a.state.Holder(s); ok {
 			updates = append(updates, persistence.FenceUpdate{Shard: s})
 		}
 	}
-	return a.setFences(updates)
+	err := a.setFences(updates)
+	if err != nil {
+		a.markFencesStale(updates)
+	}
+	return updates, err
 }
 
 func (a *groupActor) setFences(updates []persistence.FenceUpdate) error {

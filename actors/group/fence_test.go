@@ -263,3 +263,19 @@ func TestFencedMemberKeepsItsFencesUntilExpiry(t *testing.T) {
 		require.Equal(t, []string{"a", "", "b"}, s.ownersOf(sh), "shard %d", sh)
 	}
 }
+
+// A deletion that fails after clearing the fences gives the holders their
+// fences back before the group answers again.
+func TestFailedDeleteRestoresFences(t *testing.T) {
+	s := newShell(t, rules, time.Now)
+	a := s.beat("a", 0)
+	s.store.SetUnavailable(true)
+	d := s.ask(&DeleteRequest{Force: true}).(*DeleteReply)
+	require.Error(t, d.Err)
+	require.False(t, d.Deleted)
+	require.Equal(t, "", s.prov.Fence(key.StreamPrefix, key.ConsumerGroup, 0).Owner, "cleared before the delete")
+	s.store.SetUnavailable(false)
+	r := s.beat("a", a.MemberEpoch, protocol.Indexes(a.Assignment.AssignedShards)...)
+	require.Equal(t, protocol.StatusOK, r.Status)
+	s.checkFences("after the failed delete", r)
+}

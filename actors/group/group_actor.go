@@ -236,12 +236,14 @@ func (a *groupActor) delete(ctx actor.Context, msg *DeleteRequest) *DeleteReply 
 	if live > 0 && !msg.Force {
 		return &DeleteReply{LiveMembers: live}
 	}
-	if err := a.clearFences(); err != nil {
+	cleared, err := a.clearFences()
+	if err != nil {
 		return &DeleteReply{LiveMembers: live, Err: err} // nothing deleted; the caller may retry
 	}
 	sctx, cancel := a.storeCtx()
 	defer cancel()
 	if err := a.deps.Store.DeleteGroup(sctx, a.key, a.activation); err != nil {
+		a.markFencesStale(cleared) // the group lives on: its holders get their fences back
 		if errors.Is(err, persistence.ErrBehind) {
 			a.lost(ctx, "delete found the store behind: "+err.Error())
 		} else if errors.Is(err, persistence.ErrFenced) {

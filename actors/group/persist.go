@@ -14,10 +14,9 @@ import (
 
 // persist writes a durable change with the activation epoch and the expected
 // revision, after the shard fences it moves (fence.go). A non-durable change
-// is not written. On ErrFenced the activation
-// stops (a newer one owns the group); on ErrConflict (the outcome of an
-// earlier write was unknown and it did land) the state is reloaded. Memory
-// is never changed by a failed write.
+// is not written. On ErrFenced the activation stops (a newer one owns the
+// group); on ErrConflict (the outcome of an earlier write was unknown and it
+// did land) the state is reloaded. Memory is never changed by a failed write.
 func (a *groupActor) persist(ctx actor.Context, c *groupstate.Change) error {
 	if !c.Durable {
 		return nil
