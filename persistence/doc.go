@@ -37,6 +37,15 @@
 // UpdateStream is a revision compare-and-set that also refuses to lower
 // MetadataVersion (ErrConflict), so the routing version never regresses.
 //
+// # Shard fences
+//
+// Fences (part of Provisioner, on the data plane) are the per-(shard stream,
+// group) records members check before they acknowledge or claim: written by
+// the group actor before any state write that changes a shard's holder. They
+// live beside the streams (protocol.FenceKey), not under the store's key
+// prefix, and are not fenced by activation epochs: a fence only ever names a
+// holder some activation decided on, or nobody.
+//
 // Implementations: persistence/redisstore (Redis, Lua compare-and-set,
 // Cluster hash tags), persistence/memstore (in memory, for unit tests). The
 // conformance suite persistence/persistencetest runs against both.
