@@ -70,13 +70,7 @@ func (w *worker) xack(ctx context.Context, onWorker bool, ids ...string) error {
 			cmd = conn
 		}
 	}
-	args := make([]any, 0, 3+len(ids))
-	args = append(args, w.c.cfg.MemberID, w.fence.tokenArg(), w.c.cfg.ConsumerGroup)
-	for _, id := range ids {
-		args = append(args, id)
-	}
-	_, err := ackScript.run(ctx, cmd, []string{w.key, w.fence.key}, args, newIntCmd)
-	return err
+	return FencedXAck(ctx, cmd, w.key, w.c.cfg.ConsumerGroup, w.c.cfg.MemberID, w.fence.token, ids...)
 }
 
 func newIntCmd(ctx context.Context, args ...any) redis.Cmder { return redis.NewIntCmd(ctx, args...) }

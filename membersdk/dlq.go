@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strconv"
+	"strings"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -24,12 +25,27 @@ const (
 // DLQFieldOriginStream tell the entries apart.
 func DeadLetterKey(streamPrefix string) string { return streamPrefix + ":dlq" }
 
+// deadLetterCrossSlot is the move on Redis Cluster when the dead-letter
+// stream is not in the shard's slot (the default "{prefix}:dlq" is not): a
+// plain XADD, then the fenced XACK. Not atomic: if the fence refuses the
+// XACK, the entry stays pending for the real owner and the dead-letter
+// stream holds a copy written by this (stale) member (rsc-member-id says
+// which); a DeadLetterStream in the shard's slot avoids it.
+func (w *worker) deadLetterCrossSlot(ctx context.Context, id string, fields []any) (string, error) {
+	dlqID, err := w.c.cfg.Redis.XAdd(ctx, &redis.XAddArgs{Stream: w.c.cfg.DeadLetterStream, Values: fields}).Result()
+	if err != nil {
+		return "", err
+	}
+	return dlqID, w.xack(ctx, false, id)
+}
+
 // deadLetter copies msg to the dead-letter stream and acknowledges it, in
 // one script that first checks the shard's fence (fence.go), so the move is
 // atomic: the entry is either dead-lettered and acknowledged, or neither —
 // and neither when the shard has moved on. It needs the dead-letter stream
 // in the shard stream's Redis Cluster slot to work on Redis Cluster
-// (docs/MEMBER-SDK.md, "Dead letters").
+// (docs/MEMBER-SDK.md, "Dead letters"); when it is not, Redis answers
+// CROSSSLOT and the move falls back to deadLetterCrossSlot.
 func (w *worker) deadLetter(msg Message, cause error) bool {
 	args := make([]any, 0, 4+2*(len(msg.Values)+6))
 	args = append(args, w.c.cfg.MemberID, w.fence.tokenArg(), w.c.cfg.ConsumerGroup, msg.ID)
@@ -49,10 +65,14 @@ func (w *worker) deadLetter(msg Message, cause error) bool {
 		w.hookBeforeWrite("deadletter")
 		cmd, err := deadLetterScript.run(ctx, w.c.cfg.Redis, []string{w.key, w.fence.key, w.c.cfg.DeadLetterStream}, args,
 			func(ctx context.Context, a ...any) redis.Cmder { return redis.NewStringCmd(ctx, a...) })
+		if err != nil && strings.HasPrefix(err.Error(), "CROSSSLOT") {
+			dlqID, err = w.deadLetterCrossSlot(ctx, msg.ID, args[4:])
+		} else if err == nil {
+			dlqID = cmd.(*redis.StringCmd).Val()
+		}
 		if err != nil {
 			return err
 		}
-		dlqID = cmd.(*redis.StringCmd).Val()
 		w.c.emit(Event{Type: EventDeadLettered, Shard: w.shard, EntryID: msg.ID, Epoch: msg.Epoch, Err: cause})
 		return nil
 	})
