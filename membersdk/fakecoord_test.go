@@ -44,6 +44,40 @@ type fakeCoord struct {
 	rc         *redis.Client // nil until a member is configured (testConfig)
 	noFence    bool          // behave like an older coordinator: write no fence
 	fenceOwner map[int]string
+	fenceLog   []fenceChange // every fence write, in order
+}
+
+// fenceChange is one fence write; at is when it had completed.
+type fenceChange struct {
+	shard int
+	owner string
+	token int64
+	at    time.Time
+}
+
+// writeFence sets the fence of shard s (owner, token+1) and logs it. Called
+// with f.mu held.
+func (f *fakeCoord) writeFence(s int, owner string, epoch int64) error {
+	ctx := context.Background()
+	key := fenceKey(protocol.StreamKey(testStream, s), testGroup)
+	var incr *redis.IntCmd
+	_, err := f.rc.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		p.HSet(ctx, key, "owner", owner, "epoch", epoch, "at", time.Now().UTC().Format(time.RFC3339Nano))
+		incr = p.HIncrBy(ctx, key, "token", 1)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	f.fenceOwner[s] = owner
+	f.fenceLog = append(f.fenceLog, fenceChange{shard: s, owner: owner, token: incr.Val(), at: time.Now()})
+	return nil
+}
+
+func (f *fakeCoord) fenceHistory() []fenceChange {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]fenceChange(nil), f.fenceLog...)
 }
 
 type loggedReq struct {
@@ -249,21 +283,7 @@ func (f *fakeCoord) writeFences(req protocol.HeartbeatRequest, resp protocol.Hea
 	default:
 		return nil
 	}
-	ctx := context.Background()
-	at := time.Now().UTC().Format(time.RFC3339Nano)
-	set := func(s int, owner string) error {
-		key := fenceKey(protocol.StreamKey(testStream, s), testGroup)
-		_, err := f.rc.TxPipelined(ctx, func(p redis.Pipeliner) error {
-			p.HSet(ctx, key, "owner", owner, "epoch", resp.MemberEpoch, "at", at)
-			p.HIncrBy(ctx, key, "token", 1)
-			return nil
-		})
-		if err != nil {
-			return err
-		}
-		f.fenceOwner[s] = owner
-		return nil
-	}
+	set := func(s int, owner string) error { return f.writeFence(s, owner, resp.MemberEpoch) }
 	for s, owner := range f.fenceOwner {
 		if owner == m && !keep[s] {
 			if err := set(s, ""); err != nil {
@@ -291,14 +311,7 @@ func (f *fakeCoord) expire(member string) {
 	delete(f.target, member)
 	for s, owner := range f.fenceOwner {
 		if owner == member {
-			key := fenceKey(protocol.StreamKey(testStream, s), testGroup)
-			_, err := f.rc.TxPipelined(context.Background(), func(p redis.Pipeliner) error {
-				p.HSet(context.Background(), key, "owner", "")
-				p.HIncrBy(context.Background(), key, "token", 1)
-				return nil
-			})
-			require.NoError(f.t, err)
-			f.fenceOwner[s] = ""
+			require.NoError(f.t, f.writeFence(s, "", 0))
 		}
 	}
 }
