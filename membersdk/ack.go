@@ -2,6 +2,7 @@ package membersdk
 
 import (
 	"context"
+	"errors"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -16,6 +17,7 @@ import (
 // confirmAcks.
 func (w *worker) ackBatch(ids []string, epoch int64, onWorker bool) bool {
 	ran, err := w.token.withOwnership(func() error {
+		w.hookBeforeWrite("ack")
 		sent := w.c.now()
 		if err := w.xack(context.Background(), onWorker, ids...); err != nil {
 			return err
@@ -37,6 +39,9 @@ func (w *worker) ackBatch(ids []string, epoch int64, onWorker bool) bool {
 			w.c.emit(Event{Type: EventAckRefused, Shard: w.shard, EntryID: id, Epoch: epoch})
 		}
 		return false
+	case errors.Is(err, ErrFenced):
+		w.fenced(err, epoch, ids...)
+		return false
 	case err != nil:
 		w.c.log.Warn("XACK failed; it will be settled when Redis answers again", "shard", w.shard, "ids", len(ids), "first", ids[0], "error", err)
 		for _, id := range ids {
@@ -50,8 +55,9 @@ func (w *worker) ackBatch(ids []string, epoch int64, onWorker bool) bool {
 
 // xack is the one place this worker sends XACK (batched handler results,
 // dead letters, settling unconfirmed acknowledgements). Callers hold the
-// ownership token (withOwnership). Keeping it single lets the write become a
-// script that also checks a per-shard fence key in Redis.
+// ownership token (withOwnership). The XACK runs in a script that first
+// checks the shard's fence (fence.go): a refusal is ErrFenced and nothing
+// was acknowledged.
 //
 // onWorker: the caller is the worker goroutine, between two reads, so the
 // XACK may go over the reader's own connection (read and acknowledgement
@@ -64,5 +70,7 @@ func (w *worker) xack(ctx context.Context, onWorker bool, ids ...string) error {
 			cmd = conn
 		}
 	}
-	return cmd.XAck(ctx, w.key, w.c.cfg.ConsumerGroup, ids...).Err()
+	return FencedXAck(ctx, cmd, w.key, w.c.cfg.ConsumerGroup, w.c.cfg.MemberID, w.fence.token, ids...)
 }
+
+func newIntCmd(ctx context.Context, args ...any) redis.Cmder { return redis.NewIntCmd(ctx, args...) }

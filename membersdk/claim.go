@@ -2,6 +2,7 @@ package membersdk
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -24,11 +25,15 @@ func (w *worker) claimPending() {
 			w.inRead.Store(false)
 			return
 		}
-		msgs, next, err := w.c.cfg.Redis.XAutoClaim(context.WithoutCancel(w.readCtx), &redis.XAutoClaimArgs{
-			Stream: w.key, Group: w.c.cfg.ConsumerGroup, Consumer: w.c.cfg.MemberID,
-			MinIdle: 0, Start: start, Count: w.c.cfg.BatchSize,
-		}).Result()
+		msgs, next, err := w.xautoclaim(start)
 		w.inRead.Store(false)
+		if errors.Is(err, ErrFenced) {
+			w.fenced(err, w.c.epoch.Load())
+			return
+		}
+		if errors.Is(err, errClaimNotOwned) {
+			return
+		}
 		if err != nil {
 			if !w.recoverReadError(err, bo) {
 				return
@@ -46,6 +51,25 @@ func (w *worker) claimPending() {
 		start = next
 	}
 }
+
+// xautoclaim claims up to BatchSize entries from start, through the fence
+// script (fence.go): ErrFenced means nothing was claimed.
+func (w *worker) xautoclaim(start string) ([]redis.XMessage, string, error) {
+	if !w.token.valid() {
+		return nil, "", errClaimNotOwned
+	}
+	w.hookBeforeWrite("claim")
+	cmd, err := claimScript.run(context.WithoutCancel(w.readCtx), w.c.cfg.Redis, []string{w.key, w.fence.key},
+		[]any{w.c.cfg.MemberID, w.fence.tokenArg(), w.c.cfg.ConsumerGroup, w.c.cfg.MemberID, 0, start, w.c.cfg.BatchSize},
+		func(ctx context.Context, args ...any) redis.Cmder { return redis.NewXAutoClaimCmd(ctx, args...) })
+	if err != nil {
+		return nil, "", err
+	}
+	return cmd.(*redis.XAutoClaimCmd).Result()
+}
+
+// errClaimNotOwned: the in-process ownership check failed before a claim.
+var errClaimNotOwned = errors.New("membersdk: shard no longer owned; not claiming")
 
 // deliveryCounts asks XPENDING how often each claimed entry was delivered.
 func (w *worker) deliveryCounts(msgs []redis.XMessage) map[string]int64 {

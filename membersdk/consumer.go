@@ -33,6 +33,12 @@ type Message struct {
 	// delivery counter for entries claimed from a previous owner, plus local
 	// retries.
 	DeliveryCount int64
+	// FencingToken is the shard fence's token this worker holds (0 when the
+	// coordinator does not fence): it increases on every ownership change of
+	// the shard, so a sink that stores the highest token seen per shard and
+	// refuses writes with a lower one refuses a stale owner's side effects
+	// (docs/MEMBER-SDK.md, "Fencing your own writes").
+	FencingToken int64
 }
 
 // Consumer is one member of a consumer group: it heartbeats to the
@@ -53,6 +59,11 @@ type Consumer struct {
 	started     atomic.Bool
 	exits       chan *worker // a worker has fully stopped
 	unconfirmed unconfirmedAcks
+	fencedOps   atomic.Int64 // writes the shard fence refused (FencedWrites)
+	// beforeWrite, when set (tests only), runs after a write's in-process
+	// ownership check and before the write is sent: op is "ack", "claim" or
+	// "deadletter". It makes the window a fence closes deterministic.
+	beforeWrite func(op string, shard int)
 	maxAckDelay time.Duration // see batch; a field so tests can hold acks back
 
 	ls loopState // owned by the Run goroutine
@@ -120,6 +131,13 @@ func NewConsumer(cfg ConsumerConfig, handler Handler) (*Consumer, error) {
 
 // MemberID is the member id (and Redis consumer name) of this consumer.
 func (c *Consumer) MemberID() string { return c.cfg.MemberID }
+
+// FencedWrites counts acknowledgements, claims and dead-letter moves the
+// shard fence in Redis refused (each reported as ACK_FENCED): the member
+// tried to write for a shard that had already moved on. A non-zero value
+// means pauses longer than the lease (GC, SIGSTOP, VM migration) happened;
+// the entries were left for the real owner.
+func (c *Consumer) FencedWrites() int64 { return c.fencedOps.Load() }
 
 // Epoch is the member epoch last given by the coordinator (0 while joining).
 func (c *Consumer) Epoch() int64 { return c.epoch.Load() }

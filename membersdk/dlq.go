@@ -2,7 +2,9 @@ package membersdk
 
 import (
 	"context"
+	"errors"
 	"strconv"
+	"strings"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -23,29 +25,52 @@ const (
 // DLQFieldOriginStream tell the entries apart.
 func DeadLetterKey(streamPrefix string) string { return streamPrefix + ":dlq" }
 
-// deadLetter copies msg to the dead-letter stream, then acknowledges it —
-// both only while the shard is still owned. If the member stops in between,
-// the entry is delivered again and may be dead-lettered twice.
-func (w *worker) deadLetter(msg Message, cause error) bool {
-	values := make(map[string]any, len(msg.Values)+6)
-	for k, v := range msg.Values {
-		values[k] = v
+// deadLetterCrossSlot is the move on Redis Cluster when the dead-letter
+// stream is not in the shard's slot (the default "{prefix}:dlq" is not): a
+// plain XADD, then the fenced XACK. Not atomic: if the fence refuses the
+// XACK, the entry stays pending for the real owner and the dead-letter
+// stream holds a copy written by this (stale) member (rsc-member-id says
+// which); a DeadLetterStream in the shard's slot avoids it.
+func (w *worker) deadLetterCrossSlot(ctx context.Context, id string, fields []any) (string, error) {
+	dlqID, err := w.c.cfg.Redis.XAdd(ctx, &redis.XAddArgs{Stream: w.c.cfg.DeadLetterStream, Values: fields}).Result()
+	if err != nil {
+		return "", err
 	}
-	values[DLQFieldOriginStream] = msg.StreamKey
-	values[DLQFieldOriginID] = msg.ID
-	values[DLQFieldError] = cause.Error()
-	values[DLQFieldConsumerGroup] = w.c.cfg.ConsumerGroup
-	values[DLQFieldMemberID] = w.c.cfg.MemberID
-	values[DLQFieldDeliveries] = strconv.FormatInt(msg.DeliveryCount, 10)
+	return dlqID, w.xack(ctx, false, id)
+}
+
+// deadLetter copies msg to the dead-letter stream and acknowledges it, in
+// one script that first checks the shard's fence (fence.go), so the move is
+// atomic: the entry is either dead-lettered and acknowledged, or neither —
+// and neither when the shard has moved on. It needs the dead-letter stream
+// in the shard stream's Redis Cluster slot to work on Redis Cluster
+// (docs/MEMBER-SDK.md, "Dead letters"); when it is not, Redis answers
+// CROSSSLOT and the move falls back to deadLetterCrossSlot.
+func (w *worker) deadLetter(msg Message, cause error) bool {
+	args := make([]any, 0, 4+2*(len(msg.Values)+6))
+	args = append(args, w.c.cfg.MemberID, w.fence.tokenArg(), w.c.cfg.ConsumerGroup, msg.ID)
+	for k, v := range msg.Values {
+		args = append(args, k, v)
+	}
+	args = append(args,
+		DLQFieldOriginStream, msg.StreamKey,
+		DLQFieldOriginID, msg.ID,
+		DLQFieldError, cause.Error(),
+		DLQFieldConsumerGroup, w.c.cfg.ConsumerGroup,
+		DLQFieldMemberID, w.c.cfg.MemberID,
+		DLQFieldDeliveries, strconv.FormatInt(msg.DeliveryCount, 10))
 	ctx := context.Background()
 	var dlqID string
 	ran, err := w.token.withOwnership(func() error {
-		id, err := w.c.cfg.Redis.XAdd(ctx, &redis.XAddArgs{Stream: w.c.cfg.DeadLetterStream, Values: values}).Result()
-		if err != nil {
-			return err
+		w.hookBeforeWrite("deadletter")
+		cmd, err := deadLetterScript.run(ctx, w.c.cfg.Redis, []string{w.key, w.fence.key, w.c.cfg.DeadLetterStream}, args,
+			func(ctx context.Context, a ...any) redis.Cmder { return redis.NewStringCmd(ctx, a...) })
+		if err != nil && strings.HasPrefix(err.Error(), "CROSSSLOT") {
+			dlqID, err = w.deadLetterCrossSlot(ctx, msg.ID, args[4:])
+		} else if err == nil {
+			dlqID = cmd.(*redis.StringCmd).Val()
 		}
-		dlqID = id
-		if err := w.xack(ctx, false, msg.ID); err != nil {
+		if err != nil {
 			return err
 		}
 		w.c.emit(Event{Type: EventDeadLettered, Shard: w.shard, EntryID: msg.ID, Epoch: msg.Epoch, Err: cause})
@@ -54,6 +79,9 @@ func (w *worker) deadLetter(msg Message, cause error) bool {
 	switch {
 	case !ran:
 		w.c.emit(Event{Type: EventAckRefused, Shard: w.shard, EntryID: msg.ID, Epoch: msg.Epoch, Err: cause})
+		return false
+	case errors.Is(err, ErrFenced):
+		w.fenced(err, msg.Epoch, msg.ID)
 		return false
 	case err != nil:
 		w.c.log.Warn("dead-lettering failed; the entry stays pending and will be delivered again", "shard", w.shard, "id", msg.ID, "error", err)

@@ -46,6 +46,18 @@ const (
 	// EventAckRefused: a handler finished but the shard was no longer owned
 	// (revoked, fenced or self-fenced), so the entry was left pending.
 	EventAckRefused EventType = "ACK_REFUSED"
+	// EventAckFenced: the shard fence in Redis refused an acknowledgement,
+	// a claim or a dead-letter move of this worker (EntryID set for
+	// acknowledgements and dead letters): the shard belongs to another owner
+	// now, although the in-process check still allowed the write (the member
+	// was paused past its lease). Nothing was written; the entries stay
+	// pending for the real owner and the worker stops. Err says what the
+	// fence held.
+	EventAckFenced EventType = "ACK_FENCED"
+	// EventFenceNotHeld: a shard worker started but the shard's fence names
+	// another owner; it does not read, and the shard is started again on a
+	// later heartbeat. Err says what the fence held.
+	EventFenceNotHeld EventType = "FENCE_NOT_HELD"
 	// EventDeadLettered: an entry failed MaxDeliveries times and was moved to
 	// the dead-letter stream, then acknowledged.
 	EventDeadLettered EventType = "DEAD_LETTERED"
@@ -81,7 +93,7 @@ type Event struct {
 // aboutShard reports whether events of this type concern one shard.
 func (t EventType) aboutShard() bool {
 	switch t {
-	case EventShardStarted, EventShardRevoking, EventShardReleased, EventAcked, EventAckRefused, EventDeadLettered:
+	case EventShardStarted, EventShardRevoking, EventShardReleased, EventAcked, EventAckRefused, EventDeadLettered, EventAckFenced, EventFenceNotHeld:
 		return true
 	}
 	return false

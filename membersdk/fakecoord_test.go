@@ -38,6 +38,46 @@ type fakeCoord struct {
 	reqs                       []loggedReq
 	script                     func(req protocol.HeartbeatRequest) (protocol.HeartbeatResponse, bool)
 	httpStatus                 int // non-zero: answer every request with this HTTP status
+
+	// Shard fences (FENCE.md), written like the coordinator does: before an
+	// answer grants a shard, and cleared when a member stops holding it.
+	rc         *redis.Client // nil until a member is configured (testConfig)
+	noFence    bool          // behave like an older coordinator: write no fence
+	fenceOwner map[int]string
+	fenceLog   []fenceChange // every fence write, in order
+}
+
+// fenceChange is one fence write; at is when it had completed.
+type fenceChange struct {
+	shard int
+	owner string
+	token int64
+	at    time.Time
+}
+
+// writeFence sets the fence of shard s (owner, token+1) and logs it. Called
+// with f.mu held.
+func (f *fakeCoord) writeFence(s int, owner string, epoch int64) error {
+	ctx := context.Background()
+	key := fenceKey(protocol.StreamKey(testStream, s), testGroup)
+	var incr *redis.IntCmd
+	_, err := f.rc.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		p.HSet(ctx, key, "owner", owner, "epoch", epoch, "at", time.Now().UTC().Format(time.RFC3339Nano))
+		incr = p.HIncrBy(ctx, key, "token", 1)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	f.fenceOwner[s] = owner
+	f.fenceLog = append(f.fenceLog, fenceChange{shard: s, owner: owner, token: incr.Val(), at: time.Now()})
+	return nil
+}
+
+func (f *fakeCoord) fenceHistory() []fenceChange {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]fenceChange(nil), f.fenceLog...)
 }
 
 type loggedReq struct {
@@ -50,7 +90,7 @@ func newFakeCoord(t *testing.T, nURLs int) *fakeCoord {
 	f := &fakeCoord{
 		t: t, interval: 100, lease: 3000, rebalance: 2000,
 		target: map[string][]int{}, owned: map[string][]int{}, given: map[string][]int{}, epochs: map[string]int64{},
-		down: make([]bool, nURLs), hits: make([]int, nURLs),
+		down: make([]bool, nURLs), hits: make([]int, nURLs), fenceOwner: map[int]string{},
 	}
 	for i := range nURLs {
 		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { f.serve(i, w, r) }))
@@ -137,6 +177,10 @@ func (f *fakeCoord) serve(i int, w http.ResponseWriter, r *http.Request) {
 	}
 	f.reqs = append(f.reqs, loggedReq{srv: i, at: time.Now(), req: req})
 	resp := f.answer(req)
+	if err := f.writeFences(req, resp); err != nil {
+		// Durable before told: no grant without its fence.
+		resp = protocol.HeartbeatResponse{Status: protocol.StatusRetry, Message: "fence write failed: " + err.Error()}
+	}
 	resp.ResponseTo = req.RequestID
 	resp.MemberID = req.MemberID
 	w.Header().Set("Content-Type", "application/json")
@@ -197,6 +241,79 @@ func (f *fakeCoord) answer(req protocol.HeartbeatRequest) protocol.HeartbeatResp
 	base.MemberEpoch = f.epochs[m]
 	base.Assignment = protocol.Assignment{AssignedShards: protocol.ShardIDs(assigned), PendingShards: protocol.ShardIDs(pending), MetadataVersion: 1}
 	return base
+}
+
+// useRedis makes the fake coordinator fence shards in rc (the first client
+// a test configures a member with).
+func (f *fakeCoord) useRedis(rc redis.UniversalClient) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if c, ok := rc.(*redis.Client); ok && f.rc == nil {
+		f.rc = c
+	}
+}
+
+// writeFences applies FENCE.md for one answer (called with f.mu held): every
+// shard the answer assigns to the member gets owner=member and a new token
+// unless the fence already names it; every shard whose fence names the member
+// and that it neither is assigned nor still reports owned (draining) is
+// cleared. UNKNOWN_MEMBER_ID and FENCED_MEMBER_EPOCH clear all of the
+// member's shards; other failures change nothing.
+func (f *fakeCoord) writeFences(req protocol.HeartbeatRequest, resp protocol.HeartbeatResponse) error {
+	if f.rc == nil || f.noFence {
+		return nil
+	}
+	m := req.MemberID
+	keep := map[int]bool{}
+	var grant []int
+	switch resp.Status {
+	case protocol.StatusOK:
+		for _, s := range released(req) {
+			keep[s] = true
+		}
+		if resp.MemberEpoch != protocol.EpochLeave {
+			for _, s := range protocol.Indexes(resp.Assignment.AssignedShards) {
+				keep[s] = true
+				if f.fenceOwner[s] != m {
+					grant = append(grant, s)
+				}
+			}
+		}
+	case protocol.StatusUnknownMemberID, protocol.StatusFencedMemberEpoch:
+	default:
+		return nil
+	}
+	set := func(s int, owner string) error { return f.writeFence(s, owner, resp.MemberEpoch) }
+	for s, owner := range f.fenceOwner {
+		if owner == m && !keep[s] {
+			if err := set(s, ""); err != nil {
+				return err
+			}
+		}
+	}
+	for _, s := range grant {
+		if err := set(s, m); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// expire clears the fences a member holds as the coordinator would when its owner's
+// lease expired (owner "", token+1), and forgets that member's holdings, so
+// that the shard can be granted to someone else while the member is frozen.
+func (f *fakeCoord) expire(member string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	delete(f.epochs, member)
+	delete(f.owned, member)
+	delete(f.given, member)
+	delete(f.target, member)
+	for s, owner := range f.fenceOwner {
+		if owner == member {
+			require.NoError(f.t, f.writeFence(s, "", 0))
+		}
+	}
 }
 
 // released is what the member still holds: owned minus shards reported REVOKED.
@@ -269,6 +386,7 @@ func (e *events) find(typ EventType) []Event {
 }
 
 func testConfig(f *fakeCoord, rc redis.UniversalClient, member string, ev *events) ConsumerConfig {
+	f.useRedis(rc)
 	return ConsumerConfig{
 		CoordinatorURLs: f.urls(),
 		StreamPrefix:    testStream,

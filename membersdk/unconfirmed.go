@@ -2,6 +2,7 @@ package membersdk
 
 import (
 	"context"
+	"errors"
 	"sync"
 
 	"github.com/redis/go-redis/v9"
@@ -67,6 +68,10 @@ func (w *worker) confirmAcks() {
 			w.c.emit(Event{Type: EventAcked, Shard: w.shard, EntryID: id, Epoch: epoch})
 			return nil
 		})
+		if errors.Is(err, ErrFenced) {
+			w.fenced(err, epoch, id)
+			continue
+		}
 		if !ran || err != nil {
 			w.c.unconfirmed.add(w.shard, id, epoch)
 			continue

@@ -25,7 +25,7 @@ func (f *flakyAck) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.Pro
 }
 func (f *flakyAck) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 	return func(ctx context.Context, cmd redis.Cmder) error {
-		if strings.EqualFold(cmd.Name(), "xack") && f.fired.CompareAndSwap(false, true) {
+		if isAckScript(cmd) && f.fired.CompareAndSwap(false, true) {
 			if f.applied {
 				_ = next(ctx, cmd)
 			}
@@ -35,6 +35,15 @@ func (f *flakyAck) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 		}
 		return next(ctx, cmd)
 	}
+}
+
+// isAckScript reports the fenced XACK (the ack script, EVALSHA or EVAL).
+func isAckScript(cmd redis.Cmder) bool {
+	args := cmd.Args()
+	if len(args) < 2 || !(strings.EqualFold(cmd.Name(), "evalsha") || strings.EqualFold(cmd.Name(), "eval")) {
+		return false
+	}
+	return args[1] == ackScript.sha || args[1] == ackScript.src
 }
 
 func TestFailedXackIsSettledWithoutRunningTheHandlerAgain(t *testing.T) {
@@ -49,7 +58,8 @@ func TestFailedXackIsSettledWithoutRunningTheHandlerAgain(t *testing.T) {
 			base := setupRedis(t, 1)
 			rc := redis.NewClient(base.Options())
 			t.Cleanup(func() { _ = rc.Close() })
-			rc.AddHook(&flakyAck{applied: applied})
+			flaky := &flakyAck{applied: applied}
+			rc.AddHook(flaky)
 			f := newFakeCoord(t, 1)
 			f.setTarget("m0", 0)
 			var ev events
@@ -63,6 +73,7 @@ func TestFailedXackIsSettledWithoutRunningTheHandlerAgain(t *testing.T) {
 			require.Equal(t, int64(0), pendingCount(t, base, 0))
 			time.Sleep(200 * time.Millisecond)
 			require.Equal(t, 1, h.count(), "the handler is not run again")
+			require.True(t, flaky.fired.Load(), "the fenced XACK failed once")
 			require.NoError(t, stop())
 		})
 	}

@@ -27,6 +27,7 @@ type worker struct {
 	shard int
 	key   string
 	token *ownership
+	fence fenceHold // read in run before anything else touches the shard
 
 	readCtx    context.Context // cancelled: stop reading (revoke, kill)
 	readCancel context.CancelFunc
@@ -159,6 +160,9 @@ func (w *worker) noteDone(n int, lastAcked string) {
 func (w *worker) run() {
 	go w.watch()
 	defer w.finish()
+	if !w.holdFence() {
+		return
+	}
 	w.c.emit(Event{Type: EventShardStarted, Shard: w.shard})
 	w.confirmAcks()
 	w.claimPending()
@@ -266,4 +270,57 @@ func (w *worker) recoverReadError(err error, bo *retryPacer) bool {
 	}
 	w.c.log.Warn("redis read failed; retrying", "shard", w.shard, "key", w.key, "error", err)
 	return bo.wait(w.readCtx)
+}
+
+// holdFence reads the shard's fence before the worker touches the shard. It
+// returns false when the worker must not read: the fence names another
+// owner (the grant this worker was started for is not in Redis yet or was
+// already superseded; a later heartbeat starts the shard again), or the
+// worker was stopped while Redis could not be read.
+func (w *worker) holdFence() bool {
+	key := fenceKey(w.key, w.c.cfg.ConsumerGroup)
+	bo := newBackoff(100*time.Millisecond, 2*time.Second)
+	for {
+		h, err := readFence(context.WithoutCancel(w.readCtx), w.c.cfg.Redis, key, w.c.cfg.MemberID)
+		switch {
+		case err == nil:
+			w.fence = h
+			if !h.fenced {
+				w.c.log.Debug("shard has no fence in Redis (the coordinator does not fence); acknowledging unfenced", "shard", w.shard, "fence", key)
+			}
+			return true
+		case errors.Is(err, errFenceNotOwned):
+			w.c.log.Warn("shard assigned but its fence names another owner; not reading it, will retry on the next heartbeat", "shard", w.shard, "error", err)
+			w.c.emit(Event{Type: EventFenceNotHeld, Shard: w.shard, Err: err})
+			return false
+		}
+		w.c.log.Warn("reading the shard fence failed; retrying", "shard", w.shard, "fence", key, "error", err)
+		if !bo.wait(w.readCtx) {
+			return false
+		}
+	}
+}
+
+// fenced handles a write the shard fence refused: report it (ACK_FENCED, one
+// per entry, or one for the shard when ids is empty), count it, and stop the
+// worker at once — Redis says the shard belongs to someone else, so nothing
+// this worker reads or finishes can be acknowledged any more. Entries stay
+// pending for the real owner.
+func (w *worker) fenced(err error, epoch int64, ids ...string) {
+	w.c.fencedOps.Add(1)
+	w.c.log.Warn("the shard fence refused a write: the shard belongs to another owner now; stopping the shard", "shard", w.shard, "entries", len(ids), "error", err)
+	if len(ids) == 0 {
+		w.c.emit(Event{Type: EventAckFenced, Shard: w.shard, Epoch: epoch, Err: err})
+	}
+	for _, id := range ids {
+		w.c.emit(Event{Type: EventAckFenced, Shard: w.shard, EntryID: id, Epoch: epoch, Err: err})
+	}
+	w.kill()
+}
+
+// hookBeforeWrite runs the test hook, if any.
+func (w *worker) hookBeforeWrite(op string) {
+	if h := w.c.beforeWrite; h != nil {
+		h(op, w.shard)
+	}
 }

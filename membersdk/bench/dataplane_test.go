@@ -46,6 +46,7 @@ func BenchmarkDataPlane(b *testing.B) {
 	for _, batch := range []int64{16, 128} {
 		env.consume(&rep, sz, batch)
 	}
+	env.fencedAck(&rep, sz)
 	env.produce(&rep, sz)
 	env.shutdown(&rep, sz)
 	env.latency(&rep, sz)

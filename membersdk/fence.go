@@ -1,0 +1,208 @@
+package membersdk
+
+import (
+	"context"
+	"crypto/sha1" //nolint:gosec // EVALSHA names scripts by SHA-1
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// Shard fence (docs/PROTOCOL.md, issue 13). The coordinator keeps one Redis
+// hash per (shard stream, consumer group), in the stream's Cluster slot,
+// naming the member allowed to acknowledge and claim on the shard ("owner")
+// and a token that increases on every ownership change. A worker reads it
+// when it starts, keeps the token, and every XACK, XAUTOCLAIM and
+// dead-letter move goes through a script that checks the fence before it
+// writes: a member frozen between its in-process ownership check and its
+// write (GC pause, SIGSTOP, VM migration) is refused by Redis itself once
+// the shard has moved on.
+//
+// A fence key that does not exist means the coordinator does not fence
+// (older coordinator): the worker then runs unfenced, as before fences
+// existed, and its scripts only check that the key is still absent.
+
+// ErrFenced: the shard's fence in Redis names another owner or a newer token
+// than the one this worker holds; the write was refused and nothing was
+// written.
+var ErrFenced = errors.New("membersdk: shard fence refused the write (the shard belongs to another owner now)")
+
+// fenceKey is the fence hash of (streamKey, group):
+// "{" + streamKey + "}:fence:" + escaped group. The hash tag is the whole
+// stream key, so the fence and the stream share a Redis Cluster slot; the
+// group is percent-encoded (bytes outside [A-Za-z0-9._:-] as %XX, upper-case
+// hex), like the coordinator's own keys. The lead replaces it with
+// protocol.FenceKey, which builds the same name.
+func fenceKey(streamKey, group string) string {
+	return "{" + streamKey + "}:fence:" + escapeFenceGroup(group)
+}
+
+func escapeFenceGroup(s string) string {
+	const hex = "0123456789ABCDEF"
+	var b strings.Builder
+	b.Grow(len(s))
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '.', c == '_', c == ':', c == '-':
+			b.WriteByte(c)
+		default:
+			b.WriteByte('%')
+			b.WriteByte(hex[c>>4])
+			b.WriteByte(hex[c&15])
+		}
+	}
+	return b.String()
+}
+
+// fenceHold is what a worker read from the fence when it started.
+type fenceHold struct {
+	key   string
+	token int64 // the token held; meaningful only when fenced
+	// fenced is false when the fence key did not exist (unfenced mode): the
+	// scripts then require that it still does not.
+	fenced bool
+}
+
+// tokenArg is the token argument of the fence scripts: "" for unfenced mode.
+func (h fenceHold) tokenArg() string {
+	if !h.fenced {
+		return ""
+	}
+	return strconv.FormatInt(h.token, 10)
+}
+
+// errFenceNotOwned: the fence names another owner when the worker starts.
+var errFenceNotOwned = errors.New("membersdk: shard fence names another owner")
+
+// readFence reads the fence of the worker's shard (HMGET owner token). It
+// returns errFenceNotOwned (wrapped) when the fence exists and names another
+// member, and a Redis error as is.
+func readFence(ctx context.Context, rc redis.Cmdable, key, member string) (fenceHold, error) {
+	vals, err := rc.HMGet(ctx, key, "owner", "token").Result()
+	if err != nil {
+		return fenceHold{}, err
+	}
+	if vals[0] == nil && vals[1] == nil {
+		return fenceHold{key: key}, nil // unfenced: older coordinator
+	}
+	owner, _ := vals[0].(string)
+	tok, _ := vals[1].(string)
+	token, perr := strconv.ParseInt(tok, 10, 64)
+	if perr != nil {
+		return fenceHold{}, fmt.Errorf("%w: %s has token %q, not an integer", errFenceNotOwned, key, tok)
+	}
+	if owner != member {
+		if owner == "" {
+			owner = "nobody"
+		}
+		return fenceHold{}, fmt.Errorf("%w: %s names %s (token %d), not %s", errFenceNotOwned, key, owner, token, member)
+	}
+	return fenceHold{key: key, token: token, fenced: true}, nil
+}
+
+// fenceCheck is the common head of the scripts: KEYS[2] is the fence,
+// ARGV[1] the member, ARGV[2] the token held ("" = unfenced: the fence must
+// not exist). A refusal is an error reply starting with "FENCED".
+const fenceCheck = `
+local f = redis.call('HMGET', KEYS[2], 'owner', 'token')
+if ARGV[2] == '' then
+  if f[1] or f[2] then
+    return redis.error_reply('FENCED fence appeared: owner=' .. tostring(f[1]) .. ' token=' .. tostring(f[2]))
+  end
+elseif f[1] ~= ARGV[1] or f[2] ~= ARGV[2] then
+  return redis.error_reply('FENCED owner=' .. tostring(f[1]) .. ' token=' .. tostring(f[2]))
+end
+`
+
+// ackScript: KEYS = {stream, fence}; ARGV = {member, token, group, id...}.
+// Returns XACK's count.
+var ackScript = newFenceScript(fenceCheck + `
+return redis.call('XACK', KEYS[1], ARGV[3], unpack(ARGV, 4))
+`)
+
+// claimScript: KEYS = {stream, fence}; ARGV = {member, token, group,
+// consumer, min-idle-ms, start, count}. Returns XAUTOCLAIM's reply.
+var claimScript = newFenceScript(fenceCheck + `
+return redis.call('XAUTOCLAIM', KEYS[1], ARGV[3], ARGV[4], ARGV[5], ARGV[6], 'COUNT', ARGV[7])
+`)
+
+// deadLetterScript: KEYS = {stream, fence, dead-letter stream}; ARGV =
+// {member, token, group, id, field, value, ...}. XADD to the dead-letter
+// stream and XACK of the entry, atomically. Returns the dead-letter id.
+var deadLetterScript = newFenceScript(fenceCheck + `
+local id = redis.call('XADD', KEYS[3], '*', unpack(ARGV, 5))
+redis.call('XACK', KEYS[1], ARGV[3], ARGV[4])
+return id
+`)
+
+// fenceRefusal turns a script's "FENCED ..." error reply into ErrFenced.
+func fenceRefusal(err error) error {
+	if err != nil && strings.HasPrefix(err.Error(), "FENCED") {
+		return fmt.Errorf("%w: %s", ErrFenced, strings.TrimPrefix(err.Error(), "FENCED "))
+	}
+	return err
+}
+
+// fenceScript is a Lua script run with EVALSHA (EVAL the first time a
+// server does not have it cached), into a command whose reply parser fits
+// the script's reply (redis.Script only returns a generic Cmd).
+type fenceScript struct{ src, sha string }
+
+func newFenceScript(src string) *fenceScript {
+	h := sha1.Sum([]byte(src))
+	return &fenceScript{src: src, sha: hex.EncodeToString(h[:])}
+}
+
+// processor is what can send a prepared command: *redis.Client,
+// *redis.ClusterClient, *redis.Conn, redis.UniversalClient.
+type processor interface {
+	Process(ctx context.Context, cmd redis.Cmder) error
+}
+
+// run sends the script with keys and args; mk builds the command (e.g.
+// redis.NewIntCmd) from the full argument list. A fence refusal comes back
+// as ErrFenced (wrapped).
+func (s *fenceScript) run(ctx context.Context, rc redis.Cmdable, keys []string, args []any, mk func(ctx context.Context, args ...any) redis.Cmder) (redis.Cmder, error) {
+	p, ok := rc.(processor)
+	if !ok {
+		return nil, fmt.Errorf("membersdk: redis client %T cannot run scripts", rc)
+	}
+	build := func(name, body string) redis.Cmder {
+		a := make([]any, 0, 3+len(keys)+len(args))
+		a = append(a, name, body, len(keys))
+		for _, k := range keys {
+			a = append(a, k)
+		}
+		a = append(a, args...)
+		return mk(ctx, a...)
+	}
+	cmd := build("evalsha", s.sha)
+	err := p.Process(ctx, cmd)
+	if err != nil && strings.HasPrefix(err.Error(), "NOSCRIPT") {
+		cmd = build("eval", s.src)
+		err = p.Process(ctx, cmd)
+	}
+	return cmd, fenceRefusal(err)
+}
+
+// FencedXAck acknowledges ids on streamKey for group the way a Consumer
+// does: in one script that first checks the shard's fence
+// (fenceKey(streamKey, group)) names memberID with token. token 0 means
+// unfenced (the fence key must not exist). A refusal returns ErrFenced and
+// acknowledges nothing. It is exported for clients that read shards
+// themselves and for the data-plane benchmark.
+func FencedXAck(ctx context.Context, rc redis.Cmdable, streamKey, group, memberID string, token int64, ids ...string) error {
+	h := fenceHold{key: fenceKey(streamKey, group), token: token, fenced: token != 0}
+	args := make([]any, 0, 3+len(ids))
+	args = append(args, memberID, h.tokenArg(), group)
+	for _, id := range ids {
+		args = append(args, id)
+	}
+	_, err := ackScript.run(ctx, rc, []string{streamKey, h.key}, args, newIntCmd)
+	return err
+}
