@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/redisstream/coordinator/api/protocol"
 )
 
 // Shard fence (docs/PROTOCOL.md, issue 13). The coordinator keeps one Redis
@@ -31,33 +33,10 @@ import (
 // written.
 var ErrFenced = errors.New("membersdk: shard fence refused the write (the shard belongs to another owner now)")
 
-// fenceKey is the fence hash of (streamKey, group):
-// "{" + streamKey + "}:fence:" + escaped group. The hash tag is the whole
-// stream key, so the fence and the stream share a Redis Cluster slot; the
-// group is percent-encoded (bytes outside [A-Za-z0-9._:-] as %XX, upper-case
-// hex), like the coordinator's own keys. The lead replaces it with
-// protocol.FenceKey, which builds the same name.
-func fenceKey(streamKey, group string) string {
-	return "{" + streamKey + "}:fence:" + escapeFenceGroup(group)
-}
-
-func escapeFenceGroup(s string) string {
-	const hex = "0123456789ABCDEF"
-	var b strings.Builder
-	b.Grow(len(s))
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '.', c == '_', c == ':', c == '-':
-			b.WriteByte(c)
-		default:
-			b.WriteByte('%')
-			b.WriteByte(hex[c>>4])
-			b.WriteByte(hex[c&15])
-		}
-	}
-	return b.String()
-}
+// fenceKey is the fence hash of (streamKey, group): protocol.FenceKey, the
+// one the coordinator writes (the hash tag is the whole stream key, so the
+// fence and the stream share a Redis Cluster slot).
+func fenceKey(streamKey, group string) string { return protocol.FenceKey(streamKey, group) }
 
 // fenceHold is what a worker read from the fence when it started.
 type fenceHold struct {

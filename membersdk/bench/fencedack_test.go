@@ -101,4 +101,4 @@ func (e *env) pendIDs(key, grp string, n int) []string {
 
 // fenceKeyOf is the fence key (docs/PROTOCOL.md): "{stream}:fence:group"
 // (group names here need no escaping).
-func fenceKeyOf(streamKey, grp string) string { return "{" + streamKey + "}:fence:" + grp }
+func fenceKeyOf(streamKey, grp string) string { return protocol.FenceKey(streamKey, grp) }
