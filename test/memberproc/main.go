@@ -2,6 +2,11 @@
 // membersdk consumer whose handler records every entry it handles, and every
 // acknowledgement, as JSON lines on stdout (test/recorder.Line). SIGTERM
 // leaves the group gracefully; SIGKILL is a crash.
+//
+// Every "acked" record carries the shard's fencing token the member held
+// when it handled the entry (membersdk.Message.FencingToken; 0 when the
+// coordinator does not fence), so test/recorder can check the acks against
+// the fence history: one owner per token, tokens never going back.
 package main
 
 import (
@@ -39,6 +44,7 @@ func main() {
 	_ = level.UnmarshalText([]byte(*logLevel))
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 	out := &lineWriter{enc: json.NewEncoder(os.Stdout)}
+	tokens := &tokenOf{m: map[string]int64{}}
 
 	rdb := redis.NewClient(&redis.Options{Addr: *redisAddr, DialTimeout: time.Second, ReadTimeout: 3 * time.Second, WriteTimeout: time.Second})
 	defer rdb.Close()
@@ -56,6 +62,7 @@ func main() {
 			switch ev.Type {
 			case membersdk.EventAcked:
 				l.Kind = "acked"
+				l.Token = tokens.get(ev.Shard, ev.EntryID)
 			case membersdk.EventAckRefused:
 				l.Kind = "refused"
 			default:
@@ -67,6 +74,7 @@ func main() {
 	var memberID string // set before Run starts any handler
 	c, err := membersdk.NewConsumer(cfg, func(ctx context.Context, msg membersdk.Message) error {
 		seq, _ := strconv.ParseInt(fmt.Sprint(msg.Values["seq"]), 10, 64)
+		tokens.set(msg.Shard, msg.ID, msg.FencingToken)
 		out.write(recorder.Line{Kind: "handled", Member: memberID, Shard: msg.Shard, Epoch: msg.Epoch,
 			EntryID: msg.ID, Seq: seq, At: time.Now().UnixNano()})
 		if *work > 0 {
@@ -101,4 +109,26 @@ func (w *lineWriter) write(l recorder.Line) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	_ = w.enc.Encode(l)
+}
+
+// tokenOf remembers the fencing token each entry was handled under, so the
+// acknowledgement (an event, which does not carry the token) can be recorded
+// with it. A shard worker holds one token for its whole life and acks only
+// entries it read, so the handling token is the token the ack was checked
+// against. Entries are kept for the life of the process (a test run's worth).
+type tokenOf struct {
+	mu sync.Mutex
+	m  map[string]int64 // "shard/entryID" → token
+}
+
+func (t *tokenOf) set(shard int, id string, token int64) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.m[strconv.Itoa(shard)+"/"+id] = token
+}
+
+func (t *tokenOf) get(shard int, id string) int64 {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.m[strconv.Itoa(shard)+"/"+id]
 }

@@ -30,6 +30,10 @@ type Line struct {
 	At      int64  `json:"t"`            // unix nanoseconds
 	Event   string `json:"ev,omitempty"` // event type for Kind "event"
 	Shards  []int  `json:"ss,omitempty"` // assignment for ASSIGNMENT events
+	// Token is, for "acked", the shard fencing token the member held
+	// (membersdk.Message.FencingToken); 0 = unfenced or not recorded (older
+	// member processes).
+	Token int64 `json:"ft,omitempty"`
 }
 
 // Recorder collects lines from any number of member processes.
@@ -39,6 +43,9 @@ type Recorder struct {
 	seqOf map[string]int64 // streamKey-less entry key "shard/id" → seq
 	// settled holds seqs found acknowledged in Redis by Settle.
 	settled map[int64]bool
+	// finalTokens holds each shard's final fence token, read by ReadFences
+	// (nil until then).
+	finalTokens map[int]int64
 }
 
 // New returns an empty recorder.
@@ -108,6 +115,14 @@ type Report struct {
 	Overlaps   []string `json:"overlaps"`   // two members acknowledging on one shard at once
 	HandOffs   int      `json:"handOffs"`   // changes of the acknowledging member per shard
 	LostSeqs   []int64  `json:"lostSeqs,omitempty"`
+	// FenceOverlaps are double-processing windows found in the fence
+	// history (fence.go): a token acknowledged with by two members, a
+	// member acknowledging with a token older than one another member
+	// already used, or a token above the shard's final fence token.
+	FenceOverlaps []string `json:"fenceOverlaps"`
+	// FencedAcks counts acknowledgements that carried a fencing token (> 0):
+	// how much the fence check measured.
+	FencedAcks int `json:"fencedAcks"`
 }
 
 // Check compares what was produced (sequence numbers 1..produced) with what
@@ -136,6 +151,10 @@ func (r *Recorder) Check(produced int64) Report {
 		}
 	}
 	rep.Overlaps, rep.HandOffs = overlaps(lines)
+	r.mu.Lock()
+	final := r.finalTokens
+	r.mu.Unlock()
+	rep.FenceOverlaps, rep.FencedAcks = fenceOverlaps(lines, final)
 	return rep
 }
 
@@ -204,8 +223,10 @@ func overlaps(lines []Line) ([]string, int) {
 	return out, handOffs
 }
 
+func clock(ns int64) string { return time.Unix(0, ns).UTC().Format("15:04:05.000") }
+
 func describe(shard int, a, b *window) string {
-	f := func(ns int64) string { return time.Unix(0, ns).UTC().Format("15:04:05.000") }
+	f := clock
 	return "shard " + strconv.Itoa(shard) + ": " + a.member + " acked " + f(a.start) + "–" + f(a.end) +
 		" while " + b.member + " acked " + f(b.start) + "–" + f(b.end)
 }
