@@ -122,10 +122,19 @@ type Report struct {
 	HandOffs               int      `json:"handOffs"`
 	OverlapWindows         int      `json:"overlapWindows"`
 	Overlaps               []string `json:"overlaps"`
-	PublishRetries         int64    `json:"publishRetries"`
-	StreamEntries          int64    `json:"streamEntries"`
-	RedisPendingEnd        int64    `json:"redisPendingAtEnd"`
-	RedisLagEnd            int64    `json:"redisLagAtEnd"`
+	// FenceOverlapWindows counts double-processing windows found in the
+	// fence history rather than in ack times (recorder.Report.FenceOverlaps):
+	// a fencing token acknowledged with by two members, a member acking with
+	// a token older than one another member already acked with, or a token
+	// above the shard's final fence token in Redis. FencedAcks is how many
+	// acknowledgements carried a token (the figure's sample size).
+	FenceOverlapWindows int      `json:"fenceOverlapWindows"`
+	FenceOverlaps       []string `json:"fenceOverlaps"`
+	FencedAcks          int      `json:"fencedAcks"`
+	PublishRetries      int64    `json:"publishRetries"`
+	StreamEntries       int64    `json:"streamEntries"`
+	RedisPendingEnd     int64    `json:"redisPendingAtEnd"`
+	RedisLagEnd         int64    `json:"redisLagAtEnd"`
 
 	monitorFigures
 
@@ -232,7 +241,7 @@ func TestChaos(t *testing.T) {
 	// Overlap windows and the pause checks use the acknowledgements as they
 	// happened; late confirmations (see lateConfirmations) are left out.
 	timed, late := withoutLateConfirmations(lines)
-	rr := recorderOf(timed).Check(produced)
+	rr := checkRecords(ctx, t, c, timed, produced)
 	rep := Report{
 		Seed: cfg.Seed, Revision: revision(), Duration: cfg.Duration.String(), StartedAt: wallStart.UTC().Format(time.RFC3339),
 		Coordinators: cfg.Coordinators, Members: cfg.Members, ProxiedMembers: cfg.Proxied, Shards: cfg.Shards,
@@ -240,6 +249,7 @@ func TestChaos(t *testing.T) {
 		RebalanceTimeout: cfg.Rebalance.String(), FaultsByType: map[string]int{}, FaultsTotal: len(ran), Faults: ran,
 		Produced: rr.Produced, Processed: rr.Processed, Lost: rr.Lost, LostSeqs: rr.LostSeqs,
 		Duplicates: rr.Duplicates, HandOffs: rr.HandOffs, OverlapWindows: len(rr.Overlaps), Overlaps: rr.Overlaps,
+		FenceOverlapWindows: len(rr.FenceOverlaps), FenceOverlaps: rr.FenceOverlaps, FencedAcks: rr.FencedAcks,
 		PublishRetries: c.prod.Failures(), StreamEntries: entries, RedisPendingEnd: pending, RedisLagEnd: lag,
 		monitorFigures: mon.figures(), Events: map[string]int{}, LateAckConfirmations: late,
 		SettleSeconds: round2(settleSecs), DrainSeconds: round2(drainSecs),
@@ -280,6 +290,9 @@ func TestChaos(t *testing.T) {
 	if len(rr.Overlaps) > 0 {
 		fail("%d windows where two members acknowledged on one shard at once: %v", len(rr.Overlaps), head(rr.Overlaps, 10))
 	}
+	for _, f := range fenceFailures(rr, timed) {
+		fail("%s", f)
+	}
 	if len(rep.EpochRegressions) > 0 {
 		fail("epochs went backwards: %v", head(rep.EpochRegressions, 10))
 	}
@@ -310,9 +323,9 @@ func TestChaos(t *testing.T) {
 		t.Errorf("write report: %v", err)
 	}
 	t.Logf("chaos report (%s):\n%s", path, raw)
-	t.Logf("seed %d: %d faults %v; produced %d, processed %d, lost %d, duplicates %d, hand-offs %d, overlap windows %d, longest unowned gap %dms (lease %s), regressions %d, violations %d",
+	t.Logf("seed %d: %d faults %v; produced %d, processed %d, lost %d, duplicates %d, hand-offs %d, overlap windows %d, fence overlap windows %d (fenced acks %d), longest unowned gap %dms (lease %s), regressions %d, violations %d",
 		rep.Seed, rep.FaultsTotal, rep.FaultsByType, rep.Produced, rep.Processed, rep.Lost, rep.Duplicates, rep.HandOffs,
-		rep.OverlapWindows, rep.LongestUnownedMs, cfg.Lease, len(rep.EpochRegressions), len(rep.InvariantViolations))
+		rep.OverlapWindows, rep.FenceOverlapWindows, rep.FencedAcks, rep.LongestUnownedMs, cfg.Lease, len(rep.EpochRegressions), len(rep.InvariantViolations))
 	for _, f := range rep.Failures {
 		t.Errorf("chaos seed %d: %s", cfg.Seed, f)
 	}
@@ -514,6 +527,36 @@ func withoutLateConfirmations(lines []recorder.Line) ([]recorder.Line, int) {
 		out = append(out, l)
 	}
 	return out, late
+}
+
+// checkRecords checks the recorded lines against what was produced and
+// against the final fences in Redis (recorder.ReadFences).
+func checkRecords(ctx context.Context, t *testing.T, c *cluster, lines []recorder.Line, produced int64) recorder.Report {
+	rec := recorderOf(lines)
+	if err := rec.ReadFences(ctx, c.redis.Client(), c.cfg.Prefix, c.cfg.Group, c.cfg.Shards); err != nil {
+		t.Errorf("read the final fences: %v", err)
+	}
+	return rec.Check(produced)
+}
+
+// fenceFailures are the failures of the fence-history check: any window, or
+// no fenced acknowledgement at all although members acknowledged (the
+// coordinator always fences, so the check would have measured nothing).
+func fenceFailures(rr recorder.Report, lines []recorder.Line) []string {
+	var out []string
+	acks := 0
+	for _, l := range lines {
+		if l.Kind == "acked" {
+			acks++
+		}
+	}
+	if len(rr.FenceOverlaps) > 0 {
+		out = append(out, fmt.Sprintf("%d double-processing windows in the fence history: %v", len(rr.FenceOverlaps), head(rr.FenceOverlaps, 10)))
+	}
+	if rr.FencedAcks == 0 && acks > 0 {
+		out = append(out, "no acknowledgement carried a fencing token although members acknowledged: the fence-history check measured nothing")
+	}
+	return out
 }
 
 func recorderOf(lines []recorder.Line) *recorder.Recorder {

@@ -1,6 +1,7 @@
 package chaos
 
 import (
+	"context"
 	"fmt"
 	"testing"
 	"time"
@@ -56,9 +57,9 @@ func TestPausedMemberStopsAcking(t *testing.T) {
 	rep := Report{AckedAfterReassignment: []string{}, PausesWithoutFence: []string{}}
 	checkPauses(&rep, ran, timed, cfg.Lease)
 	stale := staleAcks(ran, timed)
-	rr := recorderOf(timed).Check(produced)
-	t.Logf("produced %d, processed %d, lost %d, duplicates %d, overlaps %d; pauses %d (holding shards %d, fenced %d); acks after reassignment %d; entries acked by the paused member after resuming that the new owner also handled: %d",
-		rr.Produced, rr.Processed, rr.Lost, rr.Duplicates, len(rr.Overlaps), rep.Pauses, rep.PausesHoldingShards, rep.PausesSelfFenced,
+	rr := checkRecords(context.Background(), t, c, timed, produced)
+	t.Logf("produced %d, processed %d, lost %d, duplicates %d, overlaps %d, fence overlap windows %d (fenced acks %d); pauses %d (holding shards %d, fenced %d); acks after reassignment %d; entries acked by the paused member after resuming that the new owner also handled: %d",
+		rr.Produced, rr.Processed, rr.Lost, rr.Duplicates, len(rr.Overlaps), len(rr.FenceOverlaps), rr.FencedAcks, rep.Pauses, rep.PausesHoldingShards, rep.PausesSelfFenced,
 		len(rep.AckedAfterReassignment), len(stale))
 	for _, s := range stale {
 		t.Errorf("ack after reassignment: %s", s)
@@ -68,6 +69,9 @@ func TestPausedMemberStopsAcking(t *testing.T) {
 	}
 	for _, o := range rr.Overlaps {
 		t.Errorf("overlap: %s", o)
+	}
+	for _, f := range fenceFailures(rr, timed) {
+		t.Error(f)
 	}
 	for _, p := range rep.PausesWithoutFence {
 		t.Errorf("no fence: %s", p)
