@@ -2,17 +2,15 @@ package membersdk
 
 import (
 	"context"
-	"fmt"
 	"math/rand/v2"
 	"sort"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-	"github.com/redisstream/coordinator/api/protocol"
 	"github.com/stretchr/testify/require"
+
+	"github.com/redisstream/coordinator/api/protocol"
 )
 
 // TestRandomReassignmentsAndFences shuffles the target assignment of three
@@ -68,26 +66,7 @@ func TestRandomReassignmentsAndFences(t *testing.T) {
 		runConsumer(t, c)
 	}
 
-	var mu sync.Mutex
-	produced := map[string]bool{}
-	var stopProducing atomic.Bool
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for i := 0; !stopProducing.Load(); i++ {
-			shard := i % shards
-			id, err := rc.XAdd(context.Background(), &redis.XAddArgs{Stream: protocol.StreamKey(testStream, shard), Values: []any{"i", i}}).Result()
-			if err != nil {
-				t.Errorf("xadd: %v", err)
-				return
-			}
-			mu.Lock()
-			produced[fmt.Sprintf("%d/%s", shard, id)] = true
-			mu.Unlock()
-			time.Sleep(time.Millisecond)
-		}
-	}()
+	stopProducing := backgroundProducer(t, rc, shards)
 
 	deadline := time.Now().Add(3 * time.Second)
 	for time.Now().Before(deadline) {
@@ -105,13 +84,12 @@ func TestRandomReassignmentsAndFences(t *testing.T) {
 		}
 		f.setTarget(m, mine...)
 	}
-	stopProducing.Store(true)
-	wg.Wait()
+	produced := stopProducing()
 
 	acked := func() map[string]string {
 		out := map[string]string{}
 		for _, e := range ev.find(EventAcked) {
-			out[fmt.Sprintf("%d/%s", e.Shard, e.EntryID)] = e.MemberID
+			out[protocol.StreamKey(testStream, e.Shard)+"/"+e.EntryID] = e.MemberID
 		}
 		return out
 	}

@@ -6,7 +6,6 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -108,26 +107,7 @@ func TestPausedMembersNeverAckWithoutTheFence(t *testing.T) {
 		runConsumer(t, c)
 	}
 
-	var mu sync.Mutex
-	produced := map[string]bool{}
-	var stopProducing atomic.Bool
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for i := 0; !stopProducing.Load(); i++ {
-			shard := i % shards
-			id, err := base.XAdd(context.Background(), &redis.XAddArgs{Stream: protocol.StreamKey(testStream, shard), Values: []any{"i", i}}).Result()
-			if err != nil {
-				t.Errorf("xadd: %v", err)
-				return
-			}
-			mu.Lock()
-			produced[protocol.StreamKey(testStream, shard)+"/"+id] = true
-			mu.Unlock()
-			time.Sleep(time.Millisecond)
-		}
-	}()
+	stopProducing := backgroundProducer(t, base, shards)
 
 	deadline := time.Now().Add(3 * time.Second)
 	for time.Now().Before(deadline) {
@@ -141,8 +121,7 @@ func TestPausedMembersNeverAckWithoutTheFence(t *testing.T) {
 	for i, m := range members {
 		f.setTarget(m, i)
 	}
-	stopProducing.Store(true)
-	wg.Wait()
+	produced := stopProducing()
 
 	eventually(t, func() bool {
 		for s := range shards {
@@ -197,8 +176,6 @@ func TestPausedMembersNeverAckWithoutTheFence(t *testing.T) {
 			acked[r.stream+"/"+id] = true
 		}
 	}
-	mu.Lock()
-	defer mu.Unlock()
 	for k := range produced {
 		require.True(t, acked[k], "entry %s never acknowledged", k)
 	}
