@@ -101,12 +101,20 @@ func (s *Store) SaveGroup(ctx context.Context, key persistence.GroupKey, activat
 
 // DeleteGroup implements persistence.Store.
 func (s *Store) DeleteGroup(ctx context.Context, key persistence.GroupKey, activationEpoch int64) error {
-	op := "delete group " + key.String()
+	return s.runGuarded(ctx, "delete group "+key.String(), s.runDurable, deleteScript, key, activationEpoch)
+}
+
+// scriptRunner is s.run or s.runDurable.
+type scriptRunner func(ctx context.Context, op string, sc *redis.Script, keys []string, args ...any) (string, []any, error)
+
+// runGuarded runs a script that starts with groupGuard on key's meta and
+// members hashes at activationEpoch: nil when it answers OK, else the
+// guard's error (fenced, behind, not found, format).
+func (s *Store) runGuarded(ctx context.Context, op string, run scriptRunner, sc *redis.Script, key persistence.GroupKey, activationEpoch int64) error {
 	if err := checkCtx(ctx, op); err != nil {
 		return err
 	}
-	status, rest, err := s.runDurable(ctx, op, deleteScript, []string{s.k.groupMeta(key), s.k.groupMembers(key)},
-		strconv.FormatInt(activationEpoch, 10))
+	status, rest, err := run(ctx, op, sc, []string{s.k.groupMeta(key), s.k.groupMembers(key)}, strconv.FormatInt(activationEpoch, 10))
 	if err != nil {
 		return err
 	}

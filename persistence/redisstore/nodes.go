@@ -78,19 +78,7 @@ func (s *Store) NodeAlive(ctx context.Context, owner string) (bool, error) {
 
 // ClearTakeover implements persistence.Nodes.
 func (s *Store) ClearTakeover(ctx context.Context, key persistence.GroupKey, activationEpoch int64) error {
-	op := "clear takeover of group " + key.String()
-	if err := checkCtx(ctx, op); err != nil {
-		return err
-	}
-	status, rest, err := s.run(ctx, op, clearTakeoverScript, []string{s.k.groupMeta(key), s.k.groupMembers(key)},
-		strconv.FormatInt(activationEpoch, 10))
-	if err != nil {
-		return err
-	}
-	if status == "OK" {
-		return nil
-	}
-	return guardErr(op, status, rest, activationEpoch)
+	return s.runGuarded(ctx, "clear takeover of group "+key.String(), s.run, clearTakeoverScript, key, activationEpoch)
 }
 
 // ReleaseActivation implements persistence.Nodes.
