@@ -4,7 +4,7 @@ GO        ?= go
 PKGS      ?= ./...
 FUZZTIME  ?= 30s
 
-.PHONY: all build test vet check demo bench bench-sdk fuzz clean redis chaos
+.PHONY: all build test vet check demo bench bench-sdk fuzz clean redis chaos proto
 
 all: build
 
@@ -23,8 +23,11 @@ check:
 	@bash test/check-repo.sh
 
 # Unit, integration (real redis-server) and end-to-end tests, race detector on.
+# The in-process cluster tests (several protoactor remotes in one process, where
+# the library races on process-wide state) run in a second pass without -race.
 test: redis check vet
 	$(GO) test -race -count=1 -timeout 15m $(PKGS)
+	$(GO) test -count=1 -timeout 5m -run 'Cluster' ./actors/host/
 
 # A walk-through on the embedded development Redis (or redis-server when on PATH).
 demo:
@@ -52,6 +55,14 @@ CHAOS_DURATION ?= 5m
 chaos: redis
 	RSC_CHAOS_SEED=$(CHAOS_SEED) RSC_CHAOS_DURATION=$(CHAOS_DURATION) RSC_CHAOS_REPORT=$(CURDIR)/docs/chaos-report.json \
 		$(GO) test -race -count=1 -timeout 30m -run '^TestChaos$$' -v ./test/chaos/
+
+# Regenerate the protobuf messages that cross nodes (actors/wire). Needs
+# Debian's protobuf-compiler; installs the Go plugin at the version go.mod pins.
+PROTOC_GEN_GO_VERSION ?= v1.36.12
+proto:
+	@command -v protoc >/dev/null || { echo "protoc missing: apt-get install protobuf-compiler"; exit 1; }
+	GOBIN=$(CURDIR)/bin $(GO) install google.golang.org/protobuf/cmd/protoc-gen-go@$(PROTOC_GEN_GO_VERSION)
+	PATH=$(CURDIR)/bin:$$PATH protoc --go_out=. --go_opt=module=github.com/redisstream/coordinator actors/wire/wire.proto
 
 clean:
 	rm -rf bin

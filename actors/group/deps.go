@@ -46,6 +46,13 @@ type Deps struct {
 	// OnStop is called when a group actor stops for good (deleted, or fenced
 	// by a newer activation) so the host can forget its PID.
 	OnStop func(key persistence.GroupKey, self *actor.PID)
+	// OnStart is called when a group actor starts (also a cluster grain the
+	// host did not spawn itself), so the host can reach its local groups.
+	OnStart func(key persistence.GroupKey, self *actor.PID)
+	// Refusing returns why this node must not host a group now (shutting
+	// down, evicted, sharing its store with a node outside its cluster);
+	// "" when it may. A group actor started then stops without activating.
+	Refusing func() string
 
 	// Receiver middleware of group and member actors; tests use them to make an
 	// actor fail on purpose (supervision tests).
@@ -113,6 +120,12 @@ func (d *Deps) withDefaults() *Deps {
 	}
 	if c.VerifyStore == nil {
 		c.VerifyStore = func() error { return nil }
+	}
+	if c.Refusing == nil {
+		c.Refusing = func() string { return "" }
+	}
+	if c.OnStart == nil {
+		c.OnStart = func(persistence.GroupKey, *actor.PID) {}
 	}
 	if c.OnStop == nil {
 		c.OnStop = func(persistence.GroupKey, *actor.PID) {}

@@ -8,8 +8,10 @@ import (
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
+	"github.com/asynkron/protoactor-go/cluster"
 
 	"github.com/redisstream/coordinator/actors/groupstate"
+	"github.com/redisstream/coordinator/actors/wire"
 	"github.com/redisstream/coordinator/api/protocol"
 	"github.com/redisstream/coordinator/persistence"
 )
@@ -20,6 +22,18 @@ func Props(key persistence.GroupKey, deps *Deps) *actor.Props {
 	return actor.PropsFromProducer(func() actor.Actor {
 		return &groupActor{key: key, deps: d}
 	}, supervision(d)...)
+}
+
+// GrainProps returns the props of the cluster kind "group": the actor takes
+// its key from its cluster identity (IdentityOf).
+func GrainProps(deps *Deps) *actor.Props {
+	d := deps.withDefaults()
+	// A grain is a child of the cluster's placement actor, which supervises it with
+	// protoactor's default strategy (restart, at most 10 times in 10 s; then it stops
+	// and the next request activates it afresh): no guardian here.
+	return actor.PropsFromProducer(func() actor.Actor {
+		return &groupActor{deps: d}
+	}, actor.WithSupervisor(memberSupervisor), actor.WithReceiverMiddleware(d.groupHooks...))
 }
 
 // groupActor is the shell around one groupstate.Group. Fields below state are
@@ -61,6 +75,26 @@ func (a *groupActor) Receive(ctx actor.Context) {
 	case *actor.Started:
 		a.members = map[string]*actor.PID{}
 		a.progress = map[string][]protocol.ShardProgress{}
+		if a.key == (persistence.GroupKey{}) {
+			// A cluster grain: its key is its cluster identity.
+			key, err := KeyOfIdentity(cluster.GetClusterIdentity(ctx).Identity)
+			if err != nil {
+				a.deps.Logger.Error("group grain with a malformed identity; stopping it", slog.Any("err", err))
+				a.stopped = true
+				ctx.Poison(ctx.Self())
+				return
+			}
+			a.key = key
+		}
+		if why := a.deps.Refusing(); why != "" {
+			// Placed here while this node may not host groups: answer RETRY and stop; the
+			// cluster places the group elsewhere once it knows.
+			a.deps.Logger.Debug("not activating group", slog.String("group", a.key.String()), slog.String("reason", why))
+			a.stopped = true
+			ctx.Poison(ctx.Self())
+			return
+		}
+		a.deps.OnStart(a.key, ctx.Self())
 		if err := a.activate(ctx); err != nil {
 			a.deps.Logger.Warn("group activation failed; will retry on the next request",
 				slog.String("group", a.key.String()), slog.Any("err", err))
@@ -69,22 +103,20 @@ func (a *groupActor) Receive(ctx actor.Context) {
 		a.onNodeConfirmed(ctx, msg)
 	case *StoreLost:
 		a.onStoreLost(msg)
-	case *ReleaseRequest:
-		if !a.stopped && a.state != nil {
-			a.release(ctx, "node shutting down")
-		}
-		ctx.Respond(&ErrorReply{})
 	case *actor.Restarting:
 		a.onRestarting()
 	case *actor.Stopping:
+		if !a.stopped && a.state != nil {
+			// Stopped from outside (the cluster moved the grain, or the node is leaving):
+			// give the activation up so that the next one needs no takeover wait.
+			a.release(ctx, "stopped by the node (group moving to another node, or node leaving)")
+		}
 		a.members = map[string]*actor.PID{} // they stop with it; not to be re-spawned
 	case *actor.Stopped:
 	case *actor.Terminated:
 		a.onMemberTerminated(ctx, msg.Who)
 	case *memberStarted:
 		a.onMemberStarted(ctx, msg)
-	case *HeartbeatRequest:
-		ctx.Respond(&HeartbeatReply{Response: a.heartbeat(ctx, msg)})
 	case *memberDue:
 		a.onMemberDue(ctx, msg.memberID)
 	case *retryTimers:
@@ -105,19 +137,57 @@ func (a *groupActor) Receive(ctx actor.Context) {
 			}
 			a.commit(ctx, a.state.Prune(now))
 		}
-	case *ResizeRequest:
-		ctx.Respond(&ErrorReply{Err: a.resize(ctx, msg)})
+	case *wire.GroupRequest:
+		// Forwarded by a node (maybe this one) through the cluster.
+		req, err := requestFromWire(msg)
+		var out *wire.GroupReply
+		if err != nil {
+			out = errorReply(err)
+		} else {
+			out = replyToWire(a.handle(ctx, req))
+		}
+		out.Node, out.ActivationEpoch = a.deps.NodeID, a.activation
+		ctx.Respond(out)
+	default:
+		if reply := a.handle(ctx, msg); reply != nil {
+			ctx.Respond(reply)
+		}
+	}
+}
+
+// handle answers the requests a host sends (locally, or forwarded from
+// another node as *wire.GroupRequest). Nil: not a request.
+func (a *groupActor) handle(ctx actor.Context, msg any) any {
+	switch msg := msg.(type) {
+	case *HeartbeatRequest:
+		return &HeartbeatReply{Response: a.heartbeat(ctx, msg)}
 	case *DescribeRequest:
 		if err := a.ready(ctx); err != nil {
-			ctx.Respond(&Description{Err: err})
-			return
+			return &Description{Err: err}
 		}
-		ctx.Respond(a.describe())
+		return a.describe()
 	case *DebugRequest:
-		ctx.Respond(a.debug(ctx))
+		return a.debug(ctx)
 	case *DeleteRequest:
-		ctx.Respond(a.delete(ctx, msg))
+		return a.delete(ctx, msg)
+	case *ResizeRequest:
+		return &ErrorReply{Err: a.resize(ctx, msg)}
+	case *ReleaseRequest:
+		if !a.stopped && a.state != nil {
+			a.release(ctx, "node shutting down")
+		}
+		return &ErrorReply{}
+	case *TouchRequest:
+		err := a.ready(ctx)
+		if err == nil && !a.stopped {
+			// The sweep activated this group for its deadlines: evaluate them now.
+			if now := a.deps.Now(); a.confirmed(now) {
+				a.commit(ctx, a.state.Tick(now))
+			}
+		}
+		return &ErrorReply{Err: err}
 	}
+	return nil
 }
 
 // ready makes sure the group is activated, trying again if an earlier

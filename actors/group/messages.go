@@ -85,3 +85,8 @@ type retryTimers struct{}
 // activation up (the node is shutting down): the next activation, on any
 // node, then needs no takeover wait. Reply: *ErrorReply.
 type ReleaseRequest struct{}
+
+// TouchRequest activates the group if needed and answers once it is ready
+// (or why it is not). The sweep sends it through the cluster so that groups
+// nobody asks about still expire their dead members. Reply: *ErrorReply.
+type TouchRequest struct{}

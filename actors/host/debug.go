@@ -3,6 +3,7 @@ package host
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sort"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -31,6 +32,26 @@ type DebugNode struct {
 	Owner     string              `json:"owner"`
 	StateLost *protocol.StateLost `json:"stateLost,omitempty"`
 	Groups    []*group.DebugState `json:"groups"`
+	// Cluster lists, for every node of the cluster, which group activations
+	// it hosts and with which activation epoch (absent for provider single).
+	Cluster []ClusterNodeView `json:"cluster,omitempty"`
+}
+
+// ClusterNodeView is one node's activations as that node reports them.
+type ClusterNodeView struct {
+	NodeID      string           `json:"nodeId"`
+	Owner       string           `json:"owner"`
+	Address     string           `json:"address"`
+	Refusing    string           `json:"refusing,omitempty"`
+	Activations []ActivationView `json:"activations"`
+}
+
+// ActivationView is one group activation on a node.
+type ActivationView struct {
+	Group           string `json:"group"`
+	ActivationEpoch int64  `json:"activationEpoch"`
+	Members         int    `json:"members"`
+	Actor           string `json:"actor"`
 }
 
 // DebugActors shows every group actor running on this node.
@@ -52,13 +73,28 @@ func (h *Host) DebugActors(ctx context.Context) (any, error) {
 			out.Groups = append(out.Groups, d)
 		}
 	}
+	if h.clustered() {
+		for _, n := range h.clusterNodes(ctx) {
+			v := ClusterNodeView{NodeID: n.GetNodeId(), Owner: n.GetOwner(), Address: n.GetAddress(), Refusing: n.GetRefusing(), Activations: []ActivationView{}}
+			for _, a := range n.GetActivations() {
+				v.Activations = append(v.Activations, ActivationView{Group: a.GetGroup(), ActivationEpoch: a.GetActivationEpoch(), Members: int(a.GetMembers()), Actor: a.GetActor()})
+			}
+			out.Cluster = append(out.Cluster, v)
+		}
+	}
 	return out, nil
 }
 
 // DebugGroup shows one group actor if it runs on this node.
 func (h *Host) DebugGroup(ctx context.Context, streamPrefix, groupName string) (any, error) {
 	key := persistence.GroupKey{StreamPrefix: streamPrefix, ConsumerGroup: groupName}
-	if _, ok := h.active(key); !ok {
+	if h.clustered() {
+		// Forwarded to the grain, wherever it runs; a group that is not stored must not be
+		// created by looking at it.
+		if stored, err := h.groupStored(ctx, key); err != nil || !stored {
+			return nil, errors.Join(api.ErrGroupNotFound, fmt.Errorf("group %s is not stored: %v", key, err))
+		}
+	} else if _, ok := h.active(key); !ok {
 		return nil, errors.Join(api.ErrGroupNotFound, errors.New("no actor for group "+key.String()+" on node "+h.opts.NodeID))
 	}
 	res, err := h.ask(ctx, key, &group.DebugRequest{})

@@ -55,6 +55,9 @@ type Options struct {
 	NodeMetrics NodeMetrics
 	// Limits are the host's own limits and group creation mode (creation.go).
 	Limits Limits
+	// Cluster, if set, makes this node a member of an actor host cluster
+	// (cluster.go); nil: a single node with no listener.
+	Cluster *ClusterOptions
 }
 
 // NodeMetrics receives node-level counts; implementations must be cheap and
@@ -79,6 +82,8 @@ type Host struct {
 	pinger *actor.PID // answers health checks of the actor loop
 	node   *node
 	loss   lossState
+
+	cl clusterState // cluster mode (cluster.go); zero in single mode
 
 	creating chan struct{}         // one slot: group creations on this node run one at a time
 	full     map[string]fullStream // streams at limits.groups-per-stream; guarded by the creating slot
@@ -129,6 +134,8 @@ func New(opts Options) *Host {
 		Now: opts.Now, Logger: logger, Metrics: opts.Metrics,
 		StoreTimeout: opts.RequestTimeout / 2,
 		OnStop:       h.forget,
+		OnStart:      h.register,
+		Refusing:     h.refusing,
 		Hold:         h.hold,
 		StateLost: func(reason string) {
 			h.stateLost(reason, h.opts.Now().Add(opts.Rules.LeaseTTL+opts.Rules.HeartbeatInterval))
@@ -147,6 +154,11 @@ func New(opts Options) *Host {
 // until a request names them. A store that is down is not fatal: groups are
 // activated on first use.
 func (h *Host) Start(ctx context.Context) error {
+	if h.opts.Cluster != nil {
+		if err := h.startCluster(); err != nil {
+			return err
+		}
+	}
 	rctx, cancel := context.WithTimeout(ctx, h.opts.RequestTimeout)
 	defer cancel()
 	if err := h.node.round(rctx); err == nil {
@@ -165,6 +177,13 @@ func (h *Host) Owner() string { return h.node.owner }
 func (h *Host) Stop() {
 	h.stopOnce.Do(func() {
 		close(h.done)
+		if h.clustered() {
+			h.leaveCluster()
+			h.mu.Lock()
+			h.groups = map[persistence.GroupKey]*actor.PID{}
+			h.mu.Unlock()
+			return
+		}
 		h.mu.Lock()
 		pids := make([]*actor.PID, 0, len(h.groups))
 		for _, pid := range h.groups {
@@ -273,6 +292,9 @@ func (h *Host) ask(ctx context.Context, key persistence.GroupKey, msg any) (any,
 	}
 	if timeout <= 0 {
 		return nil, fmt.Errorf("group %s: %w", key, context.DeadlineExceeded)
+	}
+	if h.clustered() {
+		return h.askCluster(key, msg, timeout)
 	}
 	for attempt := 0; ; attempt++ {
 		pid := h.pid(key)

@@ -20,7 +20,10 @@ import (
 // (heartbeatUnknownGroup); otherwise nothing is spawned or stored.
 func (h *Host) Heartbeat(ctx context.Context, streamPrefix, groupName, pathMemberID string, req protocol.HeartbeatRequest) (protocol.HeartbeatResponse, error) {
 	key := persistence.GroupKey{StreamPrefix: streamPrefix, ConsumerGroup: groupName}
-	if _, ok := h.active(key); !ok {
+	if why := h.refusing(); why != "" {
+		return h.outcome(req, protocol.StatusRetry, "this coordinator node cannot serve right now ("+why+"); retry, through another node if you know one"), nil
+	}
+	if _, ok := h.active(key); !ok && !h.knownStored(key) {
 		// A request every group rejects must not create (activate and store) the group.
 		if status, msg, rejected := group.Reject(pathMemberID, req, h.opts.Rules); rejected {
 			return h.outcome(req, status, msg), nil
@@ -41,6 +44,7 @@ func (h *Host) Heartbeat(ctx context.Context, streamPrefix, groupName, pathMembe
 				return resp, nil
 			}
 		}
+		h.markKnown(key) // the next heartbeats through this node are forwarded without store reads
 	}
 	// Wait at most one heartbeat interval (members time out later than that);
 	// the group actor drops the request unevaluated once nobody waits for it.

@@ -90,8 +90,10 @@ func (h *Host) Health(ctx context.Context) protocol.HealthResponse {
 		out.Loop = "DOWN"
 	}
 	out.StateLost = h.lossReport(h.opts.Now())
+	out.Cluster = h.clusterHealth()
+	out.Refusing = h.refusing()
 	switch {
-	case out.Loop == "DOWN":
+	case out.Loop == "DOWN", out.Refusing != "":
 		out.Status = "DOWN"
 	case out.StateLost != nil:
 		// Grants are held while members that may still hold shards fence themselves.

@@ -4,7 +4,11 @@ import (
 	"context"
 	"log/slog"
 	"math/rand/v2"
+	"sync"
 	"time"
+
+	"github.com/redisstream/coordinator/actors/group"
+	"github.com/redisstream/coordinator/persistence"
 )
 
 // sweep activates the groups of the live-group index that no node holds
@@ -20,13 +24,19 @@ func (h *Host) sweep(ctx context.Context) {
 		return
 	}
 	n := 0
+	var touch []persistence.GroupKey
 	for _, k := range keys {
 		if _, ok := h.active(k); ok {
 			continue
 		}
-		h.pid(k)
+		if h.clustered() {
+			touch = append(touch, k)
+		} else {
+			h.pid(k)
+		}
 		n++
 	}
+	h.touchAll(touch)
 	if n > 0 {
 		h.opts.Logger.Info("sweep activated groups with live members that no node held", slog.Int("groups", n))
 		if h.opts.NodeMetrics != nil {
@@ -52,4 +62,25 @@ func (h *Host) sweepLoop() {
 			t.Reset(every)
 		}
 	}
+}
+
+// touchAll activates groups through the cluster, a few at a time: each
+// activates where the cluster places it, so the sweep's activations spread
+// over the nodes like any others.
+func (h *Host) touchAll(keys []persistence.GroupKey) {
+	var wg sync.WaitGroup
+	slots := make(chan struct{}, 8)
+	for _, k := range keys {
+		slots <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer func() { <-slots; wg.Done() }()
+			ctx, cancel := context.WithTimeout(context.Background(), h.opts.RequestTimeout)
+			defer cancel()
+			if _, err := h.ask(ctx, k, &group.TouchRequest{}); err != nil {
+				h.opts.Logger.Debug("sweep could not activate a group; next sweep retries", slog.String("group", k.String()), slog.Any("err", err))
+			}
+		}()
+	}
+	wg.Wait()
 }

@@ -132,6 +132,29 @@ type HealthResponse struct {
 	// StateLost is set while the coordinator holds grants because Redis lost
 	// its state (status DEGRADED meanwhile).
 	StateLost *StateLost `json:"stateLost,omitempty"`
+	// Cluster is this node's view of the actor host cluster (absent for
+	// cluster.provider single).
+	Cluster *ClusterHealth `json:"cluster,omitempty"`
+	// Refusing is set while this node refuses to serve (shutting down,
+	// evicted, or sharing its store with a node outside its cluster): why.
+	Refusing string `json:"refusing,omitempty"`
+}
+
+// ClusterHealth is one node's view of the actor host cluster.
+type ClusterHealth struct {
+	Name     string `json:"name"`
+	Provider string `json:"provider"`
+	// Self is this node's cluster member id and address.
+	Self    ClusterMember   `json:"self"`
+	Members []ClusterMember `json:"members"`
+	// Blocked lists member ids this node has evicted (they cannot rejoin).
+	Blocked []string `json:"blocked"`
+}
+
+// ClusterMember is one member of the cluster as a node sees it.
+type ClusterMember struct {
+	ID      string `json:"id"`
+	Address string `json:"address"`
 }
 
 // StateLost describes a store data loss the coordinator is waiting out.

@@ -1,0 +1,86 @@
+package group
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/redisstream/coordinator/actors/wire"
+	"github.com/redisstream/coordinator/api/protocol"
+	"github.com/redisstream/coordinator/persistence"
+)
+
+// A heartbeat and its response survive the trip through protobuf bytes
+// unchanged (what a remote node receives is what the local node sent).
+func TestWireHeartbeatRoundTrip(t *testing.T) {
+	acked := "2026-12-01T00:00:00Z"
+	in := &HeartbeatRequest{PathMemberID: "m/1", Deadline: time.Unix(0, 1_700_000_000_123_456_789), Request: protocol.HeartbeatRequest{
+		ProtocolVersion: 1, RequestID: "r1", MemberID: "m/1", MemberName: "worker é", MemberEpoch: 7, MetadataVersion: 3,
+		RuntimeConsumerCapacity: protocol.Capacity{RuntimeMaxConcurrency: 8, AvailableConcurrency: 5},
+		OwnedShards:             []protocol.ShardID{{ShardIndex: 0}, {ShardIndex: 5}},
+		RevokingShards:          []protocol.RevokingShard{{Shard: protocol.ShardID{ShardIndex: 2}, State: "DRAINING", InFlight: 3, AckedAt: &acked}},
+		ShardProgress:           []protocol.ShardProgress{{Shard: protocol.ShardID{ShardIndex: 0}, StreamKey: "orders:0", LastDeliveredID: "1-1", LastAckedID: "1-0", PendingCount: 2, UpdatedAt: acked}},
+	}}
+	w, err := RequestToWire(in)
+	require.NoError(t, err)
+	b, err := proto.Marshal(w)
+	require.NoError(t, err)
+	var back wire.GroupRequest
+	require.NoError(t, proto.Unmarshal(b, &back))
+	out, err := requestFromWire(&back)
+	require.NoError(t, err)
+	require.Equal(t, in, out)
+
+	resp := protocol.HeartbeatResponse{ResponseTo: "r1", Status: protocol.StatusOK, MemberID: "m/1", MemberEpoch: 8,
+		HeartbeatIntervalMs: 100, RebalanceTimeoutMs: 1000, MemberLeaseTTLMs: 600, GroupEpoch: 9, AssignmentEpoch: 9, MetadataVersion: 3,
+		Assignment: protocol.Assignment{AssignedShards: []protocol.ShardID{{ShardIndex: 1}}, PendingShards: []protocol.ShardID{}, MetadataVersion: 3},
+		Message: "x"}
+	rb, err := proto.Marshal(replyToWire(&HeartbeatReply{Response: resp}))
+	require.NoError(t, err)
+	var rw wire.GroupReply
+	require.NoError(t, proto.Unmarshal(rb, &rw))
+	got, err := ReplyFromWire(in, &rw)
+	require.NoError(t, err)
+	require.Equal(t, resp, got.(*HeartbeatReply).Response)
+}
+
+// Errors cross nodes as codes: errors.Is still finds the sentinel the host
+// maps to an HTTP status, and the text is kept.
+func TestWireErrorCodes(t *testing.T) {
+	for _, sentinel := range []error{persistence.ErrUnavailable, persistence.ErrFenced, persistence.ErrConflict,
+		persistence.ErrNotFound, ErrStreamMissing, persistence.ErrBehind} {
+		err := fmt.Errorf("group a/b: %w", sentinel)
+		r := replyToWire(&ErrorReply{Err: err})
+		require.NotEqual(t, wire.Code_OK, r.Code, sentinel)
+		back, e := ReplyFromWire(&ResizeRequest{}, r)
+		require.NoError(t, e)
+		got := back.(*ErrorReply).Err
+		require.ErrorIs(t, got, sentinel)
+		require.Equal(t, err.Error(), got.Error())
+	}
+	// Store-behind is wrapped with fenced: it keeps its own code.
+	both := fmt.Errorf("x: %w", errors.Join(persistence.ErrBehind, persistence.ErrFenced))
+	require.Equal(t, wire.Code_BEHIND, CodeOf(both))
+	require.Nil(t, ErrorFromCode(wire.Code_OK, ""))
+	_, err := RequestToWire(&PruneTick{})
+	require.ErrorIs(t, err, ErrBadWireRequest)
+}
+
+func TestIdentityRoundTrip(t *testing.T) {
+	for _, k := range []persistence.GroupKey{{StreamPrefix: "orders", ConsumerGroup: "billing"},
+		{StreamPrefix: "a/b", ConsumerGroup: "c"}, {StreamPrefix: "a", ConsumerGroup: "b/c"}, {StreamPrefix: "ü %", ConsumerGroup: "g?#"}} {
+		back, err := KeyOfIdentity(IdentityOf(k))
+		require.NoError(t, err)
+		require.Equal(t, k, back)
+	}
+	require.NotEqual(t, IdentityOf(persistence.GroupKey{StreamPrefix: "a/b", ConsumerGroup: "c"}),
+		IdentityOf(persistence.GroupKey{StreamPrefix: "a", ConsumerGroup: "b/c"}))
+	for _, bad := range []string{"", "nogroup", "a/b/c", "/g", "p/"} {
+		_, err := KeyOfIdentity(bad)
+		require.ErrorIs(t, err, ErrBadIdentity, bad)
+	}
+}

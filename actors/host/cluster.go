@@ -1,0 +1,416 @@
+package host
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/asynkron/protoactor-go/cluster"
+	"github.com/asynkron/protoactor-go/cluster/identitylookup/disthash"
+	"github.com/asynkron/protoactor-go/remote"
+
+	"github.com/redisstream/coordinator/actors/group"
+	"github.com/redisstream/coordinator/actors/wire"
+	"github.com/redisstream/coordinator/api"
+	"github.com/redisstream/coordinator/api/protocol"
+	"github.com/redisstream/coordinator/persistence"
+)
+
+// ClusterOptions makes a host a member of an actor host cluster: group actors
+// are cluster grains (kind "group", identity group.IdentityOf) that the
+// cluster places on one node, and every node forwards requests to them.
+// Nil Options.Cluster: one node, no listener (cluster.provider single).
+type ClusterOptions struct {
+	// Name: nodes form a cluster only with nodes of the same name.
+	Name     string
+	Provider cluster.ClusterProvider
+	Remote   *remote.Config
+	// ProviderName is reported by health ("automanaged", "kubernetes", "test").
+	ProviderName string
+	// HeartbeatExpiration: a node whose gossip heartbeat is this old is
+	// evicted by the others (protoactor's default 20s when zero).
+	HeartbeatExpiration time.Duration
+	// Evicted is called once when this node finds it was evicted from the
+	// cluster (it cannot rejoin): the process should exit so that its
+	// supervisor restarts it fresh. Default: log only.
+	Evicted func(reason string)
+	// Metrics, if set, observes forwarded requests.
+	Metrics ClusterMetrics
+}
+
+// ClusterMetrics observes grain requests; implementations must be cheap and
+// safe for concurrent use.
+type ClusterMetrics interface {
+	// GrainRequest observes one request to a group grain: the operation,
+	// whether the grain was on another node, how long it took, and its
+	// outcome ("ok", "unavailable", "moving").
+	GrainRequest(op string, remote bool, d time.Duration, outcome string)
+}
+
+// nodeInfoName is the name of the actor on every node that answers
+// wire.NodeInfoRequest (debug views of the whole cluster).
+const nodeInfoName = "rsc-node"
+
+// clusterState is the host's cluster side; nil fields in single mode.
+type clusterState struct {
+	c *cluster.Cluster
+
+	mu      sync.Mutex
+	leaving bool // Stop began: refuse to host groups, answer RETRY
+	evicted bool
+
+	knownMu sync.Mutex
+	known   map[persistence.GroupKey]time.Time // groups known to be stored, until
+}
+
+// knownTTL bounds how long a node trusts that a group it checked is stored
+// (so that forwarding a heartbeat costs no store read); a group deleted
+// through another node is noticed within it.
+const knownTTL = 5 * time.Second
+
+// maxKnown bounds the cache; past it the cache starts over.
+const maxKnown = 100_000
+
+// startCluster joins the cluster. protoactor panics on a failed start (a
+// port in use): that becomes an error.
+func (h *Host) startCluster() (err error) {
+	o := h.opts.Cluster
+	opts := []cluster.ConfigOption{
+		cluster.WithKinds(cluster.NewKind(group.Kind, group.GrainProps(h.deps))),
+		cluster.WithRequestTimeout(h.opts.RequestTimeout),
+	}
+	if o.HeartbeatExpiration > 0 {
+		opts = append(opts, cluster.WithHeartbeatExpiration(o.HeartbeatExpiration))
+	}
+	cfg := cluster.Configure(o.Name, o.Provider, disthash.New(), o.Remote, opts...)
+	c := cluster.New(h.system, cfg)
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("join cluster %q: %v", o.Name, r)
+		}
+	}()
+	c.StartMember()
+	h.cl.c = c
+	if _, err := h.system.Root.SpawnNamed(actor.PropsFromProducer(func() actor.Actor { return &nodeInfoActor{h: h} }), nodeInfoName); err != nil {
+		return fmt.Errorf("start node info actor: %w", err)
+	}
+	h.opts.Logger.Info("joined the actor host cluster", slog.String("cluster", o.Name),
+		slog.String("provider", o.ProviderName), slog.String("address", h.system.Address()), slog.String("memberId", h.system.ID))
+	go h.watchPause()
+	return nil
+}
+
+// clustered reports whether this host is a member of a cluster.
+func (h *Host) clustered() bool { return h.cl.c != nil }
+
+// refusing returns why this node must not host a group now ("" if it may).
+func (h *Host) refusing() string {
+	h.cl.mu.Lock()
+	defer h.cl.mu.Unlock()
+	switch {
+	case h.cl.evicted:
+		return "this node was evicted from the cluster and is exiting"
+	case h.cl.leaving:
+		return "this node is shutting down and handing its groups over"
+	}
+	return h.conflictReason()
+}
+
+// askCluster forwards msg to the group's grain, wherever the cluster places
+// it, and waits for the reply until timeout. A grain that stopped between
+// lookup and delivery is looked up again.
+func (h *Host) askCluster(key persistence.GroupKey, msg any, timeout time.Duration) (any, error) {
+	req, err := group.RequestToWire(msg)
+	if err != nil {
+		return nil, err
+	}
+	req.FromNode = h.opts.NodeID
+	id := group.IdentityOf(key)
+	start := time.Now()
+	deadline := start.Add(timeout)
+	op := opName(req)
+	for {
+		left := time.Until(deadline)
+		if left <= 0 {
+			h.observeGrain(op, id, start, "unavailable")
+			return nil, fmt.Errorf("group %s could not be placed or did not answer within %s: %w", key, timeout, api.ErrUnavailable)
+		}
+		res, err := h.cl.c.Request(id, group.Kind, req, cluster.WithTimeout(left), cluster.WithRetryCount(1<<20),
+			cluster.WithRetryAction(func(i int) int {
+				time.Sleep(min(time.Duration(i+1)*10*time.Millisecond, 100*time.Millisecond))
+				return i + 1
+			}))
+		if err != nil {
+			h.observeGrain(op, id, start, "unavailable")
+			return nil, fmt.Errorf("group %s did not answer within %s: %v: %w", key, timeout, err, api.ErrUnavailable)
+		}
+		switch r := res.(type) {
+		case *wire.GroupReply:
+			out, err := group.ReplyFromWire(msg, r)
+			h.observeGrain(op, id, start, "ok")
+			return out, err
+		case *actor.DeadLetterResponse:
+			// The grain stopped (passivated, moved, fenced): look it up again.
+			h.cl.c.PidCache.Remove(id, group.Kind)
+			time.Sleep(min(10*time.Millisecond, left))
+		default:
+			h.observeGrain(op, id, start, "unavailable")
+			return nil, fmt.Errorf("group %s answered %T: %w", key, res, api.ErrUnavailable)
+		}
+	}
+}
+
+func (h *Host) observeGrain(op, id string, start time.Time, outcome string) {
+	m := h.opts.Cluster.Metrics
+	if m == nil {
+		return
+	}
+	remote := false
+	if pid, ok := h.cl.c.PidCache.Get(id, group.Kind); ok && pid != nil {
+		remote = pid.Address != h.system.Address()
+	}
+	m.GrainRequest(op, remote, time.Since(start), outcome)
+}
+
+func opName(r *wire.GroupRequest) string {
+	switch r.Op.(type) {
+	case *wire.GroupRequest_Heartbeat:
+		return "heartbeat"
+	case *wire.GroupRequest_Describe:
+		return "describe"
+	case *wire.GroupRequest_Debug:
+		return "debug"
+	case *wire.GroupRequest_Delete:
+		return "delete"
+	case *wire.GroupRequest_Resize:
+		return "resize"
+	case *wire.GroupRequest_Release:
+		return "release"
+	case *wire.GroupRequest_Touch:
+		return "touch"
+	}
+	return "other"
+}
+
+// knownStored reports whether the group was recently seen stored.
+func (h *Host) knownStored(key persistence.GroupKey) bool {
+	h.cl.knownMu.Lock()
+	defer h.cl.knownMu.Unlock()
+	until, ok := h.cl.known[key]
+	return ok && h.opts.Now().Before(until)
+}
+
+// markKnown records that the group is stored (cluster mode only).
+func (h *Host) markKnown(key persistence.GroupKey) {
+	if !h.clustered() {
+		return
+	}
+	h.cl.knownMu.Lock()
+	defer h.cl.knownMu.Unlock()
+	if h.cl.known == nil || len(h.cl.known) >= maxKnown {
+		h.cl.known = map[persistence.GroupKey]time.Time{}
+	}
+	h.cl.known[key] = h.opts.Now().Add(knownTTL)
+}
+
+// forgetKnown drops a group from the cache (deleted).
+func (h *Host) forgetKnown(key persistence.GroupKey) {
+	h.cl.knownMu.Lock()
+	delete(h.cl.known, key)
+	h.cl.knownMu.Unlock()
+}
+
+// register records a group actor that started on this node (a grain the
+// cluster placed here, or an actor the host spawned).
+func (h *Host) register(key persistence.GroupKey, pid *actor.PID) {
+	h.mu.Lock()
+	h.groups[key] = pid
+	h.reportGroups()
+	h.mu.Unlock()
+}
+
+// leaveCluster hands this node's groups over: it refuses new activations,
+// releases every local group (the next activation elsewhere needs no
+// takeover wait), then leaves the cluster gracefully.
+func (h *Host) leaveCluster() {
+	h.cl.mu.Lock()
+	h.cl.leaving = true
+	h.cl.mu.Unlock()
+	pids := h.localPIDs()
+	h.opts.Logger.Info("leaving the cluster: handing groups over", slog.Int("groups", len(pids)))
+	h.releaseAll(pids)
+	h.cl.c.Shutdown(true)
+	h.opts.Logger.Info("left the cluster")
+}
+
+func (h *Host) localPIDs() []*actor.PID {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	pids := make([]*actor.PID, 0, len(h.groups))
+	for _, pid := range h.groups {
+		pids = append(pids, pid)
+	}
+	return pids
+}
+
+// releaseAll asks each local group actor to release its activation and
+// waits for all of them (bounded by the request timeout).
+func (h *Host) releaseAll(pids []*actor.PID) {
+	futures := make([]*actor.Future, len(pids))
+	for i, pid := range pids {
+		futures[i] = h.system.Root.RequestFuture(pid, &group.ReleaseRequest{}, h.opts.RequestTimeout)
+	}
+	for _, f := range futures {
+		_, _ = f.Result()
+	}
+}
+
+// watchPause notices that this process was paused (SIGSTOP, a frozen VM, a
+// stop-the-world stall) for longer than the cluster tolerates: the other
+// nodes have then evicted it for good, and it must not live on as a
+// zombie that re-activates groups the cluster placed elsewhere.
+func (h *Host) watchPause() {
+	const tick = 100 * time.Millisecond
+	limit := h.evictionAfter()
+	t := time.NewTicker(tick)
+	defer t.Stop()
+	last := time.Now()
+	for {
+		select {
+		case <-h.done:
+			return
+		case now := <-t.C:
+			gap := now.Sub(last)
+			last = now
+			if gap > limit {
+				h.evict(fmt.Sprintf("this process was paused for %s (the cluster evicts a node that is silent for %s)",
+					gap.Round(time.Millisecond), limit))
+				return
+			}
+		}
+	}
+}
+
+// evictionAfter is how long a silent node can be sure it is still a member:
+// the provider's failure detection (automanaged pings every second or two
+// with a 2 s timeout) evicts sooner than gossip's heartbeat expiration.
+func (h *Host) evictionAfter() time.Duration {
+	if h.opts.Cluster.ProviderName == "automanaged" {
+		return 2 * time.Second
+	}
+	if e := h.opts.Cluster.HeartbeatExpiration; e > 0 {
+		return e
+	}
+	return 20 * time.Second
+}
+
+// evict handles this node's eviction: stop serving, tell the process.
+func (h *Host) evict(reason string) {
+	h.cl.mu.Lock()
+	if h.cl.evicted {
+		h.cl.mu.Unlock()
+		return
+	}
+	h.cl.evicted = true
+	h.cl.mu.Unlock()
+	h.opts.Logger.Error("this node was evicted from the cluster and cannot rejoin it; exiting so that its supervisor restarts it fresh",
+		slog.String("reason", reason))
+	// Stop answering for the groups it hosted; their new activations elsewhere fence these.
+	for _, pid := range h.localPIDs() {
+		h.system.Root.Stop(pid)
+	}
+	if f := h.opts.Cluster.Evicted; f != nil {
+		f(reason)
+	}
+}
+
+// clusterMembers lists the cluster members this node sees.
+func (h *Host) clusterMembers() []*cluster.Member {
+	if !h.clustered() {
+		return nil
+	}
+	return h.cl.c.MemberList.Members().Members()
+}
+
+// nodeInfoActor answers NodeInfoRequest with this node's group activations.
+type nodeInfoActor struct{ h *Host }
+
+func (a *nodeInfoActor) Receive(ctx actor.Context) {
+	if _, ok := ctx.Message().(*wire.NodeInfoRequest); !ok {
+		return
+	}
+	ctx.Respond(a.h.nodeInfo(context.Background()))
+}
+
+// conflictReason returns why this node refuses to serve because another node
+// shares its store without being in its cluster ("" if none).
+func (h *Host) conflictReason() string { return "" }
+
+// nodeInfo is this node's part of the cluster-wide debug view.
+func (h *Host) nodeInfo(ctx context.Context) *wire.NodeInfo {
+	out := &wire.NodeInfo{NodeId: h.opts.NodeID, Owner: h.node.owner, Address: h.system.Address(), Refusing: h.refusing()}
+	for _, k := range h.activeKeys() {
+		pid, ok := h.active(k)
+		if !ok {
+			continue
+		}
+		res, err := h.system.Root.RequestFuture(pid, &group.DebugRequest{}, h.opts.RequestTimeout).Result()
+		a := &wire.Activation{Group: k.String(), Actor: pid.String()}
+		if d, ok := res.(*group.DebugState); ok && err == nil {
+			a.ActivationEpoch, a.Members = d.ActivationEpoch, int32(len(d.Members))
+		}
+		out.Activations = append(out.Activations, a)
+	}
+	return out
+}
+
+// clusterHealth is this node's view of the cluster (nil in single mode).
+func (h *Host) clusterHealth() *protocol.ClusterHealth {
+	if !h.clustered() {
+		return nil
+	}
+	out := &protocol.ClusterHealth{
+		Name: h.opts.Cluster.Name, Provider: h.opts.Cluster.ProviderName,
+		Self:    protocol.ClusterMember{ID: h.system.ID, Address: h.system.Address()},
+		Members: []protocol.ClusterMember{}, Blocked: []string{},
+	}
+	for _, m := range h.clusterMembers() {
+		out.Members = append(out.Members, protocol.ClusterMember{ID: m.Id, Address: m.Address()})
+	}
+	sort.Slice(out.Members, func(i, j int) bool { return out.Members[i].Address < out.Members[j].Address })
+	out.Blocked = append(out.Blocked, h.cl.c.GetBlockedMembers().ToSlice()...)
+	sort.Strings(out.Blocked)
+	return out
+}
+
+// clusterNodes asks every cluster member's info actor which group
+// activations it hosts (this node answers for itself without a message).
+func (h *Host) clusterNodes(ctx context.Context) []*wire.NodeInfo {
+	members := h.clusterMembers()
+	out := make([]*wire.NodeInfo, len(members))
+	var wg sync.WaitGroup
+	for i, m := range members {
+		if m.Address() == h.system.Address() {
+			out[i] = h.nodeInfo(ctx)
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			pid := actor.NewPID(m.Address(), nodeInfoName)
+			res, err := h.system.Root.RequestFuture(pid, &wire.NodeInfoRequest{}, h.opts.RequestTimeout).Result()
+			if info, ok := res.(*wire.NodeInfo); ok && err == nil {
+				out[i] = info
+				return
+			}
+			out[i] = &wire.NodeInfo{Address: m.Address(), Refusing: fmt.Sprintf("did not answer: %v", err)}
+		}()
+	}
+	wg.Wait()
+	sort.Slice(out, func(i, j int) bool { return out[i].Address < out[j].Address })
+	return out
+}
