@@ -30,6 +30,7 @@ type Metrics struct {
 	node          nodeMetrics // node.go
 	limitRejects  *prometheus.CounterVec
 	retainedTrims prometheus.Counter
+	cluster       clusterMetrics
 }
 
 // LimitKeys are the config keys of the limits counted by LimitRejected; their
@@ -96,6 +97,7 @@ func New() *Metrics {
 		m.leaseExpiries, m.membersFenced, m.limitRejects, m.retainedTrims,
 	)
 	m.registerNode()
+	m.registerCluster()
 	return m
 }
 
