@@ -49,6 +49,8 @@ type ClusterMetrics interface {
 	// whether the grain was on another node, how long it took, and its
 	// outcome ("ok", "unavailable", "moving").
 	GrainRequest(op string, remote bool, d time.Duration, outcome string)
+	// SetClusterMembers records how many members this node sees.
+	SetClusterMembers(n int)
 }
 
 // nodeInfoName is the name of the actor on every node that answers
@@ -93,6 +95,13 @@ func (h *Host) startCluster() (err error) {
 			err = fmt.Errorf("join cluster %q: %v", o.Name, r)
 		}
 	}()
+	if m := o.Metrics; m != nil {
+		h.system.EventStream.Subscribe(func(ev any) {
+			if t, ok := ev.(*cluster.ClusterTopology); ok {
+				m.SetClusterMembers(len(t.Members))
+			}
+		})
+	}
 	c.StartMember()
 	h.cl.c = c
 	if _, err := h.system.Root.SpawnNamed(actor.PropsFromProducer(func() actor.Actor { return &nodeInfoActor{h: h} }), nodeInfoName); err != nil {
@@ -120,6 +129,18 @@ func (h *Host) refusing() string {
 	return h.conflictReason()
 }
 
+// refusingRequests returns why this node answers no request now ("" if it
+// does): evicted, or sharing its store with a node outside its cluster. A
+// node that is leaving still forwards requests to the other nodes.
+func (h *Host) refusingRequests() string {
+	h.cl.mu.Lock()
+	defer h.cl.mu.Unlock()
+	if h.cl.evicted {
+		return "this node was evicted from the cluster and is exiting"
+	}
+	return h.conflictReason()
+}
+
 // askCluster forwards msg to the group's grain, wherever the cluster places
 // it, and waits for the reply until timeout. A grain that stopped between
 // lookup and delivery is looked up again.
@@ -137,7 +158,7 @@ func (h *Host) askCluster(key persistence.GroupKey, msg any, timeout time.Durati
 		left := time.Until(deadline)
 		if left <= 0 {
 			h.observeGrain(op, id, start, "unavailable")
-			return nil, fmt.Errorf("group %s could not be placed or did not answer within %s: %w", key, timeout, api.ErrUnavailable)
+			return nil, fmt.Errorf("group %s could not be placed or did not answer within %s: %w", key, timeout, api.ErrGroupMoving)
 		}
 		res, err := h.cl.c.Request(id, group.Kind, req, cluster.WithTimeout(left), cluster.WithRetryCount(1<<20),
 			cluster.WithRetryAction(func(i int) int {
@@ -146,7 +167,7 @@ func (h *Host) askCluster(key persistence.GroupKey, msg any, timeout time.Durati
 			}))
 		if err != nil {
 			h.observeGrain(op, id, start, "unavailable")
-			return nil, fmt.Errorf("group %s did not answer within %s: %v: %w", key, timeout, err, api.ErrUnavailable)
+			return nil, fmt.Errorf("group %s did not answer within %s: %v: %w", key, timeout, err, api.ErrGroupMoving)
 		}
 		switch r := res.(type) {
 		case *wire.GroupReply:
@@ -159,7 +180,7 @@ func (h *Host) askCluster(key persistence.GroupKey, msg any, timeout time.Durati
 			time.Sleep(min(10*time.Millisecond, left))
 		default:
 			h.observeGrain(op, id, start, "unavailable")
-			return nil, fmt.Errorf("group %s answered %T: %w", key, res, api.ErrUnavailable)
+			return nil, fmt.Errorf("group %s answered %T: %w", key, res, api.ErrGroupMoving)
 		}
 	}
 }

@@ -124,3 +124,97 @@ func TestClusterForwardsToOneActivation(t *testing.T) {
 	require.Equal(t, 1, n, "the cluster view lists the one activation")
 	_ = group.Kind
 }
+
+// clusterMember is a protocol member in a test that talks to whichever node
+// it is given.
+type clusterMember struct {
+	id     string
+	epoch  int64
+	owned  []protocol.ShardID
+	status []protocol.Status
+}
+
+func (m *clusterMember) beat(t *testing.T, h *Host) protocol.HeartbeatResponse {
+	t.Helper()
+	req := protocol.HeartbeatRequest{ProtocolVersion: 1, RequestID: m.id + "-r", MemberID: m.id, MemberEpoch: m.epoch,
+		RuntimeConsumerCapacity: protocol.Capacity{RuntimeMaxConcurrency: 4, AvailableConcurrency: 4},
+		OwnedShards:             m.owned, RevokingShards: []protocol.RevokingShard{}}
+	resp, err := h.Heartbeat(context.Background(), "orders", "billing", m.id, req)
+	require.NoError(t, err)
+	m.status = append(m.status, resp.Status)
+	if resp.Status == protocol.StatusOK {
+		m.epoch, m.owned = resp.MemberEpoch, resp.Assignment.AssignedShards
+	}
+	return resp
+}
+
+func hostOf(hosts []*Host, key persistence.GroupKey) int {
+	for i, h := range hosts {
+		if _, ok := h.active(key); ok {
+			return i
+		}
+	}
+	return -1
+}
+
+// A node that stops gracefully hands its group over: members that keep
+// heartbeating through the other nodes keep their shards and epochs, are
+// never fenced, and the group is served again by another node.
+func TestClusterHandsGroupOverOnStop(t *testing.T) {
+	srv := redistest.Start(t)
+	hosts := clusterHosts(t, srv, 3)
+	six := 6
+	_, err := hosts[0].CreateStream(context.Background(), "orders", protocol.CreateStreamRequest{InitialShardCount: &six, RequestedBy: "test"})
+	require.NoError(t, err)
+	key := persistence.GroupKey{StreamPrefix: "orders", ConsumerGroup: "billing"}
+	members := []*clusterMember{{id: "m1"}, {id: "m2"}}
+	require.Eventually(t, func() bool {
+		for _, m := range members {
+			m.beat(t, hosts[0])
+		}
+		return len(members[0].owned) == 3 && len(members[1].owned) == 3
+	}, 20*time.Second, 20*time.Millisecond)
+
+	old := hostOf(hosts, key)
+	require.GreaterOrEqual(t, old, 0)
+	before := map[string]int64{"m1": members[0].epoch, "m2": members[1].epoch}
+	owned := map[string][]protocol.ShardID{"m1": members[0].owned, "m2": members[1].owned}
+	var survivors []*Host
+	for i, h := range hosts {
+		if i != old {
+			survivors = append(survivors, h)
+		}
+	}
+	done := make(chan struct{})
+	go func() { hosts[old].Stop(); close(done) }()
+	// Heartbeat through the survivors until the group answers OK from a new node.
+	deadline := time.Now().Add(20 * time.Second)
+	served := false
+	for time.Now().Before(deadline) {
+		ok := 0
+		for i, m := range members {
+			if m.beat(t, survivors[i%len(survivors)]).Status == protocol.StatusOK {
+				ok++
+			}
+		}
+		if ok == len(members) && hostOf(survivors, key) >= 0 {
+			select {
+			case <-done:
+				served = true
+			default:
+			}
+		}
+		if served {
+			break
+		}
+		time.Sleep(quickRules.HeartbeatInterval)
+	}
+	require.True(t, served, "the group was not served by another node after the hand-over")
+	for _, m := range members {
+		require.Equal(t, before[m.id], m.epoch, "member %s: epoch changed by the hand-over", m.id)
+		require.Equal(t, owned[m.id], m.owned, "member %s: shards changed by the hand-over", m.id)
+		for _, s := range m.status {
+			require.Contains(t, []protocol.Status{protocol.StatusOK, protocol.StatusRetry}, s, "member %s was told %s", m.id, s)
+		}
+	}
+}

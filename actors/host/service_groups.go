@@ -20,7 +20,7 @@ import (
 // (heartbeatUnknownGroup); otherwise nothing is spawned or stored.
 func (h *Host) Heartbeat(ctx context.Context, streamPrefix, groupName, pathMemberID string, req protocol.HeartbeatRequest) (protocol.HeartbeatResponse, error) {
 	key := persistence.GroupKey{StreamPrefix: streamPrefix, ConsumerGroup: groupName}
-	if why := h.refusing(); why != "" {
+	if why := h.refusingRequests(); why != "" {
 		return h.outcome(req, protocol.StatusRetry, "this coordinator node cannot serve right now ("+why+"); retry, through another node if you know one"), nil
 	}
 	if _, ok := h.active(key); !ok && !h.knownStored(key) {
