@@ -69,6 +69,9 @@ func decodeHandover(b []byte, releasedAt time.Time) (map[string]groupstate.Lease
 	}
 	leases := make(map[string]groupstate.Lease, len(rec.Members))
 	for id, h := range rec.Members {
+		if !inRange(&h.Lease) || !inRange(h.Heartbeat) || !inRange(h.Revoke) {
+			return nil, fmt.Errorf("decode hand-over: member %q: offset out of range", id)
+		}
 		l := groupstate.Lease{Deadline: releasedAt.Add(time.Duration(h.Lease) * time.Microsecond)}
 		if h.Heartbeat != nil {
 			l.LastHeartbeat = releasedAt.Add(time.Duration(*h.Heartbeat) * time.Microsecond)
@@ -80,6 +83,12 @@ func decodeHandover(b []byte, releasedAt time.Time) (map[string]groupstate.Lease
 	}
 	return leases, nil
 }
+
+// maxOffset bounds a stored offset (a year, in microseconds): a corrupt one
+// must not overflow a time.Duration into a deadline long past.
+const maxOffset = int64(365 * 24 * time.Hour / time.Microsecond)
+
+func inRange(us *int64) bool { return us == nil || (*us >= -maxOffset && *us <= maxOffset) }
 
 // micros rounds d up to whole microseconds, so that a deadline handed over
 // is never earlier than the one in memory.
