@@ -116,7 +116,8 @@ func (a *groupActor) activate(ctx actor.Context) error {
 	a.reportMembers()
 	a.deps.Logger.Info("group activated", slog.String("group", a.key.String()),
 		slog.Int64("activation", a.activation), slog.Int64("groupEpoch", meta.GroupEpoch),
-		slog.Int("members", len(snap.Members)), slog.Bool("leasesHandedOver", snap.Handover != nil))
+		slog.Int("members", len(snap.Members)), slog.Bool("leasesHandedOver", snap.Handover != nil),
+		slog.Duration("handoverAge", snap.HandoverAge))
 	return nil
 }
 
@@ -174,7 +175,7 @@ func restore(rules groupstate.Config, key persistence.GroupKey, stream persisten
 	}
 	if snap.Handover != nil {
 		if leases, err := decodeHandover(snap.Handover, now.Add(-snap.HandoverAge)); err == nil {
-			return groupstate.RestoreHandedOver(rules, meta, members, leases, leasesFrom)
+			return groupstate.RestoreHandedOver(rules, meta, members, leases, now.Add(-snap.HandoverAge), leasesFrom)
 		}
 	}
 	return groupstate.Restore(rules, meta, members, leasesFrom)

@@ -48,8 +48,8 @@ func TestHandoverEncodingRoundTrip(t *testing.T) {
 }
 
 // A graceful release hands the members' timers to the next activation: a member that stopped
-// heartbeating keeps its deadline; after an activation that ended without a release (a crash)
-// or one the store had not confirmed lately, the next one gives fresh leases.
+// heartbeating keeps its deadline; after an activation that ended without a release (a crash),
+// one the store had not confirmed lately, or a slow move, the next one gives fresh leases.
 func TestReleaseHandsTheLeasesOver(t *testing.T) {
 	clk := newClock()
 	s := newShell(t, rules, clk.Now) // lease 10s, interval 1s
@@ -96,6 +96,13 @@ func TestReleaseHandsTheLeasesOver(t *testing.T) {
 	require.IsType(t, &ErrorReply{}, s.ask(&ReleaseRequest{}))
 	s.spawn()
 	require.Equal(t, stamp(clk.Now().Add(rules.LeaseTTL)), leaseOf("a"), "fresh lease after an unconfirmed release")
+
+	// A slow move (nobody hosted the group for longer than TTL − interval): fresh leases.
+	round(time.Second)
+	require.IsType(t, &ErrorReply{}, s.ask(&ReleaseRequest{}))
+	clk.Advance(groupstate.SlowMove(rules) + time.Millisecond)
+	s.spawn()
+	require.Equal(t, stamp(clk.Now().Add(rules.LeaseTTL)), leaseOf("a"), "fresh lease after a slow move")
 }
 
 // FuzzHandover feeds arbitrary stored hand-overs to an activation's restore: never a panic, and
@@ -115,7 +122,7 @@ func FuzzHandover(f *testing.F) {
 			return
 		}
 		now := at.Add(time.Second)
-		r, err := groupstate.RestoreHandedOver(rules, meta, members, leases, now)
+		r, err := groupstate.RestoreHandedOver(rules, meta, members, leases, at, now)
 		require.NoError(t, err)
 		require.Empty(t, r.CheckInvariants())
 		for _, m := range r.Members() {

@@ -21,6 +21,13 @@ import "time"
 // then. Only deadlines earned by a heartbeat get the grace; one granted by a restore after a
 // crash (LastHeartbeat zero) does not, so each crash move extends a dead member's life by at
 // most one TTL.
+//
+// A slow move is a crash-like case: a member heartbeating every interval had a deadline at least
+// TTL − interval after the release, so a restore later than that could expire live members
+// whose heartbeats were refused only because nobody hosted the group (a whole coordinator fleet
+// restarting, say). Like a store outage, it gives fresh leases instead: a restart alone never
+// expires a member that resumes heartbeating (SPEC invariant 4). Such a move takes at least
+// TTL − interval, so it extends a dead member's life by one TTL at most, once per slow move.
 
 // Lease is one member's timers as an activation hands them to the next on a graceful release.
 type Lease struct {
@@ -51,16 +58,18 @@ func (g *Group) HandOver() map[string]Lease {
 	return out
 }
 
-// RestoreHandedOver is Restore for an activation that directly follows a graceful release:
-// members found in leases keep their timers (capped at what Restore would grant, so a clock
-// that runs ahead never lengthens them); the others get Restore's fresh ones. Deadlines
-// earned by a heartbeat that fall due within one HeartbeatInterval of now get the hand-over
-// grace (see above). The caller must pass leases only if no other activation ran between the
-// release that stored them and this one: otherwise (a crash, a fenced activation) use Restore.
-func RestoreHandedOver(cfg Config, meta Meta, members []Member, leases map[string]Lease, now time.Time) (*Group, error) {
+// RestoreHandedOver is Restore for an activation that directly follows a graceful release at
+// releasedAt; now is when the new activation starts answering. Members found in leases keep
+// their timers (capped at what Restore would grant, so a clock that runs ahead never lengthens
+// them); the others get Restore's fresh ones. Deadlines earned by a heartbeat that fall due
+// within one HeartbeatInterval of now get the hand-over grace (see above). A move slower than
+// SlowMove gives everyone fresh leases, as Restore does. The caller must pass leases only if
+// no other activation ran between the release that stored them and this one: otherwise (a
+// crash, a fenced activation) use Restore.
+func RestoreHandedOver(cfg Config, meta Meta, members []Member, leases map[string]Lease, releasedAt, now time.Time) (*Group, error) {
 	g, err := Restore(cfg, meta, members, now)
-	if err != nil {
-		return nil, err
+	if err != nil || now.Sub(releasedAt) > SlowMove(cfg) {
+		return g, err
 	}
 	for id, l := range leases {
 		m := g.members[id]
@@ -78,6 +87,11 @@ func RestoreHandedOver(cfg Config, meta Meta, members []Member, leases map[strin
 	g.graceUntil = now.Add(cfg.HeartbeatInterval)
 	return g, nil
 }
+
+// SlowMove is the longest hand-over after which the timers handed over are kept: TTL − one
+// heartbeat interval, the least time a member heartbeating every interval had left on its
+// lease at the release.
+func SlowMove(cfg Config) time.Duration { return cfg.LeaseTTL - cfg.HeartbeatInterval }
 
 // dueAt is when deadline d of member m falls due: d itself, or, for a deadline earned by a
 // heartbeat that a hand-over restored just before it, the end of the hand-over grace but at

@@ -7,8 +7,9 @@ import (
 )
 
 // moveTo restores the harness's group at now as the next activation would: from the durable
-// records, with the hand-over of a graceful release, or with fresh leases (handed nil: crash).
-func (h *harness) moveTo(now time.Time, handed map[string]Lease) {
+// records, with the hand-over of a graceful release at releasedAt, or with fresh leases
+// (handed nil: crash).
+func (h *harness) moveTo(releasedAt, now time.Time, handed map[string]Lease) {
 	h.tb.Helper()
 	var (
 		g   *Group
@@ -17,7 +18,7 @@ func (h *harness) moveTo(now time.Time, handed map[string]Lease) {
 	if handed == nil {
 		g, err = Restore(h.g.Config(), h.g.Meta(), h.g.Members(), now)
 	} else {
-		g, err = RestoreHandedOver(h.g.Config(), h.g.Meta(), h.g.Members(), handed, now)
+		g, err = RestoreHandedOver(h.g.Config(), h.g.Meta(), h.g.Members(), handed, releasedAt, now)
 	}
 	if err != nil {
 		h.tb.Fatal(err)
@@ -54,7 +55,7 @@ func expiredAt(t *testing.T, every time.Duration, graceful bool, end time.Time) 
 			if graceful {
 				handed = h.g.HandOver()
 			}
-			h.moveTo(h.now, handed)
+			h.moveTo(h.now, h.now, handed)
 			nextMove = h.now.Add(every)
 		}
 		h.fire()
@@ -115,7 +116,8 @@ func TestHandOverGrace(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			h := stable2(t)
 			last := h.now
-			h.moveTo(last.Add(tc.restore), h.g.HandOver())
+			at := last.Add(tc.restore) // released and restored at once
+			h.moveTo(at, at, h.g.HandOver())
 			if d, ok := h.g.NextDeadline("A"); !ok || !d.Equal(last.Add(tc.due)) {
 				t.Fatalf("A due at +%s, want +%s", d.Sub(last), tc.due)
 			}
@@ -126,7 +128,8 @@ func TestHandOverGrace(t *testing.T) {
 	}
 	// A heartbeat within the grace renews the lease as usual.
 	h := stable2(t)
-	h.moveTo(h.now.Add(ttl-iv/2), h.g.HandOver())
+	at := h.now.Add(ttl - iv/2)
+	h.moveTo(at, at, h.g.HandOver())
 	h.now = h.now.Add(iv - time.Millisecond)
 	h.fire()
 	a := h.member("A")
@@ -143,7 +146,7 @@ func TestHandOverGraceDoesNotStack(t *testing.T) {
 	h := stable2(t)
 	last := h.now
 	for h.now = last.Add(testCfg.LeaseTTL - time.Second); h.member("A").State != StateExpired; {
-		h.moveTo(h.now.Add(200*time.Millisecond), h.g.HandOver())
+		h.moveTo(h.now, h.now.Add(200*time.Millisecond), h.g.HandOver())
 		h.fire()
 		if h.now.After(last.Add(testCfg.LeaseTTL + testCfg.HeartbeatInterval)) {
 			t.Fatalf("A still not expired at +%s", h.now.Sub(last))
@@ -156,11 +159,12 @@ func TestHandOverGraceDoesNotStack(t *testing.T) {
 func TestHandOverCrashLeaseGetsNoGrace(t *testing.T) {
 	h := stable2(t)
 	crash := h.now.Add(10 * time.Second)
-	h.moveTo(crash, nil)
+	h.moveTo(crash, crash, nil)
 	if a := h.member("A"); !a.LastHeartbeat.IsZero() {
 		t.Fatalf("a restore after a crash knows no heartbeat: %+v", a)
 	}
-	h.moveTo(crash.Add(testCfg.LeaseTTL-100*time.Millisecond), h.g.HandOver())
+	at := crash.Add(testCfg.LeaseTTL - 100*time.Millisecond)
+	h.moveTo(at, at, h.g.HandOver())
 	if d, _ := h.g.NextDeadline("A"); !d.Equal(crash.Add(testCfg.LeaseTTL)) {
 		t.Fatalf("A due %s after the crash restore, want the TTL", d.Sub(crash))
 	}
@@ -178,11 +182,11 @@ func TestHandOverBounds(t *testing.T) {
 		t.Fatalf("hand-over %v: only C holds a lease", handed)
 	}
 	handed["C"] = Lease{LastHeartbeat: h.now, Deadline: h.now.Add(time.Hour)}
-	h.moveTo(h.now, handed)
+	h.moveTo(h.now, h.now, handed)
 	if c := h.member("C"); !c.LeaseDeadline.Equal(h.now.Add(testCfg.LeaseTTL)) {
 		t.Fatalf("C lease %s, want capped at a fresh one", c.LeaseDeadline.Sub(h.now))
 	}
-	h.moveTo(h.now.Add(time.Second), map[string]Lease{})
+	h.moveTo(h.now, h.now.Add(time.Second), map[string]Lease{})
 	if c := h.member("C"); !c.LeaseDeadline.Equal(h.now.Add(testCfg.LeaseTTL)) || !c.LastHeartbeat.IsZero() {
 		t.Fatalf("a member missing from the hand-over gets a fresh lease: %+v", c)
 	}
@@ -204,7 +208,7 @@ func TestHandOverKeepsTheRevokeDeadline(t *testing.T) {
 	for h.member("A").State != StateFenced {
 		h.now = h.now.Add(time.Second)
 		if h.now.Sub(t0)%(5*time.Second) == 0 {
-			h.moveTo(h.now, h.g.HandOver())
+			h.moveTo(h.now, h.now, h.g.HandOver())
 		}
 		h.fire()
 		if h.member("A").State == StateFenced {
@@ -232,20 +236,20 @@ func TestHandOverRandomMoves(t *testing.T) {
 		h := stable2(t)
 		lastA := h.now
 		nextB, nextMove := h.now.Add(iv), h.now.Add(time.Duration(rng.Int63n(int64(ttl))))
-		var downUntil time.Time
+		var downUntil, releasedAt time.Time
 		var handed map[string]Lease
 		var maxGap time.Duration
 		for h.now.Before(t0.Add(2 * time.Minute)) {
 			h.now = h.now.Add(100 * time.Millisecond)
 			down := h.now.Before(downUntil)
 			if !down && handed != nil {
-				h.moveTo(h.now, handed)
+				h.moveTo(releasedAt, h.now, handed)
 				handed = nil
 			}
 			if !down && !h.now.Before(nextMove) {
 				gap := time.Duration(rng.Int63n(int64(ttl - 2*iv)))
 				maxGap = max(maxGap, gap)
-				handed, downUntil = h.g.HandOver(), h.now.Add(gap)
+				handed, releasedAt, downUntil = h.g.HandOver(), h.now, h.now.Add(gap)
 				// The group answers for at least one interval between moves: a member whose
 				// heartbeats are refused for longer than its lease is expired like a dead one.
 				nextMove = downUntil.Add(iv + 100*time.Millisecond + time.Duration(rng.Int63n(int64(ttl/2))))
@@ -272,6 +276,26 @@ func TestHandOverRandomMoves(t *testing.T) {
 		}
 		if h.member("A").State != StateExpired {
 			t.Fatalf("seed %d: dead A never expired", seed)
+		}
+	}
+}
+
+// A move slower than SlowMove (TTL − interval) is crash-like: fresh leases, so that members
+// whose heartbeats nobody could answer meanwhile are not expired by the move alone.
+func TestSlowMoveGivesFreshLeases(t *testing.T) {
+	for _, tc := range []struct {
+		gap   time.Duration
+		fresh bool
+	}{{SlowMove(testCfg), false}, {SlowMove(testCfg) + time.Millisecond, true}, {time.Hour, true}} {
+		h := stable2(t)
+		handed, released := h.g.HandOver(), h.now
+		h.moveTo(released, released.Add(tc.gap), handed)
+		want := released.Add(testCfg.LeaseTTL)
+		if tc.fresh {
+			want = h.now.Add(testCfg.LeaseTTL)
+		}
+		if a := h.member("A"); !a.LeaseDeadline.Equal(want) {
+			t.Fatalf("hand-over after %s: lease %s after the release, want %s", tc.gap, a.LeaseDeadline.Sub(released), want.Sub(released))
 		}
 	}
 }

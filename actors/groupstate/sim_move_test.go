@@ -9,8 +9,8 @@ import "time"
 //
 // Bounds checked after every timer evaluation, for every member record not EXPIRED, with t its
 // last accepted heartbeat: it is expired by t + TTL + interval + (crash moves since t) × TTL +
-// (hand-over time since t); and a member is never expired before t + TTL (a move never
-// shortens a lease).
+// (hand-over time since t), a graceful move slower than SlowMove counting as a crash; and a
+// member is never expired before t + TTL (a move never shortens a lease).
 
 // leaseTrack is what the bounds of one member id are counted from.
 type leaseTrack struct {
@@ -43,13 +43,16 @@ func (s *sim) finishMove() {
 		return
 	}
 	gap := s.now.Sub(s.moveStart)
-	if s.handed == nil {
-		s.crashed()
+	if s.handed == nil || gap > SlowMove(s.g.Config()) {
+		s.crashed() // a slow move gives fresh leases, like a crash
+		if s.handed != nil {
+			simStats["move-slow"]++
+		}
 	}
 	for _, tr := range s.tracks {
 		tr.gaps += gap
 	}
-	s.restoreChecked(s.handed)
+	s.restoreChecked(s.handed, s.moveStart)
 	s.log("activation restored after %s (carried %d leases)", gap, len(s.handed))
 	s.moveStart, s.handed = time.Time{}, nil
 }

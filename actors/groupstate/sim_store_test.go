@@ -48,7 +48,7 @@ func (st *simStore) persist(c *Change) {
 
 // restoreFromStore rebuilds a group from what the store holds, as an activation would: with
 // the timers a graceful release handed over (handed non-nil), else with fresh leases.
-func (s *sim) restoreFromStore(handed map[string]Lease) *Group {
+func (s *sim) restoreFromStore(handed map[string]Lease, releasedAt time.Time) *Group {
 	var meta Meta
 	if err := json.Unmarshal(s.store.meta, &meta); err != nil {
 		s.fail("store meta: %v", err)
@@ -69,7 +69,7 @@ func (s *sim) restoreFromStore(handed map[string]Lease) *Group {
 	restore := Restore
 	if handed != nil {
 		restore = func(cfg Config, meta Meta, members []Member, now time.Time) (*Group, error) {
-			return RestoreHandedOver(cfg, meta, members, handed, now)
+			return RestoreHandedOver(cfg, meta, members, handed, releasedAt, now)
 		}
 	}
 	g, err := restore(s.g.Config(), meta, members, s.now)
@@ -84,15 +84,15 @@ func (s *sim) restoreFromStore(handed map[string]Lease) *Group {
 // move: the new activation gives fresh leases.
 func (s *sim) failover() {
 	s.crashed()
-	s.restoreChecked(nil)
+	s.restoreChecked(nil, s.now)
 	s.log("failover: restored %d members", len(s.g.Members()))
 	simStats["failover"]++
 }
 
 // restoreChecked replaces the group by one restored from the store (see restoreFromStore)
 // after checking that it matches the live one on every durable field.
-func (s *sim) restoreChecked(handed map[string]Lease) {
-	g := s.restoreFromStore(handed)
+func (s *sim) restoreChecked(handed map[string]Lease, releasedAt time.Time) {
+	g := s.restoreFromStore(handed, releasedAt)
 	g.HoldGrantsUntil(s.g.GrantsHeldUntil())
 	if g.Meta() != s.g.Meta() {
 		s.fail("restored meta %+v differs from live %+v", g.Meta(), s.g.Meta())
@@ -134,7 +134,7 @@ func (s *sim) storeLoss() {
 		s.store.members = map[string][]byte{}
 	}
 	s.store.history = nil
-	g := s.restoreFromStore(nil)
+	g := s.restoreFromStore(nil, s.now)
 	s.resetLeaseTracks() // the store lost what the bound was counted from
 	g.HoldGrantsUntil(s.now.Add(g.Config().LeaseTTL))
 	s.g = g
