@@ -30,8 +30,12 @@ type Nodes interface {
 	ClearTakeover(ctx context.Context, key GroupKey, activationEpoch int64) error
 	// ReleaseActivation clears the owner of the group iff activationEpoch is
 	// still the latest (a passivating activation gives the group up, so the
-	// next activation need not wait). Fenced or missing groups: nil.
-	ReleaseActivation(ctx context.Context, key GroupKey, activationEpoch int64) error
+	// next activation need not wait), and in the same atomic step stores
+	// handover (opaque; nil or empty: none) tagged with activationEpoch and
+	// the store's clock, replacing any stored before. The next Activate
+	// returns it in GroupSnapshot.Handover if it directly follows this
+	// activation. Fenced or missing groups: nil, nothing stored.
+	ReleaseActivation(ctx context.Context, key GroupKey, activationEpoch int64, handover []byte) error
 
 	// MarkLive adds the group to the index of groups that have members still
 	// in the target or holding shards, tagged with activationEpoch.

@@ -50,6 +50,16 @@ type GroupSnapshot struct {
 	// Fenced (Activate only) lists earlier owners this activation fenced that
 	// were not yet told (see Store.Activate).
 	Fenced []string
+	// Handover (Activate only) is what the previous activation stored when it
+	// gave the group up (Nodes.ReleaseActivation), if that activation was the
+	// directly previous one (ActivationEpoch−1): nil after a crash, a fenced
+	// activation, a release without hand-over or a delete. Activate consumes
+	// it: no later activation sees it again.
+	Handover []byte
+	// HandoverAge (with Handover) is the time from the release to this
+	// Activate, measured on the store's clock, so that the nodes need not
+	// agree on the wall clock.
+	HandoverAge time.Duration
 	// Meta is opaque (the service serializes its group meta as JSON); nil for
 	// a group never saved.
 	Meta []byte

@@ -20,8 +20,9 @@ var ErrStreamMissing = errors.New("group: stream does not exist")
 // activate takes the group from the store for this actor: it makes sure the
 // Redis consumer group exists on every shard (before any shard is handed
 // out), takes a new activation epoch (fencing older activations), restores
-// the state with a fresh lease for every member, and applies a shard-set
-// change the stream record carries.
+// the state (members keep the timers the previous activation handed over if
+// it released the group gracefully, else get a fresh lease), and applies a
+// shard-set change the stream record carries.
 func (a *groupActor) activate(ctx actor.Context) error {
 	sctx, cancel := a.storeCtx()
 	defer cancel()
@@ -59,7 +60,12 @@ func (a *groupActor) activate(ctx actor.Context) error {
 		}
 	}
 	now := a.deps.Now()
-	state, err := restore(a.deps.Rules, a.key, stream, snap, now)
+	// Leases (fresh, or the hand-over grace) count from when members can be answered.
+	leasesFrom := now
+	if servableFrom.After(now) {
+		leasesFrom = servableFrom
+	}
+	state, err := restore(a.deps.Rules, a.key, stream, snap, now, leasesFrom)
 	if err != nil {
 		a.lastErr = err
 		return fmt.Errorf("activate %s: %w", a.key, err)
@@ -110,7 +116,8 @@ func (a *groupActor) activate(ctx actor.Context) error {
 	a.reportMembers()
 	a.deps.Logger.Info("group activated", slog.String("group", a.key.String()),
 		slog.Int64("activation", a.activation), slog.Int64("groupEpoch", meta.GroupEpoch),
-		slog.Int("members", len(snap.Members)))
+		slog.Int("members", len(snap.Members)), slog.Bool("leasesHandedOver", snap.Handover != nil),
+		slog.Duration("handoverAge", snap.HandoverAge))
 	return nil
 }
 
@@ -140,8 +147,12 @@ func (a *groupActor) takeover(snap persistence.GroupSnapshot) (time.Time, error)
 	return from, nil
 }
 
-// restore rebuilds the rules state from a snapshot (or a new group).
-func restore(rules groupstate.Config, key persistence.GroupKey, stream persistence.StreamRecord, snap persistence.GroupSnapshot, now time.Time) (*groupstate.Group, error) {
+// restore rebuilds the rules state from a snapshot (or a new group) at now.
+// The members keep the timers of a hand-over the snapshot carries (released
+// at now − HandoverAge); one that cannot be decoded is ignored. Fresh leases,
+// and the hand-over grace, count from leasesFrom (≥ now: when the activation
+// starts answering).
+func restore(rules groupstate.Config, key persistence.GroupKey, stream persistence.StreamRecord, snap persistence.GroupSnapshot, now, leasesFrom time.Time) (*groupstate.Group, error) {
 	if snap.Meta == nil {
 		return groupstate.New(rules, key.StreamPrefix, key.ConsumerGroup, stream.ShardCount, stream.MetadataVersion), nil
 	}
@@ -162,5 +173,10 @@ func restore(rules groupstate.Config, key persistence.GroupKey, stream persisten
 		}
 		members = append(members, m)
 	}
-	return groupstate.Restore(rules, meta, members, now)
+	if snap.Handover != nil {
+		if leases, err := decodeHandover(snap.Handover, now.Add(-snap.HandoverAge)); err == nil {
+			return groupstate.RestoreHandedOver(rules, meta, members, leases, now.Add(-snap.HandoverAge), leasesFrom)
+		}
+	}
+	return groupstate.Restore(rules, meta, members, leasesFrom)
 }

@@ -90,18 +90,20 @@ func (a *groupActor) passivate(ctx actor.Context, idleFor time.Duration) {
 }
 
 // release stops answering, gives the activation up in the store and stops
-// the actor and its member actors. Members keep their leases: the next
-// activation restores them with fresh ones.
+// the actor and its member actors. Members keep their leases: the same write
+// hands their timers over to the next activation (handover.go); if it is
+// lost, the next activation gives fresh leases.
 func (a *groupActor) release(ctx actor.Context, why string) {
+	handover := a.handover(a.deps.Now())
 	a.stopped = true
 	sctx, cancel := a.storeCtx()
-	err := a.deps.Store.ReleaseActivation(sctx, a.key, a.activation)
+	err := a.deps.Store.ReleaseActivation(sctx, a.key, a.activation, handover)
 	cancel()
 	if err != nil {
 		// Harmless: the next activation treats this node as a previous owner and waits.
 		a.deps.Logger.Debug("could not release the group's activation", slog.String("group", a.key.String()), slog.Any("err", err))
 	}
 	a.deps.Logger.Info("group activation released", slog.String("group", a.key.String()),
-		slog.Int64("activation", a.activation), slog.String("reason", why))
+		slog.Int64("activation", a.activation), slog.String("reason", why), slog.Bool("leasesHandedOver", handover != nil))
 	a.halt(ctx)
 }

@@ -111,7 +111,8 @@ func (a *groupActor) reload(ctx actor.Context) {
 	}
 	var state *groupstate.Group
 	if err == nil {
-		state, err = restore(a.deps.Rules, a.key, stream, snap, a.deps.Now())
+		now := a.deps.Now()
+		state, err = restore(a.deps.Rules, a.key, stream, snap, now, now)
 	}
 	if err != nil {
 		a.deps.Logger.Warn("group reload failed; will re-activate", slog.String("group", a.key.String()), slog.Any("err", err))

@@ -14,7 +14,7 @@ import (
 // are expired rather than shown live, and the stream's change is applied).
 // Listing 10,000 idle groups must not activate them.
 func DescribeStored(rules groupstate.Config, key persistence.GroupKey, stream persistence.StreamRecord, snap persistence.GroupSnapshot, now time.Time) (*Description, bool) {
-	state, err := restore(rules, key, stream, snap, now)
+	state, err := restore(rules, key, stream, snap, now, now)
 	if err != nil || state.Occupied() > 0 {
 		return nil, false
 	}

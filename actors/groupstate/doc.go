@@ -22,7 +22,9 @@
 //
 // Timers: after Apply, the shell (re)arms a member timer at NextDeadline(id) and calls Expire
 // when it fires; a stale timer yields nil. Restore gives every non-expired member a fresh lease
-// and revoke deadline, so a restart or failover alone never expires or fences anyone.
+// and revoke deadline, so a restart or failover alone never expires or fences anyone. After a
+// graceful hand-over, HandOver and RestoreHandedOver carry the timers instead, so that moving
+// the activation never extends a dead member's lease (handover.go).
 //
 // # Invariants (checked by CheckInvariants, the simulation and the fuzz target)
 //

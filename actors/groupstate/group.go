@@ -27,8 +27,9 @@ type Group struct {
 	revoking int // STARTING/ACTIVE/LEAVING members with a non-empty Revoking
 
 	// Volatile, never persisted.
-	bucket    joinBucket // Config.JoinRate
-	holdUntil time.Time  // HoldGrantsUntil
+	bucket     joinBucket // Config.JoinRate
+	holdUntil  time.Time  // HoldGrantsUntil
+	graceUntil time.Time  // the hand-over grace of RestoreHandedOver (handover.go)
 }
 
 // New returns an empty group at groupEpoch 0.
@@ -48,6 +49,7 @@ func New(cfg Config, streamPrefix, consumerGroup string, shardCount int, metadat
 // Restore rebuilds a group from persisted records. It validates them, rebuilds the indexes
 // and gives every non-expired member a fresh lease (now+LeaseTTL) and, if it is revoking, a
 // fresh revoke deadline (now+RebalanceTimeout): a restart alone never expires or fences anyone.
+// After a graceful release use RestoreHandedOver, which keeps the timers the release handed over.
 func Restore(cfg Config, meta Meta, members []Member, now time.Time) (*Group, error) {
 	if meta.ShardCount < 0 || meta.GroupEpoch < 0 || meta.AssignmentEpoch < 0 || meta.MetadataVersion < 0 {
 		return nil, fmt.Errorf("groupstate: restore: negative field in meta %+v", meta)

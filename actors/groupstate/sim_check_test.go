@@ -59,6 +59,7 @@ func participants(g *Group) map[string][]int {
 // check runs every per-step property.
 func (s *sim) check() {
 	s.t.Helper()
+	s.trackLeases()
 	if v := s.g.CheckInvariants(); len(v) > 0 {
 		s.fail("invariants: %s", strings.Join(v, "; "))
 	}

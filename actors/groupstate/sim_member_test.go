@@ -77,6 +77,14 @@ func (s *sim) request(m *simMember) Heartbeat {
 // heartbeat sends one heartbeat of m with the given delivery fault.
 func (s *sim) heartbeat(m *simMember, fault string) {
 	m.nextHB = s.now.Add(simInterval)
+	if s.moving() {
+		// Nobody answers for the group: RETRY; the member keeps what it has and tries again
+		// within an interval (its self-fence deadline keeps running).
+		m.nextHB = s.now.Add(time.Duration(500+s.rng.Intn(2500)) * time.Millisecond)
+		s.log("%s hb -> RETRY (activation moving)", m.id)
+		simStats["retry-moving"]++
+		return
+	}
 	hb := s.request(m)
 	if fault == "lost-request" {
 		s.log("%s hb epoch=%d LOST REQUEST", m.id, hb.MemberEpoch)

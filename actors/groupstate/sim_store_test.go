@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"maps"
 	"slices"
+	"time"
 )
 
 // simStore is what the shell would have in Redis: only Durable changes reach it, as JSON.
@@ -45,8 +46,9 @@ func (st *simStore) persist(c *Change) {
 	}
 }
 
-// restoreFromStore rebuilds a group from what the store holds, as an activation would.
-func (s *sim) restoreFromStore() *Group {
+// restoreFromStore rebuilds a group from what the store holds, as an activation would: with
+// the timers a graceful release handed over (handed non-nil), else with fresh leases.
+func (s *sim) restoreFromStore(handed map[string]Lease, releasedAt time.Time) *Group {
 	var meta Meta
 	if err := json.Unmarshal(s.store.meta, &meta); err != nil {
 		s.fail("store meta: %v", err)
@@ -64,7 +66,13 @@ func (s *sim) restoreFromStore() *Group {
 		}
 		members = append(members, m)
 	}
-	g, err := Restore(s.g.Config(), meta, members, s.now)
+	restore := Restore
+	if handed != nil {
+		restore = func(cfg Config, meta Meta, members []Member, now time.Time) (*Group, error) {
+			return RestoreHandedOver(cfg, meta, members, handed, releasedAt, now)
+		}
+	}
+	g, err := restore(s.g.Config(), meta, members, s.now)
 	if err != nil {
 		s.fail("restore: %v", err)
 	}
@@ -72,9 +80,19 @@ func (s *sim) restoreFromStore() *Group {
 }
 
 // failover restores a fresh group from the store and checks it matches the live one on every
-// durable field. A grant hold (store loss) is carried over, as the shell must.
+// durable field. A grant hold (store loss) is carried over, as the shell must. It is a crash
+// move: the new activation gives fresh leases.
 func (s *sim) failover() {
-	g := s.restoreFromStore()
+	s.crashed()
+	s.restoreChecked(nil, s.now)
+	s.log("failover: restored %d members", len(s.g.Members()))
+	simStats["failover"]++
+}
+
+// restoreChecked replaces the group by one restored from the store (see restoreFromStore)
+// after checking that it matches the live one on every durable field.
+func (s *sim) restoreChecked(handed map[string]Lease, releasedAt time.Time) {
+	g := s.restoreFromStore(handed, releasedAt)
 	g.HoldGrantsUntil(s.g.GrantsHeldUntil())
 	if g.Meta() != s.g.Meta() {
 		s.fail("restored meta %+v differs from live %+v", g.Meta(), s.g.Meta())
@@ -94,8 +112,6 @@ func (s *sim) failover() {
 			s.fail("member %s lost durable state:\n live     %s\n restored %s", a.ID, ja, jb)
 		}
 	}
-	s.log("failover: restored %d members", len(restored))
-	simStats["failover"]++
 	s.g = g
 	s.check()
 }
@@ -118,7 +134,8 @@ func (s *sim) storeLoss() {
 		s.store.members = map[string][]byte{}
 	}
 	s.store.history = nil
-	g := s.restoreFromStore()
+	g := s.restoreFromStore(nil, s.now)
+	s.resetLeaseTracks() // the store lost what the bound was counted from
 	g.HoldGrantsUntil(s.now.Add(g.Config().LeaseTTL))
 	s.g = g
 	s.log("store loss (%s): restored %d members, grants held until +%s", kind, len(g.Members()), g.GrantsHeldUntil().Sub(t0))

@@ -39,6 +39,11 @@ type sim struct {
 	trace    []string
 	store    *simStore
 	req      int
+
+	// Activation moves (sim_move_test.go).
+	moveStart, moveUntil time.Time        // zero moveStart: not moving
+	handed               map[string]Lease // timers handed over by a graceful release
+	tracks               map[string]*leaseTrack
 }
 
 func (s *sim) fail(format string, args ...any) {
@@ -88,9 +93,11 @@ func (s *sim) spawn() *simMember {
 	return m
 }
 
-// advance moves the clock; members self-fence first, then the coordinator's timers fire.
+// advance moves the clock; members self-fence first, then the coordinator's timers fire
+// (none while the activation moves).
 func (s *sim) advance(d time.Duration) {
 	s.now = s.now.Add(d)
+	s.finishMove()
 	for _, m := range s.members {
 		if !m.alive {
 			continue
@@ -117,6 +124,9 @@ func (s *sim) advance(d time.Duration) {
 		}
 	}
 	s.check()
+	if s.moving() {
+		return
+	}
 	for _, m := range s.g.Members() {
 		if d, ok := s.g.NextDeadline(m.ID); ok && !s.now.Before(d) {
 			c := s.g.Expire(m.ID, s.now)
@@ -127,6 +137,9 @@ func (s *sim) advance(d time.Duration) {
 			for _, x := range c.Members {
 				if x.ID == m.ID {
 					simStats["timer-"+string(x.State)]++
+					if x.State == StateExpired {
+						s.checkExpiryNotEarly(x.ID)
+					}
 				}
 			}
 			s.apply(c)
@@ -135,6 +148,7 @@ func (s *sim) advance(d time.Duration) {
 	if c := s.g.Tick(s.now); c != nil {
 		s.fail("Tick found due timers the per-member timers missed: %s", fmtChange(c))
 	}
+	s.checkLeaseBounds()
 	if s.rng.Intn(20) == 0 {
 		s.apply(s.g.Prune(s.now))
 	}
@@ -233,9 +247,13 @@ func (s *sim) fault() {
 		s.log("clock jumps %s", d)
 		s.advance(d)
 	case r < 13:
-		s.failover()
+		if !s.moving() {
+			s.failover()
+		}
 	case r < 15:
-		s.storeLoss()
+		if !s.moving() {
+			s.storeLoss()
+		}
 	case r < 16:
 		if m := pick(); m != nil {
 			// Version inflation: a buggy or hostile member reports a version the coordinator
@@ -243,6 +261,10 @@ func (s *sim) fault() {
 			m.mv = 1 + s.rng.Int63n(1e15)
 			s.log("%s reports metadataVersion %d", m.id, m.mv)
 			simStats["version-inflation"]++
+		}
+	case r < 20:
+		if !s.moving() {
+			s.startMove(r < 19) // graceful three times out of four
 		}
 	}
 }

@@ -6,16 +6,16 @@ import "time"
 // it fires (a stale timer yields nil). Tick evaluates every member and is a safety net.
 
 // NextDeadline returns when the member's timer must fire next: the earlier of its lease
-// deadline and, while it is revoking (and not fenced), its revoke deadline. ok is false for
-// unknown and EXPIRED members.
+// deadline and, while it is revoking (and not fenced), its revoke deadline, each deferred by
+// the hand-over grace if one applies (handover.go). ok is false for unknown and EXPIRED members.
 func (g *Group) NextDeadline(memberID string) (time.Time, bool) {
 	m := g.members[memberID]
 	if m == nil || m.State == StateExpired || m.LeaseDeadline.IsZero() {
 		return time.Time{}, false
 	}
-	d := m.LeaseDeadline
-	if m.State != StateFenced && len(m.Revoking) > 0 && !m.RevokeDeadline.IsZero() && m.RevokeDeadline.Before(d) {
-		d = m.RevokeDeadline
+	d := g.dueAt(m, m.LeaseDeadline)
+	if m.State != StateFenced && len(m.Revoking) > 0 && !m.RevokeDeadline.IsZero() {
+		d = earlier(d, g.dueAt(m, m.RevokeDeadline))
 	}
 	return d, true
 }
@@ -54,11 +54,11 @@ func (t *txn) due(id string) bool {
 	if m == nil || m.State == StateExpired {
 		return false
 	}
-	if !m.LeaseDeadline.IsZero() && !t.now.Before(m.LeaseDeadline) {
+	if !m.LeaseDeadline.IsZero() && !t.now.Before(t.g.dueAt(m, m.LeaseDeadline)) {
 		t.expire(id)
 		return true
 	}
-	if m.State != StateFenced && len(m.Revoking) > 0 && !m.RevokeDeadline.IsZero() && !t.now.Before(m.RevokeDeadline) {
+	if m.State != StateFenced && len(m.Revoking) > 0 && !m.RevokeDeadline.IsZero() && !t.now.Before(t.g.dueAt(m, m.RevokeDeadline)) {
 		t.fence(id)
 		return true
 	}
@@ -77,7 +77,7 @@ func (g *Group) Prune(now time.Time) *Change {
 		if now.Before(m.StateSince.Add(g.cfg.Retention)) {
 			continue
 		}
-		if m.State == StateFenced && (m.LeaseDeadline.IsZero() || now.Before(m.LeaseDeadline)) {
+		if m.State == StateFenced && (m.LeaseDeadline.IsZero() || now.Before(g.dueAt(m, m.LeaseDeadline))) {
 			continue
 		}
 		t.remove(id)

@@ -41,7 +41,7 @@ func seedIdleGroups(t *testing.T, store persistence.Store, n int) {
 		require.NoError(t, err)
 		_, err = store.SaveGroup(ctx, k, snap.ActivationEpoch, snap.Revision, persistence.GroupChange{Meta: meta})
 		require.NoError(t, err)
-		require.NoError(t, store.ReleaseActivation(ctx, k, snap.ActivationEpoch))
+		require.NoError(t, store.ReleaseActivation(ctx, k, snap.ActivationEpoch, nil))
 	}
 }
 

@@ -50,11 +50,11 @@ func (p *partStore) CheckActivation(ctx context.Context, k persistence.GroupKey,
 	return p.Store.CheckActivation(ctx, k, e)
 }
 
-func (p *partStore) ReleaseActivation(ctx context.Context, k persistence.GroupKey, e int64) error {
+func (p *partStore) ReleaseActivation(ctx context.Context, k persistence.GroupKey, e int64, handover []byte) error {
 	if p.down.Load() {
 		return p.err("release")
 	}
-	return p.Store.ReleaseActivation(ctx, k, e)
+	return p.Store.ReleaseActivation(ctx, k, e, handover)
 }
 
 func (p *partStore) SaveGroup(ctx context.Context, k persistence.GroupKey, e, rev int64, c persistence.GroupChange) (int64, error) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"time"
 
 	"github.com/redisstream/coordinator/persistence"
 )
@@ -23,7 +24,14 @@ func (s *Store) Activate(ctx context.Context, key persistence.GroupKey, owner st
 	}
 	if !g.live {
 		g.live, g.meta, g.members = true, nil, map[string][]byte{}
+		g.dropHandover()
 	}
+	var handover []byte
+	var age time.Duration
+	if g.handover != nil && g.handoverEpoch == g.activation {
+		handover, age = g.handover, max(0, s.now().Sub(g.handoverAt))
+	}
+	g.dropHandover()
 	g.activation++
 	if g.owner != "" && g.owner != owner && !contains(g.fenced, g.owner) {
 		g.fenced = append(g.fenced, g.owner)
@@ -31,6 +39,7 @@ func (s *Store) Activate(ctx context.Context, key persistence.GroupKey, owner st
 	g.owner = owner
 	s.writes++
 	snap := snapshot(key, g)
+	snap.Handover, snap.HandoverAge = handover, age
 	for _, o := range g.fenced {
 		if o != owner {
 			snap.Fenced = append(snap.Fenced, o)
@@ -134,6 +143,7 @@ func (s *Store) DeleteGroup(ctx context.Context, key persistence.GroupKey, activ
 		return err
 	}
 	g.live, g.meta, g.members, g.owner, g.fenced = false, nil, nil, "", nil
+	g.dropHandover()
 	s.writes++
 	return nil
 }

@@ -93,7 +93,7 @@ func (s *Store) ClearTakeover(ctx context.Context, key persistence.GroupKey, act
 }
 
 // ReleaseActivation implements persistence.Nodes.
-func (s *Store) ReleaseActivation(ctx context.Context, key persistence.GroupKey, activationEpoch int64) error {
+func (s *Store) ReleaseActivation(ctx context.Context, key persistence.GroupKey, activationEpoch int64, handover []byte) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.check(ctx, "release group "+key.String()); err != nil {
@@ -101,6 +101,10 @@ func (s *Store) ReleaseActivation(ctx context.Context, key persistence.GroupKey,
 	}
 	if g := s.groups[key]; g != nil && g.activation == activationEpoch {
 		g.owner = ""
+		g.dropHandover()
+		if len(handover) > 0 {
+			g.handover, g.handoverEpoch, g.handoverAt = cloneBytes(handover), activationEpoch, s.now()
+		}
 	}
 	return nil
 }

@@ -32,7 +32,14 @@ type group struct {
 	meta       []byte
 	members    map[string][]byte
 	fenced     []string // earlier owners not yet told of the takeover
+	// handover, stored by the release of activation handoverEpoch at handoverAt.
+	handover      []byte
+	handoverEpoch int64
+	handoverAt    time.Time
 }
+
+// dropHandover forgets a stored hand-over.
+func (g *group) dropHandover() { g.handover, g.handoverEpoch, g.handoverAt = nil, 0, time.Time{} }
 
 var _ persistence.Store = (*Store)(nil)
 

@@ -88,11 +88,11 @@ func testTakeoverList(t *testing.T, s persistence.Store) {
 	require.Equal(t, []string{"C"}, d.Fenced)
 	// A released activation fences nobody.
 	require.NoError(t, s.ClearTakeover(ctx, gk, d.ActivationEpoch))
-	require.NoError(t, s.ReleaseActivation(ctx, gk, d.ActivationEpoch-1), "a stale release is a no-op")
+	require.NoError(t, s.ReleaseActivation(ctx, gk, d.ActivationEpoch-1, nil), "a stale release is a no-op")
 	loaded, err := s.LoadGroup(ctx, gk)
 	require.NoError(t, err)
 	require.Equal(t, "D", loaded.Owner)
-	require.NoError(t, s.ReleaseActivation(ctx, gk, d.ActivationEpoch))
+	require.NoError(t, s.ReleaseActivation(ctx, gk, d.ActivationEpoch, nil))
 	loaded, err = s.LoadGroup(ctx, gk)
 	require.NoError(t, err)
 	require.Equal(t, "", loaded.Owner)
@@ -139,7 +139,7 @@ func testLiveIndex(t *testing.T, s persistence.Store) {
 	require.Empty(t, orphans)
 
 	// A released group with an index entry is an orphan for everyone.
-	require.NoError(t, s.ReleaseActivation(ctx, other, o.ActivationEpoch))
+	require.NoError(t, s.ReleaseActivation(ctx, other, o.ActivationEpoch, nil))
 	orphans, err = s.Orphans(ctx, "n3")
 	require.NoError(t, err)
 	require.Equal(t, []persistence.GroupKey{other}, orphans)

@@ -45,6 +45,7 @@ func Run(t *testing.T, newStore func(t *testing.T) persistence.Store) {
 		{"NodeExpires", testNodeExpires},
 		{"TakeoverList", testTakeoverList},
 		{"LiveIndex", testLiveIndex},
+		{"Handover", testHandover},
 		{"Behind", testBehind},
 	}
 	for _, tc := range tests {

@@ -16,7 +16,10 @@
 //	                                     live (1 = exists, 0 = deleted), owner
 //	                                     ("" = released), fenced (newline-separated
 //	                                     earlier owners not yet told of a takeover),
-//	                                     meta (absent = nil), prefix, group
+//	                                     meta (absent = nil), prefix, group; handover,
+//	                                     handoverEpoch, handoverSec, handoverUsec (the
+//	                                     last release's hand-over, its epoch and Redis
+//	                                     TIME; absent when none)
 //	P:{g:<prefix>|<group>}:members HASH  memberId (raw) -> member record blob
 //	P:streams                      SET   raw stream prefixes (index)
 //	P:groups                       ZSET  "<prefix>|<group>" escaped, score 0 (index,

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -34,7 +35,7 @@ func (s *Store) Activate(ctx context.Context, key persistence.GroupKey, owner st
 	default:
 		return persistence.GroupSnapshot{}, fmt.Errorf("%s: unexpected script status %q", op, status)
 	}
-	if len(rest) < 6 {
+	if len(rest) < 9 {
 		return persistence.GroupSnapshot{}, fmt.Errorf("%s: short script reply", op)
 	}
 	snap := persistence.GroupSnapshot{Key: key, Owner: owner}
@@ -56,6 +57,14 @@ func (s *Store) Activate(ctx context.Context, key persistence.GroupKey, owner st
 	snap.Members = make(map[string][]byte, len(flat)/2)
 	for i := 0; i+1 < len(flat); i += 2 {
 		snap.Members[asString(flat[i])] = []byte(asString(flat[i+1]))
+	}
+	if asString(rest[6]) == "1" {
+		snap.Handover = []byte(asString(rest[7]))
+		age, err := asInt(rest[8])
+		if err != nil {
+			return persistence.GroupSnapshot{}, fmt.Errorf("%s: hand-over age: %w", op, err)
+		}
+		snap.HandoverAge = time.Duration(age) * time.Microsecond
 	}
 	return snap, nil
 }

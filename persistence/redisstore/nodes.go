@@ -81,13 +81,15 @@ func (s *Store) ClearTakeover(ctx context.Context, key persistence.GroupKey, act
 	return s.runGuarded(ctx, "clear takeover of group "+key.String(), s.run, clearTakeoverScript, key, activationEpoch)
 }
 
-// ReleaseActivation implements persistence.Nodes.
-func (s *Store) ReleaseActivation(ctx context.Context, key persistence.GroupKey, activationEpoch int64) error {
+// ReleaseActivation implements persistence.Nodes: one EVALSHA. The
+// hand-over is not sent with WAIT: if a failover loses it, the next
+// activation gives fresh leases, as after a crash.
+func (s *Store) ReleaseActivation(ctx context.Context, key persistence.GroupKey, activationEpoch int64, handover []byte) error {
 	op := "release group " + key.String()
 	if err := checkCtx(ctx, op); err != nil {
 		return err
 	}
-	_, _, err := s.run(ctx, op, releaseScript, []string{s.k.groupMeta(key)}, strconv.FormatInt(activationEpoch, 10))
+	_, _, err := s.run(ctx, op, releaseScript, []string{s.k.groupMeta(key)}, strconv.FormatInt(activationEpoch, 10), string(handover))
 	return err
 }
 

@@ -8,14 +8,16 @@ import "github.com/redis/go-redis/v9"
 // activateScript: KEYS meta, members; ARGV owner, prefix, group.
 // Bumps the activation epoch, (re)creates a deleted group empty, adds the
 // previous owner to the newline-separated list of owners not yet told of a
-// takeover, returns {"OK", epoch, revision, hasMeta, meta, {member, record,
-// ...}, fenced}.
+// takeover, takes the hand-over a release left (returned only if the
+// releasing activation is the directly previous one; always removed),
+// returns {"OK", epoch, revision, hasMeta, meta, {member, record, ...},
+// fenced, hasHandover, handover, handoverAgeMicros}.
 var activateScript = redis.NewScript(`
 local f = redis.call('HGET', KEYS[1], 'format')
 if f and f ~= '1' then return {'FORMAT', f} end
 if redis.call('HGET', KEYS[1], 'live') ~= '1' then
   redis.call('DEL', KEYS[2])
-  redis.call('HDEL', KEYS[1], 'meta', 'fenced', 'owner')
+  redis.call('HDEL', KEYS[1], 'meta', 'fenced', 'owner', 'handover', 'handoverEpoch', 'handoverSec', 'handoverUsec')
 end
 local prev = redis.call('HGET', KEYS[1], 'owner')
 local fenced = redis.call('HGET', KEYS[1], 'fenced') or ''
@@ -36,7 +38,18 @@ if not meta then
   hasMeta = '0'
   meta = ''
 end
-return {'OK', e, rev, hasMeta, meta, redis.call('HGETALL', KEYS[2]), fenced}
+local ho = redis.call('HMGET', KEYS[1], 'handover', 'handoverEpoch', 'handoverSec', 'handoverUsec')
+local hasHandover, handover, age = '0', '', 0
+if ho[1] then
+  if tonumber(ho[2]) == e - 1 and ho[3] and ho[4] then
+    local t = redis.call('TIME')
+    hasHandover, handover = '1', ho[1]
+    age = (tonumber(t[1]) - tonumber(ho[3])) * 1000000 + (tonumber(t[2]) - tonumber(ho[4]))
+    if age < 0 then age = 0 end
+  end
+  redis.call('HDEL', KEYS[1], 'handover', 'handoverEpoch', 'handoverSec', 'handoverUsec')
+end
+return {'OK', e, rev, hasMeta, meta, redis.call('HGETALL', KEYS[2]), fenced, hasHandover, handover, age}
 `)
 
 // groupGuard is the shared check of saveScript and deleteScript: ARGV[1] is
@@ -73,7 +86,7 @@ return {'OK', redis.call('HINCRBY', KEYS[1], 'revision', 1)}
 // revision counters.
 var deleteScript = redis.NewScript(groupGuard + `
 redis.call('DEL', KEYS[2])
-redis.call('HDEL', KEYS[1], 'meta', 'owner', 'fenced')
+redis.call('HDEL', KEYS[1], 'meta', 'owner', 'fenced', 'handover', 'handoverEpoch', 'handoverSec', 'handoverUsec')
 redis.call('HSET', KEYS[1], 'live', '0')
 return {'OK'}
 `)
@@ -109,10 +122,19 @@ redis.call('HDEL', KEYS[1], 'fenced')
 return {'OK'}
 `)
 
-// releaseScript: KEYS meta; ARGV epoch. Clears the owner iff epoch is current.
+// releaseScript: KEYS meta; ARGV epoch, handover ("" = none). Iff epoch is
+// current: clears the owner and stores the hand-over with the epoch and the
+// server's clock (TIME: seconds and microseconds, kept apart because a Lua
+// number would round their combination).
 var releaseScript = redis.NewScript(`
 if redis.call('HGET', KEYS[1], 'activation') == ARGV[1] then
   redis.call('HSET', KEYS[1], 'owner', '')
+  if ARGV[2] ~= '' then
+    local t = redis.call('TIME')
+    redis.call('HSET', KEYS[1], 'handover', ARGV[2], 'handoverEpoch', ARGV[1], 'handoverSec', t[1], 'handoverUsec', t[2])
+  else
+    redis.call('HDEL', KEYS[1], 'handover', 'handoverEpoch', 'handoverSec', 'handoverUsec')
+  end
 end
 return {'OK'}
 `)

@@ -60,7 +60,7 @@ func TestIdleCostBenchmark(t *testing.T) {
 			meta, _ := json.Marshal(groupstate.New(rules, k.StreamPrefix, k.ConsumerGroup, 4, 1).Meta())
 			_, err = store.SaveGroup(ctx, k, snap.ActivationEpoch, snap.Revision, persistence.GroupChange{Meta: meta})
 			require.NoError(t, err)
-			require.NoError(t, store.ReleaseActivation(ctx, k, snap.ActivationEpoch))
+			require.NoError(t, store.ReleaseActivation(ctx, k, snap.ActivationEpoch, nil))
 		}
 		coord := harness.StartCoordinator(t, harness.Options{RedisAddr: r.Addr(), Env: map[string]string{"RSC_LOG_LEVEL": "info"}})
 		time.Sleep(3 * time.Second) // start-up done
