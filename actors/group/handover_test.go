@@ -86,8 +86,11 @@ func TestReleaseHandsTheLeasesOver(t *testing.T) {
 	require.NoError(t, err)
 	require.NotEmpty(t, snap.Owner)
 
-	// An activation that ends without a release: the next one cannot know the leases.
+	// An activation that ends without a release (a crash; here: its release cannot reach the
+	// store): the next one cannot know the leases.
+	s.store.SetUnavailable(true)
 	require.NoError(t, s.system.Root.StopFuture(s.pid).Wait())
+	s.store.SetUnavailable(false)
 	s.spawn()
 	require.Equal(t, stamp(clk.Now().Add(rules.LeaseTTL)), leaseOf("a"), "fresh lease after a crash")
 

@@ -118,7 +118,9 @@ func TestDeadMemberExpiresWhileTheActivationMoves(t *testing.T) {
 			t.Logf("dead member expired %s after its last heartbeat (TTL %s, interval %s, %d crash move(s), max hand-over %s, %d moves in all)",
 				took, ttl, iv, crashes, maxHandover, moves)
 			require.GreaterOrEqual(t, movesBefore, 3, "the activation moved at least three times within the lease")
-			const slack = 300 * time.Millisecond // timer delivery and store round trips on a loaded box
+			// Timer delivery and store round trips on a loaded CI box; generous, because what
+			// this tells apart is "bounded" from "kept alive by every move" (never expires).
+			slack := ttl
 			require.LessOrEqual(t, took, ttl+iv+time.Duration(crashes)*ttl+maxHandover+slack)
 			require.False(t, gotAll.IsZero(), "the dead member's shards were never reassigned")
 			require.Equal(t, groupstate.StateActive, memberState(t, store, "live"), "the live member was never fenced or expired")
