@@ -117,10 +117,14 @@ end
 return {'OK'}
 `)
 
-// renewNodeScript: KEYS instance, node; ARGV ttlMs, newInstanceId,
-// newInstanceCreatedMs. Creates the instance marker if missing, renews the
-// node record. Returns {"OK", renews, takeovers, nodeCreated, instanceId,
-// instanceCreatedMs, instanceCreated}.
+// renewNodeScript: KEYS instance, node, registry; ARGV ttlMs,
+// newInstanceId, newInstanceCreatedMs, owner, registration. Creates the
+// instance marker if missing, renews the node record, and renews owner's
+// entry in the node registry (a hash owner → "expiresMs|registeredMs|
+// renewedMs|registration", times from the server's clock), deleting expired
+// entries on the way. Returns {"OK", renews, takeovers, nodeCreated,
+// instanceId, instanceCreatedMs, instanceCreated, registeredMs, nowMs,
+// peerOwner1, peerEntry1, …} with every other live entry. O(entries).
 var renewNodeScript = redis.NewScript(`
 local ic = 0
 if redis.call('EXISTS', KEYS[1]) == 0 then
@@ -132,7 +136,30 @@ local nc = 1 - redis.call('EXISTS', KEYS[2])
 local r = redis.call('HINCRBY', KEYS[2], 'renews', 1)
 local t = redis.call('HGET', KEYS[2], 'takeovers') or '0'
 redis.call('PEXPIRE', KEYS[2], ARGV[1])
-return {'OK', r, t, nc, inst[1], inst[2], ic}
+local tm = redis.call('TIME')
+local now = tonumber(tm[1]) * 1000 + math.floor(tonumber(tm[2]) / 1000)
+local ttl = tonumber(ARGV[1])
+local reg = now
+local old = redis.call('HGET', KEYS[3], ARGV[4])
+if old then
+  local e, a = string.match(old, '^(%d+)|(%d+)|')
+  if e and tonumber(e) > now then reg = tonumber(a) end
+end
+local f = function(x) return string.format('%.0f', x) end
+redis.call('HSET', KEYS[3], ARGV[4], f(now + ttl) .. '|' .. f(reg) .. '|' .. f(now) .. '|' .. ARGV[5])
+local out = {'OK', r, t, nc, inst[1], inst[2], ic, f(reg), f(now)}
+local all = redis.call('HGETALL', KEYS[3])
+for i = 1, #all, 2 do
+  local e = tonumber(string.match(all[i + 1], '^(%d+)|') or '0')
+  if e <= now then
+    redis.call('HDEL', KEYS[3], all[i])
+  elseif all[i] ~= ARGV[4] then
+    out[#out + 1] = all[i]
+    out[#out + 1] = all[i + 1]
+  end
+end
+if redis.call('PTTL', KEYS[3]) < ttl then redis.call('PEXPIRE', KEYS[3], ttl) end
+return out
 `)
 
 // notifyScript: KEYS node. Bumps takeovers iff the record exists.
