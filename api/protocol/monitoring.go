@@ -132,6 +132,33 @@ type HealthResponse struct {
 	// StateLost is set while the coordinator holds grants because Redis lost
 	// its state (status DEGRADED meanwhile).
 	StateLost *StateLost `json:"stateLost,omitempty"`
+	// NodeConflict is set while other nodes share this node's store (same
+	// Redis key prefix) without being members of its cluster. When Refusing,
+	// this node registered later and refuses to serve (status DOWN).
+	NodeConflict *NodeConflict `json:"nodeConflict,omitempty"`
+}
+
+// NodeConflict describes nodes that share the store without forming one
+// cluster with this node (see docs/OPERATIONS.md, "node refuses to serve").
+type NodeConflict struct {
+	Refusing bool   `json:"refusing"`
+	Reason   string `json:"reason"`
+	Since    string `json:"since"`
+	// Peers are the conflicting nodes, as they registered in the store.
+	Peers []ConflictPeer `json:"peers"`
+}
+
+// ConflictPeer is one node that shares the store without being a member of
+// this node's cluster.
+type ConflictPeer struct {
+	NodeID       string `json:"nodeId"`
+	Owner        string `json:"owner"`
+	ClusterName  string `json:"clusterName,omitempty"`
+	Provider     string `json:"provider,omitempty"`
+	Address      string `json:"address,omitempty"`
+	RegisteredAt string `json:"registeredAt"`
+	// Earlier: it registered before this node (so this node is the one that refuses).
+	Earlier bool `json:"earlier"`
 }
 
 // StateLost describes a store data loss the coordinator is waiting out.

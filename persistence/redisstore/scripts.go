@@ -139,25 +139,23 @@ redis.call('PEXPIRE', KEYS[2], ARGV[1])
 local tm = redis.call('TIME')
 local now = tonumber(tm[1]) * 1000 + math.floor(tonumber(tm[2]) / 1000)
 local ttl = tonumber(ARGV[1])
-local reg = now
-local old = redis.call('HGET', KEYS[3], ARGV[4])
-if old then
-  local e, a = string.match(old, '^(%d+)|(%d+)|')
-  if e and tonumber(e) > now then reg = tonumber(a) end
-end
 local f = function(x) return string.format('%.0f', x) end
-redis.call('HSET', KEYS[3], ARGV[4], f(now + ttl) .. '|' .. f(reg) .. '|' .. f(now) .. '|' .. ARGV[5])
-local out = {'OK', r, t, nc, inst[1], inst[2], ic, f(reg), f(now)}
+local reg = now
+local out = {'OK', r, t, nc, inst[1], inst[2], ic, '', f(now)}
 local all = redis.call('HGETALL', KEYS[3])
 for i = 1, #all, 2 do
-  local e = tonumber(string.match(all[i + 1], '^(%d+)|') or '0')
-  if e <= now then
-    redis.call('HDEL', KEYS[3], all[i])
-  elseif all[i] ~= ARGV[4] then
+  local e, a = string.match(all[i + 1], '^(%d+)|(%d+)|')
+  if not e or tonumber(e) <= now then
+    if all[i] ~= ARGV[4] then redis.call('HDEL', KEYS[3], all[i]) end
+  elseif all[i] == ARGV[4] then
+    reg = tonumber(a)
+  else
     out[#out + 1] = all[i]
     out[#out + 1] = all[i + 1]
   end
 end
+out[8] = f(reg)
+redis.call('HSET', KEYS[3], ARGV[4], f(now + ttl) .. '|' .. f(reg) .. '|' .. f(now) .. '|' .. ARGV[5])
 if redis.call('PTTL', KEYS[3]) < ttl then redis.call('PEXPIRE', KEYS[3], ttl) end
 return out
 `)
