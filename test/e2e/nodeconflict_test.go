@@ -76,9 +76,10 @@ func TestTwoSingleNodesOnOneStoreDoNotPingPong(t *testing.T) {
 	require.Contains(t, string(body), "store.key-prefix")
 	require.Contains(t, c2.Logs(), "REFUSES TO SERVE")
 	require.Contains(t, c2.Logs(), "node c1 (owner c1/")
+	// The earlier node counts the conflict up to one round after the later one.
+	require.Eventually(t, func() bool { return healthOf(t, cl[0]).NodeConflict != nil }, 10*time.Second, 50*time.Millisecond)
 	h1 := healthOf(t, cl[0])
 	require.Equal(t, protocol.HealthUp, h1.Status)
-	require.NotNil(t, h1.NodeConflict)
 	require.False(t, h1.NodeConflict.Refusing)
 
 	// Let c2's release (in the round that refused) and c1's re-activation happen, then count:
