@@ -45,6 +45,7 @@ type registry struct {
 	grace time.Duration
 
 	refusing  atomic.Bool
+	suspect   atomic.Bool // an earlier conflicting peer is seen, its grace not yet over
 	releasing atomic.Bool // a releaseGroups is running
 
 	mu        sync.Mutex
@@ -114,6 +115,7 @@ func (r *registry) observe(self persistence.NodeRegistration, peers []persistenc
 	r.self = self
 	var counted, earlier, later []persistence.NodeRegistration
 	seen := map[string]bool{}
+	suspect := false
 	for _, p := range peers {
 		if !r.conflicting(p, self, members) {
 			continue
@@ -125,6 +127,7 @@ func (r *registry) observe(self persistence.NodeRegistration, peers []persistenc
 			r.firstSeen[p.Owner] = now
 		}
 		if now.Sub(first) < r.grace {
+			suspect = suspect || p.Before(self)
 			continue
 		}
 		counted = append(counted, p)
@@ -148,6 +151,7 @@ func (r *registry) observe(self persistence.NodeRegistration, peers []persistenc
 		r.since = now
 	}
 	r.counted = counted
+	r.suspect.Store(suspect)
 	refuse := len(earlier) > 0
 	was := r.refusing.Swap(refuse)
 	key := ownersOf(earlier)
@@ -189,6 +193,12 @@ func (r *registry) observe(self persistence.NodeRegistration, peers []persistenc
 		r.h.releaseGroups()
 	}
 }
+
+// holdSweep reports whether the sweep should not activate groups now: the
+// node refuses to serve, or may be about to (an earlier conflicting peer is
+// within its grace). Deferring a sweep costs nothing; activating groups only
+// to release them a few rounds later would fence the earlier node's.
+func (r *registry) holdSweep() bool { return r.refusing.Load() || r.suspect.Load() }
 
 // refusal returns the error group routes answer while this node refuses to
 // serve (nil otherwise): api.ErrUnavailable (503, Retry-After) with the why.

@@ -245,3 +245,32 @@ func TestConflictingPeers(t *testing.T) {
 		require.Equal(t, tc.want, r.conflicting(tc.peer, self, tc.members), tc.name)
 	}
 }
+
+// A node that sees an earlier conflicting node within the grace does not
+// sweep: it would only activate groups (fencing the earlier node's) to
+// release them rounds later.
+func TestNodeThatMayRefuseDoesNotSweep(t *testing.T) {
+	mem, prov := newQuickStore(t)
+	ctx := context.Background()
+	a := New(Options{Store: mem, Provisioner: prov, NodeID: "n1", Rules: quickRules, TrustEmptyStore: true})
+	t.Cleanup(a.Stop)
+	require.NoError(t, a.node.round(ctx))
+	seedIdleGroups(t, mem, 1)
+	k := persistence.GroupKey{StreamPrefix: "orders", ConsumerGroup: "g00000"}
+	snap, err := mem.LoadGroup(ctx, k)
+	require.NoError(t, err)
+	require.NoError(t, mem.MarkLive(ctx, k, snap.ActivationEpoch))
+
+	// b's cluster view will never list n1, but its grace (cluster settle time) lasts an hour.
+	b := New(Options{Store: mem, Provisioner: prov, NodeID: "n2", Rules: quickRules, TrustEmptyStore: true,
+		ClusterSettle: time.Hour, ClusterView: func() (string, []string) { return "n2", []string{"n2"} }})
+	t.Cleanup(b.Stop)
+	require.NoError(t, b.node.round(ctx))
+	require.True(t, b.reg.holdSweep())
+	require.False(t, b.reg.refusing.Load(), "within the grace: not refusing yet")
+	b.sweep(ctx)
+	require.Empty(t, b.activeKeys())
+	require.False(t, a.reg.holdSweep(), "the earlier node sweeps")
+	a.sweep(ctx)
+	require.Equal(t, []persistence.GroupKey{k}, a.activeKeys())
+}

@@ -14,8 +14,8 @@ import (
 // every member a fresh one). A swept group whose members are all gone then
 // passivates again. Cost: O(groups with live members), never O(groups).
 func (h *Host) sweep(ctx context.Context) {
-	if h.reg.refusing.Load() {
-		return // this node activates no group while it refuses to serve (registry.go)
+	if h.reg.holdSweep() {
+		return // this node activates no group while it refuses (or may refuse) to serve (registry.go)
 	}
 	keys, err := h.opts.Store.Orphans(ctx, h.opts.NodeID)
 	if err != nil {
