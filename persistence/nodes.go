@@ -72,6 +72,10 @@ type NodeRegistration struct {
 	ClusterName string
 	Provider    string // cluster.provider: single, automanaged, …
 	Address     string // advertised cluster address ("" for single)
+	// Refusing: the node refuses (or is about to refuse) to serve because of
+	// an earlier node it conflicts with. Other nodes do not refuse because of
+	// it: it does not serve, so it takes no activation from them.
+	Refusing bool
 	// RegisteredAt is the store's clock when this entry was created (the
 	// first renewal of the incarnation, or the first after the entry
 	// expired); RenewedAt is the store's clock at its latest renewal. One

@@ -45,17 +45,25 @@ type registry struct {
 	grace time.Duration
 
 	refusing  atomic.Bool
+	published atomic.Bool // the Refusing flag this node registers (refusing or about to)
 	suspect   atomic.Bool // an earlier conflicting peer is seen, its grace not yet over
 	releasing atomic.Bool // a releaseGroups is running
 
 	mu        sync.Mutex
-	firstSeen map[string]time.Time // peer owner → first round it was seen conflicting (host clock)
-	counted   []persistence.NodeRegistration
+	firstSeen map[string]time.Time           // peer owner → first round it was seen conflicting (host clock)
+	counted   []persistence.NodeRegistration // conflicts past the grace
+	blocking  []persistence.NodeRegistration // those of counted that make this node refuse
+	resumeIn  int                            // rounds left before a refusing node serves again
 	self      persistence.NodeRegistration
 	since     time.Time       // when the current conflict episode started counting
 	reported  string          // owners of the earlier peers last logged (log once per set)
 	warned    map[string]bool // later peers this (earlier) node already logged
 }
+
+// resumeRounds: a node whose conflict is over serves again at the
+// resumeRounds-th round after (round 1 decides, round 2 publishes the cleared
+// flag, round 3 serves: every other node has renewed once in between).
+const resumeRounds = 3
 
 // defaultClusterSettle is Options.ClusterSettle when a ClusterView is set and
 // no value is: a few member-list refreshes of protoactor's providers.
@@ -83,7 +91,8 @@ func (h *Host) registration() persistence.NodeRegistration {
 	if provider == "" {
 		provider = "single"
 	}
-	return persistence.NodeRegistration{NodeID: h.opts.NodeID, ClusterName: h.opts.ClusterName, Provider: provider, Address: addr}
+	return persistence.NodeRegistration{NodeID: h.opts.NodeID, ClusterName: h.opts.ClusterName, Provider: provider, Address: addr,
+		Refusing: h.reg.published.Load()}
 }
 
 // conflicting reports whether peer p shares the store without being in this
@@ -113,7 +122,7 @@ func (r *registry) observe(self persistence.NodeRegistration, peers []persistenc
 	}
 	r.mu.Lock()
 	r.self = self
-	var counted, earlier, later []persistence.NodeRegistration
+	var counted, blocking, later []persistence.NodeRegistration
 	seen := map[string]bool{}
 	suspect := false
 	for _, p := range peers {
@@ -126,14 +135,18 @@ func (r *registry) observe(self persistence.NodeRegistration, peers []persistenc
 			first = now
 			r.firstSeen[p.Owner] = now
 		}
+		// An earlier peer that itself refuses (because of a node earlier still)
+		// serves nothing: it takes no activation from this node.
+		blocks := p.Before(self) && !p.Refusing
 		if now.Sub(first) < r.grace {
-			suspect = suspect || p.Before(self)
+			suspect = suspect || blocks
 			continue
 		}
 		counted = append(counted, p)
-		if p.Before(self) {
-			earlier = append(earlier, p)
-		} else {
+		switch {
+		case blocks:
+			blocking = append(blocking, p)
+		case !p.Before(self):
 			later = append(later, p)
 		}
 	}
@@ -150,13 +163,29 @@ func (r *registry) observe(self persistence.NodeRegistration, peers []persistenc
 	if len(counted) > 0 && len(r.counted) == 0 {
 		r.since = now
 	}
-	r.counted = counted
+	r.counted, r.blocking = counted, blocking
 	r.suspect.Store(suspect)
-	refuse := len(earlier) > 0
-	was := r.refusing.Swap(refuse)
-	key := ownersOf(earlier)
-	logRefuse := refuse && key != r.reported
-	if refuse {
+	refuseNow := len(blocking) > 0
+	// Others read this node's Refusing flag from its next renewal on: publish
+	// it now, and when the conflict is over, go on refusing until every other
+	// node has had a round to see the flag cleared (so that a later node this
+	// one was shielding refuses before this one serves).
+	r.published.Store(refuseNow || suspect)
+	was := r.refusing.Load()
+	refuse := refuseNow
+	switch {
+	case refuseNow:
+		r.resumeIn = 0
+	case was && r.resumeIn == 0:
+		r.resumeIn, refuse = resumeRounds-1, true
+	case was:
+		r.resumeIn--
+		refuse = r.resumeIn > 0
+	}
+	r.refusing.Store(refuse)
+	key := ownersOf(blocking)
+	logRefuse := refuseNow && key != r.reported
+	if refuseNow {
 		r.reported = key
 	} else {
 		r.reported = ""
@@ -172,11 +201,11 @@ func (r *registry) observe(self persistence.NodeRegistration, peers []persistenc
 
 	log := r.h.opts.Logger
 	if logRefuse {
-		log.Error("this node REFUSES TO SERVE: "+describePeers(earlier)+" share(s) this node's Redis store and key prefix without being a member of its cluster, and registered earlier. "+
+		log.Error("this node REFUSES TO SERVE: "+describePeers(blocking)+" share(s) this node's Redis store and key prefix without being a member of its cluster, and registered earlier. "+
 			"Nodes that share a store but not a cluster take each group's activation from each other over and over. "+
 			"Fix: make them one cluster (same cluster.name; cluster.provider automanaged with cluster.seeds listing every node, or kubernetes), "+
 			"or give each deployment its own store.key-prefix. Until then this node answers heartbeats RETRY, other group routes 503 and health DOWN, and serves again once the other node(s) are gone",
-			slog.String("self", describe(self)), slog.Int("conflicts", len(earlier)))
+			slog.String("self", describe(self)), slog.Int("conflicts", len(blocking)))
 	}
 	if was && !refuse {
 		log.Info("node conflict resolved: no earlier node outside this node's cluster shares the store any more; serving again")
@@ -213,13 +242,15 @@ func (h *Host) refusal() error {
 func (r *registry) reason() string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	var earlier []persistence.NodeRegistration
-	for _, p := range r.counted {
-		if p.Before(r.self) {
-			earlier = append(earlier, p)
-		}
+	return r.reasonLocked()
+}
+
+// reasonLocked is reason with r.mu held.
+func (r *registry) reasonLocked() string {
+	if len(r.blocking) == 0 {
+		return "the node that shared its store without being in its cluster is gone; it serves again within " + fmt.Sprint(resumeRounds) + " renewal rounds"
 	}
-	return describePeers(earlier) + " share(s) its Redis store and key prefix without being in its cluster and registered earlier; " +
+	return describePeers(r.blocking) + " share(s) its Redis store and key prefix without being in its cluster and registered earlier; " +
 		"form one cluster (cluster.provider, cluster.seeds) or give each deployment its own store.key-prefix (see docs/OPERATIONS.md)"
 }
 
@@ -227,21 +258,21 @@ func (r *registry) reason() string {
 func (r *registry) report() *protocol.NodeConflict {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if len(r.counted) == 0 {
+	refusing := r.refusing.Load()
+	if len(r.counted) == 0 && !refusing {
 		return nil
 	}
-	out := &protocol.NodeConflict{Refusing: r.refusing.Load(), Since: r.since.UTC().Format(time.RFC3339Nano)}
+	out := &protocol.NodeConflict{Refusing: refusing, Since: r.since.UTC().Format(time.RFC3339Nano), Peers: []protocol.ConflictPeer{}}
 	for _, p := range r.counted {
 		out.Peers = append(out.Peers, protocol.ConflictPeer{
 			NodeID: p.NodeID, Owner: p.Owner, ClusterName: p.ClusterName, Provider: p.Provider, Address: p.Address,
-			RegisteredAt: p.RegisteredAt.UTC().Format(time.RFC3339Nano), Earlier: p.Before(r.self),
+			RegisteredAt: p.RegisteredAt.UTC().Format(time.RFC3339Nano), Earlier: p.Before(r.self), Refusing: p.Refusing,
 		})
 	}
 	if out.Refusing {
-		out.Reason = "this node registered later than node(s) that share its Redis store and key prefix without being members of its cluster, so it refuses to serve; " +
-			"form one cluster (cluster.provider, cluster.seeds) or give each deployment its own store.key-prefix"
+		out.Reason = "this node refuses to serve: " + r.reasonLocked()
 	} else {
-		out.Reason = "node(s) that registered later share this node's Redis store and key prefix without being members of its cluster; they refuse to serve, this node serves"
+		out.Reason = "node(s) share this node's Redis store and key prefix without being members of its cluster; they registered later or refuse to serve themselves, so this node serves"
 	}
 	return out
 }

@@ -274,3 +274,73 @@ func TestNodeThatMayRefuseDoesNotSweep(t *testing.T) {
 	a.sweep(ctx)
 	require.Equal(t, []persistence.GroupKey{k}, a.activeKeys())
 }
+
+// The decision, round by round (observe called directly with made-up
+// registrations): an earlier peer that refuses itself blocks nobody; when it
+// serves again this node refuses at once (its grace ran long ago); when the
+// conflict is over the node serves again at the resumeRounds-th round, having
+// published its cleared flag in between.
+func TestRefusalDecisionRoundByRound(t *testing.T) {
+	mem, prov := newQuickStore(t)
+	met := &conflictMetrics{}
+	c := New(Options{Store: mem, Provisioner: prov, NodeID: "c", Rules: quickRules, NodeMetrics: met, ClusterSettle: time.Millisecond,
+		ClusterView: func() (string, []string) { return "C", []string{"A", "C"} }})
+	t.Cleanup(c.Stop)
+	r := c.reg
+	t0 := time.Unix(1000, 0)
+	reg := func(id, addr string, at time.Duration, refusing bool) persistence.NodeRegistration {
+		return persistence.NodeRegistration{Owner: id + "/1", NodeID: id, Address: addr, RegisteredAt: t0.Add(at), RenewedAt: t0.Add(time.Hour), Refusing: refusing}
+	}
+	self := reg("c", "C", 3*time.Second, false)
+	a := reg("a", "A", time.Second, false)  // same cluster: never a conflict
+	b := reg("b", "", 2*time.Second, true)  // single, earlier than c, refusing because of a
+	d := reg("d", "", 4*time.Second, false) // single, later than c
+	now := t0.Add(time.Hour)
+	round := func(peers ...persistence.NodeRegistration) {
+		now = now.Add(r.grace/2 + time.Millisecond)
+		r.observe(self, peers, now)
+	}
+
+	round(a, b, d)
+	require.False(t, r.suspect.Load(), "b refuses: it is no threat")
+	require.False(t, r.published.Load())
+	round(a, b, d)
+	round(a, b, d)
+	require.False(t, r.refusing.Load())
+	rep := r.report()
+	require.NotNil(t, rep)
+	require.False(t, rep.Refusing)
+	require.Len(t, rep.Peers, 2)
+	require.True(t, rep.Peers[0].Refusing)
+	require.Equal(t, int64(2), met.peers.Load())
+
+	// b serves again (a went away): c refuses in the same round.
+	b.Refusing = false
+	round(b, d)
+	require.True(t, r.refusing.Load())
+	require.True(t, r.published.Load())
+	require.ErrorIs(t, c.refusal(), api.ErrUnavailable)
+	require.Contains(t, c.refusal().Error(), "node b")
+
+	// b stops: round 1 clears the flag but keeps refusing, round 2 still refuses, round 3 serves.
+	round(d)
+	require.False(t, r.published.Load())
+	require.True(t, r.refusing.Load())
+	require.True(t, r.report().Refusing, "health stays DOWN while the node still refuses")
+	round(d)
+	require.True(t, r.refusing.Load())
+	round(d)
+	require.False(t, r.refusing.Load())
+	require.NoError(t, c.refusal())
+
+	// A new earlier, serving peer within its grace: the node may be about to refuse.
+	e := reg("e", "", 0, false)
+	round(d, e)
+	require.True(t, r.suspect.Load())
+	require.True(t, r.published.Load(), "published at once, so later nodes do not refuse because of this one")
+	require.True(t, r.holdSweep())
+	require.False(t, r.refusing.Load())
+	round(d, e)
+	round(d, e)
+	require.True(t, r.refusing.Load())
+}

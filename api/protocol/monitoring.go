@@ -157,8 +157,11 @@ type ConflictPeer struct {
 	Provider     string `json:"provider,omitempty"`
 	Address      string `json:"address,omitempty"`
 	RegisteredAt string `json:"registeredAt"`
-	// Earlier: it registered before this node (so this node is the one that refuses).
+	// Earlier: it registered before this node (so this node is the one that
+	// refuses, unless that node refuses itself).
 	Earlier bool `json:"earlier"`
+	// Refusing: that node refuses to serve (because of a node earlier still).
+	Refusing bool `json:"refusing"`
 }
 
 // StateLost describes a store data loss the coordinator is waiting out.

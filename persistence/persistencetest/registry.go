@@ -30,8 +30,11 @@ func testRegistry(t *testing.T, s persistence.Store) {
 	require.False(t, a.Self.RegisteredAt.IsZero())
 	require.Equal(t, a.Self.RegisteredAt, a.Self.RenewedAt, "first registration")
 
-	b, err := s.RenewNode(ctx, registered("n2/b", "blue", "automanaged", "10.0.0.2:4020", time.Minute))
+	rb := registered("n2/b", "blue", "automanaged", "10.0.0.2:4020", time.Minute)
+	rb.Registration.Refusing = true
+	b, err := s.RenewNode(ctx, rb)
 	require.NoError(t, err)
+	require.True(t, b.Self.Refusing)
 	require.Len(t, b.Peers, 1)
 	p := b.Peers[0]
 	require.Equal(t, "n1/a", p.Owner)
@@ -47,6 +50,11 @@ func testRegistry(t *testing.T, s persistence.Store) {
 	// Renewing keeps RegisteredAt and moves RenewedAt; the peer is described in full.
 	a2, err := s.RenewNode(ctx, registered("n1/a", "rsc", "single", "", time.Minute))
 	require.NoError(t, err)
+	require.False(t, a2.Self.Refusing)
+	require.True(t, a2.Peers[0].Refusing)
+	require.Equal(t, "blue", a2.Peers[0].ClusterName)
+	require.Equal(t, "automanaged", a2.Peers[0].Provider)
+	require.Equal(t, "10.0.0.2:4020", a2.Peers[0].Address)
 	require.Equal(t, a.Self.RegisteredAt, a2.Self.RegisteredAt)
 	require.False(t, a2.Self.RenewedAt.Before(a.Self.RenewedAt))
 	require.Equal(t, []persistence.NodeRegistration{b.Self}, a2.Peers)

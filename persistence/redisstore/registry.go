@@ -19,13 +19,14 @@ type registration struct {
 	ClusterName string `json:"cluster,omitempty"`
 	Provider    string `json:"provider,omitempty"`
 	Address     string `json:"address,omitempty"`
+	Refusing    bool   `json:"refusing,omitempty"`
 }
 
 func encodeRegistration(owner string, r persistence.NodeRegistration) string {
 	if r.NodeID == "" {
 		r.NodeID = persistence.OwnerNode(owner)
 	}
-	b, _ := json.Marshal(registration{NodeID: r.NodeID, ClusterName: r.ClusterName, Provider: r.Provider, Address: r.Address})
+	b, _ := json.Marshal(registration{NodeID: r.NodeID, ClusterName: r.ClusterName, Provider: r.Provider, Address: r.Address, Refusing: r.Refusing})
 	return string(b)
 }
 
@@ -49,7 +50,7 @@ func decodeEntry(owner, entry string) persistence.NodeRegistration {
 		if r.NodeID != "" {
 			out.NodeID = r.NodeID
 		}
-		out.ClusterName, out.Provider, out.Address = r.ClusterName, r.Provider, r.Address
+		out.ClusterName, out.Provider, out.Address, out.Refusing = r.ClusterName, r.Provider, r.Address, r.Refusing
 	}
 	return out
 }
