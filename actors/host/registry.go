@@ -40,6 +40,14 @@ import (
 // renewal intervals (so one peer entry read in one round does not decide),
 // plus Options.ClusterSettle when a cluster provider runs (a member that just
 // started may be missing from the member list for a few refreshes).
+//
+// A node that refuses (or sees an earlier conflict within its grace) says so
+// in its registration (Refusing), and an earlier peer that refuses blocks
+// nobody: it serves nothing. Each node's state then depends only on nodes
+// registered before it, so exactly the earliest of mutually conflicting
+// nodes serves. A node whose conflict is over goes on refusing for
+// resumeRounds rounds, so that a later node it was shielding sees its cleared
+// flag (and refuses) before this one serves.
 type registry struct {
 	h     *Host
 	grace time.Duration
