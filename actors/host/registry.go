@@ -44,8 +44,8 @@ import (
 // A node that refuses (or sees an earlier conflict within its grace) says so
 // in its registration (Refusing), and an earlier peer that refuses blocks
 // nobody: it serves nothing. Each node's state then depends only on nodes
-// registered before it, so exactly the earliest of mutually conflicting
-// nodes serves. A node whose conflict is over goes on refusing for
+// registered before it, so the states settle, and of nodes that all
+// conflict with each other only the earliest serves. A node whose conflict is over goes on refusing for
 // resumeRounds rounds, so that a later node it was shielding sees its cleared
 // flag (and refuses) before this one serves.
 type registry struct {
