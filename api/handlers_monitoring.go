@@ -50,16 +50,19 @@ func (s *Server) health(c *fiber.Ctx) error {
 // ready: GET /coord/v1/monitoring/ready, public. 200 when UP or DEGRADED
 // (Redis unreachable: members keep their shards within their leases and are
 // told RETRY, so taking the node out of service would only make them
-// self-fence sooner), 503 when DOWN (the actor loop does not answer).
+// self-fence sooner), 503 when DOWN (the actor loop does not answer, or
+// the node refuses to serve because another node shares its store without
+// forming one cluster with it).
 func (s *Server) ready(c *fiber.Ctx) error {
 	h := s.healthNow()
 	if h.Status != protocol.HealthDown {
 		return c.JSON(h)
 	}
-	return c.Status(http.StatusServiceUnavailable).JSON(readyDown{
-		HealthResponse: h, ErrorCode: protocol.CodeUnavailable,
-		Message: "coordinator is not ready (redis " + h.Redis + ", loop " + h.Loop + "): its actor loop does not answer; it will not serve members until it does",
-	})
+	msg := "coordinator is not ready (redis " + h.Redis + ", loop " + h.Loop + "): its actor loop does not answer; it will not serve members until it does"
+	if h.Loop != protocol.HealthDown && h.NodeConflict != nil && h.NodeConflict.Refusing {
+		msg = "coordinator is not ready: " + h.NodeConflict.Reason
+	}
+	return c.Status(http.StatusServiceUnavailable).JSON(readyDown{HealthResponse: h, ErrorCode: protocol.CodeUnavailable, Message: msg})
 }
 
 // compatibility: GET /coord/v1/monitoring/compatibility: the coordination

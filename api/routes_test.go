@@ -199,6 +199,22 @@ func TestHealthStatuses(t *testing.T) {
 	}
 }
 
+// A node that refuses to serve (another node shares its store without
+// forming one cluster) is not ready, and /ready says why.
+func TestReadyNodeConflict(t *testing.T) {
+	h := newHarness(t, Config{})
+	h.fake.health = protocol.HealthResponse{Status: "DOWN", Redis: "UP", Loop: "UP", NodeConflict: &protocol.NodeConflict{
+		Refusing: true, Reason: "node n1 shares this store",
+		Peers: []protocol.ConflictPeer{{NodeID: "n1", Owner: "n1/x", Provider: "single", Earlier: true}},
+	}}
+	r := h.do("GET", "/coord/v1/monitoring/ready", "")
+	require.Equal(t, 503, r.status)
+	var body map[string]any
+	r.decode(t, &body)
+	require.Contains(t, body["message"], "node n1 shares this store")
+	require.Equal(t, true, body["nodeConflict"].(map[string]any)["refusing"])
+}
+
 func TestHeadHealth(t *testing.T) {
 	h := newHarness(t, Config{})
 	r := h.do("HEAD", "/coord/v1/monitoring/health", "")

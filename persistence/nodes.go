@@ -22,6 +22,11 @@ type Nodes interface {
 	// the record exists (alive reports whether it did). The owner's next
 	// renewal sees the change and re-checks its activations.
 	NotifyTakeover(ctx context.Context, owner string) (alive bool, err error)
+	// Deregister removes owner's registration (NodeRenewal.Registration) so
+	// that other nodes stop seeing it at once, not only after its TTL. The
+	// node record itself is left to expire: its expiry is what fences the
+	// owner's activations. A missing registration is not an error.
+	Deregister(ctx context.Context, owner string) error
 	// NodeAlive reports whether owner's node record exists.
 	NodeAlive(ctx context.Context, owner string) (bool, error)
 	// ClearTakeover forgets the previous owners Activate returned in
@@ -54,6 +59,42 @@ type NodeRenewal struct {
 	Owner       string
 	TTL         time.Duration
 	NewInstance Instance
+	// Registration is what the node tells the other nodes on the same key
+	// prefix about itself (the node registry). Owner, RegisteredAt and
+	// RenewedAt are set by the store; an empty NodeID is taken from Owner.
+	Registration NodeRegistration
+}
+
+// NodeRegistration is one node incarnation's entry in the node registry:
+// every node renewing under the same key prefix sees every other live one,
+// so that nodes that share a store without forming one cluster find each
+// other (actors/host/registry.go). An entry lives exactly as long as the
+// node record (TTL of the last renewal) unless the node deregisters.
+type NodeRegistration struct {
+	Owner       string // "nodeId/incarnation"
+	NodeID      string
+	ClusterName string
+	Provider    string // cluster.provider: single, automanaged, …
+	Address     string // advertised cluster address ("" for single)
+	// Refusing: the node refuses (or is about to refuse) to serve because of
+	// an earlier node it conflicts with. Other nodes do not refuse because of
+	// it: it does not serve, so it takes no activation from them.
+	Refusing bool
+	// RegisteredAt is the store's clock when this entry was created (the
+	// first renewal of the incarnation, or the first after the entry
+	// expired); RenewedAt is the store's clock at its latest renewal. One
+	// clock for every node, so comparing entries of different nodes is fair.
+	RegisteredAt time.Time
+	RenewedAt    time.Time
+}
+
+// Before reports whether r registered before o: earlier RegisteredAt, ties
+// broken by owner string. It is a strict total order over live entries.
+func (r NodeRegistration) Before(o NodeRegistration) bool {
+	if !r.RegisteredAt.Equal(o.RegisteredAt) {
+		return r.RegisteredAt.Before(o.RegisteredAt)
+	}
+	return r.Owner < o.Owner
 }
 
 // Instance is the store's instance marker: created once per data set, so a
@@ -76,6 +117,11 @@ type NodeStatus struct {
 	// it (none existed).
 	Instance        Instance
 	InstanceCreated bool
+	// Self is this node's registration as stored (with the store's
+	// RegisteredAt and RenewedAt); Peers are the registrations of every
+	// other live node under the same key prefix, sorted by owner.
+	Self  NodeRegistration
+	Peers []NodeRegistration
 }
 
 // OwnerName is the owner string of a node incarnation.

@@ -38,7 +38,7 @@ func TestWireHeartbeatRoundTrip(t *testing.T) {
 	resp := protocol.HeartbeatResponse{ResponseTo: "r1", Status: protocol.StatusOK, MemberID: "m/1", MemberEpoch: 8,
 		HeartbeatIntervalMs: 100, RebalanceTimeoutMs: 1000, MemberLeaseTTLMs: 600, GroupEpoch: 9, AssignmentEpoch: 9, MetadataVersion: 3,
 		Assignment: protocol.Assignment{AssignedShards: []protocol.ShardID{{ShardIndex: 1}}, PendingShards: []protocol.ShardID{}, MetadataVersion: 3},
-		Message: "x"}
+		Message:    "x"}
 	rb, err := proto.Marshal(replyToWire(&HeartbeatReply{Response: resp}))
 	require.NoError(t, err)
 	var rw wire.GroupReply

@@ -369,7 +369,25 @@ func (a *nodeInfoActor) Receive(ctx actor.Context) {
 
 // conflictReason returns why this node refuses to serve because another node
 // shares its store without being in its cluster ("" if none).
-func (h *Host) conflictReason() string { return "" }
+func (h *Host) conflictReason() string {
+	if h.reg == nil || !h.reg.refusing.Load() {
+		return ""
+	}
+	return "another node shares its Redis store without forming one cluster with it: " + h.reg.reason()
+}
+
+// clusterView is the node registry's view of this node's cluster: its own
+// advertised address and the addresses of the members it sees.
+func (h *Host) clusterView() (string, []string) {
+	if !h.clustered() {
+		return h.system.Address(), nil
+	}
+	var members []string
+	for _, m := range h.clusterMembers() {
+		members = append(members, m.Address())
+	}
+	return h.system.Address(), members
+}
 
 // nodeInfo is this node's part of the cluster-wide debug view.
 func (h *Host) nodeInfo(ctx context.Context) *wire.NodeInfo {

@@ -169,6 +169,9 @@ func (h *Host) limitRejected(limit string) {
 
 // CreateGroup creates a group explicitly (POST …/groups/{g}).
 func (h *Host) CreateGroup(ctx context.Context, streamPrefix, groupName string, req protocol.CreateGroupRequest) (protocol.GroupResponse, error) {
+	if err := h.refusal(); err != nil {
+		return protocol.GroupResponse{}, err
+	}
 	key := persistence.GroupKey{StreamPrefix: streamPrefix, ConsumerGroup: groupName}
 	if _, err := h.stream(ctx, streamPrefix); err != nil {
 		return protocol.GroupResponse{}, err

@@ -58,6 +58,22 @@ type Options struct {
 	// Cluster, if set, makes this node a member of an actor host cluster
 	// (cluster.go); nil: a single node with no listener.
 	Cluster *ClusterOptions
+
+	// Node registry (registry.go): every node registers in the store with its
+	// renewal and refuses to serve if an earlier node shares the store
+	// without being a member of its cluster.
+	//
+	// ClusterView returns this node's advertised cluster address and the
+	// addresses of the cluster members it currently sees (itself included).
+	// Nil means cluster.provider single: the node's cluster is itself only.
+	ClusterView func() (self string, members []string)
+	// ClusterName and ClusterProvider are registered for the other nodes'
+	// log lines and health (provider default "single").
+	ClusterName, ClusterProvider string
+	// ClusterSettle is how long the provider may take to list a member that
+	// just started (member list convergence); it is added to the conflict
+	// grace. Default with a ClusterView: 5 s; without: unused.
+	ClusterSettle time.Duration
 }
 
 // NodeMetrics receives node-level counts; implementations must be cheap and
@@ -67,6 +83,10 @@ type NodeMetrics interface {
 	StateLost()
 	// SweepActivations counts groups the sweep activated.
 	SweepActivations(n int)
+	// NodeConflicts reports, after every node renewal, how many nodes share
+	// the store without being members of this node's cluster (past the
+	// grace) and whether this node refuses to serve because of them.
+	NodeConflicts(peers int, refusing bool)
 }
 
 // Host is one coordinator node: an actor system with a group actor per
@@ -82,6 +102,7 @@ type Host struct {
 	pinger *actor.PID // answers health checks of the actor loop
 	node   *node
 	loss   lossState
+	reg    *registry // nodes sharing the store (registry.go)
 
 	cl clusterState // cluster mode (cluster.go); zero in single mode
 
@@ -116,6 +137,14 @@ func New(opts Options) *Host {
 	if opts.SweepInterval <= 0 {
 		opts.SweepInterval = 30 * time.Second
 	}
+	if opts.Cluster != nil {
+		if opts.ClusterName == "" {
+			opts.ClusterName = opts.Cluster.Name
+		}
+		if opts.ClusterProvider == "" {
+			opts.ClusterProvider = opts.Cluster.ProviderName
+		}
+	}
 	logger := opts.Logger
 	h := &Host{
 		opts:   opts,
@@ -127,6 +156,10 @@ func New(opts Options) *Host {
 	}
 	h.node = &node{h: h, owner: persistence.OwnerName(opts.NodeID, newIncarnation()),
 		ttl: opts.Rules.LeaseTTL + opts.Rules.HeartbeatInterval}
+	if opts.Cluster != nil && h.opts.ClusterView == nil {
+		h.opts.ClusterView = h.clusterView
+	}
+	h.reg = newRegistry(h)
 	h.creating, h.full = make(chan struct{}, 1), map[string]fullStream{}
 	h.deps = &group.Deps{
 		Store: opts.Store, Provisioner: opts.Provisioner, Rules: opts.Rules, NodeID: opts.NodeID,
@@ -182,6 +215,7 @@ func (h *Host) Stop() {
 			h.mu.Lock()
 			h.groups = map[persistence.GroupKey]*actor.PID{}
 			h.mu.Unlock()
+			h.node.leave()
 			return
 		}
 		h.mu.Lock()
@@ -203,6 +237,7 @@ func (h *Host) Stop() {
 		for _, pid := range pids {
 			_ = h.system.Root.StopFuture(pid).Wait()
 		}
+		h.node.leave()
 		h.system.Shutdown()
 	})
 }

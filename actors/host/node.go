@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -29,7 +30,11 @@ type node struct {
 	prevTakeovers int64
 	lastOK        time.Time // start of the last successful round
 	failing       bool      // the last round failed (log once per outage)
+	left          bool      // leave ran: the node stopped, no more rounds
 }
+
+// errNodeLeft: a round after the node stopped (leave) renews nothing.
+var errNodeLeft = errors.New("host: node stopped")
 
 func newIncarnation() string {
 	b := make([]byte, 6)
@@ -43,10 +48,14 @@ func (n *node) round(ctx context.Context) error {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	h := n.h
+	if n.left {
+		return errNodeLeft
+	}
 	start := h.opts.Now()
 	st, err := h.opts.Store.RenewNode(ctx, persistence.NodeRenewal{
 		Owner: n.owner, TTL: n.ttl,
-		NewInstance: persistence.Instance{ID: newIncarnation() + newIncarnation(), CreatedAt: start},
+		NewInstance:  persistence.Instance{ID: newIncarnation() + newIncarnation(), CreatedAt: start},
+		Registration: h.registration(),
 	})
 	if err != nil {
 		if !n.failing {
@@ -90,6 +99,7 @@ func (n *node) round(ctx context.Context) error {
 		check = true
 	}
 	n.instance, n.prevRenews, n.prevTakeovers, n.lastOK = st.Instance.ID, st.Renews, st.Takeovers, start
+	h.reg.observe(st.Self, st.Peers, start)
 	msg := &group.NodeConfirmed{Start: start, Check: check}
 	h.mu.Lock()
 	for _, pid := range h.groups {
@@ -106,6 +116,20 @@ func (n *node) verify() error {
 	ctx, cancel := context.WithTimeout(context.Background(), n.h.opts.RequestTimeout/2)
 	defer cancel()
 	return n.round(ctx)
+}
+
+// leave ends the node's rounds and removes its registration, so that a node
+// that refuses to serve because of this one resumes at once rather than
+// after this node's record expires. The node record is left to expire.
+func (n *node) leave() {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.left = true
+	ctx, cancel := context.WithTimeout(context.Background(), n.h.opts.RequestTimeout/2)
+	defer cancel()
+	if err := n.h.opts.Store.Deregister(ctx, n.owner); err != nil {
+		n.h.opts.Logger.Debug("could not remove this node's registration; it expires with the node record", slog.Any("err", err))
+	}
 }
 
 func (n *node) loop() {

@@ -19,7 +19,7 @@ var quickRules = groupstate.Config{HeartbeatInterval: 100 * time.Millisecond, Le
 
 func quickHost(t *testing.T, store persistence.Store, prov persistence.Provisioner, id string) *Host {
 	t.Helper()
-	h := New(Options{Store: store, Provisioner: prov, NodeID: id, Rules: quickRules, TrustEmptyStore: true,
+	h := New(Options{Store: store, Provisioner: prov, NodeID: id, Rules: quickRules, TrustEmptyStore: true, ClusterView: testCluster(id),
 		IdlePassivation: 300 * time.Millisecond, SweepInterval: 200 * time.Millisecond})
 	t.Cleanup(h.Stop)
 	require.NoError(t, h.Start(context.Background()))

@@ -76,10 +76,11 @@ func TestIdleNodeRedisCallsDoNotGrowWithStoredGroups(t *testing.T) {
 	rounds := int64(window / group.ConfirmInterval(quickRules))
 	sweeps := int64(window / (300 * time.Millisecond))
 	require.LessOrEqual(t, trips[2000], rounds+sweeps+10, "one renewal per round and one index read per sweep")
-	// Every command is explained by renewals (one EVALSHA running 6 commands) and sweep reads:
-	// nothing is spent per stored group. (Counts, not timing: a slow box makes fewer rounds.)
+	// Every command is explained by renewals (one EVALSHA running 11 commands with one node in
+	// the registry: 6 for the node record, 5 for the registry) and sweep reads: nothing is spent
+	// per stored group. (Counts, not timing: a slow box makes fewer rounds.)
 	for _, n := range []int{0, 2000} {
-		require.LessOrEqual(t, calls[n], 7*renewals[n]+sweepReads[n]+5, "Redis calls of an idle node must not grow with stored groups (%d)", n)
+		require.LessOrEqual(t, calls[n], 12*renewals[n]+sweepReads[n]+5, "Redis calls of an idle node must not grow with stored groups (%d)", n)
 	}
 }
 

@@ -19,6 +19,9 @@ import (
 // groups.creation is implicit and limits.groups-per-stream allows it
 // (heartbeatUnknownGroup); otherwise nothing is spawned or stored.
 func (h *Host) Heartbeat(ctx context.Context, streamPrefix, groupName, pathMemberID string, req protocol.HeartbeatRequest) (protocol.HeartbeatResponse, error) {
+	if h.refusal() != nil {
+		return h.outcome(req, protocol.StatusRetry, "this coordinator node refuses to serve: another node shares its Redis store without forming one cluster with it (see this node's health); keep current ownership and retry, through another node"), nil
+	}
 	key := persistence.GroupKey{StreamPrefix: streamPrefix, ConsumerGroup: groupName}
 	if why := h.refusingRequests(); why != "" {
 		return h.outcome(req, protocol.StatusRetry, "this coordinator node cannot serve right now ("+why+"); retry, through another node if you know one"), nil
@@ -81,6 +84,9 @@ func (h *Host) outcome(req protocol.HeartbeatRequest, status protocol.Status, ms
 // groups.creation is explicit, an unknown group is ErrGroupNotFound and no
 // actor is spawned for it; with create true it is created (createGroup).
 func (h *Host) describe(ctx context.Context, streamPrefix, groupName string, create bool) (*group.Description, error) {
+	if err := h.refusal(); err != nil {
+		return nil, err
+	}
 	key := persistence.GroupKey{StreamPrefix: streamPrefix, ConsumerGroup: groupName}
 	if _, ok := h.active(key); !ok {
 		stream, err := h.stream(ctx, streamPrefix)
@@ -188,6 +194,9 @@ func (h *Host) Migrations(ctx context.Context, streamPrefix, groupName string) (
 
 // Groups lists every stored group with its state.
 func (h *Host) Groups(ctx context.Context) (protocol.GroupsResponse, error) {
+	if err := h.refusal(); err != nil {
+		return protocol.GroupsResponse{}, err
+	}
 	keys, err := h.opts.Store.ListGroups(ctx, "")
 	if err != nil {
 		return protocol.GroupsResponse{}, mapStoreErr(err)

@@ -18,6 +18,9 @@ const MaxShardCount = 4096
 // (metadataVersion 1). Producers publish with XADD NOMKSTREAM, so routing
 // must never point at a shard that does not exist yet.
 func (h *Host) CreateStream(ctx context.Context, streamPrefix string, req protocol.CreateStreamRequest) (protocol.CreateStreamResponse, error) {
+	if err := h.refusal(); err != nil {
+		return protocol.CreateStreamResponse{}, err
+	}
 	count := h.opts.DefaultShardCount
 	if req.InitialShardCount != nil {
 		count = *req.InitialShardCount
@@ -59,6 +62,9 @@ func (h *Host) stream(ctx context.Context, streamPrefix string) (persistence.Str
 
 // Scale starts resharding. Not part of this release: see docs/OPERATIONS.md.
 func (h *Host) Scale(ctx context.Context, streamPrefix string, req protocol.ScaleRequest) (protocol.ScaleResponse, error) {
+	if err := h.refusal(); err != nil {
+		return protocol.ScaleResponse{}, err
+	}
 	if _, err := h.stream(ctx, streamPrefix); err != nil {
 		return protocol.ScaleResponse{}, err
 	}
@@ -78,7 +84,8 @@ func (h *Host) Rollback(ctx context.Context, streamPrefix, groupName, resharding
 	return h.Migration(ctx, streamPrefix, groupName, reshardingID)
 }
 
-// Health reports the store and the actor loop.
+// Health reports the store, the actor loop and nodes that share the store
+// without forming one cluster with this node.
 func (h *Host) Health(ctx context.Context) protocol.HealthResponse {
 	out := protocol.HealthResponse{Status: "UP", CoordinatorID: h.opts.NodeID, Redis: "UP", Loop: "UP", Embedded: h.opts.EmbeddedRedis}
 	pctx, cancel := context.WithTimeout(ctx, time.Second)
@@ -92,8 +99,13 @@ func (h *Host) Health(ctx context.Context) protocol.HealthResponse {
 	out.StateLost = h.lossReport(h.opts.Now())
 	out.Cluster = h.clusterHealth()
 	out.Refusing = h.refusing()
+	out.NodeConflict = h.reg.report()
 	switch {
 	case out.Loop == "DOWN", out.Refusing != "":
+		out.Status = "DOWN"
+	case out.NodeConflict != nil && out.NodeConflict.Refusing:
+		// Another node shares the store without forming one cluster with this
+		// one and registered earlier: this node refuses to serve (registry.go).
 		out.Status = "DOWN"
 	case out.StateLost != nil:
 		// Grants are held while members that may still hold shards fence themselves.

@@ -18,6 +18,9 @@ import (
 // every member a fresh one). A swept group whose members are all gone then
 // passivates again. Cost: O(groups with live members), never O(groups).
 func (h *Host) sweep(ctx context.Context) {
+	if h.reg.holdSweep() {
+		return // this node activates no group while it refuses (or may refuse) to serve (registry.go)
+	}
 	keys, err := h.opts.Store.Orphans(ctx, h.opts.NodeID)
 	if err != nil {
 		h.opts.Logger.Warn("group sweep could not list groups with live members; next sweep retries", slog.Any("err", err))

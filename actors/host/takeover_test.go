@@ -67,7 +67,8 @@ func (p *partStore) SaveGroup(ctx context.Context, k persistence.GroupKey, e, re
 var takeoverRules = groupstate.Config{HeartbeatInterval: time.Second, LeaseTTL: 6 * time.Second, RebalanceTimeout: 6 * time.Second, Retention: time.Hour}
 
 func manualHost(t *testing.T, store persistence.Store, prov persistence.Provisioner, id string, clk *fakeClock) *Host {
-	h := New(Options{Store: store, Provisioner: prov, NodeID: id, Now: clk.Now, Rules: takeoverRules, TrustEmptyStore: true})
+	h := New(Options{Store: store, Provisioner: prov, NodeID: id, Now: clk.Now, Rules: takeoverRules, TrustEmptyStore: true,
+		ClusterView: testCluster(id)})
 	t.Cleanup(h.Stop)
 	return h
 }

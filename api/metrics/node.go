@@ -9,8 +9,11 @@ import "github.com/prometheus/client_golang/prometheus"
 //	rsc_group_passivations_total   idle groups that gave their activation up
 //	rsc_sweep_activations_total    groups activated by the sweep (live members, no live owner)
 //	rsc_state_lost_total           detections of Redis having lost coordinator state
+//	rsc_node_conflicts             nodes sharing this node's store without being in its cluster (gauge)
+//	rsc_node_refusing              1 while this node refuses to serve because of them (gauge)
 type nodeMetrics struct {
 	activations, passivations, sweeps, stateLost prometheus.Counter
+	conflicts, refusing                          prometheus.Gauge
 }
 
 func (m *Metrics) registerNode() {
@@ -19,8 +22,12 @@ func (m *Metrics) registerNode() {
 		passivations: prometheus.NewCounter(prometheus.CounterOpts{Name: "rsc_group_passivations_total", Help: "Idle groups that passivated (gave their activation up)."}),
 		sweeps:       prometheus.NewCounter(prometheus.CounterOpts{Name: "rsc_sweep_activations_total", Help: "Groups with live members and no live owner that the sweep activated."}),
 		stateLost:    prometheus.NewCounter(prometheus.CounterOpts{Name: "rsc_state_lost_total", Help: "Detections of Redis having lost coordinator state (grants held for a lease each)."}),
+		conflicts: prometheus.NewGauge(prometheus.GaugeOpts{Name: "rsc_node_conflicts",
+			Help: "Nodes that share this node's Redis store and key prefix without being members of its cluster (past the grace)."}),
+		refusing: prometheus.NewGauge(prometheus.GaugeOpts{Name: "rsc_node_refusing",
+			Help: "1 while this node refuses to serve because an earlier node shares its store without forming one cluster with it."}),
 	}
-	m.reg.MustRegister(m.node.activations, m.node.passivations, m.node.sweeps, m.node.stateLost)
+	m.reg.MustRegister(m.node.activations, m.node.passivations, m.node.sweeps, m.node.stateLost, m.node.conflicts, m.node.refusing)
 }
 
 // GroupActivated counts one group activation.
@@ -48,5 +55,17 @@ func (m *Metrics) SweepActivations(n int) {
 func (m *Metrics) StateLost() {
 	if m != nil {
 		m.node.stateLost.Inc()
+	}
+}
+
+// NodeConflicts sets the node conflict gauges (actors/host/registry.go).
+func (m *Metrics) NodeConflicts(peers int, refusing bool) {
+	if m != nil {
+		m.node.conflicts.Set(float64(peers))
+		r := 0.0
+		if refusing {
+			r = 1
+		}
+		m.node.refusing.Set(r)
 	}
 }

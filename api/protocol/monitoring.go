@@ -138,6 +138,10 @@ type HealthResponse struct {
 	// Refusing is set while this node refuses to serve (shutting down,
 	// evicted, or sharing its store with a node outside its cluster): why.
 	Refusing string `json:"refusing,omitempty"`
+	// NodeConflict is set while other nodes share this node's store (same
+	// Redis key prefix) without being members of its cluster. When Refusing,
+	// this node registered later and refuses to serve (status DOWN).
+	NodeConflict *NodeConflict `json:"nodeConflict,omitempty"`
 }
 
 // ClusterHealth is one node's view of the actor host cluster.
@@ -155,6 +159,32 @@ type ClusterHealth struct {
 type ClusterMember struct {
 	ID      string `json:"id"`
 	Address string `json:"address"`
+}
+
+// NodeConflict describes nodes that share the store without forming one
+// cluster with this node (see docs/OPERATIONS.md, "node refuses to serve").
+type NodeConflict struct {
+	Refusing bool   `json:"refusing"`
+	Reason   string `json:"reason"`
+	Since    string `json:"since"`
+	// Peers are the conflicting nodes, as they registered in the store.
+	Peers []ConflictPeer `json:"peers"`
+}
+
+// ConflictPeer is one node that shares the store without being a member of
+// this node's cluster.
+type ConflictPeer struct {
+	NodeID       string `json:"nodeId"`
+	Owner        string `json:"owner"`
+	ClusterName  string `json:"clusterName,omitempty"`
+	Provider     string `json:"provider,omitempty"`
+	Address      string `json:"address,omitempty"`
+	RegisteredAt string `json:"registeredAt"`
+	// Earlier: it registered before this node (so this node is the one that
+	// refuses, unless that node refuses itself).
+	Earlier bool `json:"earlier"`
+	// Refusing: that node refuses to serve (because of a node earlier still).
+	Refusing bool `json:"refusing"`
 }
 
 // StateLost describes a store data loss the coordinator is waiting out.

@@ -96,6 +96,11 @@ func run(args, environ []string) int {
 		SweepInterval:     cfg.Groups.SweepInterval,
 		TrustEmptyStore:   cfg.Store.TrustEmptyStore,
 		NodeMetrics:       reg,
+		// The node registry (actors/host/registry.go) tells nodes that share the
+		// store without forming one cluster apart. With no ClusterView the
+		// node's cluster is itself only; the cluster provider sets one.
+		ClusterName:     cfg.Cluster.Name,
+		ClusterProvider: cfg.Cluster.Provider,
 	})
 	if err := h.Start(ctx); err != nil {
 		logger.Error("cannot start the actor host", slog.Any("err", err))

@@ -8,10 +8,12 @@ import (
 	"github.com/redisstream/coordinator/persistence"
 )
 
-// node is one node record; it expires at expires (store clock).
+// node is one node record; it expires at expires (store clock). reg is its
+// registration (nil after Deregister).
 type node struct {
 	renews, takeovers int64
 	expires           time.Time
+	reg               *persistence.NodeRegistration
 }
 
 // record returns owner's node record if it has not expired; s.mu held.
@@ -46,9 +48,41 @@ func (s *Store) RenewNode(ctx context.Context, r persistence.NodeRenewal) (persi
 		st.Created = true
 	}
 	n.renews++
+	now := s.now().Round(0).UTC().Truncate(time.Millisecond)
 	n.expires = s.now().Add(r.TTL)
 	st.Renews, st.Takeovers = n.renews, n.takeovers
+	reg := r.Registration
+	reg.Owner = r.Owner
+	if reg.NodeID == "" {
+		reg.NodeID = persistence.OwnerNode(r.Owner)
+	}
+	reg.RegisteredAt, reg.RenewedAt = now, now
+	if n.reg != nil {
+		reg.RegisteredAt = n.reg.RegisteredAt
+	}
+	n.reg = &reg
+	st.Self = reg
+	st.Peers = []persistence.NodeRegistration{}
+	for owner := range s.nodes {
+		if p := s.record(owner); p != nil && p.reg != nil && owner != r.Owner {
+			st.Peers = append(st.Peers, *p.reg)
+		}
+	}
+	sort.Slice(st.Peers, func(i, j int) bool { return st.Peers[i].Owner < st.Peers[j].Owner })
 	return st, nil
+}
+
+// Deregister implements persistence.Nodes.
+func (s *Store) Deregister(ctx context.Context, owner string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.check(ctx, "deregister node "+owner); err != nil {
+		return err
+	}
+	if n := s.record(owner); n != nil {
+		n.reg = nil
+	}
+	return nil
 }
 
 // NotifyTakeover implements persistence.Nodes.

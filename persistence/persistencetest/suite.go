@@ -43,6 +43,8 @@ func Run(t *testing.T, newStore func(t *testing.T) persistence.Store) {
 		{"Ping", testPing},
 		{"RenewNode", testRenewNode},
 		{"NodeExpires", testNodeExpires},
+		{"Registry", testRegistry},
+		{"RegistryExpires", testRegistryExpires},
 		{"TakeoverList", testTakeoverList},
 		{"LiveIndex", testLiveIndex},
 		{"Handover", testHandover},

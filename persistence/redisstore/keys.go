@@ -40,6 +40,10 @@ func (k keys) live() string { return k.prefix + ":live" }
 // script on Redis Cluster too.
 func (k keys) instance() string { return k.prefix + ":{n}:instance" }
 
+// registry is the node registry: a hash of every live node incarnation's
+// registration (persistence.NodeRegistration), same hash tag as the nodes.
+func (k keys) registry() string { return k.prefix + ":{n}:registry" }
+
 func (k keys) node(owner string) string { return k.prefix + ":{n}:node:" + escape(owner) }
 
 // groupID is the escaped "<prefix>|<group>" that names a group in keys and in

@@ -12,7 +12,8 @@ import (
 	"github.com/redisstream/coordinator/persistence"
 )
 
-// RenewNode implements persistence.Nodes: one EVALSHA.
+// RenewNode implements persistence.Nodes: one EVALSHA, which also renews
+// the node registry entry and reads the other live entries (registry.go).
 func (s *Store) RenewNode(ctx context.Context, r persistence.NodeRenewal) (persistence.NodeStatus, error) {
 	op := "renew node " + r.Owner
 	if err := checkCtx(ctx, op); err != nil {
@@ -22,12 +23,13 @@ func (s *Store) RenewNode(ctx context.Context, r persistence.NodeRenewal) (persi
 	if ttl < 1 {
 		ttl = 1
 	}
-	status, rest, err := s.run(ctx, op, renewNodeScript, []string{s.k.instance(), s.k.node(r.Owner)},
-		strconv.FormatInt(ttl, 10), r.NewInstance.ID, strconv.FormatInt(r.NewInstance.CreatedAt.UnixMilli(), 10))
+	status, rest, err := s.run(ctx, op, renewNodeScript, []string{s.k.instance(), s.k.node(r.Owner), s.k.registry()},
+		strconv.FormatInt(ttl, 10), r.NewInstance.ID, strconv.FormatInt(r.NewInstance.CreatedAt.UnixMilli(), 10),
+		r.Owner, encodeRegistration(r.Owner, r.Registration))
 	if err != nil {
 		return persistence.NodeStatus{}, err
 	}
-	if status != "OK" || len(rest) < 6 {
+	if status != "OK" || len(rest) < 8 {
 		return persistence.NodeStatus{}, fmt.Errorf("%s: unexpected script reply %q %v", op, status, rest)
 	}
 	var st persistence.NodeStatus
@@ -46,6 +48,9 @@ func (s *Store) RenewNode(ctx context.Context, r persistence.NodeRenewal) (persi
 		return st, fmt.Errorf("%s: corrupt instance marker: %w", op, err)
 	}
 	st.Instance.CreatedAt = time.UnixMilli(ms).UTC()
+	if err := decodeRegistry(r, rest[6:], &st); err != nil {
+		return st, fmt.Errorf("%s: node registry: %w", op, err)
+	}
 	return st, nil
 }
 

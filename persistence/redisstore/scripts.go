@@ -139,10 +139,14 @@ end
 return {'OK'}
 `)
 
-// renewNodeScript: KEYS instance, node; ARGV ttlMs, newInstanceId,
-// newInstanceCreatedMs. Creates the instance marker if missing, renews the
-// node record. Returns {"OK", renews, takeovers, nodeCreated, instanceId,
-// instanceCreatedMs, instanceCreated}.
+// renewNodeScript: KEYS instance, node, registry; ARGV ttlMs,
+// newInstanceId, newInstanceCreatedMs, owner, registration. Creates the
+// instance marker if missing, renews the node record, and renews owner's
+// entry in the node registry (a hash owner → "expiresMs|registeredMs|
+// renewedMs|registration", times from the server's clock), deleting expired
+// entries on the way. Returns {"OK", renews, takeovers, nodeCreated,
+// instanceId, instanceCreatedMs, instanceCreated, registeredMs, nowMs,
+// peerOwner1, peerEntry1, …} with every other live entry. O(entries).
 var renewNodeScript = redis.NewScript(`
 local ic = 0
 if redis.call('EXISTS', KEYS[1]) == 0 then
@@ -154,7 +158,28 @@ local nc = 1 - redis.call('EXISTS', KEYS[2])
 local r = redis.call('HINCRBY', KEYS[2], 'renews', 1)
 local t = redis.call('HGET', KEYS[2], 'takeovers') or '0'
 redis.call('PEXPIRE', KEYS[2], ARGV[1])
-return {'OK', r, t, nc, inst[1], inst[2], ic}
+local tm = redis.call('TIME')
+local now = tonumber(tm[1]) * 1000 + math.floor(tonumber(tm[2]) / 1000)
+local ttl = tonumber(ARGV[1])
+local f = function(x) return string.format('%.0f', x) end
+local reg = now
+local out = {'OK', r, t, nc, inst[1], inst[2], ic, '', f(now)}
+local all = redis.call('HGETALL', KEYS[3])
+for i = 1, #all, 2 do
+  local e, a = string.match(all[i + 1], '^(%d+)|(%d+)|')
+  if not e or tonumber(e) <= now then
+    if all[i] ~= ARGV[4] then redis.call('HDEL', KEYS[3], all[i]) end
+  elseif all[i] == ARGV[4] then
+    reg = tonumber(a)
+  else
+    out[#out + 1] = all[i]
+    out[#out + 1] = all[i + 1]
+  end
+end
+out[8] = f(reg)
+redis.call('HSET', KEYS[3], ARGV[4], f(now + ttl) .. '|' .. f(reg) .. '|' .. f(now) .. '|' .. ARGV[5])
+if redis.call('PTTL', KEYS[3]) < ttl then redis.call('PEXPIRE', KEYS[3], ttl) end
+return out
 `)
 
 // notifyScript: KEYS node. Bumps takeovers iff the record exists.

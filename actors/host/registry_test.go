@@ -1,0 +1,346 @@
+package host
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/redisstream/coordinator/api"
+	"github.com/redisstream/coordinator/api/protocol"
+	"github.com/redisstream/coordinator/persistence"
+	"github.com/redisstream/coordinator/persistence/redisstore"
+	"github.com/redisstream/coordinator/test/redistest"
+)
+
+// logBuffer is a goroutine-safe log sink.
+type logBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *logBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *logBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// conflictMetrics records NodeConflicts reports.
+type conflictMetrics struct {
+	rounds   atomic.Int64
+	peers    atomic.Int64
+	refusing atomic.Bool
+	refused  atomic.Bool // refusing was reported at least once
+}
+
+func (m *conflictMetrics) StateLost()           {}
+func (m *conflictMetrics) SweepActivations(int) {}
+func (m *conflictMetrics) NodeConflicts(peers int, refusing bool) {
+	m.rounds.Add(1)
+	m.peers.Store(int64(peers))
+	m.refusing.Store(refusing)
+	if refusing {
+		m.refused.Store(true)
+	}
+}
+
+// registryHost starts a host on srv with the default key prefix (every host
+// of the test shares it), logging to its own buffer.
+func registryHost(t *testing.T, srv *redistest.Server, id string, opts Options) (*Host, *logBuffer, *conflictMetrics) {
+	t.Helper()
+	store, err := redisstore.New(srv.Client(), redisstore.Options{})
+	require.NoError(t, err)
+	logs, met := &logBuffer{}, &conflictMetrics{}
+	opts.Store, opts.Provisioner, opts.NodeID = store, redisstore.NewProvisioner(srv.Client()), id
+	opts.Rules, opts.TrustEmptyStore, opts.NodeMetrics = quickRules, true, met
+	opts.Logger = slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	h := New(opts)
+	t.Cleanup(h.Stop)
+	require.NoError(t, h.Start(context.Background()))
+	return h, logs, met
+}
+
+func health(h *Host) protocol.HealthResponse { return h.Health(context.Background()) }
+
+func hb(h *Host, id string) protocol.HeartbeatResponse {
+	r, _ := h.Heartbeat(context.Background(), "orders", "workers", id,
+		protocol.HeartbeatRequest{ProtocolVersion: 1, RequestID: id, MemberID: id, MemberEpoch: 0, OwnedShards: []protocol.ShardID{}})
+	return r
+}
+
+// Two nodes left at provider single on one Redis and key prefix: the later
+// one refuses to serve (log, health, RETRY, 503, no activation), the earlier
+// one serves; when the earlier one stops, the later one serves.
+func TestLaterNodeSharingTheStoreRefusesToServe(t *testing.T) {
+	srv := redistest.Start(t)
+	a, logsA, metA := registryHost(t, srv, "n1", Options{})
+	_, err := a.CreateStream(context.Background(), "orders", protocol.CreateStreamRequest{})
+	require.NoError(t, err)
+
+	b, logsB, metB := registryHost(t, srv, "n2", Options{})
+	require.Eventually(t, func() bool { return health(b).Status == protocol.HealthDown }, 10*time.Second, 10*time.Millisecond)
+	hl := health(b)
+	require.Equal(t, "UP", hl.Loop)
+	require.NotNil(t, hl.NodeConflict)
+	require.True(t, hl.NodeConflict.Refusing)
+	require.Contains(t, hl.NodeConflict.Reason, "store.key-prefix")
+	require.Len(t, hl.NodeConflict.Peers, 1)
+	require.Equal(t, "n1", hl.NodeConflict.Peers[0].NodeID)
+	require.Equal(t, a.Owner(), hl.NodeConflict.Peers[0].Owner)
+	require.Equal(t, "single", hl.NodeConflict.Peers[0].Provider)
+	require.True(t, hl.NodeConflict.Peers[0].Earlier)
+	require.True(t, metB.refusing.Load())
+	require.Equal(t, int64(1), metB.peers.Load())
+
+	// It activates nothing while refusing.
+	r := hb(b, "m-b2")
+	require.Equal(t, protocol.StatusRetry, r.Status)
+	require.Contains(t, r.Message, "refuses to serve")
+	_, err = b.Group(context.Background(), "orders", "workers")
+	require.ErrorIs(t, err, api.ErrUnavailable)
+	require.Contains(t, err.Error(), "n1")
+	_, err = b.Groups(context.Background())
+	require.ErrorIs(t, err, api.ErrUnavailable)
+	_, err = b.CreateStream(context.Background(), "other", protocol.CreateStreamRequest{})
+	require.ErrorIs(t, err, api.ErrUnavailable)
+	require.Empty(t, b.activeKeys())
+	// An activation that slips in anyway (a request racing the refusal) is released at the next round.
+	b.pid(workers)
+	require.Eventually(t, func() bool { return len(b.activeKeys()) == 0 }, 10*time.Second, 10*time.Millisecond)
+
+	lines := strings.Split(logsB.String(), "\n")
+	var refuse []string
+	for _, l := range lines {
+		if strings.Contains(l, "level=ERROR") && strings.Contains(l, "REFUSES TO SERVE") {
+			refuse = append(refuse, l)
+		}
+	}
+	require.Len(t, refuse, 1, "one ERROR line per conflict:\n%s", logsB.String())
+	require.Contains(t, refuse[0], "node n1 (owner "+a.Owner())
+	require.Contains(t, refuse[0], "cluster.provider single")
+	require.Contains(t, refuse[0], "store.key-prefix")
+	require.Contains(t, refuse[0], "cluster.seeds")
+
+	// The earlier node serves, reports the later one and warns once.
+	require.Eventually(t, func() bool { return health(a).NodeConflict != nil }, 10*time.Second, 10*time.Millisecond)
+	ha := health(a)
+	require.Equal(t, protocol.HealthUp, ha.Status)
+	require.False(t, ha.NodeConflict.Refusing)
+	require.Equal(t, "n2", ha.NodeConflict.Peers[0].NodeID)
+	require.False(t, ha.NodeConflict.Peers[0].Earlier)
+	require.False(t, metA.refused.Load())
+	require.Equal(t, protocol.StatusOK, hb(a, "m-a").Status)
+	require.Equal(t, 1, strings.Count(logsA.String(), "it registered later and should refuse to serve"))
+
+	// The earlier node stops (deregisters): the later one serves again.
+	a.Stop()
+	require.Eventually(t, func() bool { return health(b).Status == protocol.HealthUp }, 10*time.Second, 10*time.Millisecond)
+	require.Nil(t, health(b).NodeConflict)
+	require.False(t, metB.refusing.Load())
+	require.Equal(t, int64(0), metB.peers.Load())
+	require.Contains(t, logsB.String(), "serving again")
+	require.Equal(t, protocol.StatusOK, hb(b, "m-b3").Status)
+}
+
+// A node that holds activations when it starts refusing gives them up: here
+// it saw the other node as a cluster member, then its cluster view drops it.
+func TestRefusingNodeReleasesItsActivations(t *testing.T) {
+	srv := redistest.Start(t)
+	a, _, _ := registryHost(t, srv, "n1", Options{ClusterSettle: time.Millisecond,
+		ClusterView: func() (string, []string) { return "n1", []string{"n1"} }})
+	_, err := a.CreateStream(context.Background(), "orders", protocol.CreateStreamRequest{})
+	require.NoError(t, err)
+	inCluster := atomic.Bool{}
+	inCluster.Store(true)
+	b, _, metB := registryHost(t, srv, "n2", Options{ClusterSettle: time.Millisecond,
+		ClusterView: func() (string, []string) {
+			if inCluster.Load() {
+				return "n2", []string{"n1", "n2"}
+			}
+			return "n2", []string{"n2"}
+		}})
+	require.Equal(t, protocol.StatusOK, hb(b, "m-b").Status)
+	require.Equal(t, []persistence.GroupKey{workers}, b.activeKeys())
+	require.False(t, metB.refused.Load())
+
+	inCluster.Store(false)
+	require.Eventually(t, func() bool { return metB.refusing.Load() }, 10*time.Second, 10*time.Millisecond)
+	require.Eventually(t, func() bool { return len(b.activeKeys()) == 0 }, 10*time.Second, 10*time.Millisecond)
+	snap, err := b.opts.Store.LoadGroup(context.Background(), workers)
+	require.NoError(t, err)
+	require.Empty(t, snap.Owner, "the activation was released in the store, not only stopped")
+	require.Equal(t, protocol.StatusOK, hb(a, "m-a").Status, "the earlier node takes the group at once")
+}
+
+// A restart keeps the node id: the previous incarnation's registration
+// outlives it by up to a TTL but it no longer renews, so the new process
+// serves. Two processes running at once with one node id do conflict.
+func TestRestartOfTheSameNodeIsNoConflict(t *testing.T) {
+	srv := redistest.Start(t)
+	store, err := redisstore.New(srv.Client(), redisstore.Options{})
+	require.NoError(t, err)
+	// The previous incarnation of n1 crashed after its last renewal: its entry lives a minute.
+	old := persistence.OwnerName("n1", "crashed")
+	_, err = store.RenewNode(context.Background(), persistence.NodeRenewal{Owner: old, TTL: time.Minute,
+		NewInstance:  persistence.Instance{ID: "i", CreatedAt: time.Now()},
+		Registration: persistence.NodeRegistration{NodeID: "n1", Provider: "single"}})
+	require.NoError(t, err)
+
+	n1, logs, met := registryHost(t, srv, "n1", Options{})
+	// Many times the grace (3 rounds) with the old entry live all along.
+	require.Eventually(t, func() bool { return met.rounds.Load() >= 12 }, 10*time.Second, 5*time.Millisecond)
+	alive, err := store.NodeAlive(context.Background(), old)
+	require.NoError(t, err)
+	require.True(t, alive, "the old incarnation's record must still be live for this test to mean anything")
+	require.False(t, met.refused.Load())
+	require.Equal(t, int64(0), met.peers.Load())
+	require.Equal(t, protocol.HealthUp, health(n1).Status)
+	require.Nil(t, health(n1).NodeConflict)
+	require.NotContains(t, logs.String(), "REFUSES")
+
+	// A second live process with node id n1 is a conflict: the later one refuses.
+	dup, _, metDup := registryHost(t, srv, "n1", Options{})
+	require.Eventually(t, func() bool { return health(dup).Status == protocol.HealthDown }, 10*time.Second, 10*time.Millisecond)
+	require.True(t, metDup.refusing.Load())
+	require.Equal(t, n1.Owner(), health(dup).NodeConflict.Peers[0].Owner)
+	require.False(t, met.refused.Load(), "the earlier process keeps serving")
+}
+
+// A peer is a conflict unless its advertised address is in this node's
+// cluster view; with no view (single) every other node id is one.
+func TestConflictingPeers(t *testing.T) {
+	r := &registry{grace: time.Second}
+	at := time.Unix(1000, 0)
+	self := persistence.NodeRegistration{Owner: "n1/x", NodeID: "n1", Address: "10.0.0.1:4020", RegisteredAt: at, RenewedAt: at.Add(time.Minute)}
+	members := map[string]bool{"10.0.0.1:4020": true, "10.0.0.2:4020": true}
+	for _, tc := range []struct {
+		name    string
+		peer    persistence.NodeRegistration
+		members map[string]bool
+		want    bool
+	}{
+		{"cluster member", persistence.NodeRegistration{Owner: "n2/y", NodeID: "n2", Address: "10.0.0.2:4020"}, members, false},
+		{"not in the view", persistence.NodeRegistration{Owner: "n3/y", NodeID: "n3", Address: "10.0.0.3:4020"}, members, true},
+		{"single node next to a cluster", persistence.NodeRegistration{Owner: "n3/y", NodeID: "n3"}, members, true},
+		{"single next to single", persistence.NodeRegistration{Owner: "n3/y", NodeID: "n3"}, nil, true},
+		{"itself", self, nil, false},
+		{"previous incarnation (stopped renewing before this one registered)",
+			persistence.NodeRegistration{Owner: "n1/old", NodeID: "n1", RenewedAt: at.Add(-time.Millisecond)}, nil, false},
+		{"same node id, renewing now", persistence.NodeRegistration{Owner: "n1/dup", NodeID: "n1", RenewedAt: at.Add(time.Minute)}, nil, true},
+		{"same node id, renewed after this one registered but not lately",
+			persistence.NodeRegistration{Owner: "n1/dup", NodeID: "n1", RenewedAt: at.Add(time.Second)}, nil, false},
+	} {
+		require.Equal(t, tc.want, r.conflicting(tc.peer, self, tc.members), tc.name)
+	}
+}
+
+// A node that sees an earlier conflicting node within the grace does not
+// sweep: it would only activate groups (fencing the earlier node's) to
+// release them rounds later.
+func TestNodeThatMayRefuseDoesNotSweep(t *testing.T) {
+	mem, prov := newQuickStore(t)
+	ctx := context.Background()
+	a := New(Options{Store: mem, Provisioner: prov, NodeID: "n1", Rules: quickRules, TrustEmptyStore: true})
+	t.Cleanup(a.Stop)
+	require.NoError(t, a.node.round(ctx))
+	seedIdleGroups(t, mem, 1)
+	k := persistence.GroupKey{StreamPrefix: "orders", ConsumerGroup: "g00000"}
+	snap, err := mem.LoadGroup(ctx, k)
+	require.NoError(t, err)
+	require.NoError(t, mem.MarkLive(ctx, k, snap.ActivationEpoch))
+
+	// b's cluster view will never list n1, but its grace (cluster settle time) lasts an hour.
+	b := New(Options{Store: mem, Provisioner: prov, NodeID: "n2", Rules: quickRules, TrustEmptyStore: true,
+		ClusterSettle: time.Hour, ClusterView: func() (string, []string) { return "n2", []string{"n2"} }})
+	t.Cleanup(b.Stop)
+	require.NoError(t, b.node.round(ctx))
+	require.True(t, b.reg.holdSweep())
+	require.False(t, b.reg.refusing.Load(), "within the grace: not refusing yet")
+	b.sweep(ctx)
+	require.Empty(t, b.activeKeys())
+	require.False(t, a.reg.holdSweep(), "the earlier node sweeps")
+	a.sweep(ctx)
+	require.Equal(t, []persistence.GroupKey{k}, a.activeKeys())
+}
+
+// The decision, round by round (observe called directly with made-up
+// registrations): an earlier peer that refuses itself blocks nobody; when it
+// serves again this node refuses at once (its grace ran long ago); when the
+// conflict is over the node serves again at the resumeRounds-th round, having
+// published its cleared flag in between.
+func TestRefusalDecisionRoundByRound(t *testing.T) {
+	mem, prov := newQuickStore(t)
+	met := &conflictMetrics{}
+	c := New(Options{Store: mem, Provisioner: prov, NodeID: "c", Rules: quickRules, NodeMetrics: met, ClusterSettle: time.Millisecond,
+		ClusterView: func() (string, []string) { return "C", []string{"A", "C"} }})
+	t.Cleanup(c.Stop)
+	r := c.reg
+	t0 := time.Unix(1000, 0)
+	reg := func(id, addr string, at time.Duration, refusing bool) persistence.NodeRegistration {
+		return persistence.NodeRegistration{Owner: id + "/1", NodeID: id, Address: addr, RegisteredAt: t0.Add(at), RenewedAt: t0.Add(time.Hour), Refusing: refusing}
+	}
+	self := reg("c", "C", 3*time.Second, false)
+	a := reg("a", "A", time.Second, false)  // same cluster: never a conflict
+	b := reg("b", "", 2*time.Second, true)  // single, earlier than c, refusing because of a
+	d := reg("d", "", 4*time.Second, false) // single, later than c
+	now := t0.Add(time.Hour)
+	round := func(peers ...persistence.NodeRegistration) {
+		now = now.Add(r.grace/2 + time.Millisecond)
+		r.observe(self, peers, now)
+	}
+
+	round(a, b, d)
+	require.False(t, r.suspect.Load(), "b refuses: it is no threat")
+	require.False(t, r.published.Load())
+	round(a, b, d)
+	round(a, b, d)
+	require.False(t, r.refusing.Load())
+	rep := r.report()
+	require.NotNil(t, rep)
+	require.False(t, rep.Refusing)
+	require.Len(t, rep.Peers, 2)
+	require.True(t, rep.Peers[0].Refusing)
+	require.Equal(t, int64(2), met.peers.Load())
+
+	// b serves again (a went away): c refuses in the same round.
+	b.Refusing = false
+	round(b, d)
+	require.True(t, r.refusing.Load())
+	require.True(t, r.published.Load())
+	require.ErrorIs(t, c.refusal(), api.ErrUnavailable)
+	require.Contains(t, c.refusal().Error(), "node b")
+
+	// b stops: round 1 clears the flag but keeps refusing, round 2 still refuses, round 3 serves.
+	round(d)
+	require.False(t, r.published.Load())
+	require.True(t, r.refusing.Load())
+	require.True(t, r.report().Refusing, "health stays DOWN while the node still refuses")
+	round(d)
+	require.True(t, r.refusing.Load())
+	round(d)
+	require.False(t, r.refusing.Load())
+	require.NoError(t, c.refusal())
+
+	// A new earlier, serving peer within its grace: the node may be about to refuse.
+	e := reg("e", "", 0, false)
+	round(d, e)
+	require.True(t, r.suspect.Load())
+	require.True(t, r.published.Load(), "published at once, so later nodes do not refuse because of this one")
+	require.True(t, r.holdSweep())
+	require.False(t, r.refusing.Load())
+	round(d, e)
+	round(d, e)
+	require.True(t, r.refusing.Load())
+}
