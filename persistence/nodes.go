@@ -80,6 +80,12 @@ type NodeRegistration struct {
 	// an earlier node it conflicts with. Other nodes do not refuse because of
 	// it: it does not serve, so it takes no activation from them.
 	Refusing bool
+	// MemberID is the node's actor-cluster member id ("" for single), and
+	// Blocked the member ids it has evicted from its cluster: a node that
+	// most of its peers evicted learns it from their entries (protoactor
+	// does not tell the evicted node) and exits.
+	MemberID string
+	Blocked  []string
 	// RegisteredAt is the store's clock when this entry was created (the
 	// first renewal of the incarnation, or the first after the entry
 	// expired); RenewedAt is the store's clock at its latest renewal. One

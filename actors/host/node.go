@@ -100,6 +100,9 @@ func (n *node) round(ctx context.Context) error {
 	}
 	n.instance, n.prevRenews, n.prevTakeovers, n.lastOK = st.Instance.ID, st.Renews, st.Takeovers, start
 	h.reg.observe(st.Self, st.Peers, start)
+	if h.clustered() {
+		h.checkEvicted(st.Self, st.Peers)
+	}
 	msg := &group.NodeConfirmed{Start: start, Check: check}
 	h.mu.Lock()
 	for _, pid := range h.groups {

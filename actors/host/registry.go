@@ -99,8 +99,12 @@ func (h *Host) registration() persistence.NodeRegistration {
 	if provider == "" {
 		provider = "single"
 	}
-	return persistence.NodeRegistration{NodeID: h.opts.NodeID, ClusterName: h.opts.ClusterName, Provider: provider, Address: addr,
+	reg := persistence.NodeRegistration{NodeID: h.opts.NodeID, ClusterName: h.opts.ClusterName, Provider: provider, Address: addr,
 		Refusing: h.reg.published.Load()}
+	if h.clustered() {
+		reg.MemberID, reg.Blocked = h.system.ID, h.blockedMembers()
+	}
+	return reg
 }
 
 // conflicting reports whether peer p shares the store without being in this
@@ -113,6 +117,11 @@ func (r *registry) conflicting(p, self persistence.NodeRegistration, members map
 		// Same node id: a previous incarnation stopped renewing before this one
 		// registered. One still renewing (within the grace) runs concurrently.
 		return p.RenewedAt.After(self.RegisteredAt) && self.RenewedAt.Sub(p.RenewedAt) < r.grace
+	}
+	if p.MemberID != "" && r.h.clustered() && r.h.cl.c.GetBlockedMembers().Contains(p.MemberID) {
+		// A member this node evicted: it reads that from this node's entry and exits
+		// (eviction.go); it must not make this node refuse meanwhile.
+		return false
 	}
 	return p.Address == "" || !members[p.Address]
 }

@@ -32,6 +32,7 @@ func testRegistry(t *testing.T, s persistence.Store) {
 
 	rb := registered("n2/b", "blue", "automanaged", "10.0.0.2:4020", time.Minute)
 	rb.Registration.Refusing = true
+	rb.Registration.MemberID, rb.Registration.Blocked = "member-b", []string{"member-x", "member-y"}
 	b, err := s.RenewNode(ctx, rb)
 	require.NoError(t, err)
 	require.True(t, b.Self.Refusing)
@@ -55,6 +56,8 @@ func testRegistry(t *testing.T, s persistence.Store) {
 	require.Equal(t, "blue", a2.Peers[0].ClusterName)
 	require.Equal(t, "automanaged", a2.Peers[0].Provider)
 	require.Equal(t, "10.0.0.2:4020", a2.Peers[0].Address)
+	require.Equal(t, "member-b", a2.Peers[0].MemberID)
+	require.Equal(t, []string{"member-x", "member-y"}, a2.Peers[0].Blocked)
 	require.Equal(t, a.Self.RegisteredAt, a2.Self.RegisteredAt)
 	require.False(t, a2.Self.RenewedAt.Before(a.Self.RenewedAt))
 	require.Equal(t, []persistence.NodeRegistration{b.Self}, a2.Peers)

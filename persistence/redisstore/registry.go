@@ -15,18 +15,21 @@ import (
 // registration is the JSON a node stores in the node registry (the times
 // are kept by the script, outside the JSON, from the server's clock).
 type registration struct {
-	NodeID      string `json:"nodeId"`
-	ClusterName string `json:"cluster,omitempty"`
-	Provider    string `json:"provider,omitempty"`
-	Address     string `json:"address,omitempty"`
-	Refusing    bool   `json:"refusing,omitempty"`
+	NodeID      string   `json:"nodeId"`
+	ClusterName string   `json:"cluster,omitempty"`
+	Provider    string   `json:"provider,omitempty"`
+	Address     string   `json:"address,omitempty"`
+	Refusing    bool     `json:"refusing,omitempty"`
+	MemberID    string   `json:"memberId,omitempty"`
+	Blocked     []string `json:"blocked,omitempty"`
 }
 
 func encodeRegistration(owner string, r persistence.NodeRegistration) string {
 	if r.NodeID == "" {
 		r.NodeID = persistence.OwnerNode(owner)
 	}
-	b, _ := json.Marshal(registration{NodeID: r.NodeID, ClusterName: r.ClusterName, Provider: r.Provider, Address: r.Address, Refusing: r.Refusing})
+	b, _ := json.Marshal(registration{NodeID: r.NodeID, ClusterName: r.ClusterName, Provider: r.Provider, Address: r.Address, Refusing: r.Refusing,
+		MemberID: r.MemberID, Blocked: r.Blocked})
 	return string(b)
 }
 
@@ -51,6 +54,7 @@ func decodeEntry(owner, entry string) persistence.NodeRegistration {
 			out.NodeID = r.NodeID
 		}
 		out.ClusterName, out.Provider, out.Address, out.Refusing = r.ClusterName, r.Provider, r.Address, r.Refusing
+		out.MemberID, out.Blocked = r.MemberID, r.Blocked
 	}
 	return out
 }

@@ -1,0 +1,77 @@
+package host
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/redisstream/coordinator/persistence"
+)
+
+// evictedByPeers decides from the node registry whether this node was evicted
+// from its cluster. protoactor-go blocks an evicted member for good but does
+// not tell it (its endpoint ignores the "blocked" answer): a node that was
+// paused or cut off keeps believing it is a member and would re-activate the
+// groups the cluster placed elsewhere. Every node publishes the member ids it
+// has blocked with its renewal, so the evicted node reads its fate there.
+//
+// Only live, serving peers of the same cluster count, and only when some of
+// them blocked this node. This node's side is itself plus the peers it has
+// not blocked and that have not blocked it; a side that is a strict majority
+// stays, a minority was evicted. On a tie (two nodes cut apart), a node that
+// was blocked by a peer it did not block itself (it was the silent one)
+// yields; when every block is mutual, the node that registered later yields,
+// so that exactly one side exits.
+func evictedByPeers(self persistence.NodeRegistration, peers []persistence.NodeRegistration) (blockers []string, evicted bool) {
+	if self.MemberID == "" {
+		return nil, false
+	}
+	counted, side, oneSided := 0, 1, false
+	var earliest *persistence.NodeRegistration
+	for i, p := range peers {
+		if p.Owner == self.Owner || p.MemberID == "" || p.Refusing || p.ClusterName != self.ClusterName {
+			continue
+		}
+		counted++
+		blocksMe, blockedByMe := slices.Contains(p.Blocked, self.MemberID), slices.Contains(self.Blocked, p.MemberID)
+		if !blocksMe {
+			if !blockedByMe {
+				side++
+			}
+			continue
+		}
+		blockers = append(blockers, p.NodeID+" ("+p.Address+")")
+		oneSided = oneSided || !blockedByMe
+		if earliest == nil || p.Before(*earliest) {
+			earliest = &peers[i]
+		}
+	}
+	total := counted + 1
+	switch {
+	case len(blockers) == 0, 2*side > total:
+		return blockers, false
+	case 2*side < total:
+		return blockers, true
+	case oneSided:
+		return blockers, true
+	}
+	return blockers, earliest.Before(self)
+}
+
+// checkEvicted runs evictedByPeers on one renewal's view (cluster mode).
+func (h *Host) checkEvicted(self persistence.NodeRegistration, peers []persistence.NodeRegistration) {
+	if blockers, evicted := evictedByPeers(self, peers); evicted {
+		h.evict(fmt.Sprintf("the other nodes of the cluster evicted it (blocked by %s); it cannot rejoin", strings.Join(blockers, ", ")))
+	}
+}
+
+// blockedMembers lists the cluster member ids this node has evicted (nil in
+// single mode), sorted.
+func (h *Host) blockedMembers() []string {
+	if !h.clustered() {
+		return nil
+	}
+	out := h.cl.c.GetBlockedMembers().ToSlice()
+	slices.Sort(out)
+	return out
+}
