@@ -124,6 +124,10 @@ func TestClusterProviderRules(t *testing.T) {
 			`config: cluster.advertise-host = "10.0.0.1": needs a fixed cluster.port`},
 		{"advertise-host wildcard", func(c *Cluster) { c.Provider = ProviderTest; c.Port = 7000; c.AdvertiseHost = "::" },
 			`config: cluster.advertise-host = "::": is the all-interfaces address`},
+		{"advertise IPv6", func(c *Cluster) { kubernetes(c); c.AdvertiseHost = "fd00::9" },
+			`config: cluster.advertise-host = "fd00::9": is an IPv6 address, which other nodes cannot dial`},
+		{"bind IPv6 without advertise-host", func(c *Cluster) { c.Provider = ProviderTest; c.Host = "::1" },
+			`config: cluster.host = "::1": is an IPv6 address`},
 		{"advertise-host with port", func(c *Cluster) { c.Provider = ProviderTest; c.Port = 7000; c.AdvertiseHost = "h:1" },
 			`config: cluster.advertise-host = "h:1": must be a host name or IP address (no port)`},
 	}

@@ -101,6 +101,14 @@ func (cl Cluster) validate(bad func(key string, value any, format string, args .
 		bad("cluster.advertise-host", "", "is required when cluster.host = %s (all interfaces): other nodes need an address to reach this node at (on Kubernetes the pod IP, from the downward API)", show(cl.Host))
 		advOK = false
 	}
+	if ip := net.ParseIP(cl.Advertised()); hostOK && advOK && ip != nil && ip.To4() == nil && !ip.IsUnspecified() {
+		key := "cluster.host"
+		if cl.AdvertiseHost != "" {
+			key = "cluster.advertise-host"
+		}
+		bad(key, cl.Advertised(), "is an IPv6 address, which other nodes cannot dial: protoactor-go writes member addresses as host:port without brackets; advertise an IPv4 address or a host name")
+		advOK = false
+	}
 	if portOK && advOK && cl.Port == 0 && cl.AdvertiseHost != "" {
 		bad("cluster.advertise-host", cl.AdvertiseHost, "needs a fixed cluster.port: the actor remote advertises host:port as configured, and port 0 is only known after binding")
 	}

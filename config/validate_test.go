@@ -180,10 +180,11 @@ func TestValidateAccepts(t *testing.T) {
 	cfg.Redis.Addrs = []string{"[::1]:6379", "redis-0.redis:6379"}
 	cfg.Defaults.InitialShardCount = MaxInitialShards
 	cfg.Cluster.Provider = ProviderAutomanaged
-	cfg.Cluster.Host = "::1"
+	cfg.Cluster.Host = "::"
+	cfg.Cluster.AdvertiseHost = "rsc-1.internal"
 	cfg.Cluster.Port = 7000
 	cfg.Cluster.ManagePort = 7001
-	cfg.Cluster.Seeds = []string{"[::1]:7001", "10.0.0.1:7001"}
+	cfg.Cluster.Seeds = []string{"rsc-1.internal:7001", "10.0.0.1:7001"}
 	cfg.Store.KeyPrefix = "team_a.rsc-1"
 	assert.NoError(t, cfg.Validate())
 }
