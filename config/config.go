@@ -127,7 +127,7 @@ type Cluster struct {
 	Provider      string   `koanf:"provider" help:"cluster provider: single (one node, no network), automanaged (static seeds), kubernetes (pod watch) or test (in-process)"`
 	Host          string   `koanf:"host" help:"host or IP the actor remote binds to (0.0.0.0 = all interfaces; then set cluster.advertise-host)"`
 	AdvertiseHost string   `koanf:"advertise-host" help:"host or IP other nodes reach this node's actor remote at (default: cluster.host; the pod IP on Kubernetes)"`
-	Port          int      `koanf:"port" help:"actor remote port (0 picks a free port: single and test only)"`
+	Port          int      `koanf:"port" help:"actor remote port; automanaged and kubernetes need a fixed one, test may use 0 (a free port); single opens none"`
 	ManagePort    int      `koanf:"manage-port" help:"automanaged: port of this node's cluster health endpoint, which the other nodes poll (required with automanaged)"`
 	Seeds         []string `koanf:"seeds" help:"automanaged: host:manage-port of ALL nodes, this one included, comma separated"`
 	NodeID        string   `koanf:"node-id" help:"unique id of this node (default: derived from the hostname)"`
