@@ -17,8 +17,10 @@
 //   - "kubernetes": protoactor's k8s provider. It patches its own pod's
 //     labels (cluster.proto.actor/*) and watches the pods of its namespace
 //     carrying its cluster's label; needs RBAC get, patch and watch on pods
-//     in its namespace (docs/deploy/kubernetes.yaml). Built in, never run
-//     against a real API server here.
+//     in its namespace (docs/deploy/kubernetes.yaml). StartMember first
+//     checks that access (ErrKubernetesAccess), because upstream retries a
+//     failed registration in a busy loop. Built in; tested only against a
+//     fake API server on loopback, never a real Kubernetes.
 //   - "test": protoactor's in-memory test provider on o.TestAgent; every
 //     node of one test process shares the agent.
 //

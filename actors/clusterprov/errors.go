@@ -14,4 +14,8 @@ var (
 	// ErrNotInKubernetes: provider kubernetes outside a pod (no in-cluster
 	// API server config or no service account namespace).
 	ErrNotInKubernetes = errors.New("clusterprov: kubernetes provider outside a Kubernetes pod")
+	// ErrKubernetesAccess: the start check of the kubernetes provider found
+	// that the pod cannot do what the provider needs (get its pod, patch and
+	// watch pods in its namespace).
+	ErrKubernetesAccess = errors.New("clusterprov: kubernetes provider cannot use the API server")
 )

@@ -6,7 +6,6 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/asynkron/protoactor-go/cluster/clusterproviders/k8s"
 	"github.com/asynkron/protoactor-go/cluster/clusterproviders/test"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -58,7 +57,7 @@ func TestNewKubernetesMakesNoRequest(t *testing.T) {
 	p, err := New(Options{Provider: config.ProviderKubernetes, Name: "rsc", Host: "0.0.0.0", AdvertiseHost: "10.244.0.9", Port: 7000,
 		Kubernetes: KubernetesOptions{RestConfig: &rest.Config{Host: api.URL}}})
 	require.NoError(t, err)
-	assert.IsType(t, &k8s.Provider{}, p)
+	assert.IsType(t, &kubernetesProvider{}, p)
 	assert.Zero(t, requests.Load())
 }
 
