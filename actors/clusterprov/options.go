@@ -16,8 +16,9 @@ type Options struct {
 	// Provider is config.ProviderAutomanaged, ProviderKubernetes or
 	// ProviderTest (ProviderSingle runs no cluster: New answers ErrSingle).
 	Provider string
-	// Name is the cluster name; nodes only form a cluster with nodes of the
-	// same name (automanaged compares it, kubernetes puts it in a pod label).
+	// Name is the cluster name, for cluster.Configure: the providers read it
+	// from the cluster (automanaged compares it, kubernetes puts it in a pod
+	// label); nodes only form a cluster with nodes of the same name.
 	Name string
 	// Host is the bind host of the actor remote and, for automanaged, of the
 	// health endpoint.
