@@ -39,4 +39,25 @@
 // (ErrInvalidOptions) because a caller may build them by hand; the
 // configuration layer already refuses, naming the key, every combination
 // this package would refuse.
+//
+// # Upstream behaviour the cluster wiring must handle (this protoactor-go version)
+//
+//   - cluster.StartMember panics when the remote cannot bind or the provider
+//     fails to start; StartMember here turns that into an error.
+//   - Cluster.Shutdown(false) does not shut the provider down: the
+//     automanaged poller and health endpoint keep running.
+//   - automanaged: a seed that misses one poll (HTTP timeout 2 s) leaves the
+//     polling node's member list and is blocked by it for good. The evicted
+//     node is not told: in a run of two processes here, the survivor dropped
+//     the other about 2 s after SIGSTOP; after SIGCONT the evicted node still
+//     listed both members, had nothing in its block list, and got no
+//     topology event (the remote ignores the "blocked" flag of a connect
+//     response: a TODO upstream). Detecting its own eviction needs a signal
+//     of our own (e.g. the node registry in Redis).
+//   - kubernetes: the member id is a random id per start, not
+//     ActorSystem.ID; compare members with this node by address, not id.
+//     A pod that is not Ready is not a member, of its own view either.
+//   - Member addresses are host + ":" + port without brackets: no IPv6.
+//   - -race: remote.BlockList.BlockedMembers reads without the lock that
+//     Block writes under; any multi-node cluster in one process trips it.
 package clusterprov
