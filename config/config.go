@@ -120,22 +120,29 @@ type Limits struct {
 	RetainedMembersPerGroup int     `koanf:"retained-members-per-group" help:"most EXPIRED/FENCED members kept per group for monitoring; the oldest are dropped first"`
 }
 
-// Cluster configures the actor host cluster.
+// Cluster configures the actor host cluster. Which keys a provider uses is
+// checked by Validate: a key the chosen provider would ignore is an error.
 type Cluster struct {
-	Name     string   `koanf:"name" help:"cluster name; nodes only join a cluster of the same name"`
-	Provider string   `koanf:"provider" help:"cluster provider: single, automanaged or test"`
-	Host     string   `koanf:"host" help:"host the actor remote binds to and advertises"`
-	Port     int      `koanf:"port" help:"actor remote port (0 picks a free port)"`
-	Seeds    []string `koanf:"seeds" help:"host:port of other nodes, comma separated (automanaged)"`
-	NodeID   string   `koanf:"node-id" help:"unique id of this node (default: derived from the hostname)"`
+	Name          string   `koanf:"name" help:"cluster name; nodes only join a cluster of the same name"`
+	Provider      string   `koanf:"provider" help:"cluster provider: single (one node, no network), automanaged (static seeds), kubernetes (pod watch) or test (in-process)"`
+	Host          string   `koanf:"host" help:"host or IP the actor remote binds to (0.0.0.0 = all interfaces; then set cluster.advertise-host)"`
+	AdvertiseHost string   `koanf:"advertise-host" help:"host or IP other nodes reach this node's actor remote at (default: cluster.host; the pod IP on Kubernetes)"`
+	Port          int      `koanf:"port" help:"actor remote port; automanaged and kubernetes need a fixed one, test may use 0 (a free port); single opens none"`
+	ManagePort    int      `koanf:"manage-port" help:"automanaged: port of this node's cluster health endpoint, which the other nodes poll (required with automanaged)"`
+	Seeds         []string `koanf:"seeds" help:"automanaged: host:manage-port of ALL nodes, this one included, comma separated"`
+	NodeID        string   `koanf:"node-id" help:"unique id of this node (default: derived from the hostname)"`
 }
 
 // Cluster providers.
 const (
 	ProviderSingle      = "single"
 	ProviderAutomanaged = "automanaged"
+	ProviderKubernetes  = "kubernetes"
 	ProviderTest        = "test"
 )
+
+// DefaultClusterHost is the default cluster.host.
+const DefaultClusterHost = "127.0.0.1"
 
 // Log configures logging.
 type Log struct {
@@ -181,7 +188,7 @@ func Default() Config {
 		Cluster: Cluster{
 			Name:     "rsc",
 			Provider: ProviderSingle,
-			Host:     "127.0.0.1",
+			Host:     DefaultClusterHost,
 			Port:     0,
 			Seeds:    []string{},
 			NodeID:   defaultNodeID(),

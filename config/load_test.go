@@ -63,10 +63,20 @@ var precedenceCases = []precedenceCase{
 	{key: "limits.join-burst", file: "10", env: "20", flag: "30"},
 	{key: "limits.retained-members-per-group", file: "10", env: "20", flag: "30"},
 	{key: "cluster.name", file: "a", env: "b", flag: "c"},
-	{key: "cluster.provider", file: "automanaged", env: "test", flag: "single"},
-	{key: "cluster.host", file: "10.0.0.1", env: "10.0.0.2", flag: "10.0.0.3"},
-	{key: "cluster.port", file: "7001", env: "7002", flag: "7003"},
-	{key: "cluster.seeds", file: "s1:1", env: "s2:2,s3:3", flag: "s4:4"},
+	// Only single and test run with the other cluster keys at their defaults; the other
+	// providers are loaded through every layer by TestClusterProvidersLoad.
+	{key: "cluster.provider", file: "test", env: "single", flag: "test"},
+	{key: "cluster.host", file: "10.0.0.1", env: "10.0.0.2", flag: "10.0.0.3",
+		fileExtra: map[string]string{"cluster.provider": "test"}},
+	{key: "cluster.advertise-host", file: "a1.example", env: "10.1.0.2", flag: "a3.example",
+		fileExtra: map[string]string{"cluster.provider": "test", "cluster.port": "7000"}},
+	{key: "cluster.port", file: "7001", env: "7002", flag: "7003",
+		fileExtra: map[string]string{"cluster.provider": "test"}},
+	{key: "cluster.manage-port", file: "7101", env: "7102", flag: "7103",
+		fileExtra: map[string]string{"cluster.provider": "automanaged", "cluster.port": "7000",
+			"cluster.seeds": "[127.0.0.1:7101, 127.0.0.1:7102, 127.0.0.1:7103]"}},
+	{key: "cluster.seeds", file: "127.0.0.1:7100,s1:1", env: "127.0.0.1:7100,s2:2,s3:3", flag: "127.0.0.1:7100,s4:4",
+		fileExtra: map[string]string{"cluster.provider": "automanaged", "cluster.port": "7000", "cluster.manage-port": "7100"}},
 	{key: "cluster.node-id", file: "n1", env: "n2", flag: "n3"},
 	{key: "log.level", file: "debug", env: "warn", flag: "error"},
 	{key: "log.format", file: "json", env: "text", flag: "json"},
@@ -229,7 +239,10 @@ func TestEnvListsAndValues(t *testing.T) {
 		"RSC_REDIS_ADDRS=a:1, b:2 ,,c:3",
 		"RSC_COORDINATION_MEMBER_LEASE_TTL=20s",
 		"RSC_HTTP_BODY_LIMIT=2MiB",
-		"RSC_CLUSTER_SEEDS=x:1",
+		"RSC_CLUSTER_PROVIDER=automanaged",
+		"RSC_CLUSTER_PORT=7000",
+		"RSC_CLUSTER_MANAGE_PORT=7001",
+		"RSC_CLUSTER_SEEDS=127.0.0.1:7001, x:1",
 		"RSC_REDIS_TLS=true",
 		"UNRELATED=1", // not ours
 		"rsc_lowercase=1",
@@ -238,7 +251,7 @@ func TestEnvListsAndValues(t *testing.T) {
 	assert.Equal(t, []string{"a:1", "b:2", "c:3"}, cfg.Redis.Addrs)
 	assert.Equal(t, 20*time.Second, cfg.Coordination.MemberLeaseTTL)
 	assert.Equal(t, 2*MiB, cfg.HTTP.BodyLimit)
-	assert.Equal(t, []string{"x:1"}, cfg.Cluster.Seeds)
+	assert.Equal(t, []string{"127.0.0.1:7001", "x:1"}, cfg.Cluster.Seeds)
 	assert.True(t, cfg.Redis.TLS)
 }
 
@@ -304,6 +317,10 @@ redis:
 func TestYAMLAnchorsAndEmptySections(t *testing.T) {
 	path := writeFile(t, `
 cluster:
+  provider: automanaged
+  host: n1
+  port: 7000
+  manage-port: 1
   seeds: &nodes ["n1:1", "n2:2"]
 redis:
   addrs: *nodes
@@ -430,7 +447,7 @@ func TestFlags(t *testing.T) {
 	cfg, err := Load([]string{
 		"--http.addr", ":9000", "--auth.allow-unauthenticated",
 		"--redis.addrs", "a:1,b:2", "--redis.addrs", "c:3",
-		"--cluster.port=7000",
+		"--cluster.provider=test", "--cluster.port=7000",
 		"--cluster.node-id=node-7",
 		"--log.level", "debug",
 		"--redis.tls",

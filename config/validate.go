@@ -27,7 +27,7 @@ const (
 
 var (
 	validRoles     = []string{RoleRead, RoleWrite, RoleMember, RoleAdmin, RoleMonitor}
-	validProviders = []string{ProviderSingle, ProviderAutomanaged, ProviderTest}
+	validProviders = []string{ProviderSingle, ProviderAutomanaged, ProviderKubernetes, ProviderTest}
 	validLevels    = []string{"debug", "info", "warn", "error"}
 	validFormats   = []string{"text", "json"}
 	validCreation  = []string{CreationImplicit, CreationExplicit}
@@ -214,29 +214,7 @@ func (c Config) Validate() error {
 	}
 
 	// cluster
-	cl := c.Cluster
-	if err := checkName(cl.Name); err != nil {
-		bad("cluster.name", cl.Name, "%v", err)
-	}
-	if !oneOf(cl.Provider, validProviders) {
-		bad("cluster.provider", cl.Provider, "must be one of %s", strings.Join(validProviders, ", "))
-	}
-	if cl.Host == "" {
-		bad("cluster.host", cl.Host, "must not be empty")
-	} else if strings.ContainsAny(cl.Host, " \t:/") && net.ParseIP(cl.Host) == nil {
-		bad("cluster.host", cl.Host, "must be a host name or IP address (no port)")
-	}
-	if cl.Port < 0 || cl.Port > 65535 {
-		bad("cluster.port", cl.Port, "must be between 0 and 65535 (0 picks a free port)")
-	}
-	for i, s := range cl.Seeds {
-		if err := checkHostPort(s, false, false); err != nil {
-			bad(fmt.Sprintf("cluster.seeds[%d]", i), s, "%v", err)
-		}
-	}
-	if err := checkName(cl.NodeID); err != nil {
-		bad("cluster.node-id", cl.NodeID, "%v", err)
-	}
+	c.Cluster.validate(bad)
 
 	// log
 	if !oneOf(c.Log.Level, validLevels) {
@@ -261,9 +239,6 @@ func (c Config) Warnings() []string {
 	}
 	if c.Embedded() {
 		w = append(w, "redis.addrs is empty: using an EMBEDDED IN-PROCESS REDIS, for development only; all state is lost when the process exits")
-	}
-	if c.Cluster.Provider == ProviderSingle && len(c.Cluster.Seeds) > 0 {
-		w = append(w, "cluster.seeds is ignored with cluster.provider = single")
 	}
 	return w
 }

@@ -116,7 +116,7 @@ func TestValidateNamesFieldAndValue(t *testing.T) {
 		},
 			`config: auth.authenticate-member-api = true: needs at least one user in auth.users with role MEMBER`},
 		{"provider", func(c *Config) { c.Cluster.Provider = "k8s" },
-			`config: cluster.provider = "k8s": must be one of single, automanaged, test`},
+			`config: cluster.provider = "k8s": must be one of single, automanaged, kubernetes, test`},
 		{"cluster name", func(c *Config) { c.Cluster.Name = "" },
 			`config: cluster.name = "": must not be empty`},
 		{"cluster host", func(c *Config) { c.Cluster.Host = "" },
@@ -180,8 +180,11 @@ func TestValidateAccepts(t *testing.T) {
 	cfg.Redis.Addrs = []string{"[::1]:6379", "redis-0.redis:6379"}
 	cfg.Defaults.InitialShardCount = MaxInitialShards
 	cfg.Cluster.Provider = ProviderAutomanaged
-	cfg.Cluster.Host = "::1"
-	cfg.Cluster.Seeds = []string{"10.0.0.1:7000"}
+	cfg.Cluster.Host = "::"
+	cfg.Cluster.AdvertiseHost = "rsc-1.internal"
+	cfg.Cluster.Port = 7000
+	cfg.Cluster.ManagePort = 7001
+	cfg.Cluster.Seeds = []string{"rsc-1.internal:7001", "10.0.0.1:7001"}
 	cfg.Store.KeyPrefix = "team_a.rsc-1"
 	assert.NoError(t, cfg.Validate())
 }
@@ -199,12 +202,10 @@ func TestWarnings(t *testing.T) {
 	cfg = Default()
 	cfg.Redis.Addrs = nil
 	cfg.Coordination.RebalanceTimeout = 4 * time.Second
-	cfg.Cluster.Seeds = []string{"a:1"}
 	w = cfg.Warnings()
-	require.Len(t, w, 3)
+	require.Len(t, w, 2)
 	assert.Contains(t, strings.Join(w, "\n"), "EMBEDDED IN-PROCESS REDIS")
 	assert.Contains(t, strings.Join(w, "\n"), "coordination.rebalance-timeout = 4s")
-	assert.Contains(t, strings.Join(w, "\n"), "cluster.seeds is ignored")
 }
 
 // Secure by default (issue 10): with users configured, heartbeats need a MEMBER credential
