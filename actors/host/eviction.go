@@ -75,3 +75,16 @@ func (h *Host) blockedMembers() []string {
 	slices.Sort(out)
 	return out
 }
+
+// selfMemberID is this node's id in the cluster's member list: the actor
+// system id for automanaged and test, a per-start id for kubernetes (found by
+// this node's address). Block lists hold these ids.
+func (h *Host) selfMemberID() string {
+	addr := h.system.Address()
+	for _, m := range h.clusterMembers() {
+		if m.Address() == addr {
+			return m.Id
+		}
+	}
+	return h.system.ID
+}

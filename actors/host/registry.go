@@ -102,7 +102,7 @@ func (h *Host) registration() persistence.NodeRegistration {
 	reg := persistence.NodeRegistration{NodeID: h.opts.NodeID, ClusterName: h.opts.ClusterName, Provider: provider, Address: addr,
 		Refusing: h.reg.published.Load()}
 	if h.clustered() {
-		reg.MemberID, reg.Blocked = h.system.ID, h.blockedMembers()
+		reg.MemberID, reg.Blocked = h.selfMemberID(), h.blockedMembers()
 	}
 	return reg
 }

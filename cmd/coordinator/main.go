@@ -68,7 +68,14 @@ func run(args, environ []string) int {
 		logger.Error("cannot set up the store", slog.Any("err", err))
 		return 1
 	}
+	evicted := make(chan string, 1)
+	clusterOpts, err := clusterOptions(cfg, logger, reg, evicted)
+	if err != nil {
+		logger.Error("cannot set up the cluster", slog.Any("err", err))
+		return 1
+	}
 	h := host.New(host.Options{
+		Cluster:           clusterOpts,
 		Store:       store,
 		Provisioner: redisstore.NewProvisioner(client),
 		Rules: groupstate.Config{
@@ -119,19 +126,24 @@ func run(args, environ []string) int {
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 
+	code := 0
 	select {
 	case <-ctx.Done():
-		logger.Info("shutting down")
+		logger.Info("shutting down: draining HTTP requests, then handing this node's groups over")
 	case err := <-errc:
 		logger.Error("HTTP server stopped", slog.Any("err", err))
 		return 1
+	case reason := <-evicted:
+		logger.Error("exiting: this node was evicted from the cluster; its supervisor should start it again",
+			slog.String("reason", reason), slog.Int("exitCode", exitEvicted))
+		code = exitEvicted
 	}
 	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if err := srv.Shutdown(sctx); err != nil {
 		logger.Warn("HTTP shutdown", slog.Any("err", err))
 	}
-	return 0
+	return code
 }
 
 func apiConfig(cfg config.Config, logger *slog.Logger) api.Config {
