@@ -34,6 +34,10 @@ type Options struct {
 	RedisAddr string            // required: a real redis-server
 	Env       map[string]string // extra RSC_* settings (override the defaults above)
 	Args      []string
+	// Port is the HTTP port to listen on; 0 picks a free one. A cluster
+	// picks its nodes' ports up front, because every node's seeds name the
+	// others before any of them runs.
+	Port int
 }
 
 // StartCoordinator builds and starts a coordinator on a free loopback port
@@ -44,9 +48,11 @@ func StartCoordinator(t testing.TB, o Options) *Coordinator {
 	if err != nil {
 		t.Fatal(err)
 	}
-	port, err := FreePort()
-	if err != nil {
-		t.Fatal(err)
+	port := o.Port
+	if port == 0 {
+		if port, err = FreePort(); err != nil {
+			t.Fatal(err)
+		}
 	}
 	env := []string{
 		"RSC_HTTP_ADDR=127.0.0.1:" + fmt.Sprint(port),
@@ -121,6 +127,41 @@ func (c *Coordinator) start() {
 // Kill sends SIGKILL and waits for the process to exit (kill -9).
 func (c *Coordinator) Kill() { c.signal(syscall.SIGKILL) }
 
+// Pause freezes the process with SIGSTOP: its sockets stay open and the
+// kernel still accepts connections, but nothing answers (a partitioned or
+// stalled node, as seen from its peers).
+func (c *Coordinator) Pause() { c.send(syscall.SIGSTOP) }
+
+// Resume continues a paused process with SIGCONT.
+func (c *Coordinator) Resume() { c.send(syscall.SIGCONT) }
+
+// Exited reports whether the process started last has exited (by itself,
+// or by a signal).
+func (c *Coordinator) Exited() bool {
+	c.mu.Lock()
+	done := c.done
+	c.mu.Unlock()
+	if done == nil {
+		return false
+	}
+	select {
+	case <-done:
+		return true
+	default:
+		return false
+	}
+}
+
+// send delivers sig without waiting for the process to react.
+func (c *Coordinator) send(sig syscall.Signal) {
+	c.mu.Lock()
+	cmd := c.cmd
+	c.mu.Unlock()
+	if cmd != nil && cmd.Process != nil {
+		_ = cmd.Process.Signal(sig)
+	}
+}
+
 // Stop sends SIGTERM and waits for a graceful exit.
 func (c *Coordinator) Stop() { c.signal(syscall.SIGTERM) }
 
@@ -132,6 +173,9 @@ func (c *Coordinator) signal(sig syscall.Signal) {
 		return
 	}
 	_ = cmd.Process.Signal(sig)
+	if sig != syscall.SIGKILL {
+		_ = cmd.Process.Signal(syscall.SIGCONT) // a paused process cannot act on SIGTERM
+	}
 	select {
 	case <-done:
 	case <-time.After(15 * time.Second):
