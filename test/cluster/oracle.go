@@ -246,7 +246,9 @@ type Gap struct {
 	Len   time.Duration
 }
 
-func (g Gap) String() string { return fmt.Sprintf("shard %d unowned %s from %s", g.Shard, g.Len, clock(g.From)) }
+func (g Gap) String() string {
+	return fmt.Sprintf("shard %d unowned %s from %s", g.Shard, g.Len, clock(g.From))
+}
 
 // Gaps lists, for shards 0..shards-1, the times within [from, to] that no
 // member could read the shard, longest first.

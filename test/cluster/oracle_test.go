@@ -33,9 +33,9 @@ func TestCleanHandOverHasNoOverlap(t *testing.T) {
 	ex := []harness.Exchange{
 		hb("a", 0, nil, protocol.StatusOK, 1, 1, []int{0}),
 		hb("a", 200, []int{0}, protocol.StatusOK, 1, 2, []int{0}), // told to revoke: still draining
-		hb("b", 250, nil, protocol.StatusOK, 2, 2, nil),             // pending
-		hb("a", 400, nil, protocol.StatusOK, 2, 2, nil),             // released at 400
-		hb("b", 450, nil, protocol.StatusOK, 2, 2, []int{0}),        // told at 460
+		hb("b", 250, nil, protocol.StatusOK, 2, 2, nil),           // pending
+		hb("a", 400, nil, protocol.StatusOK, 2, 2, nil),           // released at 400
+		hb("b", 450, nil, protocol.StatusOK, 2, 2, []int{0}),      // told at 460
 	}
 	iv := Intervals(ex, at(1000))
 	require.Empty(t, Overlaps(iv))
