@@ -1,0 +1,48 @@
+package cluster
+
+import (
+	"testing"
+	"time"
+)
+
+// TestRollingRestart is issue 11 point 7: each of the three nodes in turn
+// is stopped with SIGTERM (it hands its groups over, leaves the cluster and
+// exits) and started again, while members heartbeat steadily. No member is
+// fenced, and no shard is without a reader (by the oracle) for longer than
+// one heartbeat interval. It logs "rolling-restart-max-unowned=…".
+func TestRollingRestart(t *testing.T) {
+	w := startWorld(t, 6)
+	f := startFleet(w, 4)
+	f.WaitSettled(t, 30*time.Second, "every shard owned by a settled member")
+	time.Sleep(2 * heartbeat)
+	from := time.Now()
+
+	for i, n := range w.cl.Nodes {
+		start := time.Now()
+		n.RestartGracefully()
+		restarted := time.Since(start)
+		if err := w.cl.WaitFormed(30 * time.Second); err != nil {
+			t.Fatalf("after restarting n%d: %v", i+1, err)
+		}
+		t.Logf("n%d: SIGTERM to answering again %s, cluster formed again %s", i+1, restarted.Round(time.Millisecond), time.Since(start).Round(time.Millisecond))
+		time.Sleep(lease) // steady heartbeats before the next node
+	}
+	f.WaitSettled(t, 30*time.Second, "every shard owned after the rolling restart")
+	f.Stop()
+	to := time.Now()
+	iv := w.checkOracle(to)
+	for _, r := range Refusals(w.oracle.Exchanges(), from) {
+		t.Errorf("fenced during the rolling restart: %s", r)
+	}
+	gaps := Gaps(iv, w.shards, from, to)
+	var longest time.Duration
+	if len(gaps) > 0 {
+		longest = gaps[0].Len
+	}
+	t.Logf("rolling-restart-max-unowned=%s gaps=%d heartbeat=%s", longest.Round(time.Millisecond), len(gaps), heartbeat)
+	for _, g := range gaps {
+		if g.Len > heartbeat {
+			t.Errorf("longer than one heartbeat interval: %s", g)
+		}
+	}
+}

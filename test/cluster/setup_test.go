@@ -1,0 +1,246 @@
+package cluster
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redisstream/coordinator/api/protocol"
+	"github.com/redisstream/coordinator/test/harness"
+	"github.com/redisstream/coordinator/test/redistest"
+)
+
+// Timing of every test here: short, so a lease runs out within seconds and
+// the package stays well within 90 s.
+const (
+	prefix       = "orders"
+	groupName    = "workers"
+	heartbeat    = 200 * time.Millisecond
+	lease        = 2 * time.Second
+	rebalance    = 2 * time.Second
+	attemptLimit = time.Second     // one heartbeat request (a paused node never answers)
+	beatWithin   = 8 * time.Second // one heartbeat, failing over between nodes
+)
+
+var timing = map[string]string{
+	"RSC_COORDINATION_HEARTBEAT_INTERVAL": heartbeat.String(),
+	"RSC_COORDINATION_MEMBER_LEASE_TTL":   lease.String(),
+	"RSC_COORDINATION_REBALANCE_TIMEOUT":  rebalance.String(),
+	"RSC_LOG_LEVEL":                       "info",
+}
+
+// world is a redis-server, a 3-node cluster, one stream and the oracle.
+type world struct {
+	t      *testing.T
+	redis  *redistest.Server
+	cl     *harness.Cluster
+	oracle *Oracle
+	shards int
+}
+
+func startWorld(t *testing.T, shards int) *world {
+	t.Helper()
+	r := redistest.Start(t)
+	start := time.Now()
+	cl := harness.StartCluster(t, harness.ClusterOptions{Nodes: 3, RedisAddr: r.Addr(), Env: timing})
+	t.Logf("cluster of %d nodes formed in %s (cluster core: %v)", len(cl.Nodes), time.Since(start).Round(time.Millisecond), cl.ManagePort)
+	w := &world{t: t, redis: r, cl: cl, oracle: &Oracle{}, shards: shards}
+	harness.NewClient(cl.Nodes[0].URL()).CreateStream(t, prefix, shards)
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("exchanges (last 60):\n%s", describeExchanges(w.oracle.Exchanges(), 60))
+		}
+	})
+	return w
+}
+
+// member returns a member that sends to node start first.
+func (w *world) member(id string, start int) *harness.FailoverMember {
+	m := harness.NewFailoverMember(w.cl.URLs(), start, attemptLimit, prefix, groupName, id)
+	m.Observe = w.oracle.Record
+	return m
+}
+
+// beat sends one heartbeat of m (failing over), failing the test if no
+// node answers.
+func (w *world) beat(m *harness.FailoverMember) protocol.HeartbeatResponse {
+	w.t.Helper()
+	r, err := m.Beat(beatWithin)
+	if err != nil {
+		w.t.Fatalf("%s: %v", m.ID, err)
+	}
+	return r
+}
+
+// groupView reads the group's monitoring view from the first node that
+// answers.
+func (w *world) groupView() (protocol.GroupResponse, bool) {
+	for _, n := range w.cl.Nodes {
+		if n.Exited() {
+			continue
+		}
+		c := harness.NewClient(n.URL())
+		c.HTTP = &http.Client{Timeout: time.Second}
+		var g protocol.GroupResponse
+		if st, _, err := c.Do("GET", "/coord/v1/monitoring/streams/"+prefix+"/groups/"+groupName, nil, &g); err == nil && st == 200 {
+			return g, true
+		}
+	}
+	return protocol.GroupResponse{}, false
+}
+
+// checkOracle fails the test on any overlap or epoch regression up to end,
+// and logs what the oracle measured.
+func (w *world) checkOracle(end time.Time) []Interval {
+	w.t.Helper()
+	ex := w.oracle.Exchanges()
+	iv := Intervals(ex, end)
+	overlaps, regressions := Overlaps(iv), Regressions(ex)
+	answered := 0
+	for _, e := range ex {
+		if e.Answered() {
+			answered++
+		}
+	}
+	w.t.Logf("oracle: %d exchanges (%d answered), %d read intervals, %d overlaps, %d epoch regressions",
+		len(ex), answered, len(iv), len(overlaps), len(regressions))
+	for _, o := range overlaps {
+		w.t.Errorf("single owner violated: %s", o)
+	}
+	for _, r := range regressions {
+		w.t.Errorf("epoch went backwards: %s", r)
+	}
+	return iv
+}
+
+// debugGroup is the part of a group's /debug/actors entry used here.
+type debugGroup struct {
+	Group           string `json:"group"`
+	NodeID          string `json:"nodeId"`
+	Active          bool   `json:"active"`
+	ActivationEpoch int64  `json:"activationEpoch"`
+	LastError       string `json:"lastError"`
+}
+
+var nodeIDPattern = regexp.MustCompile(`^n(\d+)$`)
+
+// hostingNode finds the node hosting the group's live activation: the
+// active entry with the highest activation epoch in any node's
+// /debug/actors (an entry naming node "nK" counts for node K; otherwise for
+// the node that listed it). It returns the node index and the epoch.
+func (w *world) hostingNode() (int, int64, error) {
+	best, bestEpoch := -1, int64(-1)
+	var seen []string
+	for i, n := range w.cl.Nodes {
+		if n.Exited() {
+			continue
+		}
+		c := harness.NewClient(n.URL())
+		c.HTTP = &http.Client{Timeout: 2 * time.Second}
+		var raw json.RawMessage
+		st, body, err := c.Do("GET", "/debug/actors", nil, &raw)
+		if err != nil || st != 200 {
+			seen = append(seen, fmt.Sprintf("n%d: %d %v %s", i+1, st, err, body))
+			continue
+		}
+		for _, g := range debugGroups(raw) {
+			if g.Group != prefix+"/"+groupName || !g.Active {
+				continue
+			}
+			idx := i
+			if m := nodeIDPattern.FindStringSubmatch(g.NodeID); m != nil {
+				k, _ := strconv.Atoi(m[1])
+				idx = k - 1
+			}
+			seen = append(seen, fmt.Sprintf("n%d lists it on %s at activation %d", i+1, g.NodeID, g.ActivationEpoch))
+			if g.ActivationEpoch > bestEpoch {
+				best, bestEpoch = idx, g.ActivationEpoch
+			}
+		}
+	}
+	if best < 0 || best >= len(w.cl.Nodes) {
+		return -1, 0, fmt.Errorf("no node lists an active %s/%s: %s", prefix, groupName, strings.Join(seen, "; "))
+	}
+	w.t.Logf("hosting node: n%d (activation %d); %s", best+1, bestEpoch, strings.Join(seen, "; "))
+	return best, bestEpoch, nil
+}
+
+// debugGroups finds group entries in a /debug/actors body: a top-level
+// "groups" list, and any "groups" list nested one level down (a cluster
+// view listing groups per node).
+func debugGroups(raw json.RawMessage) []debugGroup {
+	var top map[string]json.RawMessage
+	if json.Unmarshal(raw, &top) != nil {
+		return nil
+	}
+	var out []debugGroup
+	var list []debugGroup
+	if g, ok := top["groups"]; ok && json.Unmarshal(g, &list) == nil {
+		out = append(out, list...)
+	}
+	for k, v := range top {
+		if k == "groups" {
+			continue
+		}
+		var nested struct {
+			Groups []debugGroup `json:"groups"`
+		}
+		if json.Unmarshal(v, &nested) == nil {
+			out = append(out, nested.Groups...)
+		}
+		var nodes []struct {
+			NodeID string       `json:"nodeId"`
+			Groups []debugGroup `json:"groups"`
+		}
+		if json.Unmarshal(v, &nodes) == nil {
+			for _, n := range nodes {
+				for _, g := range n.Groups {
+					if g.NodeID == "" {
+						g.NodeID = n.NodeID
+					}
+					out = append(out, g)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// waitUntil polls cond every 100ms until it holds or timeout passes.
+func waitUntil(t *testing.T, timeout time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %s waiting for %s", timeout, what)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func describeExchanges(ex []harness.Exchange, last int) string {
+	if len(ex) > last {
+		ex = ex[len(ex)-last:]
+	}
+	var b strings.Builder
+	for _, e := range ex {
+		fmt.Fprintf(&b, "%s %s → %s epoch=%d owned=%v: ", clock(e.SentAt), e.Member, e.URL, e.Request.MemberEpoch, protocol.Indexes(e.Request.OwnedShards))
+		switch {
+		case e.Err != nil:
+			fmt.Fprintf(&b, "error %v", e.Err)
+		case e.HTTPStatus != 200:
+			fmt.Fprintf(&b, "HTTP %d", e.HTTPStatus)
+		default:
+			r := e.Response
+			fmt.Fprintf(&b, "%s epoch=%d group=%d assigned=%v pending=%v %s", r.Status, r.MemberEpoch, r.GroupEpoch,
+				protocol.Indexes(r.Assignment.AssignedShards), protocol.Indexes(r.Assignment.PendingShards), r.Message)
+		}
+		fmt.Fprintf(&b, " (%s)\n", e.RecvAt.Sub(e.SentAt).Round(time.Millisecond))
+	}
+	return b.String()
+}
