@@ -53,7 +53,7 @@ func startWorld(t *testing.T, shards int) *world {
 	harness.NewClient(cl.Nodes[0].URL()).CreateStream(t, prefix, shards)
 	t.Cleanup(func() {
 		if t.Failed() {
-			t.Logf("exchanges (last 60):\n%s", describeExchanges(w.oracle.Exchanges(), 60))
+			t.Logf("exchanges (last 30):\n%s", describeExchanges(w.oracle.Exchanges(), 30))
 		}
 	})
 	return w

@@ -22,6 +22,7 @@ func TestKIP848WalkthroughAcrossNodes(t *testing.T) {
 	a, b, c := w.member("a", 0), w.member("b", 1), w.member("c", 2)
 
 	beatUntil(t, w, "a owns every shard", func() bool { return len(a.Shards()) == 6 }, a)
+	w.beat(a) // a confirmed: a member counts once its second heartbeat arrived
 	epochA := a.Epoch
 	require.Positive(t, epochA)
 
