@@ -1,7 +1,6 @@
 package cluster
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"regexp"
@@ -118,97 +117,88 @@ func (w *world) checkOracle(end time.Time) []Interval {
 	return iv
 }
 
-// debugGroup is the part of a group's /debug/actors entry used here.
-type debugGroup struct {
-	Group           string `json:"group"`
-	NodeID          string `json:"nodeId"`
-	Active          bool   `json:"active"`
-	ActivationEpoch int64  `json:"activationEpoch"`
-	LastError       string `json:"lastError"`
+// debugView is the part of /debug/actors used here: this node's group
+// actors, and (clustered) every node's activations.
+type debugView struct {
+	NodeID string `json:"nodeId"`
+	Groups []struct {
+		Group           string `json:"group"`
+		NodeID          string `json:"nodeId"`
+		Active          bool   `json:"active"`
+		ActivationEpoch int64  `json:"activationEpoch"`
+	} `json:"groups"`
+	Cluster []struct {
+		NodeID      string `json:"nodeId"`
+		Address     string `json:"address"`
+		Activations []struct {
+			Group           string `json:"group"`
+			ActivationEpoch int64  `json:"activationEpoch"`
+		} `json:"activations"`
+	} `json:"cluster"`
 }
 
 var nodeIDPattern = regexp.MustCompile(`^n(\d+)$`)
 
+// nodeIndex maps a node id ("nK", as the harness names them) or a remote
+// address to the node's index; def when neither matches.
+func (w *world) nodeIndex(nodeID, address string, def int) int {
+	if m := nodeIDPattern.FindStringSubmatch(nodeID); m != nil {
+		k, _ := strconv.Atoi(m[1])
+		if k >= 1 && k <= len(w.cl.Nodes) {
+			return k - 1
+		}
+	}
+	for i, p := range w.cl.RemotePorts {
+		if strings.HasSuffix(address, ":"+strconv.Itoa(p)) {
+			return i
+		}
+	}
+	return def
+}
+
 // hostingNode finds the node hosting the group's live activation: the
-// active entry with the highest activation epoch in any node's
-// /debug/actors (an entry naming node "nK" counts for node K; otherwise for
-// the node that listed it). It returns the node index and the epoch.
+// activation with the highest epoch that any node's /debug/actors lists,
+// in its own group actors or in its cluster view. It returns the node
+// index and the activation epoch.
 func (w *world) hostingNode() (int, int64, error) {
 	best, bestEpoch := -1, int64(-1)
 	var seen []string
+	consider := func(idx int, epoch int64, how string) {
+		seen = append(seen, fmt.Sprintf("%s: n%d at activation %d", how, idx+1, epoch))
+		if epoch > bestEpoch {
+			best, bestEpoch = idx, epoch
+		}
+	}
 	for i, n := range w.cl.Nodes {
 		if n.Exited() {
 			continue
 		}
 		c := harness.NewClient(n.URL())
 		c.HTTP = &http.Client{Timeout: 2 * time.Second}
-		var raw json.RawMessage
-		st, body, err := c.Do("GET", "/debug/actors", nil, &raw)
+		var v debugView
+		st, body, err := c.Do("GET", "/debug/actors", nil, &v)
 		if err != nil || st != 200 {
 			seen = append(seen, fmt.Sprintf("n%d: %d %v %s", i+1, st, err, body))
 			continue
 		}
-		for _, g := range debugGroups(raw) {
-			if g.Group != prefix+"/"+groupName || !g.Active {
-				continue
-			}
-			idx := i
-			if m := nodeIDPattern.FindStringSubmatch(g.NodeID); m != nil {
-				k, _ := strconv.Atoi(m[1])
-				idx = k - 1
-			}
-			seen = append(seen, fmt.Sprintf("n%d lists it on %s at activation %d", i+1, g.NodeID, g.ActivationEpoch))
-			if g.ActivationEpoch > bestEpoch {
-				best, bestEpoch = idx, g.ActivationEpoch
+		for _, g := range v.Groups {
+			if g.Group == prefix+"/"+groupName && g.Active {
+				consider(w.nodeIndex(g.NodeID, "", i), g.ActivationEpoch, fmt.Sprintf("n%d's actors", i+1))
 			}
 		}
-	}
-	if best < 0 || best >= len(w.cl.Nodes) {
-		return -1, 0, fmt.Errorf("no node lists an active %s/%s: %s", prefix, groupName, strings.Join(seen, "; "))
-	}
-	w.t.Logf("hosting node: n%d (activation %d); %s", best+1, bestEpoch, strings.Join(seen, "; "))
-	return best, bestEpoch, nil
-}
-
-// debugGroups finds group entries in a /debug/actors body: a top-level
-// "groups" list, and any "groups" list nested one level down (a cluster
-// view listing groups per node).
-func debugGroups(raw json.RawMessage) []debugGroup {
-	var top map[string]json.RawMessage
-	if json.Unmarshal(raw, &top) != nil {
-		return nil
-	}
-	var out []debugGroup
-	var list []debugGroup
-	if g, ok := top["groups"]; ok && json.Unmarshal(g, &list) == nil {
-		out = append(out, list...)
-	}
-	for k, v := range top {
-		if k == "groups" {
-			continue
-		}
-		var nested struct {
-			Groups []debugGroup `json:"groups"`
-		}
-		if json.Unmarshal(v, &nested) == nil {
-			out = append(out, nested.Groups...)
-		}
-		var nodes []struct {
-			NodeID string       `json:"nodeId"`
-			Groups []debugGroup `json:"groups"`
-		}
-		if json.Unmarshal(v, &nodes) == nil {
-			for _, n := range nodes {
-				for _, g := range n.Groups {
-					if g.NodeID == "" {
-						g.NodeID = n.NodeID
-					}
-					out = append(out, g)
+		for _, cn := range v.Cluster {
+			for _, a := range cn.Activations {
+				if a.Group == prefix+"/"+groupName {
+					consider(w.nodeIndex(cn.NodeID, cn.Address, -1), a.ActivationEpoch, fmt.Sprintf("n%d's cluster view (%s %s)", i+1, cn.NodeID, cn.Address))
 				}
 			}
 		}
 	}
-	return out
+	if best < 0 {
+		return -1, 0, fmt.Errorf("no node lists an active %s/%s: %s", prefix, groupName, strings.Join(seen, "; "))
+	}
+	w.t.Logf("hosting node: n%d (activation %d); %s", best+1, bestEpoch, strings.Join(seen, "; "))
+	return best, bestEpoch, nil
 }
 
 // waitUntil polls cond every 100ms until it holds or timeout passes.
