@@ -165,7 +165,7 @@ func (w *world) hostingNode() (int, int64, error) {
 	var seen []string
 	consider := func(idx int, epoch int64, how string) {
 		seen = append(seen, fmt.Sprintf("%s: n%d at activation %d", how, idx+1, epoch))
-		if epoch > bestEpoch {
+		if idx >= 0 && epoch > bestEpoch {
 			best, bestEpoch = idx, epoch
 		}
 	}
