@@ -32,6 +32,7 @@ type snapshot struct {
 	Epoch    int64
 	Owned    []int
 	Draining []int
+	Pending  []int
 	At       time.Time
 }
 
@@ -67,7 +68,8 @@ func (f *fleet) loop(m *harness.FailoverMember) {
 		if err != nil {
 			f.noAnswer[m.ID]++
 		} else {
-			f.snaps[m.ID] = snapshot{Status: resp.Status, Epoch: m.Epoch, Owned: m.Shards(), Draining: keys(m.Draining), At: time.Now()}
+			f.snaps[m.ID] = snapshot{Status: resp.Status, Epoch: m.Epoch, Owned: m.Shards(), Draining: keys(m.Draining),
+				Pending: protocol.Indexes(resp.Assignment.PendingShards), At: time.Now()}
 		}
 		f.mu.Unlock()
 		select {
@@ -123,8 +125,8 @@ func (f *fleet) MoveTo(node int, which func(i int) bool) {
 }
 
 // Settled reports whether every member's last answer was OK at a positive
-// epoch, nobody drains anything, and the members' shards are disjoint and
-// cover every shard.
+// epoch with nothing pending, nobody drains anything, the members' shards
+// are disjoint and cover every shard, and the group is STABLE.
 func (f *fleet) Settled() bool {
 	snaps := f.Snapshots()
 	if len(snaps) < len(f.ms) {
@@ -132,7 +134,7 @@ func (f *fleet) Settled() bool {
 	}
 	owner := map[int]string{}
 	for id, s := range snaps {
-		if s.Status != protocol.StatusOK || s.Epoch <= 0 || len(s.Draining) > 0 {
+		if s.Status != protocol.StatusOK || s.Epoch <= 0 || len(s.Draining) > 0 || len(s.Pending) > 0 {
 			return false
 		}
 		for _, sh := range s.Owned {
@@ -142,7 +144,11 @@ func (f *fleet) Settled() bool {
 			owner[sh] = id
 		}
 	}
-	return len(owner) == f.w.shards
+	if len(owner) != f.w.shards {
+		return false
+	}
+	g, ok := f.w.groupView()
+	return ok && g.State == protocol.GroupStable
 }
 
 // Describe is the members' last states, one per line, for failure messages.
@@ -156,7 +162,7 @@ func (f *fleet) Describe() string {
 	out := ""
 	for _, id := range ids {
 		s := snaps[id]
-		out += fmt.Sprintf("%s: %s epoch %d owned %v draining %v at %s\n", id, s.Status, s.Epoch, s.Owned, s.Draining, clock(s.At))
+		out += fmt.Sprintf("%s: %s epoch %d owned %v draining %v pending %v at %s\n", id, s.Status, s.Epoch, s.Owned, s.Draining, s.Pending, clock(s.At))
 	}
 	return out
 }

@@ -2,6 +2,7 @@ package harness
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -10,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/redisstream/coordinator/api/protocol"
 )
 
 // ClusterOptions configures N coordinator processes that form one
@@ -77,11 +80,15 @@ func StartCluster(t testing.TB, o ClusterOptions) *Cluster {
 			args = append(args, fmt.Sprintf("--cluster.manage-port=%d", c.ManagePorts[i]))
 		}
 		args = append(args, o.Args...)
+		start := time.Now()
 		c.Nodes = append(c.Nodes, StartCoordinator(t, Options{RedisAddr: o.RedisAddr, Env: o.Env, Args: args, Port: c.HTTPPorts[i]}))
+		t.Logf("cluster: n%d answering after %s", i+1, time.Since(start).Round(time.Millisecond))
 	}
+	start := time.Now()
 	if err := c.WaitFormed(60 * time.Second); err != nil {
 		t.Fatal(err)
 	}
+	t.Logf("cluster: formed %s after the last node answered", time.Since(start).Round(time.Millisecond))
 	return c
 }
 
@@ -95,38 +102,66 @@ func (c *Cluster) URLs() []string {
 }
 
 // WaitFormed waits until every running node is ready
-// (/coord/v1/monitoring/ready answers 200) and, when its health reports
-// cluster members, reports as many as there are running nodes.
+// (/coord/v1/monitoring/ready answers 200) and, when health reports cluster
+// members (protocol.HealthResponse.Cluster), every running node lists
+// exactly the running nodes: as many members as there are, each node's own
+// member id among them. A node restarted on its old address has a new
+// member id, so a view that still holds its previous incarnation does not
+// count as formed.
 func (c *Cluster) WaitFormed(timeout time.Duration) error {
 	deadline := time.Now().Add(timeout)
 	for {
-		var missing []string
-		live := 0
-		for _, n := range c.Nodes {
-			if !n.Exited() {
-				live++
-			}
-		}
-		for i, n := range c.Nodes {
-			if n.Exited() {
-				continue
-			}
-			if !ready(n.URL()) {
-				missing = append(missing, fmt.Sprintf("n%d not ready", i+1))
-				continue
-			}
-			if k, ok := ClusterMembers(n.URL()); ok && k != live {
-				missing = append(missing, fmt.Sprintf("n%d sees %d of %d members", i+1, k, live))
-			}
-		}
-		if len(missing) == 0 {
+		err := c.formed()
+		if err == nil {
 			return nil
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("cluster not formed within %s: %s", timeout, strings.Join(missing, "; "))
+			return fmt.Errorf("cluster not formed within %s: %w", timeout, err)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// formed returns why the cluster is not formed yet (nil when it is).
+func (c *Cluster) formed() error {
+	var problems []string
+	views := map[int]*protocol.ClusterHealth{}
+	for i, n := range c.Nodes {
+		if n.Exited() {
+			continue
+		}
+		if !ready(n.URL()) {
+			problems = append(problems, fmt.Sprintf("n%d not ready", i+1))
+			continue
+		}
+		h, err := Health(n.URL())
+		if err != nil {
+			problems = append(problems, fmt.Sprintf("n%d health: %v", i+1, err))
+			continue
+		}
+		views[i] = h.Cluster
+	}
+	for i, v := range views {
+		if v == nil {
+			continue // no cluster view: only readiness counts
+		}
+		ids := map[string]bool{}
+		for _, m := range v.Members {
+			ids[m.ID] = true
+		}
+		if len(ids) != len(views) {
+			problems = append(problems, fmt.Sprintf("n%d sees %d members, %d nodes run", i+1, len(ids), len(views)))
+		}
+		for j, o := range views {
+			if o != nil && !ids[o.Self.ID] {
+				problems = append(problems, fmt.Sprintf("n%d does not see n%d (%s)", i+1, j+1, o.Self.ID))
+			}
+		}
+	}
+	if len(problems) > 0 {
+		return errors.New(strings.Join(problems, "; "))
+	}
+	return nil
 }
 
 var probe = &http.Client{Timeout: time.Second}
@@ -141,31 +176,16 @@ func ready(base string) bool {
 	return resp.StatusCode == http.StatusOK
 }
 
-// ClusterMembers returns how many cluster members the node at base reports
-// in its health (/coord/v1/monitoring/health), and whether the health
-// carries cluster members at all. It accepts {"cluster":{"members":[…]}}
-// and {"clusterMembers":[…]}.
-func ClusterMembers(base string) (int, bool) {
+// Health reads the node's /coord/v1/monitoring/health.
+func Health(base string) (protocol.HealthResponse, error) {
+	var h protocol.HealthResponse
 	resp, err := probe.Get(base + "/coord/v1/monitoring/health")
 	if err != nil {
-		return 0, false
+		return h, err
 	}
 	defer resp.Body.Close()
-	var h map[string]json.RawMessage
-	if err := json.NewDecoder(resp.Body).Decode(&h); err != nil {
-		return 0, false
-	}
-	var list []json.RawMessage
-	if raw, ok := h["clusterMembers"]; ok && json.Unmarshal(raw, &list) == nil {
-		return len(list), true
-	}
-	var cl struct {
-		Members []json.RawMessage `json:"members"`
-	}
-	if raw, ok := h["cluster"]; ok && json.Unmarshal(raw, &cl) == nil && cl.Members != nil {
-		return len(cl.Members), true
-	}
-	return 0, false
+	err = json.NewDecoder(resp.Body).Decode(&h)
+	return h, err
 }
 
 // freePorts returns n distinct free loopback ports.
