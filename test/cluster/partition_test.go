@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -30,6 +31,11 @@ func TestPausedHostingNode(t *testing.T) {
 	time.Sleep(3 * lease)
 	paused.Resume()
 	t.Logf("n%d continued after %s", host+1, time.Since(pausedAt).Round(time.Millisecond))
+	if first, all := servedAfter(w.oracle.Exchanges(), pausedAt, len(f.ms)); all > 0 {
+		t.Logf("partition-served-after=%s all-members-served-after=%s paused=n%d", first.Round(time.Millisecond), all.Round(time.Millisecond), host+1)
+	} else {
+		t.Logf("not every member was served during the pause (first OK after %s)", first.Round(time.Millisecond))
+	}
 	f.MoveTo(host, func(i int) bool { return i%2 == 0 })
 
 	// The continued node may have been evicted by the cluster: then it exits
@@ -37,6 +43,9 @@ func TestPausedHostingNode(t *testing.T) {
 	time.Sleep(2 * lease)
 	if paused.Exited() {
 		t.Logf("n%d exited after it was continued (evicted by the cluster)", host+1)
+		if !strings.Contains(strings.ToLower(paused.Logs()), "evict") {
+			t.Errorf("n%d exited without a log line saying it was evicted", host+1)
+		}
 	}
 	f.WaitSettled(t, 30*time.Second, "members STABLE with every shard owned after the pause")
 	waitUntil(t, 10*time.Second, "the group STABLE in monitoring", func() bool {

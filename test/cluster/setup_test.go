@@ -100,14 +100,19 @@ func (w *world) checkOracle(end time.Time) []Interval {
 	ex := w.oracle.Exchanges()
 	iv := Intervals(ex, end)
 	overlaps, regressions := Overlaps(iv), Regressions(ex)
-	answered := 0
+	answered, retries, failed := 0, 0, 0
 	for _, e := range ex {
-		if e.Answered() {
+		switch {
+		case !e.Answered():
+			failed++
+		case e.Response.Status == protocol.StatusRetry:
+			retries++
+		default:
 			answered++
 		}
 	}
-	w.t.Logf("oracle: %d exchanges (%d answered), %d read intervals, %d overlaps, %d epoch regressions",
-		len(ex), answered, len(iv), len(overlaps), len(regressions))
+	w.t.Logf("oracle: %d exchanges (%d answered, %d RETRY, %d failed), %d read intervals, %d overlaps, %d epoch regressions",
+		len(ex), answered, retries, failed, len(iv), len(overlaps), len(regressions))
 	for _, o := range overlaps {
 		w.t.Errorf("single owner violated: %s", o)
 	}
