@@ -51,6 +51,13 @@ func startWorld(t *testing.T, shards int) *world {
 	w := &world{t: t, redis: r, cl: cl, oracle: &Oracle{}, shards: shards}
 	harness.NewClient(cl.Nodes[0].URL()).CreateStream(t, prefix, shards)
 	t.Cleanup(func() {
+		for i, n := range cl.Nodes {
+			logs := n.Logs()
+			if k := strings.Index(logs, "WARNING: DATA RACE"); k >= 0 {
+				excerpt := logs[k:min(len(logs), k+4000)]
+				t.Logf("n%d reported %d data race(s) (race-built coordinator); the first:\n%s", i+1, strings.Count(logs, "WARNING: DATA RACE"), excerpt)
+			}
+		}
 		if t.Failed() {
 			t.Logf("exchanges (last 30):\n%s", describeExchanges(w.oracle.Exchanges(), 30))
 		}
