@@ -44,6 +44,9 @@ type world struct {
 
 func startWorld(t *testing.T, shards int) *world {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("cluster: three coordinator processes, not in -short")
+	}
 	r := redistest.Start(t)
 	start := time.Now()
 	cl := harness.StartCluster(t, harness.ClusterOptions{Nodes: 3, RedisAddr: r.Addr(), Env: timing})
