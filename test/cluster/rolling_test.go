@@ -19,6 +19,7 @@ func TestRollingRestart(t *testing.T) {
 
 	for i, n := range w.cl.Nodes {
 		start := time.Now()
+		t.Logf("n%d: SIGTERM at %s", i+1, clock(start))
 		n.RestartGracefully()
 		restarted := time.Since(start)
 		if err := w.cl.WaitFormed(30 * time.Second); err != nil {
@@ -40,9 +41,16 @@ func TestRollingRestart(t *testing.T) {
 		longest = gaps[0].Len
 	}
 	t.Logf("rolling-restart-max-unowned=%s gaps=%d heartbeat=%s", longest.Round(time.Millisecond), len(gaps), heartbeat)
+	shown := false
 	for _, g := range gaps {
-		if g.Len > heartbeat {
-			t.Errorf("longer than one heartbeat interval: %s", g)
+		if g.Len <= heartbeat {
+			continue
+		}
+		t.Errorf("longer than one heartbeat interval: %s", g)
+		if !shown { // the longest gap's context
+			shown = true
+			from, to := g.From.Add(-SelfFenceAfter(lease)-heartbeat), g.From.Add(g.Len+heartbeat)
+			t.Logf("exchanges around it:\n%s\nnode logs around it:\n%s", describeExchanges(within(w.oracle.Exchanges(), from, to), 80), w.nodeLogs(from, to))
 		}
 	}
 }

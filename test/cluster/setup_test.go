@@ -284,3 +284,35 @@ func races(logs string) (ours []string, upstream int) {
 	}
 	return ours, upstream
 }
+
+// within returns the exchanges sent or received between from and to.
+func within(ex []harness.Exchange, from, to time.Time) []harness.Exchange {
+	var out []harness.Exchange
+	for _, e := range ex {
+		if !e.RecvAt.Before(from) && !e.SentAt.After(to) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// nodeLogs returns every node's log lines (slog text, "time=…" first) stamped
+// between from and to, race reports left out, for failure messages.
+func (w *world) nodeLogs(from, to time.Time) string {
+	var b strings.Builder
+	for i, n := range w.cl.Nodes {
+		for _, line := range strings.Split(n.Logs(), "\n") {
+			rest, ok := strings.CutPrefix(line, "time=")
+			if !ok {
+				continue
+			}
+			stamp, _, _ := strings.Cut(rest, " ")
+			at, err := time.Parse(time.RFC3339Nano, stamp)
+			if err != nil || at.Before(from) || at.After(to) {
+				continue
+			}
+			fmt.Fprintf(&b, "n%d %s\n", i+1, line)
+		}
+	}
+	return b.String()
+}
