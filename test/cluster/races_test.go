@@ -31,6 +31,7 @@ Previous read at 0x00c000123456 by goroutine 8:
 	require.Equal(t, 1, upstream)
 	require.Len(t, mine, 1)
 	require.Contains(t, mine[0], "refusing")
+	require.Equal(t, []string{"actors/host.(*Host).refusing()"}, ourFrames(mine))
 	mine, upstream = races("no races here")
 	require.Empty(t, mine)
 	require.Zero(t, upstream)

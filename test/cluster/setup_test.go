@@ -60,7 +60,7 @@ func startWorld(t *testing.T, shards int) *world {
 				t.Logf("n%d (race-built) reported %d data race(s) inside protoactor-go only and %d with this module's code in a stack", i+1, upstream, len(ours))
 			}
 			if len(ours) > 0 {
-				t.Logf("n%d: the first data race with this module's code:\n%s", i+1, ours[0])
+				t.Logf("n%d: racing accesses in this module: %s; the first report:\n%s", i+1, strings.Join(ourFrames(ours), ", "), ours[0])
 			}
 		}
 		if t.Failed() {
@@ -283,6 +283,30 @@ func races(logs string) (ours []string, upstream int) {
 		}
 	}
 	return ours, upstream
+}
+
+// ourFrames lists the distinct top frames in this module of the racing
+// accesses in reports (as returned by races).
+func ourFrames(reports []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, r := range reports {
+		top := false
+		for _, line := range strings.Split(r, "\n") {
+			l := strings.TrimSpace(line)
+			switch {
+			case strings.HasSuffix(l, ":") && strings.Contains(l, " at 0x"):
+				top = true
+			case top:
+				top = false
+				if f, ok := strings.CutPrefix(l, "github.com/redisstream/coordinator/"); ok && !seen[f] {
+					seen[f] = true
+					out = append(out, f)
+				}
+			}
+		}
+	}
+	return out
 }
 
 // within returns the exchanges sent or received between from and to.
