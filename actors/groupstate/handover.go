@@ -60,7 +60,8 @@ func (g *Group) HandOver() map[string]Lease {
 
 // RestoreHandedOver is Restore for an activation that directly follows a graceful release at
 // releasedAt; now is when the new activation starts answering. Members found in leases keep
-// their timers (capped at what Restore would grant, so a clock that runs ahead never lengthens
+// their timers, moved on by the hand-over's duration (now − releasedAt: nobody could
+// heartbeat meanwhile), and capped at what Restore would grant, so a clock that runs ahead never lengthens
 // them); the others get Restore's fresh ones. Deadlines earned by a heartbeat that fall due
 // within one HeartbeatInterval of now get the hand-over grace (see above). A move slower than
 // SlowMove gives everyone fresh leases, as Restore does. The caller must pass leases only if
@@ -71,17 +72,23 @@ func RestoreHandedOver(cfg Config, meta Meta, members []Member, leases map[strin
 	if err != nil || now.Sub(releasedAt) > SlowMove(cfg) {
 		return g, err
 	}
+	// The timers stood still while nobody answered for the group (release → now): members
+	// could not heartbeat, through no fault of theirs, so that time does not count against
+	// them. It never makes a timer longer than a fresh one (deadline + pause ≤ release + TTL +
+	// pause = now + TTL), and a dead member's life grows only by the time its group was not
+	// served at all.
+	pause := max(now.Sub(releasedAt), 0)
 	for id, l := range leases {
 		m := g.members[id]
 		if m == nil || m.State == StateExpired || l.Deadline.IsZero() {
 			continue
 		}
-		m.LeaseDeadline = earlier(l.Deadline, m.LeaseDeadline)
+		m.LeaseDeadline = earlier(l.Deadline.Add(pause), m.LeaseDeadline)
 		if !l.LastHeartbeat.IsZero() && !l.LastHeartbeat.After(now) {
 			m.LastHeartbeat = l.LastHeartbeat
 		}
 		if !m.RevokeDeadline.IsZero() && !l.RevokeDeadline.IsZero() {
-			m.RevokeDeadline = earlier(l.RevokeDeadline, m.RevokeDeadline)
+			m.RevokeDeadline = earlier(l.RevokeDeadline.Add(pause), m.RevokeDeadline)
 		}
 	}
 	g.graceUntil = now.Add(cfg.HeartbeatInterval)

@@ -64,6 +64,7 @@ type clusterState struct {
 	mu      sync.Mutex
 	leaving bool // Stop began: refuse to host groups, answer RETRY
 	evicted bool
+	members []memberView // last topology event's members (onTopology)
 
 	knownMu sync.Mutex
 	known   map[persistence.GroupKey]time.Time // groups known to be stored, until
@@ -95,13 +96,11 @@ func (h *Host) startCluster() (err error) {
 			err = fmt.Errorf("join cluster %q: %v", o.Name, r)
 		}
 	}()
-	if m := o.Metrics; m != nil {
-		h.system.EventStream.Subscribe(func(ev any) {
-			if t, ok := ev.(*cluster.ClusterTopology); ok {
-				m.SetClusterMembers(len(t.Members))
-			}
-		})
-	}
+	h.system.EventStream.Subscribe(func(ev any) {
+		if t, ok := ev.(*cluster.ClusterTopology); ok {
+			h.onTopology(t)
+		}
+	})
 	c.StartMember()
 	h.cl.c = c
 	if _, err := h.system.Root.SpawnNamed(actor.PropsFromProducer(func() actor.Actor { return &nodeInfoActor{h: h} }), nodeInfoName); err != nil {
@@ -160,11 +159,7 @@ func (h *Host) askCluster(key persistence.GroupKey, msg any, timeout time.Durati
 			h.observeGrain(op, id, start, "unavailable")
 			return nil, fmt.Errorf("group %s could not be placed or did not answer within %s: %w", key, timeout, api.ErrGroupMoving)
 		}
-		res, err := h.cl.c.Request(id, group.Kind, req, cluster.WithTimeout(left), cluster.WithRetryCount(1<<20),
-			cluster.WithRetryAction(func(i int) int {
-				time.Sleep(min(time.Duration(i+1)*10*time.Millisecond, 100*time.Millisecond))
-				return i + 1
-			}))
+		res, err := h.requestGrain(id, req, left)
 		if err != nil {
 			h.observeGrain(op, id, start, "unavailable")
 			return nil, fmt.Errorf("group %s did not answer within %s: %v: %w", key, timeout, err, api.ErrGroupMoving)
@@ -182,6 +177,35 @@ func (h *Host) askCluster(key persistence.GroupKey, msg any, timeout time.Durati
 			h.observeGrain(op, id, start, "unavailable")
 			return nil, fmt.Errorf("group %s answered %T: %w", key, res, api.ErrGroupMoving)
 		}
+	}
+}
+
+// requestGrain is one cluster request that returns by timeout at the latest.
+// protoactor's lookup of a grain's PID asks the placement node with a fixed
+// 5 s timeout that the request's own timeout does not cut short (a node that
+// is shutting down, or paused, answers nothing): the call then goes on in
+// the background, and the caller answers RETRY in time.
+func (h *Host) requestGrain(id string, req *wire.GroupRequest, timeout time.Duration) (any, error) {
+	type result struct {
+		res any
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		res, err := h.cl.c.Request(id, group.Kind, req, cluster.WithTimeout(timeout), cluster.WithRetryCount(1<<20),
+			cluster.WithRetryAction(func(i int) int {
+				time.Sleep(min(time.Duration(i+1)*10*time.Millisecond, 100*time.Millisecond))
+				return i + 1
+			}))
+		done <- result{res, err}
+	}()
+	t := time.NewTimer(timeout)
+	defer t.Stop()
+	select {
+	case r := <-done:
+		return r.res, r.err
+	case <-t.C:
+		return nil, fmt.Errorf("no answer within %s", timeout)
 	}
 }
 
@@ -350,11 +374,33 @@ func (h *Host) evict(reason string) {
 }
 
 // clusterMembers lists the cluster members this node sees.
-func (h *Host) clusterMembers() []*cluster.Member {
-	if !h.clustered() {
-		return nil
+// It reads this node's copy of the last topology event: protoactor's own
+// member list is rewritten by the provider without a lock readers can take.
+func (h *Host) clusterMembers() []memberView {
+	h.cl.mu.Lock()
+	defer h.cl.mu.Unlock()
+	return h.cl.members
+}
+
+// memberView is one cluster member as the last topology event listed it.
+type memberView struct{ ID, Addr string }
+
+// Address is the member's remote address (host:port).
+func (m memberView) Address() string { return m.Addr }
+
+// onTopology keeps this node's copy of the member list (copied while the
+// event is delivered, before the provider touches the slice again).
+func (h *Host) onTopology(t *cluster.ClusterTopology) {
+	out := make([]memberView, 0, len(t.Members))
+	for _, m := range t.Members {
+		out = append(out, memberView{ID: m.Id, Addr: m.Address()})
 	}
-	return h.cl.c.MemberList.Members().Members()
+	h.cl.mu.Lock()
+	h.cl.members = out
+	h.cl.mu.Unlock()
+	if m := h.opts.Cluster.Metrics; m != nil {
+		m.SetClusterMembers(len(out))
+	}
 }
 
 // nodeInfoActor answers NodeInfoRequest with this node's group activations.
@@ -418,7 +464,7 @@ func (h *Host) clusterHealth() *protocol.ClusterHealth {
 		Members: []protocol.ClusterMember{}, Blocked: []string{},
 	}
 	for _, m := range h.clusterMembers() {
-		out.Members = append(out.Members, protocol.ClusterMember{ID: m.Id, Address: m.Address()})
+		out.Members = append(out.Members, protocol.ClusterMember{ID: m.ID, Address: m.Address()})
 	}
 	sort.Slice(out.Members, func(i, j int) bool { return out.Members[i].Address < out.Members[j].Address })
 	out.Blocked = append(out.Blocked, h.cl.c.GetBlockedMembers().ToSlice()...)

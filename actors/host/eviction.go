@@ -83,7 +83,7 @@ func (h *Host) selfMemberID() string {
 	addr := h.system.Address()
 	for _, m := range h.clusterMembers() {
 		if m.Address() == addr {
-			return m.Id
+			return m.ID
 		}
 	}
 	return h.system.ID
