@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -278,18 +279,83 @@ func (h *Host) register(key persistence.GroupKey, pid *actor.PID) {
 	h.mu.Unlock()
 }
 
-// leaveCluster hands this node's groups over: it refuses new activations,
-// releases every local group (the next activation elsewhere needs no
-// takeover wait), then leaves the cluster gracefully.
+// leaveCluster hands this node's groups over with as little RETRY as the
+// providers allow. protoactor's own graceful shutdown stops answering at once
+// while the other nodes still place groups here until their provider notices
+// (automanaged: the next health poll, up to 2 s), so members would be told
+// RETRY for that long. Instead the node:
+//
+//  1. refuses new activations and leaves the provider's member list (the
+//     health endpoint closes, or the pod labels go), while its groups keep
+//     serving whatever reaches them;
+//  2. as soon as any peer no longer lists it (that peer now places its
+//     groups elsewhere), releases every group with its members' timers, so
+//     the new activations need no takeover wait and keep the leases;
+//  3. waits until no peer lists it (bounded), answering RETRY for groups
+//     placed here meanwhile, then shuts the cluster down.
 func (h *Host) leaveCluster() {
 	h.cl.mu.Lock()
 	h.cl.leaving = true
 	h.cl.mu.Unlock()
+	o := h.opts.Cluster
+	start := time.Now()
+	if err := o.Provider.Shutdown(true); err != nil {
+		h.opts.Logger.Warn("leaving the cluster: the provider did not deregister this node; the others notice when it stops answering",
+			slog.Any("err", err))
+	}
+	h.opts.Logger.Info("leaving the cluster: deregistered; groups keep serving until a peer stops placing them here")
+	bound := h.leaveBound()
+	h.waitPeers(time.Now().Add(bound), false)
 	pids := h.localPIDs()
-	h.opts.Logger.Info("leaving the cluster: handing groups over", slog.Int("groups", len(pids)))
 	h.releaseAll(pids)
-	h.cl.c.Shutdown(true)
-	h.opts.Logger.Info("left the cluster")
+	h.opts.Logger.Info("leaving the cluster: groups handed over", slog.Int("groups", len(pids)),
+		slog.Duration("after", time.Since(start).Round(time.Millisecond)))
+	h.waitPeers(time.Now().Add(bound), true)
+	h.cl.c.Shutdown(false) // the provider already left; no fixed 2 s sleep
+	h.opts.Logger.Info("left the cluster", slog.Duration("after", time.Since(start).Round(time.Millisecond)))
+}
+
+// leaveBound bounds each wait of a leaving node for its peers: a provider
+// refresh plus the automanaged poll timeout, with slack.
+func (h *Host) leaveBound() time.Duration { return 5 * time.Second }
+
+// waitPeers polls every peer's member list until one (all=false) or every
+// (all=true) peer no longer lists this node, or until deadline. Peers that do
+// not answer count as no longer listing it.
+func (h *Host) waitPeers(deadline time.Time, all bool) {
+	self := h.system.Address()
+	for time.Now().Before(deadline) {
+		peers, dropped := 0, 0
+		for _, info := range h.peerInfos(200 * time.Millisecond) {
+			peers++
+			if info == nil || !slices.Contains(info.GetMemberAddresses(), self) {
+				dropped++
+			}
+		}
+		if peers == 0 || (all && dropped == peers) || (!all && dropped > 0) {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// peerInfos asks every other member this node knows for its NodeInfo (nil
+// for a peer that did not answer within timeout).
+func (h *Host) peerInfos(timeout time.Duration) []*wire.NodeInfo {
+	self := h.system.Address()
+	var futures []*actor.Future
+	for _, m := range h.clusterMembers() {
+		if m.Address() != self {
+			futures = append(futures, h.system.Root.RequestFuture(actor.NewPID(m.Address(), nodeInfoName), &wire.NodeInfoRequest{Light: true}, timeout))
+		}
+	}
+	out := make([]*wire.NodeInfo, len(futures))
+	for i, f := range futures {
+		if res, err := f.Result(); err == nil {
+			out[i], _ = res.(*wire.NodeInfo)
+		}
+	}
+	return out
 }
 
 func (h *Host) localPIDs() []*actor.PID {
@@ -407,10 +473,25 @@ func (h *Host) onTopology(t *cluster.ClusterTopology) {
 type nodeInfoActor struct{ h *Host }
 
 func (a *nodeInfoActor) Receive(ctx actor.Context) {
-	if _, ok := ctx.Message().(*wire.NodeInfoRequest); !ok {
+	req, ok := ctx.Message().(*wire.NodeInfoRequest)
+	if !ok {
+		return
+	}
+	if req.GetLight() {
+		ctx.Respond(a.h.nodeMembers())
 		return
 	}
 	ctx.Respond(a.h.nodeInfo(context.Background()))
+}
+
+// nodeMembers is the part of NodeInfo that needs no group actor: who this
+// node is and which members it sees.
+func (h *Host) nodeMembers() *wire.NodeInfo {
+	out := &wire.NodeInfo{NodeId: h.opts.NodeID, Owner: h.node.owner, Address: h.system.Address(), Refusing: h.refusing()}
+	for _, m := range h.clusterMembers() {
+		out.MemberAddresses = append(out.MemberAddresses, m.Address())
+	}
+	return out
 }
 
 // conflictReason returns why this node refuses to serve because another node
@@ -437,7 +518,7 @@ func (h *Host) clusterView() (string, []string) {
 
 // nodeInfo is this node's part of the cluster-wide debug view.
 func (h *Host) nodeInfo(ctx context.Context) *wire.NodeInfo {
-	out := &wire.NodeInfo{NodeId: h.opts.NodeID, Owner: h.node.owner, Address: h.system.Address(), Refusing: h.refusing()}
+	out := h.nodeMembers()
 	for _, k := range h.activeKeys() {
 		pid, ok := h.active(k)
 		if !ok {

@@ -1167,7 +1167,9 @@ func (*Touch) Descriptor() ([]byte, []int) {
 
 // NodeInfoRequest asks a node's info actor which group activations it hosts.
 type NodeInfoRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Light: only the node's identity and the members it sees, no activations.
+	Light         bool `protobuf:"varint,1,opt,name=light,proto3" json:"light,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1202,6 +1204,13 @@ func (*NodeInfoRequest) Descriptor() ([]byte, []int) {
 	return file_actors_wire_wire_proto_rawDescGZIP(), []int{13}
 }
 
+func (x *NodeInfoRequest) GetLight() bool {
+	if x != nil {
+		return x.Light
+	}
+	return false
+}
+
 // NodeInfo answers a NodeInfoRequest.
 type NodeInfo struct {
 	state       protoimpl.MessageState `protogen:"open.v1"`
@@ -1211,9 +1220,12 @@ type NodeInfo struct {
 	Activations []*Activation          `protobuf:"bytes,4,rep,name=activations,proto3" json:"activations,omitempty"`
 	// The node refuses to serve (e.g. another node shares its store without
 	// being in its cluster); why.
-	Refusing      string `protobuf:"bytes,5,opt,name=refusing,proto3" json:"refusing,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Refusing string `protobuf:"bytes,5,opt,name=refusing,proto3" json:"refusing,omitempty"`
+	// Addresses of the cluster members this node sees (a leaving node waits
+	// until no peer lists it before it stops answering).
+	MemberAddresses []string `protobuf:"bytes,6,rep,name=member_addresses,json=memberAddresses,proto3" json:"member_addresses,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
 }
 
 func (x *NodeInfo) Reset() {
@@ -1279,6 +1291,13 @@ func (x *NodeInfo) GetRefusing() string {
 		return x.Refusing
 	}
 	return ""
+}
+
+func (x *NodeInfo) GetMemberAddresses() []string {
+	if x != nil {
+		return x.MemberAddresses
+	}
+	return nil
 }
 
 type Activation struct {
@@ -1440,14 +1459,16 @@ const file_actors_wire_wire_proto_rawDesc = "" +
 	"shardCount\x12)\n" +
 	"\x10metadata_version\x18\x02 \x01(\x03R\x0fmetadataVersion\"\t\n" +
 	"\aRelease\"\a\n" +
-	"\x05Touch\"\x11\n" +
-	"\x0fNodeInfoRequest\"\xaa\x01\n" +
+	"\x05Touch\"'\n" +
+	"\x0fNodeInfoRequest\x12\x14\n" +
+	"\x05light\x18\x01 \x01(\bR\x05light\"\xd5\x01\n" +
 	"\bNodeInfo\x12\x17\n" +
 	"\anode_id\x18\x01 \x01(\tR\x06nodeId\x12\x14\n" +
 	"\x05owner\x18\x02 \x01(\tR\x05owner\x12\x18\n" +
 	"\aaddress\x18\x03 \x01(\tR\aaddress\x129\n" +
 	"\vactivations\x18\x04 \x03(\v2\x17.rsc.wire.v1.ActivationR\vactivations\x12\x1a\n" +
-	"\brefusing\x18\x05 \x01(\tR\brefusing\"}\n" +
+	"\brefusing\x18\x05 \x01(\tR\brefusing\x12)\n" +
+	"\x10member_addresses\x18\x06 \x03(\tR\x0fmemberAddresses\"}\n" +
 	"\n" +
 	"Activation\x12\x14\n" +
 	"\x05group\x18\x01 \x01(\tR\x05group\x12)\n" +
