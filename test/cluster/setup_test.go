@@ -20,7 +20,7 @@ const (
 	prefix       = "orders"
 	groupName    = "workers"
 	heartbeat    = 200 * time.Millisecond
-	lease        = 2 * time.Second
+	lease        = 3 * time.Second // takeover wait lease/6 + a loaded race-built node stay within the self-fence margin
 	rebalance    = 2 * time.Second
 	attemptLimit = time.Second     // one heartbeat request (a paused node never answers)
 	beatWithin   = 8 * time.Second // one heartbeat, failing over between nodes
