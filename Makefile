@@ -4,7 +4,7 @@ GO        ?= go
 PKGS      ?= ./...
 FUZZTIME  ?= 30s
 
-.PHONY: all build test vet check demo bench bench-sdk fuzz clean redis chaos proto
+.PHONY: all build test vet check demo bench bench-sdk bench-cluster fuzz clean redis chaos proto
 
 all: build
 
@@ -42,6 +42,13 @@ bench: redis
 # RSC_BENCH_QUICK=1 for a smoke run.
 bench-sdk: redis
 	$(GO) test -run '^$$' -bench DataPlane -benchtime 1x -count=1 -timeout 10m ./membersdk/bench/
+
+# Heartbeat throughput of an automanaged cluster of 1, 2 and 3 coordinator
+# processes on this machine (same run, ratios to one node) and the cost of
+# forwarding a heartbeat to another node (see docs/BENCHMARKS.md, "Cluster");
+# about 2 minutes. RSC_BENCH_QUICK=1 for a smoke run.
+bench-cluster: redis
+	RSC_BENCH_CLUSTER=1 $(GO) test -count=1 -timeout 10m -run TestClusterBenchmark -v ./test/clusterbench/ | grep -E 'BENCH|^(ok|FAIL|---)'
 
 # Each fuzz target for FUZZTIME.
 fuzz:
