@@ -73,7 +73,10 @@ type clusterState struct {
 
 // knownTTL bounds how long a node trusts that a group it checked is stored
 // (so that forwarding a heartbeat costs no store read); a group deleted
-// through another node is noticed within it.
+// through another node is noticed within it. Known limit: within that window
+// a join forwarded by such a node re-creates the deleted group as a new one
+// (also with groups.creation explicit), because an activation cannot tell a
+// deleted group from one the store lost.
 const knownTTL = 5 * time.Second
 
 // maxKnown bounds the cache; past it the cache starts over.

@@ -235,6 +235,7 @@ func (h *Host) DeleteGroup(ctx context.Context, streamPrefix, groupName string, 
 		return out, fmt.Errorf("group %s has %d live member(s); stop them or pass force=true: %w", key, r.LiveMembers, api.ErrGroupHasMembers)
 	}
 	h.forgetFull(streamPrefix)
+	h.forgetKnown(key)
 	h.opts.Logger.Info("group deleted", "group", key.String(), "requestedBy", req.RequestedBy, "reason", req.Reason, "force", req.Force)
 	return out, nil
 }
