@@ -146,12 +146,13 @@ func New(opts Options) *Host {
 		}
 	}
 	logger := opts.Logger
+	actorLog := newMinLevel(logger.Handler(), slog.LevelWarn) // one repeat filter for the whole actor system
 	h := &Host{
 		opts:   opts,
 		groups: map[persistence.GroupKey]*actor.PID{},
 		done:   make(chan struct{}),
 		system: actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
-			return slog.New(minLevel{logger.Handler(), slog.LevelWarn}).With(slog.String("component", "actor"))
+			return slog.New(actorLog).With(slog.String("component", "actor"))
 		})),
 	}
 	h.node = &node{h: h, owner: persistence.OwnerName(opts.NodeID, newIncarnation()),
