@@ -228,13 +228,7 @@ func (h *Host) Stop() {
 		h.mu.Unlock()
 		// Release first, so that the next process (a restart, another node) takes the groups
 		// over without waiting out this one's confirmation.
-		futures := make([]*actor.Future, len(pids))
-		for i, pid := range pids {
-			futures[i] = h.system.Root.RequestFuture(pid, &group.ReleaseRequest{}, h.opts.RequestTimeout)
-		}
-		for _, f := range futures {
-			_, _ = f.Result()
-		}
+		h.releaseAll(pids)
 		for _, pid := range pids {
 			_ = h.system.Root.StopFuture(pid).Wait()
 		}

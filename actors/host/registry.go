@@ -315,13 +315,7 @@ func (h *Host) releaseGroups() {
 			keys, pids = append(keys, k), append(pids, pid)
 		}
 		h.mu.Unlock()
-		futures := make([]*actor.Future, len(pids))
-		for i, pid := range pids {
-			futures[i] = h.system.Root.RequestFuture(pid, &group.ReleaseRequest{}, h.opts.RequestTimeout)
-		}
-		for _, f := range futures {
-			_, _ = f.Result()
-		}
+		h.releaseAll(pids)
 		for i, pid := range pids {
 			// A released actor has stopped itself; one that had not loaded its
 			// group yet (nothing to release) is stopped here.
