@@ -46,7 +46,7 @@ bench-sdk: redis
 # Heartbeat throughput of an automanaged cluster of 1, 2 and 3 coordinator
 # processes on this machine (same run, ratios to one node) and the cost of
 # forwarding a heartbeat to another node (see docs/BENCHMARKS.md, "Cluster");
-# about 2 minutes. RSC_BENCH_QUICK=1 for a smoke run.
+# about 45 s. RSC_BENCH_QUICK=1 for a smoke run.
 bench-cluster: redis
 	RSC_BENCH_CLUSTER=1 $(GO) test -count=1 -timeout 10m -run TestClusterBenchmark -v ./test/clusterbench/ | grep -E 'BENCH|^(ok|FAIL|---)'
 

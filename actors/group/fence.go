@@ -58,6 +58,12 @@ func (a *groupActor) markFencesStale(updates []persistence.FenceUpdate) {
 // alone (groups from before fencing: members then run unfenced). On error the
 // group answers RETRY and tries again on the next request.
 func (a *groupActor) syncFences() error {
+	if a.fencesUnchecked && a.deps.Now().Before(a.servableFrom) {
+		// After a takeover the fenced activation may still be writing fences until it
+		// stops answering (servableFrom): compare them once it has, before the first answer
+		// (nothing is answered or written by this activation before servableFrom).
+		return nil
+	}
 	if a.fencesUnchecked && a.state != nil {
 		n := a.state.Meta().ShardCount
 		shards := make([]int, n)

@@ -106,10 +106,15 @@ func (a *groupActor) Receive(ctx actor.Context) {
 	case *actor.Restarting:
 		a.onRestarting()
 	case *actor.Stopping:
-		if !a.stopped && a.state != nil {
+		switch {
+		case !a.stopped && a.state != nil:
 			// Stopped from outside (the cluster moved the grain, or the node is leaving):
 			// give the activation up so that the next one needs no takeover wait.
 			a.release(ctx, "stopped by the node (group moving to another node, or node leaving)")
+		case !a.stopped:
+			// Never activated (store down): nothing to release, but the host must forget it.
+			a.stopped = true
+			a.deps.OnStop(a.key, ctx.Self())
 		}
 		a.members = map[string]*actor.PID{} // they stop with it; not to be re-spawned
 	case *actor.Stopped:
@@ -139,11 +144,15 @@ func (a *groupActor) Receive(ctx actor.Context) {
 		}
 	case *wire.GroupRequest:
 		// Forwarded by a node (maybe this one) through the cluster.
-		req, err := requestFromWire(msg)
+		now := a.deps.Now()
+		req, err := requestFromWire(msg, now)
 		var out *wire.GroupReply
-		if err != nil {
+		switch {
+		case err != nil:
 			out = errorReply(err)
-		} else {
+		case !isHeartbeat(req) && !deadline(msg, now).IsZero() && a.deps.Now().After(deadline(msg, now)):
+			out = errorReply(fmt.Errorf("group %s: the request waited too long in the queue and was not evaluated: %w", a.key, persistence.ErrUnavailable))
+		default:
 			out = replyToWire(a.handle(ctx, req))
 		}
 		out.Node, out.ActivationEpoch = a.deps.NodeID, a.activation

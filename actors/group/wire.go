@@ -22,9 +22,7 @@ func RequestToWire(msg any) (*wire.GroupRequest, error) {
 	switch m := msg.(type) {
 	case *HeartbeatRequest:
 		r := &wire.GroupRequest{Op: &wire.GroupRequest_Heartbeat{Heartbeat: heartbeatToWire(m)}}
-		if !m.Deadline.IsZero() {
-			r.DeadlineUnixNano = m.Deadline.UnixNano()
-		}
+		setDeadline(r, m.Deadline)
 		return r, nil
 	case *DescribeRequest:
 		return &wire.GroupRequest{Op: &wire.GroupRequest_Describe{Describe: &wire.Describe{}}}, nil
@@ -44,13 +42,37 @@ func RequestToWire(msg any) (*wire.GroupRequest, error) {
 }
 
 // requestFromWire is the inverse of RequestToWire, on the grain's side.
-func requestFromWire(r *wire.GroupRequest) (any, error) {
+// setDeadline stamps r with the caller's deadline d (zero: none).
+func setDeadline(r *wire.GroupRequest, d time.Time) {
+	if d.IsZero() {
+		return
+	}
+	r.DeadlineUnixNano, r.TimeoutNanos = d.UnixNano(), max(int64(time.Until(d)), 1)
+}
+
+// SetDeadline stamps a forwarded request with the caller's deadline.
+func SetDeadline(r *wire.GroupRequest, d time.Time) { setDeadline(r, d) }
+
+// deadline is a forwarded request's deadline on this node: the caller's,
+// capped at received + the caller's timeout (zero: none).
+func deadline(r *wire.GroupRequest, received time.Time) time.Time {
+	if r.GetDeadlineUnixNano() == 0 {
+		return time.Time{}
+	}
+	d := time.Unix(0, r.GetDeadlineUnixNano())
+	if r.GetTimeoutNanos() > 0 {
+		if limit := received.Add(time.Duration(r.GetTimeoutNanos())); d.After(limit) {
+			d = limit
+		}
+	}
+	return d
+}
+
+func requestFromWire(r *wire.GroupRequest, received time.Time) (any, error) {
 	switch op := r.Op.(type) {
 	case *wire.GroupRequest_Heartbeat:
 		m := heartbeatFromWire(op.Heartbeat)
-		if r.DeadlineUnixNano != 0 {
-			m.Deadline = time.Unix(0, r.DeadlineUnixNano)
-		}
+		m.Deadline = deadline(r, received)
 		return m, nil
 	case *wire.GroupRequest_Describe:
 		return &DescribeRequest{}, nil
@@ -295,4 +317,11 @@ func shardsFromWire(s []int32) []protocol.ShardID {
 		out[i] = protocol.ShardID{ShardIndex: int(v)}
 	}
 	return out
+}
+
+// isHeartbeat: heartbeats check their deadline themselves (they answer RETRY
+// in the protocol's shape, not an error).
+func isHeartbeat(req any) bool {
+	_, ok := req.(*HeartbeatRequest)
+	return ok
 }

@@ -31,9 +31,17 @@ func TestWireHeartbeatRoundTrip(t *testing.T) {
 	require.NoError(t, err)
 	var back wire.GroupRequest
 	require.NoError(t, proto.Unmarshal(b, &back))
-	out, err := requestFromWire(&back)
+	out, err := requestFromWire(&back, time.Now())
 	require.NoError(t, err)
-	require.Equal(t, in, out)
+	got := out.(*HeartbeatRequest)
+	require.WithinDuration(t, in.Deadline, got.Deadline, 0, "a deadline in the past stays the caller's")
+	got.Deadline = in.Deadline
+	require.Equal(t, in, got)
+
+	// A caller's clock running ahead cannot stretch the wait past its own timeout.
+	ahead := &wire.GroupRequest{DeadlineUnixNano: time.Now().Add(time.Hour).UnixNano(), TimeoutNanos: int64(time.Second)}
+	recv := time.Now()
+	require.Equal(t, recv.Add(time.Second), deadline(ahead, recv))
 
 	resp := protocol.HeartbeatResponse{ResponseTo: "r1", Status: protocol.StatusOK, MemberID: "m/1", MemberEpoch: 8,
 		HeartbeatIntervalMs: 100, RebalanceTimeoutMs: 1000, MemberLeaseTTLMs: 600, GroupEpoch: 9, AssignmentEpoch: 9, MetadataVersion: 3,
@@ -43,9 +51,9 @@ func TestWireHeartbeatRoundTrip(t *testing.T) {
 	require.NoError(t, err)
 	var rw wire.GroupReply
 	require.NoError(t, proto.Unmarshal(rb, &rw))
-	got, err := ReplyFromWire(in, &rw)
+	reply, err := ReplyFromWire(in, &rw)
 	require.NoError(t, err)
-	require.Equal(t, resp, got.(*HeartbeatReply).Response)
+	require.Equal(t, resp, reply.(*HeartbeatReply).Response)
 }
 
 // Errors cross nodes as codes: errors.Is still finds the sentinel the host

@@ -48,7 +48,8 @@ type ClusterOptions struct {
 type ClusterMetrics interface {
 	// GrainRequest observes one request to a group grain: the operation,
 	// whether the grain was on another node, how long it took, and its
-	// outcome ("ok", "unavailable", "moving").
+	// outcome ("ok"; "error": the grain answered with an error code;
+	// "unavailable": no answer in time).
 	GrainRequest(op string, remote bool, d time.Duration, outcome string)
 	// SetClusterMembers records how many members this node sees.
 	SetClusterMembers(n int)
@@ -156,6 +157,12 @@ func (h *Host) askCluster(key persistence.GroupKey, msg any, timeout time.Durati
 	id := group.IdentityOf(key)
 	start := time.Now()
 	deadline := start.Add(timeout)
+	if req.DeadlineUnixNano == 0 {
+		// Every forwarded request carries a deadline: one still queued (or still being
+		// delivered by a lookup that outlived its caller) when nobody waits any more is not
+		// evaluated — a DELETE answered 503 must not run later.
+		group.SetDeadline(req, deadline)
+	}
 	op := opName(req)
 	for {
 		left := time.Until(deadline)
@@ -171,7 +178,11 @@ func (h *Host) askCluster(key persistence.GroupKey, msg any, timeout time.Durati
 		switch r := res.(type) {
 		case *wire.GroupReply:
 			out, err := group.ReplyFromWire(msg, r)
-			h.observeGrain(op, id, start, "ok")
+			outcome := "ok"
+			if r.GetCode() != wire.Code_OK {
+				outcome = "error"
+			}
+			h.observeGrain(op, id, start, outcome)
 			return out, err
 		case *actor.DeadLetterResponse:
 			// The grain stopped (passivated, moved, fenced): look it up again.
@@ -486,7 +497,10 @@ func (a *nodeInfoActor) Receive(ctx actor.Context) {
 		ctx.Respond(a.h.nodeMembers())
 		return
 	}
-	ctx.Respond(a.h.nodeInfo(context.Background()))
+	// The full view asks every local group actor: built off this actor, so that light
+	// requests (a leaving peer polls them with a short timeout) never wait behind it.
+	sender, root := ctx.Sender(), ctx.ActorSystem().Root
+	go func() { root.Send(sender, a.h.nodeInfo(context.Background())) }()
 }
 
 // nodeMembers is the part of NodeInfo that needs no group actor: who this
@@ -524,17 +538,26 @@ func (h *Host) clusterView() (string, []string) {
 // nodeInfo is this node's part of the cluster-wide debug view.
 func (h *Host) nodeInfo(ctx context.Context) *wire.NodeInfo {
 	out := h.nodeMembers()
-	for _, k := range h.activeKeys() {
-		pid, ok := h.active(k)
-		if !ok {
-			continue
+	keys := h.activeKeys()
+	sort.Slice(keys, func(i, j int) bool { return keys[i].Less(keys[j]) })
+	type ask struct {
+		a *wire.Activation
+		f *actor.Future
+	}
+	var asks []ask
+	for _, k := range keys {
+		if pid, ok := h.active(k); ok { // all at once: one timeout for the whole view
+			asks = append(asks, ask{&wire.Activation{Group: k.String(), Actor: pid.String()},
+				h.system.Root.RequestFuture(pid, &group.DebugRequest{}, h.opts.RequestTimeout/2)})
 		}
-		res, err := h.system.Root.RequestFuture(pid, &group.DebugRequest{}, h.opts.RequestTimeout).Result()
-		a := &wire.Activation{Group: k.String(), Actor: pid.String()}
-		if d, ok := res.(*group.DebugState); ok && err == nil {
-			a.ActivationEpoch, a.Members = d.ActivationEpoch, int32(len(d.Members))
+	}
+	for _, q := range asks {
+		if res, err := q.f.Result(); err == nil {
+			if d, ok := res.(*group.DebugState); ok {
+				q.a.ActivationEpoch, q.a.Members = d.ActivationEpoch, int32(len(d.Members))
+			}
 		}
-		out.Activations = append(out.Activations, a)
+		out.Activations = append(out.Activations, q.a)
 	}
 	return out
 }

@@ -210,15 +210,19 @@ func (h *Host) Owner() string { return h.node.owner }
 // Stop stops every group actor and the actor system.
 func (h *Host) Stop() {
 	h.stopOnce.Do(func() {
-		close(h.done)
 		if h.clustered() {
+			// The node keeps renewing its record (confirming its activations) while it hands
+			// its groups over: an activation unconfirmed for longer than the validity answers
+			// RETRY and hands no member timers over.
 			h.leaveCluster()
+			close(h.done)
 			h.mu.Lock()
 			h.groups = map[persistence.GroupKey]*actor.PID{}
 			h.mu.Unlock()
 			h.node.leave()
 			return
 		}
+		close(h.done)
 		h.mu.Lock()
 		pids := make([]*actor.PID, 0, len(h.groups))
 		for _, pid := range h.groups {

@@ -116,9 +116,16 @@ type GroupRequest struct {
 	//	*GroupRequest_Release
 	//	*GroupRequest_Touch
 	Op isGroupRequest_Op `protobuf_oneof:"op"`
-	// Unix nanoseconds after which the caller no longer waits: a request still
-	// queued then is answered RETRY without being evaluated. 0: none.
+	// When the caller stops waiting, as Unix nanoseconds on the caller's clock,
+	// and how long that was from sending (nanoseconds). A request still queued
+	// at the deadline is answered without being evaluated (heartbeats RETRY,
+	// others UNAVAILABLE): a late heartbeat may carry a stale ownership report.
+	// The receiving node uses the caller's deadline, which also covers the time
+	// the request waited in its queue, but never later than its own receipt +
+	// timeout (a caller's clock running ahead). Clocks that disagree by more
+	// than the timeout only cost RETRYs, never safety. 0: none.
 	DeadlineUnixNano int64 `protobuf:"varint,10,opt,name=deadline_unix_nano,json=deadlineUnixNano,proto3" json:"deadline_unix_nano,omitempty"`
+	TimeoutNanos     int64 `protobuf:"varint,12,opt,name=timeout_nanos,json=timeoutNanos,proto3" json:"timeout_nanos,omitempty"`
 	// Node that forwarded the request (logs, metrics).
 	FromNode      string `protobuf:"bytes,11,opt,name=from_node,json=fromNode,proto3" json:"from_node,omitempty"`
 	unknownFields protoimpl.UnknownFields
@@ -228,6 +235,13 @@ func (x *GroupRequest) GetTouch() *Touch {
 func (x *GroupRequest) GetDeadlineUnixNano() int64 {
 	if x != nil {
 		return x.DeadlineUnixNano
+	}
+	return 0
+}
+
+func (x *GroupRequest) GetTimeoutNanos() int64 {
+	if x != nil {
+		return x.TimeoutNanos
 	}
 	return 0
 }
@@ -1372,7 +1386,7 @@ var File_actors_wire_wire_proto protoreflect.FileDescriptor
 
 const file_actors_wire_wire_proto_rawDesc = "" +
 	"\n" +
-	"\x16actors/wire/wire.proto\x12\vrsc.wire.v1\"\xb4\x03\n" +
+	"\x16actors/wire/wire.proto\x12\vrsc.wire.v1\"\xd9\x03\n" +
 	"\fGroupRequest\x126\n" +
 	"\theartbeat\x18\x01 \x01(\v2\x16.rsc.wire.v1.HeartbeatH\x00R\theartbeat\x123\n" +
 	"\bdescribe\x18\x02 \x01(\v2\x15.rsc.wire.v1.DescribeH\x00R\bdescribe\x12*\n" +
@@ -1382,7 +1396,8 @@ const file_actors_wire_wire_proto_rawDesc = "" +
 	"\arelease\x18\x06 \x01(\v2\x14.rsc.wire.v1.ReleaseH\x00R\arelease\x12*\n" +
 	"\x05touch\x18\a \x01(\v2\x12.rsc.wire.v1.TouchH\x00R\x05touch\x12,\n" +
 	"\x12deadline_unix_nano\x18\n" +
-	" \x01(\x03R\x10deadlineUnixNano\x12\x1b\n" +
+	" \x01(\x03R\x10deadlineUnixNano\x12#\n" +
+	"\rtimeout_nanos\x18\f \x01(\x03R\ftimeoutNanos\x12\x1b\n" +
 	"\tfrom_node\x18\v \x01(\tR\bfromNodeB\x04\n" +
 	"\x02op\"\xd3\x02\n" +
 	"\n" +

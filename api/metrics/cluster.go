@@ -22,7 +22,7 @@ type clusterMetrics struct {
 func (m *Metrics) registerCluster() {
 	m.cluster = clusterMetrics{
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "rsc_grain_requests_total",
-			Help: "Requests to group grains by operation, whether the grain ran on another node, and outcome (ok, unavailable)."},
+			Help: "Requests to group grains by operation, whether the grain ran on another node, and outcome (ok; error: the grain answered an error; unavailable: no answer in time)."},
 			[]string{"op", "remote", "outcome"}),
 		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "rsc_grain_request_duration_seconds",
 			Help:    "Time from sending a request to a group grain to its answer; with remote=\"true\" it includes the hop to the hosting node.",
