@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"strings"
 	"testing"
 	"time"
 )
@@ -34,6 +35,26 @@ func TestRollingRestart(t *testing.T) {
 	iv := w.checkOracle(to)
 	for _, r := range Refusals(w.oracle.Exchanges(), from) {
 		t.Errorf("fenced during the rolling restart: %s", r)
+	}
+	// Every hand-over by a leaving node carried its members' timers (its activations stayed
+	// confirmed while it left), so leases went on rather than starting afresh.
+	handed, fresh := 0, 0
+	for _, n := range w.cl.Nodes {
+		for _, line := range strings.Split(n.Logs(), "\n") {
+			if !strings.Contains(line, "group activation released") || !strings.Contains(line, "node shutting down") {
+				continue
+			}
+			if strings.Contains(line, "leasesHandedOver=true") {
+				handed++
+			} else {
+				fresh++
+				t.Errorf("a leaving node released a group without its members' timers: %s", line)
+			}
+		}
+	}
+	t.Logf("rolling-restart-releases handed-over=%d without-timers=%d", handed, fresh)
+	if handed == 0 {
+		t.Errorf("no leaving node handed a group over (expected one per restart of the hosting node)")
 	}
 	gaps := Gaps(iv, w.shards, from, to)
 	var longest time.Duration
