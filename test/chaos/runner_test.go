@@ -63,13 +63,15 @@ func index(target string) int {
 }
 
 func (c *cluster) inject(f Fault) {
+	if nodeFault(f.Kind) {
+		c.injectNode(f)
+		return
+	}
 	switch f.Kind {
 	case FaultMemberKill:
 		c.member(f.Target).Kill()
 	case FaultMemberPause:
 		c.member(f.Target).Pause()
-	case FaultCoordinatorKill:
-		c.coords[index(f.Target)].Kill()
 	case FaultRedisStop:
 		c.redis.Stop()
 	case FaultSlowHeartbeats:
@@ -78,16 +80,55 @@ func (c *cluster) inject(f Fault) {
 }
 
 func (c *cluster) recover(f Fault) {
+	if nodeFault(f.Kind) {
+		c.recoverNode(f)
+		return
+	}
 	switch f.Kind {
 	case FaultMemberKill:
 		c.startMember(f.Target) // same member id, a new process
 	case FaultMemberPause:
 		c.member(f.Target).Resume()
-	case FaultCoordinatorKill:
-		c.coords[index(f.Target)].Restart()
 	case FaultRedisStop:
 		c.redis.Restart()
 	case FaultSlowHeartbeats:
 		c.proxies[index(f.Target)].SetDelay(0)
+	}
+}
+
+// injectNode takes a coordinator process down: kill -9, SIGSTOP, or SIGTERM
+// (graceful: it hands its groups over and exits; waits for the exit).
+func (c *cluster) injectNode(f Fault) {
+	i := index(f.Target)
+	n, co := c.nodes[i], c.coords[i]
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	c.noteFault(i, f, time.Now())
+	switch f.Kind {
+	case FaultCoordinatorKill:
+		n.down = true
+		co.Kill()
+	case FaultCoordinatorRestart:
+		n.down = true
+		co.Stop()
+	case FaultCoordinatorPause:
+		co.Pause() // a paused process cannot exit; an evicted one exits after SIGCONT
+	}
+}
+
+// recoverNode brings a coordinator process back: a new process on the same
+// ports after a kill or a graceful stop, SIGCONT after a pause.
+func (c *cluster) recoverNode(f Fault) {
+	i := index(f.Target)
+	n, co := c.nodes[i], c.coords[i]
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	switch f.Kind {
+	case FaultCoordinatorKill, FaultCoordinatorRestart:
+		n.logFrom = len(co.Logs())
+		co.Restart() // the old process has exited: only the start
+		n.down = false
+	case FaultCoordinatorPause:
+		co.Resume()
 	}
 }
