@@ -165,6 +165,10 @@ type Report struct {
 	SupervisorRestarts    int          `json:"supervisorRestarts"`
 	SupervisorRestartList []supervised `json:"supervisorRestartList"`
 	ClusterFormedAtEnd    *bool        `json:"clusterFormedAtEnd,omitempty"`
+	// GracefulStops are the SIGTERMs of coordinator-restart faults: the
+	// time from SIGTERM to exit. A node still running 15 s after SIGTERM
+	// is killed, and that fails the run.
+	GracefulStops []gracefulStop `json:"gracefulStops"`
 
 	// LongestUnownedNoInfraMs is the longest unowned gap that did not
 	// overlap a Redis or coordinator fault (from injection to one lease
@@ -324,6 +328,9 @@ func runChaos(t *testing.T, cfg config, reportPath string) {
 		SupervisorRestartList: c.supervisorRestarts(),
 	}
 	rep.SupervisorRestarts = len(rep.SupervisorRestartList)
+	c.supMu.Lock()
+	rep.GracefulStops = append([]gracefulStop{}, c.stops...)
+	c.supMu.Unlock()
 	if c.hc != nil {
 		formed := formedErr == nil
 		rep.ClusterFormedAtEnd = &formed
@@ -351,6 +358,11 @@ func runChaos(t *testing.T, cfg config, reportPath string) {
 	}
 	if formedErr != nil {
 		fail("the coordinator nodes did not all come back into one cluster within 45s after the last fault: %v", formedErr)
+	}
+	for _, st := range rep.GracefulStops {
+		if st.Killed {
+			fail("%s did not exit within %s of SIGTERM at %s (killed)", st.Node, gracefulStopLimit, st.At.UTC().Format("15:04:05.000"))
+		}
 	}
 	if produced == 0 {
 		fail("the producer published nothing")

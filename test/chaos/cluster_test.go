@@ -30,6 +30,7 @@ type cluster struct {
 
 	supMu     sync.Mutex
 	restarts  []supervised   // by the supervisor
+	stops     []gracefulStop // SIGTERMs of coordinator-restart faults
 	lastFault map[int]string // coordinator index → the last fault injected on it
 
 	mu      sync.Mutex

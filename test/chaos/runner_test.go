@@ -110,7 +110,12 @@ func (c *cluster) injectNode(f Fault) {
 		co.Kill()
 	case FaultCoordinatorRestart:
 		n.down = true
-		co.Stop()
+		start := time.Now()
+		co.Stop() // SIGKILL after 15 s without an exit
+		took := time.Since(start)
+		c.supMu.Lock()
+		c.stops = append(c.stops, gracefulStop{Node: f.Target, At: start, ExitMs: took.Milliseconds(), Killed: took >= gracefulStopLimit})
+		c.supMu.Unlock()
 	case FaultCoordinatorPause:
 		co.Pause() // a paused process cannot exit; an evicted one exits after SIGCONT
 	}
@@ -131,4 +136,18 @@ func (c *cluster) recoverNode(f Fault) {
 	case FaultCoordinatorPause:
 		co.Resume()
 	}
+}
+
+// gracefulStopLimit is how long harness.Coordinator.Stop waits for a
+// process to exit after SIGTERM before it kills it.
+const gracefulStopLimit = 15 * time.Second
+
+// gracefulStop is one SIGTERM of a coordinator-restart fault: how long the
+// node took to hand its groups over and exit, and whether it had to be
+// killed instead.
+type gracefulStop struct {
+	Node   string    `json:"node"`
+	At     time.Time `json:"at"`
+	ExitMs int64     `json:"exitMs"`
+	Killed bool      `json:"killed"`
 }
