@@ -23,8 +23,11 @@ type action struct {
 
 // runSchedule injects faults in real time, in the test goroutine, starting
 // now: each fault at its At, recovered at At+For. Actions that take time
-// (restarting a coordinator waits for its health route) delay the ones after
-// them; the actual times are recorded.
+// (restarting a coordinator waits for its health route, a graceful stop
+// waits for the node to hand over and exit) delay the ones after them, in
+// order; a fault injected late still lasts its full For (a member pause
+// must outlast the lease), so it is recovered no sooner than For after it
+// was actually injected. The actual times are recorded.
 func (c *cluster) runSchedule(faults []Fault) []injected {
 	var acts []action
 	for i, f := range faults {
@@ -39,10 +42,14 @@ func (c *cluster) runSchedule(faults []Fault) []injected {
 	out := make([]injected, len(faults))
 	start := time.Now()
 	for _, a := range acts {
-		if d := time.Until(start.Add(a.at)); d > 0 {
+		f := faults[a.fault]
+		due := start.Add(a.at)
+		if a.end && out[a.fault].Start.Add(f.For).After(due) {
+			due = out[a.fault].Start.Add(f.For)
+		}
+		if d := time.Until(due); d > 0 {
 			time.Sleep(d)
 		}
-		f := faults[a.fault]
 		if a.end {
 			out[a.fault].End = time.Now()
 			c.recover(f)
