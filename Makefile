@@ -56,11 +56,16 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzHeartbeat -fuzztime $(FUZZTIME) ./actors/groupstate/
 
 # Long chaos run (see docs/RELIABILITY.md): faults from a seed against real
-# processes; writes docs/chaos-report.json. `go test ./...` runs a 60s variant.
-CHAOS_SEED     ?= 20261129
-CHAOS_DURATION ?= 5m
+# processes, CHAOS_COORDINATORS coordinator processes forming one cluster
+# (node kill, pause and graceful restart among the faults; 1 = a single
+# coordinator, no cluster); writes docs/chaos-report.json. `go test ./...`
+# runs a 60s variant.
+CHAOS_SEED         ?= 20261129
+CHAOS_DURATION     ?= 5m
+CHAOS_COORDINATORS ?= 3
 chaos: redis
-	RSC_CHAOS_SEED=$(CHAOS_SEED) RSC_CHAOS_DURATION=$(CHAOS_DURATION) RSC_CHAOS_REPORT=$(CURDIR)/docs/chaos-report.json \
+	RSC_CHAOS_SEED=$(CHAOS_SEED) RSC_CHAOS_DURATION=$(CHAOS_DURATION) RSC_CHAOS_COORDINATORS=$(CHAOS_COORDINATORS) \
+		RSC_CHAOS_REPORT=$(CURDIR)/docs/chaos-report.json \
 		$(GO) test -race -count=1 -timeout 30m -run '^TestChaos$$' -v ./test/chaos/
 
 # Regenerate the protobuf messages that cross nodes (actors/wire). Needs

@@ -57,6 +57,13 @@ func loadConfig(t *testing.T) config {
 		}
 		cfg.Seed = s
 	}
+	if v := os.Getenv("RSC_CHAOS_COORDINATORS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			t.Fatalf("RSC_CHAOS_COORDINATORS=%q: want a number of coordinator processes, at least 1 (%v)", v, err)
+		}
+		cfg.Coordinators = n
+	}
 	if v := os.Getenv("RSC_CHAOS_DURATION"); v != "" {
 		d, err := time.ParseDuration(v)
 		if err != nil || d < 10*time.Second {
@@ -72,7 +79,7 @@ func loadConfig(t *testing.T) config {
 // on an RSC_* variable it does not know, and the harness passes the test's
 // environment to it, so they are removed from the environment once read
 // (and put back at cleanup).
-var chaosEnv = []string{"RSC_CHAOS_SEED", "RSC_CHAOS_DURATION", "RSC_CHAOS_REPORT"}
+var chaosEnv = []string{"RSC_CHAOS_SEED", "RSC_CHAOS_DURATION", "RSC_CHAOS_REPORT", "RSC_CHAOS_COORDINATORS"}
 
 func hideChaosEnv(t *testing.T) {
 	for _, k := range chaosEnv {
@@ -149,6 +156,20 @@ type Report struct {
 	StaleAcks []string       `json:"staleAcks"`
 	Events    map[string]int `json:"events"`
 
+	// SupervisorRestarts counts the coordinator processes that exited on
+	// their own (a node the cluster evicted, typically after a pause past
+	// its tolerance, exits with code 3) and that the test's supervisor
+	// started again, as systemd would; the list says when, after which
+	// fault and why. ClusterFormedAtEnd: after the settle, every node was
+	// running and every node saw exactly the running nodes (cluster runs).
+	SupervisorRestarts    int          `json:"supervisorRestarts"`
+	SupervisorRestartList []supervised `json:"supervisorRestartList"`
+	ClusterFormedAtEnd    *bool        `json:"clusterFormedAtEnd,omitempty"`
+	// GracefulStops are the SIGTERMs of coordinator-restart faults: the
+	// time from SIGTERM to exit. A node still running 15 s after SIGTERM
+	// is killed, and that fails the run.
+	GracefulStops []gracefulStop `json:"gracefulStops"`
+
 	// LongestUnownedNoInfraMs is the longest unowned gap that did not
 	// overlap a Redis or coordinator fault (from injection to one lease
 	// after recovery): the liveness figure for member faults alone.
@@ -173,18 +194,49 @@ type Report struct {
 // TestChaos runs the data plane under a seeded fault schedule and checks
 // that nothing is lost, no shard is processed by two members at once,
 // epochs never go backwards and the coordinator never reports an invariant
-// violation. See docs/RELIABILITY.md.
+// violation. See docs/RELIABILITY.md. `make chaos` runs it long, with a
+// 3-node cluster (RSC_CHAOS_COORDINATORS); `go test` runs 60 s of faults
+// against one coordinator.
 func TestChaos(t *testing.T) {
 	if testing.Short() {
 		t.Skip("chaos run: not in -short")
 	}
 	reportPath := os.Getenv("RSC_CHAOS_REPORT")
+	runChaos(t, loadConfig(t), reportPath)
+}
+
+// clusterDuration is the fault phase of TestChaosCluster: long enough for
+// the first faults to cover every kind once, node faults included, and for
+// a pause past the cluster's tolerance (an eviction, then a supervisor
+// restart) with the default seed, short enough that the package stays
+// within 90 s of its single-node runtime in `make test`.
+const clusterDuration = 40 * time.Second
+
+// TestChaosCluster is the short chaos run against a 3-node actor host
+// cluster: node kill, pause (with eviction and supervisor restart) and
+// graceful restart among the faults. RSC_CHAOS_SEED and RSC_CHAOS_DURATION
+// apply; the report goes to the test's temporary directory.
+func TestChaosCluster(t *testing.T) {
+	if testing.Short() {
+		t.Skip("chaos run: not in -short")
+	}
+	durationSet := os.Getenv("RSC_CHAOS_DURATION") != ""
 	cfg := loadConfig(t)
+	cfg.Coordinators = 3
+	if !durationSet {
+		cfg.Duration = clusterDuration
+	}
+	runChaos(t, cfg, "")
+}
+
+// runChaos is one chaos run of cfg; the report is written to reportPath
+// (the test's temporary directory when empty).
+func runChaos(t *testing.T, cfg config, reportPath string) {
 	wallStart := time.Now()
 	faults := Generate(ScheduleConfig{
 		Seed: cfg.Seed, Duration: cfg.Duration, Lease: cfg.Lease,
 		Members: memberIDs(cfg.Members), Coordinators: cfg.Coordinators, Proxies: cfg.Coordinators,
-		MaxMembersDown: cfg.MaxDown, MaxCoordinatorsDown: cfg.Coordinators,
+		MaxMembersDown: cfg.MaxDown, MaxCoordinatorsDown: max(1, cfg.Coordinators-1), // one node always up
 	})
 	t.Logf("chaos seed %d, fault phase %s, %d faults:\n%s", cfg.Seed, cfg.Duration, len(faults), FormatSchedule(faults))
 
@@ -202,6 +254,20 @@ func TestChaos(t *testing.T) {
 		}
 	}
 	t.Cleanup(stopMonitor)
+	// The supervisor restarts nodes that exit on their own (evicted). It
+	// stops before the harness kills every node at cleanup.
+	stopSup := make(chan struct{})
+	supDone := make(chan struct{})
+	go func() { defer close(supDone); c.supervise(100*time.Millisecond, stopSup) }()
+	stopSupervisor := func() {
+		select {
+		case <-stopSup:
+		default:
+			close(stopSup)
+			<-supDone
+		}
+	}
+	t.Cleanup(stopSupervisor)
 
 	// Warm-up: every shard owned before the first fault.
 	waitUntil(t, 30*time.Second, "every shard owned at start", func() bool { return mon.settled(0) })
@@ -215,6 +281,10 @@ func TestChaos(t *testing.T) {
 	// for a few heartbeats.
 	settleStart := time.Now()
 	settled := waitFor(45*time.Second, func() bool { return mon.settled(4 * cfg.Heartbeat) })
+	var formedErr error
+	if c.hc != nil { // every node back and in one cluster (the supervisor still runs)
+		formedErr = waitFormed(c, 45*time.Second)
+	}
 	settleSecs := time.Since(settleStart).Seconds()
 	time.Sleep(time.Second) // produce a little more on the settled group
 	c.stopProducer()
@@ -235,6 +305,7 @@ func TestChaos(t *testing.T) {
 	pending, lag, entries, _ = c.redisBacklog(ctx)
 	drainSecs := time.Since(drainStart).Seconds()
 	stopMonitor()
+	stopSupervisor()
 	mon.finish()
 
 	lines := c.rec.Lines()
@@ -254,6 +325,15 @@ func TestChaos(t *testing.T) {
 		monitorFigures: mon.figures(), Events: map[string]int{}, LateAckConfirmations: late,
 		SettleSeconds: round2(settleSecs), DrainSeconds: round2(drainSecs),
 		PausesWithoutFence: []string{}, AckedAfterReassignment: []string{}, Failures: []string{},
+		SupervisorRestartList: c.supervisorRestarts(),
+	}
+	rep.SupervisorRestarts = len(rep.SupervisorRestartList)
+	c.supMu.Lock()
+	rep.GracefulStops = append([]gracefulStop{}, c.stops...)
+	c.supMu.Unlock()
+	if c.hc != nil {
+		formed := formedErr == nil
+		rep.ClusterFormedAtEnd = &formed
 	}
 	for _, k := range AllFaultKinds {
 		rep.FaultsByType[string(k)] = 0
@@ -275,6 +355,14 @@ func TestChaos(t *testing.T) {
 	fail := func(format string, args ...any) { rep.Failures = append(rep.Failures, fmt.Sprintf(format, args...)) }
 	if !settled {
 		fail("the group did not settle (every shard owned, nothing revoking) within 45s after the last fault")
+	}
+	if formedErr != nil {
+		fail("the coordinator nodes did not all come back into one cluster within 45s after the last fault: %v", formedErr)
+	}
+	for _, st := range rep.GracefulStops {
+		if st.Killed {
+			fail("%s did not exit within %s of SIGTERM at %s (killed)", st.Node, gracefulStopLimit, st.At.UTC().Format("15:04:05.000"))
+		}
 	}
 	if produced == 0 {
 		fail("the producer published nothing")
@@ -323,6 +411,7 @@ func TestChaos(t *testing.T) {
 		t.Errorf("write report: %v", err)
 	}
 	t.Logf("chaos report (%s):\n%s", path, raw)
+	t.Logf("%d coordinator(s); supervisor restarts %d (evicted nodes that exited on their own)", rep.Coordinators, rep.SupervisorRestarts)
 	t.Logf("seed %d: %d faults %v; produced %d, processed %d, lost %d, duplicates %d, hand-offs %d, overlap windows %d, fence overlap windows %d (fenced acks %d), longest unowned gap %dms (lease %s), regressions %d, violations %d",
 		rep.Seed, rep.FaultsTotal, rep.FaultsByType, rep.Produced, rep.Processed, rep.Lost, rep.Duplicates, rep.HandOffs,
 		rep.OverlapWindows, rep.FenceOverlapWindows, rep.FencedAcks, rep.LongestUnownedMs, cfg.Lease, len(rep.EpochRegressions), len(rep.InvariantViolations))
@@ -355,7 +444,7 @@ func TestChaos(t *testing.T) {
 		}
 	}
 	if t.Failed() {
-		t.Logf("reproduce: RSC_CHAOS_SEED=%d RSC_CHAOS_DURATION=%s go test -race -count=1 -run '^TestChaos$' -v ./test/chaos/", cfg.Seed, cfg.Duration)
+		t.Logf("reproduce: RSC_CHAOS_SEED=%d RSC_CHAOS_DURATION=%s RSC_CHAOS_COORDINATORS=%d go test -race -count=1 -run '^TestChaos$' -v ./test/chaos/", cfg.Seed, cfg.Duration, cfg.Coordinators)
 	}
 }
 
@@ -483,7 +572,7 @@ func classifyGaps(rep *Report, gaps []gap, ran []injected, lease time.Duration) 
 		end := g.From.Add(g.Len)
 		clear := true
 		for _, f := range ran {
-			if f.Kind != FaultRedisStop && f.Kind != FaultCoordinatorKill {
+			if !infraFault(f.Kind) {
 				continue
 			}
 			if g.From.Before(f.Recovered.Add(lease)) && f.Start.Before(end) {
@@ -700,5 +789,31 @@ func waitUntil(t *testing.T, timeout time.Duration, what string, cond func() boo
 	t.Helper()
 	if !waitFor(timeout, cond) {
 		t.Fatalf("timed out after %s waiting for %s", timeout, what)
+	}
+}
+
+// waitFormed waits until every coordinator process runs and the nodes form
+// one cluster again (harness.Cluster.WaitFormed skips exited nodes; an
+// exited node here is one the supervisor has not restarted yet, or could
+// not).
+func waitFormed(c *cluster, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	for {
+		var exited []string
+		for i, co := range c.coords {
+			if co.Exited() {
+				exited = append(exited, fmt.Sprintf("coordinator-%d", i))
+			}
+		}
+		var err error
+		if len(exited) > 0 {
+			err = fmt.Errorf("not running: %v", exited)
+		} else {
+			err = c.hc.WaitFormed(time.Second)
+		}
+		if err == nil || time.Now().After(deadline) {
+			return err
+		}
+		time.Sleep(200 * time.Millisecond)
 	}
 }

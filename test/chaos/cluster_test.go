@@ -23,8 +23,15 @@ type cluster struct {
 	cfg     config
 	redis   *redistest.Server
 	coords  []*harness.Coordinator
+	hc      *harness.Cluster     // the actor host cluster when there are several coordinators; nil with one
+	nodes   []*node              // nodes[i]: what the schedule and the supervisor share about coords[i]
 	proxies []*harness.SlowProxy // proxies[i] forwards to coords[i]
 	rec     *recorder.Recorder
+
+	supMu     sync.Mutex
+	restarts  []supervised   // by the supervisor
+	stops     []gracefulStop // SIGTERMs of coordinator-restart faults
+	lastFault map[int]string // coordinator index → the last fault injected on it
 
 	mu      sync.Mutex
 	members map[string]*harness.MemberProc
@@ -61,7 +68,8 @@ var quietOnce sync.Once
 func startCluster(t *testing.T, cfg config) *cluster {
 	t.Helper()
 	quietOnce.Do(func() { redis.SetLogger(quietRedis{}) })
-	c := &cluster{t: t, cfg: cfg, rec: recorder.New(), members: map[string]*harness.MemberProc{}, opts: map[string]harness.MemberOptions{}}
+	c := &cluster{t: t, cfg: cfg, rec: recorder.New(), members: map[string]*harness.MemberProc{}, opts: map[string]harness.MemberOptions{},
+		lastFault: map[int]string{}}
 	c.redis = redistest.StartWithOptions(t, redistest.Options{Persist: true})
 	env := map[string]string{
 		"RSC_COORDINATION_HEARTBEAT_INTERVAL": cfg.Heartbeat.String(),
@@ -69,12 +77,17 @@ func startCluster(t *testing.T, cfg config) *cluster {
 		"RSC_COORDINATION_REBALANCE_TIMEOUT":  cfg.Rebalance.String(),
 		"RSC_LOG_LEVEL":                       "info",
 	}
-	// More coordinators (an actor host cluster) only need more entries here
-	// plus their cluster settings; the schedule, members and monitor take
-	// every URL.
-	for i := 0; i < cfg.Coordinators; i++ {
-		co := harness.StartCoordinator(t, harness.Options{RedisAddr: c.redis.Addr(), Env: env})
-		c.coords = append(c.coords, co)
+	// Several coordinators form one automanaged actor host cluster on
+	// loopback (ports kept across restarts); the schedule, members, producer
+	// and monitor take every URL.
+	if cfg.Coordinators > 1 {
+		c.hc = harness.StartCluster(t, harness.ClusterOptions{Nodes: cfg.Coordinators, RedisAddr: c.redis.Addr(), Env: env})
+		c.coords = c.hc.Nodes
+	} else {
+		c.coords = []*harness.Coordinator{harness.StartCoordinator(t, harness.Options{RedisAddr: c.redis.Addr(), Env: env})}
+	}
+	for _, co := range c.coords {
+		c.nodes = append(c.nodes, &node{logFrom: len(co.Logs())})
 		c.proxies = append(c.proxies, harness.StartSlowProxy(t, co.URL()))
 	}
 	harness.NewClient(c.coords[0].URL()).CreateStream(t, cfg.Prefix, cfg.Shards)

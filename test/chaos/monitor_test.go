@@ -19,6 +19,7 @@ type monitor struct {
 	prefix, group string
 	shards        int
 	clients       []*harness.Client // one per coordinator; the first that answers wins
+	prefer        int               // the client that answered last is asked first (only poll's goroutine)
 
 	mu           sync.Mutex
 	polls        int
@@ -75,8 +76,13 @@ func (m *monitor) base() string {
 	return "/coord/v1/monitoring/streams/" + m.prefix + "/groups/" + m.group
 }
 
+// fetch reads the group and its assignments from the first coordinator
+// that answers both, starting with the one that answered last (a paused
+// node would cost its full timeout on every poll).
 func (m *monitor) fetch() (protocol.GroupResponse, protocol.AssignmentsResponse, bool) {
-	for _, c := range m.clients {
+	for k := range m.clients {
+		i := (m.prefer + k) % len(m.clients)
+		c := m.clients[i]
 		var g protocol.GroupResponse
 		var a protocol.AssignmentsResponse
 		st, _, err := c.Do("GET", m.base(), nil, &g)
@@ -87,6 +93,7 @@ func (m *monitor) fetch() (protocol.GroupResponse, protocol.AssignmentsResponse,
 		if err != nil || st != 200 {
 			continue
 		}
+		m.prefer = i
 		return g, a, true
 	}
 	return protocol.GroupResponse{}, protocol.AssignmentsResponse{}, false

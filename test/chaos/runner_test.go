@@ -23,8 +23,11 @@ type action struct {
 
 // runSchedule injects faults in real time, in the test goroutine, starting
 // now: each fault at its At, recovered at At+For. Actions that take time
-// (restarting a coordinator waits for its health route) delay the ones after
-// them; the actual times are recorded.
+// (restarting a coordinator waits for its health route, a graceful stop
+// waits for the node to hand over and exit) delay the ones after them, in
+// order; a fault injected late still lasts its full For (a member pause
+// must outlast the lease), so it is recovered no sooner than For after it
+// was actually injected. The actual times are recorded.
 func (c *cluster) runSchedule(faults []Fault) []injected {
 	var acts []action
 	for i, f := range faults {
@@ -39,10 +42,14 @@ func (c *cluster) runSchedule(faults []Fault) []injected {
 	out := make([]injected, len(faults))
 	start := time.Now()
 	for _, a := range acts {
-		if d := time.Until(start.Add(a.at)); d > 0 {
+		f := faults[a.fault]
+		due := start.Add(a.at)
+		if a.end && out[a.fault].Start.Add(f.For).After(due) {
+			due = out[a.fault].Start.Add(f.For)
+		}
+		if d := time.Until(due); d > 0 {
 			time.Sleep(d)
 		}
-		f := faults[a.fault]
 		if a.end {
 			out[a.fault].End = time.Now()
 			c.recover(f)
@@ -63,13 +70,15 @@ func index(target string) int {
 }
 
 func (c *cluster) inject(f Fault) {
+	if nodeFault(f.Kind) {
+		c.injectNode(f)
+		return
+	}
 	switch f.Kind {
 	case FaultMemberKill:
 		c.member(f.Target).Kill()
 	case FaultMemberPause:
 		c.member(f.Target).Pause()
-	case FaultCoordinatorKill:
-		c.coords[index(f.Target)].Kill()
 	case FaultRedisStop:
 		c.redis.Stop()
 	case FaultSlowHeartbeats:
@@ -78,16 +87,74 @@ func (c *cluster) inject(f Fault) {
 }
 
 func (c *cluster) recover(f Fault) {
+	if nodeFault(f.Kind) {
+		c.recoverNode(f)
+		return
+	}
 	switch f.Kind {
 	case FaultMemberKill:
 		c.startMember(f.Target) // same member id, a new process
 	case FaultMemberPause:
 		c.member(f.Target).Resume()
-	case FaultCoordinatorKill:
-		c.coords[index(f.Target)].Restart()
 	case FaultRedisStop:
 		c.redis.Restart()
 	case FaultSlowHeartbeats:
 		c.proxies[index(f.Target)].SetDelay(0)
 	}
+}
+
+// injectNode takes a coordinator process down: kill -9, SIGSTOP, or SIGTERM
+// (graceful: it hands its groups over and exits; waits for the exit).
+func (c *cluster) injectNode(f Fault) {
+	i := index(f.Target)
+	n, co := c.nodes[i], c.coords[i]
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	c.noteFault(i, f, time.Now())
+	switch f.Kind {
+	case FaultCoordinatorKill:
+		n.down = true
+		co.Kill()
+	case FaultCoordinatorRestart:
+		n.down = true
+		start := time.Now()
+		co.Stop() // SIGKILL after 15 s without an exit
+		took := time.Since(start)
+		c.supMu.Lock()
+		c.stops = append(c.stops, gracefulStop{Node: f.Target, At: start, ExitMs: took.Milliseconds(), Killed: took >= gracefulStopLimit})
+		c.supMu.Unlock()
+	case FaultCoordinatorPause:
+		co.Pause() // a paused process cannot exit; an evicted one exits after SIGCONT
+	}
+}
+
+// recoverNode brings a coordinator process back: a new process on the same
+// ports after a kill or a graceful stop, SIGCONT after a pause.
+func (c *cluster) recoverNode(f Fault) {
+	i := index(f.Target)
+	n, co := c.nodes[i], c.coords[i]
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	switch f.Kind {
+	case FaultCoordinatorKill, FaultCoordinatorRestart:
+		n.logFrom = len(co.Logs())
+		co.Restart() // the old process has exited: only the start
+		n.down = false
+	case FaultCoordinatorPause:
+		co.Resume()
+	}
+}
+
+// gracefulStopLimit is how long harness.Coordinator.Stop waits for a
+// process to exit after SIGTERM before it kills it.
+const gracefulStopLimit = 15 * time.Second
+
+// gracefulStop is one SIGTERM of a coordinator-restart fault: how long the
+// node took to hand its groups over and exit, and whether it had to be
+// killed instead.
+type gracefulStop struct {
+	Node   string    `json:"node"`
+	At     time.Time `json:"at"`
+	ExitMs int64     `json:"exitMs"`
+	Killed bool      `json:"killed"`
 }

@@ -28,10 +28,31 @@ const (
 	// FaultSlowHeartbeats sets a slow proxy's added delay to Delay for For:
 	// the members behind it heartbeat slowly.
 	FaultSlowHeartbeats FaultKind = "slow-heartbeats"
+	// FaultCoordinatorPause freezes a cluster node (SIGSTOP) for For, then
+	// continues it (SIGCONT). A node frozen longer than the cluster
+	// tolerates (automanaged: 2 s) finds it was evicted and exits by itself;
+	// the chaos supervisor then starts it again. Only with several nodes.
+	FaultCoordinatorPause FaultKind = "coordinator-pause"
+	// FaultCoordinatorRestart stops a cluster node gracefully (SIGTERM: it
+	// hands its groups over, leaves the cluster and exits) and starts it
+	// again For after it exited. Only with several nodes.
+	FaultCoordinatorRestart FaultKind = "coordinator-restart"
 )
 
-// AllFaultKinds lists every kind, in report order.
-var AllFaultKinds = []FaultKind{FaultMemberKill, FaultMemberPause, FaultCoordinatorKill, FaultRedisStop, FaultSlowHeartbeats}
+// AllFaultKinds lists every kind, in report order. The node faults come
+// last: with one coordinator they are never drawn, and the random draws of
+// a one-coordinator schedule stay what they were before they existed.
+var AllFaultKinds = []FaultKind{FaultMemberKill, FaultMemberPause, FaultCoordinatorKill, FaultRedisStop, FaultSlowHeartbeats,
+	FaultCoordinatorPause, FaultCoordinatorRestart}
+
+// nodeFault reports whether k takes a coordinator process down (kill,
+// pause, graceful restart).
+func nodeFault(k FaultKind) bool {
+	return k == FaultCoordinatorKill || k == FaultCoordinatorPause || k == FaultCoordinatorRestart
+}
+
+// infraFault reports whether k takes Redis or a coordinator down.
+func infraFault(k FaultKind) bool { return k == FaultRedisStop || nodeFault(k) }
 
 // Fault is one planned fault: at At (from the start of the fault phase) the
 // Target is faulted, and For later it is recovered.
@@ -65,7 +86,12 @@ type ScheduleConfig struct {
 	// MaxMembersDown bounds the members killed or paused at the same time.
 	MaxMembersDown int
 	// MaxCoordinatorsDown bounds the coordinators down at the same time
-	// (with one coordinator: 1, i.e. the control plane may be fully down).
+	// (with one coordinator: 1, i.e. the control plane may be fully down;
+	// with a cluster of N: N-1, one node up). A node counts as down from
+	// its fault until one lease after the fault's end, which covers most of
+	// an evicted node's exit and restart by the supervisor, not all: a node
+	// that detects its own pause takes about 2 s to exit, then about 1 s to
+	// start, so the bound holds for the schedule, not at every instant.
 	MaxCoordinatorsDown int
 }
 
@@ -73,8 +99,11 @@ type ScheduleConfig struct {
 // warm-up, follow each other every 1–3 s, and end (are recovered) by
 // cfg.Duration. The first faults cover every kind once (in an order drawn
 // from the seed) so that even a short run tries each kind; after that kinds
-// are drawn by weight. Redis and coordinator faults never overlap each
-// other, and a target gets at least one lease of rest between two faults.
+// are drawn by weight. Redis faults never overlap coordinator faults;
+// coordinator faults overlap each other only up to MaxCoordinatorsDown
+// nodes; a target gets at least one lease of rest between two faults. The
+// node faults pause and graceful restart exist only with several
+// coordinators; with one, the schedule is the same as before they existed.
 func Generate(cfg ScheduleConfig) []Fault {
 	rng := rand.New(rand.NewSource(cfg.Seed))
 	L := cfg.Lease
@@ -87,8 +116,10 @@ func Generate(cfg ScheduleConfig) []Fault {
 	// Every fault holds its target busy until it is recovered plus a rest.
 	busy := map[string]time.Duration{}
 	type span struct{ from, to time.Duration }
-	var memberDown, coordDown []span
-	var infraBusy time.Duration // end of the last Redis/coordinator fault, plus rest
+	var memberDown, coordDown []span // coordDown spans run one lease past the fault's end
+	// End of the last Redis fault, and of the last coordinator fault, each
+	// plus a lease of rest: Redis and coordinator faults do not overlap.
+	var redisBusy, coordBusy time.Duration
 	countAt := func(spans []span, from, to time.Duration) int {
 		n := 0
 		for _, s := range spans {
@@ -98,14 +129,22 @@ func Generate(cfg ScheduleConfig) []Fault {
 		}
 		return n
 	}
-	weights := map[FaultKind]int{FaultMemberKill: 30, FaultMemberPause: 20, FaultCoordinatorKill: 15, FaultRedisStop: 10, FaultSlowHeartbeats: 15}
+	weights := map[FaultKind]int{FaultMemberKill: 30, FaultMemberPause: 20, FaultCoordinatorKill: 15, FaultRedisStop: 10, FaultSlowHeartbeats: 15,
+		FaultCoordinatorPause: 10, FaultCoordinatorRestart: 10}
 	if cfg.Coordinators == 0 {
 		weights[FaultCoordinatorKill] = 0
 	}
 	if cfg.Proxies == 0 {
 		weights[FaultSlowHeartbeats] = 0
 	}
-	coverage := append([]FaultKind(nil), AllFaultKinds...)
+	var coverage []FaultKind
+	for _, k := range AllFaultKinds {
+		if (k == FaultCoordinatorPause || k == FaultCoordinatorRestart) && cfg.Coordinators < 2 {
+			weights[k] = 0 // left out of coverage too: one-node schedules keep their draws
+			continue
+		}
+		coverage = append(coverage, k)
+	}
 	rng.Shuffle(len(coverage), func(i, j int) { coverage[i], coverage[j] = coverage[j], coverage[i] })
 
 	draw := func() FaultKind {
@@ -139,6 +178,12 @@ func Generate(cfg ScheduleConfig) []Fault {
 		case FaultSlowHeartbeats:
 			f.For = between(2*time.Second, 3*L)
 			f.Delay = between(100*time.Millisecond, L*3/4).Round(10 * time.Millisecond)
+		case FaultCoordinatorPause:
+			// Either side of the automanaged cluster's 2 s tolerance: a short
+			// freeze is survived, a long one ends in eviction and a restart.
+			f.For = between(500*time.Millisecond, L*9/4)
+		case FaultCoordinatorRestart:
+			f.For = between(200*time.Millisecond, L) // down between its exit and the new start
 		}
 		f.For = f.For.Round(10 * time.Millisecond)
 		end := t + f.For
@@ -152,15 +197,15 @@ func Generate(cfg ScheduleConfig) []Fault {
 				return f, false
 			}
 			candidates = cfg.Members
-		case FaultCoordinatorKill:
-			if t < infraBusy || countAt(coordDown, t, end) >= cfg.MaxCoordinatorsDown {
+		case FaultCoordinatorKill, FaultCoordinatorPause, FaultCoordinatorRestart:
+			if t < redisBusy || countAt(coordDown, t, end+L) >= cfg.MaxCoordinatorsDown {
 				return f, false
 			}
 			for i := 0; i < cfg.Coordinators; i++ {
 				candidates = append(candidates, fmt.Sprintf("coordinator-%d", i))
 			}
 		case FaultRedisStop:
-			if t < infraBusy {
+			if t < redisBusy || t < coordBusy {
 				return f, false
 			}
 			candidates = []string{"redis"}
@@ -183,11 +228,11 @@ func Generate(cfg ScheduleConfig) []Fault {
 		switch k {
 		case FaultMemberKill, FaultMemberPause:
 			memberDown = append(memberDown, span{t, end})
-		case FaultCoordinatorKill:
-			coordDown = append(coordDown, span{t, end})
-			infraBusy = end + L
+		case FaultCoordinatorKill, FaultCoordinatorPause, FaultCoordinatorRestart:
+			coordDown = append(coordDown, span{t, end + L})
+			coordBusy = max(coordBusy, end+L)
 		case FaultRedisStop:
-			infraBusy = end + L
+			redisBusy = end + L
 		}
 		return f, true
 	}
