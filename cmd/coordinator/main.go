@@ -75,7 +75,7 @@ func run(args, environ []string) int {
 		return 1
 	}
 	h := host.New(host.Options{
-		Cluster:           clusterOpts,
+		Cluster:     clusterOpts,
 		Store:       store,
 		Provisioner: redisstore.NewProvisioner(client),
 		Rules: groupstate.Config{
