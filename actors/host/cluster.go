@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -68,9 +69,15 @@ type clusterState struct {
 	evicted bool
 	members []memberView // last topology event's members (onTopology)
 
+	inflight atomic.Int64 // cluster requests waiting for an answer (requestGrain)
+
 	knownMu sync.Mutex
 	known   map[persistence.GroupKey]time.Time // groups known to be stored, until
 }
+
+// maxInflightGrainRequests bounds the cluster requests of one node that are
+// waiting for an answer (also those whose caller already gave up).
+const maxInflightGrainRequests = 20_000
 
 // knownTTL bounds how long a node trusts that a group it checked is stored
 // (so that forwarding a heartbeat costs no store read); a group deleted
@@ -205,8 +212,15 @@ func (h *Host) requestGrain(id string, req *wire.GroupRequest, timeout time.Dura
 		res any
 		err error
 	}
+	// Calls stuck behind a silent node outlive their callers by up to the lookup's 5 s:
+	// bounded, so that a paused node under heavy traffic cannot pile up goroutines.
+	if h.cl.inflight.Add(1) > maxInflightGrainRequests {
+		h.cl.inflight.Add(-1)
+		return nil, fmt.Errorf("%d requests to group grains are still waiting for an answer", maxInflightGrainRequests)
+	}
 	done := make(chan result, 1)
 	go func() {
+		defer h.cl.inflight.Add(-1)
 		res, err := h.cl.c.Request(id, group.Kind, req, cluster.WithTimeout(timeout), cluster.WithRetryCount(1<<20),
 			cluster.WithRetryAction(func(i int) int {
 				time.Sleep(min(time.Duration(i+1)*10*time.Millisecond, 100*time.Millisecond))
