@@ -1,7 +1,6 @@
 package host
 
 import (
-	"context"
 	"fmt"
 	"log/slog"
 	"slices"
@@ -127,17 +126,18 @@ func (h *Host) startCluster() (err error) {
 // clustered reports whether this host is a member of a cluster.
 func (h *Host) clustered() bool { return h.cl.c != nil }
 
-// refusing returns why this node must not host a group now ("" if it may).
+// refusing returns why this node must not host a group now ("" if it may):
+// it refuses requests (refusingRequests), or it is leaving.
 func (h *Host) refusing() string {
+	if why := h.refusingRequests(); why != "" {
+		return why
+	}
 	h.cl.mu.Lock()
 	defer h.cl.mu.Unlock()
-	switch {
-	case h.cl.evicted:
-		return "this node was evicted from the cluster and is exiting"
-	case h.cl.leaving:
+	if h.cl.leaving {
 		return "this node is shutting down and handing its groups over"
 	}
-	return h.conflictReason()
+	return ""
 }
 
 // refusingRequests returns why this node answers no request now ("" if it
@@ -145,8 +145,9 @@ func (h *Host) refusing() string {
 // node that is leaving still forwards requests to the other nodes.
 func (h *Host) refusingRequests() string {
 	h.cl.mu.Lock()
-	defer h.cl.mu.Unlock()
-	if h.cl.evicted {
+	evicted := h.cl.evicted
+	h.cl.mu.Unlock()
+	if evicted {
 		return "this node was evicted from the cluster and is exiting"
 	}
 	return h.conflictReason()
@@ -514,7 +515,7 @@ func (a *nodeInfoActor) Receive(ctx actor.Context) {
 	// The full view asks every local group actor: built off this actor, so that light
 	// requests (a leaving peer polls them with a short timeout) never wait behind it.
 	sender, root := ctx.Sender(), ctx.ActorSystem().Root
-	go func() { root.Send(sender, a.h.nodeInfo(context.Background())) }()
+	go func() { root.Send(sender, a.h.nodeInfo()) }()
 }
 
 // nodeMembers is the part of NodeInfo that needs no group actor: who this
@@ -533,7 +534,7 @@ func (h *Host) conflictReason() string {
 	if h.reg == nil || !h.reg.refusing.Load() {
 		return ""
 	}
-	return "another node shares its Redis store without forming one cluster with it: " + h.reg.reason()
+	return h.reg.reason()
 }
 
 // clusterView is the node registry's view of this node's cluster: its own
@@ -550,28 +551,16 @@ func (h *Host) clusterView() (string, []string) {
 }
 
 // nodeInfo is this node's part of the cluster-wide debug view.
-func (h *Host) nodeInfo(ctx context.Context) *wire.NodeInfo {
+func (h *Host) nodeInfo() *wire.NodeInfo {
+	return h.nodeInfoOf(h.localDebug(h.opts.RequestTimeout / 2))
+}
+
+// nodeInfoOf summarizes this node's group states for the cluster view.
+func (h *Host) nodeInfoOf(states []*group.DebugState) *wire.NodeInfo {
 	out := h.nodeMembers()
-	keys := h.activeKeys()
-	sort.Slice(keys, func(i, j int) bool { return keys[i].Less(keys[j]) })
-	type ask struct {
-		a *wire.Activation
-		f *actor.Future
-	}
-	var asks []ask
-	for _, k := range keys {
-		if pid, ok := h.active(k); ok { // all at once: one timeout for the whole view
-			asks = append(asks, ask{&wire.Activation{Group: k.String(), Actor: pid.String()},
-				h.system.Root.RequestFuture(pid, &group.DebugRequest{}, h.opts.RequestTimeout/2)})
-		}
-	}
-	for _, q := range asks {
-		if res, err := q.f.Result(); err == nil {
-			if d, ok := res.(*group.DebugState); ok {
-				q.a.ActivationEpoch, q.a.Members = d.ActivationEpoch, int32(len(d.Members))
-			}
-		}
-		out.Activations = append(out.Activations, q.a)
+	for _, d := range states {
+		out.Activations = append(out.Activations, &wire.Activation{Group: d.Group, Actor: d.Actor,
+			ActivationEpoch: d.ActivationEpoch, Members: int32(len(d.Members))})
 	}
 	return out
 }
@@ -596,14 +585,14 @@ func (h *Host) clusterHealth() *protocol.ClusterHealth {
 }
 
 // clusterNodes asks every cluster member's info actor which group
-// activations it hosts (this node answers for itself without a message).
-func (h *Host) clusterNodes(ctx context.Context) []*wire.NodeInfo {
+// activations it hosts; self is this node's own part, already built.
+func (h *Host) clusterNodes(self *wire.NodeInfo) []*wire.NodeInfo {
 	members := h.clusterMembers()
 	out := make([]*wire.NodeInfo, len(members))
 	var wg sync.WaitGroup
 	for i, m := range members {
 		if m.Address() == h.system.Address() {
-			out[i] = h.nodeInfo(ctx)
+			out[i] = self
 			continue
 		}
 		wg.Add(1)

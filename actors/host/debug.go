@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 
@@ -56,25 +57,9 @@ type ActivationView struct {
 
 // DebugActors shows every group actor running on this node.
 func (h *Host) DebugActors(ctx context.Context) (any, error) {
-	keys := h.activeKeys()
-	sort.Slice(keys, func(i, j int) bool { return keys[i].Less(keys[j]) })
-	out := DebugNode{NodeID: h.opts.NodeID, Owner: h.node.owner, StateLost: h.lossReport(h.opts.Now()), Groups: []*group.DebugState{}}
-	for _, k := range keys {
-		pid, ok := h.active(k)
-		if !ok {
-			continue
-		}
-		res, err := h.system.Root.RequestFuture(pid, &group.DebugRequest{}, h.opts.RequestTimeout).Result()
-		if err != nil {
-			out.Groups = append(out.Groups, &group.DebugState{Group: k.String(), NodeID: h.opts.NodeID, Actor: pid.String(), LastError: "not answering: " + err.Error()})
-			continue
-		}
-		if d, ok := res.(*group.DebugState); ok {
-			out.Groups = append(out.Groups, d)
-		}
-	}
+	out := DebugNode{NodeID: h.opts.NodeID, Owner: h.node.owner, StateLost: h.lossReport(h.opts.Now()), Groups: h.localDebug(h.opts.RequestTimeout)}
 	if h.clustered() {
-		for _, n := range h.clusterNodes(ctx) {
+		for _, n := range h.clusterNodes(h.nodeInfoOf(out.Groups)) {
 			v := ClusterNodeView{NodeID: n.GetNodeId(), Owner: n.GetOwner(), Address: n.GetAddress(), Refusing: n.GetRefusing(), Activations: []ActivationView{}}
 			for _, a := range n.GetActivations() {
 				v.Activations = append(v.Activations, ActivationView{Group: a.GetGroup(), ActivationEpoch: a.GetActivationEpoch(), Members: int(a.GetMembers()), Actor: a.GetActor()})
@@ -83,6 +68,37 @@ func (h *Host) DebugActors(ctx context.Context) (any, error) {
 		}
 	}
 	return out, nil
+}
+
+// localDebug asks every group actor on this node for its live state, all at
+// once (one timeout for the whole view), sorted by group; an actor that does
+// not answer is listed with why.
+func (h *Host) localDebug(timeout time.Duration) []*group.DebugState {
+	keys := h.activeKeys()
+	sort.Slice(keys, func(i, j int) bool { return keys[i].Less(keys[j]) })
+	type ask struct {
+		key persistence.GroupKey
+		pid *actor.PID
+		f   *actor.Future
+	}
+	var asks []ask
+	for _, k := range keys {
+		if pid, ok := h.active(k); ok {
+			asks = append(asks, ask{k, pid, h.system.Root.RequestFuture(pid, &group.DebugRequest{}, timeout)})
+		}
+	}
+	out := make([]*group.DebugState, 0, len(asks))
+	for _, q := range asks {
+		res, err := q.f.Result()
+		if err != nil {
+			out = append(out, &group.DebugState{Group: q.key.String(), NodeID: h.opts.NodeID, Actor: q.pid.String(), LastError: "not answering: " + err.Error()})
+			continue
+		}
+		if d, ok := res.(*group.DebugState); ok {
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 // DebugGroup shows one group actor if it runs on this node.

@@ -327,8 +327,8 @@ func (h *Host) ask(ctx context.Context, key persistence.GroupKey, msg any) (any,
 	if timeout <= 0 {
 		return nil, fmt.Errorf("group %s: %w", key, context.DeadlineExceeded)
 	}
-	if why := h.refusingRequests(); why != "" {
-		return nil, fmt.Errorf("this coordinator node does not serve right now (%s): %w", why, api.ErrUnavailable)
+	if err := h.refusal(); err != nil {
+		return nil, err
 	}
 	if h.clustered() {
 		return h.askCluster(key, msg, timeout)

@@ -247,12 +247,14 @@ func (r *registry) observe(self persistence.NodeRegistration, peers []persistenc
 func (r *registry) holdSweep() bool { return r.refusing.Load() || r.suspect.Load() }
 
 // refusal returns the error group routes answer while this node refuses to
-// serve (nil otherwise): api.ErrUnavailable (503, Retry-After) with the why.
+// serve — evicted, or a node conflict (refusingRequests) — nil otherwise:
+// api.ErrUnavailable (503, Retry-After) with the why.
 func (h *Host) refusal() error {
-	if !h.reg.refusing.Load() {
+	why := h.refusingRequests()
+	if why == "" {
 		return nil
 	}
-	return fmt.Errorf("this coordinator node refuses to serve: %s: %w", h.reg.reason(), api.ErrUnavailable)
+	return fmt.Errorf("this coordinator node refuses to serve: %s: %w", why, api.ErrUnavailable)
 }
 
 // reason is the one-line why of a refusal.

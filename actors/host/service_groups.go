@@ -19,13 +19,10 @@ import (
 // groups.creation is implicit and limits.groups-per-stream allows it
 // (heartbeatUnknownGroup); otherwise nothing is spawned or stored.
 func (h *Host) Heartbeat(ctx context.Context, streamPrefix, groupName, pathMemberID string, req protocol.HeartbeatRequest) (protocol.HeartbeatResponse, error) {
-	if h.refusal() != nil {
-		return h.outcome(req, protocol.StatusRetry, "this coordinator node refuses to serve: another node shares its Redis store without forming one cluster with it (see this node's health); keep current ownership and retry, through another node"), nil
+	if why := h.refusingRequests(); why != "" {
+		return h.outcome(req, protocol.StatusRetry, "this coordinator node refuses to serve ("+why+"; see its health); keep current ownership and retry, through another node"), nil
 	}
 	key := persistence.GroupKey{StreamPrefix: streamPrefix, ConsumerGroup: groupName}
-	if why := h.refusingRequests(); why != "" {
-		return h.outcome(req, protocol.StatusRetry, "this coordinator node cannot serve right now ("+why+"); retry, through another node if you know one"), nil
-	}
 	if _, ok := h.active(key); !ok && !h.knownStored(key) {
 		// A request every group rejects must not create (activate and store) the group.
 		if status, msg, rejected := group.Reject(pathMemberID, req, h.opts.Rules); rejected {
