@@ -22,7 +22,7 @@ func RequestToWire(msg any) (*wire.GroupRequest, error) {
 	switch m := msg.(type) {
 	case *HeartbeatRequest:
 		r := &wire.GroupRequest{Op: &wire.GroupRequest_Heartbeat{Heartbeat: heartbeatToWire(m)}}
-		setDeadline(r, m.Deadline)
+		SetDeadline(r, m.Deadline)
 		return r, nil
 	case *DescribeRequest:
 		return &wire.GroupRequest{Op: &wire.GroupRequest_Describe{Describe: &wire.Describe{}}}, nil
@@ -42,16 +42,14 @@ func RequestToWire(msg any) (*wire.GroupRequest, error) {
 }
 
 // requestFromWire is the inverse of RequestToWire, on the grain's side.
-// setDeadline stamps r with the caller's deadline d (zero: none).
-func setDeadline(r *wire.GroupRequest, d time.Time) {
+// SetDeadline stamps a forwarded request with the caller's deadline d (zero:
+// none).
+func SetDeadline(r *wire.GroupRequest, d time.Time) {
 	if d.IsZero() {
 		return
 	}
 	r.DeadlineUnixNano, r.TimeoutNanos = d.UnixNano(), max(int64(time.Until(d)), 1)
 }
-
-// SetDeadline stamps a forwarded request with the caller's deadline.
-func SetDeadline(r *wire.GroupRequest, d time.Time) { setDeadline(r, d) }
 
 // deadline is a forwarded request's deadline on this node: the caller's,
 // capped at received + the caller's timeout (zero: none).
