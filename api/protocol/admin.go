@@ -66,14 +66,67 @@ const (
 	MigrationRolledBack  = "ROLLED_BACK"
 )
 
-// Migration is one resharding of one group.
+// Migration is one resharding of a stream as seen from one of its groups
+// (every group of the stream shows the same reshardingId and states).
 type Migration struct {
 	ReshardingID   string `json:"reshardingId"`
+	StreamPrefix   string `json:"streamPrefix"`
+	ConsumerGroup  string `json:"consumerGroup,omitempty"`
 	FromShardCount int    `json:"fromShardCount"`
 	ToShardCount   int    `json:"toShardCount"`
 	State          string `json:"state"`
 	CreatedAt      string `json:"createdAt"`
 	UpdatedAt      string `json:"updatedAt"`
+	RequestedBy    string `json:"requestedBy"`
+	Reason         string `json:"reason,omitempty"`
+	// RollbackRequestedBy and RollbackReason are set once a rollback was asked for.
+	RollbackRequestedBy string `json:"rollbackRequestedBy,omitempty"`
+	RollbackReason      string `json:"rollbackReason,omitempty"`
+	// MetadataVersion is the routing version this migration activated (0
+	// while PREPARING).
+	MetadataVersion int64 `json:"metadataVersion"`
+	// Waiting says, for an operator, what the migration waits for now
+	// ("" once it is finished).
+	Waiting string `json:"waiting,omitempty"`
+	// Shards lists the shards this migration adds or removes and where each
+	// one stands.
+	Shards []MigrationShard `json:"shards,omitempty"`
+	// History lists the state changes, oldest first.
+	History []MigrationStep `json:"history,omitempty"`
+}
+
+// MigrationShard is one shard a migration adds or removes.
+type MigrationShard struct {
+	ShardIndex int    `json:"shardIndex"`
+	StreamKey  string `json:"streamKey"`
+	// Change is "ADD" or "REMOVE".
+	Change string `json:"change"`
+	// State: ADD shards PROVISIONED once the stream and every group's
+	// consumer group exist; REMOVE shards DRAINING until every consumer group
+	// on them has pending 0 and lag 0, then RETIRED.
+	State string `json:"state"`
+	// RetiredKey is where the stream key was renamed to (kept for the
+	// retention time, then expired by Redis).
+	RetiredKey string `json:"retiredKey,omitempty"`
+	// BlockedBy lists the Redis consumer groups that still hold entries of a
+	// draining shard (pending or lag), as last checked.
+	BlockedBy []ShardBacklog `json:"blockedBy,omitempty"`
+}
+
+// ShardBacklog is one consumer group's unfinished work on a shard.
+type ShardBacklog struct {
+	ConsumerGroup string `json:"consumerGroup"`
+	Pending       int64  `json:"pending"`
+	// Lag is -1 when Redis cannot tell.
+	Lag int64 `json:"lag"`
+}
+
+// MigrationStep is one state change of a migration.
+type MigrationStep struct {
+	State string `json:"state"`
+	At    string `json:"at"`
+	Node  string `json:"node,omitempty"`
+	Note  string `json:"note,omitempty"`
 }
 
 // MigrationsResponse lists a group's migrations.
