@@ -64,6 +64,7 @@ type Store interface {
 	DeleteGroup(ctx context.Context, key GroupKey, activationEpoch int64) error
 
 	Nodes
+	Reshards
 
 	// Ping checks that the store answers. ErrUnavailable otherwise.
 	Ping(ctx context.Context) error
@@ -87,4 +88,6 @@ type Provisioner interface {
 
 	// Fences: the shard fences live on the data plane, beside the streams.
 	Fences
+	// Retirer: retiring drained shards after a scale-in.
+	Retirer
 }

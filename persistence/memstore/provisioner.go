@@ -30,6 +30,7 @@ type Provisioner struct {
 	fences   map[fenceKey]persistence.Fence
 	fenceLog []FenceEvent
 	fenceErr error
+	retired  map[string]*shard // retired shard streams by retired key
 }
 
 type shard struct {
