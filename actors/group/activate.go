@@ -35,7 +35,7 @@ func (a *groupActor) activate(ctx actor.Context) error {
 		a.lastErr = err
 		return fmt.Errorf("activate %s: read stream: %w", a.key, err)
 	}
-	if err := a.deps.Provisioner.EnsureGroup(sctx, a.key.StreamPrefix, a.key.ConsumerGroup, 0, shardSet(stream)); err != nil {
+	if err := a.ensureConsumerGroup(stream, 0, shardSet(stream)); err != nil {
 		a.lastErr = err
 		return fmt.Errorf("activate %s: create consumer group on shards: %w", a.key, err)
 	}

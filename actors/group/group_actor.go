@@ -301,9 +301,10 @@ func (a *groupActor) resize(ctx actor.Context, msg *ResizeRequest) error {
 	if msg.ShardCount > meta.ShardCount {
 		// The group may have been created after the shards were provisioned for the
 		// groups the migration knew: its consumer group must be on the new shards,
-		// reading from the start, before any of them is handed out.
+		// reading from the start, before any of them is handed out. The driver
+		// provisioned the streams; none is created here.
 		sctx, cancel := a.storeCtx()
-		err := a.deps.Provisioner.EnsureGroup(sctx, a.key.StreamPrefix, a.key.ConsumerGroup, meta.ShardCount, msg.ShardCount)
+		err := a.deps.Provisioner.EnsureGroupOnExisting(sctx, a.key.StreamPrefix, a.key.ConsumerGroup, meta.ShardCount, msg.ShardCount)
 		cancel()
 		if err != nil {
 			return fmt.Errorf("group %s: create consumer group on new shards: %w", a.key, err)

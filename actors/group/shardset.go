@@ -25,3 +25,17 @@ func streamChanged(stream persistence.StreamRecord, shardCount int, metadataVers
 	}
 	return shardSet(stream) != shardCount
 }
+
+// ensureConsumerGroup creates the group's Redis consumer group on shards
+// [from, to) of stream, reading from the start: with MKSTREAM below the
+// routing count, and only on existing streams at and above it (shards a
+// scale-in removes, which the migration may have retired already).
+func (a *groupActor) ensureConsumerGroup(stream persistence.StreamRecord, from, to int) error {
+	sctx, cancel := a.storeCtx()
+	defer cancel()
+	split := min(max(stream.ShardCount, from), to)
+	if err := a.deps.Provisioner.EnsureGroup(sctx, a.key.StreamPrefix, a.key.ConsumerGroup, from, split); err != nil {
+		return err
+	}
+	return a.deps.Provisioner.EnsureGroupOnExisting(sctx, a.key.StreamPrefix, a.key.ConsumerGroup, split, to)
+}

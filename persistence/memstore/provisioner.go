@@ -121,6 +121,22 @@ func (p *Provisioner) EnsureGroup(ctx context.Context, streamPrefix, group strin
 	return nil
 }
 
+// EnsureGroupOnExisting implements persistence.Provisioner.
+func (p *Provisioner) EnsureGroupOnExisting(ctx context.Context, streamPrefix, group string, from, to int) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.calls = append(p.calls, Call{Op: "EnsureGroupOnExisting", StreamPrefix: streamPrefix, Group: group, From: from, To: to})
+	if err := p.fail(ctx, "ensure group "+streamPrefix+"/"+group); err != nil {
+		return err
+	}
+	for i := from; i < to; i++ {
+		if sh := p.shards[shardKey(streamPrefix, i)]; sh != nil && sh.groups[group] == nil {
+			sh.groups[group] = &persistence.ShardInfo{GroupExists: true, Lag: sh.length, LastDeliveredID: "0-0", EntriesRead: 0}
+		}
+	}
+	return nil
+}
+
 // ShardInfo implements persistence.Provisioner.
 func (p *Provisioner) ShardInfo(ctx context.Context, streamPrefix, group string, shardIdx int) (persistence.ShardInfo, error) {
 	p.mu.Lock()

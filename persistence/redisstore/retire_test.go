@@ -163,3 +163,17 @@ func TestDriverLeaseRedisServer(t *testing.T) {
 	got, _ = s.ReshardingStreams(ctx)
 	require.Equal(t, []string{"b"}, got)
 }
+
+// A group created while a scale-in drains never re-creates a retired shard.
+func TestEnsureGroupOnExistingCreatesNoStreamRedisServer(t *testing.T) {
+	ctx := context.Background()
+	c := redistest.Start(t).Client()
+	p := redisstore.NewProvisioner(c)
+	require.NoError(t, p.EnsureStreams(ctx, "orders", 0, 1))
+	require.NoError(t, p.EnsureGroupOnExisting(ctx, "orders", "late", 0, 3))
+	groups, err := c.XInfoGroups(ctx, "orders:0").Result()
+	require.NoError(t, err)
+	require.Len(t, groups, 1)
+	require.Zero(t, c.Exists(ctx, "orders:1", "orders:2").Val(), "a missing shard stream must stay missing")
+	require.NoError(t, p.EnsureGroupOnExisting(ctx, "orders", "late", 0, 1), "an existing group is success")
+}
