@@ -3,8 +3,8 @@ package persistence
 import (
 	"errors"
 	"fmt"
-	"strconv"
-	"strings"
+
+	"github.com/redisstream/coordinator/api/protocol"
 )
 
 // ShardOffsets is what an operator sees of one shard stream and one consumer
@@ -41,23 +41,11 @@ type StreamEntry struct {
 var ErrInvalidStreamID = errors.New("persistence: invalid stream id")
 
 // CheckStreamCursor accepts "-" (the start of the stream) or a stream entry
-// id "ms" or "ms-seq" (decimal, each fitting an unsigned 64-bit integer), the
-// forms ReadShard takes as its exclusive cursor.
+// id "ms" or "ms-seq" (protocol.IsStreamCursor), the forms ReadShard takes as
+// its exclusive cursor.
 func CheckStreamCursor(id string) error {
-	if id == "-" {
-		return nil
-	}
-	ms, seq, hasSeq := strings.Cut(id, "-")
-	if !decimalU64(ms) || (hasSeq && !decimalU64(seq)) {
+	if !protocol.IsStreamCursor(id) {
 		return fmt.Errorf("%q is not a stream entry id (ms or ms-seq) nor \"-\": %w", id, ErrInvalidStreamID)
 	}
 	return nil
-}
-
-func decimalU64(s string) bool {
-	if s == "" || strings.IndexFunc(s, func(r rune) bool { return r < '0' || r > '9' }) >= 0 {
-		return false
-	}
-	_, err := strconv.ParseUint(s, 10, 64)
-	return err == nil
 }
