@@ -83,8 +83,11 @@ func until(ts string, now time.Time) string {
 		return orDash(ts)
 	}
 	d := t.Sub(now)
-	if d <= 0 {
+	switch {
+	case d <= 0:
 		return "expired"
+	case d > 24*time.Hour:
+		return ">24h"
 	}
 	return d.Round(100 * time.Millisecond).String()
 }

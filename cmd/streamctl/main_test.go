@@ -278,3 +278,17 @@ func TestLoginStoresTokenWithMode0600(t *testing.T) {
 	b2, _ := os.ReadFile(path)
 	require.Equal(t, b, b2)
 }
+
+// newPagedAPI answers the messages route with pages[from].
+func newPagedAPI(t *testing.T, pages map[string]string) string {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, ok := pages[r.URL.Query().Get("from")]
+		if !ok {
+			w.WriteHeader(400)
+			return
+		}
+		_, _ = w.Write([]byte(body))
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
