@@ -114,3 +114,17 @@ func TestBrowseErrorMapping(t *testing.T) {
 		}
 	}
 }
+
+// Both routes name a stream, so stream-scoped users see only their streams.
+func TestBrowseRoutesAreStreamScoped(t *testing.T) {
+	cfg := authConfig(t)
+	cfg.Auth.Users = append(cfg.Auth.Users, User{Username: "orders-r", Password: "or-pass", Roles: []string{"READ"}, Streams: []string{"orders"}})
+	auth := basic("orders-r", "or-pass")
+	h := newHarness(t, cfg)
+	require.Equal(t, 200, h.do("GET", "/coord/v1/streams/orders/groups/g/offsets", "", "Authorization", auth).status)
+	require.Equal(t, 200, h.do("GET", "/coord/v1/streams/orders/shards/0/messages", "", "Authorization", auth).status)
+	h = newHarness(t, cfg)
+	h.assertRejected(h.do("GET", "/coord/v1/streams/payments/groups/g/offsets", "", "Authorization", auth), 403, protocol.CodeForbidden)
+	h = newHarness(t, cfg)
+	h.assertRejected(h.do("GET", "/coord/v1/streams/payments/shards/0/messages", "", "Authorization", auth), 403, protocol.CodeForbidden)
+}
