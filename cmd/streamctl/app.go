@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -115,20 +116,12 @@ func cmd(use, short string, args cobra.PositionalArgs, run func(c *cobra.Command
 		RunE: func(c *cobra.Command, a []string) error {
 			err := run(c, a)
 			var ue *usageError
-			if err == nil || asUsage(err, &ue) {
+			if err == nil || errors.As(err, &ue) {
 				return err
 			}
 			return &runError{err: err}
 		},
 	}
-}
-
-func asUsage(err error, ue **usageError) bool {
-	u, ok := err.(*usageError)
-	if ok {
-		*ue = u
-	}
-	return ok
 }
 
 // group builds a parent command: alone it prints its help; with an unknown
