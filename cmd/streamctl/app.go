@@ -102,6 +102,9 @@ func (a *app) resolve(cmd *cobra.Command) error {
 	a.c = &client{base: s.url, http: newHTTPClient(a.flags.timeout)}
 	if s.useToken() {
 		a.c.token = s.token
+		if s.tokenLayer == layerFile {
+			a.c.hint401 = "the token stored in " + s.path + " was refused (expired?): run 'streamctl login' again"
+		}
 	} else {
 		a.c.user, a.c.password = s.user, s.password
 	}

@@ -22,6 +22,8 @@ type client struct {
 	password string
 	token    string
 	http     *http.Client
+	// hint401 is added to a 401 answer's message (e.g. how to log in again).
+	hint401 string
 }
 
 // apiError is a non-2xx answer, with the SPEC error body when there is one.
@@ -99,6 +101,9 @@ func (c *client) do(ctx context.Context, method, path string, body any) ([]byte,
 		var eb protocol.ErrorBody
 		if json.Unmarshal(raw, &eb) == nil {
 			e.Code, e.Message = eb.ErrorCode, eb.Message
+		}
+		if resp.StatusCode == http.StatusUnauthorized && c.hint401 != "" && e.Message != "" {
+			e.Message += " — " + c.hint401
 		}
 		return nil, e
 	}

@@ -270,6 +270,13 @@ func TestLoginStoresTokenWithMode0600(t *testing.T) {
 	require.Equal(t, 0, r.code, r.stderr)
 	require.Equal(t, "Bearer tok-123", f.last(t).Auth)
 
+	// A refused stored token says how to get a new one.
+	f.on("GET", "/coord/v1/monitoring/groups", 401, `{"status":"UNAUTHORIZED","errorCode":"UNAUTHENTICATED","message":"token expired"}`)
+	r = ctl(t, "groups")
+	require.Equal(t, 1, r.code)
+	require.Contains(t, r.stderr, "token expired — the token stored in "+path)
+	require.Contains(t, r.stderr, "run 'streamctl login' again")
+
 	// A failed login stores nothing new.
 	f.on("POST", "/coord/v1/auth/login", 401, `{"status":"UNAUTHORIZED","errorCode":"UNAUTHENTICATED","message":"bad credentials"}`)
 	r = ctl(t, "--user", "ops", "--password", "wrong", "login")
