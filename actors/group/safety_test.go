@@ -206,12 +206,15 @@ func TestPruneTickExpiresAMemberWhoseTimerWasLost(t *testing.T) {
 	short.LeaseTTL = 300 * time.Millisecond
 	s := newShell(t, short, time.Now)
 	s.beat("a", 0)
-	// Simulate the lost timer: push a's member actor deadline an hour away (after the
-	// actor's start-up handshake, whose arm would otherwise overwrite ours).
-	time.Sleep(50 * time.Millisecond)
+	// Simulate the lost timer: push a's member actor deadline an hour away. The
+	// actor's start-up handshake arms it too, at a moment a loaded machine delays:
+	// keep re-arming for most of the lease so that ours is the last arm.
 	child := actor.NewPID(s.system.Address(), s.pid.Id+"/member/a")
-	s.system.Root.Send(child, &arm{deadline: time.Now().Add(time.Hour)})
-	time.Sleep(600 * time.Millisecond) // past the lease
+	for range 20 {
+		s.system.Root.Send(child, &arm{deadline: time.Now().Add(time.Hour)})
+		time.Sleep(10 * time.Millisecond)
+	}
+	time.Sleep(500 * time.Millisecond) // past the lease
 	m, _ := member(s.debug(), "a")
 	require.Equal(t, string(groupstate.StateStarting), m.State, "the timer did not fire (simulated loss)")
 
