@@ -34,10 +34,11 @@
 //     It resumes when a heartbeat succeeds again, or rejoins if told it is
 //     unknown or fenced.
 //   - Dead letters. An entry whose handler failed MaxDeliveries times is
-//     copied to the stream DeadLetterKey(streamPrefix) = "{streamPrefix}:dlq"
-//     with the fields rsc-origin-stream, rsc-origin-id, rsc-error,
-//     rsc-consumer-group, rsc-member-id and rsc-delivery-count added, then
-//     acknowledged.
+//     copied to the shard's dead-letter stream ShardDeadLetterKey(streamKey)
+//     = "{orders:3}:dlq" (or ConsumerConfig.DeadLetterStream, when set) with
+//     the fields rsc-origin-stream, rsc-origin-id, rsc-error,
+//     rsc-consumer-group, rsc-member-id and rsc-delivery-count added, and
+//     acknowledged, atomically (one fenced script).
 //
 // # Producer
 //

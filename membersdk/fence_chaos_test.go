@@ -130,6 +130,7 @@ func TestPausedMembersNeverAckWithoutTheFence(t *testing.T) {
 	var recs []ackRecord
 	var ev events
 	var consumers []*Consumer
+	var stops []func() error
 	for _, m := range members {
 		rc := redis.NewClient(base.Options())
 		t.Cleanup(func() { _ = rc.Close() })
@@ -145,7 +146,8 @@ func TestPausedMembersNeverAckWithoutTheFence(t *testing.T) {
 			}
 		}
 		consumers = append(consumers, c)
-		runConsumer(t, c)
+		stop, _ := runConsumer(t, c)
+		stops = append(stops, stop)
 	}
 
 	stopProducing := backgroundProducer(t, base, shards)
@@ -180,6 +182,11 @@ func TestPausedMembersNeverAckWithoutTheFence(t *testing.T) {
 		return true
 	}, 15*time.Second, "every entry read and acknowledged")
 
+	// Stop the members first: an acknowledgement is recorded once its reply
+	// is read, which may be just after Redis applied it.
+	for _, stop := range stops {
+		require.NoError(t, stop())
+	}
 	// Check every applied acknowledgement against the fence history.
 	hist := f.fenceHistory()
 	recMu.Lock()

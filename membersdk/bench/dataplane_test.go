@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -20,16 +21,24 @@ type sizes struct {
 	consumeN, produceN, latencyN int
 	rounds, shutdowns            int
 	rate                         int // entries per second in the latency run
+	ackRounds, ackRound          int // fenced-ack rounds, ids per round
 }
 
 func benchSizes() sizes {
 	if os.Getenv("RSC_BENCH_QUICK") == "1" {
-		return sizes{consumeN: 20_000, produceN: 5_000, latencyN: 500, rounds: 1, shutdowns: 3, rate: 1000}
+		return sizes{consumeN: 20_000, produceN: 5_000, latencyN: 500, rounds: 1, shutdowns: 3, rate: 1000, ackRounds: 5, ackRound: 4_000}
 	}
-	return sizes{consumeN: 100_000, produceN: 20_000, latencyN: 3_000, rounds: 5, shutdowns: 7, rate: 1000}
+	return sizes{consumeN: 100_000, produceN: 20_000, latencyN: 3_000, rounds: 5, shutdowns: 7, rate: 1000, ackRounds: 15, ackRound: 20_000}
 }
 
 const group = "bench"
+
+// runs reports whether the section name is part of this run:
+// RSC_BENCH_ONLY=fencedack,consume runs only those (default: all).
+func runs(name string) bool {
+	only := os.Getenv("RSC_BENCH_ONLY")
+	return only == "" || slices.Contains(strings.Split(only, ","), name)
+}
 
 // BenchmarkDataPlane runs every data-plane comparison once (use -benchtime 1x)
 // and prints a table of figures and ratios; see the package doc.
@@ -43,13 +52,23 @@ func BenchmarkDataPlane(b *testing.B) {
 	var rep report
 	rep.add("machine", fmt.Sprintf("%d CPU (GOMAXPROCS %d), %s, %s", runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.Version(), loadAvg()))
 
-	for _, batch := range []int64{16, 128} {
-		env.consume(&rep, sz, batch)
+	if runs("consume") {
+		for _, batch := range []int64{16, 128} {
+			env.consume(&rep, sz, batch)
+		}
 	}
-	env.fencedAck(&rep, sz)
-	env.produce(&rep, sz)
-	env.shutdown(&rep, sz)
-	env.latency(&rep, sz)
+	if runs("fencedack") {
+		env.fencedAck(&rep, sz)
+	}
+	if runs("produce") {
+		env.produce(&rep, sz)
+	}
+	if runs("shutdown") {
+		env.shutdown(&rep, sz)
+	}
+	if runs("latency") {
+		env.latency(&rep, sz)
+	}
 	fmt.Print(rep.String())
 	b.ReportMetric(0, "ns/op") // the figures are in the table, not per op
 }
