@@ -53,7 +53,7 @@ func (e *env) consume(rep *report, sz sizes, batch int64) {
 		})
 		sdk, sdkCmds, sdkCPU = append(sdk, rate), append(sdkCmds, cmds), append(sdkCPU, float64(e.lastCPU))
 	}
-	for r := range sz.rounds {
+	for r := range sz.consumeRounds {
 		if r%2 == 0 {
 			runRaw(r)
 			runSDK(r)

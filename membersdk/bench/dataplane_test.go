@@ -22,13 +22,18 @@ type sizes struct {
 	rounds, shutdowns            int
 	rate                         int // entries per second in the latency run
 	ackRounds, ackRound          int // fenced-ack rounds, ids per round
+	consumeRounds                int // consume rounds per batch size (odd: a clean median)
+	raceN, raceRounds            int // side-by-side consume: entries per stream, windows
+	raceWindow                   time.Duration
 }
 
 func benchSizes() sizes {
 	if os.Getenv("RSC_BENCH_QUICK") == "1" {
-		return sizes{consumeN: 20_000, produceN: 5_000, latencyN: 500, rounds: 1, shutdowns: 3, rate: 1000, ackRounds: 5, ackRound: 4_000}
+		return sizes{consumeN: 20_000, consumeRounds: 3, produceN: 5_000, latencyN: 500, rounds: 1, shutdowns: 3, rate: 1000, ackRounds: 5, ackRound: 4_000,
+			raceN: 150_000, raceRounds: 3, raceWindow: 150 * time.Millisecond}
 	}
-	return sizes{consumeN: 100_000, produceN: 20_000, latencyN: 3_000, rounds: 5, shutdowns: 7, rate: 1000, ackRounds: 15, ackRound: 20_000}
+	return sizes{consumeN: 40_000, consumeRounds: 15, produceN: 20_000, latencyN: 3_000, rounds: 5, shutdowns: 7, rate: 1000, ackRounds: 15, ackRound: 20_000,
+		raceN: 250_000, raceRounds: 9, raceWindow: 250 * time.Millisecond}
 }
 
 const group = "bench"
@@ -47,7 +52,7 @@ func BenchmarkDataPlane(b *testing.B) {
 	srv := redistest.Start(b)
 	rc := srv.NewClient(nil)
 	b.Cleanup(func() { _ = rc.Close() })
-	coord := newStaticCoord(b, map[string]int{"consume": 1, "produce": 8, "shutdown": 1, "latency": 1})
+	coord := newStaticCoord(b, map[string]int{"consume": 1, "race": 1, "produce": 8, "shutdown": 1, "latency": 1})
 	env := &env{b: b, srv: srv, rc: rc, coord: coord}
 	var rep report
 	rep.add("machine", fmt.Sprintf("%d CPU (GOMAXPROCS %d), %s, %s", runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.Version(), loadAvg()))
@@ -55,6 +60,11 @@ func BenchmarkDataPlane(b *testing.B) {
 	if runs("consume") {
 		for _, batch := range []int64{16, 128} {
 			env.consume(&rep, sz, batch)
+		}
+	}
+	if runs("race") {
+		for _, batch := range []int64{16, 128} {
+			env.consumeRace(&rep, sz, batch)
 		}
 	}
 	if runs("fencedack") {

@@ -8,7 +8,8 @@
 // the coordinator costs nothing), and measures in the same run:
 //
 //   - consumer throughput: a raw go-redis XREADGROUP+XACK loop against the
-//     SDK consumer, same Redis, same stream, same batch size, no-op handler;
+//     SDK consumer, same Redis, same stream, same batch size, no-op handler,
+//     in sequential rounds and side by side (both at once, same window);
 //   - acknowledgement cost of the shard fence: plain XACK against the fenced
 //     transaction (membersdk.FencedAcker, the Consumer's path) and the fence
 //     script (membersdk.FencedXAck), 100 ids per call, interleaved per call;
@@ -21,6 +22,6 @@
 // Raw and SDK rounds are interleaved and each figure is the median of its
 // rounds, so that load from other work on the machine hits both sides alike.
 // RSC_BENCH_QUICK=1 shrinks every section for a smoke run;
-// RSC_BENCH_ONLY=consume,fencedack,produce,shutdown,latency (any subset)
+// RSC_BENCH_ONLY=consume,race,fencedack,produce,shutdown,latency (any subset)
 // runs only those sections.
 package bench
