@@ -32,7 +32,7 @@ func benchSizes() sizes {
 		return sizes{consumeN: 20_000, consumeRounds: 3, produceN: 5_000, latencyN: 500, rounds: 1, shutdowns: 3, rate: 1000, ackRounds: 5, ackRound: 4_000,
 			raceN: 150_000, raceRounds: 3, raceWindow: 150 * time.Millisecond}
 	}
-	return sizes{consumeN: 40_000, consumeRounds: 15, produceN: 20_000, latencyN: 3_000, rounds: 5, shutdowns: 7, rate: 1000, ackRounds: 15, ackRound: 20_000,
+	return sizes{consumeN: 40_000, consumeRounds: 11, produceN: 20_000, latencyN: 3_000, rounds: 5, shutdowns: 7, rate: 1000, ackRounds: 15, ackRound: 20_000,
 		raceN: 250_000, raceRounds: 9, raceWindow: 250 * time.Millisecond}
 }
 
