@@ -22,6 +22,14 @@
 //     every id in it.
 //     After a shard is reported released no XACK from its old worker reaches
 //     Redis.
+//   - Fenced in Redis. With a fencing coordinator Redis itself refuses a
+//     write of a member whose shard moved on while it was frozen between that
+//     check and the write: batch acknowledgements are a WATCH/MULTI/EXEC
+//     transaction on the shard fence (FencedAcker), claims and dead-letter
+//     moves a script that checks it (FencedXAck for acknowledgements).
+//   - A shard whose stream or consumer group is gone while owned is not read
+//     and nothing is recreated; it is released when the coordinator revokes
+//     it.
 //   - Order per shard. With PerShardConcurrency 1 (the default) the entries
 //     of one shard are handled one at a time, in stream order; a failing entry
 //     is retried in place (with backoff) and holds up the shard until it
