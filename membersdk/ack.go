@@ -68,7 +68,12 @@ func (w *worker) xack(ctx context.Context, onWorker bool, ids ...string) error {
 	if onWorker {
 		if a := w.reader.acker(w); a != nil {
 			_, err := a.Ack(ctx, ids...)
-			return err
+			if !errors.Is(err, ErrTxRefused) {
+				return err
+			}
+			// Nothing was sent that acknowledges: use the script from now on.
+			w.reader.refuseTx()
+			w.c.log.Warn("Redis refused MULTI/WATCH; acknowledging through the fence script instead", "shard", w.shard, "error", err)
 		}
 	}
 	return FencedXAck(ctx, w.c.cfg.Redis, w.key, w.c.cfg.ConsumerGroup, w.c.cfg.MemberID, w.fence.token, ids...)

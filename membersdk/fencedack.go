@@ -57,9 +57,9 @@ func NewFencedAcker(conn *redis.Conn, streamKey, group string, token int64) *Fen
 }
 
 // Ack acknowledges ids (one XACK) if the fence still holds the token, and
-// returns how many were pending. ErrFenced (wrapped): nothing was
-// acknowledged. Another error: the outcome is unknown (the connection
-// failed mid-way); the acker re-arms before its next Ack.
+// returns how many were pending. ErrFenced or ErrTxRefused (wrapped):
+// nothing was acknowledged. Another error: the outcome is unknown (the
+// connection failed mid-way); the acker re-arms before its next Ack.
 func (a *FencedAcker) Ack(ctx context.Context, ids ...string) (int64, error) {
 	if len(ids) == 0 {
 		return 0, nil
@@ -111,19 +111,36 @@ func (a *FencedAcker) Ack(ctx context.Context, ids ...string) (int64, error) {
 	return n, nil
 }
 
-// arm sends WATCH fence and HGET fence token; ErrFenced when the token is
-// not the one held.
+// ErrTxRefused: Redis refused MULTI, DISCARD or WATCH on the acker's
+// connection (an ACL without them, a proxy without transactions). Nothing
+// was acknowledged; acknowledge through the fence script (FencedXAck)
+// instead.
+var ErrTxRefused = errors.New("membersdk: Redis refused the transaction commands the fenced acknowledgement needs")
+
+// arm sends MULTI, DISCARD (which also drops any WATCH), WATCH fence and
+// HGET fence token; ErrFenced when the token is not the one held. The
+// MULTI/DISCARD pair proves that Redis accepts transactions on this
+// connection before an XACK is ever sent in one: a refused MULTI would
+// leave the XACK behind it to run unchecked.
 func (a *FencedAcker) arm(ctx context.Context) error {
+	multi := redis.NewStatusCmd(ctx, "multi")
+	discard := redis.NewStatusCmd(ctx, "discard")
 	watch := redis.NewStatusCmd(ctx, "watch", a.fence)
 	tok := redis.NewStringCmd(ctx, "hget", a.fence, "token")
 	a.watched = true
 	_, err := a.conn.Pipelined(ctx, func(p redis.Pipeliner) error {
-		_ = p.Process(ctx, watch)
-		_ = p.Process(ctx, tok)
+		for _, c := range []redis.Cmder{multi, discard, watch, tok} {
+			_ = p.Process(ctx, c)
+		}
 		return nil
 	})
-	if watch.Err() != nil {
-		return watch.Err()
+	for _, c := range []redis.Cmder{multi, discard, watch} {
+		if cerr := c.Err(); cerr != nil {
+			if isRefused(cerr) {
+				return fmt.Errorf("%w: %s: %v", ErrTxRefused, c.Name(), cerr)
+			}
+			return cerr
+		}
 	}
 	if terr := tok.Err(); terr != nil && !errors.Is(terr, redis.Nil) {
 		return terr

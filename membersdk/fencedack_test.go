@@ -3,6 +3,7 @@ package membersdk
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 	"github.com/redisstream/coordinator/api/protocol"
@@ -137,4 +138,59 @@ func TestFencedAckerCloseDropsTheWatch(t *testing.T) {
 	})
 	require.NoError(t, err, "no WATCH left on the connection")
 	require.Len(t, res, 1)
+}
+
+// A connection on which Redis refuses MULTI (an ACL without it): the acker
+// finds out when it arms, before any XACK is sent, and acknowledges
+// nothing; a Consumer then acknowledges through the fence script.
+func TestFencedAckerWithoutTransactions(t *testing.T) {
+	t.Parallel()
+	base := setupRedis(t, 1)
+	ctx := context.Background()
+	require.NoError(t, base.Do(ctx, "acl", "setuser", "notx", "on", ">pw", "~*", "&*", "+@all", "-multi").Err())
+	rc := redis.NewClient(&redis.Options{Addr: base.Options().Addr, Username: "notx", Password: "pw"})
+	t.Cleanup(func() { _ = rc.Close() })
+	key := protocol.StreamKey(testStream, 0)
+	ids := pendingIDs(t, base, 2)
+
+	conn := rc.Conn()
+	_, err := NewFencedAcker(conn, key, testGroup, 0).Ack(ctx, ids[0])
+	require.ErrorIs(t, err, ErrTxRefused)
+	require.Equal(t, int64(2), pendingCount(t, base, 0), "nothing acknowledged")
+	require.NoError(t, conn.Close())
+
+	f := newFakeCoord(t, 1)
+	f.useRedis(base)
+	f.setTarget("m0", 0)
+	var ev events
+	c, err := NewConsumer(testConfig(f, rc, "m0", &ev), func(ctx context.Context, m Message) error { return nil })
+	require.NoError(t, err)
+	stop, _ := runConsumer(t, c)
+	xadd(t, base, 0, "k", "v")
+	eventually(t, func() bool { return ev.has(EventAcked, "m0", 0) }, 5*time.Second, "acknowledged through the script")
+	eventually(t, func() bool { return pendingCount(t, base, 0) == 0 }, 5*time.Second, "claimed and acknowledged everything")
+	require.NoError(t, stop())
+}
+
+// RESP2 clients get an aborted EXEC as a nil array: the same refusal.
+func TestFencedAckerRESP2(t *testing.T) {
+	t.Parallel()
+	base := setupRedis(t, 1)
+	ctx := context.Background()
+	rc := redis.NewClient(&redis.Options{Addr: base.Options().Addr, Protocol: 2})
+	t.Cleanup(func() { _ = rc.Close() })
+	key := protocol.StreamKey(testStream, 0)
+	fk := fenceKey(key, testGroup)
+	require.NoError(t, base.HSet(ctx, fk, "owner", "m0", "token", 2).Err())
+	ids := pendingIDs(t, base, 2)
+	conn := rc.Conn()
+	defer conn.Close()
+	a := NewFencedAcker(conn, key, testGroup, 2)
+	n, err := a.Ack(ctx, ids[0])
+	require.NoError(t, err)
+	require.Equal(t, int64(1), n)
+	require.NoError(t, base.HSet(ctx, fk, "owner", "m1", "token", 3).Err())
+	_, err = a.Ack(ctx, ids[1])
+	require.ErrorIs(t, err, ErrFenced)
+	require.Equal(t, int64(1), pendingCount(t, base, 0))
 }

@@ -36,6 +36,9 @@ type blockingReader struct {
 	noConn bool
 	// released: the worker has exited; no connection is opened again.
 	released bool
+	// noTx: Redis refused the transaction commands (FencedAcker); acks go
+	// through the fence script.
+	noTx bool
 }
 
 // read is one XREADGROUP … > BLOCK BlockTimeout of the worker's shard.
@@ -95,13 +98,25 @@ func (r *blockingReader) connection(ctx context.Context, w *worker) *redis.Conn 
 func (r *blockingReader) acker(w *worker) *FencedAcker {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.conn == nil {
+	if r.conn == nil || r.noTx {
 		return nil
 	}
 	if r.ack == nil {
 		r.ack = NewFencedAcker(r.conn, w.key, w.c.cfg.ConsumerGroup, w.fence.token)
 	}
 	return r.ack
+}
+
+// refuseTx makes the worker acknowledge through the fence script from now
+// on (ErrTxRefused).
+func (r *blockingReader) refuseTx() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.noTx = true
+	if r.ack != nil {
+		_ = r.ack.Close(context.Background())
+		r.ack = nil
+	}
 }
 
 // close gives the dedicated connection back to the pool (a later read
