@@ -115,6 +115,9 @@ func (h *Host) reshardLoop() {
 		case <-t.C:
 		case <-h.rs.kick:
 		}
+		if h.refusal() != nil {
+			continue // a node that refuses to serve (leaving, evicted, node conflict) drives nothing
+		}
 		ctx, cancel := context.WithTimeout(context.Background(), h.opts.RequestTimeout)
 		streams, err := h.opts.Store.ReshardingStreams(ctx)
 		cancel()
