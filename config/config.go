@@ -29,7 +29,8 @@ type Config struct {
 // Metrics configures where Prometheus metrics are served besides the
 // authenticated /metrics route of http.addr.
 type Metrics struct {
-	Addr string `koanf:"addr" help:"extra listener host:port serving only GET /metrics without authentication, for scrapers (empty = none)"`
+	Addr           string        `koanf:"addr" help:"extra listener host:port serving only GET /metrics without authentication, for scrapers (empty = none)"`
+	SampleInterval time.Duration `koanf:"sample-interval" help:"how often per-group gauges (unowned shards, lag, pending) are sampled from the assignments and Redis"`
 }
 
 // Shutdown bounds the graceful shutdown on SIGTERM.
@@ -216,7 +217,7 @@ func Default() Config {
 			NodeID:   defaultNodeID(),
 		},
 		Log:      Log{Level: "info", Format: "text"},
-		Metrics:  Metrics{Addr: ""},
+		Metrics:  Metrics{Addr: "", SampleInterval: 15 * time.Second},
 		Shutdown: Shutdown{Timeout: 30 * time.Second, DrainDelay: 0},
 		Audit:    Audit{RedisStream: "", RedisMaxLen: 100000},
 	}

@@ -204,6 +204,9 @@ func (c Config) Validate() error {
 			bad("metrics.addr", a, "must differ from http.addr")
 		}
 	}
+	if c.Metrics.SampleInterval < 100*time.Millisecond || c.Metrics.SampleInterval > time.Hour {
+		bad("metrics.sample-interval", c.Metrics.SampleInterval, "must be between 100ms and 1h")
+	}
 	if c.Shutdown.Timeout < time.Second || c.Shutdown.Timeout > 10*time.Minute {
 		bad("shutdown.timeout", c.Shutdown.Timeout, "must be between 1s and 10m")
 	}

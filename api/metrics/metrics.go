@@ -31,6 +31,7 @@ type Metrics struct {
 	limitRejects  *prometheus.CounterVec
 	retainedTrims prometheus.Counter
 	cluster       clusterMetrics
+	sampled       sampledMetrics // sampled.go
 }
 
 // LimitKeys are the config keys of the limits counted by LimitRejected; their
@@ -98,6 +99,7 @@ func New() *Metrics {
 	)
 	m.registerNode()
 	m.registerCluster()
+	m.registerSampled()
 	return m
 }
 
