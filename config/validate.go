@@ -200,7 +200,7 @@ func (c Config) Validate() error {
 	if a := c.Metrics.Addr; a != "" {
 		if _, _, err := net.SplitHostPort(a); err != nil {
 			bad("metrics.addr", a, "must be host:port (or empty for no extra listener)")
-		} else if a == c.HTTP.Addr {
+		} else if a == c.HTTP.Addr && !strings.HasSuffix(a, ":0") {
 			bad("metrics.addr", a, "must differ from http.addr")
 		}
 	}

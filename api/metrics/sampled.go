@@ -16,7 +16,7 @@ type sampledMetrics struct {
 }
 
 func (m *Metrics) registerSampled() {
-	labels := []string{"stream", "group"}
+	labels := []string{"stream_prefix", "consumer_group"}
 	m.sampled = sampledMetrics{
 		shards:  prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "rsc_group_shards", Help: "Shards of the group's stream (sampled)."}, labels),
 		unowned: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "rsc_group_unowned_shards", Help: "Shards of the group that no member currently owns (sampled)."}, labels),
