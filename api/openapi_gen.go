@@ -103,6 +103,19 @@ func (d opDoc) statuses(need access, limited bool, params []string) []int {
 	return out
 }
 
+// requestRequired are the fields the server requires in each request body
+// (validate.go, protocol.DecodeHeartbeat); the Go types' tags describe what
+// responses always carry, not what requests must.
+var requestRequired = map[string][]string{
+	"HeartbeatRequest":    {"memberEpoch", "memberId", "metadataVersion", "protocolVersion", "requestId", "runtimeConsumerCapacity"},
+	"CreateStreamRequest": {"requestedBy"},
+	"CreateGroupRequest":  {"requestedBy"},
+	"DeleteGroupRequest":  {"requestedBy"},
+	"ScaleRequest":        {"requestedBy", "targetShardCount"},
+	"RollbackRequest":     {"requestedBy"},
+	"LoginRequest":        {"password", "username"},
+}
+
 // docRoute is one route as the document sees it.
 type docRoute struct {
 	method, path string
@@ -216,6 +229,11 @@ func buildOpenAPI(table []routeEntry, version string) ([]byte, error) {
 				"bearer": map[string]any{"type": "http", "scheme": "bearer", "bearerFormat": "JWT", "description": "from POST /coord/v1/auth/login"},
 			},
 		},
+	}
+	for name, req := range requestRequired {
+		if def, ok := sg.defs[name].(map[string]any); ok {
+			def["required"] = req
+		}
 	}
 	out, err := json.MarshalIndent(doc, "", "  ")
 	if err != nil {
