@@ -49,8 +49,8 @@
 //   - Each Service call gets a context bounded by Config.RequestTimeout;
 //     running out of time is 503 TIMEOUT with Retry-After: 1.
 //
-//   - Every route is described in openapi_routes.go; the committed OpenAPI
-//     3.1 document (openapi.json, served at /coord/v1/openapi.json, viewer
+//   - Every route is described in openapi_routes.go; the committed
+//     OpenAPI document (openapi.json, served at /coord/v1/openapi.json, viewer
 //     at /docs) is generated from it and the route table, and tests hold
 //     the router, the document and the statuses each route answers
 //     together (openapi_gen.go).
