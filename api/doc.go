@@ -48,7 +48,6 @@
 //     New logs a warning saying so.
 //   - Each Service call gets a context bounded by Config.RequestTimeout;
 //     running out of time is 503 TIMEOUT with Retry-After: 1.
-//
 //   - Every route is described in openapi_routes.go; the committed
 //     OpenAPI document (openapi.json, served at /coord/v1/openapi.json, viewer
 //     at /docs) is generated from it and the route table, and tests hold
