@@ -89,3 +89,12 @@ func TestRequestIDReachesService(t *testing.T) {
 		require.Len(t, r.header.Get(HeaderRequestID), 32)
 	}
 }
+
+func TestHeartbeatAdoptsBodyRequestID(t *testing.T) {
+	h := newHarness(t, Config{})
+	r := h.do("POST", hbPath, hbBody)
+	require.Equal(t, 200, r.status)
+	require.Equal(t, "r-1", r.header.Get(HeaderRequestID), "the member's requestId")
+	r = h.do("POST", hbPath, hbBody, HeaderRequestID, "from-header")
+	require.Equal(t, "from-header", r.header.Get(HeaderRequestID), "the header wins")
+}

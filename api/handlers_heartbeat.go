@@ -40,6 +40,7 @@ func (s *Server) heartbeat(c *fiber.Ctx) error {
 	if err := checkHeartbeat(&req); err != nil {
 		return err
 	}
+	adoptRequestID(c, req.RequestID)
 	ctx, cancel := s.reqCtx(c)
 	defer cancel()
 	resp, err := s.svc.Heartbeat(ctx, p, g, member, req)

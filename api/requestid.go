@@ -10,11 +10,14 @@ import (
 )
 
 // Request ids. Every request gets one: the client's X-Request-Id when it is
-// 1..128 printable ASCII characters without spaces, else a generated one
+// 1..128 printable ASCII characters without spaces; for a heartbeat without
+// that header, the body's requestId (adoptRequestID); else a generated one
 // (32 hex digits). It is echoed in the X-Request-Id response header, written
 // in the audit log and in the request's error logs, and handed to the
-// Service in the call's context (RequestIDFrom), which carries it into the
-// actor messages and logs of that request.
+// Service in the call's context (RequestIDFrom): the actor host writes it in
+// the log lines of the changes it makes (stream created, group created,
+// group deleted). A heartbeat's requestId travels in the actor message
+// itself and comes back as responseTo.
 
 // HeaderRequestID is the request id header.
 const HeaderRequestID = "X-Request-Id"
@@ -66,6 +69,17 @@ func validRequestID(id string) bool {
 func requestID(c *fiber.Ctx) string {
 	id, _ := c.Locals(requestIDKey).(string)
 	return id
+}
+
+// adoptRequestID makes id (a heartbeat body's requestId) the request's id
+// when the client sent no valid X-Request-Id, so that the header, the logs
+// and the member's own request id agree.
+func adoptRequestID(c *fiber.Ctx, id string) {
+	if validRequestID(c.Get(HeaderRequestID)) || !validRequestID(id) {
+		return
+	}
+	c.Locals(requestIDKey, id)
+	c.Set(HeaderRequestID, id)
 }
 
 // reqCtx is ctx() carrying the request's id.
