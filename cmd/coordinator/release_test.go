@@ -1,10 +1,14 @@
 package main
 
 import (
+	"net/http"
+	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -187,4 +191,57 @@ func TestDemoCompose(t *testing.T) {
 		require.FileExists(t, filepath.Join(dir, src))
 	}
 	require.Equal(t, "../prometheus/alerts.yaml", mounted["/etc/prometheus/alerts.yaml"])
+}
+
+// TestDemoComposeCreatesStream runs the compose file's create-stream command
+// with the real streamctl against a recording server: it must create the
+// stream the members consume.
+func TestDemoComposeCreatesStream(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds streamctl")
+	}
+	root := repoRoot(t)
+	data, err := os.ReadFile(filepath.Join(root, "docs", "deploy", "docker-compose.demo.yaml"))
+	require.NoError(t, err)
+	var f struct {
+		Services map[string]composeService `yaml:"services"`
+	}
+	require.NoError(t, yaml.Unmarshal(data, &f))
+	cs := f.Services["create-stream"]
+	require.Equal(t, []string{"/usr/local/bin/streamctl"}, cs.Entrypoint)
+
+	var mu sync.Mutex
+	var got []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		got = append(got, r.Method+" "+r.URL.Path)
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(201)
+		_, _ = w.Write([]byte(`{"streamPrefix":"orders","shardCount":4,"metadataVersion":1}`))
+	}))
+	defer srv.Close()
+
+	bin := filepath.Join(t.TempDir(), "streamctl")
+	out, err := exec.Command("go", "build", "-o", bin, filepath.Join(root, "cmd", "streamctl")).CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	args := append([]string(nil), cs.Command...)
+	for i, a := range args {
+		if a == "http://coordinator:8080" {
+			args[i] = srv.URL
+		}
+	}
+	cmd := exec.Command(bin, args...)
+	cmd.Env = []string{"HOME=" + t.TempDir()}
+	out, err = cmd.CombinedOutput()
+	require.NoError(t, err, "streamctl %v: %s", args, out)
+	stream := ""
+	for i, a := range f.Services["members"].Command {
+		if a == "-stream" {
+			stream = f.Services["members"].Command[i+1]
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	require.Contains(t, got, "POST /coord/v1/streams/"+stream)
 }
