@@ -86,7 +86,7 @@ func TestRealServer(t *testing.T) {
 	require.Equal(t, "coordinator v9.9.9-test\n", string(out))
 
 	cmd := exec.Command(bin, "--http.addr=127.0.0.1:0", "--metrics.addr=127.0.0.1:0",
-		"--metrics.sample-interval=200ms", "--shutdown.timeout=20s", "--shutdown.drain-delay=200ms")
+		"--metrics.sample-interval=200ms", "--shutdown.timeout=20s", "--shutdown.drain-delay=3s")
 	cmd.Env = append(os.Environ(), "RSC_REDIS_ADDRS=")
 	stdout, err := cmd.StdoutPipe()
 	require.NoError(t, err)
@@ -166,6 +166,30 @@ func TestRealServer(t *testing.T) {
 	require.Equal(t, "3.1.0", doc["openapi"])
 
 	require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
+	// During shutdown.drain-delay the port stays open: readiness is 503
+	// and new work is refused with 503 SHUTTING_DOWN, liveness stays 200.
+	var ready int
+	for i := 0; i < 200 && ready != 503; i++ {
+		r, err := http.Get(api + "/coord/v1/monitoring/ready")
+		require.NoError(t, err, "the port must stay open during the drain delay")
+		ready = r.StatusCode
+		r.Body.Close()
+		if ready != 503 {
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	require.Equal(t, 503, ready)
+	r, err := http.Post(api+"/coord/v1/streams/orders/groups/g/members/m-1/heartbeat", "application/json", strings.NewReader(hb))
+	require.NoError(t, err)
+	body, _ := io.ReadAll(r.Body)
+	r.Body.Close()
+	require.Equal(t, 503, r.StatusCode)
+	require.Contains(t, string(body), "SHUTTING_DOWN")
+	require.Equal(t, "1", r.Header.Get("Retry-After"))
+	r, err = http.Get(api + "/coord/v1/monitoring/live")
+	require.NoError(t, err)
+	r.Body.Close()
+	require.Equal(t, 200, r.StatusCode)
 	select {
 	case err := <-exited:
 		require.NoError(t, err, "exit status after SIGTERM; logs:\n%s", logs.String())
