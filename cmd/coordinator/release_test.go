@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -244,4 +245,68 @@ func TestDemoComposeCreatesStream(t *testing.T) {
 	mu.Lock()
 	defer mu.Unlock()
 	require.Contains(t, got, "POST /coord/v1/streams/"+stream)
+}
+
+// TestAlertRules: the alert rules parse, each has an expression, a
+// severity, a summary and a runbook link to an entry of docs/METRICS.md;
+// the dashboard is JSON whose every panel has a query.
+func TestAlertRules(t *testing.T) {
+	root := repoRoot(t)
+	data, err := os.ReadFile(filepath.Join(root, "docs", "prometheus", "alerts.yaml"))
+	require.NoError(t, err)
+	var rules struct {
+		Groups []struct {
+			Name  string `yaml:"name"`
+			Rules []struct {
+				Alert       string            `yaml:"alert"`
+				Expr        string            `yaml:"expr"`
+				Labels      map[string]string `yaml:"labels"`
+				Annotations map[string]string `yaml:"annotations"`
+			} `yaml:"rules"`
+		} `yaml:"groups"`
+	}
+	require.NoError(t, yaml.Unmarshal(data, &rules))
+	doc, err := os.ReadFile(filepath.Join(root, "docs", "METRICS.md"))
+	require.NoError(t, err)
+	n := 0
+	for _, g := range rules.Groups {
+		for _, r := range g.Rules {
+			n++
+			require.NotEmpty(t, r.Alert)
+			require.NotEmpty(t, r.Expr, r.Alert)
+			require.Contains(t, []string{"page", "warn"}, r.Labels["severity"], r.Alert)
+			require.NotEmpty(t, r.Annotations["summary"], r.Alert)
+			anchor, ok := strings.CutPrefix(r.Annotations["runbook"], "docs/METRICS.md#")
+			require.True(t, ok, "%s: runbook must link into docs/METRICS.md", r.Alert)
+			require.Contains(t, string(doc), `<a id="`+anchor+`"></a>`, r.Alert)
+			require.Contains(t, string(doc), "**`"+r.Alert+"`**", "%s: METRICS.md says what to do when it fires", r.Alert)
+		}
+	}
+	// The issue's list: unowned shards, fencing rate, expiry rate,
+	// heartbeat p99, persistence failures, lag per group.
+	for _, a := range []string{"RSCUnownedShards", "RSCFencingRateHigh", "RSCLeaseExpiryRateHigh", "RSCHeartbeatLatencyHigh", "RSCPersistenceFailures", "RSCGroupLagHigh"} {
+		require.Contains(t, string(data), "alert: "+a+"\n")
+	}
+	require.GreaterOrEqual(t, n, 6)
+
+	var dash struct {
+		UID    string `json:"uid"`
+		Panels []struct {
+			Title   string `json:"title"`
+			Targets []struct {
+				Expr string `json:"expr"`
+			} `json:"targets"`
+		} `json:"panels"`
+	}
+	data, err = os.ReadFile(filepath.Join(root, "docs", "grafana", "coordinator.json"))
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(data, &dash))
+	require.NotEmpty(t, dash.UID)
+	require.GreaterOrEqual(t, len(dash.Panels), 8)
+	for _, p := range dash.Panels {
+		require.NotEmpty(t, p.Targets, p.Title)
+		for _, tg := range p.Targets {
+			require.Contains(t, tg.Expr, "rsc_", p.Title)
+		}
+	}
 }
