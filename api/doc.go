@@ -48,6 +48,16 @@
 //     New logs a warning saying so.
 //   - Each Service call gets a context bounded by Config.RequestTimeout;
 //     running out of time is 503 TIMEOUT with Retry-After: 1.
+//   - Every route is described in openapi_routes.go; the committed
+//     OpenAPI document (openapi.json, served at /coord/v1/openapi.json, viewer
+//     at /docs) is generated from it and the route table, and tests hold
+//     the router, the document and the statuses each route answers
+//     together (openapi_gen.go).
+//   - Admin mutations and logins are audited (audit.go); every request
+//     has an id, echoed in X-Request-Id and handed to the Service in the
+//     context (requestid.go).
+//   - BeginDrain (drain.go) starts a graceful shutdown: new work is
+//     answered 503 SHUTTING_DOWN, readiness is 503, liveness stays 200.
 //
 // Known limit: a request whose method fasthttp does not know at all (not
 // GET, POST, …) is answered by fiber itself with a plain-text 400.

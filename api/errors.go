@@ -165,7 +165,7 @@ func fromFiberError(fe *fiber.Error) *httpError {
 func (s *Server) writeError(c *fiber.Ctx, err error) {
 	he, internal := toHTTPError(err)
 	if internal {
-		s.log.Error("request failed", "method", c.Method(), "route", routeLabel(c), "status", he.status, "error", err)
+		s.log.Error("request failed", "method", c.Method(), "route", routeLabel(c), "status", he.status, "requestId", requestID(c), "error", err)
 	}
 	if he.retryAfter > 0 {
 		c.Set(fiber.HeaderRetryAfter, strconv.Itoa(he.retryAfter))

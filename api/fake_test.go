@@ -16,6 +16,8 @@ type fakeService struct {
 	hb     func(p, g, m string, req protocol.HeartbeatRequest) protocol.HeartbeatResponse
 	last   any  // last request body seen
 	quiet  bool // record nothing (benchmarks)
+	// requestID is the request id the last CreateGroup call's context carried.
+	requestID string
 }
 
 func newFake() *fakeService {
@@ -74,8 +76,11 @@ func (f *fakeService) Group(_ context.Context, p, g string) (protocol.GroupRespo
 	return f.group(p, g), f.err
 }
 
-func (f *fakeService) CreateGroup(_ context.Context, p, g string, req protocol.CreateGroupRequest) (protocol.GroupResponse, error) {
+func (f *fakeService) CreateGroup(ctx context.Context, p, g string, req protocol.CreateGroupRequest) (protocol.GroupResponse, error) {
 	f.record("CreateGroup "+p+"/"+g, req)
+	f.mu.Lock()
+	f.requestID = RequestIDFrom(ctx)
+	f.mu.Unlock()
 	return f.group(p, g), f.err
 }
 

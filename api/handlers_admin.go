@@ -37,7 +37,7 @@ func (s *Server) createStream(c *fiber.Ctx) error {
 	if err := s.checkCreateStream(req); err != nil {
 		return err
 	}
-	ctx, cancel := s.ctx()
+	ctx, cancel := s.reqCtx(c)
 	defer cancel()
 	resp, err := s.svc.CreateStream(ctx, p, req)
 	if err != nil {
@@ -61,7 +61,7 @@ func (s *Server) createGroup(c *fiber.Ctx) error {
 	if err := checkCreateGroup(req); err != nil {
 		return err
 	}
-	ctx, cancel := s.ctx()
+	ctx, cancel := s.reqCtx(c)
 	defer cancel()
 	resp, err := s.svc.CreateGroup(ctx, p, g, req)
 	if err != nil {
@@ -76,7 +76,7 @@ func (s *Server) getGroup(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	ctx, cancel := s.ctx()
+	ctx, cancel := s.reqCtx(c)
 	defer cancel()
 	resp, err := s.svc.Group(ctx, p, g)
 	if err != nil {
@@ -99,7 +99,7 @@ func (s *Server) deleteGroup(c *fiber.Ctx) error {
 	if err := checkDeleteGroup(req); err != nil {
 		return err
 	}
-	ctx, cancel := s.ctx()
+	ctx, cancel := s.reqCtx(c)
 	defer cancel()
 	resp, err := s.svc.DeleteGroup(ctx, p, g, req)
 	if err != nil {
@@ -114,7 +114,7 @@ func (s *Server) producerRouting(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	ctx, cancel := s.ctx()
+	ctx, cancel := s.reqCtx(c)
 	defer cancel()
 	resp, err := s.svc.ProducerRouting(ctx, p, g)
 	if err != nil {
@@ -140,7 +140,7 @@ func (s *Server) scale(c *fiber.Ctx) error {
 	if err := s.checkScale(req); err != nil {
 		return err
 	}
-	ctx, cancel := s.ctx()
+	ctx, cancel := s.reqCtx(c)
 	defer cancel()
 	resp, err := s.svc.Scale(ctx, p, req)
 	if err != nil {
@@ -165,7 +165,7 @@ func (s *Server) migration(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	ctx, cancel := s.ctx()
+	ctx, cancel := s.reqCtx(c)
 	defer cancel()
 	resp, err := s.svc.Migration(ctx, p, g, id)
 	if err != nil {
@@ -192,7 +192,7 @@ func (s *Server) rollback(c *fiber.Ctx) error {
 	if err := checkRollback(req); err != nil {
 		return err
 	}
-	ctx, cancel := s.ctx()
+	ctx, cancel := s.reqCtx(c)
 	defer cancel()
 	resp, err := s.svc.Rollback(ctx, p, g, id, req)
 	if err != nil {

@@ -48,6 +48,7 @@ func (s *Server) login(c *fiber.Ctx) error {
 		p, known, ok := s.auth.authenticate(header)
 		if !ok {
 			s.log.Warn("login failed", "ip", c.IP(), "user", known)
+			c.Locals(auditUserKey, known)
 			return newError(http.StatusUnauthorized, protocol.CodeUnauthenticated, "invalid credentials")
 		}
 		user, roles = p.name, p.roles
@@ -62,16 +63,18 @@ func (s *Server) login(c *fiber.Ctx) error {
 				known = req.Username
 			}
 			s.log.Warn("login failed", "ip", c.IP(), "user", known)
+			c.Locals(auditUserKey, known)
 			return newError(http.StatusUnauthorized, protocol.CodeUnauthenticated, "invalid username or password")
 		}
 		user, roles = req.Username, cr.roles
 	}
+	c.Locals(auditUserKey, user)
 	names := roles.names()
 	token, exp, err := s.tokens.issue(user, names)
 	if err != nil {
 		return err
 	}
-	s.log.Info("login", "ip", c.IP(), "user", user, "roles", names)
+	s.log.Info("login", "ip", c.IP(), "user", user, "roles", names, "requestId", requestID(c))
 	c.Set(fiber.HeaderCacheControl, "no-store")
 	return c.JSON(protocol.LoginResponse{
 		AccessToken:      token,

@@ -40,7 +40,8 @@ func (s *Server) heartbeat(c *fiber.Ctx) error {
 	if err := checkHeartbeat(&req); err != nil {
 		return err
 	}
-	ctx, cancel := s.ctx()
+	adoptRequestID(c, req.RequestID)
+	ctx, cancel := s.reqCtx(c)
 	defer cancel()
 	resp, err := s.svc.Heartbeat(ctx, p, g, member, req)
 	if err != nil {

@@ -52,9 +52,14 @@ func (s *Server) health(c *fiber.Ctx) error {
 // told RETRY, so taking the node out of service would only make them
 // self-fence sooner), 503 when DOWN (the actor loop does not answer, or
 // the node refuses to serve because another node shares its store without
-// forming one cluster with it).
+// forming one cluster with it), and 503 SHUTTING_DOWN while draining
+// (drain.go).
 func (s *Server) ready(c *fiber.Ctx) error {
 	h := s.healthNow()
+	if s.Draining() {
+		return c.Status(http.StatusServiceUnavailable).JSON(readyDown{HealthResponse: h, ErrorCode: protocol.CodeShuttingDown,
+			Message: "coordinator is shutting down: it takes no new work and hands its groups over"})
+	}
 	if h.Status != protocol.HealthDown {
 		return c.JSON(h)
 	}

@@ -19,6 +19,7 @@ import "github.com/gofiber/fiber/v2"
 //	POST   /coord/v1/auth/login                                         public   token, limited per IP
 //	GET    /coord/v1/monitoring/health (and HEAD)                       public   always 200, UP/DEGRADED/DOWN in the body
 //	GET    /coord/v1/monitoring/ready (and HEAD)                        public   probes: 200 UP/DEGRADED, 503 DOWN
+//	GET    /coord/v1/monitoring/live                                    public   liveness: 200 while serving, also while draining (drain.go)
 //	GET    /coord/v1/monitoring/compatibility                           MEMBER** protocol versions
 //	GET    /coord/v1/monitoring/groups                                  READ
 //	GET    /coord/v1/monitoring/streams/:p/groups/:g                    READ
@@ -28,8 +29,12 @@ import "github.com/gofiber/fiber/v2"
 //	GET    /coord/v1/monitoring/streams/:p/groups/:g/migrations         READ
 //	GET    /debug/actors                                                READ
 //	GET    /debug/streams/:p/groups/:g                                  READ
-//	GET    /metrics                                                     READ     Prometheus text
+//	GET    /metrics                                                     READ     Prometheus text (also public on metrics.addr when set)
+//	GET    /coord/v1/openapi.json                                       public   this table as OpenAPI 3.1 (openapi.json)
+//	GET    /docs                                                        public   offline viewer of the OpenAPI document (one embedded page)
 //
+// Every route added here must be described in openapi_routes.go:
+// TestOpenAPIMatchesRouter fails otherwise.
 // *  MEMBER only when auth.authenticate-member-api is on; public otherwise.
 // ** public when auth.authenticate-member-api is off; any role otherwise.
 func (s *Server) routes() {
@@ -56,6 +61,7 @@ func (s *Server) routes() {
 	s.add(fiber.MethodHead, v1+"/monitoring/health", accessPublic, nil, s.health)
 	s.add(fiber.MethodGet, v1+"/monitoring/ready", accessPublic, nil, s.ready)
 	s.add(fiber.MethodHead, v1+"/monitoring/ready", accessPublic, nil, s.ready) // load balancers
+	s.add(fiber.MethodGet, v1+"/monitoring/live", accessPublic, nil, s.live)
 	s.add(fiber.MethodGet, v1+"/monitoring/compatibility", accessProtocol, nil, s.compatibility)
 	s.add(fiber.MethodGet, v1+"/monitoring/groups", accessRead, nil, s.groups)
 	s.add(fiber.MethodGet, mon, accessRead, nil, s.monitorGroup)
@@ -67,12 +73,28 @@ func (s *Server) routes() {
 	s.add(fiber.MethodGet, "/debug/actors", accessRead, nil, s.debugActors)
 	s.add(fiber.MethodGet, "/debug/streams/:streamPrefix/groups/:consumerGroup", accessRead, nil, s.debugGroup)
 	s.add(fiber.MethodGet, "/metrics", accessRead, nil, s.metricsHandler())
+
+	s.add(fiber.MethodGet, v1+"/openapi.json", accessPublic, nil, s.openAPI)
+	s.add(fiber.MethodGet, "/docs", accessPublic, nil, s.docsPage)
+}
+
+// routeEntry is one registered route as the OpenAPI document and its test
+// see it: who may call it and whether it is rate limited (and audited).
+type routeEntry struct {
+	method, path string
+	need         access
+	limited      bool
 }
 
 // add registers one route: access check, optional rate limit keyed by
-// limitKey, then the handler.
+// limitKey, then the handler. Rate-limited routes are the admin mutations
+// and login: they are also written to the audit log (audit.go).
 func (s *Server) add(method, path string, need access, limitKey func(*fiber.Ctx) string, h fiber.Handler) {
+	s.table = append(s.table, routeEntry{method: method, path: path, need: need, limited: limitKey != nil})
 	var chain []fiber.Handler
+	if limitKey != nil {
+		chain = append(chain, s.audited)
+	}
 	if a := s.require(need); a != nil {
 		chain = append(chain, a)
 	}

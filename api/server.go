@@ -29,6 +29,9 @@ type Server struct {
 	metrics *metrics.Metrics
 	now     func() time.Time
 	addr    atomic.Pointer[net.Addr]
+	table   []routeEntry // every route, in registration order (routes.go)
+	audit   *auditor     // audit.go
+	drain   drainState   // drain.go
 }
 
 // Option customises a Server.
@@ -123,10 +126,11 @@ func (s *Server) observe(c *fiber.Ctx) error {
 		}
 		s.metrics.ObserveHTTP(routeLabel(c), methodLabel(c), c.Response().StatusCode(), time.Since(start))
 	}()
+	assignRequestID(c)
 	var err error
 	if len(c.Request().Body()) > s.cfg.BodyLimit {
 		err = errBodyTooLarge
-	} else {
+	} else if err = s.refuseWhileDraining(c); err == nil {
 		err = c.Next()
 	}
 	if err != nil {

@@ -22,6 +22,29 @@ type Config struct {
 	Cluster      Cluster      `koanf:"cluster"`
 	Resharding   Resharding   `koanf:"resharding"`
 	Log          Log          `koanf:"log"`
+	Metrics      Metrics      `koanf:"metrics"`
+	Shutdown     Shutdown     `koanf:"shutdown"`
+	Audit        Audit        `koanf:"audit"`
+}
+
+// Metrics configures where Prometheus metrics are served besides the
+// authenticated /metrics route of http.addr.
+type Metrics struct {
+	Addr           string        `koanf:"addr" help:"extra listener host:port serving only GET /metrics without authentication, for scrapers (empty = none)"`
+	SampleInterval time.Duration `koanf:"sample-interval" help:"how often per-group gauges (unowned shards, lag, pending) are sampled from the assignments and Redis"`
+}
+
+// Shutdown bounds the graceful shutdown on SIGTERM.
+type Shutdown struct {
+	Timeout    time.Duration `koanf:"timeout" help:"most time from SIGTERM to exit: drain HTTP, finish in-flight requests, hand groups over; then exit anyway"`
+	DrainDelay time.Duration `koanf:"drain-delay" help:"after SIGTERM, keep the HTTP port open answering 503 SHUTTING_DOWN (readiness 503) this long before closing it, so load balancers notice"`
+}
+
+// Audit configures the audit log of admin mutations and logins (always
+// written to the log; optionally also to a capped Redis stream).
+type Audit struct {
+	RedisStream string `koanf:"redis-stream" help:"also XADD every audit record to this Redis stream key (empty = log only)"`
+	RedisMaxLen int    `koanf:"redis-maxlen" help:"approximate most entries kept in audit.redis-stream (XADD MAXLEN ~)"`
 }
 
 // HTTP configures the fiber front (member protocol, admin, monitoring, debug).
@@ -208,7 +231,10 @@ func Default() Config {
 			Seeds:    []string{},
 			NodeID:   defaultNodeID(),
 		},
-		Log: Log{Level: "info", Format: "text"},
+		Log:      Log{Level: "info", Format: "text"},
+		Metrics:  Metrics{Addr: "", SampleInterval: 15 * time.Second},
+		Shutdown: Shutdown{Timeout: 30 * time.Second, DrainDelay: 0},
+		Audit:    Audit{RedisStream: "", RedisMaxLen: 100000},
 	}
 }
 

@@ -142,12 +142,12 @@ func TestDeployKubernetes(t *testing.T) {
 	pod := field(t, dep, "spec", "template", "spec")
 	assert.Equal(t, sa, field(t, pod, "serviceAccountName"))
 	assert.Equal(t, false, field(t, pod, "enableServiceLinks"))
-	assert.GreaterOrEqual(t, field(t, pod, "terminationGracePeriodSeconds"), 30)
+	assert.Greater(t, field(t, pod, "terminationGracePeriodSeconds"), int(Default().Shutdown.Timeout.Seconds()), "the grace period must outlast shutdown.timeout")
 	containers := field(t, pod, "containers").([]any)
 	require.Len(t, containers, 1)
 	c := containers[0]
 	assert.Equal(t, "/coord/v1/monitoring/ready", field(t, c, "readinessProbe", "httpGet", "path"))
-	assert.Equal(t, "/coord/v1/monitoring/health", field(t, c, "livenessProbe", "httpGet", "path"))
+	assert.Equal(t, "/coord/v1/monitoring/live", field(t, c, "livenessProbe", "httpGet", "path"))
 
 	env := map[string]string{}
 	var fieldRefs = map[string]string{}

@@ -70,6 +70,12 @@ var precedenceCases = []precedenceCase{
 	{key: "limits.retained-members-per-group", file: "10", env: "20", flag: "30"},
 	{key: "limits.browse-max-count", file: "10", env: "20", flag: "30"},
 	{key: "cluster.name", file: "a", env: "b", flag: "c"},
+	{key: "metrics.addr", file: "127.0.0.1:9101", env: "127.0.0.1:9102", flag: "127.0.0.1:9103"},
+	{key: "metrics.sample-interval", file: "5s", env: "10s", flag: "20s"},
+	{key: "shutdown.timeout", file: "20s", env: "40s", flag: "50s"},
+	{key: "shutdown.drain-delay", file: "1s", env: "2s", flag: "3s"},
+	{key: "audit.redis-stream", file: "a:f", env: "a:e", flag: "a:g"},
+	{key: "audit.redis-maxlen", file: "10", env: "20", flag: "30"},
 	// Only single and test run with the other cluster keys at their defaults; the other
 	// providers are loaded through every layer by TestClusterProvidersLoad.
 	{key: "cluster.provider", file: "test", env: "single", flag: "test"},

@@ -219,6 +219,30 @@ func (c Config) Validate() error {
 	if !oneOf(c.Groups.Creation, validCreation) {
 		bad("groups.creation", c.Groups.Creation, "must be one of %s", strings.Join(validCreation, ", "))
 	}
+	// metrics, shutdown, audit
+	if a := c.Metrics.Addr; a != "" {
+		if _, _, err := net.SplitHostPort(a); err != nil {
+			bad("metrics.addr", a, "must be host:port (or empty for no extra listener)")
+		} else if a == c.HTTP.Addr && !strings.HasSuffix(a, ":0") {
+			bad("metrics.addr", a, "must differ from http.addr")
+		}
+	}
+	if c.Metrics.SampleInterval < 100*time.Millisecond || c.Metrics.SampleInterval > time.Hour {
+		bad("metrics.sample-interval", c.Metrics.SampleInterval, "must be between 100ms and 1h")
+	}
+	if c.Shutdown.Timeout < time.Second || c.Shutdown.Timeout > 10*time.Minute {
+		bad("shutdown.timeout", c.Shutdown.Timeout, "must be between 1s and 10m")
+	}
+	if c.Shutdown.DrainDelay < 0 || c.Shutdown.DrainDelay >= c.Shutdown.Timeout {
+		bad("shutdown.drain-delay", c.Shutdown.DrainDelay, "must be at least 0 and shorter than shutdown.timeout (%s)", c.Shutdown.Timeout)
+	}
+	if n := c.Audit.RedisMaxLen; n < 1 || n > 100_000_000 {
+		bad("audit.redis-maxlen", n, "must be between 1 and 100000000")
+	}
+	if s := c.Audit.RedisStream; s != "" && strings.TrimSpace(s) != s {
+		bad("audit.redis-stream", s, "must not start or end with spaces")
+	}
+
 	l := c.Limits
 	if l.GroupsPerStream < 1 || l.GroupsPerStream > MaxLimit {
 		bad("limits.groups-per-stream", l.GroupsPerStream, "must be between 1 and %d", MaxLimit)

@@ -180,7 +180,7 @@ func (h *Host) CreateGroup(ctx context.Context, streamPrefix, groupName string, 
 	if err != nil {
 		return protocol.GroupResponse{}, err
 	}
-	h.opts.Logger.Info("group created", slog.String("group", key.String()),
+	h.opts.Logger.Info("group created", slog.String("group", key.String()), slog.String("requestId", api.RequestIDFrom(ctx)),
 		slog.String("requestedBy", req.RequestedBy), slog.String("reason", req.Reason))
 	return d.Group, nil
 }

@@ -227,7 +227,7 @@ func (h *Host) DeleteGroup(ctx context.Context, streamPrefix, groupName string, 
 	}
 	h.forgetFull(streamPrefix)
 	h.forgetKnown(key)
-	h.opts.Logger.Info("group deleted", "group", key.String(), "requestedBy", req.RequestedBy, "reason", req.Reason, "force", req.Force)
+	h.opts.Logger.Info("group deleted", "group", key.String(), "requestId", api.RequestIDFrom(ctx), "requestedBy", req.RequestedBy, "reason", req.Reason, "force", req.Force)
 	return out, nil
 }
 

@@ -47,7 +47,7 @@ func (h *Host) CreateStream(ctx context.Context, streamPrefix string, req protoc
 	if err != nil {
 		return protocol.CreateStreamResponse{}, mapStoreErr(err)
 	}
-	h.opts.Logger.Info("stream created", "stream", streamPrefix, "shards", count, "requestedBy", req.RequestedBy, "reason", req.Reason)
+	h.opts.Logger.Info("stream created", "stream", streamPrefix, "shards", count, "requestId", api.RequestIDFrom(ctx), "requestedBy", req.RequestedBy, "reason", req.Reason)
 	return protocol.CreateStreamResponse{StreamPrefix: rec.StreamPrefix, ShardCount: rec.ShardCount, MetadataVersion: rec.MetadataVersion}, nil
 }
 

@@ -33,6 +33,7 @@ type Metrics struct {
 	retainedTrims prometheus.Counter
 	cluster       clusterMetrics
 	fenceWrites   *prometheus.CounterVec // fence.go
+	sampled       sampledMetrics         // sampled.go
 }
 
 // LimitKeys are the config keys of the limits counted by LimitRejected; their
@@ -102,6 +103,7 @@ func New() *Metrics {
 	m.registerReshard()
 	m.registerCluster()
 	m.registerFence()
+	m.registerSampled()
 	return m
 }
 

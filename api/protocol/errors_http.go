@@ -9,4 +9,5 @@ const (
 	CodeUnsupportedEncoding = "UNSUPPORTED_CONTENT_ENCODING" // request bodies must not be compressed
 	CodeBadRequest          = "BAD_REQUEST"                  // HTTP-level request error not covered by a more precise code
 	CodeAuthDisabled        = "AUTHENTICATION_DISABLED"      // login on a server with no users configured
+	CodeShuttingDown        = "SHUTTING_DOWN"                // the node drains before it exits (503, retry elsewhere)
 )

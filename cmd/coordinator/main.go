@@ -35,6 +35,12 @@ func main() {
 }
 
 func run(args, environ []string) int {
+	for _, a := range args {
+		if a == "--version" || a == "-version" {
+			fmt.Fprintln(os.Stdout, "coordinator", version)
+			return 0
+		}
+	}
 	cfg, envWarnings, err := config.LoadWithWarnings(args, environ)
 	if errors.Is(err, config.ErrHelp) {
 		fmt.Fprint(os.Stdout, config.Usage())
@@ -68,6 +74,7 @@ func run(args, environ []string) int {
 		logger.Error("cannot set up the store", slog.Any("err", err))
 		return 1
 	}
+	provisioner := redisstore.NewProvisioner(client)
 	evicted := make(chan string, 1)
 	clusterOpts, err := clusterOptions(cfg, logger, reg, evicted)
 	if err != nil {
@@ -77,7 +84,7 @@ func run(args, environ []string) int {
 	h := host.New(host.Options{
 		Cluster:     clusterOpts,
 		Store:       store,
-		Provisioner: redisstore.NewProvisioner(client),
+		Provisioner: provisioner,
 		Rules: groupstate.Config{
 			HeartbeatInterval: cfg.Coordination.HeartbeatInterval,
 			LeaseTTL:          cfg.Coordination.MemberLeaseTTL,
@@ -119,9 +126,24 @@ func run(args, environ []string) int {
 		logger.Error("cannot start the actor host", slog.Any("err", err))
 		return 1
 	}
-	defer h.Stop()
+	hostStopped := false
+	defer func() {
+		if !hostStopped {
+			h.Stop()
+		}
+	}()
 
-	srv := api.New(apiConfig(cfg, logger), h, api.WithMetrics(reg))
+	sampler := &groupSampler{svc: h, info: provisioner, m: reg, log: logger, interval: cfg.Metrics.SampleInterval}
+	go sampler.run(ctx)
+
+	var apiOpts []api.Option
+	apiOpts = append(apiOpts, api.WithMetrics(reg))
+	var audit *redisAudit
+	if cfg.Audit.RedisStream != "" {
+		audit = newRedisAudit(client, cfg.Audit.RedisStream, cfg.Audit.RedisMaxLen, logger)
+		apiOpts = append(apiOpts, api.WithAuditSink(audit))
+	}
+	srv := api.New(apiConfig(cfg, logger), h, apiOpts...)
 	ln, err := net.Listen("tcp", cfg.HTTP.Addr)
 	if err != nil {
 		logger.Error("cannot listen", slog.String("addr", cfg.HTTP.Addr), slog.Any("err", err))
@@ -129,13 +151,23 @@ func run(args, environ []string) int {
 	}
 	// Tests and scripts read this line to find the port when addr ends in :0.
 	fmt.Fprintf(os.Stdout, "coordinator listening on http://%s\n", ln.Addr())
-	errc := make(chan error, 1)
+	errc := make(chan error, 2)
 	go func() { errc <- srv.Serve(ln) }()
+	var metricsSrv *metricsListener
+	if cfg.Metrics.Addr != "" {
+		metricsSrv, err = listenMetrics(cfg.Metrics.Addr, reg, errc)
+		if err != nil {
+			logger.Error("cannot listen for metrics", slog.String("addr", cfg.Metrics.Addr), slog.Any("err", err))
+			return 1
+		}
+		fmt.Fprintf(os.Stdout, "coordinator metrics on http://%s/metrics\n", metricsSrv.Addr())
+	}
 
 	code := 0
 	select {
 	case <-ctx.Done():
-		logger.Info("shutting down: draining HTTP requests, then handing this node's groups over")
+		logger.Info("shutting down: refusing new requests, finishing in-flight ones, then handing this node's groups over",
+			slog.Duration("timeout", cfg.Shutdown.Timeout), slog.Duration("drainDelay", cfg.Shutdown.DrainDelay))
 	case err := <-errc:
 		logger.Error("HTTP server stopped", slog.Any("err", err))
 		return 1
@@ -144,12 +176,51 @@ func run(args, environ []string) int {
 			slog.String("reason", reason), slog.Int("exitCode", exitEvicted))
 		code = exitEvicted
 	}
-	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := srv.Shutdown(sctx); err != nil {
-		logger.Warn("HTTP shutdown", slog.Any("err", err))
+	stop() // a second SIGTERM/SIGINT now kills the process at once
+	if !shutdown(logger, cfg.Shutdown, srv, metricsSrv, h, audit) {
+		return 1
 	}
+	hostStopped = true
 	return code
+}
+
+// shutdown is the graceful shutdown, bounded by cfg.Timeout: drain (new
+// requests 503 SHUTTING_DOWN, readiness 503) for cfg.DrainDelay, close the
+// HTTP port and wait for in-flight requests, hand this node's groups over
+// (h.Stop), flush the audit stream. It reports false when the bound ran out
+// (the caller exits anyway; the groups are then recovered like after a crash).
+func shutdown(logger *slog.Logger, cfg config.Shutdown, srv *api.Server, m *metricsListener, h *host.Host, audit *redisAudit) bool {
+	start := time.Now()
+	deadline := start.Add(cfg.Timeout)
+	ctx, cancel := context.WithDeadline(context.Background(), deadline)
+	defer cancel()
+	srv.BeginDrain()
+	if cfg.DrainDelay > 0 {
+		select {
+		case <-time.After(cfg.DrainDelay):
+		case <-ctx.Done():
+		}
+	}
+	if err := srv.Shutdown(ctx); err != nil {
+		logger.Warn("HTTP shutdown: in-flight requests did not finish in time", slog.Any("err", err))
+	}
+	stopped := make(chan struct{})
+	go func() { h.Stop(); close(stopped) }()
+	select {
+	case <-stopped:
+	case <-ctx.Done():
+		logger.Error("shutdown.timeout ran out while handing groups over; exiting anyway (other nodes recover the groups as after a crash)",
+			slog.Duration("timeout", cfg.Timeout))
+		return false
+	}
+	if audit != nil {
+		audit.Close(ctx)
+	}
+	if m != nil {
+		_ = m.Shutdown(ctx)
+	}
+	logger.Info("shut down", slog.Duration("took", time.Since(start).Round(time.Millisecond)))
+	return true
 }
 
 func apiConfig(cfg config.Config, logger *slog.Logger) api.Config {

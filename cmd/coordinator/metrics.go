@@ -1,6 +1,10 @@
 package main
 
 import (
+	"context"
+	"errors"
+	"net"
+	"net/http"
 	"time"
 
 	"github.com/redisstream/coordinator/api/metrics"
@@ -39,3 +43,31 @@ func (s shellMetrics) Members(key persistence.GroupKey, counts map[string]int) {
 	}
 	s.m.MembersByState(key.StreamPrefix, key.ConsumerGroup, counts)
 }
+
+// metricsListener serves GET /metrics without authentication on
+// metrics.addr, for scrapers; every other path is 404. The same registry
+// is served, with authentication, at /metrics on http.addr.
+type metricsListener struct {
+	srv *http.Server
+	ln  net.Listener
+}
+
+func listenMetrics(addr string, m *metrics.Metrics, errc chan<- error) (*metricsListener, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", m.Handler())
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			errc <- err
+		}
+	}()
+	return &metricsListener{srv: srv, ln: ln}, nil
+}
+
+func (l *metricsListener) Addr() net.Addr { return l.ln.Addr() }
+
+func (l *metricsListener) Shutdown(ctx context.Context) error { return l.srv.Shutdown(ctx) }

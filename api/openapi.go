@@ -1,0 +1,39 @@
+package api
+
+import (
+	_ "embed"
+
+	"github.com/gofiber/fiber/v2"
+)
+
+// openAPIDoc is the committed OpenAPI 3.1 document of every route
+// (openapi_gen.go explains how it is produced and checked).
+//
+//go:embed openapi.json
+var openAPIDoc []byte
+
+// docsHTML is the offline viewer served at /docs: one self-contained page
+// (no external scripts, styles or fonts) that fetches the document from
+// /coord/v1/openapi.json and renders it.
+//
+//go:embed docsui/index.html
+var docsHTML []byte
+
+// OpenAPI returns the embedded OpenAPI document.
+func OpenAPI() []byte { return openAPIDoc }
+
+// openAPI: GET /coord/v1/openapi.json, public.
+func (s *Server) openAPI(c *fiber.Ctx) error {
+	c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSONCharsetUTF8)
+	c.Set(fiber.HeaderCacheControl, "no-cache")
+	return c.Send(openAPIDoc)
+}
+
+// docsPage: GET /docs, public. The page runs no code from elsewhere: the
+// Content-Security-Policy allows only itself and same-origin fetches.
+func (s *Server) docsPage(c *fiber.Ctx) error {
+	c.Set(fiber.HeaderContentType, fiber.MIMETextHTMLCharsetUTF8)
+	c.Set(fiber.HeaderContentSecurityPolicy, "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'")
+	c.Set(fiber.HeaderXContentTypeOptions, "nosniff")
+	return c.Send(docsHTML)
+}

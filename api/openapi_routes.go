@@ -1,0 +1,226 @@
+package api
+
+import (
+	"github.com/redisstream/coordinator/api/protocol"
+)
+
+// opDoc describes one route for the OpenAPI document (openapi_gen.go). Who
+// may call a route and whether it is rate limited come from the route table
+// (routes.go), not from here, so the two cannot drift; the statuses are
+// derived from what the route does: see opDoc.statuses.
+type opDoc struct {
+	summary string
+	tag     string
+	// req is the request body (a zero value of its type), nil for none.
+	req any
+	// reqOptional: the body may be empty (login with Basic credentials).
+	reqOptional bool
+	// resp is the success body: a zero value of a protocol type, a
+	// schemaObj, or nil for none.
+	resp any
+	// contentType of the success body; "" = application/json.
+	contentType string
+	ok          int
+	// errs are the Service errors the route can answer (statuses from
+	// errors.go's table).
+	errs []error
+	// extra lists statuses the handler answers by itself (ready's 503,
+	// login's 400 with authentication off, …).
+	extra []int
+	// service: the handler calls the Service, which may time out (503) or
+	// fail (500).
+	service bool
+	// query parameters: name → description.
+	query []queryParam
+	// pending: the route is served by a handler that may be absent from
+	// this build of the router (added alongside); the router test then
+	// accepts its absence, and checks it fully once it is registered.
+	pending bool
+	// role documents the access of a pending route (no table entry yet).
+	role access
+}
+
+type queryParam struct {
+	name, typ, description string
+	required               bool
+}
+
+// routeDocs describes every route of routes.go, keyed by "METHOD path" with
+// the fiber path. Tags group the viewer's sections.
+var routeDocs = map[string]opDoc{
+	"POST /coord/v1/streams/:streamPrefix/groups/:consumerGroup/members/:memberId/heartbeat": {
+		summary: "Member heartbeat (protocol v1): join, keep the lease, report ownership, receive the assignment. Every protocol outcome is HTTP 200 with its status in the body.",
+		tag:     "member", req: protocol.HeartbeatRequest{}, resp: protocol.HeartbeatResponse{}, ok: 200, service: true,
+	},
+	"POST /coord/v1/streams/:streamPrefix": {
+		summary: "Create a stream: provision its shard streams.",
+		tag:     "admin", req: protocol.CreateStreamRequest{}, resp: protocol.CreateStreamResponse{}, ok: 201, service: true,
+		errs: []error{ErrStreamExists, ErrLimitExceeded},
+	},
+	"POST /coord/v1/streams/:streamPrefix/groups/:consumerGroup": {
+		summary: "Create a consumer group explicitly: its Redis consumer group on every shard, from the start of the stream (the only way when groups.creation is explicit).",
+		tag:     "admin", req: protocol.CreateGroupRequest{}, resp: protocol.GroupResponse{}, ok: 201, service: true,
+		errs: []error{ErrStreamNotFound, ErrGroupExists, ErrLimitExceeded},
+	},
+	"GET /coord/v1/streams/:streamPrefix/groups/:consumerGroup": {
+		summary: "Group metadata; creates the group on first use unless groups.creation is explicit.",
+		tag:     "admin", resp: protocol.GroupResponse{}, ok: 200, service: true,
+		errs: []error{ErrStreamNotFound, ErrGroupNotFound, ErrLimitExceeded},
+	},
+	"DELETE /coord/v1/streams/:streamPrefix/groups/:consumerGroup": {
+		summary: "Delete a group's coordinator metadata (409 while it has live members, unless force).",
+		tag:     "admin", req: protocol.DeleteGroupRequest{}, resp: protocol.DeleteGroupResponse{}, ok: 200, service: true,
+		errs: []error{ErrStreamNotFound, ErrGroupNotFound, ErrGroupHasMembers, ErrStateConflict},
+	},
+	"GET /coord/v1/streams/:streamPrefix/groups/:consumerGroup/producer-routing": {
+		summary: "Producer routing: shard count, key pattern and Redis Cluster slot of every shard; creates the group on first use unless groups.creation is explicit.",
+		tag:     "routing", resp: protocol.ProducerRouting{}, ok: 200, service: true,
+		errs: []error{ErrStreamNotFound, ErrGroupNotFound, ErrLimitExceeded},
+	},
+	"POST /coord/v1/streams/:streamPrefix/scale": {
+		summary: "Reshard a stream to targetShardCount: starts one migration per group.",
+		tag:     "resharding", req: protocol.ScaleRequest{}, resp: protocol.ScaleResponse{}, ok: 202, service: true,
+		errs: []error{ErrStreamNotFound, ErrMigrationActive, ErrStateConflict, ErrNotImplemented},
+	},
+	"GET /coord/v1/streams/:streamPrefix/groups/:consumerGroup/migrations/:reshardingId": {
+		summary: "One migration of a group.",
+		tag:     "resharding", resp: protocol.Migration{}, ok: 200, service: true,
+		errs: []error{ErrStreamNotFound, ErrGroupNotFound, ErrMigrationNotFound},
+	},
+	"POST /coord/v1/streams/:streamPrefix/groups/:consumerGroup/migrations/:reshardingId/rollback": {
+		summary: "Roll a migration back while that is still allowed.",
+		tag:     "resharding", req: protocol.RollbackRequest{}, resp: protocol.Migration{}, ok: 202, service: true,
+		errs: []error{ErrStreamNotFound, ErrGroupNotFound, ErrMigrationNotFound, ErrRollbackNotAllowed, ErrStateConflict, ErrNotImplemented},
+	},
+	"POST /coord/v1/auth/login": {
+		summary: "Trade a username and password (body, or Basic credentials with an empty body) for a bearer token. 400 AUTHENTICATION_DISABLED when no users are configured.",
+		tag:     "auth", req: protocol.LoginRequest{}, reqOptional: true, resp: protocol.LoginResponse{}, ok: 200,
+		extra: []int{400, 401, 503}, // 503: draining
+	},
+	"GET /coord/v1/monitoring/health": {
+		summary: "Health: always 200, UP, DEGRADED or DOWN in the body (dashboards). Probes use /monitoring/ready and /monitoring/live.",
+		tag:     "monitoring", resp: protocol.HealthResponse{}, ok: 200,
+	},
+	"HEAD /coord/v1/monitoring/health": {
+		summary: "Health without a body.", tag: "monitoring", ok: 200,
+	},
+	"GET /coord/v1/monitoring/ready": {
+		summary: "Readiness probe: 200 when UP or DEGRADED; 503 when DOWN or while the node shuts down (draining).",
+		tag:     "monitoring", resp: protocol.HealthResponse{}, ok: 200, extra: []int{503},
+	},
+	"HEAD /coord/v1/monitoring/ready": {
+		summary: "Readiness for load balancers, without a body.", tag: "monitoring", ok: 200, extra: []int{503},
+	},
+	"GET /coord/v1/monitoring/live": {
+		summary: "Liveness probe: 200 while the process serves HTTP, also while it drains; restart the process only when this fails.",
+		tag:     "monitoring", resp: liveSchema, ok: 200,
+	},
+	"GET /coord/v1/monitoring/compatibility": {
+		summary: "Protocol versions this build accepts.",
+		tag:     "monitoring", resp: protocol.CompatibilityResponse{}, ok: 200,
+	},
+	"GET /coord/v1/monitoring/groups": {
+		summary: "Every group.", tag: "monitoring", resp: protocol.GroupsResponse{}, ok: 200, service: true,
+	},
+	"GET /coord/v1/monitoring/streams/:streamPrefix/groups/:consumerGroup": {
+		summary: "One group (never creates it).", tag: "monitoring", resp: protocol.GroupResponse{}, ok: 200, service: true,
+		errs: []error{ErrStreamNotFound, ErrGroupNotFound},
+	},
+	"GET /coord/v1/monitoring/streams/:streamPrefix/groups/:consumerGroup/members": {
+		summary: "Members of a group with state, epoch, lease and assignment.", tag: "monitoring",
+		resp: protocol.MembersResponse{}, ok: 200, service: true, errs: []error{ErrStreamNotFound, ErrGroupNotFound},
+	},
+	"GET /coord/v1/monitoring/streams/:streamPrefix/groups/:consumerGroup/assignments": {
+		summary: "Target and current assignment, revocations in progress and invariant checks.", tag: "monitoring",
+		resp: protocol.AssignmentsResponse{}, ok: 200, service: true, errs: []error{ErrStreamNotFound, ErrGroupNotFound},
+	},
+	"GET /coord/v1/monitoring/streams/:streamPrefix/groups/:consumerGroup/consumption": {
+		summary: "Per member, per shard progress as members report it.", tag: "monitoring",
+		resp: protocol.ConsumptionResponse{}, ok: 200, service: true, errs: []error{ErrStreamNotFound, ErrGroupNotFound},
+	},
+	"GET /coord/v1/monitoring/streams/:streamPrefix/groups/:consumerGroup/migrations": {
+		summary: "Migrations of a group and the active one.", tag: "monitoring",
+		resp: protocol.MigrationsResponse{}, ok: 200, service: true, errs: []error{ErrStreamNotFound, ErrGroupNotFound},
+	},
+	"GET /coord/v1/streams/:streamPrefix/groups/:consumerGroup/offsets": {
+		summary: "Per shard: length, last id, entries read, lag, pending, consumers, memory usage and owner, read from Redis.",
+		tag:     "data", resp: offsetsSchema, ok: 200, service: true, errs: []error{ErrStreamNotFound, ErrGroupNotFound},
+		pending: true, role: accessRead,
+	},
+	"GET /coord/v1/streams/:streamPrefix/shards/:shardIndex/messages": {
+		summary: "Entries of one shard, oldest first from the cursor `from` (exclusive), at most `count`; `next` is the cursor of the following page.",
+		tag:     "data", resp: messagesSchema, ok: 200, service: true, errs: []error{ErrStreamNotFound},
+		query: []queryParam{
+			{name: "from", typ: "string", description: "entry id to start after (exclusive); empty or \"-\" = from the start"},
+			{name: "count", typ: "integer", description: "most entries to return (bounded by the server)"},
+		},
+		pending: true, role: accessRead,
+	},
+	"GET /debug/actors": {
+		summary: "Live actor state on this node.", tag: "debug", resp: schemaObj{"type": "object"}, ok: 200, service: true,
+	},
+	"GET /debug/streams/:streamPrefix/groups/:consumerGroup": {
+		summary: "One group's live actor state on this node.", tag: "debug", resp: schemaObj{"type": "object"}, ok: 200, service: true,
+		errs: []error{ErrStreamNotFound, ErrGroupNotFound},
+	},
+	"GET /metrics": {
+		summary: "Prometheus metrics (text exposition). Also served without authentication on metrics.addr when set.",
+		tag:     "monitoring", resp: schemaObj{"type": "string"}, contentType: "text/plain", ok: 200,
+	},
+	"GET /coord/v1/openapi.json": {
+		summary: "This document.", tag: "docs", resp: schemaObj{"type": "object"}, ok: 200,
+	},
+	"GET /docs": {
+		summary: "Offline viewer of this document (HTML, no external resources).", tag: "docs",
+		resp: schemaObj{"type": "string"}, contentType: "text/html", ok: 200,
+	},
+}
+
+// schemaObj is a literal JSON schema.
+type schemaObj map[string]any
+
+var liveSchema = schemaObj{
+	"type": "object", "required": []string{"status"},
+	"properties": schemaObj{
+		"status":   schemaObj{"type": "string", "enum": []string{"UP", "DRAINING"}},
+		"draining": schemaObj{"type": "boolean"},
+	},
+}
+
+var offsetsSchema = schemaObj{
+	"type": "object", "additionalProperties": true,
+	"properties": schemaObj{
+		"streamPrefix":  schemaObj{"type": "string"},
+		"consumerGroup": schemaObj{"type": "string"},
+		"shards": schemaObj{"type": "array", "items": schemaObj{
+			"type": "object", "additionalProperties": true,
+			"properties": schemaObj{
+				"shardIndex":  schemaObj{"type": "integer"},
+				"streamKey":   schemaObj{"type": "string"},
+				"length":      schemaObj{"type": "integer"},
+				"lastId":      schemaObj{"type": "string"},
+				"entriesRead": schemaObj{"type": []string{"integer", "null"}},
+				"lag":         schemaObj{"type": []string{"integer", "null"}},
+				"pending":     schemaObj{"type": "integer"},
+				"consumers":   schemaObj{"type": "integer"},
+				"memoryUsage": schemaObj{"type": []string{"integer", "null"}},
+				"owner":       schemaObj{"type": []string{"string", "null"}},
+			},
+		}},
+	},
+}
+
+var messagesSchema = schemaObj{
+	"type": "object", "additionalProperties": true,
+	"properties": schemaObj{
+		"streamKey": schemaObj{"type": "string"},
+		"messages": schemaObj{"type": "array", "items": schemaObj{
+			"type": "object", "additionalProperties": true,
+			"properties": schemaObj{
+				"id":     schemaObj{"type": "string"},
+				"fields": schemaObj{"type": "object", "additionalProperties": schemaObj{"type": "string"}},
+			},
+		}},
+		"next": schemaObj{"type": []string{"string", "null"}},
+	},
+}

@@ -1,0 +1,89 @@
+package api
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+)
+
+// Request ids. Every request gets one: the client's X-Request-Id when it is
+// 1..128 printable ASCII characters without spaces; for a heartbeat without
+// that header, the body's requestId (adoptRequestID); else a generated one
+// (32 hex digits). It is echoed in the X-Request-Id response header, written
+// in the audit log and in the request's error logs, and handed to the
+// Service in the call's context (RequestIDFrom): the actor host writes it in
+// the log lines of the changes it makes (stream created, group created,
+// group deleted). A heartbeat's requestId travels in the actor message
+// itself and comes back as responseTo.
+
+// HeaderRequestID is the request id header.
+const HeaderRequestID = "X-Request-Id"
+
+const requestIDKey = "rsc.requestId"
+
+type requestIDCtxKey struct{}
+
+// WithRequestID returns ctx carrying the request id id.
+func WithRequestID(ctx context.Context, id string) context.Context {
+	return context.WithValue(ctx, requestIDCtxKey{}, id)
+}
+
+// RequestIDFrom is the request id carried by ctx, or "".
+func RequestIDFrom(ctx context.Context) string {
+	id, _ := ctx.Value(requestIDCtxKey{}).(string)
+	return id
+}
+
+// assignRequestID picks the request's id, stores it in the locals and sets
+// the response header.
+func assignRequestID(c *fiber.Ctx) string {
+	id := c.Get(HeaderRequestID)
+	if !validRequestID(id) {
+		var b [16]byte
+		_, _ = rand.Read(b[:])
+		id = hex.EncodeToString(b[:])
+	} else {
+		id = strings.Clone(id) // fiber's strings alias a reused buffer
+	}
+	c.Locals(requestIDKey, id)
+	c.Set(HeaderRequestID, id)
+	return id
+}
+
+func validRequestID(id string) bool {
+	if id == "" || len(id) > 128 {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		if id[i] <= ' ' || id[i] > '~' {
+			return false
+		}
+	}
+	return true
+}
+
+// requestID is the id assigned to the request, or "".
+func requestID(c *fiber.Ctx) string {
+	id, _ := c.Locals(requestIDKey).(string)
+	return id
+}
+
+// adoptRequestID makes id (a heartbeat body's requestId) the request's id
+// when the client sent no valid X-Request-Id, so that the header, the logs
+// and the member's own request id agree.
+func adoptRequestID(c *fiber.Ctx, id string) {
+	if validRequestID(c.Get(HeaderRequestID)) || !validRequestID(id) {
+		return
+	}
+	c.Locals(requestIDKey, id)
+	c.Set(HeaderRequestID, id)
+}
+
+// reqCtx is ctx() carrying the request's id.
+func (s *Server) reqCtx(c *fiber.Ctx) (context.Context, context.CancelFunc) {
+	ctx, cancel := s.ctx()
+	return WithRequestID(ctx, requestID(c)), cancel
+}
