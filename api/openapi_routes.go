@@ -144,17 +144,15 @@ var routeDocs = map[string]opDoc{
 	},
 	"GET /coord/v1/streams/:streamPrefix/groups/:consumerGroup/offsets": {
 		summary: "Per shard: length, last id, entries read, lag, pending, consumers, memory usage and owner, read from Redis.",
-		tag:     "data", resp: offsetsSchema, ok: 200, service: true, errs: []error{ErrStreamNotFound, ErrGroupNotFound},
-		pending: true, role: accessRead,
+		tag:     "data", resp: protocol.OffsetsResponse{}, ok: 200, service: true, errs: []error{ErrStreamNotFound, ErrGroupNotFound},
 	},
 	"GET /coord/v1/streams/:streamPrefix/shards/:shardIndex/messages": {
 		summary: "Entries of one shard, oldest first from the cursor `from` (exclusive), at most `count`; `next` is the cursor of the following page.",
-		tag:     "data", resp: messagesSchema, ok: 200, service: true, errs: []error{ErrStreamNotFound},
+		tag:     "data", resp: protocol.MessagesResponse{}, ok: 200, service: true, errs: []error{ErrStreamNotFound, ErrShardNotFound},
 		query: []queryParam{
 			{name: "from", typ: "string", description: "entry id to start after (exclusive); empty or \"-\" = from the start"},
-			{name: "count", typ: "integer", description: "most entries to return (bounded by the server)"},
+			{name: "count", typ: "integer", description: "most entries to return (default 50, at most limits.browse-max-count)"},
 		},
-		pending: true, role: accessRead,
 	},
 	"GET /debug/actors": {
 		summary: "Live actor state on this node.", tag: "debug", resp: schemaObj{"type": "object"}, ok: 200, service: true,
@@ -184,43 +182,5 @@ var liveSchema = schemaObj{
 	"properties": schemaObj{
 		"status":   schemaObj{"type": "string", "enum": []string{"UP", "DRAINING"}},
 		"draining": schemaObj{"type": "boolean"},
-	},
-}
-
-var offsetsSchema = schemaObj{
-	"type": "object", "additionalProperties": true,
-	"properties": schemaObj{
-		"streamPrefix":  schemaObj{"type": "string"},
-		"consumerGroup": schemaObj{"type": "string"},
-		"shards": schemaObj{"type": "array", "items": schemaObj{
-			"type": "object", "additionalProperties": true,
-			"properties": schemaObj{
-				"shardIndex":  schemaObj{"type": "integer"},
-				"streamKey":   schemaObj{"type": "string"},
-				"length":      schemaObj{"type": "integer"},
-				"lastId":      schemaObj{"type": "string"},
-				"entriesRead": schemaObj{"type": []string{"integer", "null"}},
-				"lag":         schemaObj{"type": []string{"integer", "null"}},
-				"pending":     schemaObj{"type": "integer"},
-				"consumers":   schemaObj{"type": "integer"},
-				"memoryUsage": schemaObj{"type": []string{"integer", "null"}},
-				"owner":       schemaObj{"type": []string{"string", "null"}},
-			},
-		}},
-	},
-}
-
-var messagesSchema = schemaObj{
-	"type": "object", "additionalProperties": true,
-	"properties": schemaObj{
-		"streamKey": schemaObj{"type": "string"},
-		"messages": schemaObj{"type": "array", "items": schemaObj{
-			"type": "object", "additionalProperties": true,
-			"properties": schemaObj{
-				"id":     schemaObj{"type": "string"},
-				"fields": schemaObj{"type": "object", "additionalProperties": schemaObj{"type": "string"}},
-			},
-		}},
-		"next": schemaObj{"type": []string{"string", "null"}},
 	},
 }
