@@ -1,6 +1,10 @@
 package api
 
-import "github.com/gofiber/fiber/v2"
+import (
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/redisstream/coordinator/api/console"
+)
 
 // Route table (SPEC §5). Access: see auth.go. "limited": admin mutations,
 // rate-limited per principal; login, rate-limited per client IP.
@@ -27,6 +31,7 @@ import "github.com/gofiber/fiber/v2"
 //	GET    /debug/actors                                                READ
 //	GET    /debug/streams/:p/groups/:g                                  READ
 //	GET    /metrics                                                     READ     Prometheus text
+//	GET    /console, /console/*                                         public   web console's static files (its data comes from the READ routes above)
 //
 // *  MEMBER only when auth.authenticate-member-api is on; public otherwise.
 // ** public when auth.authenticate-member-api is off; any role otherwise.
@@ -63,6 +68,9 @@ func (s *Server) routes() {
 	s.add(fiber.MethodGet, "/debug/actors", accessRead, nil, s.debugActors)
 	s.add(fiber.MethodGet, "/debug/streams/:streamPrefix/groups/:consumerGroup", accessRead, nil, s.debugGroup)
 	s.add(fiber.MethodGet, "/metrics", accessRead, nil, s.metricsHandler())
+
+	s.add(fiber.MethodGet, console.Path, accessPublic, nil, console.Handler)
+	s.add(fiber.MethodGet, console.Path+"/*", accessPublic, nil, console.Handler)
 }
 
 // add registers one route: access check, optional rate limit keyed by

@@ -1,0 +1,233 @@
+package console
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/require"
+
+	"github.com/redisstream/coordinator/api/protocol"
+	"github.com/redisstream/coordinator/test/harness"
+)
+
+// gridRow is one row of the shard grid as the page renders it (text).
+type gridRow struct {
+	Shard   int    `json:"shard"`
+	Target  string `json:"target"`
+	Current string `json:"current"`
+	State   string `json:"state"`
+	// StateText is the whole cell: the state and whom the shard waits for.
+	StateText string `json:"stateText"`
+	Revoking  string `json:"revoking"`
+}
+
+const gridJS = `[...document.querySelectorAll('#shard-grid tbody tr[data-shard]')].map(tr => ({
+	shard: +tr.dataset.shard,
+	target: tr.querySelector('[data-col=target]').textContent,
+	current: tr.querySelector('[data-col=current]').textContent,
+	state: tr.querySelector('[data-col=state] .badge').textContent,
+	stateText: tr.querySelector('[data-col=state]').textContent,
+	revoking: tr.querySelector('[data-col=revoking]').textContent}))`
+
+// memberRow is one row of the members table as rendered.
+type memberRow struct {
+	ID       string `json:"id"`
+	State    string `json:"state"`
+	Epoch    string `json:"epoch"`
+	Lease    string `json:"lease"`
+	Capacity string `json:"capacity"`
+	Owns     string `json:"owns"`
+}
+
+const membersJS = `[...document.querySelectorAll('#members tbody tr[data-member]')].map(tr => ({
+	id: tr.dataset.member,
+	state: tr.querySelector('[data-col=state] .badge').textContent,
+	epoch: tr.querySelector('[data-col=epoch]').textContent,
+	lease: tr.querySelector('[data-col=lease]').textContent,
+	capacity: tr.querySelector('[data-col=capacity]').textContent,
+	owns: tr.querySelector('[data-col=owns]').textContent}))`
+
+// want is the grid expected for one shard: its target and current owner.
+type want struct{ target, current string }
+
+// gridShows reports whether the rendered grid has exactly the shards of w,
+// each with the given owners.
+func gridShows(w map[int]want) func([]gridRow) bool {
+	return func(rows []gridRow) bool {
+		if len(rows) != len(w) {
+			return false
+		}
+		for _, r := range rows {
+			x, ok := w[r.Shard]
+			if !ok || r.Target != x.target || r.Current != x.current {
+				return false
+			}
+		}
+		return true
+	}
+}
+
+// targets reads the coordinator's target assignment (shard → member).
+func targets(t *testing.T, c *harness.Client) map[int]string {
+	t.Helper()
+	var a protocol.AssignmentsResponse
+	c.MustDo(t, "GET", "/coord/v1/monitoring/streams/orders/groups/workers/assignments", nil, &a, 200)
+	out := map[int]string{}
+	for id, shards := range a.TargetAssignment {
+		for _, s := range shards {
+			out[s.ShardIndex] = id
+		}
+	}
+	return out
+}
+
+// The console shows a group's hand-off as it happens. Member a owns all four
+// shards; b joins; a is told to give two up and drains them; a releases them
+// and b takes them over. At each step the test reads the rendered shard grid
+// (and the members table) and compares it with what the members really hold
+// and with the coordinator's target assignment. It logs in through the page's
+// form on a front with authentication on, then checks that a front with
+// authentication off needs no login, and that a fencing shows up in the list
+// of recent fencings.
+func TestConsoleShowsHandOff(t *testing.T) {
+	start := time.Now()
+	chromium := chromiumPath(t) // skips here when it is absent (outside CI)
+	coord := startCoordinator(t)
+	br := newBrowser(t, chromium) // closed before the coordinator stops (cleanups run last-first)
+	c := harness.NewClient(coord.secured)
+	c.User, c.Password = admin, adminPass
+	c.CreateStream(t, "orders", 4)
+	a, b := harness.NewMember(c, "orders", "workers", "a"), harness.NewMember(c, "orders", "workers", "b")
+	a.Beat(t)
+	a.Beat(t)
+	require.Equal(t, []int{0, 1, 2, 3}, a.Shards())
+
+	// Authentication is on: the page asks for a login, refuses a wrong
+	// password, and then keeps its bearer token in sessionStorage.
+	br.run(chromedp.Navigate(coord.secured + "/console"))
+	waitFor(br, "the login form", `!document.getElementById('login').hidden && document.getElementById('app').hidden`, func(v bool) bool { return v })
+	br.run(chromedp.SendKeys(chromedp.ID("login-user"), viewer), chromedp.SendKeys(chromedp.ID("login-password"), "wrong"),
+		chromedp.Click(chromedp.CSS("#login-form button[type=submit]")))
+	waitFor(br, "a refused login", `document.getElementById('login-error').textContent`, func(s string) bool { return strings.Contains(s, "Wrong user name or password") })
+	_, err := eval[bool](br, `(document.getElementById('login-password').value = '') === ''`)
+	require.NoError(t, err)
+	br.run(chromedp.SendKeys(chromedp.ID("login-password"), viewerPass),
+		chromedp.Click(chromedp.CSS("#login-form button[type=submit]")))
+	waitFor(br, "the console after login", `document.getElementById('login').hidden && !document.getElementById('app').hidden && sessionStorage.getItem('rsc.console.token') !== null`, func(v bool) bool { return v })
+	waitFor(br, "the group in the list", `[...document.querySelectorAll('#group-list [data-stream="orders"] a[data-group]')].map(a => a.dataset.group)`, func(v []string) bool { return len(v) == 1 && v[0] == "workers" })
+
+	// Before: a is target and current owner of every shard.
+	before := map[int]want{0: {"a", "a"}, 1: {"a", "a"}, 2: {"a", "a"}, 3: {"a", "a"}}
+	rows := waitFor(br, "a owning every shard", gridJS, gridShows(before))
+	for _, r := range rows {
+		require.Equal(t, "OWNED", r.State, "shard %d", r.Shard)
+	}
+	ms := waitFor(br, "member a", membersJS, func(v []memberRow) bool { return len(v) == 1 && v[0].Epoch == fmt.Sprint(a.Epoch) })
+	require.Equal(t, memberRow{ID: "a", State: "ACTIVE", Epoch: fmt.Sprint(a.Epoch), Lease: ms[0].Lease, Capacity: "4 / 4", Owns: "0, 1, 2, 3"}, ms[0])
+	require.Regexp(t, regexp.MustCompile(`^\d+\.\d s$`), ms[0].Lease, "lease countdown")
+	shots := []string{br.screenshot("1-before-handoff")}
+
+	// During: b joins (its second heartbeat confirms it), a is told to give up half and drains it (it reports
+	// the shards DRAINING with work in flight). Those shards' target is b,
+	// their current owner still a, and the grid says they are being revoked.
+	b.Beat(t)
+	b.Beat(t) // confirmed: b now counts for the target
+	a.Beat(t)
+	a.Beat(t) // reports the two shards DRAINING
+	b.Beat(t)
+	require.Len(t, a.Draining, 2, "a drains half of its shards")
+	tg := targets(t, c)
+	during := map[int]want{}
+	for s := 0; s < 4; s++ {
+		during[s] = want{tg[s], "a"}
+		if a.Draining[s] {
+			require.Equal(t, "b", tg[s], "shard %d a drains goes to b", s)
+		} else {
+			require.Equal(t, "a", tg[s], "shard %d stays with a", s)
+		}
+	}
+	rows = waitFor(br, "a revoking two shards for b", gridJS, gridShows(during))
+	for _, r := range rows {
+		if a.Draining[r.Shard] {
+			require.Equal(t, "REVOKING", r.State, "shard %d", r.Shard)
+			require.Equal(t, "REVOKING for b", r.StateText, "shard %d: b waits for it", r.Shard)
+			require.Contains(t, r.Revoking, "a → b", "shard %d", r.Shard)
+		} else {
+			require.Equal(t, "OWNED", r.State, "shard %d", r.Shard)
+			require.Empty(t, r.Revoking, "shard %d", r.Shard)
+		}
+	}
+	shots = append(shots, br.screenshot("2-during-handoff"))
+
+	// After: a releases, b takes over. Target and current agree, and they are
+	// what each member really reads.
+	a.Release()
+	a.Beat(t)
+	b.Beat(t)
+	require.Len(t, a.Shards(), 2)
+	require.Len(t, b.Shards(), 2)
+	after := map[int]want{}
+	for _, m := range []*harness.Member{a, b} {
+		for _, s := range m.Shards() {
+			after[s] = want{m.ID, m.ID}
+		}
+	}
+	rows = waitFor(br, "b owning the shards a released", gridJS, gridShows(after))
+	for _, r := range rows {
+		require.Equal(t, "OWNED", r.State, "shard %d", r.Shard)
+	}
+	ms = waitFor(br, "members a and b at their epochs", membersJS, func(v []memberRow) bool {
+		return len(v) == 2 && v[0].Epoch == fmt.Sprint(a.Epoch) && v[1].Epoch == fmt.Sprint(b.Epoch)
+	})
+	require.Equal(t, "a", ms[0].ID)
+	require.Equal(t, "b", ms[1].ID)
+	for i, m := range []*harness.Member{a, b} {
+		require.Equal(t, "ACTIVE", ms[i].State)
+		require.Equal(t, strings.Trim(strings.ReplaceAll(fmt.Sprint(m.Shards()), " ", ", "), "[]"), ms[i].Owns)
+	}
+	shots = append(shots, br.screenshot("3-after-handoff"))
+
+	// A fencing: a heartbeats with an epoch the coordinator never gave it.
+	req := a.Request()
+	req.MemberEpoch = a.Epoch + 10
+	require.Equal(t, protocol.StatusFencedMemberEpoch, a.Send(t, req).Status)
+	waitFor(br, "a's fencing in the recent list", `[...document.querySelectorAll('#events li[data-member]')].map(li => li.dataset.member + ' ' + li.dataset.state)`,
+		func(v []string) bool { return len(v) > 0 && v[0] == "a FENCED" })
+	waitFor(br, "a FENCED in the members table", membersJS, func(v []memberRow) bool { return len(v) == 2 && v[0].State == "FENCED" && v[0].Lease == "—" })
+	// a may still read what it held until its lease ends: those shards are blocked.
+	held := a.Shards()
+	waitFor(br, "a's shards blocked", gridJS, func(rows []gridRow) bool {
+		if len(rows) != 4 {
+			return false
+		}
+		for _, s := range held {
+			if rows[s].Current != "a" || rows[s].State != "BLOCKED" {
+				return false
+			}
+		}
+		return true
+	})
+	shots = append(shots, br.screenshot("4-fenced"))
+
+	// Authentication off: no login form, the same group, straight away.
+	br.run(chromedp.Navigate(coord.open + "/console"))
+	waitFor(br, "the grid without login", gridJS, func(rows []gridRow) bool {
+		for _, s := range b.Shards() {
+			if len(rows) != 4 || rows[s].Target != "b" || rows[s].Current != "b" {
+				return false
+			}
+		}
+		return len(rows) == 4
+	})
+	loginHidden, err := eval[bool](br, `document.getElementById('login').hidden && document.getElementById('logout').hidden`)
+	require.NoError(t, err)
+	require.True(t, loginHidden, "no login form and no log-out button when authentication is off")
+	shots = append(shots, br.screenshot("5-auth-off"))
+
+	require.Empty(t, br.scriptErrors(), "the page logged script or security errors")
+	t.Logf("console test took %s; screenshots:\n  %s", time.Since(start).Round(time.Millisecond), strings.Join(shots, "\n  "))
+}
