@@ -69,6 +69,9 @@ func (a *groupActor) evaluate(ctx actor.Context, msg *HeartbeatRequest) protocol
 		if len(req.ShardProgress) > 0 && a.state.Known(req.MemberID) {
 			a.progress[req.MemberID] = req.ShardProgress
 		}
+		if len(req.RevokingShards) > 0 || a.inFlight[req.MemberID] != nil {
+			a.noteInFlight(req.MemberID, req.RevokingShards)
+		}
 	}
 	return toWire(r)
 }

@@ -171,6 +171,7 @@ func (a *groupActor) apply(ctx actor.Context, c *groupstate.Change) {
 			delete(a.members, id)
 		}
 		delete(a.progress, id)
+		delete(a.inFlight, id)
 	}
 }
 

@@ -73,7 +73,7 @@ func (a *groupActor) describe() *Description {
 		for _, s := range m.Revoking {
 			d.Assignments.RevokeDetails = append(d.Assignments.RevokeDetails, protocol.RevokeDetail{
 				Shard: protocol.ShardID{ShardIndex: s}, From: m.ID, To: targetOwner[s],
-				Deadline: stamp(m.RevokeDeadline), FromState: string(m.State),
+				Deadline: stamp(m.RevokeDeadline), FromState: string(m.State), InFlight: a.inFlight[m.ID][s],
 			})
 		}
 	}

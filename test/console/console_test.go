@@ -155,7 +155,7 @@ func TestConsoleShowsHandOff(t *testing.T) {
 		if a.Draining[r.Shard] {
 			require.Equal(t, "REVOKING", r.State, "shard %d", r.Shard)
 			require.Equal(t, "REVOKING for b", r.StateText, "shard %d: b waits for it", r.Shard)
-			require.Contains(t, r.Revoking, "a → b", "shard %d", r.Shard)
+			require.Contains(t, r.Revoking, "a → b · in flight 1", "shard %d: the harness member reports one message in flight", r.Shard)
 		} else {
 			require.Equal(t, "OWNED", r.State, "shard %d", r.Shard)
 			require.Empty(t, r.Revoking, "shard %d", r.Shard)
