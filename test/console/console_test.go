@@ -1,6 +1,7 @@
 package console
 
 import (
+	"context"
 	"fmt"
 	"regexp"
 	"strings"
@@ -8,6 +9,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
 
 	"github.com/redisstream/coordinator/api/protocol"
@@ -101,6 +103,9 @@ func TestConsoleShowsHandOff(t *testing.T) {
 	c := harness.NewClient(coord.secured)
 	c.User, c.Password = admin, adminPass
 	c.CreateStream(t, "orders", 4)
+	for i := 1; i <= 3; i++ {
+		require.NoError(t, coord.redis.Client().XAdd(context.Background(), &redis.XAddArgs{Stream: "orders:0", Values: []string{"n", fmt.Sprint(i)}}).Err())
+	}
 	a, b := harness.NewMember(c, "orders", "workers", "a"), harness.NewMember(c, "orders", "workers", "b")
 	a.Beat(t)
 	a.Beat(t)
@@ -190,6 +195,23 @@ func TestConsoleShowsHandOff(t *testing.T) {
 		require.Equal(t, strings.Trim(strings.ReplaceAll(fmt.Sprint(m.Shards()), " ", ", "), "[]"), ms[i].Owns)
 	}
 	shots = append(shots, br.screenshot("3-after-handoff"))
+
+	// Offsets and messages of a shard: shown when the coordinator has those
+	// routes; otherwise the page says that it has not (older servers).
+	if status, _, _ := c.Do("GET", "/coord/v1/streams/orders/groups/workers/offsets", nil, nil); status == 200 {
+		waitFor(br, "shard 0's length from the offsets route", `document.querySelector('#shard-grid tr[data-shard="0"] [data-col=length]').textContent`, func(s string) bool { return s == "3" })
+	} else {
+		waitFor(br, "the note that offsets are missing", `document.getElementById('offsets-note').textContent`, func(s string) bool { return strings.Contains(s, "no per-shard offsets route") })
+	}
+	br.run(chromedp.Click(chromedp.CSS(`#shard-grid [data-browse="0"]`)))
+	if status, _, _ := c.Do("GET", "/coord/v1/streams/orders/shards/0/messages", nil, nil); status == 200 {
+		waitFor(br, "shard 0's three messages", `[...document.querySelectorAll('#messages-table tbody tr[data-message]')].map(tr => tr.cells[1].textContent)`,
+			func(v []string) bool { return len(v) == 3 && v[0] == "n=1" && v[2] == "n=3" })
+	} else {
+		waitFor(br, "the note that message browsing is missing", `document.getElementById('messages-note').textContent`, func(s string) bool { return strings.Contains(s, "no message browsing route") })
+	}
+	shots = append(shots, br.screenshot("3b-shard-messages"))
+	br.run(chromedp.Click(chromedp.ID("messages-close")))
 
 	// A fencing: a heartbeats with an epoch the coordinator never gave it.
 	req := a.Request()

@@ -37,6 +37,7 @@ const (
 // fiber fronts: one with authentication on, one with it off.
 type coordinator struct {
 	secured, open string // base URLs
+	redis         *redistest.Server
 }
 
 // Leases and rebalance timeouts are long: the test beats by hand, and nothing
@@ -62,6 +63,7 @@ func startCoordinator(t *testing.T) *coordinator {
 		},
 	}}
 	return &coordinator{
+		redis:   r,
 		secured: serve(t, api.New(secured, h)),
 		open:    serve(t, api.New(api.Config{CoordinatorID: "console-test", Logger: logger}, h)),
 	}

@@ -151,11 +151,17 @@
     } catch (e) {
       if (e.status === 401) throw e;
       st.offsetsMissingUntil = Date.now() + OFFSETS_RETRY_MS;
-      st.offsetsNote = e.status === 404 || e.status === 405
+      st.offsetsNote = routeMissing(e)
         ? 'This coordinator has no per-shard offsets route: lag, length and last id are not shown; pending entries come from the members\' reports.'
         : 'Per-shard offsets unavailable (' + e.message + '): pending entries come from the members\' reports.';
       return null;
     }
+  }
+
+  // routeMissing tells a server without the route (an older coordinator:
+  // fiber's "Cannot GET …") from a 404 about the data (no such shard).
+  function routeMissing(e) {
+    return e.status === 405 || (e.status === 404 && (!e.body || /^Cannot /.test(e.body.message || '')));
   }
 
   // offsetRows normalises the offsets answer to shardIndex → row.
@@ -267,7 +273,7 @@
       const revokeCell = h('td', { 'data-col': 'revoking' }, revokeText);
       if (rv && rv.deadline) revokeCell.append(' · ', h('span', { 'data-deadline': rv.deadline, class: 'lease' }, ''));
       return h('tr', { 'data-shard': i, class: state === 'OWNED' ? '' : (state === 'UNOWNED' ? 'unowned' : 'moving') },
-        h('td', { 'data-col': 'shard', class: 'num' }, i),
+        h('td', { 'data-col': 'shard', class: 'num' }, h('button', { type: 'button', class: 'link', 'data-browse': i, title: 'browse the messages of this shard' }, String(i))),
         h('td', { 'data-col': 'target' }, t || '—'),
         h('td', { 'data-col': 'current' }, c || '—'),
         h('td', { 'data-col': 'state' }, badge(state), waiting.has(i) && state !== 'OWNED' ? h('span', { class: 'muted' }, ` for ${waiting.get(i)}`) : null,
@@ -276,7 +282,10 @@
         h('td', { 'data-col': 'pending', class: 'num' }, num(pending)),
         h('td', { 'data-col': 'lag', class: 'num' }, off ? num(off.lag) : '—'),
         h('td', { 'data-col': 'length', class: 'num' }, off ? num(off.length) : '—'),
-        h('td', { 'data-col': 'lastid' }, off ? (off.lastId || off.lastGeneratedId || '—') : '—'));
+        h('td', { 'data-col': 'lastid' }, off ? (off.lastId || off.lastGeneratedId || '—') : '—'),
+        h('td', { 'data-col': 'consumers', class: 'num', title: off && off.consumers && off.consumers.names ? off.consumers.names.map((n) => `${n.name}: pending ${n.pending}, idle ${n.idleMs} ms`).join('\n') : '' },
+          off && off.consumers ? num(off.consumers.count) : '—'),
+        h('td', { 'data-col': 'memory', class: 'num' }, off ? bytes(off.memoryUsage) : '—'));
     });
     $('shard-grid').tBodies[0].replaceChildren(...rows);
     $('offsets-note').textContent = st.offsetsNote;
@@ -346,6 +355,62 @@
     });
     if (rows.length === 0) rows.push(h('tr', {}, h('td', { colspan: 8, class: 'muted' }, 'No migrations.')));
     $('migrations').tBodies[0].replaceChildren(...rows);
+  }
+
+  function bytes(n) {
+    if (n === undefined || n === null || n < 0) return '—';
+    if (n < 1024) return n + ' B';
+    if (n < 1 << 20) return (n / 1024).toFixed(1) + ' KiB';
+    return (n / (1 << 20)).toFixed(1) + ' MiB';
+  }
+
+  // ---- message browsing ----------------------------------------------------
+  // One page of a shard stream, oldest first, from an exclusive cursor ("-":
+  // the start). Read on demand, not polled.
+
+  const browse = { shard: null, next: null };
+
+  async function readMessages(from) {
+    const sel = st.selected;
+    if (!sel || browse.shard === null) return;
+    const shard = browse.shard;
+    $('messages').hidden = false;
+    $('messages-title').textContent = `Messages of shard ${shard}`;
+    $('messages-note').textContent = 'Reading…';
+    $('messages-next').disabled = true;
+    try {
+      const q = from && from !== '-' ? '?from=' + enc(from) : '';
+      const r = await api(`/streams/${enc(sel.p)}/shards/${shard}/messages${q}`);
+      if (browse.shard !== shard) return;
+      $('messages-title').textContent = `Messages of shard ${shard} (${r.streamKey})`;
+      browse.next = r.nextCursor;
+      $('messages-next').disabled = !r.nextCursor;
+      const rows = (r.messages || []).map((m) => h('tr', { 'data-message': m.id },
+        h('td', {}, m.id),
+        h('td', { class: 'fields' }, Object.entries(m.fields || {}).map(([k, v]) => `${k}=${v.length > 300 ? v.slice(0, 300) + '…' : v}`).join('  '))));
+      $('messages-table').tBodies[0].replaceChildren(...rows);
+      $('messages-note').textContent = rows.length === 0
+        ? 'No messages after this point.'
+        : `${rows.length} message${rows.length === 1 ? '' : 's'}${r.nextCursor ? '; more follow' : '; the end of the stream'}.`;
+    } catch (e) {
+      if (e.status === 401) { poll(); return; }
+      $('messages-table').tBodies[0].replaceChildren();
+      $('messages-note').textContent = routeMissing(e)
+        ? 'This coordinator has no message browsing route.'
+        : 'Cannot read messages: ' + e.message;
+    }
+  }
+
+  function openMessages(shard) {
+    browse.shard = shard;
+    browse.next = null;
+    $('messages-from').value = '';
+    readMessages('-');
+  }
+
+  function closeMessages() {
+    browse.shard = null;
+    $('messages').hidden = true;
   }
 
   function ago(iso) {
@@ -433,6 +498,7 @@
       st.events = new Map();
       st.lastStates = new Map();
       st.offsetsMissingUntil = 0;
+      closeMessages();
     }
     const hash = `#/g/${enc(p)}/${enc(g)}`;
     if (location.hash !== hash) {
@@ -455,6 +521,13 @@
   document.addEventListener('DOMContentLoaded', () => {
     $('login-form').addEventListener('submit', login);
     $('logout').addEventListener('click', logout);
+    $('shard-grid').addEventListener('click', (ev) => {
+      const b = ev.target.closest('[data-browse]');
+      if (b) openMessages(Number(b.getAttribute('data-browse')));
+    });
+    $('messages-form').addEventListener('submit', (ev) => { ev.preventDefault(); readMessages($('messages-from').value.trim() || '-'); });
+    $('messages-next').addEventListener('click', () => { if (browse.next) { $('messages-from').value = browse.next; readMessages(browse.next); } });
+    $('messages-close').addEventListener('click', closeMessages);
     window.addEventListener('hashchange', () => {
       if (fromHash() && !$('app').hidden) { clearTimeout(st.timer); poll(); }
     });
