@@ -60,7 +60,11 @@ func (a *groupActor) evaluate(ctx actor.Context, msg *HeartbeatRequest) protocol
 		if err := a.persist(ctx, dec.Change); err != nil {
 			return retry(req, "the coordinator could not store this decision; keep current ownership and retry")
 		}
+		if dec.Response.Status == groupstate.StatusFencedMemberEpoch {
+			a.fenceCause = dec.Response.Message
+		}
 		a.apply(ctx, dec.Change)
+		a.fenceCause = ""
 	}
 	r := dec.Response
 	if r.Status == groupstate.StatusOK || r.Status == groupstate.StatusRevokePending || r.Status == groupstate.StatusSyncMetadata {

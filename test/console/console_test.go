@@ -216,12 +216,15 @@ func TestConsoleShowsHandOff(t *testing.T) {
 	// A fencing: a heartbeats with an epoch the coordinator never gave it.
 	req := a.Request()
 	req.MemberEpoch = a.Epoch + 10
-	require.Equal(t, protocol.StatusFencedMemberEpoch, a.Send(t, req).Status)
-	waitFor(br, "a's fencing in the recent list", `[...document.querySelectorAll('#events li[data-member]')].map(li => li.dataset.member + ' ' + li.dataset.state)`,
-		func(v []string) bool { return len(v) > 0 && v[0] == "a FENCED" })
+	held := a.Shards()
+	fenced := a.Send(t, req)
+	require.Equal(t, protocol.StatusFencedMemberEpoch, fenced.Status)
+	waitFor(br, "a's fencing and its cause in the recent list", `[...document.querySelectorAll('#events li[data-member]')].map(li => li.dataset.member + ' ' + li.dataset.state + ': ' + li.textContent)`,
+		func(v []string) bool {
+			return len(v) == 1 && strings.HasPrefix(v[0], "a FENCED: ") && strings.Contains(v[0], fmt.Sprintf("memberEpoch %d is stale or ahead", req.MemberEpoch))
+		})
 	waitFor(br, "a FENCED in the members table", membersJS, func(v []memberRow) bool { return len(v) == 2 && v[0].State == "FENCED" && v[0].Lease == "—" })
 	// a may still read what it held until its lease ends: those shards are blocked.
-	held := a.Shards()
 	waitFor(br, "a's shards blocked", gridJS, func(rows []gridRow) bool {
 		if len(rows) != 4 {
 			return false
@@ -234,6 +237,14 @@ func TestConsoleShowsHandOff(t *testing.T) {
 		return true
 	})
 	shots = append(shots, br.screenshot("4-fenced"))
+
+	// a drops everything and rejoins at once, as a real member does: it is no
+	// longer FENCED, and its fencing stays listed.
+	a.Apply(fenced)
+	a.Beat(t)
+	waitFor(br, "a rejoined", membersJS, func(v []memberRow) bool { return len(v) == 2 && v[0].State != "FENCED" })
+	waitFor(br, "a's fencing still listed", `[...document.querySelectorAll('#events li[data-member]')].map(li => li.dataset.member + ' ' + li.dataset.state)`,
+		func(v []string) bool { return len(v) == 1 && v[0] == "a FENCED" })
 
 	// Authentication off: no login form, the same group, straight away.
 	br.run(chromedp.Navigate(coord.open + "/console"))

@@ -134,7 +134,7 @@
       throw e;
     }
     if (sel !== st.selected) return; // the operator picked another group meanwhile
-    const d = { group, members: members.members || [], assignments, consumption: consumption.progress || [],
+    const d = { group, members: members.members || [], recentEvents: members.recentEvents || [], assignments, consumption: consumption.progress || [],
       migrations: migrations || { migrations: [] }, offsets };
     renderGroup(d);
   }
@@ -223,7 +223,7 @@
     $('violations').textContent = v.length ? 'Invariant violations: ' + v.join('; ') : '';
     renderShards(d);
     renderMembers(d.members);
-    renderEvents(d.members);
+    renderEvents(d.members, d.recentEvents);
     renderMigrations(d.migrations);
   }
 
@@ -314,11 +314,15 @@
     tick();
   }
 
-  // renderEvents lists fencings and expiries: the ones the coordinator still
-  // retains in its member list (state FENCED or EXPIRED, with the time it
-  // entered it), and the transitions this page saw while it was open, which
-  // stay listed after the member rejoins or its record is dropped.
-  function renderEvents(members) {
+  // renderEvents lists fencings and expiries: the group's recent events as
+  // the coordinator reports them (with their cause), the members it still
+  // retains as FENCED or EXPIRED (with the time they entered that state), and
+  // the transitions this page saw while it was open. Events stay listed after
+  // the member rejoins or its record is dropped.
+  function renderEvents(members, recent) {
+    for (const e of recent) {
+      st.events.set(`${e.memberId}|${e.state}|${e.at}`, { at: e.at, member: e.memberId, state: e.state, epoch: e.memberEpoch, how: e.cause });
+    }
     for (const m of members) {
       const before = st.lastStates.get(m.memberId);
       st.lastStates.set(m.memberId, m.state);
