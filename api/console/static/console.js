@@ -99,6 +99,7 @@
       showApp();
       setError('');
       st.lastUpdate = Date.now();
+      tick();
     } catch (e) {
       if (e.status === 401) {
         again = false;
@@ -361,6 +362,14 @@
     $('migrations').tBodies[0].replaceChildren(...rows);
   }
 
+  // dur shows a countdown: tenths of a second while it matters, coarser beyond.
+  function dur(ms) {
+    if (ms < 100000) return (ms / 1000).toFixed(1) + ' s';
+    if (ms < 7200000) return Math.round(ms / 60000) + ' min';
+    if (ms < 172800000) return Math.round(ms / 3600000) + ' h';
+    return Math.round(ms / 86400000) + ' d';
+  }
+
   function bytes(n) {
     if (n === undefined || n === null || n < 0) return '—';
     if (n < 1024) return n + ' B';
@@ -431,7 +440,7 @@
   function tick() {
     for (const el of document.querySelectorAll('[data-deadline]')) {
       const left = Date.parse(el.getAttribute('data-deadline')) - now();
-      el.textContent = left > 0 ? (left / 1000).toFixed(1) + ' s' : 'due';
+      el.textContent = left > 0 ? dur(left) : 'due';
       el.classList.toggle('low', left < 3000);
     }
     $('updated').textContent = st.lastUpdate ? 'updated ' + ((Date.now() - st.lastUpdate) / 1000).toFixed(0) + ' s ago' : '';
