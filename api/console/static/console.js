@@ -6,6 +6,7 @@
 (() => {
   const API = '/coord/v1';
   const POLL_MS = 1000;          // at most this far behind the coordinator
+  const HIDDEN_POLL_MS = 10000;  // while the tab is not visible
   const OFFSETS_RETRY_MS = 30000; // a server without the offsets route is asked again after this
   const MAX_EVENTS = 50;
   const TOKEN = 'rsc.console.token';
@@ -113,7 +114,7 @@
     } finally {
       st.polling = false;
     }
-    if (again) schedule(POLL_MS - (Date.now() - started));
+    if (again) schedule((document.hidden ? HIDDEN_POLL_MS : POLL_MS) - (Date.now() - started));
   }
 
   async function loadGroup(sel) {
@@ -125,10 +126,12 @@
         api(base + '/migrations'), loadOffsets(sel),
       ]);
     } catch (e) {
-      if (e.status === 404) {
+      if (e.status === 404 || e.status === 403) {
         if (sel === st.selected) {
           showGroup(false);
-          $('no-group').textContent = `Group ${sel.g} of stream ${sel.p} does not exist (any more).`;
+          $('no-group').textContent = e.status === 404
+            ? `Group ${sel.g} of stream ${sel.p} does not exist (any more).`
+            : `This account may not read stream ${sel.p}.`;
         }
         return;
       }
@@ -543,6 +546,9 @@
     $('messages-close').addEventListener('click', closeMessages);
     window.addEventListener('hashchange', () => {
       if (fromHash() && !$('app').hidden) { clearTimeout(st.timer); poll(); }
+    });
+    document.addEventListener('visibilitychange', () => {
+      if (!document.hidden && !$('app').hidden) { clearTimeout(st.timer); poll(); }
     });
     fromHash();
     setInterval(tick, 250);
