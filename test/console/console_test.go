@@ -223,7 +223,10 @@ func TestConsoleShowsHandOff(t *testing.T) {
 		func(v []string) bool {
 			return len(v) == 1 && strings.HasPrefix(v[0], "a FENCED: ") && strings.Contains(v[0], fmt.Sprintf("memberEpoch %d is stale or ahead", req.MemberEpoch))
 		})
-	waitFor(br, "a FENCED in the members table", membersJS, func(v []memberRow) bool { return len(v) == 2 && v[0].State == "FENCED" && v[0].Lease == "—" })
+	// Its lease still counts down: its shards are blocked until it ends.
+	waitFor(br, "a FENCED in the members table", membersJS, func(v []memberRow) bool {
+		return len(v) == 2 && v[0].State == "FENCED" && regexp.MustCompile(`^\d+\.\d s$`).MatchString(v[0].Lease)
+	})
 	// a may still read what it held until its lease ends: those shards are blocked.
 	waitFor(br, "a's shards blocked", gridJS, func(rows []gridRow) bool {
 		if len(rows) != 4 {

@@ -95,8 +95,12 @@
         select(list[0].streamPrefix, list[0].consumerGroup, true);
       }
       renderGroupList(list);
-      if (st.selected) await loadGroup(st.selected);
-      else showGroup(false);
+      if (st.selected) {
+        await loadGroup(st.selected);
+      } else {
+        showGroup(false);
+        $('no-group').textContent = list.length ? 'Pick a group on the left.' : '';
+      }
       showApp();
       setError('');
       st.lastUpdate = Date.now();
@@ -106,10 +110,13 @@
         again = false;
         showLogin(sessionStorage.getItem(TOKEN) ? 'Your session has expired: log in again.' : '');
         sessionStorage.removeItem(TOKEN);
+        sessionStorage.removeItem(WHO);
       } else if (e.status === 403) {
         setError('This account may not read the monitoring routes: it needs the READ role.');
       } else {
-        setError('Cannot reach the coordinator: ' + e.message + ' (retrying)');
+        setError(e.status
+          ? `The coordinator answered ${e.status}: ${e.message} (retrying; the page shows what it last read)`
+          : `Cannot reach the coordinator: ${e.message} (retrying; the page shows what it last read)`);
       }
     } finally {
       st.polling = false;
@@ -298,7 +305,8 @@
   function renderMembers(members) {
     const rows = members.map((m) => {
       const cap = m.runtimeConsumerCapacity || {};
-      const gone = m.state === 'EXPIRED' || m.state === 'FENCED';
+      // A FENCED member's lease still counts: its shards stay blocked until it ends.
+      const gone = m.state === 'EXPIRED';
       const lease = m.leaseExpiresAt || m.memberLeaseExpiresAt;
       return h('tr', { 'data-member': m.memberId },
         h('td', { 'data-col': 'member' }, m.memberId),
@@ -461,7 +469,7 @@
     $('app').hidden = false;
     const who = sessionStorage.getItem(WHO);
     const token = sessionStorage.getItem(TOKEN);
-    $('principal').textContent = token && who ? who : (token ? '' : '');
+    $('principal').textContent = token ? (who || '') : '';
     $('logout').hidden = !token;
   }
 
