@@ -127,8 +127,18 @@ func newBrowser(t *testing.T, chromium string) *browser {
 	ctx, cancel := chromedp.NewContext(actx)
 	t.Cleanup(func() { cancel(); cancelAlloc() })
 	b := &browser{t: t, ctx: ctx}
+	// The first run starts the browser and must not carry a timeout (it would
+	// stop the browser with it): bound the start from outside instead.
 	begin := time.Now()
-	require.NoError(t, chromedp.Do(ctx), "start chromium")
+	started := make(chan error, 1)
+	go func() { started <- chromedp.Do(ctx) }()
+	select {
+	case err := <-started:
+		require.NoError(t, err, "start chromium")
+	case <-time.After(time.Minute):
+		cancel()
+		t.Fatal("chromium did not start within a minute")
+	}
 	t.Logf("chromium started in %s", time.Since(begin).Round(time.Millisecond))
 	go b.collectErrors(chromedp.Console(ctx))
 	return b
@@ -164,11 +174,12 @@ func eval[T any](b *browser, js string) (T, error) {
 	return chromedp.Run(ctx, chromedp.Evaluate[T](js))
 }
 
-// waitFor evaluates js until check accepts its value, for up to 10 s (the page
-// polls once a second). It fails the test with the last value seen.
+// waitFor evaluates js until check accepts its value, for up to 20 s (the page
+// polls once a second; the margin is for a loaded CI machine). It fails the
+// test with the last value seen and a screenshot.
 func waitFor[T any](b *browser, what, js string, check func(T) bool) T {
 	b.t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(20 * time.Second)
 	var (
 		v   T
 		err error
