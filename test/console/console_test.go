@@ -118,6 +118,7 @@ func TestConsoleShowsHandOff(t *testing.T) {
 	br.run(chromedp.SendKeys(chromedp.ID("login-user"), viewer), chromedp.SendKeys(chromedp.ID("login-password"), "wrong"),
 		chromedp.Click(chromedp.CSS("#login-form button[type=submit]")))
 	waitFor(br, "a refused login", `document.getElementById('login-error').textContent`, func(s string) bool { return strings.Contains(s, "Wrong user name or password") })
+	loginShot := br.screenshot("0-login-refused")
 	_, err := eval[bool](br, `(document.getElementById('login-password').value = '') === ''`)
 	require.NoError(t, err)
 	br.run(chromedp.SendKeys(chromedp.ID("login-password"), viewerPass),
@@ -134,7 +135,7 @@ func TestConsoleShowsHandOff(t *testing.T) {
 	ms := waitFor(br, "member a", membersJS, func(v []memberRow) bool { return len(v) == 1 && v[0].Epoch == fmt.Sprint(a.Epoch) })
 	require.Equal(t, memberRow{ID: "a", State: "ACTIVE", Epoch: fmt.Sprint(a.Epoch), Lease: ms[0].Lease, Capacity: "4 / 4", Owns: "0, 1, 2, 3"}, ms[0])
 	require.Regexp(t, regexp.MustCompile(`^\d+\.\d s$`), ms[0].Lease, "lease countdown")
-	shots := []string{br.screenshot("1-before-handoff")}
+	shots := []string{loginShot, br.screenshot("1-before-handoff")}
 
 	// During: b joins (its second heartbeat confirms it), a is told to give up half and drains it (it reports
 	// the shards DRAINING with work in flight). Those shards' target is b,

@@ -84,12 +84,10 @@
     st.polling = true;
     const started = Date.now();
     let again = true;
+    const health = api('/monitoring/health').catch(() => null); // public: shown also before login
+    health.then(renderHealth);
     try {
-      const [health, groups] = await Promise.all([
-        api('/monitoring/health').catch(() => null),
-        api('/monitoring/groups'),
-      ]);
-      renderHealth(health);
+      const groups = await api('/monitoring/groups');
       const list = (groups && groups.groups) || [];
       if (!st.selected && list.length > 0) {
         select(list[0].streamPrefix, list[0].consumerGroup, true);
