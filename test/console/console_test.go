@@ -167,7 +167,17 @@ func TestConsoleShowsHandOff(t *testing.T) {
 			require.Empty(t, r.Revoking, "shard %d", r.Shard)
 		}
 	}
+	summary, err := eval[string](br, `document.getElementById('shard-summary').textContent`)
+	require.NoError(t, err)
+	require.Equal(t, "4 shards: 2 OWNED · 2 REVOKING", summary)
 	shots = append(shots, br.screenshot("2-during-handoff"))
+	// The filter leaves only the shards on the move.
+	br.run(chromedp.Click(chromedp.ID("only-unsettled")))
+	waitFor(br, "only the two moving shards", gridJS, func(rows []gridRow) bool {
+		return len(rows) == 2 && a.Draining[rows[0].Shard] && a.Draining[rows[1].Shard]
+	})
+	br.run(chromedp.Click(chromedp.ID("only-unsettled")))
+	waitFor(br, "every shard again", gridJS, func(rows []gridRow) bool { return len(rows) == 4 })
 
 	// After: a releases, b takes over. Target and current agree, and they are
 	// what each member really reads.

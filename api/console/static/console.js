@@ -264,6 +264,8 @@
       if (!prev || own || (!prev.own && r.pendingCount > prev.n)) reported.set(i, { n: r.pendingCount, own });
     }
     const indexes = new Set([...Array(Math.max(0, d.group.shardCount)).keys(), ...target.keys(), ...current.keys(), ...revoking.keys(), ...offsets.keys()]);
+    const counts = new Map();
+    const onlyUnsettled = $('only-unsettled').checked;
     const rows = [...indexes].sort((x, y) => x - y).map((i) => {
       const t = target.get(i) || '';
       const rv = revoking.get(i);
@@ -276,6 +278,8 @@
       else if (memberState.get(c) === 'FENCED') state = 'BLOCKED'; // until the fenced holder's lease ends or it rejoins
       else if (!t) state = 'DRAINING';
       else state = 'MOVING';
+      counts.set(state, (counts.get(state) || 0) + 1);
+      if (onlyUnsettled && state === 'OWNED') return null;
       const off = offsets.get(i);
       const pending = off ? (off.pending !== undefined ? off.pending : off.pendingCount) : (reported.has(i) ? reported.get(i).n : undefined);
       const revokeText = rv ? `${rv.fromMemberId}${rv.fromState && rv.fromState !== 'ACTIVE' ? ' (' + rv.fromState + ')' : ''} → ${rv.toMemberId || '(none)'} · in flight ${num(rv.inFlight)}` : '';
@@ -296,7 +300,9 @@
           off && off.consumers ? num(off.consumers.count) : '—'),
         h('td', { 'data-col': 'memory', class: 'num' }, off ? bytes(off.memoryUsage) : '—'));
     });
-    $('shard-grid').tBodies[0].replaceChildren(...rows);
+    $('shard-grid').tBodies[0].replaceChildren(...rows.filter((r) => r));
+    $('shard-summary').replaceChildren(`${indexes.size} shard${indexes.size === 1 ? '' : 's'}: `,
+      ...[...counts.entries()].sort().flatMap(([s, n], k) => [k ? ' · ' : '', `${n} `, badge(s)]));
     $('offsets-note').textContent = st.offsetsNote;
   }
 
@@ -550,6 +556,7 @@
     $('messages-form').addEventListener('submit', (ev) => { ev.preventDefault(); readMessages($('messages-from').value.trim() || '-'); });
     $('messages-next').addEventListener('click', () => { if (browse.next) { $('messages-from').value = browse.next; readMessages(browse.next); } });
     $('messages-close').addEventListener('click', closeMessages);
+    $('only-unsettled').addEventListener('change', () => { clearTimeout(st.timer); poll(); });
     window.addEventListener('hashchange', () => {
       if (fromHash() && !$('app').hidden) { clearTimeout(st.timer); poll(); }
     });
