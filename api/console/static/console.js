@@ -161,7 +161,7 @@
       if (e.status === 401) throw e;
       st.offsetsMissingUntil = Date.now() + OFFSETS_RETRY_MS;
       st.offsetsNote = routeMissing(e)
-        ? 'This coordinator has no per-shard offsets route: lag, length and last id are not shown; pending entries come from the members\' reports.'
+        ? 'This coordinator has no per-shard offsets route: lag, length, last id, consumers and memory are not shown; pending entries come from the members\' reports.'
         : 'Per-shard offsets unavailable (' + e.message + '): pending entries come from the members\' reports.';
       return null;
     }
