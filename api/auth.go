@@ -28,7 +28,9 @@ import (
 //	                (compatibility: what member clients read before heartbeating)
 //
 // Missing or wrong credentials: 401 UNAUTHENTICATED with
-// WWW-Authenticate: Basic realm="rsc". Valid credentials without the role:
+// WWW-Authenticate: Basic realm="rsc" (not to scripts that send
+// X-Requested-With: XMLHttpRequest, such as the web console: a browser would
+// answer the challenge with its own dialog). Valid credentials without the role:
 // 403 FORBIDDEN. With no users configured authentication is off and every
 // request is allowed (development only); rate limits then key on client IP.
 // Passwords are compared with bcrypt for hashes and in constant time for

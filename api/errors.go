@@ -170,7 +170,9 @@ func (s *Server) writeError(c *fiber.Ctx, err error) {
 	if he.retryAfter > 0 {
 		c.Set(fiber.HeaderRetryAfter, strconv.Itoa(he.retryAfter))
 	}
-	if he.status == http.StatusUnauthorized {
+	// Scripts that say so (the web console) get no Basic challenge: a browser
+	// would answer it with its own login dialog instead of the page's form.
+	if he.status == http.StatusUnauthorized && c.Get(fiber.HeaderXRequestedWith) != "XMLHttpRequest" {
 		c.Set(fiber.HeaderWWWAuthenticate, `Basic realm="rsc"`)
 	}
 	if jerr := c.Status(he.status).JSON(protocol.ErrorBody{Status: statusName(he.status), ErrorCode: he.code, Message: he.msg}); jerr != nil {

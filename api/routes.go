@@ -1,6 +1,10 @@
 package api
 
-import "github.com/gofiber/fiber/v2"
+import (
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/redisstream/coordinator/api/console"
+)
 
 // Route table (SPEC §5). Access: see auth.go. "limited": admin mutations,
 // rate-limited per principal; login, rate-limited per client IP.
@@ -32,6 +36,7 @@ import "github.com/gofiber/fiber/v2"
 //	GET    /metrics                                                     READ     Prometheus text (also public on metrics.addr when set)
 //	GET    /coord/v1/openapi.json                                       public   this table as OpenAPI 3.1 (openapi.json)
 //	GET    /docs                                                        public   offline viewer of the OpenAPI document (one embedded page)
+//	GET    /console, /console/*                                         public   web console's static files (its data comes from the READ routes above)
 //
 // Every route added here must be described in openapi_routes.go:
 // TestOpenAPIMatchesRouter fails otherwise.
@@ -76,6 +81,8 @@ func (s *Server) routes() {
 
 	s.add(fiber.MethodGet, v1+"/openapi.json", accessPublic, nil, s.openAPI)
 	s.add(fiber.MethodGet, "/docs", accessPublic, nil, s.docsPage)
+	s.add(fiber.MethodGet, console.Path, accessPublic, nil, console.Handler)
+	s.add(fiber.MethodGet, console.Path+"/*", accessPublic, nil, console.Handler)
 }
 
 // routeEntry is one registered route as the OpenAPI document and its test

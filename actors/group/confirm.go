@@ -129,6 +129,7 @@ func (a *groupActor) lost(ctx actor.Context, why string) {
 	}
 	a.state, a.liveMarked, a.needsCheck = nil, false, false
 	a.progress = map[string][]protocol.ShardProgress{}
+	a.inFlight = map[string]map[int]int{}
 	_ = a.ready(ctx)
 }
 

@@ -60,6 +60,12 @@ type groupActor struct {
 	members  map[string]*actor.PID
 	progress map[string][]protocol.ShardProgress
 	retrying bool // a retryTimers message is scheduled
+	// inFlight: memberId → revoking shard → reported work in flight (monitoring only, inflight.go).
+	inFlight map[string]map[int]int
+	// events: the latest fencings and expiries (monitoring only, events.go); fenceCause is why
+	// the heartbeat whose change is being applied was refused with a fencing.
+	events     recentEvents
+	fenceCause string
 	// unsure: a write failed with an unknown outcome (it may have landed). Memory may be
 	// behind the store (e.g. a member the store has expired, its shards free), so it is
 	// reloaded before anything is answered from it again.
@@ -75,6 +81,7 @@ func (a *groupActor) Receive(ctx actor.Context) {
 	case *actor.Started:
 		a.members = map[string]*actor.PID{}
 		a.progress = map[string][]protocol.ShardProgress{}
+		a.inFlight = map[string]map[int]int{}
 		if a.key == (persistence.GroupKey{}) {
 			// A cluster grain: its key is its cluster identity.
 			key, err := KeyOfIdentity(cluster.GetClusterIdentity(ctx).Identity)

@@ -60,7 +60,11 @@ func (a *groupActor) evaluate(ctx actor.Context, msg *HeartbeatRequest) protocol
 		if err := a.persist(ctx, dec.Change); err != nil {
 			return retry(req, "the coordinator could not store this decision; keep current ownership and retry")
 		}
+		if dec.Response.Status == groupstate.StatusFencedMemberEpoch {
+			a.fenceCause = dec.Response.Message
+		}
 		a.apply(ctx, dec.Change)
+		a.fenceCause = ""
 	}
 	r := dec.Response
 	if r.Status == groupstate.StatusOK || r.Status == groupstate.StatusRevokePending || r.Status == groupstate.StatusSyncMetadata {
@@ -68,6 +72,9 @@ func (a *groupActor) evaluate(ctx actor.Context, msg *HeartbeatRequest) protocol
 		// too, and its rows would stay forever.
 		if len(req.ShardProgress) > 0 && a.state.Known(req.MemberID) {
 			a.progress[req.MemberID] = req.ShardProgress
+		}
+		if len(req.RevokingShards) > 0 || a.inFlight[req.MemberID] != nil {
+			a.noteInFlight(req.MemberID, req.RevokingShards)
 		}
 	}
 	return toWire(r)

@@ -171,6 +171,7 @@ func (a *groupActor) apply(ctx actor.Context, c *groupstate.Change) {
 			delete(a.members, id)
 		}
 		delete(a.progress, id)
+		delete(a.inFlight, id)
 	}
 }
 
@@ -215,10 +216,12 @@ func (a *groupActor) reportTransition(was groupstate.MemberState, m *groupstate.
 	}
 	switch m.State {
 	case groupstate.StateExpired:
+		a.noteEvent(m, "")
 		a.deps.Metrics.MemberExpired()
 		a.deps.Logger.Info("member lease expired; its shards are free for others",
 			slog.String("group", a.key.String()), slog.String("member", m.ID))
 	case groupstate.StateFenced:
+		a.noteEvent(m, a.fenceCause)
 		a.deps.Metrics.MemberFenced()
 		a.deps.Logger.Warn("member fenced: stale epoch, a claim of a shard it was not given, or a revocation not finished within the rebalance timeout; its shards stay blocked until it rejoins owning nothing or its lease expires",
 			slog.String("group", a.key.String()), slog.String("member", m.ID), slog.Int64("epoch", m.Epoch))

@@ -31,7 +31,7 @@ func (a *groupActor) describe() *Description {
 			MetadataVersion: meta.MetadataVersion, ShardCount: meta.ShardCount,
 			TargetAssignmentSummary: map[string]int{}, CurrentAssignmentSummary: map[string]int{},
 		},
-		Members: protocol.MembersResponse{Members: make([]protocol.MemberView, 0, len(members))},
+		Members: protocol.MembersResponse{Members: make([]protocol.MemberView, 0, len(members)), RecentEvents: a.events.list()},
 		Assignments: protocol.AssignmentsResponse{
 			TargetAssignment: map[string][]protocol.ShardID{}, CurrentAssignments: map[string][]protocol.ShardID{},
 			RevokeProgress: map[string][]protocol.ShardID{}, RevokeDetails: []protocol.RevokeDetail{},
@@ -73,7 +73,7 @@ func (a *groupActor) describe() *Description {
 		for _, s := range m.Revoking {
 			d.Assignments.RevokeDetails = append(d.Assignments.RevokeDetails, protocol.RevokeDetail{
 				Shard: protocol.ShardID{ShardIndex: s}, From: m.ID, To: targetOwner[s],
-				Deadline: stamp(m.RevokeDeadline), FromState: string(m.State),
+				Deadline: stamp(m.RevokeDeadline), FromState: string(m.State), InFlight: a.inFlight[m.ID][s],
 			})
 		}
 	}

@@ -67,6 +67,23 @@ type MemberView struct {
 // MembersResponse lists a group's members.
 type MembersResponse struct {
 	Members []MemberView `json:"members"`
+	// RecentEvents are the group's latest fencings and expiries, newest
+	// first, as the node hosting the group saw them since it activated the
+	// group (at most 32; absent while the group is idle). They outlive the
+	// member's record: a fenced member that rejoins at once is ACTIVE again
+	// in Members, and its fencing is still listed here.
+	RecentEvents []MemberEvent `json:"recentEvents,omitempty"`
+}
+
+// MemberEvent is one fencing or expiry of a member.
+type MemberEvent struct {
+	MemberID    string `json:"memberId"`
+	State       string `json:"state"` // FENCED or EXPIRED
+	MemberEpoch int64  `json:"memberEpoch"`
+	At          string `json:"at"`
+	// Cause says why: the refused heartbeat's reason, a revocation not
+	// finished within the rebalance timeout, or a lease that ran out.
+	Cause string `json:"cause"`
 }
 
 // RevokeDetail is one shard on its way from one member to another (ours).
