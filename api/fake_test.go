@@ -122,6 +122,16 @@ func (f *fakeService) Groups(context.Context) (protocol.GroupsResponse, error) {
 	return protocol.GroupsResponse{Groups: []protocol.GroupResponse{f.group("orders", "g")}}, f.err
 }
 
+func (f *fakeService) Streams(context.Context) (protocol.StreamsResponse, error) {
+	f.record("Streams", nil)
+	return protocol.StreamsResponse{Streams: []protocol.StreamView{{StreamPrefix: "orders", ShardCount: 4, ConsumedShardCount: 4, MetadataVersion: 1}}}, f.err
+}
+
+func (f *fakeService) Stream(_ context.Context, p string) (protocol.StreamView, error) {
+	f.record("Stream "+p, nil)
+	return protocol.StreamView{StreamPrefix: p, ShardCount: 4, ConsumedShardCount: 4, MetadataVersion: 1}, f.err
+}
+
 func (f *fakeService) MonitorGroup(_ context.Context, p, g string) (protocol.GroupResponse, error) {
 	f.record("MonitorGroup "+p+"/"+g, nil)
 	return f.group(p, g), f.err

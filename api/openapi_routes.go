@@ -119,6 +119,14 @@ var routeDocs = map[string]opDoc{
 		summary: "Protocol versions this build accepts.",
 		tag:     "monitoring", resp: protocol.CompatibilityResponse{}, ok: 200,
 	},
+	"GET /coord/v1/streams": {
+		summary: "Every stream: routing and consumed shard counts, metadata version, active migration.", tag: "admin",
+		resp: protocol.StreamsResponse{}, ok: 200, service: true,
+	},
+	"GET /coord/v1/streams/:streamPrefix": {
+		summary: "One stream and the names of its groups.", tag: "admin",
+		resp: protocol.StreamView{}, ok: 200, service: true, errs: []error{ErrStreamNotFound},
+	},
 	"GET /coord/v1/monitoring/groups": {
 		summary: "Every group.", tag: "monitoring", resp: protocol.GroupsResponse{}, ok: 200, service: true,
 	},

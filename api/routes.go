@@ -33,6 +33,8 @@ import (
 //	GET    /coord/v1/monitoring/streams/:p/groups/:g/migrations         READ
 //	GET    /debug/actors                                                READ
 //	GET    /debug/streams/:p/groups/:g                                  READ
+//	GET    /coord/v1/streams                                            READ     every stream: routing and consumed shard counts, active migration
+//	GET    /coord/v1/streams/:p                                         READ     one stream and its groups
 //	GET    /metrics                                                     READ     Prometheus text (also public on metrics.addr when set)
 //	GET    /coord/v1/openapi.json                                       public   this table as OpenAPI 3.1 (openapi.json)
 //	GET    /docs                                                        public   offline viewer of the OpenAPI document (one embedded page)
@@ -50,6 +52,8 @@ func (s *Server) routes() {
 	)
 	s.add(fiber.MethodPost, group+"/members/:memberId/heartbeat", accessMember, nil, s.heartbeat)
 
+	s.add(fiber.MethodGet, v1+"/streams", accessRead, nil, s.streams)
+	s.add(fiber.MethodGet, v1+"/streams/:streamPrefix", accessRead, nil, s.stream)
 	s.add(fiber.MethodPost, v1+"/streams/:streamPrefix", accessWrite, adminKey, s.createStream)
 	s.add(fiber.MethodPost, group, accessWrite, adminKey, s.createGroup)
 	s.add(fiber.MethodGet, group, accessWrite, nil, s.getGroup)

@@ -35,6 +35,9 @@ type Service interface {
 
 	Health(ctx context.Context) protocol.HealthResponse
 	Groups(ctx context.Context) (protocol.GroupsResponse, error)
+	// Streams lists every stream; Stream describes one (ErrStreamNotFound).
+	Streams(ctx context.Context) (protocol.StreamsResponse, error)
+	Stream(ctx context.Context, streamPrefix string) (protocol.StreamView, error)
 	// MonitorGroup, Members, Assignments, Consumption and Migrations never
 	// create a group: an unknown one is ErrGroupNotFound.
 	MonitorGroup(ctx context.Context, streamPrefix, group string) (protocol.GroupResponse, error)

@@ -1,10 +1,8 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"net/http"
-	"sort"
 	"strconv"
 
 	"github.com/spf13/cobra"
@@ -12,10 +10,9 @@ import (
 	"github.com/redisstream/coordinator/api/protocol"
 )
 
-// The coordinator has no route that lists, describes or deletes a stream:
-// list and describe derive from the groups (GET /coord/v1/monitoring/groups)
-// and the messages route (which answers 404 STREAM_NOT_FOUND); delete says
-// what to do instead.
+// Streams are listed and described by GET /coord/v1/streams[/{p}]; the
+// coordinator has no route that deletes a stream (delete says what to do
+// instead).
 
 func (a *app) streamsCmd() *cobra.Command {
 	g := group("streams", "Create, list, describe streams", "stream")
@@ -68,68 +65,33 @@ func (a *app) groupsByStream(c *cobra.Command) (map[string][]protocol.GroupRespo
 }
 
 func (a *app) streamsListCmd() *cobra.Command {
-	c := cmd("list", "List streams that have consumer groups (derived from the groups)", noArgs,
+	c := cmd("list", "List every stream (GET /coord/v1/streams)", noArgs,
 		func(c *cobra.Command, _ []string) error {
-			fmt.Fprintln(a.stderr, "streamctl: note: the coordinator has no stream-list route; streams without a consumer group are not shown")
-			by, _, err := a.groupsByStream(c)
+			var resp protocol.StreamsResponse
+			raw, err := a.c.get(c.Context(), "/coord/v1/streams", &resp)
 			if err != nil {
 				return err
 			}
-			names := make([]string, 0, len(by))
-			for p := range by {
-				names = append(names, p)
-			}
-			sort.Strings(names)
 			if a.jsonOut() {
-				type row struct {
-					StreamPrefix    string              `json:"streamPrefix"`
-					ShardCount      int                 `json:"shardCount"`
-					MetadataVersion int64               `json:"metadataVersion"`
-					Groups          []string            `json:"groups"`
-					ActiveMigration *protocol.Migration `json:"activeMigration"`
-				}
-				rows := []row{}
-				for _, p := range names {
-					r := streamRow(by[p])
-					rows = append(rows, row{p, r.shards, r.version, r.groups, r.migration})
-				}
-				return a.printJSON(mustJSON(map[string]any{"streams": rows}))
+				return a.printJSON(raw)
 			}
 			var rows [][]string
-			for _, p := range names {
-				r := streamRow(by[p])
-				rows = append(rows, []string{p, strconv.Itoa(r.shards), strconv.FormatInt(r.version, 10), strconv.Itoa(len(r.groups)), migrationSummary(r.migration)})
+			for _, v := range resp.Streams {
+				rows = append(rows, []string{v.StreamPrefix, shardsText(v), strconv.FormatInt(v.MetadataVersion, 10), v.CreatedAt, migrationSummary(v.ActiveMigration)})
 			}
-			a.table([]string{"STREAM", "SHARDS", "METADATA", "GROUPS", "MIGRATION"}, rows)
+			a.table([]string{"STREAM", "SHARDS", "METADATA", "CREATED", "MIGRATION"}, rows)
 			return nil
 		})
-	c.Long = "Lists the streams that have at least one consumer group, from GET\n/coord/v1/monitoring/groups: the coordinator has no route that lists streams,\nso a stream without groups is not shown (a note on stderr says so)."
+	c.Long = "Lists every stream with its shard count (routing; \"4 (+2 draining)\" while a\nscale-in's removed shards drain), metadata version and active migration."
 	return c
 }
 
-type streamSummary struct {
-	shards    int
-	version   int64
-	groups    []string
-	migration *protocol.Migration
-}
-
-// streamRow summarizes a stream from its groups (the highest metadata
-// version wins: groups follow a reshard through heartbeats).
-func streamRow(gs []protocol.GroupResponse) streamSummary {
-	var s streamSummary
-	s.groups = []string{}
-	for _, g := range gs {
-		s.groups = append(s.groups, g.ConsumerGroup)
-		if g.MetadataVersion >= s.version {
-			s.version, s.shards = g.MetadataVersion, g.ShardCount
-		}
-		if g.ActiveMigration != nil {
-			s.migration = g.ActiveMigration
-		}
+// shardsText is the routing shard count, with the draining ones of a scale-in.
+func shardsText(v protocol.StreamView) string {
+	if v.ConsumedShardCount > v.ShardCount {
+		return fmt.Sprintf("%d (+%d draining)", v.ShardCount, v.ConsumedShardCount-v.ShardCount)
 	}
-	sort.Strings(s.groups)
-	return s
+	return strconv.Itoa(v.ShardCount)
 }
 
 func migrationSummary(m *protocol.Migration) string {
@@ -140,48 +102,33 @@ func migrationSummary(m *protocol.Migration) string {
 }
 
 func (a *app) streamsDescribeCmd() *cobra.Command {
-	c := cmd("describe PREFIX", "Show a stream: whether it exists, its shard count and groups", exactly("PREFIX"),
+	c := cmd("describe PREFIX", "Show a stream: shard counts, metadata version, migration and groups", exactly("PREFIX"),
 		func(c *cobra.Command, args []string) error {
 			p := args[0]
-			// The messages route answers 404 STREAM_NOT_FOUND for an unknown
-			// stream and creates nothing.
-			if _, err := a.c.get(c.Context(), apiPath("/coord/v1/streams", p, "shards", "0", "/messages?count=1"), nil); err != nil {
-				var ae *apiError
-				if !(errors.As(err, &ae) && ae.Code == protocol.CodeShardNotFound) {
-					return err
-				}
+			var v protocol.StreamView
+			raw, err := a.c.get(c.Context(), apiPath("/coord/v1/streams", p), &v)
+			if err != nil {
+				return err
+			}
+			if a.jsonOut() {
+				return a.printJSON(raw)
+			}
+			writeFields(a.stdout, [][2]string{{"stream", v.StreamPrefix}, {"shards", shardsText(v)},
+				{"metadataVersion", strconv.FormatInt(v.MetadataVersion, 10)}, {"keys", v.StreamKeyPattern},
+				{"created", v.CreatedAt + " by " + v.CreatedBy}, {"migration", migrationSummary(v.ActiveMigration)}})
+			if len(v.Groups) == 0 {
+				return nil
 			}
 			by, _, err := a.groupsByStream(c)
 			if err != nil {
 				return err
 			}
-			gs := by[p]
-			r := streamRow(gs)
-			if a.jsonOut() {
-				return a.printJSON(mustJSON(map[string]any{"streamPrefix": p, "exists": true, "shardCount": nullIfNoGroups(len(gs), r.shards),
-					"metadataVersion": nullIfNoGroups(len(gs), r.version), "groups": gs, "activeMigration": r.migration}))
-			}
-			shards, version := "unknown (no consumer group reports it)", "unknown"
-			if len(gs) > 0 {
-				shards, version = strconv.Itoa(r.shards), strconv.FormatInt(r.version, 10)
-			}
-			writeFields(a.stdout, [][2]string{{"stream", p}, {"shards", shards}, {"metadataVersion", version},
-				{"keys", p + ":{shardIndex}"}, {"migration", migrationSummary(r.migration)}})
-			if len(gs) > 0 {
-				fmt.Fprintln(a.stdout)
-				a.table(groupHeaders, groupRows(gs))
-			}
+			fmt.Fprintln(a.stdout)
+			a.table(groupHeaders, groupRows(by[p]))
 			return nil
 		})
-	c.Long = "Checks that the stream exists (GET …/streams/{p}/shards/0/messages, which answers\n404 for an unknown stream) and shows its groups with their shard count and\nmetadata version. The coordinator has no route that describes a stream, so\nthe shard count of a stream without groups is unknown here."
+	c.Long = "Shows a stream (GET /coord/v1/streams/{p}; exit 3 if unknown) and its groups."
 	return c
-}
-
-func nullIfNoGroups[T any](n int, v T) any {
-	if n == 0 {
-		return nil
-	}
-	return v
 }
 
 func (a *app) streamsDeleteCmd() *cobra.Command {

@@ -220,16 +220,18 @@ func TestStreamsAndGroupsCommands(t *testing.T) {
 		{"streamPrefix":"payments","consumerGroup":"ledger","state":"STABLE","groupEpoch":2,"assignmentEpoch":2,"metadataVersion":1,"shardCount":4,"targetAssignmentSummary":{"m1":4}},
 		{"streamPrefix":"orders","consumerGroup":"billing","state":"STABLE","groupEpoch":3,"assignmentEpoch":3,"metadataVersion":2,"shardCount":8,"targetAssignmentSummary":{"m1":4,"m2":4},"currentAssignmentSummary":{"m1":4,"m2":3}},
 		{"streamPrefix":"orders","consumerGroup":"audit","state":"EMPTY","metadataVersion":2,"shardCount":8}]}`)
-	f.on("GET", "/coord/v1/streams/orders/shards/0/messages", 200, `{"messages":[]}`)
-	f.on("GET", "/coord/v1/streams/ghost/shards/0/messages", 404, `{"status":"NOT_FOUND","errorCode":"STREAM_NOT_FOUND","message":"stream ghost not found"}`)
+	f.on("GET", "/coord/v1/streams", 200, `{"streams":[
+		{"streamPrefix":"orders","shardCount":8,"consumedShardCount":10,"metadataVersion":2,"createdAt":"2026-12-01T10:00:00Z","activeMigration":{"reshardingId":"rs-1","fromShardCount":10,"toShardCount":8,"state":"DRAINING"}},
+		{"streamPrefix":"payments","shardCount":4,"consumedShardCount":4,"metadataVersion":1,"createdAt":"2026-12-01T10:00:00Z","activeMigration":null}]}`)
+	f.on("GET", "/coord/v1/streams/orders", 200, `{"streamPrefix":"orders","shardCount":8,"consumedShardCount":8,"metadataVersion":2,"streamKeyPattern":"orders:{shardIndex}","createdBy":"ops","activeMigration":null,"groups":["audit","billing"]}`)
+	f.on("GET", "/coord/v1/streams/ghost", 404, `{"status":"NOT_FOUND","errorCode":"STREAM_NOT_FOUND","message":"stream ghost not found"}`)
 	f.on("POST", "/coord/v1/streams/orders/groups/fraud", 201, `{"streamPrefix":"orders","consumerGroup":"fraud","state":"EMPTY","groupEpoch":1,"shardCount":8}`)
 	f.on("DELETE", "/coord/v1/streams/orders/groups/audit", 200, `{"streamPrefix":"orders","consumerGroup":"audit","deleted":true}`)
 	f.on("GET", "/coord/v1/monitoring/streams/orders/groups/billing", 200, `{"streamPrefix":"orders","consumerGroup":"billing","state":"STABLE","shardCount":8,"targetAssignmentSummary":{"m1":4,"m2":4},"currentAssignmentSummary":{"m1":4,"m2":3}}`)
 
 	r := ctl(t, "--url", f.URL, "streams", "list")
 	require.Equal(t, 0, r.code, r.stderr)
-	require.Contains(t, r.stderr, "no stream-list route")
-	require.Regexp(t, `(?s)orders\s+8\s+2\s+2\s+-.*payments\s+4\s+1\s+1`, r.stdout)
+	require.Regexp(t, `(?s)orders\s+8 \(\+2 draining\)\s+2\s+\S+\s+rs-1 10→8 DRAINING.*payments\s+4\s+1\s+\S+\s+-`, r.stdout)
 
 	r = ctl(t, "--url", f.URL, "streams", "describe", "orders")
 	require.Equal(t, 0, r.code, r.stderr)
