@@ -236,32 +236,7 @@ func TestIdleGroupsRedisReadsBenchmark(t *testing.T) {
 			f.round(4)
 		}
 		require.Len(t, h.activeKeys(), n)
-		stop := make(chan struct{})
-		done := make(chan struct{})
-		go func() { // members keep heartbeating at the interval: steady, nothing changes
-			defer close(done)
-			tick := time.NewTicker(defaultRules.HeartbeatInterval)
-			defer tick.Stop()
-			for {
-				select {
-				case <-stop:
-					return
-				case <-tick.C:
-					f.round(4)
-				}
-			}
-		}()
-		srv.ResetStats()
-		time.Sleep(window)
-		stats := srv.CommandCalls()
-		close(stop)
-		<-done
-		var calls int64
-		for cmd, c := range stats {
-			if cmd != "config|resetstat" && cmd != "info" {
-				calls += c // commands run inside scripts count too
-			}
-		}
+		calls, stats := idleReadsWindow(srv, window, func() { f.round(4) })
 		rounds := float64(window) / float64(group.ConfirmInterval(defaultRules))
 		t.Logf("%d active idle groups (1 steady member each), %s window (%.0f confirmation rounds): %.1f Redis commands/s (%d), %v; non-OK answers %d",
 			n, window, rounds, float64(calls)/window.Seconds(), calls, stats, f.bad.Load())
@@ -273,4 +248,36 @@ func TestIdleGroupsRedisReadsBenchmark(t *testing.T) {
 		h.Stop()
 		srv.Stop()
 	}
+}
+
+// idleReadsWindow runs steady heartbeats for window (members beat every interval through
+// beat) and returns the Redis commands counted meanwhile (script-internal ones included).
+func idleReadsWindow(srv *redistest.Server, window time.Duration, beat func()) (int64, map[string]int64) {
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		tick := time.NewTicker(defaultRules.HeartbeatInterval)
+		defer tick.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+				beat()
+			}
+		}
+	}()
+	srv.ResetStats()
+	time.Sleep(window)
+	stats := srv.CommandCalls()
+	close(stop)
+	<-done
+	var calls int64
+	for cmd, c := range stats {
+		if cmd != "config|resetstat" && cmd != "info" {
+			calls += c
+		}
+	}
+	return calls, stats
 }
