@@ -58,6 +58,9 @@ type perfFleet struct {
 	members int
 	state   [][]simMember
 	bad     atomic.Int64
+	// progress: heartbeats carry a shardProgress row per owned shard, as the member SDK's do
+	// (fresh strings each time, as decoded from JSON).
+	progress bool
 }
 
 func newPerfFleet(h *Host, groups, members int) *perfFleet {
@@ -98,11 +101,21 @@ func (f *perfFleet) round(workers int) {
 func (f *perfFleet) beat(g, m int) {
 	s := &f.state[g][m]
 	id := perfMember(g, m)
-	r, err := f.h.Heartbeat(context.Background(), "orders", perfGroup(g), id, protocol.HeartbeatRequest{
+	req := protocol.HeartbeatRequest{
 		ProtocolVersion: 1, RequestID: "r", MemberID: id, MemberName: "orders-worker", MemberEpoch: s.epoch,
 		RuntimeConsumerCapacity: protocol.Capacity{RuntimeMaxConcurrency: 4, AvailableConcurrency: 4},
 		OwnedShards:             s.owned,
-	})
+	}
+	if f.progress {
+		for _, sh := range s.owned {
+			now := time.Now()
+			req.ShardProgress = append(req.ShardProgress, protocol.ShardProgress{Shard: sh,
+				StreamKey:       fmt.Sprintf("orders:%d", sh.ShardIndex),
+				LastDeliveredID: fmt.Sprintf("%d-0", now.UnixMilli()), LastAckedID: fmt.Sprintf("%d-0", now.UnixMilli()),
+				UpdatedAt: now.UTC().Format(time.RFC3339Nano)})
+		}
+	}
+	r, err := f.h.Heartbeat(context.Background(), "orders", perfGroup(g), id, req)
 	if err != nil {
 		f.bad.Add(1)
 		return
@@ -121,7 +134,7 @@ func (f *perfFleet) beat(g, m int) {
 
 // memSample is the process's memory after a full GC: heap in use, RSS as the runtime left it
 // (rssGC: freed pages not yet returned to the OS count), and RSS once freed pages are returned.
-type memSample struct{ heapInuse, rssGC, rss uint64 }
+type memSample struct{ heapInuse, heapAlloc, rssGC, rss uint64 }
 
 func sampleMem(t *testing.T) memSample {
 	t.Helper()
@@ -131,7 +144,7 @@ func sampleMem(t *testing.T) memSample {
 	debug.FreeOSMemory()
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
-	s.heapInuse, s.rss = ms.HeapInuse, rssBytes(t)
+	s.heapInuse, s.heapAlloc, s.rss = ms.HeapInuse, ms.HeapAlloc, rssBytes(t)
 	return s
 }
 
@@ -166,7 +179,7 @@ func perfHost(t *testing.T, srv *redistest.Server, rules groupstate.Config, shar
 // joined and settled (every member ACTIVE, every shard assigned), against the same process
 // before they joined (host started, stream created). RSS and heap in use after a full GC.
 //
-//	RSC_BENCH_MEM=1 [RSC_BENCH_MEM_GROUPS=1000 RSC_BENCH_MEM_MEMBERS=100] [RSC_BENCH_MEM_PROFILE=heap.pprof] \
+//	RSC_BENCH_MEM=1 [RSC_BENCH_MEM_GROUPS=1000 RSC_BENCH_MEM_MEMBERS=100] [RSC_BENCH_MEM_PROGRESS=1] [RSC_BENCH_MEM_PROFILE=heap.pprof] \
 //	  go test -count=1 -run TestMemoryPerMemberBenchmark -v ./actors/host/
 func TestMemoryPerMemberBenchmark(t *testing.T) {
 	if os.Getenv("RSC_BENCH_MEM") == "" {
@@ -184,6 +197,7 @@ func TestMemoryPerMemberBenchmark(t *testing.T) {
 	rules.LeaseTTL = 10 * time.Minute // nobody expires while the fleet is being built
 	h := perfHost(t, srv, rules, shards)
 	f := newPerfFleet(h, groups, members)
+	f.progress = os.Getenv("RSC_BENCH_MEM_PROGRESS") != ""
 	before := sampleMem(t)
 	start := time.Now()
 	for r := 0; r < rounds; r++ {
@@ -192,13 +206,13 @@ func TestMemoryPerMemberBenchmark(t *testing.T) {
 	took := time.Since(start)
 	after := sampleMem(t)
 	n := float64(groups * members)
-	t.Logf("%d groups × %d members (%d shards each), %d heartbeat rounds in %s (%d non-OK answers)",
-		groups, members, shards, rounds, took.Round(time.Millisecond), f.bad.Load())
+	t.Logf("%d groups × %d members (%d shards each, shardProgress %v), %d heartbeat rounds in %s (%d non-OK answers)",
+		groups, members, shards, f.progress, rounds, took.Round(time.Millisecond), f.bad.Load())
 	t.Logf("before: heap in use %.1f MiB, RSS %.1f MiB; after: heap in use %.1f MiB, RSS %.1f MiB",
 		mib(before.heapInuse), mib(before.rss), mib(after.heapInuse), mib(after.rss))
 	per := func(a, b uint64) float64 { return (float64(a) - float64(b)) / n / 1024 }
-	t.Logf("per member: heap in use %.2f KiB, RSS %.2f KiB (freed pages returned), RSS %.2f KiB (after GC only); goroutines %d",
-		per(after.heapInuse, before.heapInuse), per(after.rss, before.rss), per(after.rssGC, before.rssGC), runtime.NumGoroutine())
+	t.Logf("per member: heap in use %.2f KiB (live objects %.2f KiB), RSS %.2f KiB (freed pages returned), RSS %.2f KiB (after GC only); goroutines %d",
+		per(after.heapInuse, before.heapInuse), per(after.heapAlloc, before.heapAlloc), per(after.rss, before.rss), per(after.rssGC, before.rssGC), runtime.NumGoroutine())
 	if p := os.Getenv("RSC_BENCH_MEM_PROFILE"); p != "" {
 		out, err := os.Create(p)
 		require.NoError(t, err)
