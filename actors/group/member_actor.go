@@ -20,7 +20,8 @@ import (
 //
 // It is kept cheap because a node runs one per member (100,000s): every
 // member actor of a node is spawned from one shared Props (Deps.memberProps)
-// and learns its member id from its own name (memberName), so that nothing
+// and reads its member id from its own name when it needs it (memberName,
+// memberIDOf: a substring, no copy), so that nothing
 // per member is allocated beyond what protoactor needs for an actor with a
 // receive-timeout; its mailbox is protoactor's lock-free linked queue, which
 // holds no preallocated ring while empty (docs/BENCHMARKS.md, "Memory per
@@ -32,7 +33,6 @@ import (
 // timeout delays an expiry by at most one prune interval
 // (docs/RELIABILITY.md §3).
 type memberActor struct {
-	memberID string // a substring of its PID's id: no copy
 	now      func() time.Time
 	deadline time.Time
 }
@@ -69,8 +69,7 @@ func memberIDOf(self, parent *actor.PID) string {
 func (m *memberActor) Receive(ctx actor.Context) {
 	switch msg := ctx.Message().(type) {
 	case *actor.Started:
-		m.memberID = memberIDOf(ctx.Self(), ctx.Parent())
-		ctx.Send(ctx.Parent(), &memberStarted{memberID: m.memberID, pid: ctx.Self()})
+		ctx.Send(ctx.Parent(), &memberStarted{memberID: memberIDOf(ctx.Self(), ctx.Parent()), pid: ctx.Self()})
 	case *arm:
 		m.deadline = msg.deadline
 		m.rearm(ctx)
@@ -83,7 +82,7 @@ func (m *memberActor) Receive(ctx actor.Context) {
 		}
 		// The timeout is off now; the group re-arms it (arm) if the deadline
 		// turns out to have moved, or stops this actor.
-		ctx.Send(ctx.Parent(), &memberDue{memberID: m.memberID})
+		ctx.Send(ctx.Parent(), &memberDue{memberID: memberIDOf(ctx.Self(), ctx.Parent())})
 	}
 }
 
