@@ -57,6 +57,8 @@ type Deps struct {
 	// Receiver middleware of group and member actors; tests use them to make an
 	// actor fail on purpose (supervision tests).
 	groupHooks, memberHooks []actor.ReceiverMiddleware
+	// memberProps: every member actor is spawned from these (withDefaults).
+	memberProps *actor.Props
 }
 
 // Metrics receives what the shell measures. Implementations must be cheap
@@ -130,5 +132,6 @@ func (d *Deps) withDefaults() *Deps {
 	if c.OnStop == nil {
 		c.OnStop = func(persistence.GroupKey, *actor.PID) {}
 	}
+	c.memberProps = newMemberProps(&c)
 	return &c
 }

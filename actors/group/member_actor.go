@@ -1,6 +1,8 @@
 package group
 
 import (
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -16,27 +18,58 @@ import (
 // supervisor restart) it asks the group for its deadline (memberStarted), and
 // the group answers with arm.
 //
+// It is kept cheap because a node runs one per member (100,000s): every
+// member actor of a node is spawned from one shared Props (Deps.memberProps)
+// and reads its member id from its own name when it needs it (memberName,
+// memberIDOf: a substring, no copy), so that nothing
+// per member is allocated beyond what protoactor needs for an actor with a
+// receive-timeout; its mailbox is protoactor's lock-free linked queue, which
+// holds no preallocated ring while empty (docs/BENCHMARKS.md, "Memory per
+// member").
+//
 // protoactor-go's receive-timeout can, rarely, be lost (its timer races with
 // message handling, upstream issue #1139). The group actor's periodic
 // PruneTick therefore also evaluates every deadline (groupstate.Tick): a lost
 // timeout delays an expiry by at most one prune interval
 // (docs/RELIABILITY.md §3).
 type memberActor struct {
-	memberID string
 	now      func() time.Time
 	deadline time.Time
 }
 
-func newMemberProps(memberID string, d *Deps) *actor.Props {
+// newMemberProps returns the Props every member actor of a node is spawned
+// from (one per Deps).
+func newMemberProps(d *Deps) *actor.Props {
+	now := d.Now
 	return actor.PropsFromProducer(func() actor.Actor {
-		return &memberActor{memberID: memberID, now: d.Now}
-	}, actor.WithReceiverMiddleware(d.memberHooks...))
+		return &memberActor{now: now}
+	}, actor.WithMailbox(actor.UnboundedLockfree()), actor.WithReceiverMiddleware(d.memberHooks...))
+}
+
+// memberName is the child name of a member actor: "member/<id>", or, when a
+// previous actor of that name is still stopping, "member#<n>/<id>". The
+// member id is everything after the first '/', whatever it contains.
+func memberName(memberID string, attempt int) string {
+	if attempt == 0 {
+		return "member/" + memberID
+	}
+	return "member#" + strconv.Itoa(attempt) + "/" + memberID
+}
+
+// memberIDOf recovers the member id from a member actor's PID id (the parent's
+// id, '/', then memberName).
+func memberIDOf(self, parent *actor.PID) string {
+	name := strings.TrimPrefix(self.Id, parent.Id+"/")
+	if i := strings.IndexByte(name, '/'); i >= 0 {
+		return name[i+1:]
+	}
+	return name
 }
 
 func (m *memberActor) Receive(ctx actor.Context) {
 	switch msg := ctx.Message().(type) {
 	case *actor.Started:
-		ctx.Send(ctx.Parent(), &memberStarted{memberID: m.memberID, pid: ctx.Self()})
+		ctx.Send(ctx.Parent(), &memberStarted{memberID: memberIDOf(ctx.Self(), ctx.Parent()), pid: ctx.Self()})
 	case *arm:
 		m.deadline = msg.deadline
 		m.rearm(ctx)
@@ -49,7 +82,7 @@ func (m *memberActor) Receive(ctx actor.Context) {
 		}
 		// The timeout is off now; the group re-arms it (arm) if the deadline
 		// turns out to have moved, or stops this actor.
-		ctx.Send(ctx.Parent(), &memberDue{memberID: m.memberID})
+		ctx.Send(ctx.Parent(), &memberDue{memberID: memberIDOf(ctx.Self(), ctx.Parent())})
 	}
 }
 

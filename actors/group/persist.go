@@ -189,10 +189,17 @@ func (a *groupActor) armMember(ctx actor.Context, memberID string) {
 	case running:
 		ctx.Send(pid, &arm{deadline: deadline})
 	default:
-		child, err := ctx.SpawnNamed(newMemberProps(memberID, a.deps), "member/"+memberID)
+		child, err := ctx.SpawnNamed(a.deps.memberProps, memberName(memberID, 0))
+		for attempt := 1; err != nil && attempt < 100; attempt++ {
+			// A child of that name is still stopping: take another name.
+			child, err = ctx.SpawnNamed(a.deps.memberProps, memberName(memberID, attempt))
+		}
 		if err != nil {
-			// A child of that name is still stopping: fall back to a unique name.
-			child = ctx.SpawnPrefix(newMemberProps(memberID, a.deps), "member/"+memberID+"-")
+			// Every name is taken (cannot happen in practice): the prune tick's
+			// deadline evaluation (groupstate.Tick) still expires the member.
+			a.deps.Logger.Error("cannot spawn a member actor", slog.String("group", a.key.String()),
+				slog.String("member", memberID), slog.Any("err", err))
+			return
 		}
 		a.members[memberID] = child
 	}

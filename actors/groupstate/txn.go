@@ -161,6 +161,10 @@ func (t *txn) recompute() {
 		if slices.Equal(nt, cur[i].Target) {
 			continue
 		}
+		// Its own exact-size copy: the assignor lays every member's shards out in one
+		// shared array, which would otherwise stay alive for as long as any member still
+		// points into it (one array per recompute: hundreds of bytes per member).
+		nt = slices.Clip(slices.Clone(nt))
 		c := t.mutable(id)
 		c.Target = nt
 		c.Pending = diff(nt, c.Assigned)

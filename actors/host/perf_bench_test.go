@@ -1,0 +1,296 @@
+package host
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"runtime/pprof"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/redisstream/coordinator/actors/group"
+	"github.com/redisstream/coordinator/actors/groupstate"
+	"github.com/redisstream/coordinator/api/protocol"
+	"github.com/redisstream/coordinator/persistence"
+	"github.com/redisstream/coordinator/persistence/redisstore"
+	"github.com/redisstream/coordinator/test/redistest"
+)
+
+// Benchmarks of the node's memory per member and of its Redis reads with many idle groups.
+// They are tests behind environment variables (not run by `go test` otherwise): each builds
+// the in-process host on a real redis-server. docs/BENCHMARKS.md shows the commands and figures.
+
+func envInt(t *testing.T, name string, def int) int {
+	t.Helper()
+	v := os.Getenv(name)
+	if v == "" {
+		return def
+	}
+	n, err := strconv.Atoi(v)
+	require.NoError(t, err, name)
+	return n
+}
+
+// defaultRules are the coordinator's default timings (config.Default): 3 s heartbeat, 15 s lease.
+var defaultRules = groupstate.Config{HeartbeatInterval: 3 * time.Second, LeaseTTL: 15 * time.Second,
+	RebalanceTimeout: 60 * time.Second, Retention: time.Hour}
+
+// simMember is what a simulated member keeps between heartbeats.
+type simMember struct {
+	epoch int64
+	owned []protocol.ShardID
+}
+
+// perfFleet drives members of many groups through one host, groups in parallel.
+type perfFleet struct {
+	h       *Host
+	groups  int
+	members int
+	state   [][]simMember
+	bad     atomic.Int64
+	// progress: heartbeats carry a shardProgress row per owned shard, as the member SDK's do
+	// (fresh strings each time, as decoded from JSON).
+	progress bool
+}
+
+func newPerfFleet(h *Host, groups, members int) *perfFleet {
+	f := &perfFleet{h: h, groups: groups, members: members, state: make([][]simMember, groups)}
+	for g := range f.state {
+		f.state[g] = make([]simMember, members)
+	}
+	return f
+}
+
+func perfGroup(g int) string     { return fmt.Sprintf("g%05d", g) }
+func perfMember(g, m int) string { return fmt.Sprintf("10.%d.%d.%d-m0", g/250, g%250, m) }
+
+// round sends one heartbeat for every member (a join for those at epoch 0), reporting as owned
+// what the last response assigned (a revoked shard is released at once), with workers groups
+// at a time.
+func (f *perfFleet) round(workers int) {
+	var wg sync.WaitGroup
+	next := atomic.Int64{}
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				g := int(next.Add(1) - 1)
+				if g >= f.groups {
+					return
+				}
+				for m := range f.state[g] {
+					f.beat(g, m)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+func (f *perfFleet) beat(g, m int) {
+	s := &f.state[g][m]
+	id := perfMember(g, m)
+	req := protocol.HeartbeatRequest{
+		ProtocolVersion: 1, RequestID: "r", MemberID: id, MemberName: "orders-worker", MemberEpoch: s.epoch,
+		RuntimeConsumerCapacity: protocol.Capacity{RuntimeMaxConcurrency: 4, AvailableConcurrency: 4},
+		OwnedShards:             s.owned,
+	}
+	if f.progress {
+		for _, sh := range s.owned {
+			now := time.Now()
+			req.ShardProgress = append(req.ShardProgress, protocol.ShardProgress{Shard: sh,
+				StreamKey:       fmt.Sprintf("orders:%d", sh.ShardIndex),
+				LastDeliveredID: fmt.Sprintf("%d-0", now.UnixMilli()), LastAckedID: fmt.Sprintf("%d-0", now.UnixMilli()),
+				UpdatedAt: now.UTC().Format(time.RFC3339Nano)})
+		}
+	}
+	r, err := f.h.Heartbeat(context.Background(), "orders", perfGroup(g), id, req)
+	if err != nil {
+		f.bad.Add(1)
+		return
+	}
+	switch r.Status {
+	case protocol.StatusOK:
+		s.epoch = r.MemberEpoch
+		s.owned = append(s.owned[:0], r.Assignment.AssignedShards...)
+	case protocol.StatusUnknownMemberID, protocol.StatusFencedMemberEpoch:
+		s.epoch, s.owned = 0, s.owned[:0]
+		f.bad.Add(1)
+	default:
+		f.bad.Add(1)
+	}
+}
+
+// memSample is the process's memory after a full GC: heap in use, RSS as the runtime left it
+// (rssGC: freed pages not yet returned to the OS count), and RSS once freed pages are returned.
+type memSample struct{ heapInuse, heapAlloc, rssGC, rss uint64 }
+
+func sampleMem(t *testing.T) memSample {
+	t.Helper()
+	runtime.GC()
+	var s memSample
+	s.rssGC = rssBytes(t)
+	debug.FreeOSMemory()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	s.heapInuse, s.heapAlloc, s.rss = ms.HeapInuse, ms.HeapAlloc, rssBytes(t)
+	return s
+}
+
+func rssBytes(t *testing.T) uint64 {
+	t.Helper()
+	b, err := os.ReadFile("/proc/self/status")
+	require.NoError(t, err)
+	for _, line := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmRSS:" {
+			kb, err := strconv.ParseUint(f[1], 10, 64)
+			require.NoError(t, err)
+			return kb * 1024
+		}
+	}
+	t.Fatal("no VmRSS in /proc/self/status")
+	return 0
+}
+
+func perfHost(t *testing.T, srv *redistest.Server, rules groupstate.Config, shards int) *Host {
+	t.Helper()
+	store, err := redisstore.New(srv.Client(), redisstore.Options{})
+	require.NoError(t, err)
+	_, err = store.CreateStream(context.Background(), persistence.StreamRecord{StreamPrefix: "orders", ShardCount: shards, MetadataVersion: 1})
+	require.NoError(t, err)
+	require.NoError(t, redisstore.NewProvisioner(srv.Client()).EnsureStreams(context.Background(), "orders", 0, shards))
+	h, _ := redisHost(t, srv, Options{Rules: rules, TrustEmptyStore: true, RequestTimeout: 10 * time.Second,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	return h
+}
+
+// TestMemoryPerMemberBenchmark: the node's memory per member once members of many groups have
+// joined and settled (every member ACTIVE, every shard assigned), against the same process
+// before they joined (host started, stream created). RSS and heap in use after a full GC.
+//
+//	RSC_BENCH_MEM=1 [RSC_BENCH_MEM_GROUPS=1000 RSC_BENCH_MEM_MEMBERS=100] [RSC_BENCH_MEM_PROGRESS=1] [RSC_BENCH_MEM_PROFILE=heap.pprof] \
+//	  go test -count=1 -run TestMemoryPerMemberBenchmark -v ./actors/host/
+func TestMemoryPerMemberBenchmark(t *testing.T) {
+	if os.Getenv("RSC_BENCH_MEM") == "" {
+		t.Skip("set RSC_BENCH_MEM=1 to run")
+	}
+	groups := envInt(t, "RSC_BENCH_MEM_GROUPS", 200)
+	members := envInt(t, "RSC_BENCH_MEM_MEMBERS", 100)
+	shards := envInt(t, "RSC_BENCH_MEM_SHARDS", 64)
+	rounds := envInt(t, "RSC_BENCH_MEM_ROUNDS", 4)
+	if os.Getenv("RSC_BENCH_MEM_PROFILE") != "" {
+		runtime.MemProfileRate = 1024 // fine-grained enough to attribute small per-member records
+	}
+	srv := redistest.Start(t)
+	rules := defaultRules
+	rules.LeaseTTL = 10 * time.Minute // nobody expires while the fleet is being built
+	h := perfHost(t, srv, rules, shards)
+	f := newPerfFleet(h, groups, members)
+	f.progress = os.Getenv("RSC_BENCH_MEM_PROGRESS") != ""
+	before := sampleMem(t)
+	start := time.Now()
+	for r := 0; r < rounds; r++ {
+		f.round(2 * runtime.GOMAXPROCS(0))
+	}
+	took := time.Since(start)
+	after := sampleMem(t)
+	n := float64(groups * members)
+	t.Logf("%d groups × %d members (%d shards each, shardProgress %v), %d heartbeat rounds in %s (%d non-OK answers)",
+		groups, members, shards, f.progress, rounds, took.Round(time.Millisecond), f.bad.Load())
+	t.Logf("before: heap in use %.1f MiB, RSS %.1f MiB; after: heap in use %.1f MiB, RSS %.1f MiB",
+		mib(before.heapInuse), mib(before.rss), mib(after.heapInuse), mib(after.rss))
+	per := func(a, b uint64) float64 { return (float64(a) - float64(b)) / n / 1024 }
+	t.Logf("per member: heap in use %.2f KiB (live objects %.2f KiB), RSS %.2f KiB (freed pages returned), RSS %.2f KiB (after GC only); goroutines %d",
+		per(after.heapInuse, before.heapInuse), per(after.heapAlloc, before.heapAlloc), per(after.rss, before.rss), per(after.rssGC, before.rssGC), runtime.NumGoroutine())
+	if p := os.Getenv("RSC_BENCH_MEM_PROFILE"); p != "" {
+		out, err := os.Create(p)
+		require.NoError(t, err)
+		require.NoError(t, pprof.WriteHeapProfile(out))
+		require.NoError(t, out.Close())
+	}
+	require.Len(t, h.activeKeys(), groups)
+	runtime.KeepAlive(f)
+}
+
+func mib(b uint64) float64 { return float64(b) / (1 << 20) }
+
+// TestIdleGroupsRedisReadsBenchmark: Redis commands per second of a node hosting many active
+// groups whose members heartbeat steadily (nothing changes), against the same node with no
+// group, at the default timings (15 s lease). Counted with INFO commandstats over the window.
+//
+//	RSC_BENCH_IDLE_READS=1 [RSC_BENCH_IDLE_GROUPS=1000 RSC_BENCH_IDLE_WINDOW=10s] \
+//	  go test -count=1 -run TestIdleGroupsRedisReadsBenchmark -v ./actors/host/
+func TestIdleGroupsRedisReadsBenchmark(t *testing.T) {
+	if os.Getenv("RSC_BENCH_IDLE_READS") == "" {
+		t.Skip("set RSC_BENCH_IDLE_READS=1 to run")
+	}
+	groups := envInt(t, "RSC_BENCH_IDLE_GROUPS", 1000)
+	window := 10 * time.Second
+	if w := os.Getenv("RSC_BENCH_IDLE_WINDOW"); w != "" {
+		d, err := time.ParseDuration(w)
+		require.NoError(t, err)
+		window = d
+	}
+	for _, n := range []int{0, groups} {
+		srv := redistest.Start(t)
+		h := perfHost(t, srv, defaultRules, 4)
+		f := newPerfFleet(h, n, 1)
+		for r := 0; r < 3; r++ {
+			f.round(4)
+		}
+		require.Len(t, h.activeKeys(), n)
+		calls, stats := idleReadsWindow(srv, window, func() { f.round(4) })
+		rounds := float64(window) / float64(group.ConfirmInterval(defaultRules))
+		t.Logf("%d active idle groups (1 steady member each), %s window (%.0f confirmation rounds): %.1f Redis commands/s (%d), %v; non-OK answers %d",
+			n, window, rounds, float64(calls)/window.Seconds(), calls, stats, f.bad.Load())
+		if n > 0 {
+			t.Logf("HMGET calls %d for %d renewals (one inside each renewal script; a per-group confirmation would be %d); commands per lease window: %.0f",
+				stats["hmget"], stats["evalsha"], int64(float64(n)*rounds), float64(calls)/window.Seconds()*defaultRules.LeaseTTL.Seconds())
+		}
+		h.Stop()
+		srv.Stop()
+	}
+}
+
+// idleReadsWindow runs steady heartbeats for window (members beat every interval through
+// beat) and returns the Redis commands counted meanwhile (script-internal ones included).
+func idleReadsWindow(srv *redistest.Server, window time.Duration, beat func()) (int64, map[string]int64) {
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		tick := time.NewTicker(defaultRules.HeartbeatInterval)
+		defer tick.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+				beat()
+			}
+		}
+	}()
+	srv.ResetStats()
+	time.Sleep(window)
+	stats := srv.CommandCalls()
+	close(stop)
+	<-done
+	var calls int64
+	for cmd, c := range stats {
+		if cmd != "config|resetstat" && cmd != "info" {
+			calls += c
+		}
+	}
+	return calls, stats
+}
