@@ -2,6 +2,7 @@ package api
 
 import (
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -50,8 +51,23 @@ func (s *Server) heartbeat(c *fiber.Ctx) error {
 		return err
 	}
 	status = statusLabel(resp.Status)
-	return c.Status(http.StatusOK).JSON(resp)
+	// The response is encoded without reflection (protocol.AppendHeartbeatResponse,
+	// the same bytes as encoding/json) into a pooled buffer; SetBody copies it.
+	buf := responseBufs.Get().(*[]byte)
+	*buf = protocol.AppendHeartbeatResponse((*buf)[:0], &resp)
+	c.Status(http.StatusOK)
+	c.Response().Header.SetContentType(fiber.MIMEApplicationJSON)
+	c.Response().SetBody(*buf)
+	if cap(*buf) <= maxPooledResponse {
+		responseBufs.Put(buf)
+	}
+	return nil
 }
+
+// Heartbeat response buffers; one holding a very large assignment is not kept.
+const maxPooledResponse = 64 << 10
+
+var responseBufs = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
 
 // requestBody returns the raw request body. Compressed bodies are refused
 // (415): decompressing would let a small body grow past the body limit.

@@ -55,10 +55,12 @@ func (h *Host) Heartbeat(ctx context.Context, streamPrefix, groupName, pathMembe
 	if wait > h.opts.RequestTimeout {
 		wait = h.opts.RequestTimeout
 	}
-	ctx, cancel := context.WithTimeout(ctx, wait)
-	defer cancel()
-	deadline, _ := ctx.Deadline()
-	res, err := h.ask(ctx, key, &group.HeartbeatRequest{PathMemberID: pathMemberID, Request: req, Deadline: deadline})
+	// The deadline travels in the message and bounds the wait (askUntil): no timer of its own.
+	deadline := time.Now().Add(wait)
+	if dl, ok := ctx.Deadline(); ok && dl.Before(deadline) {
+		deadline = dl
+	}
+	res, err := h.askUntil(deadline, key, &group.HeartbeatRequest{PathMemberID: pathMemberID, Request: req, Deadline: deadline})
 	if err != nil {
 		return h.outcome(req, protocol.StatusRetry, "the group is not answering right now (restarting or moving); keep current ownership and retry"), nil
 	}
