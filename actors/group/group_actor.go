@@ -58,6 +58,7 @@ type groupActor struct {
 	stopped      bool             // fenced or deleted: answer RETRY until the actor is gone
 
 	members  map[string]*actor.PID
+	armed    map[string]armedTimer // deadline each member actor's timer is set for (armMember)
 	progress map[string][]protocol.ShardProgress
 	retrying bool // a retryTimers message is scheduled
 	// unsure: a write failed with an unknown outcome (it may have landed). Memory may be
@@ -238,6 +239,7 @@ func (a *groupActor) commit(ctx actor.Context, c *groupstate.Change) bool {
 }
 
 func (a *groupActor) onMemberDue(ctx actor.Context, memberID string) {
+	delete(a.armed, memberID) // its timer is off now: armMember must set it again
 	now := a.deps.Now()
 	if a.ready(ctx) != nil || !a.confirmed(now) {
 		// Unconfirmed (store unreachable): expiring now would punish members
