@@ -33,7 +33,7 @@ func GrainProps(deps *Deps) *actor.Props {
 	// and the next request activates it afresh): no guardian here.
 	return actor.PropsFromProducer(func() actor.Actor {
 		return &groupActor{deps: d}
-	}, actor.WithSupervisor(memberSupervisor), actor.WithReceiverMiddleware(d.groupHooks...))
+	}, actor.WithSupervisor(memberSupervisor), actor.WithReceiverMiddleware(d.groupHooks...), actor.WithDispatcher(actorWorkers))
 }
 
 // groupActor is the shell around one groupstate.Group. Fields below state are
@@ -158,6 +158,13 @@ func (a *groupActor) Receive(ctx actor.Context) {
 		}
 		out.Node, out.ActivationEpoch = a.deps.NodeID, a.activation
 		ctx.Respond(out)
+	case *HeartbeatRequest:
+		reply := &HeartbeatReply{Response: a.heartbeat(ctx, msg)}
+		if msg.Reply != nil {
+			msg.Reply <- reply // room for one, and only this actor answers it
+			return
+		}
+		ctx.Respond(reply)
 	default:
 		if reply := a.handle(ctx, msg); reply != nil {
 			ctx.Respond(reply)

@@ -35,7 +35,7 @@ type memberActor struct {
 func newMemberProps(memberID string, d *Deps) *actor.Props {
 	return actor.PropsFromProducer(func() actor.Actor {
 		return &memberActor{memberID: memberID, now: d.Now}
-	}, actor.WithReceiverMiddleware(d.memberHooks...))
+	}, actor.WithReceiverMiddleware(d.memberHooks...), actor.WithDispatcher(actorWorkers))
 }
 
 func (m *memberActor) Receive(ctx actor.Context) {

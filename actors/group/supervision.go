@@ -38,6 +38,7 @@ func supervision(d *Deps) []actor.PropsOption {
 		actor.WithSupervisor(memberSupervisor),
 		actor.WithGuardian(groupSupervisor),
 		actor.WithReceiverMiddleware(d.groupHooks...),
+		actor.WithDispatcher(actorWorkers),
 	}
 }
 

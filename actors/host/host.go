@@ -177,6 +177,7 @@ func New(opts Options) *Host {
 		GroupStateLost: h.groupStateLost,
 		VerifyStore:    h.node.verify,
 	}
+	h.system.EventStream.Subscribe(onDeadLetter)
 	h.pinger = h.system.Root.Spawn(actor.PropsFromProducer(func() actor.Actor { return pingActor{} }))
 	return h
 }
@@ -341,6 +342,9 @@ func (h *Host) askWithin(timeout time.Duration, key persistence.GroupKey, msg an
 	}
 	if h.clustered() {
 		return h.askCluster(key, msg, timeout)
+	}
+	if hb, ok := msg.(*group.HeartbeatRequest); ok {
+		return h.askHeartbeat(key, hb, timeout)
 	}
 	for attempt := 0; ; attempt++ {
 		pid := h.pid(key)
