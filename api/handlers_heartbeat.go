@@ -18,7 +18,7 @@ import (
 // (OK, RETRY, FENCED_MEMBER_EPOCH, INVALID_REQUEST for a path/body memberId
 // mismatch, …) is sent with HTTP 200. Service errors map as errors.go says.
 func (s *Server) heartbeat(c *fiber.Ctx) error {
-	start := time.Now()
+	start := requestStart(c)
 	status := "REJECTED"
 	defer func() { s.metrics.ObserveHeartbeat(status, time.Since(start)) }()
 
@@ -41,7 +41,7 @@ func (s *Server) heartbeat(c *fiber.Ctx) error {
 	if err := checkHeartbeat(&req); err != nil {
 		return err
 	}
-	ctx, cancel := s.ctx()
+	ctx, cancel := s.ctxFrom(start)
 	defer cancel()
 	resp, err := s.svc.Heartbeat(ctx, p, g, member, req)
 	if err != nil {

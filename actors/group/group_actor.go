@@ -257,7 +257,10 @@ func (a *groupActor) onMemberDue(ctx actor.Context, memberID string) {
 	}
 	c := a.state.Expire(memberID, now)
 	if c == nil {
-		a.armMember(ctx, memberID) // stale timer: a heartbeat moved the deadline
+		// Not expired: a heartbeat moved the deadline, or the member is overdue (its
+		// lease ends within an interval: the others are told to heartbeat sooner).
+		a.state.MarkOverdue(memberID, now)
+		a.armMember(ctx, memberID)
 		return
 	}
 	a.commit(ctx, c)

@@ -188,6 +188,9 @@ type armedTimer struct {
 // (expired, removed).
 func (a *groupActor) armMember(ctx actor.Context, memberID string) {
 	deadline, ok := a.state.NextDeadline(memberID)
+	if w, due := a.state.OverdueAt(memberID); ok && due && w.Before(deadline) {
+		deadline = w // MarkOverdue then (onMemberDue)
+	}
 	pid, running := a.members[memberID]
 	switch {
 	case !ok && running:

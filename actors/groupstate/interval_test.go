@@ -22,11 +22,11 @@ func TestShortIntervalBounds(t *testing.T) {
 func TestIntervalForStatuses(t *testing.T) {
 	busy := &Member{State: StateActive, Epoch: 3, Pending: []int{1}}
 	for _, st := range []Status{StatusRetry, StatusFencedMemberEpoch, StatusUnknownMemberID, StatusInvalidRequest} {
-		if got := IntervalFor(testCfg, st, busy); got != testCfg.HeartbeatInterval {
+		if got := IntervalFor(testCfg, st, busy, false); got != testCfg.HeartbeatInterval {
 			t.Errorf("%s: %s, want the configured interval", st, got)
 		}
 	}
-	if got := IntervalFor(testCfg, StatusOK, &Member{State: StateLeaving, Epoch: -1}); got != testCfg.HeartbeatInterval {
+	if got := IntervalFor(testCfg, StatusOK, &Member{State: StateLeaving, Epoch: -1}, true); got != testCfg.HeartbeatInterval {
 		t.Errorf("a member that left: %s", got)
 	}
 }
@@ -88,5 +88,83 @@ func TestIntervalHintWhileDraining(t *testing.T) {
 	}
 	if r := h.send(hbFor("zzz", 5, nil)); r.Status != StatusUnknownMemberID || r.HeartbeatInterval != long {
 		t.Fatalf("unknown member: %s %s, want the configured interval", r.Status, r.HeartbeatInterval)
+	}
+}
+
+// A member silent for its lease TTL minus one interval is overdue: the others are told the
+// short interval until it expires or heartbeats again, so they learn of its shards soon after.
+func TestOverdueMemberShortensOthersInterval(t *testing.T) {
+	short, long := ShortInterval(testCfg), testCfg.HeartbeatInterval
+	h := newHarness(t, 4)
+	ra := h.send(hbFor("a", 0, nil))
+	ra = h.send(hbFor("a", ra.MemberEpoch, ra.Assigned))
+	rb := h.send(hbFor("b", 0, nil))
+	rb = h.send(hbFor("b", rb.MemberEpoch, nil))
+	ra = h.send(hbFor("a", ra.MemberEpoch, ra.Assigned))
+	ra = h.send(hbFor("a", ra.MemberEpoch, ra.Assigned)) // released
+	rb = h.send(hbFor("b", rb.MemberEpoch, rb.Assigned))
+	if len(ra.Assigned) != 2 || len(rb.Assigned) != 2 || rb.HeartbeatInterval != long {
+		t.Fatalf("not settled: a %v b %v (%s)", ra.Assigned, rb.Assigned, rb.HeartbeatInterval)
+	}
+	if _, ok := h.g.OverdueAt("zzz"); ok {
+		t.Fatal("OverdueAt of an unknown member")
+	}
+
+	// b goes silent; a keeps heartbeating every interval.
+	bDeadline := h.now.Add(testCfg.LeaseTTL)
+	at, ok := h.g.OverdueAt("b")
+	if !ok || !at.Equal(bDeadline.Add(-long)) {
+		t.Fatalf("OverdueAt(b) = %v %v, want %v", at, ok, bDeadline.Add(-long))
+	}
+	for h.now.Add(long).Before(at) {
+		h.now = h.now.Add(long)
+		ra = h.send(hbFor("a", ra.MemberEpoch, ra.Assigned))
+		if h.g.MarkOverdue("b", h.now) || ra.HeartbeatInterval != long {
+			t.Fatalf("b overdue too early (%v), or a told %s", h.now.Sub(t0), ra.HeartbeatInterval)
+		}
+	}
+	h.now = at
+	if !h.g.MarkOverdue("b", h.now) {
+		t.Fatal("b not overdue at OverdueAt")
+	}
+	if _, ok := h.g.OverdueAt("b"); ok {
+		t.Fatal("OverdueAt(b) still set once marked for this lease")
+	}
+	if ra = h.send(hbFor("a", ra.MemberEpoch, ra.Assigned)); ra.HeartbeatInterval != short {
+		t.Fatalf("a while b is overdue: %s, want %s", ra.HeartbeatInterval, short)
+	}
+
+	// b expires; a's next heartbeat (a short interval later) gets b's shards.
+	h.now = bDeadline
+	h.apply(h.g.Expire("b", h.now))
+	h.now = h.now.Add(short)
+	ra = h.send(hbFor("a", ra.MemberEpoch, ra.Assigned))
+	if len(ra.Assigned) != 4 || ra.HeartbeatInterval != long {
+		t.Fatalf("a after b expired: %v %s, want all 4 and %s", ra.Assigned, ra.HeartbeatInterval, long)
+	}
+}
+
+// An overdue member that heartbeats again is no longer overdue.
+func TestOverdueClearedByHeartbeat(t *testing.T) {
+	long := testCfg.HeartbeatInterval
+	h := newHarness(t, 2)
+	ra := h.send(hbFor("a", 0, nil))
+	ra = h.send(hbFor("a", ra.MemberEpoch, ra.Assigned))
+	rb := h.send(hbFor("b", 0, nil))
+	rb = h.send(hbFor("b", rb.MemberEpoch, nil))
+	ra = h.send(hbFor("a", ra.MemberEpoch, ra.Assigned))
+	ra = h.send(hbFor("a", ra.MemberEpoch, ra.Assigned))
+	rb = h.send(hbFor("b", rb.MemberEpoch, rb.Assigned))
+	at, _ := h.g.OverdueAt("a")
+	h.now = at
+	if !h.g.MarkOverdue("a", h.now) {
+		t.Fatal("a not overdue")
+	}
+	ra = h.send(hbFor("a", ra.MemberEpoch, ra.Assigned)) // a is back
+	if rb = h.send(hbFor("b", rb.MemberEpoch, rb.Assigned)); rb.HeartbeatInterval != long {
+		t.Fatalf("b after a came back: %s, want %s", rb.HeartbeatInterval, long)
+	}
+	if _, ok := h.g.OverdueAt("a"); !ok {
+		t.Fatal("a's new lease has no overdue time")
 	}
 }

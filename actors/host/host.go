@@ -328,12 +328,9 @@ func (h *Host) ask(ctx context.Context, key persistence.GroupKey, msg any) (any,
 	return h.askWithin(timeout, key, msg)
 }
 
-// askUntil is ask bounded by deadline (and RequestTimeout) instead of a context.
-func (h *Host) askUntil(deadline time.Time, key persistence.GroupKey, msg any) (any, error) {
-	return h.askWithin(min(time.Until(deadline), h.opts.RequestTimeout), key, msg)
-}
-
+// askWithin is ask bounded by timeout (and RequestTimeout) instead of a context.
 func (h *Host) askWithin(timeout time.Duration, key persistence.GroupKey, msg any) (any, error) {
+	timeout = min(timeout, h.opts.RequestTimeout)
 	if timeout <= 0 {
 		return nil, fmt.Errorf("group %s: %w", key, context.DeadlineExceeded)
 	}

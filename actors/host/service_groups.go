@@ -55,12 +55,13 @@ func (h *Host) Heartbeat(ctx context.Context, streamPrefix, groupName, pathMembe
 	if wait > h.opts.RequestTimeout {
 		wait = h.opts.RequestTimeout
 	}
-	// The deadline travels in the message and bounds the wait (askUntil): no timer of its own.
-	deadline := time.Now().Add(wait)
+	// The deadline travels in the message and bounds the wait: no context timer of its own.
+	now := time.Now()
+	deadline := now.Add(wait)
 	if dl, ok := ctx.Deadline(); ok && dl.Before(deadline) {
 		deadline = dl
 	}
-	res, err := h.askUntil(deadline, key, &group.HeartbeatRequest{PathMemberID: pathMemberID, Request: req, Deadline: deadline})
+	res, err := h.askWithin(deadline.Sub(now), key, &group.HeartbeatRequest{PathMemberID: pathMemberID, Request: req, Deadline: deadline})
 	if err != nil {
 		return h.outcome(req, protocol.StatusRetry, "the group is not answering right now (restarting or moving); keep current ownership and retry"), nil
 	}
