@@ -341,7 +341,7 @@ func (h *Host) askWithin(timeout time.Duration, key persistence.GroupKey, msg an
 		return h.askCluster(key, msg, timeout)
 	}
 	if hb, ok := msg.(*group.HeartbeatRequest); ok {
-		return h.askHeartbeat(key, hb, timeout)
+		return h.askHeartbeat(key, nil, hb, timeout)
 	}
 	for attempt := 0; ; attempt++ {
 		pid := h.pid(key)

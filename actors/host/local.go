@@ -30,13 +30,16 @@ var localCalls = sync.Pool{New: func() any {
 	return &localCall{reply: make(chan *group.HeartbeatReply, 1), timer: t}
 }}
 
-// askHeartbeat is ask for a heartbeat on this node.
-func (h *Host) askHeartbeat(key persistence.GroupKey, hb *group.HeartbeatRequest, timeout time.Duration) (any, error) {
+// askHeartbeat is ask for a heartbeat on this node; pid, when not nil, is the
+// group's actor as just looked up.
+func (h *Host) askHeartbeat(key persistence.GroupKey, pid *actor.PID, hb *group.HeartbeatRequest, timeout time.Duration) (any, error) {
 	call := localCalls.Get().(*localCall)
 	hb.Reply = call.reply
 	call.timer.Reset(timeout)
 	for attempt := 0; ; attempt++ {
-		pid := h.pid(key)
+		if pid == nil || attempt > 0 {
+			pid = h.pid(key)
+		}
 		h.system.Root.Send(pid, hb)
 		select {
 		case r := <-call.reply:
