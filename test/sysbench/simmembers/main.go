@@ -516,7 +516,11 @@ func handoff() (any, error) {
 		onJoin = append(onJoin, w.handoffs...)
 		w.handoffs = nil
 		w.mu.Unlock()
-		time.Sleep(time.Duration(rand.Int64N(int64(300 * time.Millisecond))))
+		// Leave at a random phase of the others' heartbeats.
+		w.mu.Lock()
+		iv := w.interval
+		w.mu.Unlock()
+		time.Sleep(time.Duration(rand.Int64N(int64(max(iv, time.Millisecond)))))
 		c.stop()
 		if err := w.leave(c.st); err != nil {
 			return nil, err
@@ -550,7 +554,6 @@ func failover() (any, error) {
 		}
 	}()
 	var d []time.Duration
-	var lease int64
 	for i := 0; i < *cycles; i++ {
 		if err := w.waitSettled(deadline); err != nil {
 			return nil, err
@@ -584,7 +587,6 @@ func failover() (any, error) {
 	w.mu.Lock()
 	iv := w.interval
 	w.mu.Unlock()
-	_ = lease
 	return map[string]any{"crashToOwnedElsewhere": summarize(d, iv)}, nil
 }
 
