@@ -63,6 +63,7 @@ bench-cluster: redis
 # Each fuzz target for FUZZTIME.
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzDecodeHeartbeat -fuzztime $(FUZZTIME) ./api/protocol/
+	$(GO) test -run '^$$' -fuzz FuzzAppendHeartbeatResponse -fuzztime $(FUZZTIME) ./api/protocol/
 	$(GO) test -run '^$$' -fuzz FuzzHeartbeat -fuzztime $(FUZZTIME) ./actors/groupstate/
 
 # Long chaos run (see docs/RELIABILITY.md): faults from a seed against real
