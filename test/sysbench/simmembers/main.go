@@ -101,7 +101,7 @@ func (s *state) request() []byte {
 	req := protocol.HeartbeatRequest{ProtocolVersion: 1, RequestID: "r-" + strconv.FormatInt(reqSeq.Add(1), 10),
 		MemberID: s.id, MemberName: "sim", MemberEpoch: s.epoch, MetadataVersion: s.meta,
 		RuntimeConsumerCapacity: protocol.Capacity{RuntimeMaxConcurrency: 4, AvailableConcurrency: 4},
-		OwnedShards: protocol.ShardIDs(s.owned), RevokingShards: []protocol.RevokingShard{}}
+		OwnedShards:             protocol.ShardIDs(s.owned), RevokingShards: []protocol.RevokingShard{}}
 	b, _ := json.Marshal(req)
 	return b
 }
@@ -636,7 +636,7 @@ func converge() (any, error) {
 	return map[string]any{
 		"members": *members, "shards": *shards, "intervalMs": w.interval.Milliseconds(),
 		"secondsAllOwned": owned.Seconds(), "secondsStable": stable.Seconds(),
-		"intervalsStable": float64(stable) / float64(w.interval),
+		"intervalsStable":        float64(stable) / float64(w.interval),
 		"maxHeartbeatsPerMember": maxBeats, "meanHeartbeatsPerMember": float64(sum) / float64(len(w.beats)),
 	}, nil
 }
