@@ -4,7 +4,7 @@ GO        ?= go
 PKGS      ?= ./...
 FUZZTIME  ?= 30s
 
-.PHONY: all build test vet check demo bench bench-sdk bench-cluster fuzz clean redis chaos proto
+.PHONY: all build test vet check demo bench bench-quick bench-micro bench-sdk bench-cluster fuzz clean redis chaos proto
 
 all: build
 
@@ -36,9 +36,19 @@ test: redis check vet
 demo:
 	$(GO) run ./cmd/demo
 
-# Micro-benchmarks with their same-run baselines (see docs/BENCHMARKS.md).
+# Whole-system benchmark (test/sysbench): redis-server, the coordinator and
+# simulated members as separate processes on loopback; rewrites the
+# whole-system section of docs/BENCHMARKS.md. About 4 minutes; bench-quick
+# about 1 minute (prints the section, rewrites nothing).
 bench: redis
-	$(GO) test -run '^$$' -bench . -benchmem -count=1 ./actors/groupstate/ ./persistence/redisstore/ ./api/
+	RSC_BENCH_SYSTEM=1 RSC_BENCH_DOCS=$(CURDIR)/docs/BENCHMARKS.md $(GO) test -count=1 -timeout 10m -run TestSystemBenchmark -v ./test/sysbench/ | grep -vE '^=== (RUN|PAUSE|CONT)'
+
+bench-quick: redis
+	RSC_BENCH_SYSTEM=1 RSC_BENCH_QUICK=1 $(GO) test -count=1 -timeout 3m -run TestSystemBenchmark -v ./test/sysbench/ | grep -vE '^=== (RUN|PAUSE|CONT)'
+
+# Micro-benchmarks with their same-run baselines (see docs/BENCHMARKS.md).
+bench-micro: redis
+	$(GO) test -run '^$$' -bench . -benchmem -count=1 ./actors/groupstate/ ./persistence/redisstore/ ./api/ ./api/protocol/
 
 # Data-plane benchmark of the member SDK against raw go-redis loops on its own
 # redis-server (see docs/BENCHMARKS.md, "Data plane (SDK)"); about 1 minute.
@@ -56,6 +66,7 @@ bench-cluster: redis
 # Each fuzz target for FUZZTIME.
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzDecodeHeartbeat -fuzztime $(FUZZTIME) ./api/protocol/
+	$(GO) test -run '^$$' -fuzz FuzzAppendHeartbeatResponse -fuzztime $(FUZZTIME) ./api/protocol/
 	$(GO) test -run '^$$' -fuzz FuzzHeartbeat -fuzztime $(FUZZTIME) ./actors/groupstate/
 
 # Long chaos run (see docs/RELIABILITY.md): faults from a seed against real

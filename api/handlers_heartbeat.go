@@ -2,6 +2,7 @@ package api
 
 import (
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -17,7 +18,7 @@ import (
 // (OK, RETRY, FENCED_MEMBER_EPOCH, INVALID_REQUEST for a path/body memberId
 // mismatch, …) is sent with HTTP 200. Service errors map as errors.go says.
 func (s *Server) heartbeat(c *fiber.Ctx) error {
-	start := time.Now()
+	start := requestStart(c)
 	status := "REJECTED"
 	defer func() { s.metrics.ObserveHeartbeat(status, time.Since(start)) }()
 
@@ -41,7 +42,9 @@ func (s *Server) heartbeat(c *fiber.Ctx) error {
 		return err
 	}
 	adoptRequestID(c, req.RequestID)
-	ctx, cancel := s.reqCtx(c)
+	// The heartbeat's requestId travels in the actor message itself; the
+	// context carries only the deadline (no timer unless something waits on it).
+	ctx, cancel := s.ctxFrom(start)
 	defer cancel()
 	resp, err := s.svc.Heartbeat(ctx, p, g, member, req)
 	if err != nil {
@@ -51,8 +54,23 @@ func (s *Server) heartbeat(c *fiber.Ctx) error {
 		return err
 	}
 	status = statusLabel(resp.Status)
-	return c.Status(http.StatusOK).JSON(resp)
+	// The response is encoded without reflection (protocol.AppendHeartbeatResponse,
+	// the same bytes as encoding/json) into a pooled buffer; SetBody copies it.
+	buf := responseBufs.Get().(*[]byte)
+	*buf = protocol.AppendHeartbeatResponse((*buf)[:0], &resp)
+	c.Status(http.StatusOK)
+	c.Response().Header.SetContentType(fiber.MIMEApplicationJSON)
+	c.Response().SetBody(*buf)
+	if cap(*buf) <= maxPooledResponse {
+		responseBufs.Put(buf)
+	}
+	return nil
 }
+
+// Heartbeat response buffers; one holding a very large assignment is not kept.
+const maxPooledResponse = 64 << 10
+
+var responseBufs = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
 
 // requestBody returns the raw request body. Compressed bodies are refused
 // (415): decompressing would let a small body grow past the body limit.

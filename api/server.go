@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"runtime/debug"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -118,7 +119,7 @@ func (s *Server) Shutdown(ctx context.Context) error { return s.app.ShutdownWith
 // observe wraps every request: it turns errors and panics into the SPEC
 // error body and records the request metrics. It never returns an error.
 func (s *Server) observe(c *fiber.Ctx) error {
-	start := time.Now()
+	start := requestStart(c)
 	defer func() {
 		if r := recover(); r != nil {
 			s.log.Error("panic in handler", "panic", r, "stack", string(debug.Stack()))
@@ -197,6 +198,52 @@ func methodLabel(c *fiber.Ctx) string {
 }
 
 // ctx returns the context for one Service call, bounded by RequestTimeout.
-func (s *Server) ctx() (context.Context, context.CancelFunc) {
-	return context.WithTimeout(context.Background(), s.cfg.RequestTimeout)
+func (s *Server) ctx() (context.Context, context.CancelFunc) { return s.ctxFrom(time.Now()) }
+
+// ctxFrom is ctx for a call that started at start. Its timer is created only
+// if the Service asks for Done or Err: a heartbeat answered from memory only
+// reads the deadline, and costs no timer.
+func (s *Server) ctxFrom(start time.Time) (context.Context, context.CancelFunc) {
+	c := &lazyDeadline{deadline: start.Add(s.cfg.RequestTimeout)}
+	return c, c.release
 }
+
+// requestStart is when fasthttp started handling the request (it reads the
+// clock for every request anyway), or now outside a server (tests).
+func requestStart(c *fiber.Ctx) time.Time {
+	if t := c.Context().Time(); !t.IsZero() {
+		return t
+	}
+	return time.Now()
+}
+
+// lazyDeadline is a context.Context without values or parent whose deadline
+// timer (context.WithDeadline) is started on the first call to Done or Err.
+type lazyDeadline struct {
+	deadline time.Time
+	once     sync.Once
+	ctx      context.Context
+	cancel   context.CancelFunc
+}
+
+func (c *lazyDeadline) init() {
+	c.once.Do(func() { c.ctx, c.cancel = context.WithDeadline(context.Background(), c.deadline) })
+}
+
+func (c *lazyDeadline) Deadline() (time.Time, bool) { return c.deadline, true }
+func (c *lazyDeadline) Done() <-chan struct{}       { c.init(); return c.ctx.Done() }
+func (c *lazyDeadline) Err() error                  { c.init(); return c.ctx.Err() }
+func (c *lazyDeadline) Value(any) any               { return nil }
+
+// release is the CancelFunc: it stops the timer if one was started, and
+// makes Done closed and Err Canceled from then on.
+func (c *lazyDeadline) release() {
+	c.once.Do(func() { c.ctx, c.cancel = canceledContext, func() {} }) // never asked: no timer at all
+	c.cancel()
+}
+
+var canceledContext = func() context.Context {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	return ctx
+}()

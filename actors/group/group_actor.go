@@ -33,7 +33,7 @@ func GrainProps(deps *Deps) *actor.Props {
 	// and the next request activates it afresh): no guardian here.
 	return actor.PropsFromProducer(func() actor.Actor {
 		return &groupActor{deps: d}
-	}, actor.WithSupervisor(memberSupervisor), actor.WithReceiverMiddleware(d.groupHooks...))
+	}, actor.WithSupervisor(memberSupervisor), actor.WithReceiverMiddleware(d.groupHooks...), actor.WithDispatcher(actorWorkers))
 }
 
 // groupActor is the shell around one groupstate.Group. Fields below state are
@@ -58,6 +58,7 @@ type groupActor struct {
 	stopped      bool             // fenced or deleted: answer RETRY until the actor is gone
 
 	members  map[string]*actor.PID
+	armed    map[string]armedTimer // deadline each member actor's timer is set for (armMember)
 	progress map[string][]protocol.ShardProgress
 	retrying bool // a retryTimers message is scheduled
 	// inFlight: memberId → revoking shard → reported work in flight (monitoring only, inflight.go).
@@ -164,6 +165,13 @@ func (a *groupActor) Receive(ctx actor.Context) {
 		}
 		out.Node, out.ActivationEpoch = a.deps.NodeID, a.activation
 		ctx.Respond(out)
+	case *HeartbeatRequest:
+		reply := &HeartbeatReply{Response: a.heartbeat(ctx, msg)}
+		if msg.Reply != nil {
+			msg.Reply <- reply // room for one, and only this actor answers it
+			return
+		}
+		ctx.Respond(reply)
 	default:
 		if reply := a.handle(ctx, msg); reply != nil {
 			ctx.Respond(reply)
@@ -245,6 +253,7 @@ func (a *groupActor) commit(ctx actor.Context, c *groupstate.Change) bool {
 }
 
 func (a *groupActor) onMemberDue(ctx actor.Context, memberID string) {
+	delete(a.armed, memberID) // its timer is off now: armMember must set it again
 	now := a.deps.Now()
 	if a.ready(ctx) != nil || !a.confirmed(now) {
 		// Unconfirmed (store unreachable): expiring now would punish members
@@ -255,7 +264,10 @@ func (a *groupActor) onMemberDue(ctx actor.Context, memberID string) {
 	}
 	c := a.state.Expire(memberID, now)
 	if c == nil {
-		a.armMember(ctx, memberID) // stale timer: a heartbeat moved the deadline
+		// Not expired: a heartbeat moved the deadline, or the member is overdue (its
+		// lease ends within an interval: the others are told to heartbeat sooner).
+		a.state.MarkOverdue(memberID, now)
+		a.armMember(ctx, memberID)
 		return
 	}
 	a.commit(ctx, c)

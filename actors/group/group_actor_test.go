@@ -132,8 +132,12 @@ func TestNewGroupCreatesConsumerGroupBeforeAssigning(t *testing.T) {
 	for i := 0; i < 4; i++ {
 		require.True(t, s.prov.GroupExists(fmt.Sprintf("orders:%d", i), "workers"), "shard %d", i)
 	}
-	require.Equal(t, int64(1000), r.HeartbeatIntervalMs)
+	// A join is STARTING until its next heartbeat: it is told the short interval, then the configured one.
+	require.Equal(t, groupstate.ShortInterval(rules).Milliseconds(), r.HeartbeatIntervalMs)
 	require.Equal(t, int64(10000), r.MemberLeaseTTLMs)
+	r = s.beat("a", r.MemberEpoch, 0, 1, 2, 3)
+	require.Equal(t, protocol.StatusOK, r.Status)
+	require.Equal(t, int64(1000), r.HeartbeatIntervalMs)
 }
 
 func TestFailedWriteAnswersRetryAndChangesNothing(t *testing.T) {

@@ -19,7 +19,9 @@ func (a *groupActor) heartbeat(ctx actor.Context, msg *HeartbeatRequest) protoco
 	req := msg.Request
 	resp := a.evaluate(ctx, msg)
 	resp.ResponseTo = req.RequestID
-	resp.HeartbeatIntervalMs = a.deps.Rules.HeartbeatInterval.Milliseconds()
+	if resp.HeartbeatIntervalMs <= 0 { // the rules' hint (groupstate.IntervalFor), else the configured interval
+		resp.HeartbeatIntervalMs = a.deps.Rules.HeartbeatInterval.Milliseconds()
+	}
 	resp.RebalanceTimeoutMs = a.deps.Rules.RebalanceTimeout.Milliseconds()
 	resp.MemberLeaseTTLMs = a.deps.Rules.LeaseTTL.Milliseconds()
 	if resp.MemberID == "" {
@@ -153,6 +155,7 @@ func toWire(r groupstate.Response) protocol.HeartbeatResponse {
 			PendingShards:   protocol.ShardIDs(r.Pending),
 			MetadataVersion: r.MetadataVersion,
 		},
-		Message: r.Message,
+		Message:             r.Message,
+		HeartbeatIntervalMs: r.HeartbeatInterval.Milliseconds(),
 	}
 }

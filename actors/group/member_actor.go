@@ -14,6 +14,11 @@ import (
 // tells the group actor, which decides with groupstate whether the deadline
 // really passed (the timeout can be queued behind a heartbeat's re-arm).
 //
+// The timer may fire before the member's current deadline: a heartbeat that
+// only moves the deadline on does not re-arm it (armMember), the group
+// re-arms it when it fires early (onMemberDue), so steady heartbeats cost one
+// arm per lease instead of one per heartbeat.
+//
 // It holds nothing the group cannot give back: on Started (also after a
 // supervisor restart) it asks the group for its deadline (memberStarted), and
 // the group answers with arm.
@@ -43,7 +48,7 @@ func newMemberProps(d *Deps) *actor.Props {
 	now := d.Now
 	return actor.PropsFromProducer(func() actor.Actor {
 		return &memberActor{now: now}
-	}, actor.WithMailbox(actor.UnboundedLockfree()), actor.WithReceiverMiddleware(d.memberHooks...))
+	}, actor.WithMailbox(actor.UnboundedLockfree()), actor.WithReceiverMiddleware(d.memberHooks...), actor.WithDispatcher(actorWorkers))
 }
 
 // memberName is the child name of a member actor: "member/<id>", or, when a

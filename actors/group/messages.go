@@ -18,7 +18,19 @@ type HeartbeatRequest struct {
 	// on, and evaluating a stale ownership report after a newer one could
 	// release a shard the member still drains. Zero: no deadline.
 	Deadline time.Time
+	// Reply, when set, receives the reply instead of the sender: a local
+	// caller waits on it without a protoactor future (no registry entry, no
+	// future timer per request). It must have room for one reply; exactly one
+	// is sent if the actor evaluates the request (none if it never does). A
+	// local caller also learns of a request the actor system could not
+	// deliver (dead letter) through it: DeadLetterReply.
+	Reply chan *HeartbeatReply
 }
+
+// DeadLetterReply is what a HeartbeatRequest's Reply receives when the
+// request was not delivered (its actor had stopped); the caller may send it
+// again to a fresh actor.
+var DeadLetterReply = &HeartbeatReply{}
 
 // HeartbeatReply carries the protocol response (always set, also for RETRY).
 type HeartbeatReply struct {

@@ -1,6 +1,8 @@
 package group
 
 import (
+	"time"
+
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -170,9 +172,16 @@ func (a *groupActor) apply(ctx actor.Context, c *groupstate.Change) {
 			ctx.Stop(pid)
 			delete(a.members, id)
 		}
+		delete(a.armed, id)
 		delete(a.progress, id)
 		delete(a.inFlight, id)
 	}
+}
+
+// armedTimer is the deadline last sent to a member actor (arm).
+type armedTimer struct {
+	pid *actor.PID
+	at  time.Time
 }
 
 // armMember makes the member's actor fire at its next deadline, spawning
@@ -180,13 +189,26 @@ func (a *groupActor) apply(ctx actor.Context, c *groupstate.Change) {
 // (expired, removed).
 func (a *groupActor) armMember(ctx actor.Context, memberID string) {
 	deadline, ok := a.state.NextDeadline(memberID)
+	if w, due := a.state.OverdueAt(memberID); ok && due && w.Before(deadline) {
+		deadline = w // MarkOverdue then (onMemberDue)
+	}
 	pid, running := a.members[memberID]
 	switch {
 	case !ok && running:
 		ctx.Stop(pid)
 		delete(a.members, memberID)
+		delete(a.armed, memberID)
 	case !ok:
 	case running:
+		if t, ok := a.armed[memberID]; ok && t.pid == pid && !t.at.After(deadline) {
+			// Its timer fires no later than needed (a heartbeat only moved the deadline
+			// on): onMemberDue re-arms it then. One arm per lease, not per heartbeat.
+			return
+		}
+		if a.armed == nil {
+			a.armed = map[string]armedTimer{}
+		}
+		a.armed[memberID] = armedTimer{pid: pid, at: deadline}
 		ctx.Send(pid, &arm{deadline: deadline})
 	default:
 		child, err := ctx.SpawnNamed(a.deps.memberProps, memberName(memberID, 0))

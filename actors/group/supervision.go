@@ -38,12 +38,14 @@ func supervision(d *Deps) []actor.PropsOption {
 		actor.WithSupervisor(memberSupervisor),
 		actor.WithGuardian(groupSupervisor),
 		actor.WithReceiverMiddleware(d.groupHooks...),
+		actor.WithDispatcher(actorWorkers),
 	}
 }
 
 // onMemberStarted answers a (re)started member actor with its deadline.
 func (a *groupActor) onMemberStarted(ctx actor.Context, msg *memberStarted) {
 	if pid, ok := a.members[msg.memberID]; ok && pid.Equal(msg.pid) && a.state != nil {
+		delete(a.armed, msg.memberID) // a (re)started actor has no timer
 		a.armMember(ctx, msg.memberID)
 	}
 }

@@ -27,9 +27,10 @@ type Group struct {
 	revoking int // STARTING/ACTIVE/LEAVING members with a non-empty Revoking
 
 	// Volatile, never persisted.
-	bucket     joinBucket // Config.JoinRate
-	holdUntil  time.Time  // HoldGrantsUntil
-	graceUntil time.Time  // the hand-over grace of RestoreHandedOver (handover.go)
+	bucket     joinBucket           // Config.JoinRate
+	holdUntil  time.Time            // HoldGrantsUntil
+	graceUntil time.Time            // the hand-over grace of RestoreHandedOver (handover.go)
+	overdue    map[string]time.Time // MarkOverdue: member → the lease deadline it was overdue for (interval.go)
 }
 
 // New returns an empty group at groupEpoch 0.

@@ -34,6 +34,7 @@ func (g *Group) reject(hb *Heartbeat, st Status, epoch int64, msg string) Decisi
 		GroupEpoch: g.meta.GroupEpoch, AssignmentEpoch: g.meta.AssignmentEpoch,
 		MetadataVersion: g.meta.MetadataVersion,
 		Assigned:        []int{}, Pending: []int{}, Message: msg,
+		HeartbeatInterval: g.cfg.HeartbeatInterval,
 	}}
 }
 

@@ -230,6 +230,7 @@ func (t *txn) respond(status Status, c *Member, msg string) Response {
 		GroupEpoch: t.meta.GroupEpoch, AssignmentEpoch: t.meta.AssignmentEpoch,
 		MetadataVersion: t.meta.MetadataVersion,
 		Assigned:        respSlice(c.Assigned), Pending: respSlice(c.Pending), Message: msg,
+		HeartbeatInterval: IntervalFor(t.g.cfg, status, c, t.g.othersOverdue(c.ID)),
 	}
 }
 

@@ -113,6 +113,10 @@ type Response struct {
 	// Limit is the config key of the limit that refused this request (LimitMembersPerGroup,
 	// LimitJoinsPerSecond), "" otherwise: the shell counts refusals by it.
 	Limit string
+	// HeartbeatInterval is when the member should heartbeat next (heartbeatIntervalMs):
+	// Config.HeartbeatInterval, or ShortInterval while a hand-off of its is in flight
+	// (IntervalFor, interval.go).
+	HeartbeatInterval time.Duration
 }
 
 // Change is what an evaluation wants to happen. The shell persists it (if Durable) and only

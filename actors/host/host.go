@@ -192,6 +192,7 @@ func New(opts Options) *Host {
 		GroupStateLost: h.groupStateLost,
 		VerifyStore:    h.node.verify,
 	}
+	h.system.EventStream.Subscribe(onDeadLetter)
 	h.pinger = h.system.Root.Spawn(actor.PropsFromProducer(func() actor.Actor { return pingActor{} }))
 	return h
 }
@@ -342,6 +343,12 @@ func (h *Host) ask(ctx context.Context, key persistence.GroupKey, msg any) (any,
 			timeout = left
 		}
 	}
+	return h.askWithin(timeout, key, msg)
+}
+
+// askWithin is ask bounded by timeout (and RequestTimeout) instead of a context.
+func (h *Host) askWithin(timeout time.Duration, key persistence.GroupKey, msg any) (any, error) {
+	timeout = min(timeout, h.opts.RequestTimeout)
 	if timeout <= 0 {
 		return nil, fmt.Errorf("group %s: %w", key, context.DeadlineExceeded)
 	}
@@ -350,6 +357,9 @@ func (h *Host) ask(ctx context.Context, key persistence.GroupKey, msg any) (any,
 	}
 	if h.clustered() {
 		return h.askCluster(key, msg, timeout)
+	}
+	if hb, ok := msg.(*group.HeartbeatRequest); ok {
+		return h.askHeartbeat(key, nil, hb, timeout)
 	}
 	for attempt := 0; ; attempt++ {
 		pid := h.pid(key)

@@ -24,7 +24,8 @@ func (h *Host) Heartbeat(ctx context.Context, streamPrefix, groupName, pathMembe
 		return h.outcome(req, protocol.StatusRetry, "this coordinator node refuses to serve ("+why+"; see its health); keep current ownership and retry, through another node"), nil
 	}
 	key := persistence.GroupKey{StreamPrefix: streamPrefix, ConsumerGroup: groupName}
-	if _, ok := h.active(key); !ok && !h.knownStored(key) {
+	pid, active := h.active(key)
+	if !active && !h.knownStored(key) {
 		// A request every group rejects must not create (activate and store) the group.
 		if status, msg, rejected := group.Reject(pathMemberID, req, h.opts.Rules); rejected {
 			return h.outcome(req, status, msg), nil
@@ -56,10 +57,21 @@ func (h *Host) Heartbeat(ctx context.Context, streamPrefix, groupName, pathMembe
 	if wait > h.opts.RequestTimeout {
 		wait = h.opts.RequestTimeout
 	}
-	ctx, cancel := context.WithTimeout(ctx, wait)
-	defer cancel()
-	deadline, _ := ctx.Deadline()
-	res, err := h.ask(ctx, key, &group.HeartbeatRequest{PathMemberID: pathMemberID, Request: req, Deadline: deadline})
+	// The deadline travels in the message and bounds the wait: no context timer of its own.
+	now := time.Now()
+	deadline := now.Add(wait)
+	if dl, ok := ctx.Deadline(); ok && dl.Before(deadline) {
+		deadline = dl
+	}
+	msg := &group.HeartbeatRequest{PathMemberID: pathMemberID, Request: req, Deadline: deadline}
+	var res any
+	var err error
+	if timeout := min(deadline.Sub(now), h.opts.RequestTimeout); h.clustered() || timeout <= 0 {
+		res, err = h.askWithin(timeout, key, msg)
+	} else {
+		// Refusal was checked above, and the actor found then is asked first.
+		res, err = h.askHeartbeat(key, pid, msg, timeout)
+	}
 	if err != nil {
 		return h.outcome(req, protocol.StatusRetry, "the group is not answering right now (restarting or moving); keep current ownership and retry"), nil
 	}

@@ -3,6 +3,7 @@ package metrics
 import (
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -16,6 +17,12 @@ var MemberStates = []string{"STARTING", "ACTIVE", "LEAVING", "EXPIRED", "FENCED"
 // Metrics is one set of coordinator metrics on its own registry.
 type Metrics struct {
 	reg *prometheus.Registry
+
+	// Children of the per-request vectors, looked up once per label set:
+	// resolving labels (hashing, a locked map) on every request costs more
+	// than the observation itself.
+	httpSeries      sync.Map // httpSeriesKey → *httpSeries
+	heartbeatSeries sync.Map // status → prometheus.Counter
 
 	httpRequests  *prometheus.CounterVec
 	httpDuration  *prometheus.HistogramVec
@@ -129,8 +136,27 @@ func (m *Metrics) ObserveHTTP(route, method string, code int, d time.Duration) {
 	if m == nil {
 		return
 	}
-	m.httpRequests.WithLabelValues(route, method, strconv.Itoa(code)).Inc()
-	m.httpDuration.WithLabelValues(route).Observe(d.Seconds())
+	k := httpSeriesKey{route, method, code}
+	v, ok := m.httpSeries.Load(k)
+	if !ok {
+		v, _ = m.httpSeries.LoadOrStore(k, &httpSeries{
+			requests: m.httpRequests.WithLabelValues(route, method, strconv.Itoa(code)),
+			duration: m.httpDuration.WithLabelValues(route),
+		})
+	}
+	hs := v.(*httpSeries)
+	hs.requests.Inc()
+	hs.duration.Observe(d.Seconds())
+}
+
+type httpSeriesKey struct {
+	route, method string
+	code          int
+}
+
+type httpSeries struct {
+	requests prometheus.Counter
+	duration prometheus.Observer
 }
 
 // ObserveHeartbeat records one heartbeat outcome and its handling time. For
@@ -139,7 +165,11 @@ func (m *Metrics) ObserveHeartbeat(status string, d time.Duration) {
 	if m == nil {
 		return
 	}
-	m.heartbeats.WithLabelValues(status).Inc()
+	v, ok := m.heartbeatSeries.Load(status)
+	if !ok {
+		v, _ = m.heartbeatSeries.LoadOrStore(status, m.heartbeats.WithLabelValues(status))
+	}
+	v.(prometheus.Counter).Inc()
 	m.heartbeatDur.Observe(d.Seconds())
 }
 

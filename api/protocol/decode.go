@@ -38,7 +38,21 @@ type heartbeatWire struct {
 // DecodeHeartbeat parses a heartbeat body. Unknown fields are ignored (SPEC
 // §4). It checks JSON syntax, types, required fields and list/string limits;
 // protocol rules (epochs, shard ranges, duplicates) are the coordinator's.
+//
+// Ordinary bodies are decoded in one pass (decode_fast.go); every other body,
+// and every malformed one, by the reference path below, which gives the same
+// result (FuzzDecodeHeartbeat checks it) and all the errors.
 func DecodeHeartbeat(body []byte) (HeartbeatRequest, error) {
+	if r, ok := decodeHeartbeatFast(body); ok {
+		return r, nil
+	}
+	return decodeHeartbeatReference(body)
+}
+
+// decodeHeartbeatReference decodes with encoding/json: its behaviour (field
+// name matching, duplicates, null, number forms, invalid UTF-8) is what the
+// fast path must reproduce.
+func decodeHeartbeatReference(body []byte) (HeartbeatRequest, error) {
 	var w heartbeatWire
 	if err := decodeStrictJSON(body, &w); err != nil {
 		return HeartbeatRequest{}, err
@@ -65,14 +79,17 @@ func DecodeHeartbeat(body []byte) (HeartbeatRequest, error) {
 	if len(missing) > 0 {
 		return HeartbeatRequest{}, fmt.Errorf("%w: missing required field(s) %v", ErrMalformed, missing)
 	}
-	for name, n := range map[string]int{"ownedShards": len(w.OwnedShards), "revokingShards": len(w.RevokingShards), "shardProgress": len(w.ShardProgress)} {
-		if n > MaxShardList {
-			return HeartbeatRequest{}, fmt.Errorf("%w: %s has %d entries, limit is %d", ErrMalformed, name, n, MaxShardList)
+	for _, l := range [...]struct {
+		name string
+		n    int
+	}{{"ownedShards", len(w.OwnedShards)}, {"revokingShards", len(w.RevokingShards)}, {"shardProgress", len(w.ShardProgress)}} {
+		if l.n > MaxShardList {
+			return HeartbeatRequest{}, fmt.Errorf("%w: %s has %d entries, limit is %d", ErrMalformed, l.name, l.n, MaxShardList)
 		}
 	}
-	for name, s := range map[string]string{"requestId": *w.RequestID, "memberId": *w.MemberID, "memberName": w.MemberName} {
-		if len(s) > MaxStringLength {
-			return HeartbeatRequest{}, fmt.Errorf("%w: %s is %d bytes, limit is %d", ErrMalformed, name, len(s), MaxStringLength)
+	for _, f := range [...]struct{ name, s string }{{"requestId", *w.RequestID}, {"memberId", *w.MemberID}, {"memberName", w.MemberName}} {
+		if len(f.s) > MaxStringLength {
+			return HeartbeatRequest{}, fmt.Errorf("%w: %s is %d bytes, limit is %d", ErrMalformed, f.name, len(f.s), MaxStringLength)
 		}
 	}
 	return HeartbeatRequest{

@@ -89,7 +89,12 @@ func FuzzDecodeHeartbeat(f *testing.F) {
 	f.Add([]byte(validHeartbeat))
 	f.Add([]byte(`{"protocolVersion":1,"requestId":"r","memberId":"m","memberEpoch":-1,"metadataVersion":0,"runtimeConsumerCapacity":{}}`))
 	f.Add([]byte(`{}`))
+	for _, c := range fastCases {
+		f.Add([]byte(c.body))
+	}
 	f.Fuzz(func(t *testing.T, body []byte) {
+		// The single-pass path and the encoding/json reference agree.
+		checkAgreement(t, body)
 		hb, err := DecodeHeartbeat(body)
 		if err != nil {
 			require.ErrorIs(t, err, ErrMalformed)

@@ -84,11 +84,14 @@ func TestReferenceShapes(t *testing.T) {
 	hasFields(t, "assignment", object(t, hb["assignment"], "assignment"), "assignedShards", "pendingShards", "metadataVersion")
 	require.Equal(t, "OK", hb["status"])
 	require.Equal(t, m.id, hb["memberId"])
-	require.Equal(t, float64(250), hb["heartbeatIntervalMs"])
+	// A join is told the short interval (250 ms / 10, at least 50 ms) so that it confirms soon;
+	// once confirmed, with nothing in flight, the configured one.
+	require.Equal(t, float64(50), hb["heartbeatIntervalMs"])
 	owned := assigned(t, hb)
 	require.Equal(t, []int{0, 1, 2, 3}, owned)
 	hb = m.beat(t, m.epoch, owned, nil)
 	require.Equal(t, "OK", hb["status"])
+	require.Equal(t, float64(250), hb["heartbeatIntervalMs"])
 	// Progress as the reference reports it.
 	r = e.call(t, "POST", groupPath(prefix, group)+"/members/pod%20%EC%82%AC%EC%9A%A9%EC%9E%90:m0/heartbeat", memberBearer, map[string]any{
 		"protocolVersion": 1, "requestId": "progress-1", "memberId": m.id, "memberName": "compat-svc:workers",

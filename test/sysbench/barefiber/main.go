@@ -1,0 +1,37 @@
+// Command barefiber is the baseline of the heartbeat CPU benchmark
+// (test/sysbench): a bare fiber app whose heartbeat route decodes the same
+// JSON body with encoding/json and encodes a response of the same shape with
+// fiber's JSON encoder (encoding/json), and does nothing else — no
+// validation, no actor, no state. What the coordinator spends beyond it per
+// heartbeat is the cost of being a coordinator.
+package main
+
+import (
+	"flag"
+	"log"
+	"net/http"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/redisstream/coordinator/api/protocol"
+)
+
+func main() {
+	addr := flag.String("addr", "127.0.0.1:0", "listen address")
+	flag.Parse()
+	app := fiber.New(fiber.Config{DisableStartupMessage: true, CaseSensitive: true})
+	app.Post("/coord/v1/streams/:p/groups/:g/members/:m/heartbeat", func(c *fiber.Ctx) error {
+		var req protocol.HeartbeatRequest
+		if err := c.BodyParser(&req); err != nil {
+			return c.Status(http.StatusBadRequest).SendString(err.Error())
+		}
+		return c.JSON(protocol.HeartbeatResponse{
+			ResponseTo: req.RequestID, Status: protocol.StatusOK, MemberID: req.MemberID, MemberEpoch: req.MemberEpoch,
+			HeartbeatIntervalMs: 3000, RebalanceTimeoutMs: 60000, MemberLeaseTTLMs: 15000,
+			GroupEpoch: req.MemberEpoch, AssignmentEpoch: req.MemberEpoch, MetadataVersion: req.MetadataVersion,
+			Assignment: protocol.Assignment{AssignedShards: req.OwnedShards, PendingShards: []protocol.ShardID{}, MetadataVersion: req.MetadataVersion},
+		})
+	})
+	app.Get("/health", func(c *fiber.Ctx) error { return c.SendString("ok") })
+	log.Fatal(app.Listen(*addr))
+}

@@ -1,0 +1,297 @@
+package sysbench
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redisstream/coordinator/test/harness"
+	"github.com/redisstream/coordinator/test/redistest"
+)
+
+// TestSystemBenchmark is skipped unless RSC_BENCH_SYSTEM=1 (make bench,
+// make bench-quick). With RSC_BENCH_DOCS=path it rewrites the whole-system
+// section of that file (docs/BENCHMARKS.md).
+func TestSystemBenchmark(t *testing.T) {
+	if os.Getenv("RSC_BENCH_SYSTEM") == "" {
+		t.Skip("set RSC_BENCH_SYSTEM=1 (make bench or make bench-quick) to run the whole-system benchmark")
+	}
+	quick := os.Getenv("RSC_BENCH_QUICK") != ""
+	p := full
+	if quick {
+		p = short
+	}
+	start := time.Now()
+	rep := &report{Quick: quick, Params: p}
+	rep.Load = runLoad(t, p)
+	// Hand-offs at a 1 s interval: at 200 ms the short interval's 50 ms floor, not the rule, sets the figure.
+	ho := p
+	ho.Interval, ho.LeaseTTL = time.Second, 10*time.Second
+	rep.Handoff = runEvents(t, ho, "handoff", 8)
+	rep.Failover = runEvents(t, p, "failover", 8)
+	rep.Converge = runEvents(t, p, "converge", 1024)
+	rep.Took = time.Since(start).Round(time.Second)
+	text := rep.markdown()
+	t.Log("\n" + text)
+	if path := os.Getenv("RSC_BENCH_DOCS"); path != "" {
+		if err := rewriteSection(path, text); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("rewrote the whole-system section of %s", path)
+	}
+}
+
+// params sizes one run of the suite.
+type params struct {
+	Rounds      int           // interleaved load rounds per target
+	Window      time.Duration // one load round
+	Cycles      int           // hand-offs / crashes
+	Interval    time.Duration // heartbeat interval of the event scenarios
+	LeaseTTL    time.Duration
+	ConvMembers int
+}
+
+var (
+	full  = params{Rounds: 4, Window: 8 * time.Second, Cycles: 20, Interval: 200 * time.Millisecond, LeaseTTL: 2 * time.Second, ConvMembers: 100}
+	short = params{Rounds: 2, Window: 3 * time.Second, Cycles: 6, Interval: 200 * time.Millisecond, LeaseTTL: 2 * time.Second, ConvMembers: 100}
+)
+
+const (
+	loadGroups  = 10
+	loadMembers = 1000
+	loadShards  = 64
+	loadConns   = 64
+)
+
+func binary(t *testing.T, pkg string) string {
+	t.Helper()
+	bin, err := harness.BinaryOf(pkg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bin
+}
+
+// coordinator starts redis-server and a coordinator with the given timings
+// and creates stream "bench" with shards shards.
+func coordinator(t *testing.T, interval, lease time.Duration, shards int) *harness.Coordinator {
+	redis := redistest.Start(t)
+	c := harness.StartCoordinator(t, harness.Options{RedisAddr: redis.Addr(), Env: map[string]string{
+		"RSC_LOG_LEVEL":                       "warn",
+		"RSC_COORDINATION_HEARTBEAT_INTERVAL": interval.String(),
+		"RSC_COORDINATION_MEMBER_LEASE_TTL":   lease.String(),
+		"RSC_COORDINATION_REBALANCE_TIMEOUT":  "30s",
+		"RSC_LIMITS_JOINS_PER_SECOND":         "10000",
+		"RSC_LIMITS_JOIN_BURST":               "10000",
+		"RSC_DEFAULTS_INITIAL_SHARD_COUNT":    fmt.Sprint(shards),
+	}})
+	harness.NewClient(c.URL()).CreateStream(t, "bench", shards)
+	return c
+}
+
+// sim runs the member simulator and decodes its result into out.
+func sim(t *testing.T, out any, args ...string) {
+	t.Helper()
+	cmd := exec.Command(binary(t, "./test/sysbench/simmembers"), args...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("simmembers %v: %v\n%s", args, err, stderr.String())
+	}
+	if err := json.Unmarshal(stdout.Bytes(), out); err != nil {
+		t.Fatalf("simmembers output %q: %v", stdout.String(), err)
+	}
+}
+
+type loadRound struct {
+	Target     string  `json:"target"`
+	Round      int     `json:"round"`
+	Heartbeats int64   `json:"heartbeats"`
+	Failed     int64   `json:"failed"`
+	Seconds    float64 `json:"seconds"`
+	CPUMicros  float64 `json:"cpuMicrosPerHeartbeat"`
+}
+
+type loadResult struct {
+	Rounds      []loadRound `json:"rounds"`
+	Coordinator float64     `json:"coordinatorCpuMicrosPerHeartbeat"`
+	Baseline    float64     `json:"baselineCpuMicrosPerHeartbeat"`
+	Ratio       float64     `json:"ratio"`
+}
+
+func runLoad(t *testing.T, p params) *loadResult {
+	// A long interval and lease: the members stay idle while the baseline has its round.
+	c := coordinator(t, 10*time.Second, 2*time.Minute, loadShards)
+	port, err := harness.FreePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := fmt.Sprintf("http://127.0.0.1:%d", port)
+	bare := exec.Command(binary(t, "./test/sysbench/barefiber"), "-addr", fmt.Sprintf("127.0.0.1:%d", port))
+	if err := bare.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = bare.Process.Kill(); _ = bare.Wait() })
+	for i := 0; ; i++ {
+		if r, err := http.Get(base + "/health"); err == nil {
+			r.Body.Close()
+			break
+		}
+		if i > 200 {
+			t.Fatal("barefiber did not start")
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
+	var res loadResult
+	sim(t, &res, "-scenario", "load", "-url", c.URL(), "-baseline", base,
+		"-coord-pid", fmt.Sprint(c.Pid()), "-baseline-pid", fmt.Sprint(bare.Process.Pid),
+		"-groups", fmt.Sprint(loadGroups), "-members", fmt.Sprint(loadMembers), "-shards", fmt.Sprint(loadShards),
+		"-conns", fmt.Sprint(loadConns), "-rounds", fmt.Sprint(p.Rounds), "-window", p.Window.String())
+	for _, r := range res.Rounds {
+		t.Logf("BENCH load round=%d target=%s heartbeats=%d failed=%d rate=%.0f/s cpu=%.1fµs/heartbeat",
+			r.Round, r.Target, r.Heartbeats, r.Failed, float64(r.Heartbeats)/r.Seconds, r.CPUMicros)
+	}
+	c.Kill()
+	return &res
+}
+
+// runEvents runs one event-driven scenario against a fresh coordinator.
+func runEvents(t *testing.T, p params, scenario string, shards int) map[string]json.RawMessage {
+	c := coordinator(t, p.Interval, p.LeaseTTL, shards)
+	out := map[string]json.RawMessage{}
+	sim(t, &out, "-scenario", scenario, "-url", c.URL(), "-shards", fmt.Sprint(shards),
+		"-cycles", fmt.Sprint(p.Cycles), "-members", fmt.Sprint(p.ConvMembers))
+	for k, v := range out {
+		t.Logf("BENCH %s %s=%s", scenario, k, v)
+	}
+	c.Kill()
+	return out
+}
+
+type latencies struct {
+	Samples      int     `json:"samples"`
+	IntervalMs   int64   `json:"intervalMs"`
+	MedianMs     float64 `json:"medianMs"`
+	P90Ms        float64 `json:"p90Ms"`
+	MaxMs        float64 `json:"maxMs"`
+	MedianPerInt float64 `json:"medianPerInterval"`
+	P90PerInt    float64 `json:"p90PerInterval"`
+	MaxPerInt    float64 `json:"maxPerInterval"`
+}
+
+type report struct {
+	Quick    bool
+	Params   params
+	Took     time.Duration
+	Load     *loadResult
+	Handoff  map[string]json.RawMessage
+	Failover map[string]json.RawMessage
+	Converge map[string]json.RawMessage
+}
+
+func lat(m map[string]json.RawMessage, k string) latencies {
+	var l latencies
+	_ = json.Unmarshal(m[k], &l)
+	return l
+}
+
+func num(m map[string]json.RawMessage, k string) float64 {
+	var f float64
+	_ = json.Unmarshal(m[k], &f)
+	return f
+}
+
+func verdict(ok bool) string {
+	if ok {
+		return "met"
+	}
+	return "**not met**"
+}
+
+func (r *report) markdown() string {
+	var b strings.Builder
+	mode, cmd := "full", "make bench"
+	if r.Quick {
+		mode, cmd = "quick", "make bench-quick"
+	}
+	host, _ := os.Hostname()
+	fmt.Fprintf(&b, "Generated by `%s` (%s run, %s, %s) on %s: %s, %d CPUs (GOMAXPROCS %d), %s %s/%s. "+
+		"Real processes on loopback: redis-server, the coordinator binary, and the simulated members in a process of "+
+		"their own (`test/sysbench/simmembers`); a fresh redis-server and coordinator per scenario. Other work on the "+
+		"machine shares its cores, so absolute figures vary between runs; each figure's baseline comes from the same run.\n\n",
+		cmd, mode, time.Now().UTC().Format("2006-01-02 15:04 UTC"), r.Took, host, cpuModel(), runtime.NumCPU(), runtime.GOMAXPROCS(0),
+		runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	ho, hl := lat(r.Handoff, "moveToJoiningMember"), lat(r.Handoff, "moveAfterLeave")
+	fo := lat(r.Failover, "crashToOwnedElsewhere")
+	iv := time.Duration(fo.IntervalMs) * time.Millisecond
+	ttl := r.Params.LeaseTTL
+	foBound := float64(ttl+iv) / float64(ttl)
+	toTTL := func(ms float64) float64 { return ms / float64(ttl.Milliseconds()) }
+	b.WriteString("| figure | measured | baseline (same run) | ratio | target | |\n|---|---|---|---|---|---|\n")
+	if l := r.Load; l != nil {
+		fmt.Fprintf(&b, "| coordinator CPU per steady heartbeat (%d members, %d groups × %d shards, %d keep-alive connections, %d interleaved rounds × %s per target) | %.1f µs | bare fiber handler decoding and encoding the same JSON with encoding/json (`test/sysbench/barefiber`): %.1f µs | %.2f× | ≤ 1.3× | %s |\n",
+			loadMembers, loadGroups, loadShards, loadConns, r.Params.Rounds, r.Params.Window, l.Coordinator, l.Baseline, l.Ratio, verdict(l.Ratio <= 1.3))
+	}
+	fmt.Fprintf(&b, "| hand-off to a joining member: old owner's release → new owner's response lists the shard (%d samples) | median %.0f ms, p90 %.0f ms, max %.0f ms | heartbeat interval %d ms | median %.2f×, p90 %.2f× | median ≤ 0.2×, p90 ≤ 0.5× | %s |\n",
+		ho.Samples, ho.MedianMs, ho.P90Ms, ho.MaxMs, ho.IntervalMs, ho.MedianPerInt, ho.P90PerInt, verdict(ho.MedianPerInt <= 0.2 && ho.P90PerInt <= 0.5))
+	fmt.Fprintf(&b, "| hand-off after a leave: leave → another member's response lists the shard (%d samples) | median %.0f ms, p90 %.0f ms, max %.0f ms | heartbeat interval %d ms | median %.2f×, p90 %.2f× | (none; see below) | |\n",
+		hl.Samples, hl.MedianMs, hl.P90Ms, hl.MaxMs, hl.IntervalMs, hl.MedianPerInt, hl.P90PerInt)
+	fmt.Fprintf(&b, "| failover: crashed member's last heartbeat → all its shards owned elsewhere (%d crashes, 4 members, 8 shards) | median %.0f ms, p90 %.0f ms, max %.0f ms | lease TTL %s (+ 1 interval = %.2f× TTL) | median %.2f×, p90 %.2f×, max %.2f× TTL | ≤ TTL + 1 interval | %s |\n",
+		fo.Samples, fo.MedianMs, fo.P90Ms, fo.MaxMs, ttl, foBound, toTTL(fo.MedianMs), toTTL(fo.P90Ms), toTTL(fo.MaxMs), verdict(fo.MaxMs <= float64((ttl+iv).Milliseconds())))
+	fmt.Fprintf(&b, "| convergence: %v members join 1 group of %v shards at once → every shard owned / group STABLE | %.2f s / %.2f s (%.1f heartbeat intervals; heartbeats per member: max %v, mean %.1f) | heartbeat interval %v ms | | | |\n",
+		num(r.Converge, "members"), num(r.Converge, "shards"), num(r.Converge, "secondsAllOwned"), num(r.Converge, "secondsStable"),
+		num(r.Converge, "intervalsStable"), num(r.Converge, "maxHeartbeatsPerMember"), num(r.Converge, "meanHeartbeatsPerMember"), num(r.Converge, "intervalMs"))
+	b.WriteString("| coordinator memory per member; idle Redis reads | not measured by this suite yet | | | | |\n")
+	if l := r.Load; l != nil {
+		b.WriteString("\nLoad rounds (interleaved, CPU from `/proc/<pid>/stat` of each server process):\n\n| round | target | heartbeats | failed | rate | CPU µs / heartbeat |\n|---|---|---|---|---|---|\n")
+		for _, x := range l.Rounds {
+			fmt.Fprintf(&b, "| %d | %s | %d | %d | %.0f/s | %.1f |\n", x.Round, x.Target, x.Heartbeats, x.Failed, float64(x.Heartbeats)/x.Seconds, x.CPUMicros)
+		}
+	}
+	fmt.Fprintf(&b, "\nEvent scenarios: members follow each response's `heartbeatIntervalMs` like the SDK (release a revoked shard at once, then heartbeat at once); rebalance timeout 30s. "+
+		"Failover and convergence: heartbeat interval %s, lease TTL %s (the short interval's 50 ms floor is 0.25 of it). Hand-offs: interval 1s, lease TTL 10s.\n",
+		r.Params.Interval, ttl)
+	return b.String()
+}
+
+func cpuModel() string {
+	b, err := os.ReadFile("/proc/cpuinfo")
+	if err != nil {
+		return "unknown CPU"
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(line, "model name") {
+			if i := strings.IndexByte(line, ':'); i > 0 {
+				return strings.TrimSpace(line[i+1:])
+			}
+		}
+	}
+	return "unknown CPU"
+}
+
+const (
+	beginMarker = "<!-- sysbench:begin (generated by make bench; do not edit by hand) -->"
+	endMarker   = "<!-- sysbench:end -->"
+)
+
+// rewriteSection replaces the text between the markers of path with text.
+func rewriteSection(path, text string) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	s := string(b)
+	i, j := strings.Index(s, beginMarker), strings.Index(s, endMarker)
+	if i < 0 || j < i {
+		return fmt.Errorf("%s: markers %q … %q not found", path, beginMarker, endMarker)
+	}
+	s = s[:i+len(beginMarker)] + "\n" + text + s[j:]
+	return os.WriteFile(path, []byte(s), 0o644)
+}
