@@ -258,8 +258,7 @@ func (w *worker) recoverReadError(err error, bo *retryPacer) bool {
 	}
 	w.reclaim.Store(true)
 	if isShardMissing(err) {
-		w.idleMissing(err)
-		return false
+		return w.idleMissing(err)
 	}
 	w.c.log.Warn("redis read failed; retrying", "shard", w.shard, "key", w.key, "error", err)
 	return bo.wait(w.readCtx)
@@ -275,14 +274,39 @@ func isShardMissing(err error) bool {
 // idleMissing handles a shard whose stream or consumer group is gone while
 // it is owned (retired by a scale-in, deleted or renamed by an operator):
 // the worker recreates nothing — the coordinator creates groups, and a
-// stream recreated here would hold entries nobody routes to — and does not
-// retry. It logs once, stops reading and waits, still owning the shard (the
-// heartbeat keeps listing it), until the coordinator revokes it or the
-// member stops; then it exits and the shard is released.
-func (w *worker) idleMissing(err error) {
-	w.c.log.Warn("shard stream or consumer group no longer exists; not reading the shard (nothing is recreated) until the coordinator revokes it",
+// stream recreated here would hold entries nobody routes to. It logs once
+// and stops reading, still owning the shard (the heartbeat keeps listing
+// it), until the coordinator revokes it or the member stops (false). Every
+// few seconds it looks whether the shard came back (the rollback of a
+// scale-in creates a retired shard again, with the consumer group reading
+// from the start, and may leave it with the same owner): then it reads the
+// fence again and goes on reading (true).
+func (w *worker) idleMissing(err error) bool {
+	w.c.log.Warn("shard stream or consumer group no longer exists; not reading the shard (nothing is recreated) until the coordinator revokes it or it comes back",
 		"shard", w.shard, "key", w.key, "error", err)
-	<-w.readCtx.Done()
+	bo := newBackoff(500*time.Millisecond, 5*time.Second)
+	for bo.wait(w.readCtx) {
+		if w.shardBack() {
+			w.c.log.Info("shard stream and consumer group exist again; reading the shard", "shard", w.shard, "key", w.key)
+			return w.holdFence()
+		}
+	}
+	return false
+}
+
+// shardBack reports whether the shard stream and this group's consumer
+// group on it exist (one XINFO GROUPS; false on any error).
+func (w *worker) shardBack() bool {
+	groups, err := w.c.cfg.Redis.XInfoGroups(w.readCtx, w.key).Result()
+	if err != nil {
+		return false
+	}
+	for _, g := range groups {
+		if g.Name == w.c.cfg.ConsumerGroup {
+			return true
+		}
+	}
+	return false
 }
 
 // holdFence reads the shard's fence before the worker touches the shard. It

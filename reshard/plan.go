@@ -136,8 +136,16 @@ func (r *Record) Rollback(id, by, reason, node string, now time.Time) (*Migratio
 	if m.To > m.From { // scale-out: the added shards must drain and go
 		add := m.ShardsIn(ChangeAdd)
 		if !switched {
+			// Never routed — but a producer still holding a routing from before an
+			// earlier scale-in may have written into a provisioned shard (its
+			// XADD … NOMKSTREAM found the stream again). So the added shards are
+			// consumed until they drain, like after a switch, without the grace.
 			steps = []Step{
+				{Kind: KindSwitch, Routing: m.From, Consume: max(m.To, r.Layout.ConsumeCount(r.Routing)), State: StateRollingBack},
+				{Kind: KindResize, State: StateRollingBack},
 				{Kind: KindRetire, Shards: add, State: StateRollingBack},
+				{Kind: KindSwitch, Routing: m.From, Consume: m.From, State: StateRollingBack},
+				{Kind: KindResize, State: StateRollingBack},
 				{Kind: KindFences, Shards: add, State: StateRollingBack},
 				{Kind: KindFinish, State: StateRolledBack},
 			}

@@ -45,6 +45,17 @@ func (a *groupActor) activate(ctx actor.Context) error {
 		a.lastErr = err
 		return fmt.Errorf("activate %s: %w", a.key, err)
 	}
+	// A reshard that switched between the read above and Activate listed the
+	// groups before this one was listed (Activate lists it) and will not tell it
+	// its new shard set: read the stream again now that the group is listed, and
+	// follow it.
+	if again, err := a.deps.Store.GetStream(sctx, a.key.StreamPrefix); err == nil && again.MetadataVersion != stream.MetadataVersion {
+		if err := a.ensureConsumerGroup(again, 0, shardSet(again)); err != nil {
+			a.lastErr = err
+			return fmt.Errorf("activate %s: create consumer group on shards: %w", a.key, err)
+		}
+		stream = again
+	}
 	servableFrom, err := a.takeover(snap)
 	if err != nil {
 		a.lastErr = err

@@ -333,6 +333,22 @@ func (a *groupActor) resize(ctx actor.Context, msg *ResizeRequest) error {
 		return err
 	}
 	a.apply(ctx, c)
+	if msg.ShardCount > meta.ShardCount {
+		// Shards [old, new) are new incarnations (provisioned with a seeded fence) that
+		// may come back to a member still holding the previous incarnation: its holder
+		// does not change, so no ownership change writes their fences. Rewrite them to
+		// memory's holders before any of them is handed out (repairFences runs before
+		// the group answers).
+		stale := make([]persistence.FenceUpdate, 0, msg.ShardCount-meta.ShardCount)
+		for s := meta.ShardCount; s < msg.ShardCount; s++ {
+			stale = append(stale, persistence.FenceUpdate{Shard: s})
+		}
+		a.markFencesStale(stale)
+		if err := a.repairFences(); err != nil {
+			a.deps.Logger.Warn("could not write the fences of the shards a reshard added; retried before the group answers",
+				slog.String("group", a.key.String()), slog.Any("err", err))
+		}
+	}
 	return nil
 }
 

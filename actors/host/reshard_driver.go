@@ -203,7 +203,7 @@ func (h *Host) driveStream(p string) {
 		if err := renew(); err != nil {
 			return // another node drives it (or the store is down: next round)
 		}
-		done, err := h.reshardStep(p, valid)
+		done, err := h.reshardStep(p, valid, leaseUntil)
 		if err != nil {
 			h.opts.Logger.Warn("resharding step failed; retrying on the next round",
 				slog.String("stream", p), slog.Any("err", err))
@@ -218,8 +218,10 @@ func (h *Host) driveStream(p string) {
 // reshardStep runs the current step of p's active migration and records it
 // done. done reports that the driver should stop for this round (waiting,
 // finished, held).
-func (h *Host) reshardStep(p string, valid func() error) (done bool, err error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 4*h.opts.RequestTimeout)
+func (h *Host) reshardStep(p string, valid func() error, leaseUntil time.Time) (done bool, err error) {
+	// Side effects end with the lease: a driver that outlived it (a pause) must not
+	// act any more — another node may be driving the migration by now.
+	ctx, cancel := context.WithDeadline(context.Background(), leaseUntil)
 	defer cancel()
 	rec, err := h.opts.Store.GetStream(ctx, p)
 	if errors.Is(err, persistence.ErrNotFound) {
@@ -236,6 +238,16 @@ func (h *Host) reshardStep(p string, valid func() error) (done bool, err error) 
 	m := l.Active
 	if m == nil {
 		if err := h.opts.Store.UnmarkResharding(ctx, p); err != nil {
+			return true, err
+		}
+		// A scale may have recorded a migration (after its own mark) between the read
+		// above and the unmark: look again, and mark it again if so.
+		if again, err := h.opts.Store.GetStream(ctx, p); err == nil {
+			if l2, err := reshard.Decode(again.Extra); err == nil && l2.Active != nil {
+				return false, h.opts.Store.MarkResharding(ctx, p)
+			}
+		} else if !errors.Is(err, persistence.ErrNotFound) {
+			_ = h.opts.Store.MarkResharding(ctx, p) // cannot tell: keep looking
 			return true, err
 		}
 		_ = h.opts.Store.ReleaseDriver(ctx, p, h.node.owner)
@@ -354,6 +366,9 @@ func (h *Host) runStep(ctx context.Context, p string, r *reshard.Record, m *resh
 			return false, err
 		}
 		for _, k := range keys {
+			if err := valid(); err != nil {
+				return true, err
+			}
 			if err := h.opts.Provisioner.DeleteFences(ctx, p, k.ConsumerGroup, st.Shards); err != nil {
 				return false, err
 			}
@@ -378,6 +393,9 @@ func (h *Host) provisionShards(ctx context.Context, p string, shards []int, base
 		return err
 	}
 	for _, k := range keys {
+		if ctx.Err() != nil {
+			return errLeaseLost
+		}
 		if err := h.opts.Provisioner.EnsureGroup(ctx, p, k.ConsumerGroup, from, to); err != nil {
 			return fmt.Errorf("create consumer group %s on shards %d..%d: %w", k.ConsumerGroup, from, to-1, err)
 		}

@@ -97,21 +97,25 @@ func (h *Host) driveNow(p, id string) error {
 		return nil // the driver loop (here or elsewhere) takes it from here
 	}
 	h.noteLease(p, true)
-	start := time.Now()
+	leaseUntil := time.Now().Add(h.opts.Resharding.DriverLease * 9 / 10)
 	valid := func() error {
-		if time.Since(start) > h.opts.Resharding.DriverLease*9/10 {
+		if time.Now().After(leaseUntil) {
 			return errLeaseLost
 		}
 		return nil
 	}
 	for range 4 {
-		done, err := h.reshardStep(p, valid)
+		done, err := h.reshardStep(p, valid, leaseUntil)
 		if err != nil {
-			if !errors.Is(err, errLeaseLost) {
+			if errors.Is(err, errLeaseLost) {
+				return nil
+			}
+			if h.stillPreparing(p, id) {
 				return fmt.Errorf("migration %s of %s: provisioning failed half-way (%v); nothing was activated and routing is unchanged; the coordinator retries it, or POST the same scale again, or roll it back: %w",
 					id, p, err, api.ErrUnavailable)
 			}
-			return nil
+			return fmt.Errorf("migration %s of %s: a step failed (%v); its outcome may have landed; the coordinator retries it — GET the migration for its state: %w",
+				id, p, err, api.ErrUnavailable)
 		}
 		if done {
 			return nil
@@ -127,6 +131,24 @@ func (h *Host) driveNow(p, id string) error {
 		}
 	}
 	return nil
+}
+
+// stillPreparing reports whether migration id of p is recorded as
+// PREPARING (true also when the store cannot tell: then nothing is known to
+// have been activated by this request either).
+func (h *Host) stillPreparing(p, id string) bool {
+	ctx, cancel := context.WithTimeout(context.Background(), h.opts.RequestTimeout)
+	defer cancel()
+	rec, err := h.opts.Store.GetStream(ctx, p)
+	if err != nil {
+		return true
+	}
+	l, err := reshard.Decode(rec.Extra)
+	if err != nil {
+		return true
+	}
+	m, ok := l.Find(id)
+	return !ok || m.State == reshard.StatePreparing
 }
 
 // scaleResponse answers an accepted scale: the migration as each group of

@@ -1,0 +1,68 @@
+package host
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/redisstream/coordinator/api/protocol"
+	"github.com/redisstream/coordinator/persistence"
+	"github.com/redisstream/coordinator/persistence/redisstore"
+	"github.com/redisstream/coordinator/reshard"
+	"github.com/redisstream/coordinator/test/redistest"
+)
+
+type unmarkHook struct {
+	persistence.Store
+	before atomic.Pointer[func()]
+}
+
+func (u *unmarkHook) UnmarkResharding(ctx context.Context, p string) error {
+	if f := u.before.Swap(nil); f != nil {
+		(*f)() // a scale posted between the driver's read (no active migration) and its SREM
+	}
+	return u.Store.UnmarkResharding(ctx, p)
+}
+
+// A scale recorded between the driver's read (no active migration) and its
+// unmark is still driven to its end.
+func TestReshardScaleRightAfterFinishIsNotLost(t *testing.T) {
+	srv := redistest.Start(t)
+	store, err := redisstore.New(srv.Client(), redisstore.Options{})
+	require.NoError(t, err)
+	hook := &unmarkHook{Store: store}
+	opts := reshardOpts()
+	opts.Store, opts.Provisioner, opts.NodeID = hook, redisstore.NewProvisioner(srv.Client()), "n1"
+	h := New(opts)
+	t.Cleanup(h.Stop)
+	require.NoError(t, h.Start(context.Background()))
+	ctx := context.Background()
+	two := 2
+	_, err = h.CreateStream(ctx, "orders", protocol.CreateStreamRequest{InitialShardCount: &two, RequestedBy: "test"})
+	require.NoError(t, err)
+	a := &reshardMember{id: "a"}
+	require.Eventually(t, func() bool { a.beat(t, h); return len(ownedSet(a)) == 2 }, 10*time.Second, 10*time.Millisecond)
+
+	var second string
+	var once sync.Once
+	f := func() {
+		once.Do(func() {
+			resp, err := scaleTo(t, h, 4)
+			require.NoError(t, err)
+			second = resp.Migrations[0].ReshardingID
+		})
+	}
+	resp, err := scaleTo(t, h, 3)
+	require.NoError(t, err)
+	hook.before.Store(&f)
+	waitMigration(t, h, resp.Migrations[0].ReshardingID, reshard.StateDeprecated, a)
+	require.Eventually(t, func() bool { return second != "" }, 5*time.Second, 10*time.Millisecond)
+	waitMigration(t, h, second, reshard.StateDeprecated, a)
+	marked, err := store.ReshardingStreams(ctx)
+	require.NoError(t, err)
+	require.Empty(t, marked)
+}
