@@ -29,7 +29,7 @@ func (a *groupActor) writeFences(c *groupstate.Change) error {
 	err := a.setFences(updates)
 	if err != nil {
 		a.deps.Logger.Warn("shard fence write failed; the decision is not stored and members are told to retry",
-			slog.String("group", a.key.String()), slog.Int("fences", len(updates)), slog.Any("err", err))
+			slog.String("group", a.key.String()), a.reqAttr(), slog.Int("fences", len(updates)), slog.Any("err", err))
 		a.markFencesStale(updates)
 	}
 	return err
@@ -84,7 +84,7 @@ func (a *groupActor) syncFences() error {
 		}
 		if len(stale) > 0 {
 			a.deps.Logger.Warn("shard fences out of step with the group's stored state (a write was interrupted); rewriting them",
-				slog.String("group", a.key.String()), slog.Int("fences", len(stale)))
+				slog.String("group", a.key.String()), a.reqAttr(), slog.Int("fences", len(stale)))
 		}
 		a.markFencesStale(stale)
 		a.fencesUnchecked = false

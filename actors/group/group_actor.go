@@ -42,6 +42,8 @@ type groupActor struct {
 	key  persistence.GroupKey
 	deps *Deps
 
+	reqID string // id of the request being handled, for log lines (requestid.go)
+
 	state       *groupstate.Group // nil until activated
 	activation  int64             // epoch taken from the store
 	revision    int64             // store revision of the state in memory
@@ -105,7 +107,7 @@ func (a *groupActor) Receive(ctx actor.Context) {
 		a.deps.OnStart(a.key, ctx.Self())
 		if err := a.activate(ctx); err != nil {
 			a.deps.Logger.Warn("group activation failed; will retry on the next request",
-				slog.String("group", a.key.String()), slog.Any("err", err))
+				slog.String("group", a.key.String()), a.reqAttr(), slog.Any("err", err))
 		}
 	case *NodeConfirmed:
 		a.onNodeConfirmed(ctx, msg)
@@ -182,6 +184,8 @@ func (a *groupActor) Receive(ctx actor.Context) {
 // handle answers the requests a host sends (locally, or forwarded from
 // another node as *wire.GroupRequest). Nil: not a request.
 func (a *groupActor) handle(ctx actor.Context, msg any) any {
+	a.reqID = requestIDOf(msg)
+	defer func() { a.reqID = "" }()
 	switch msg := msg.(type) {
 	case *HeartbeatRequest:
 		return &HeartbeatReply{Response: a.heartbeat(ctx, msg)}
@@ -289,7 +293,7 @@ func (a *groupActor) stop(ctx actor.Context, why string) {
 		return
 	}
 	a.stopped = true
-	a.deps.Logger.Warn("group actor stopping", slog.String("group", a.key.String()),
+	a.deps.Logger.Warn("group actor stopping", slog.String("group", a.key.String()), a.reqAttr(),
 		slog.Int64("activation", a.activation), slog.String("reason", why))
 	a.halt(ctx)
 }
@@ -346,7 +350,7 @@ func (a *groupActor) resize(ctx actor.Context, msg *ResizeRequest) error {
 		a.markFencesStale(stale)
 		if err := a.repairFences(); err != nil {
 			a.deps.Logger.Warn("could not write the fences of the shards a reshard added; retried before the group answers",
-				slog.String("group", a.key.String()), slog.Any("err", err))
+				slog.String("group", a.key.String()), a.reqAttr(), slog.Any("err", err))
 		}
 	}
 	return nil

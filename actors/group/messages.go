@@ -47,6 +47,8 @@ type DebugRequest struct{}
 // allowed. Reply: *DeleteReply.
 type DeleteRequest struct {
 	Force bool
+	// RequestID is the admin request's id (X-Request-Id), for log lines.
+	RequestID string
 }
 
 // DeleteReply answers a DeleteRequest.
@@ -65,6 +67,8 @@ type PruneTick struct{}
 type ResizeRequest struct {
 	ShardCount      int
 	MetadataVersion int64
+	// RequestID names what asked (the migration id), for log lines.
+	RequestID string
 }
 
 // ErrorReply is the reply of requests that return only an error.

@@ -40,11 +40,11 @@ func (a *groupActor) persist(ctx actor.Context, c *groupstate.Change) error {
 		a.stop(ctx, "fenced: a newer activation of this group exists")
 	case errors.Is(err, persistence.ErrConflict):
 		a.deps.Logger.Warn("store revision moved under this activation; reloading",
-			slog.String("group", a.key.String()), slog.Any("err", err))
+			slog.String("group", a.key.String()), a.reqAttr(), slog.Any("err", err))
 		a.reload(ctx)
 	default:
 		a.deps.Logger.Warn("group write failed; members are told to retry",
-			slog.String("group", a.key.String()), slog.Any("err", err))
+			slog.String("group", a.key.String()), a.reqAttr(), slog.Any("err", err))
 		a.unsure = true // it may have landed: reload before answering from memory
 	}
 	return err
@@ -117,7 +117,7 @@ func (a *groupActor) reload(ctx actor.Context) {
 		state, err = restore(a.deps.Rules, a.key, stream, snap, now, now)
 	}
 	if err != nil {
-		a.deps.Logger.Warn("group reload failed; will re-activate", slog.String("group", a.key.String()), slog.Any("err", err))
+		a.deps.Logger.Warn("group reload failed; will re-activate", slog.String("group", a.key.String()), a.reqAttr(), slog.Any("err", err))
 		if errors.Is(err, persistence.ErrFenced) {
 			a.stop(ctx, "fenced: a newer activation of this group exists")
 			return
@@ -219,7 +219,7 @@ func (a *groupActor) armMember(ctx actor.Context, memberID string) {
 		if err != nil {
 			// Every name is taken (cannot happen in practice): the prune tick's
 			// deadline evaluation (groupstate.Tick) still expires the member.
-			a.deps.Logger.Error("cannot spawn a member actor", slog.String("group", a.key.String()),
+			a.deps.Logger.Error("cannot spawn a member actor", slog.String("group", a.key.String()), a.reqAttr(),
 				slog.String("member", memberID), slog.Any("err", err))
 			return
 		}
@@ -248,11 +248,11 @@ func (a *groupActor) reportTransition(was groupstate.MemberState, m *groupstate.
 		a.noteEvent(m, "")
 		a.deps.Metrics.MemberExpired()
 		a.deps.Logger.Info("member lease expired; its shards are free for others",
-			slog.String("group", a.key.String()), slog.String("member", m.ID))
+			slog.String("group", a.key.String()), a.reqAttr(), slog.String("member", m.ID))
 	case groupstate.StateFenced:
 		a.noteEvent(m, a.fenceCause)
 		a.deps.Metrics.MemberFenced()
 		a.deps.Logger.Warn("member fenced: stale epoch, a claim of a shard it was not given, or a revocation not finished within the rebalance timeout; its shards stay blocked until it rejoins owning nothing or its lease expires",
-			slog.String("group", a.key.String()), slog.String("member", m.ID), slog.Int64("epoch", m.Epoch))
+			slog.String("group", a.key.String()), a.reqAttr(), slog.String("member", m.ID), slog.Int64("epoch", m.Epoch))
 	}
 }

@@ -29,10 +29,10 @@ func RequestToWire(msg any) (*wire.GroupRequest, error) {
 	case *DebugRequest:
 		return &wire.GroupRequest{Op: &wire.GroupRequest_Debug{Debug: &wire.Debug{}}}, nil
 	case *DeleteRequest:
-		return &wire.GroupRequest{Op: &wire.GroupRequest_Delete{Delete: &wire.Delete{Force: m.Force}}}, nil
+		return &wire.GroupRequest{Op: &wire.GroupRequest_Delete{Delete: &wire.Delete{Force: m.Force}}, RequestId: m.RequestID}, nil
 	case *ResizeRequest:
 		return &wire.GroupRequest{Op: &wire.GroupRequest_Resize{Resize: &wire.Resize{
-			ShardCount: int32(m.ShardCount), MetadataVersion: m.MetadataVersion}}}, nil
+			ShardCount: int32(m.ShardCount), MetadataVersion: m.MetadataVersion}}, RequestId: m.RequestID}, nil
 	case *ReleaseRequest:
 		return &wire.GroupRequest{Op: &wire.GroupRequest_Release{Release: &wire.Release{}}}, nil
 	case *TouchRequest:
@@ -77,9 +77,9 @@ func requestFromWire(r *wire.GroupRequest, received time.Time) (any, error) {
 	case *wire.GroupRequest_Debug:
 		return &DebugRequest{}, nil
 	case *wire.GroupRequest_Delete:
-		return &DeleteRequest{Force: op.Delete.GetForce()}, nil
+		return &DeleteRequest{Force: op.Delete.GetForce(), RequestID: r.GetRequestId()}, nil
 	case *wire.GroupRequest_Resize:
-		return &ResizeRequest{ShardCount: int(op.Resize.GetShardCount()), MetadataVersion: op.Resize.GetMetadataVersion()}, nil
+		return &ResizeRequest{ShardCount: int(op.Resize.GetShardCount()), MetadataVersion: op.Resize.GetMetadataVersion(), RequestID: r.GetRequestId()}, nil
 	case *wire.GroupRequest_Release:
 		return &ReleaseRequest{}, nil
 	case *wire.GroupRequest_Touch:

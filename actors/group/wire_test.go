@@ -92,3 +92,21 @@ func TestIdentityRoundTrip(t *testing.T) {
 		require.ErrorIs(t, err, ErrBadIdentity, bad)
 	}
 }
+
+// An admin request's id and a resize's migration id cross nodes, so the
+// group's log lines name them wherever the group runs.
+func TestWireCarriesRequestIDs(t *testing.T) {
+	for _, in := range []any{&DeleteRequest{Force: true, RequestID: "req-7"}, &ResizeRequest{ShardCount: 8, MetadataVersion: 3, RequestID: "rs-2"}} {
+		w, err := RequestToWire(in)
+		require.NoError(t, err)
+		b, err := proto.Marshal(w)
+		require.NoError(t, err)
+		var back wire.GroupRequest
+		require.NoError(t, proto.Unmarshal(b, &back))
+		out, err := requestFromWire(&back, time.Now())
+		require.NoError(t, err)
+		require.Equal(t, in, out)
+		require.Equal(t, requestIDOf(in), requestIDOf(out))
+	}
+	require.Equal(t, "hb-1", requestIDOf(&HeartbeatRequest{Request: protocol.HeartbeatRequest{RequestID: "hb-1"}}))
+}

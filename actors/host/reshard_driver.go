@@ -352,7 +352,7 @@ func (h *Host) runStep(ctx context.Context, p string, r *reshard.Record, m *resh
 	case reshard.KindProvision:
 		return false, h.provisionShards(ctx, p, st.Shards, reshard.FenceBase(r.MetadataVersion+1))
 	case reshard.KindResize:
-		n, err := h.resizeGroups(ctx, p, r.Layout.ConsumeCount(r.Routing), r.MetadataVersion)
+		n, err := h.resizeGroups(ctx, p, r.Layout.ConsumeCount(r.Routing), r.MetadataVersion, m.ID)
 		if err != nil {
 			r.Wait(m.ID, fmt.Sprintf("telling the groups their new shard set: %d not yet (%v)", n, err), now)
 			return true, nil
@@ -408,7 +408,7 @@ func (h *Host) provisionShards(ctx context.Context, p string, shards []int, base
 
 // resizeGroups tells every stored group of p its shard set (activating it
 // where the cluster places it); n is how many did not confirm.
-func (h *Host) resizeGroups(ctx context.Context, p string, count int, mv int64) (n int, err error) {
+func (h *Host) resizeGroups(ctx context.Context, p string, count int, mv int64, migration string) (n int, err error) {
 	keys, err := h.opts.Store.ListGroups(ctx, p)
 	if err != nil {
 		return 0, err
@@ -422,7 +422,7 @@ func (h *Host) resizeGroups(ctx context.Context, p string, count int, mv int64) 
 		wg.Add(1)
 		go func() {
 			defer func() { <-slots; wg.Done() }()
-			res, err := h.ask(ctx, k, &group.ResizeRequest{ShardCount: count, MetadataVersion: mv})
+			res, err := h.ask(ctx, k, &group.ResizeRequest{ShardCount: count, MetadataVersion: mv, RequestID: migration})
 			if err == nil {
 				if er, ok := res.(*group.ErrorReply); ok && er.Err != nil {
 					err = er.Err

@@ -225,7 +225,7 @@ func (h *Host) DeleteGroup(ctx context.Context, streamPrefix, groupName string, 
 	if _, err := h.describe(ctx, streamPrefix, groupName, false); err != nil {
 		return protocol.DeleteGroupResponse{}, err
 	}
-	res, err := h.ask(ctx, key, &group.DeleteRequest{Force: req.Force})
+	res, err := h.ask(ctx, key, &group.DeleteRequest{Force: req.Force, RequestID: api.RequestIDFrom(ctx)})
 	if err != nil {
 		return protocol.DeleteGroupResponse{}, err
 	}

@@ -127,7 +127,10 @@ type GroupRequest struct {
 	DeadlineUnixNano int64 `protobuf:"varint,10,opt,name=deadline_unix_nano,json=deadlineUnixNano,proto3" json:"deadline_unix_nano,omitempty"`
 	TimeoutNanos     int64 `protobuf:"varint,12,opt,name=timeout_nanos,json=timeoutNanos,proto3" json:"timeout_nanos,omitempty"`
 	// Node that forwarded the request (logs, metrics).
-	FromNode      string `protobuf:"bytes,11,opt,name=from_node,json=fromNode,proto3" json:"from_node,omitempty"`
+	FromNode string `protobuf:"bytes,11,opt,name=from_node,json=fromNode,proto3" json:"from_node,omitempty"`
+	// The HTTP request id (X-Request-Id) of an admin request, for the group's
+	// log lines (heartbeats carry theirs in the heartbeat). "" when none.
+	RequestId     string `protobuf:"bytes,13,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -249,6 +252,13 @@ func (x *GroupRequest) GetTimeoutNanos() int64 {
 func (x *GroupRequest) GetFromNode() string {
 	if x != nil {
 		return x.FromNode
+	}
+	return ""
+}
+
+func (x *GroupRequest) GetRequestId() string {
+	if x != nil {
+		return x.RequestId
 	}
 	return ""
 }
@@ -1386,7 +1396,7 @@ var File_actors_wire_wire_proto protoreflect.FileDescriptor
 
 const file_actors_wire_wire_proto_rawDesc = "" +
 	"\n" +
-	"\x16actors/wire/wire.proto\x12\vrsc.wire.v1\"\xd9\x03\n" +
+	"\x16actors/wire/wire.proto\x12\vrsc.wire.v1\"\xf8\x03\n" +
 	"\fGroupRequest\x126\n" +
 	"\theartbeat\x18\x01 \x01(\v2\x16.rsc.wire.v1.HeartbeatH\x00R\theartbeat\x123\n" +
 	"\bdescribe\x18\x02 \x01(\v2\x15.rsc.wire.v1.DescribeH\x00R\bdescribe\x12*\n" +
@@ -1398,7 +1408,9 @@ const file_actors_wire_wire_proto_rawDesc = "" +
 	"\x12deadline_unix_nano\x18\n" +
 	" \x01(\x03R\x10deadlineUnixNano\x12#\n" +
 	"\rtimeout_nanos\x18\f \x01(\x03R\ftimeoutNanos\x12\x1b\n" +
-	"\tfrom_node\x18\v \x01(\tR\bfromNodeB\x04\n" +
+	"\tfrom_node\x18\v \x01(\tR\bfromNode\x12\x1d\n" +
+	"\n" +
+	"request_id\x18\r \x01(\tR\trequestIdB\x04\n" +
 	"\x02op\"\xd3\x02\n" +
 	"\n" +
 	"GroupReply\x12%\n" +
