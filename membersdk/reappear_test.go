@@ -27,8 +27,8 @@ func TestShardReappearsWhileOwned(t *testing.T) {
 	eventually(t, func() bool { return len(ev.find(EventAcked)) == 1 }, 5*time.Second, "shard 0 read")
 	ctx := context.Background()
 	key := protocol.StreamKey(testStream, 0)
-	require.NoError(t, base.Rename(ctx, key, key+"-retired").Err()) // retire
-	time.Sleep(2 * time.Second)                                       // the worker finds it missing
+	require.NoError(t, base.Rename(ctx, key, key+"-retired").Err())               // retire
+	time.Sleep(2 * time.Second)                                                   // the worker finds it missing
 	require.NoError(t, base.XGroupCreateMkStream(ctx, key, testGroup, "0").Err()) // rollback's provision
 	xadd(t, base, 0, "k", "after-rollback")
 	eventually(t, func() bool { return len(ev.find(EventAcked)) == 2 }, 10*time.Second, "entry on the re-created shard consumed")

@@ -415,33 +415,25 @@ func (h *Host) resizeGroups(ctx context.Context, p string, count int, mv int64, 
 	}
 	var mu sync.Mutex
 	var first error
-	var wg sync.WaitGroup
-	slots := make(chan struct{}, 8)
-	for _, k := range keys {
-		slots <- struct{}{}
-		wg.Add(1)
-		go func() {
-			defer func() { <-slots; wg.Done() }()
-			res, err := h.ask(ctx, k, &group.ResizeRequest{ShardCount: count, MetadataVersion: mv, RequestID: migration})
-			if err == nil {
-				if er, ok := res.(*group.ErrorReply); ok && er.Err != nil {
-					err = er.Err
-				}
+	h.eachGroup(keys, func(k persistence.GroupKey) {
+		res, err := h.ask(ctx, k, &group.ResizeRequest{ShardCount: count, MetadataVersion: mv, RequestID: migration})
+		if err == nil {
+			if er, ok := res.(*group.ErrorReply); ok && er.Err != nil {
+				err = er.Err
 			}
-			if err != nil && errors.Is(h.groupErr(k, err), api.ErrGroupNotFound) {
-				err = nil // deleted meanwhile: nothing to tell
+		}
+		if err != nil && errors.Is(h.groupErr(k, err), api.ErrGroupNotFound) {
+			err = nil // deleted meanwhile: nothing to tell
+		}
+		if err != nil {
+			mu.Lock()
+			n++
+			if first == nil {
+				first = fmt.Errorf("group %s: %w", k, err)
 			}
-			if err != nil {
-				mu.Lock()
-				n++
-				if first == nil {
-					first = fmt.Errorf("group %s: %w", k, err)
-				}
-				mu.Unlock()
-			}
-		}()
-	}
-	wg.Wait()
+			mu.Unlock()
+		}
+	})
 	return n, first
 }
 

@@ -71,6 +71,19 @@ func (h *Host) sweepLoop() {
 // activates where the cluster places it, so the sweep's activations spread
 // over the nodes like any others.
 func (h *Host) touchAll(keys []persistence.GroupKey) {
+	h.eachGroup(keys, func(k persistence.GroupKey) {
+		ctx, cancel := context.WithTimeout(context.Background(), h.opts.RequestTimeout)
+		defer cancel()
+		if _, err := h.ask(ctx, k, &group.TouchRequest{}); err != nil {
+			h.opts.Logger.Debug("sweep could not activate a group; next sweep retries", slog.String("group", k.String()), slog.Any("err", err))
+		}
+	})
+}
+
+// eachGroup runs fn for every key, 8 at a time, and waits for all: asks to
+// many groups (activating them where the cluster places them) without
+// flooding the node or the cluster.
+func (h *Host) eachGroup(keys []persistence.GroupKey, fn func(persistence.GroupKey)) {
 	var wg sync.WaitGroup
 	slots := make(chan struct{}, 8)
 	for _, k := range keys {
@@ -78,11 +91,7 @@ func (h *Host) touchAll(keys []persistence.GroupKey) {
 		wg.Add(1)
 		go func() {
 			defer func() { <-slots; wg.Done() }()
-			ctx, cancel := context.WithTimeout(context.Background(), h.opts.RequestTimeout)
-			defer cancel()
-			if _, err := h.ask(ctx, k, &group.TouchRequest{}); err != nil {
-				h.opts.Logger.Debug("sweep could not activate a group; next sweep retries", slog.String("group", k.String()), slog.Any("err", err))
-			}
+			fn(k)
 		}()
 	}
 	wg.Wait()

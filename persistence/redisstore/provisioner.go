@@ -78,34 +78,19 @@ func (p *Provisioner) EnsureStreams(ctx context.Context, streamPrefix string, fr
 
 // EnsureGroup implements persistence.Provisioner.
 func (p *Provisioner) EnsureGroup(ctx context.Context, streamPrefix, group string, from, to int) error {
-	op := fmt.Sprintf("ensure group %s/%s [%d,%d)", streamPrefix, group, from, to)
-	if err := checkRange(op, from, to); err != nil {
-		return err
-	}
-	if err := checkCtx(ctx, op); err != nil {
-		return err
-	}
-	if from == to {
-		return nil
-	}
-	pipe := p.c.Pipeline()
-	cmds := make([]*redis.StatusCmd, 0, to-from)
-	for i := from; i < to; i++ {
-		cmds = append(cmds, pipe.XGroupCreateMkStream(ctx, ShardKey(streamPrefix, i), group, "0"))
-	}
-	_, _ = pipe.Exec(ctx)
-	for _, cmd := range cmds {
-		if err := cmd.Err(); err != nil && !isBusyGroup(err) {
-			return mapErr(op, err)
-		}
-	}
-	return nil
+	return p.ensureGroup(ctx, fmt.Sprintf("ensure group %s/%s [%d,%d)", streamPrefix, group, from, to), streamPrefix, group, from, to, true)
 }
 
 // EnsureGroupOnExisting implements persistence.Provisioner: XGROUP CREATE
 // without MKSTREAM; a missing stream is skipped.
 func (p *Provisioner) EnsureGroupOnExisting(ctx context.Context, streamPrefix, group string, from, to int) error {
-	op := fmt.Sprintf("ensure group %s/%s on existing shards [%d,%d)", streamPrefix, group, from, to)
+	return p.ensureGroup(ctx, fmt.Sprintf("ensure group %s/%s on existing shards [%d,%d)", streamPrefix, group, from, to), streamPrefix, group, from, to, false)
+}
+
+// ensureGroup creates the consumer group on shards [from,to) reading from
+// "0", pipelined; an existing group is success, and without mkstream so is
+// a missing stream.
+func (p *Provisioner) ensureGroup(ctx context.Context, op, streamPrefix, group string, from, to int, mkstream bool) error {
 	if err := checkRange(op, from, to); err != nil {
 		return err
 	}
@@ -118,13 +103,19 @@ func (p *Provisioner) EnsureGroupOnExisting(ctx context.Context, streamPrefix, g
 	pipe := p.c.Pipeline()
 	cmds := make([]*redis.StatusCmd, 0, to-from)
 	for i := from; i < to; i++ {
-		cmds = append(cmds, pipe.XGroupCreate(ctx, ShardKey(streamPrefix, i), group, "0"))
+		if mkstream {
+			cmds = append(cmds, pipe.XGroupCreateMkStream(ctx, ShardKey(streamPrefix, i), group, "0"))
+		} else {
+			cmds = append(cmds, pipe.XGroupCreate(ctx, ShardKey(streamPrefix, i), group, "0"))
+		}
 	}
 	_, _ = pipe.Exec(ctx)
 	for _, cmd := range cmds {
-		if err := cmd.Err(); err != nil && !isBusyGroup(err) && !isNoSuchKey(err) && !isKeyMissingForGroup(err) {
-			return mapErr(op, err)
+		err := cmd.Err()
+		if err == nil || isBusyGroup(err) || (!mkstream && (isNoSuchKey(err) || isKeyMissingForGroup(err))) {
+			continue
 		}
+		return mapErr(op, err)
 	}
 	return nil
 }
