@@ -53,9 +53,9 @@ func TestIncarnationsSeparateRetiredStreams(t *testing.T) {
 		{Kind: "handled", Member: "b", Shard: 1, Epoch: 4, EntryID: new1, Seq: 3, At: 20},
 		{Kind: "acked", Member: "b", Shard: 1, Epoch: 4, EntryID: new1, At: 21, Token: 1},
 	}
-	require.NotEmpty(t, recorderOf(raw).Check(3).FenceOverlaps, "without relabelling the new incarnation's token 1 reads as a step back")
+	require.NotEmpty(t, FromLines(raw).Check(3).FenceOverlaps, "without relabelling the new incarnation's token 1 reads as a step back")
 
-	r := recorderOf(inc.Relabel(raw))
+	r := FromLines(inc.Relabel(raw))
 	n, err := r.SettleIncarnations(ctx, rdb, inc, "workers")
 	require.NoError(t, err)
 	require.Equal(t, 1, n)
@@ -63,12 +63,4 @@ func TestIncarnationsSeparateRetiredStreams(t *testing.T) {
 	require.Empty(t, rep.FenceOverlaps)
 	require.Empty(t, rep.Overlaps)
 	require.Zero(t, rep.Lost)
-}
-
-func recorderOf(lines []Line) *Recorder {
-	r := New()
-	for _, l := range lines {
-		r.Add(l)
-	}
-	return r
 }
