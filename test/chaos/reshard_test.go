@@ -213,7 +213,11 @@ func (c *cluster) waitMigrations(timeout time.Duration) (protocol.MigrationsResp
 // summarize lists migrations oldest first.
 func summarize(ms []protocol.Migration) []migrationSummary {
 	sorted := append([]protocol.Migration(nil), ms...)
-	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].CreatedAt < sorted[j].CreatedAt })
+	sort.SliceStable(sorted, func(i, j int) bool {
+		a, _ := time.Parse(time.RFC3339Nano, sorted[i].CreatedAt)
+		b, _ := time.Parse(time.RFC3339Nano, sorted[j].CreatedAt)
+		return a.Before(b)
+	})
 	out := []migrationSummary{}
 	for _, m := range sorted {
 		s := migrationSummary{ID: m.ReshardingID, From: m.FromShardCount, To: m.ToShardCount, State: m.State, Steps: []string{}}

@@ -51,7 +51,7 @@ type Incarnations struct {
 // apart any more.
 func ReadIncarnations(ctx context.Context, rdb redis.UniversalClient, prefix string, migrations []protocol.Migration) (*Incarnations, error) {
 	ms := append([]protocol.Migration(nil), migrations...)
-	sort.SliceStable(ms, func(i, j int) bool { return ms[i].CreatedAt < ms[j].CreatedAt })
+	sort.SliceStable(ms, func(i, j int) bool { return parseTime(ms[i].CreatedAt) < parseTime(ms[j].CreatedAt) })
 	inc := &Incarnations{Prefix: prefix, Retired: map[int][]string{}, lastIDs: map[int][]streamID{}, retiredAt: map[int][]int64{}}
 	seen := map[string]bool{}
 	for _, m := range ms {
