@@ -227,7 +227,9 @@ func historyProblems(m protocol.Migration, from, to int, final string) []string 
 	if m.State != final {
 		bad("state %s, want %s", m.State, final)
 	}
-	if m.CreatedAt == "" || m.UpdatedAt == "" || m.UpdatedAt < m.CreatedAt && len(m.UpdatedAt) == len(m.CreatedAt) {
+	created, err1 := time.Parse(time.RFC3339Nano, m.CreatedAt)
+	updated, err2 := time.Parse(time.RFC3339Nano, m.UpdatedAt)
+	if err1 != nil || err2 != nil || updated.Before(created) {
 		bad("createdAt %q, updatedAt %q", m.CreatedAt, m.UpdatedAt)
 	}
 	if m.RequestedBy != "test" {
