@@ -136,13 +136,26 @@ func TestScaleRedisCutMidProvisioning(t *testing.T) {
 		b := errorBody(t, raw)
 		t.Logf("scale cut mid-provisioning: %s %s: %s", b.Status, b.ErrorCode, b.Message)
 	case err == nil && status == 202:
+		// Accepted before provisioning met the cut: the migration must not
+		// activate while Redis is away, and goes on once it is back.
 		m := scaleMigration(t, out, n)
 		t.Logf("scale cut mid-provisioning was accepted first: %s", describe(m))
-		if m.State != protocol.MigrationPreparing {
-			t.Errorf("accepted while Redis was cut, the migration is %s", m.State)
+		time.Sleep(time.Second)
+		proxy.Restore()
+		e.waitUntil(30*time.Second, "routing answered after the outage", func() bool { _, err := e.api.routing(); return err == nil })
+		done := e.waitState(m.ReshardingID, 45*time.Second, protocol.MigrationDeprecated)
+		e.checkHistory(done, before.ShardCount, n, protocol.MigrationDeprecated)
+		for _, h := range done.History {
+			if h.State == protocol.MigrationActive {
+				if at, err := time.Parse(time.RFC3339Nano, h.At); err == nil && at.Before(proxy.RestoredAt()) {
+					t.Errorf("the migration became ACTIVE at %s, while Redis was cut", h.At)
+				}
+			}
 		}
+		e.checkNewShards(before, n)
+		return
 	default:
-		t.Errorf("scale cut mid-provisioning: status %d, err %v: %s", status, err, raw)
+		t.Fatalf("scale cut mid-provisioning: status %d, err %v: %s", status, err, raw)
 	}
 	time.Sleep(time.Second) // Redis stays away a while
 	proxy.Restore()
@@ -183,9 +196,18 @@ func (e *env) retryAfterOutage(before protocol.ProducerRouting, n int) {
 	m := scaleMigration(t, out, n)
 	done := e.waitState(m.ReshardingID, 45*time.Second, protocol.MigrationDeprecated)
 	e.checkHistory(done, before.ShardCount, n, protocol.MigrationDeprecated)
+	e.checkNewShards(before, n)
+}
+
+// checkNewShards checks, after a scale-out from before to n completed, the
+// routing, that every new shard carries the group's consumer group, and
+// that no shard stream is left unreported.
+func (e *env) checkNewShards(before protocol.ProducerRouting, n int) {
+	t := e.t
+	t.Helper()
 	after := e.api.mustRouting(t)
 	if after.ShardCount != n || after.MetadataVersion <= before.MetadataVersion {
-		t.Errorf("after the retried scale routing has %d shards at version %d (before: %d at %d)", after.ShardCount,
+		t.Errorf("after the scale routing has %d shards at version %d (before: %d at %d)", after.ShardCount,
 			after.MetadataVersion, before.ShardCount, before.MetadataVersion)
 	}
 	// Every new shard carries the group's consumer group.

@@ -5,6 +5,7 @@ import (
 	"net"
 	"sync"
 	"testing"
+	"time"
 )
 
 // redisProxy forwards TCP connections to a redis-server and can cut them:
@@ -16,11 +17,13 @@ type redisProxy struct {
 	ln       net.Listener
 	upstream string
 
-	mu     sync.Mutex
-	conns  map[net.Conn]bool
-	cut    bool
-	marker []byte
-	cuts   int
+	mu         sync.Mutex
+	conns      map[net.Conn]bool
+	cut        bool
+	marker     []byte
+	cuts       int
+	cutAt      time.Time // when the last cut happened
+	restoredAt time.Time // when the last Restore happened
 }
 
 func startRedisProxy(t *testing.T, upstream string) *redisProxy {
@@ -122,6 +125,7 @@ func (p *redisProxy) Cut() {
 	defer p.mu.Unlock()
 	if !p.cut {
 		p.cuts++
+		p.cutAt = time.Now()
 	}
 	p.cut, p.marker = true, nil
 	for c := range p.conns {
@@ -135,6 +139,7 @@ func (p *redisProxy) Restore() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.cut = false
+	p.restoredAt = time.Now()
 }
 
 // Cuts counts the cuts so far.
@@ -142,4 +147,11 @@ func (p *redisProxy) Cuts() int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.cuts
+}
+
+// RestoredAt is when Restore last let connections through.
+func (p *redisProxy) RestoredAt() time.Time {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.restoredAt
 }
