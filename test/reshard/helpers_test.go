@@ -44,7 +44,7 @@ func TestKeyOrder(t *testing.T) {
 	lines := []recorder.Line{
 		{Kind: "handled", Shard: 2, Seq: 1, EntryID: "1-0", At: 10},
 		{Kind: "handled", Shard: 2, Seq: 62, EntryID: "2-0", At: 20},
-		{Kind: "handled", Shard: 2, Seq: 62, EntryID: "2-0", At: 5}, // an earlier handling counts
+		{Kind: "handled", Shard: 2, Seq: 62, EntryID: "2-0", At: 5},  // an earlier handling counts
 		{Kind: "handled", Shard: 5, Seq: 123, EntryID: "3-0", At: 1}, // moved shard: not compared
 	}
 	pairs, broken := keyOrder(lines)
