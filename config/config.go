@@ -20,6 +20,7 @@ type Config struct {
 	Defaults     Defaults     `koanf:"defaults"`
 	Limits       Limits       `koanf:"limits"`
 	Cluster      Cluster      `koanf:"cluster"`
+	Resharding   Resharding   `koanf:"resharding"`
 	Log          Log          `koanf:"log"`
 }
 
@@ -96,6 +97,16 @@ type Groups struct {
 	Creation        string        `koanf:"creation" help:"implicit: a member's join (memberEpoch 0) or producer routing creates an unknown group; explicit: only POST /coord/v1/streams/{p}/groups/{g} does"`
 	IdlePassivation time.Duration `koanf:"idle-passivation" help:"a group with no live member for this long gives its activation up (0 = never)"`
 	SweepInterval   time.Duration `koanf:"sweep-interval" help:"how often groups with live members that no node hosts are activated, so dead members expire"`
+}
+
+// Resharding configures how streams change their shard count (migrations).
+type Resharding struct {
+	MaxShardCount    int           `koanf:"max-shard-count" help:"largest targetShardCount (and initialShardCount) a stream may have (1..4096)"`
+	RoutingGrace     time.Duration `koanf:"routing-grace" help:"how long after a routing change producers may still write with the older routing (at least the producers' routing cache lifetime, 30s in the Go SDK); removed shards are retired no earlier"`
+	PollInterval     time.Duration `koanf:"poll-interval" help:"how often each node looks for migrations to drive"`
+	RetiredRetention time.Duration `koanf:"retired-retention" help:"how long a retired shard stream is kept, renamed, before Redis expires it (its data stays readable until then)"`
+	History          int           `koanf:"history" help:"finished migrations kept per stream for debugging (1..1000)"`
+	DriverLease      time.Duration `koanf:"driver-lease" help:"lease of the node driving a stream's migration; another node takes the migration over about this long after its driver died"`
 }
 
 // Defaults are applied to newly created streams.
@@ -178,6 +189,8 @@ func Default() Config {
 		},
 		Groups:   Groups{Creation: CreationImplicit, IdlePassivation: 2 * time.Minute, SweepInterval: 30 * time.Second},
 		Defaults: Defaults{InitialShardCount: 4},
+		Resharding: Resharding{MaxShardCount: 4096, RoutingGrace: time.Minute, PollInterval: time.Second,
+			RetiredRetention: 7 * 24 * time.Hour, History: 20, DriverLease: 10 * time.Second},
 		Limits: Limits{
 			GroupsPerStream:         100,
 			MembersPerGroup:         1000,

@@ -192,6 +192,27 @@ func (c Config) Validate() error {
 		bad("defaults.initial-shard-count", n, "must be between 1 and %d", MaxInitialShards)
 	}
 
+	// resharding
+	rs := c.Resharding
+	if rs.MaxShardCount < 1 || rs.MaxShardCount > MaxInitialShards {
+		bad("resharding.max-shard-count", rs.MaxShardCount, "must be between 1 and %d", MaxInitialShards)
+	} else if n := c.Defaults.InitialShardCount; n >= 1 && n <= MaxInitialShards && n > rs.MaxShardCount {
+		bad("defaults.initial-shard-count", c.Defaults.InitialShardCount, "must not exceed resharding.max-shard-count (%d)", rs.MaxShardCount)
+	}
+	positive("resharding.routing-grace", rs.RoutingGrace)
+	positive("resharding.poll-interval", rs.PollInterval)
+	if rs.RetiredRetention < time.Second {
+		bad("resharding.retired-retention", rs.RetiredRetention, "must be at least 1s")
+	}
+	if rs.History < 1 || rs.History > 1000 {
+		bad("resharding.history", rs.History, "must be between 1 and 1000")
+	}
+	if rs.DriverLease < time.Second {
+		bad("resharding.driver-lease", rs.DriverLease, "must be at least 1s")
+	} else if rs.PollInterval > 0 && rs.DriverLease < 2*rs.PollInterval {
+		bad("resharding.driver-lease", rs.DriverLease, "must be at least twice resharding.poll-interval (%s): the driver renews it once per round", rs.PollInterval)
+	}
+
 	// groups, limits
 	if !oneOf(c.Groups.Creation, validCreation) {
 		bad("groups.creation", c.Groups.Creation, "must be one of %s", strings.Join(validCreation, ", "))

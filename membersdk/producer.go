@@ -198,10 +198,38 @@ func (p *Producer) locate(r *protocol.ProducerRouting, partitionKey string) (int
 // exist (a stale routing after a scale-in), the routing is fetched again and
 // the publish retried once.
 func (p *Producer) Publish(ctx context.Context, partitionKey string, values map[string]any) (string, error) {
+	r, err := p.PublishResult(ctx, partitionKey, values)
+	return r.ID, err
+}
+
+// Published describes one accepted publish.
+type Published struct {
+	// ID is the entry id Redis assigned.
+	ID string
+	// Shard and StreamKey are where the entry went.
+	Shard     int
+	StreamKey string
+	// MetadataVersion is the routing version the shard was chosen with.
+	MetadataVersion int64
+	// Refreshed: the first attempt found its shard stream retired (a routing
+	// older than a scale-in) and the entry went where the refreshed routing
+	// points.
+	Refreshed bool
+}
+
+// PublishResult is Publish, telling where the entry went and with which
+// routing version: a caller that needs per-key order across a reshard can
+// tell that two entries of one key were routed with different versions
+// (docs/PROTOCOL.md, "Resharding and order").
+func (p *Producer) PublishResult(ctx context.Context, partitionKey string, values map[string]any) (Published, error) {
 	for attempt := 0; ; attempt++ {
-		_, key, err := p.ShardFor(ctx, partitionKey)
+		c, err := p.routing(ctx)
 		if err != nil {
-			return "", err
+			return Published{}, err
+		}
+		shard, key, err := p.locate(&c.r, partitionKey)
+		if err != nil {
+			return Published{}, err
 		}
 		args := &redis.XAddArgs{Stream: key, NoMkStream: true, Values: values}
 		if p.cfg.MaxLen > 0 {
@@ -209,15 +237,15 @@ func (p *Producer) Publish(ctx context.Context, partitionKey string, values map[
 		}
 		id, err := p.cfg.Redis.XAdd(ctx, args).Result()
 		if err == nil {
-			return id, nil
+			return Published{ID: id, Shard: shard, StreamKey: key, MetadataVersion: c.r.MetadataVersion, Refreshed: attempt > 0}, nil
 		}
 		if !errors.Is(err, redis.Nil) {
-			return "", fmt.Errorf("membersdk: XADD %s: %w", key, err)
+			return Published{}, fmt.Errorf("membersdk: XADD %s: %w", key, err)
 		}
 		if attempt > 0 {
-			return "", fmt.Errorf("%w: %s (after a routing refresh)", ErrStreamMissing, key)
+			return Published{}, fmt.Errorf("%w: %s (after a routing refresh)", ErrStreamMissing, key)
 		}
-		p.log.Info("shard stream missing; refreshing routing", "key", key)
+		p.log.Info("shard stream missing (retired by a scale-in?); refreshing routing and retrying", "key", key, "metadataVersion", c.r.MetadataVersion)
 		p.Invalidate()
 	}
 }

@@ -107,8 +107,13 @@ func TestProducerRefreshesAfterMissingStream(t *testing.T) {
 	_, err = p.Routing(ctx) // cache the 4-shard routing
 	require.NoError(t, err)
 	fr.set(1, 6) // the coordinator now routes to one shard; the cache is stale
-	id, err := p.Publish(ctx, "order-123", map[string]any{"v": "1"})
+	pub, err := p.PublishResult(ctx, "order-123", map[string]any{"v": "1"})
 	require.NoError(t, err)
+	id := pub.ID
+	require.True(t, pub.Refreshed)
+	require.EqualValues(t, 6, pub.MetadataVersion, "the routing version the entry was routed with")
+	require.Equal(t, 0, pub.Shard)
+	require.Equal(t, "orders:0", pub.StreamKey)
 	require.Equal(t, 2, fr.count(), "routing fetched again after XADD NOMKSTREAM failed")
 	require.Equal(t, "Bearer tok", fr.auth)
 	msgs, err := rc.XRange(ctx, "orders:0", "-", "+").Result()

@@ -64,6 +64,7 @@ type Store interface {
 	DeleteGroup(ctx context.Context, key GroupKey, activationEpoch int64) error
 
 	Nodes
+	Reshards
 
 	// Ping checks that the store answers. ErrUnavailable otherwise.
 	Ping(ctx context.Context) error
@@ -81,10 +82,17 @@ type Provisioner interface {
 	// [from,to) reading from the start ("0"), MKSTREAM; an existing group is
 	// success and is left untouched.
 	EnsureGroup(ctx context.Context, streamPrefix, group string, from, to int) error
+	// EnsureGroupOnExisting is EnsureGroup for shards that may have been
+	// retired (a scale-in's removed shards): it never creates a stream, and a
+	// shard stream that does not exist is skipped. Re-creating a retired
+	// stream would let a late producer's XADD … NOMKSTREAM succeed again.
+	EnsureGroupOnExisting(ctx context.Context, streamPrefix, group string, from, to int) error
 	// ShardInfo reports, for one shard: exists, length, last-generated-id,
 	// and for the group: pending count, lag (-1 unknown), last-delivered-id.
 	ShardInfo(ctx context.Context, streamPrefix, group string, shard int) (ShardInfo, error)
 
 	// Fences: the shard fences live on the data plane, beside the streams.
 	Fences
+	// Retirer: retiring drained shards after a scale-in.
+	Retirer
 }

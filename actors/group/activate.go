@@ -35,7 +35,7 @@ func (a *groupActor) activate(ctx actor.Context) error {
 		a.lastErr = err
 		return fmt.Errorf("activate %s: read stream: %w", a.key, err)
 	}
-	if err := a.deps.Provisioner.EnsureGroup(sctx, a.key.StreamPrefix, a.key.ConsumerGroup, 0, stream.ShardCount); err != nil {
+	if err := a.ensureConsumerGroup(stream, 0, shardSet(stream)); err != nil {
 		a.lastErr = err
 		return fmt.Errorf("activate %s: create consumer group on shards: %w", a.key, err)
 	}
@@ -95,8 +95,8 @@ func (a *groupActor) activate(ctx actor.Context) error {
 	a.state, a.activatedAt, a.confirmedAt, a.lastErr, a.unsure = state, now, start, nil, false
 	a.fencesUnchecked = true // checked (and repaired) before the group answers (fence.go)
 	meta := state.Meta()
-	if stream.ShardCount != meta.ShardCount || stream.MetadataVersion > meta.MetadataVersion {
-		if c := state.Resize(stream.ShardCount, stream.MetadataVersion); c != nil {
+	if streamChanged(stream, meta.ShardCount, meta.MetadataVersion) {
+		if c := state.Resize(shardSet(stream), stream.MetadataVersion); c != nil {
 			if err := a.persist(ctx, c); err != nil {
 				a.state = nil
 				return fmt.Errorf("activate %s: apply stream metadata: %w", a.key, err)
@@ -154,7 +154,7 @@ func (a *groupActor) takeover(snap persistence.GroupSnapshot) (time.Time, error)
 // starts answering).
 func restore(rules groupstate.Config, key persistence.GroupKey, stream persistence.StreamRecord, snap persistence.GroupSnapshot, now, leasesFrom time.Time) (*groupstate.Group, error) {
 	if snap.Meta == nil {
-		return groupstate.New(rules, key.StreamPrefix, key.ConsumerGroup, stream.ShardCount, stream.MetadataVersion), nil
+		return groupstate.New(rules, key.StreamPrefix, key.ConsumerGroup, shardSet(stream), stream.MetadataVersion), nil
 	}
 	var meta groupstate.Meta
 	if err := json.Unmarshal(snap.Meta, &meta); err != nil {

@@ -176,8 +176,18 @@ func (a *groupActor) fenceUpdates(c *groupstate.Change) []persistence.FenceUpdat
 			}
 		}
 	}
+	// A shard beyond the shard set (after c) was retired by a scale-in before the
+	// set shrank: its stream is gone and its fence is deleted by the migration, so
+	// its holders' releases write nothing there.
+	bound := a.state.Meta().ShardCount
+	if c.Meta != nil {
+		bound = c.Meta.ShardCount
+	}
 	var updates []persistence.FenceUpdate
 	for s := range touched {
+		if s >= bound {
+			continue
+		}
 		was, _ := a.state.Holder(s)
 		var now string
 		var epoch int64

@@ -291,12 +291,24 @@ func (a *groupActor) resize(ctx actor.Context, msg *ResizeRequest) error {
 		return err
 	}
 	meta := a.state.Meta()
-	if msg.ShardCount == meta.ShardCount && msg.MetadataVersion <= meta.MetadataVersion {
-		return nil
+	if msg.MetadataVersion < meta.MetadataVersion || (msg.ShardCount == meta.ShardCount && msg.MetadataVersion == meta.MetadataVersion) {
+		return nil // already there, or a stale request (the layout moved on since)
 	}
 	c := a.state.Resize(msg.ShardCount, msg.MetadataVersion)
 	if c == nil {
 		return fmt.Errorf("group %s: shard count %d out of range", a.key, msg.ShardCount)
+	}
+	if msg.ShardCount > meta.ShardCount {
+		// The group may have been created after the shards were provisioned for the
+		// groups the migration knew: its consumer group must be on the new shards,
+		// reading from the start, before any of them is handed out. The driver
+		// provisioned the streams; none is created here.
+		sctx, cancel := a.storeCtx()
+		err := a.deps.Provisioner.EnsureGroupOnExisting(sctx, a.key.StreamPrefix, a.key.ConsumerGroup, meta.ShardCount, msg.ShardCount)
+		cancel()
+		if err != nil {
+			return fmt.Errorf("group %s: create consumer group on new shards: %w", a.key, err)
+		}
 	}
 	if err := a.persist(ctx, c); err != nil {
 		return err

@@ -18,7 +18,7 @@ func DescribeStored(rules groupstate.Config, key persistence.GroupKey, stream pe
 	if err != nil || state.Occupied() > 0 {
 		return nil, false
 	}
-	if meta := state.Meta(); stream.ShardCount != meta.ShardCount || stream.MetadataVersion > meta.MetadataVersion {
+	if meta := state.Meta(); streamChanged(stream, meta.ShardCount, meta.MetadataVersion) {
 		return nil, false // the stream changed while the group was idle: activation applies it
 	}
 	state.Apply(state.Prune(now)) // in the view only: retention passed while nobody hosted it

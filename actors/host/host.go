@@ -74,6 +74,18 @@ type Options struct {
 	// just started (member list convergence); it is added to the conflict
 	// grace. Default with a ClusterView: 5 s; without: unused.
 	ClusterSettle time.Duration
+
+	// Resharding configures the migration driver (reshard_driver.go).
+	Resharding ReshardOptions
+	// ReshardMetrics, if set, is told of migration state changes.
+	ReshardMetrics ReshardMetrics
+}
+
+// ReshardMetrics receives resharding events; implementations must be cheap
+// and safe for concurrent use.
+type ReshardMetrics interface {
+	// MigrationState counts a migration of stream entering state.
+	MigrationState(stream, state string)
 }
 
 // NodeMetrics receives node-level counts; implementations must be cheap and
@@ -105,6 +117,7 @@ type Host struct {
 	reg    *registry // nodes sharing the store (registry.go)
 
 	cl clusterState // cluster mode (cluster.go); zero in single mode
+	rs reshardState // resharding driver (reshard_driver.go)
 
 	creating chan struct{}         // one slot: group creations on this node run one at a time
 	full     map[string]fullStream // streams at limits.groups-per-stream; guarded by the creating slot
@@ -137,6 +150,7 @@ func New(opts Options) *Host {
 	if opts.SweepInterval <= 0 {
 		opts.SweepInterval = 30 * time.Second
 	}
+	opts.Resharding.defaults()
 	if opts.Cluster != nil {
 		if opts.ClusterName == "" {
 			opts.ClusterName = opts.Cluster.Name
@@ -161,6 +175,7 @@ func New(opts Options) *Host {
 		h.opts.ClusterView = h.clusterView
 	}
 	h.reg = newRegistry(h)
+	h.rs = reshardState{running: map[string]bool{}, kick: make(chan struct{}, 1), held: map[string]bool{}}
 	h.creating, h.full = make(chan struct{}, 1), map[string]fullStream{}
 	h.deps = &group.Deps{
 		Store: opts.Store, Provisioner: opts.Provisioner, Rules: opts.Rules, NodeID: opts.NodeID,
@@ -201,6 +216,7 @@ func (h *Host) Start(ctx context.Context) error {
 	go h.node.loop()
 	go h.sweepLoop()
 	go h.pruneLoop()
+	go h.reshardLoop()
 	return nil
 }
 

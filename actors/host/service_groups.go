@@ -10,6 +10,7 @@ import (
 	"github.com/redisstream/coordinator/api"
 	"github.com/redisstream/coordinator/api/protocol"
 	"github.com/redisstream/coordinator/persistence"
+	"github.com/redisstream/coordinator/reshard"
 )
 
 // Heartbeat routes a heartbeat to the group actor. An unknown stream is a
@@ -142,7 +143,7 @@ func (h *Host) Group(ctx context.Context, streamPrefix, groupName string) (proto
 	if err != nil {
 		return protocol.GroupResponse{}, err
 	}
-	return d.Group, nil
+	return h.withMigration(ctx, d.Group, nil), nil
 }
 
 // MonitorGroup returns an existing group.
@@ -151,7 +152,7 @@ func (h *Host) MonitorGroup(ctx context.Context, streamPrefix, groupName string)
 	if err != nil {
 		return protocol.GroupResponse{}, err
 	}
-	return d.Group, nil
+	return h.withMigration(ctx, d.Group, nil), nil
 }
 
 // Members lists an existing group's members.
@@ -181,14 +182,6 @@ func (h *Host) Consumption(ctx context.Context, streamPrefix, groupName string) 
 	return d.Consumption, nil
 }
 
-// Migrations lists an existing group's migrations (none until resharding).
-func (h *Host) Migrations(ctx context.Context, streamPrefix, groupName string) (protocol.MigrationsResponse, error) {
-	if _, err := h.describe(ctx, streamPrefix, groupName, false); err != nil {
-		return protocol.MigrationsResponse{}, err
-	}
-	return protocol.MigrationsResponse{Migrations: []protocol.Migration{}}, nil
-}
-
 // Groups lists every stored group with its state.
 func (h *Host) Groups(ctx context.Context) (protocol.GroupsResponse, error) {
 	if err := h.refusal(); err != nil {
@@ -199,6 +192,7 @@ func (h *Host) Groups(ctx context.Context) (protocol.GroupsResponse, error) {
 		return protocol.GroupsResponse{}, mapStoreErr(err)
 	}
 	out := protocol.GroupsResponse{Groups: make([]protocol.GroupResponse, 0, len(keys))}
+	layouts := map[string]*reshard.Layout{}
 	for _, k := range keys {
 		d, err := h.describe(ctx, k.StreamPrefix, k.ConsumerGroup, false)
 		if errors.Is(err, api.ErrGroupNotFound) || errors.Is(err, api.ErrStreamNotFound) {
@@ -207,7 +201,7 @@ func (h *Host) Groups(ctx context.Context) (protocol.GroupsResponse, error) {
 		if err != nil {
 			return protocol.GroupsResponse{}, err
 		}
-		out.Groups = append(out.Groups, d.Group)
+		out.Groups = append(out.Groups, h.withMigration(ctx, d.Group, layouts))
 	}
 	return out, nil
 }
@@ -240,9 +234,14 @@ func (h *Host) DeleteGroup(ctx context.Context, streamPrefix, groupName string, 
 // ProducerRouting returns the routing table, creating the group (and its
 // Redis consumer group on every shard) on first use.
 func (h *Host) ProducerRouting(ctx context.Context, streamPrefix, groupName string) (protocol.ProducerRouting, error) {
-	d, err := h.describe(ctx, streamPrefix, groupName, true)
+	if _, err := h.describe(ctx, streamPrefix, groupName, true); err != nil {
+		return protocol.ProducerRouting{}, err
+	}
+	// Producers route with the stream's routing count, which is smaller than
+	// the group's shard set while a scale-in's removed shards drain.
+	rec, err := h.stream(ctx, streamPrefix)
 	if err != nil {
 		return protocol.ProducerRouting{}, err
 	}
-	return protocol.Routing(streamPrefix, groupName, d.Group.ShardCount, d.Group.MetadataVersion), nil
+	return protocol.Routing(streamPrefix, groupName, rec.ShardCount, rec.MetadataVersion), nil
 }

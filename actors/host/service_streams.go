@@ -60,30 +60,6 @@ func (h *Host) stream(ctx context.Context, streamPrefix string) (persistence.Str
 	return rec, mapStoreErr(err)
 }
 
-// Scale starts resharding. Not part of this release: see docs/OPERATIONS.md.
-func (h *Host) Scale(ctx context.Context, streamPrefix string, req protocol.ScaleRequest) (protocol.ScaleResponse, error) {
-	if err := h.refusal(); err != nil {
-		return protocol.ScaleResponse{}, err
-	}
-	if _, err := h.stream(ctx, streamPrefix); err != nil {
-		return protocol.ScaleResponse{}, err
-	}
-	return protocol.ScaleResponse{}, fmt.Errorf("resharding %s: %w", streamPrefix, api.ErrNotImplemented)
-}
-
-// Migration returns one migration; none exist before resharding ships.
-func (h *Host) Migration(ctx context.Context, streamPrefix, groupName, reshardingID string) (protocol.Migration, error) {
-	if _, err := h.describe(ctx, streamPrefix, groupName, false); err != nil {
-		return protocol.Migration{}, err
-	}
-	return protocol.Migration{}, fmt.Errorf("migration %s: %w", reshardingID, api.ErrMigrationNotFound)
-}
-
-// Rollback rolls a migration back; none exist before resharding ships.
-func (h *Host) Rollback(ctx context.Context, streamPrefix, groupName, reshardingID string, req protocol.RollbackRequest) (protocol.Migration, error) {
-	return h.Migration(ctx, streamPrefix, groupName, reshardingID)
-}
-
 // Health reports the store, the actor loop and nodes that share the store
 // without forming one cluster with this node.
 func (h *Host) Health(ctx context.Context) protocol.HealthResponse {

@@ -27,7 +27,8 @@ type Metrics struct {
 	members       *prometheus.GaugeVec
 	leaseExpiries prometheus.Counter
 	membersFenced prometheus.Counter
-	node          nodeMetrics // node.go
+	node          nodeMetrics    // node.go
+	reshard       reshardMetrics // reshard.go
 	limitRejects  *prometheus.CounterVec
 	retainedTrims prometheus.Counter
 	cluster       clusterMetrics
@@ -97,6 +98,7 @@ func New() *Metrics {
 		m.leaseExpiries, m.membersFenced, m.limitRejects, m.retainedTrims,
 	)
 	m.registerNode()
+	m.registerReshard()
 	m.registerCluster()
 	return m
 }

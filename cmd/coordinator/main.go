@@ -101,8 +101,14 @@ func run(args, environ []string) int {
 		GroupsActive:      reg.SetGroupsActive,
 		IdlePassivation:   cfg.Groups.IdlePassivation,
 		SweepInterval:     cfg.Groups.SweepInterval,
-		TrustEmptyStore:   cfg.Store.TrustEmptyStore,
-		NodeMetrics:       reg,
+		Resharding: host.ReshardOptions{
+			RoutingGrace: cfg.Resharding.RoutingGrace, PollInterval: cfg.Resharding.PollInterval,
+			RetiredRetention: cfg.Resharding.RetiredRetention, History: cfg.Resharding.History,
+			DriverLease: cfg.Resharding.DriverLease, HoldState: os.Getenv("RSC_FAILPOINT_RESHARD_HOLD"),
+		},
+		ReshardMetrics:  reg,
+		TrustEmptyStore: cfg.Store.TrustEmptyStore,
+		NodeMetrics:     reg,
 		// The node registry (actors/host/registry.go) tells nodes that share the
 		// store without forming one cluster apart. With no ClusterView the
 		// node's cluster is itself only; the cluster provider sets one.
@@ -161,6 +167,7 @@ func apiConfig(cfg config.Config, logger *slog.Logger) api.Config {
 			Users:                 users,
 		},
 		CoordinatorID:  cfg.Cluster.NodeID,
+		MaxShardCount:  cfg.Resharding.MaxShardCount,
 		AdminRateLimit: api.RateLimit{RequestsPerSecond: cfg.Auth.AdminRateLimit, Burst: cfg.Auth.AdminRateBurst},
 		ServerVersion:  version,
 		Logger:         logger,

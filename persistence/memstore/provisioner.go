@@ -30,6 +30,7 @@ type Provisioner struct {
 	fences   map[fenceKey]persistence.Fence
 	fenceLog []FenceEvent
 	fenceErr error
+	retired  map[string]*shard // retired shard streams by retired key
 }
 
 type shard struct {
@@ -114,6 +115,22 @@ func (p *Provisioner) EnsureGroup(ctx context.Context, streamPrefix, group strin
 	for i := from; i < to; i++ {
 		sh := p.ensureStream(shardKey(streamPrefix, i))
 		if sh.groups[group] == nil {
+			sh.groups[group] = &persistence.ShardInfo{GroupExists: true, Lag: sh.length, LastDeliveredID: "0-0", EntriesRead: 0}
+		}
+	}
+	return nil
+}
+
+// EnsureGroupOnExisting implements persistence.Provisioner.
+func (p *Provisioner) EnsureGroupOnExisting(ctx context.Context, streamPrefix, group string, from, to int) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.calls = append(p.calls, Call{Op: "EnsureGroupOnExisting", StreamPrefix: streamPrefix, Group: group, From: from, To: to})
+	if err := p.fail(ctx, "ensure group "+streamPrefix+"/"+group); err != nil {
+		return err
+	}
+	for i := from; i < to; i++ {
+		if sh := p.shards[shardKey(streamPrefix, i)]; sh != nil && sh.groups[group] == nil {
 			sh.groups[group] = &persistence.ShardInfo{GroupExists: true, Lag: sh.length, LastDeliveredID: "0-0", EntriesRead: 0}
 		}
 	}

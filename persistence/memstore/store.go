@@ -22,6 +22,8 @@ type Store struct {
 	unavailable bool
 	closed      bool
 	writes      int64
+	resharding  map[string]bool
+	drivers     map[string]driverLease
 }
 
 type group struct {

@@ -102,6 +102,39 @@ func (p *Provisioner) EnsureGroup(ctx context.Context, streamPrefix, group strin
 	return nil
 }
 
+// EnsureGroupOnExisting implements persistence.Provisioner: XGROUP CREATE
+// without MKSTREAM; a missing stream is skipped.
+func (p *Provisioner) EnsureGroupOnExisting(ctx context.Context, streamPrefix, group string, from, to int) error {
+	op := fmt.Sprintf("ensure group %s/%s on existing shards [%d,%d)", streamPrefix, group, from, to)
+	if err := checkRange(op, from, to); err != nil {
+		return err
+	}
+	if err := checkCtx(ctx, op); err != nil {
+		return err
+	}
+	if from == to {
+		return nil
+	}
+	pipe := p.c.Pipeline()
+	cmds := make([]*redis.StatusCmd, 0, to-from)
+	for i := from; i < to; i++ {
+		cmds = append(cmds, pipe.XGroupCreate(ctx, ShardKey(streamPrefix, i), group, "0"))
+	}
+	_, _ = pipe.Exec(ctx)
+	for _, cmd := range cmds {
+		if err := cmd.Err(); err != nil && !isBusyGroup(err) && !isNoSuchKey(err) && !isKeyMissingForGroup(err) {
+			return mapErr(op, err)
+		}
+	}
+	return nil
+}
+
+// isKeyMissingForGroup: XGROUP CREATE without MKSTREAM on a missing key
+// answers "ERR The XGROUP subcommand requires the key to exist…".
+func isKeyMissingForGroup(err error) bool {
+	return err != nil && strings.Contains(err.Error(), "requires the key to exist")
+}
+
 // ShardInfo implements persistence.Provisioner.
 func (p *Provisioner) ShardInfo(ctx context.Context, streamPrefix, group string, shard int) (persistence.ShardInfo, error) {
 	key := ShardKey(streamPrefix, shard)

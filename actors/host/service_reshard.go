@@ -1,0 +1,292 @@
+package host
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/redisstream/coordinator/api"
+	"github.com/redisstream/coordinator/api/protocol"
+	"github.com/redisstream/coordinator/persistence"
+	"github.com/redisstream/coordinator/reshard"
+)
+
+// Scale starts resharding the stream to targetShardCount (validated by the
+// API: 0 ≤ count ≤ max). The migration is recorded (PREPARING) and, when
+// this node can take the stream's driver lease, its provisioning runs before
+// the answer: a provisioning that fails is answered 503 with the migration
+// left PREPARING (nothing activated, routing unchanged); the driver retries
+// it, and posting the same scale again answers the same migration.
+func (h *Host) Scale(ctx context.Context, streamPrefix string, req protocol.ScaleRequest) (protocol.ScaleResponse, error) {
+	if err := h.refusal(); err != nil {
+		return protocol.ScaleResponse{}, err
+	}
+	target := *req.TargetShardCount
+	var m reshard.Migration
+	for attempt := 0; ; attempt++ {
+		rec, err := h.stream(ctx, streamPrefix)
+		if err != nil {
+			return protocol.ScaleResponse{}, err
+		}
+		l, err := reshard.Decode(rec.Extra)
+		if err != nil {
+			return protocol.ScaleResponse{}, fmt.Errorf("stream %s: %w: %w", streamPrefix, api.ErrUnavailable, err)
+		}
+		if a := l.Active; a != nil && a.State == reshard.StatePreparing && a.To == target && a.RollbackBy == "" {
+			m = *a // a retry of the scale that is preparing: continue it
+			break
+		}
+		r := reshard.Record{Routing: rec.ShardCount, MetadataVersion: rec.MetadataVersion, Layout: l, Keep: h.opts.Resharding.History}
+		started, err := r.Start(target, req.RequestedBy, req.Reason, h.opts.NodeID, h.opts.Now())
+		switch {
+		case errors.Is(err, reshard.ErrActive):
+			return protocol.ScaleResponse{}, fmt.Errorf("stream %s: %s; wait for it to finish or roll it back: %w", streamPrefix, err.Error(), api.ErrMigrationActive)
+		case errors.Is(err, reshard.ErrSameCount):
+			return protocol.ScaleResponse{}, fmt.Errorf("targetShardCount %d: stream %s already has %d shards: %w", target, streamPrefix, rec.ShardCount, api.ErrInvalidArgument)
+		case err != nil:
+			return protocol.ScaleResponse{}, err
+		}
+		// Marked first, so that a recorded migration is always found by the drivers (a
+		// mark without a migration is dropped by the next round).
+		if err := h.opts.Store.MarkResharding(ctx, streamPrefix); err != nil {
+			return protocol.ScaleResponse{}, mapStoreErr(err)
+		}
+		err = h.saveLayout(ctx, rec, r)
+		if errors.Is(err, persistence.ErrConflict) && attempt < 5 {
+			continue
+		}
+		if err != nil {
+			return protocol.ScaleResponse{}, mapStoreErr(err)
+		}
+		m = *started
+		h.opts.Logger.Info("migration started", slog.String("stream", streamPrefix), slog.String("migration", m.ID),
+			slog.Int("from", m.From), slog.Int("to", m.To), slog.String("requestedBy", req.RequestedBy), slog.String("reason", req.Reason))
+		break
+	}
+	if err := h.driveNow(streamPrefix, m.ID); err != nil {
+		return protocol.ScaleResponse{}, err
+	}
+	h.kickReshard()
+	return h.scaleResponse(ctx, streamPrefix, target, m.ID)
+}
+
+// driveNow runs the preparing steps of migration id on this node if it can
+// take the driver lease now (else the driver that holds it does), and
+// reports a provisioning that failed.
+func (h *Host) driveNow(p, id string) error {
+	h.rs.mu.Lock()
+	busy := h.rs.running[p]
+	if !busy {
+		h.rs.running[p] = true
+	}
+	h.rs.mu.Unlock()
+	if busy {
+		return nil
+	}
+	defer func() {
+		h.rs.mu.Lock()
+		delete(h.rs.running, p)
+		h.rs.mu.Unlock()
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), h.opts.RequestTimeout)
+	ok, err := h.opts.Store.AcquireDriver(ctx, p, h.node.owner, h.opts.Resharding.DriverLease)
+	cancel()
+	if err != nil || !ok {
+		return nil // the driver loop (here or elsewhere) takes it from here
+	}
+	start := time.Now()
+	valid := func() error {
+		if time.Since(start) > h.opts.Resharding.DriverLease*9/10 {
+			return errLeaseLost
+		}
+		return nil
+	}
+	for range 4 {
+		done, err := h.reshardStep(p, valid)
+		if err != nil {
+			if !errors.Is(err, errLeaseLost) {
+				return fmt.Errorf("migration %s of %s: provisioning failed half-way (%v); nothing was activated and routing is unchanged; the coordinator retries it, or POST the same scale again, or roll it back: %w",
+					id, p, err, api.ErrUnavailable)
+			}
+			return nil
+		}
+		if done {
+			return nil
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), h.opts.RequestTimeout)
+		rec, err := h.opts.Store.GetStream(ctx, p)
+		cancel()
+		if err != nil {
+			return nil
+		}
+		if l, _ := reshard.Decode(rec.Extra); l.Active == nil || l.Active.ID != id || l.Active.State != reshard.StatePreparing {
+			return nil // activated (or moved on): the driver loop continues
+		}
+	}
+	return nil
+}
+
+// scaleResponse answers an accepted scale: the migration as each group of
+// the stream sees it.
+func (h *Host) scaleResponse(ctx context.Context, p string, target int, id string) (protocol.ScaleResponse, error) {
+	rec, err := h.stream(ctx, p)
+	if err != nil {
+		return protocol.ScaleResponse{}, err
+	}
+	l, _ := reshard.Decode(rec.Extra)
+	m, ok := l.Find(id)
+	if !ok {
+		return protocol.ScaleResponse{}, fmt.Errorf("migration %s of %s vanished: %w", id, p, api.ErrMigrationNotFound)
+	}
+	keys, err := h.opts.Store.ListGroups(ctx, p)
+	if err != nil {
+		return protocol.ScaleResponse{}, mapStoreErr(err)
+	}
+	out := protocol.ScaleResponse{StreamPrefix: p, TargetShardCount: target, AffectedConsumerGroups: []string{}, Migrations: []protocol.Migration{}}
+	for _, k := range keys {
+		out.AffectedConsumerGroups = append(out.AffectedConsumerGroups, k.ConsumerGroup)
+		out.Migrations = append(out.Migrations, migrationView(m, p, k.ConsumerGroup))
+	}
+	if len(keys) == 0 {
+		out.Migrations = append(out.Migrations, migrationView(m, p, ""))
+	}
+	return out, nil
+}
+
+// layout reads the stream's resharding layout.
+func (h *Host) layout(ctx context.Context, p string) (persistence.StreamRecord, reshard.Layout, error) {
+	rec, err := h.stream(ctx, p)
+	if err != nil {
+		return rec, reshard.Layout{}, err
+	}
+	l, err := reshard.Decode(rec.Extra)
+	if err != nil {
+		return rec, l, fmt.Errorf("stream %s: %w: %w", p, api.ErrUnavailable, err)
+	}
+	return rec, l, nil
+}
+
+// Migration returns one migration of an existing group's stream.
+func (h *Host) Migration(ctx context.Context, streamPrefix, groupName, reshardingID string) (protocol.Migration, error) {
+	if _, err := h.describe(ctx, streamPrefix, groupName, false); err != nil {
+		return protocol.Migration{}, err
+	}
+	_, l, err := h.layout(ctx, streamPrefix)
+	if err != nil {
+		return protocol.Migration{}, err
+	}
+	m, ok := l.Find(reshardingID)
+	if !ok {
+		return protocol.Migration{}, fmt.Errorf("migration %s of stream %s (kept: the active one and the last %d finished): %w",
+			reshardingID, streamPrefix, h.opts.Resharding.History, api.ErrMigrationNotFound)
+	}
+	return migrationView(m, streamPrefix, groupName), nil
+}
+
+// Migrations lists an existing group's migrations, newest first.
+func (h *Host) Migrations(ctx context.Context, streamPrefix, groupName string) (protocol.MigrationsResponse, error) {
+	if _, err := h.describe(ctx, streamPrefix, groupName, false); err != nil {
+		return protocol.MigrationsResponse{}, err
+	}
+	_, l, err := h.layout(ctx, streamPrefix)
+	if err != nil {
+		return protocol.MigrationsResponse{}, err
+	}
+	out := protocol.MigrationsResponse{Migrations: []protocol.Migration{}}
+	for _, m := range l.All() {
+		out.Migrations = append(out.Migrations, migrationView(m, streamPrefix, groupName))
+	}
+	if l.Active != nil {
+		id := l.Active.ID
+		out.ActiveReshardingID = &id
+	}
+	return out, nil
+}
+
+// Rollback records a rollback of the active migration; the driver carries
+// it out. 404 for an unknown id, 422 when it finished or already rolls back.
+func (h *Host) Rollback(ctx context.Context, streamPrefix, groupName, reshardingID string, req protocol.RollbackRequest) (protocol.Migration, error) {
+	if err := h.refusal(); err != nil {
+		return protocol.Migration{}, err
+	}
+	if _, err := h.describe(ctx, streamPrefix, groupName, false); err != nil {
+		return protocol.Migration{}, err
+	}
+	for attempt := 0; ; attempt++ {
+		rec, l, err := h.layout(ctx, streamPrefix)
+		if err != nil {
+			return protocol.Migration{}, err
+		}
+		r := reshard.Record{Routing: rec.ShardCount, MetadataVersion: rec.MetadataVersion, Layout: l, Keep: h.opts.Resharding.History}
+		m, err := r.Rollback(reshardingID, req.RequestedBy, req.Reason, h.opts.NodeID, h.opts.Now())
+		switch {
+		case errors.Is(err, reshard.ErrNotFound):
+			return protocol.Migration{}, fmt.Errorf("migration %s of stream %s: %w", reshardingID, streamPrefix, api.ErrMigrationNotFound)
+		case errors.Is(err, reshard.ErrRollbackNotAllowed):
+			return protocol.Migration{}, fmt.Errorf("%s: %w", err.Error(), api.ErrRollbackNotAllowed)
+		case err != nil:
+			return protocol.Migration{}, err
+		}
+		if err := h.opts.Store.MarkResharding(ctx, streamPrefix); err != nil {
+			return protocol.Migration{}, mapStoreErr(err)
+		}
+		view := migrationView(*m, streamPrefix, groupName)
+		err = h.saveLayout(ctx, rec, r)
+		if errors.Is(err, persistence.ErrConflict) && attempt < 5 {
+			continue
+		}
+		if err != nil {
+			return protocol.Migration{}, mapStoreErr(err)
+		}
+		h.opts.Logger.Info("migration rollback requested", slog.String("stream", streamPrefix), slog.String("migration", reshardingID),
+			slog.Int("backTo", m.From), slog.String("requestedBy", req.RequestedBy), slog.String("reason", req.Reason))
+		h.kickReshard()
+		return view, nil
+	}
+}
+
+// withMigration fills in the group's active migration (layouts caches the
+// stream layouts read by one listing; nil: read each time). A layout that
+// cannot be read leaves the field empty: the group view still answers.
+func (h *Host) withMigration(ctx context.Context, g protocol.GroupResponse, layouts map[string]*reshard.Layout) protocol.GroupResponse {
+	l, ok := layouts[g.StreamPrefix]
+	if !ok {
+		if _, got, err := h.layout(ctx, g.StreamPrefix); err == nil {
+			l = &got
+		}
+		if layouts != nil {
+			layouts[g.StreamPrefix] = l
+		}
+	}
+	if l != nil && l.Active != nil {
+		v := migrationView(*l.Active, g.StreamPrefix, g.ConsumerGroup)
+		g.ActiveMigration = &v
+	}
+	return g
+}
+
+// migrationView renders a stored migration for the API.
+func migrationView(m reshard.Migration, p, g string) protocol.Migration {
+	ts := func(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
+	out := protocol.Migration{
+		ReshardingID: m.ID, StreamPrefix: p, ConsumerGroup: g,
+		FromShardCount: m.From, ToShardCount: m.To, State: m.State,
+		CreatedAt: ts(m.CreatedAt), UpdatedAt: ts(m.UpdatedAt),
+		RequestedBy: m.RequestedBy, Reason: m.Reason,
+		RollbackRequestedBy: m.RollbackBy, RollbackReason: m.RollbackReason,
+		MetadataVersion: m.MetadataVersion, Waiting: m.Waiting,
+	}
+	for _, s := range m.Shards {
+		v := protocol.MigrationShard{ShardIndex: s.Index, StreamKey: protocol.StreamKey(p, s.Index), Change: s.Change, State: s.State, RetiredKey: s.Retired}
+		for _, b := range s.Blocked {
+			v.BlockedBy = append(v.BlockedBy, protocol.ShardBacklog{ConsumerGroup: b.Group, Pending: b.Pending, Lag: b.Lag})
+		}
+		out.Shards = append(out.Shards, v)
+	}
+	for _, e := range m.History {
+		out.History = append(out.History, protocol.MigrationStep{State: e.State, At: ts(e.At), Node: e.Node, Note: e.Note})
+	}
+	return out
+}
