@@ -10,9 +10,12 @@ import (
 
 // A coordinator is killed with kill -9 while a migration is in each of its
 // non-terminal states (its failpoint keeps the migration there), and a
-// second coordinator on the same Redis, started then, takes the migration
-// over and finishes it: the final state and routing are right, the
-// history shows the held state, and nothing Redis acknowledged is lost.
+// second coordinator on the same Redis takes the migration over and
+// finishes it: the final state and routing are right, the history shows
+// the held state (driven by the first node) and the steps after it (by the
+// second), and nothing Redis acknowledged is lost. The second node runs
+// for more than a driver lease before the kill: while the first one holds
+// the lease it must not drive (one driver at a time).
 func TestCoordinatorKilledInEveryMigrationState(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
@@ -81,11 +84,23 @@ func TestCoordinatorKilledInEveryMigrationState(t *testing.T) {
 				}
 			}
 
+			e.StartSpare()
+			time.Sleep(2500 * time.Millisecond) // more than resharding.driver-lease
+			if again, err := e.api.migration(m.ReshardingID); err != nil || again.State != tc.hold {
+				t.Errorf("with the holding node alive, the second node moved the migration on: %s (%v)", describe(again), err)
+			}
 			killed := time.Now()
 			e.first().Kill()
 			t.Logf("killed the coordinator holding %s in %s", m.ReshardingID, describe(held))
-			e.StartSpare()
 			done := e.waitState(m.ReshardingID, 45*time.Second, tc.final)
+			for i, h := range done.History {
+				switch {
+				case i < len(held.History) && h.Node != nodeA:
+					t.Errorf("step %d (%s) before the kill by %q, want %s", i, h.State, h.Node, nodeA)
+				case i >= len(held.History) && h.Node != nodeB:
+					t.Errorf("step %d (%s) after the kill by %q, want %s", i, h.State, h.Node, nodeB)
+				}
+			}
 			t.Logf("%s after the kill: %s", time.Since(killed).Round(time.Millisecond), describe(done))
 
 			wantCount := tc.to

@@ -44,6 +44,13 @@ func timing() map[string]string {
 	}
 }
 
+// Node ids of the first coordinator and of the spare (they name the node
+// of each migration step).
+const (
+	nodeA = "node-a"
+	nodeB = "node-b"
+)
+
 // env is one test's world: its redis-server, its coordinator processes
 // (every URL they will ever listen on is known up front) and what runs
 // against them.
@@ -99,6 +106,7 @@ func newEnv(t *testing.T, o envOptions) *env {
 	for k, v := range o.Env {
 		env[k] = v
 	}
+	env["RSC_CLUSTER_NODE_ID"] = nodeA
 	if o.Hold != "" {
 		env["RSC_FAILPOINT_RESHARD_HOLD"] = o.Hold
 	}
@@ -112,6 +120,7 @@ func newEnv(t *testing.T, o envOptions) *env {
 		for k, v := range o.Env {
 			e.spareEnv[k] = v
 		}
+		e.spareEnv["RSC_CLUSTER_NODE_ID"] = nodeB
 		e.sparePort, e.spareRedis = spare, addr
 	}
 	return e
