@@ -240,3 +240,59 @@ func (e *env) checkNewShards(before protocol.ProducerRouting, n int) {
 	migs := e.api.mustMigrations(t)
 	e.checkNoOrphans(n, migs.Migrations)
 }
+
+// Concurrent scales of one stream to different counts: exactly one is
+// accepted, every other one is refused with 409 (the accepted one cannot
+// finish before the others arrive: a routing grace lies between), and the
+// stream ends at the accepted count with one migration recorded.
+func TestConcurrentScalesOneWins(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOptions{})
+	e.api.createStream(t, 4)
+	e.api.mustRouting(t)
+	targets := []int{2, 3, 5, 6, 7, 8}
+	type answer struct {
+		n      int
+		status int
+		raw    []byte
+		m      protocol.ScaleResponse
+	}
+	answers := make(chan answer, len(targets))
+	start := make(chan struct{})
+	for _, n := range targets {
+		go func() {
+			<-start
+			status, raw, out, err := e.api.scaleRaw(protocol.ScaleRequest{TargetShardCount: &n, RequestedBy: "test", Reason: "race"})
+			if err != nil {
+				status = 0
+			}
+			answers <- answer{n, status, raw, out}
+		}()
+	}
+	close(start)
+	var won []answer
+	for range targets {
+		a := <-answers
+		switch a.status {
+		case 202:
+			won = append(won, a)
+		case 409:
+			if b := errorBody(t, a.raw); b.ErrorCode != protocol.CodeMigrationActive {
+				t.Errorf("scale to %d: 409 with %s", a.n, b.ErrorCode)
+			}
+		default:
+			t.Errorf("scale to %d: status %d: %s", a.n, a.status, a.raw)
+		}
+	}
+	if len(won) != 1 {
+		t.Fatalf("%d concurrent scales accepted, want exactly 1: %+v", len(won), won)
+	}
+	m := scaleMigration(t, won[0].m, won[0].n)
+	e.waitState(m.ReshardingID, 30*time.Second, protocol.MigrationDeprecated)
+	if r := e.api.mustRouting(t); r.ShardCount != won[0].n {
+		t.Errorf("routing has %d shards, the accepted scale was to %d", r.ShardCount, won[0].n)
+	}
+	if migs := e.api.mustMigrations(t); len(migs.Migrations) != 1 {
+		t.Errorf("%d migrations recorded, want 1: %+v", len(migs.Migrations), migs)
+	}
+}
