@@ -84,6 +84,14 @@ func TestCoordinatorKilledInEveryMigrationState(t *testing.T) {
 				}
 			}
 
+			if tc.hold == protocol.MigrationActive || tc.hold == protocol.MigrationDraining {
+				// A scale-in is active: routing has left the removed shards,
+				// which stay assigned (and consumed) until retired.
+				if r := e.api.mustRouting(t); r.ShardCount != tc.to || r.MetadataVersion <= before.MetadataVersion {
+					t.Errorf("%s: routing has %d shards at version %d, want %d above %d", tc.hold, r.ShardCount, r.MetadataVersion, tc.to, before.MetadataVersion)
+				}
+				e.waitOwned(tc.from, 10*time.Second)
+			}
 			e.StartSpare()
 			time.Sleep(2500 * time.Millisecond) // more than resharding.driver-lease
 			if again, err := e.api.migration(m.ReshardingID); err != nil || again.State != tc.hold {
