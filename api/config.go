@@ -20,6 +20,10 @@ const (
 	DefaultAdminBurst     = 20
 	// DefaultMaxShardCount bounds initialShardCount and targetShardCount.
 	DefaultMaxShardCount = 4096
+	// DefaultMaxBrowseCount bounds `count` of the message browsing route
+	// (limits.browse-max-count); DefaultBrowseCount is its default.
+	DefaultMaxBrowseCount = 1000
+	DefaultBrowseCount    = 50
 	// MinTokenSecretLength is the shortest accepted auth.token-secret (bytes).
 	MinTokenSecretLength = 16
 )
@@ -56,6 +60,10 @@ type Config struct {
 	// MaxShardCount bounds initialShardCount (1..max) and targetShardCount
 	// (0..max). Default 4096.
 	MaxShardCount int
+	// MaxBrowseCount bounds `count` of GET …/shards/{i}/messages
+	// (limits.browse-max-count); a larger count is refused with 400.
+	// Default DefaultMaxBrowseCount.
+	MaxBrowseCount int
 	// RequestTimeout bounds each Service call (default 10 s); a call that
 	// runs out of time is answered 503.
 	RequestTimeout time.Duration
@@ -119,6 +127,9 @@ func (c Config) AuthEnabled() bool { return len(c.Auth.Users) > 0 }
 func (c Config) Validate() error {
 	if c.BodyLimit < 0 {
 		return fmt.Errorf("http.body-limit: %d must not be negative", c.BodyLimit)
+	}
+	if c.MaxBrowseCount < 0 {
+		return fmt.Errorf("limits.browse-max-count: %d must not be negative", c.MaxBrowseCount)
 	}
 	if c.MaxShardCount < 0 {
 		return fmt.Errorf("max shard count: %d must not be negative", c.MaxShardCount)
@@ -185,6 +196,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.MaxShardCount == 0 {
 		c.MaxShardCount = DefaultMaxShardCount
+	}
+	if c.MaxBrowseCount == 0 {
+		c.MaxBrowseCount = DefaultMaxBrowseCount
 	}
 	if c.AdminRateLimit.RequestsPerSecond == 0 {
 		c.AdminRateLimit.RequestsPerSecond = DefaultAdminRate

@@ -17,6 +17,7 @@ import (
 //	ErrInvalidArgument                                  400 INVALID_ARGUMENT
 //	ErrStreamNotFound / ErrGroupNotFound /
 //	  ErrMigrationNotFound                              404 STREAM_NOT_FOUND / GROUP_NOT_FOUND / MIGRATION_NOT_FOUND
+//	ErrShardNotFound                                    404 SHARD_NOT_FOUND
 //	ErrStreamExists                                     409 STREAM_PREFIX_ALREADY_EXISTS
 //	ErrGroupExists                                      409 GROUP_ALREADY_EXISTS
 //	ErrLimitExceeded                                    429 LIMIT_EXCEEDED (message names the limits.* key; no Retry-After:
@@ -100,6 +101,7 @@ var sentinels = []sentinel{
 	{ErrStreamNotFound, http.StatusNotFound, protocol.CodeStreamNotFound},
 	{ErrGroupNotFound, http.StatusNotFound, protocol.CodeGroupNotFound},
 	{ErrMigrationNotFound, http.StatusNotFound, protocol.CodeMigrationNotFound},
+	{ErrShardNotFound, http.StatusNotFound, protocol.CodeShardNotFound},
 	{ErrStreamExists, http.StatusConflict, protocol.CodeStreamExists},
 	{ErrGroupExists, http.StatusConflict, protocol.CodeGroupExists},
 	{ErrLimitExceeded, http.StatusTooManyRequests, protocol.CodeLimitExceeded},

@@ -14,6 +14,8 @@ import "github.com/gofiber/fiber/v2"
 //	POST   /coord/v1/streams/:p/scale                                   WRITE    reshard → 202, limited
 //	GET    /coord/v1/streams/:p/groups/:g/migrations/:id                READ     one migration
 //	POST   /coord/v1/streams/:p/groups/:g/migrations/:id/rollback       WRITE    rollback → 202, limited
+//	GET    /coord/v1/streams/:p/groups/:g/offsets                       READ     per-shard offsets, lag, consumers, owners
+//	GET    /coord/v1/streams/:p/shards/:shardIndex/messages             READ     one page of a shard stream (?from=&count=)
 //	POST   /coord/v1/auth/login                                         public   token, limited per IP
 //	GET    /coord/v1/monitoring/health (and HEAD)                       public   always 200, UP/DEGRADED/DOWN in the body
 //	GET    /coord/v1/monitoring/ready (and HEAD)                        public   probes: 200 UP/DEGRADED, 503 DOWN
@@ -46,6 +48,8 @@ func (s *Server) routes() {
 	s.add(fiber.MethodPost, v1+"/streams/:streamPrefix/scale", accessWrite, adminKey, s.scale)
 	s.add(fiber.MethodGet, group+"/migrations/:reshardingId", accessRead, nil, s.migration)
 	s.add(fiber.MethodPost, group+"/migrations/:reshardingId/rollback", accessWrite, adminKey, s.rollback)
+	s.add(fiber.MethodGet, group+"/offsets", accessRead, nil, s.offsets)
+	s.add(fiber.MethodGet, v1+"/streams/:streamPrefix/shards/:shardIndex/messages", accessRead, nil, s.messages)
 	s.add(fiber.MethodPost, v1+"/auth/login", accessPublic, loginKey, s.login)
 
 	s.add(fiber.MethodGet, v1+"/monitoring/health", accessPublic, nil, s.health)

@@ -43,6 +43,18 @@ type Service interface {
 	Consumption(ctx context.Context, streamPrefix, group string) (protocol.ConsumptionResponse, error)
 	Migrations(ctx context.Context, streamPrefix, group string) (protocol.MigrationsResponse, error)
 
+	// Offsets reports, per shard of an existing group, what Redis says of
+	// the shard stream and the group's consumer group on it, with the
+	// coordinator's current and target owner. Unknown group:
+	// ErrGroupNotFound (it is never created).
+	Offsets(ctx context.Context, streamPrefix, group string) (protocol.OffsetsResponse, error)
+	// Messages reads up to count entries of shard `shard` strictly after
+	// cursor `from` ("-" = from the start). ErrStreamNotFound for an unknown
+	// stream, ErrShardNotFound for a shard outside the stream (a shard
+	// beyond the shard count whose key still exists, being drained, reads
+	// fine). api/ validates from and count before calling.
+	Messages(ctx context.Context, streamPrefix string, shard int, from string, count int) (protocol.MessagesResponse, error)
+
 	// DebugActors and DebugGroup return live actor state on this node as a
 	// JSON-encodable value.
 	DebugActors(ctx context.Context) (any, error)
@@ -54,6 +66,7 @@ var (
 	ErrStreamNotFound     = errors.New("coordinator: stream not found")
 	ErrGroupNotFound      = errors.New("coordinator: group not found")
 	ErrMigrationNotFound  = errors.New("coordinator: migration not found")
+	ErrShardNotFound      = errors.New("coordinator: shard not found")
 	ErrStreamExists       = errors.New("coordinator: stream already exists")
 	ErrGroupHasMembers    = errors.New("coordinator: group has live members")
 	ErrStateConflict      = errors.New("coordinator: state changed concurrently; retry")

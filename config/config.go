@@ -129,6 +129,7 @@ type Limits struct {
 	JoinsPerSecond          float64 `koanf:"joins-per-second" help:"sustained joins (memberEpoch 0) per second per group; faster joins are answered RETRY"`
 	JoinBurst               int     `koanf:"join-burst" help:"joins one group accepts at once before limits.joins-per-second applies"`
 	RetainedMembersPerGroup int     `koanf:"retained-members-per-group" help:"most EXPIRED/FENCED members kept per group for monitoring; the oldest are dropped first"`
+	BrowseMaxCount          int     `koanf:"browse-max-count" help:"most messages one page of GET /coord/v1/streams/{p}/shards/{i}/messages returns; a larger count is refused with 400 (1..10000)"`
 }
 
 // Cluster configures the actor host cluster. Which keys a provider uses is
@@ -197,6 +198,7 @@ func Default() Config {
 			JoinsPerSecond:          20,
 			JoinBurst:               100,
 			RetainedMembersPerGroup: 100,
+			BrowseMaxCount:          1000,
 		},
 		Cluster: Cluster{
 			Name:     "rsc",

@@ -68,6 +68,7 @@ var precedenceCases = []precedenceCase{
 	{key: "limits.joins-per-second", file: "1.5", env: "2.5", flag: "3.5"},
 	{key: "limits.join-burst", file: "10", env: "20", flag: "30"},
 	{key: "limits.retained-members-per-group", file: "10", env: "20", flag: "30"},
+	{key: "limits.browse-max-count", file: "10", env: "20", flag: "30"},
 	{key: "cluster.name", file: "a", env: "b", flag: "c"},
 	// Only single and test run with the other cluster keys at their defaults; the other
 	// providers are loaded through every layer by TestClusterProvidersLoad.

@@ -23,6 +23,8 @@ const (
 	MaxTokenTTL       = 365 * 24 * time.Hour
 	// MaxLimit caps every limits.* value: the limits exist to bound state.
 	MaxLimit = 1_000_000
+	// MaxBrowseCount caps limits.browse-max-count: one page is one reply.
+	MaxBrowseCount = 10_000
 )
 
 var (
@@ -232,6 +234,10 @@ func (c Config) Validate() error {
 	}
 	if l.RetainedMembersPerGroup < 0 || l.RetainedMembersPerGroup > MaxLimit {
 		bad("limits.retained-members-per-group", l.RetainedMembersPerGroup, "must be between 0 and %d", MaxLimit)
+	}
+
+	if l.BrowseMaxCount < 1 || l.BrowseMaxCount > MaxBrowseCount {
+		bad("limits.browse-max-count", l.BrowseMaxCount, "must be between 1 and %d (messages per page)", MaxBrowseCount)
 	}
 
 	// cluster

@@ -44,6 +44,8 @@ func TestValidateNamesFieldAndValue(t *testing.T) {
 			"config: limits.join-burst = 0: must be between 1 and 1000000"},
 		{"retained negative", func(c *Config) { c.Limits.RetainedMembersPerGroup = -1 },
 			"config: limits.retained-members-per-group = -1: must be between 0 and 1000000"},
+		{"browse max count too large", func(c *Config) { c.Limits.BrowseMaxCount = 10001 },
+			"config: limits.browse-max-count = 10001: must be between 1 and 10000 (messages per page)"},
 		{"group creation mode", func(c *Config) { c.Groups.Creation = "auto" },
 			`config: groups.creation = "auto": must be one of implicit, explicit`},
 		{"shards zero", func(c *Config) { c.Defaults.InitialShardCount = 0 },

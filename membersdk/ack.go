@@ -55,22 +55,28 @@ func (w *worker) ackBatch(ids []string, epoch int64, onWorker bool) bool {
 
 // xack is the one place this worker sends XACK (batched handler results,
 // dead letters, settling unconfirmed acknowledgements). Callers hold the
-// ownership token (withOwnership). The XACK runs in a script that first
-// checks the shard's fence (fence.go): a refusal is ErrFenced and nothing
-// was acknowledged.
+// ownership token (withOwnership). Every XACK is checked against the shard's
+// fence by Redis: a refusal is ErrFenced and nothing was acknowledged.
 //
 // onWorker: the caller is the worker goroutine, between two reads, so the
-// XACK may go over the reader's own connection (read and acknowledgement
-// then alternate on one socket, as in a hand-written loop); other callers
-// use the pool.
+// XACK goes over the reader's own connection (read and acknowledgement then
+// alternate on one socket, as in a hand-written loop) as a WATCH/MULTI/EXEC
+// transaction (FencedAcker: no Lua, about the cost of a plain XACK). Other
+// callers, and readers without a connection of their own (Cluster), use the
+// fence script (FencedXAck) through the pool.
 func (w *worker) xack(ctx context.Context, onWorker bool, ids ...string) error {
-	var cmd redis.Cmdable = w.c.cfg.Redis
 	if onWorker {
-		if conn := w.reader.current(); conn != nil {
-			cmd = conn
+		if a := w.reader.acker(w); a != nil {
+			_, err := a.Ack(ctx, ids...)
+			if !errors.Is(err, ErrTxRefused) {
+				return err
+			}
+			// Nothing was sent that acknowledges: use the script from now on.
+			w.reader.refuseTx()
+			w.c.log.Warn("Redis refused MULTI/WATCH; acknowledging through the fence script instead", "shard", w.shard, "error", err)
 		}
 	}
-	return FencedXAck(ctx, cmd, w.key, w.c.cfg.ConsumerGroup, w.c.cfg.MemberID, w.fence.token, ids...)
+	return FencedXAck(ctx, w.c.cfg.Redis, w.key, w.c.cfg.ConsumerGroup, w.c.cfg.MemberID, w.fence.token, ids...)
 }
 
 func newIntCmd(ctx context.Context, args ...any) redis.Cmder { return redis.NewIntCmd(ctx, args...) }

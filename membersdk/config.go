@@ -95,7 +95,13 @@ type ConsumerConfig struct {
 	// local retries) after which a failing entry goes to the dead-letter
 	// stream and is acknowledged (default 5).
 	MaxDeliveries int
-	// DeadLetterStream defaults to DeadLetterKey(StreamPrefix) = "{streamPrefix}:dlq".
+	// DeadLetterStream, when set, is the one dead-letter stream of every
+	// shard (e.g. DeadLetterKey(StreamPrefix) = "orders:dlq"). Default "":
+	// each shard has its own, ShardDeadLetterKey(shard stream key) =
+	// "{orders:3}:dlq", in the shard's Redis Cluster slot, so that the move
+	// (XADD + fenced XACK) is one atomic script on Redis Cluster too. A set
+	// stream in another slot is written, on Redis Cluster, by a plain XADD
+	// before the fenced XACK: not atomic (docs/MEMBER-SDK.md, "Dead letters").
 	DeadLetterStream string
 	// RetryBackoff is the first wait before re-running a failed handler; it
 	// doubles up to MaxRetryBackoff (defaults 100ms and 5s). Each wait is
@@ -160,9 +166,6 @@ func (c *ConsumerConfig) setDefaults() error {
 	}
 	if c.MaxDeliveries <= 0 {
 		c.MaxDeliveries = DefaultMaxDeliveries
-	}
-	if c.DeadLetterStream == "" {
-		c.DeadLetterStream = DeadLetterKey(c.StreamPrefix)
 	}
 	if c.RetryBackoff <= 0 {
 		c.RetryBackoff = DefaultRetryBackoff

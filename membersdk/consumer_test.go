@@ -415,7 +415,7 @@ func TestDeadLetterAfterMaxDeliveries(t *testing.T) {
 		require.Equal(t, int64(i+1), m.DeliveryCount)
 	}
 	require.Equal(t, int64(0), pendingCount(t, rc, 0))
-	dlq, err := rc.XRange(context.Background(), "orders:dlq", "-", "+").Result()
+	dlq, err := rc.XRange(context.Background(), "{orders:0}:dlq", "-", "+").Result()
 	require.NoError(t, err)
 	require.Len(t, dlq, 1)
 	v := dlq[0].Values

@@ -22,6 +22,14 @@
 //     every id in it.
 //     After a shard is reported released no XACK from its old worker reaches
 //     Redis.
+//   - Fenced in Redis. With a fencing coordinator Redis itself refuses a
+//     write of a member whose shard moved on while it was frozen between that
+//     check and the write: batch acknowledgements are a WATCH/MULTI/EXEC
+//     transaction on the shard fence (FencedAcker), claims and dead-letter
+//     moves a script that checks it (FencedXAck for acknowledgements).
+//   - A shard whose stream or consumer group is gone while owned is not read
+//     and nothing is recreated; it is released when the coordinator revokes
+//     it.
 //   - Order per shard. With PerShardConcurrency 1 (the default) the entries
 //     of one shard are handled one at a time, in stream order; a failing entry
 //     is retried in place (with backoff) and holds up the shard until it
@@ -34,10 +42,11 @@
 //     It resumes when a heartbeat succeeds again, or rejoins if told it is
 //     unknown or fenced.
 //   - Dead letters. An entry whose handler failed MaxDeliveries times is
-//     copied to the stream DeadLetterKey(streamPrefix) = "{streamPrefix}:dlq"
-//     with the fields rsc-origin-stream, rsc-origin-id, rsc-error,
-//     rsc-consumer-group, rsc-member-id and rsc-delivery-count added, then
-//     acknowledged.
+//     copied to the shard's dead-letter stream ShardDeadLetterKey(streamKey)
+//     = "{orders:3}:dlq" (or ConsumerConfig.DeadLetterStream, when set) with
+//     the fields rsc-origin-stream, rsc-origin-id, rsc-error,
+//     rsc-consumer-group, rsc-member-id and rsc-delivery-count added, and
+//     acknowledged, atomically (one fenced script).
 //
 // # Producer
 //

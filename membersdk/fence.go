@@ -14,15 +14,17 @@ import (
 	"github.com/redisstream/coordinator/api/protocol"
 )
 
-// Shard fence (docs/PROTOCOL.md, issue 13). The coordinator keeps one Redis
-// hash per (shard stream, consumer group), in the stream's Cluster slot,
-// naming the member allowed to acknowledge and claim on the shard ("owner")
-// and a token that increases on every ownership change. A worker reads it
-// when it starts, keeps the token, and every XACK, XAUTOCLAIM and
-// dead-letter move goes through a script that checks the fence before it
-// writes: a member frozen between its in-process ownership check and its
-// write (GC pause, SIGSTOP, VM migration) is refused by Redis itself once
-// the shard has moved on.
+// Shard fence (docs/PROTOCOL.md, "Shard fence"). The coordinator keeps one
+// Redis hash per (shard stream, consumer group), in the stream's Cluster
+// slot, naming the member allowed to acknowledge and claim on the shard
+// ("owner") and a token that increases on every ownership change. A worker
+// reads it when it starts, keeps the token, and every XACK, XAUTOCLAIM and
+// dead-letter move is checked against the fence by Redis before it writes —
+// batch acknowledgements on the reader's connection by a WATCH transaction
+// (FencedAcker, fencedack.go), everything else by a script (below): a member
+// frozen between its in-process ownership check and its write (GC pause,
+// SIGSTOP, VM migration) is refused by Redis itself once the shard has moved
+// on.
 //
 // A fence key that does not exist means the coordinator does not fence
 // (older coordinator): the worker then runs unfenced, as before fences

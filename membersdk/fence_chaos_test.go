@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -24,16 +25,56 @@ type ackRecord struct {
 	ids            []string
 }
 
-// ackRecorder is a go-redis hook recording the ack scripts a member sends.
+// ackRecorder is a go-redis hook recording the fenced acknowledgements a
+// member sends: ack scripts, and FencedAcker transactions.
 type ackRecorder struct {
 	member string
 	mu     *sync.Mutex
 	out    *[]ackRecord
+	// armed is, per stream, the fence token the member's FencedAcker last
+	// read right after its WATCH: the token its next transaction is checked
+	// against (it sends one only when that token is the one it holds).
+	armed map[string]int64
 }
 
 func (r ackRecorder) DialHook(next redis.DialHook) redis.DialHook { return next }
+
+// ProcessPipelineHook records FencedAcker pipelines: [WATCH, HGET] (arming)
+// and [MULTI, XACK, EXEC, WATCH, HGET] (an acknowledgement, re-arming).
 func (r ackRecorder) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
-	return next
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		var xack, exec redis.Cmder
+		var hget *redis.StringCmd
+		for _, c := range cmds {
+			switch strings.ToLower(c.Name()) {
+			case "xack":
+				xack = c
+			case "exec":
+				exec = c
+			case "hget":
+				hget, _ = c.(*redis.StringCmd)
+			}
+		}
+		if hget == nil {
+			return next(ctx, cmds)
+		}
+		stream, _, _ := strings.Cut(strings.TrimPrefix(fmt.Sprint(hget.Args()[1]), "{"), "}")
+		sent := time.Now()
+		err := next(ctx, cmds)
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		if xack != nil {
+			a := xack.Args() // xack stream group id...
+			rec := ackRecord{member: r.member, stream: fmt.Sprint(a[1]), token: r.armed[stream], sent: sent, applied: exec.Err() == nil}
+			for _, id := range a[3:] {
+				rec.ids = append(rec.ids, fmt.Sprint(id))
+			}
+			*r.out = append(*r.out, rec)
+		}
+		tok, _ := strconv.ParseInt(hget.Val(), 10, 64)
+		r.armed[stream] = tok
+		return err
+	}
 }
 func (r ackRecorder) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 	return func(ctx context.Context, cmd redis.Cmder) error {
@@ -89,10 +130,11 @@ func TestPausedMembersNeverAckWithoutTheFence(t *testing.T) {
 	var recs []ackRecord
 	var ev events
 	var consumers []*Consumer
+	var stops []func() error
 	for _, m := range members {
 		rc := redis.NewClient(base.Options())
 		t.Cleanup(func() { _ = rc.Close() })
-		rc.AddHook(ackRecorder{member: m, mu: &recMu, out: &recs})
+		rc.AddHook(ackRecorder{member: m, mu: &recMu, out: &recs, armed: map[string]int64{}})
 		f.useRedis(base)
 		cfg := testConfig(f, rc, m, &ev)
 		cfg.BlockTimeout = 50 * time.Millisecond
@@ -104,7 +146,8 @@ func TestPausedMembersNeverAckWithoutTheFence(t *testing.T) {
 			}
 		}
 		consumers = append(consumers, c)
-		runConsumer(t, c)
+		stop, _ := runConsumer(t, c)
+		stops = append(stops, stop)
 	}
 
 	stopProducing := backgroundProducer(t, base, shards)
@@ -139,6 +182,11 @@ func TestPausedMembersNeverAckWithoutTheFence(t *testing.T) {
 		return true
 	}, 15*time.Second, "every entry read and acknowledged")
 
+	// Stop the members first: an acknowledgement is recorded once its reply
+	// is read, which may be just after Redis applied it.
+	for _, stop := range stops {
+		require.NoError(t, stop())
+	}
 	// Check every applied acknowledgement against the fence history.
 	hist := f.fenceHistory()
 	recMu.Lock()

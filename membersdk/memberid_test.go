@@ -33,7 +33,7 @@ func TestConsumerConfigDefaults(t *testing.T) {
 	require.Equal(t, "10.1.2.3-m1", cfg.MemberID)
 	require.Equal(t, DefaultConcurrency, cfg.Concurrency)
 	require.Equal(t, DefaultMaxDeliveries, cfg.MaxDeliveries)
-	require.Equal(t, "orders:dlq", cfg.DeadLetterStream)
+	require.Empty(t, cfg.DeadLetterStream, "default: one dead-letter stream per shard")
 	// Margin: 20% of the lease, at least 1s.
 	require.Equal(t, int64(12_000), cfg.selfFenceAfter(15_000_000_000).Milliseconds())
 	require.Equal(t, int64(2_000), cfg.selfFenceAfter(3_000_000_000).Milliseconds())

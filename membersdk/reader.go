@@ -26,13 +26,19 @@ import (
 // go through the shared pool and a stopping reader waits out BlockTimeout,
 // as it does when CLIENT ID is refused (e.g. by an ACL).
 type blockingReader struct {
-	mu   sync.Mutex // guards conn; only the worker goroutine reads with it
+	mu   sync.Mutex // guards conn and ack; only the worker goroutine uses them
 	conn *redis.Conn
-	id   atomic.Int64 // CLIENT ID of conn; 0: none
+	// ack acknowledges the worker's batches on conn (FencedAcker: a WATCH on
+	// the shard fence stays on conn); nil until the first acknowledgement.
+	ack *FencedAcker
+	id  atomic.Int64 // CLIENT ID of conn; 0: none
 	// noConn is set once dedicated connections turned out to be unavailable.
 	noConn bool
 	// released: the worker has exited; no connection is opened again.
 	released bool
+	// noTx: Redis refused the transaction commands (FencedAcker); acks go
+	// through the fence script.
+	noTx bool
 }
 
 // read is one XREADGROUP … > BLOCK BlockTimeout of the worker's shard.
@@ -87,12 +93,30 @@ func (r *blockingReader) connection(ctx context.Context, w *worker) *redis.Conn 
 	return conn
 }
 
-// current is the dedicated connection if one is open (nil: use the pool).
-// Only the worker goroutine may send commands on it.
-func (r *blockingReader) current() *redis.Conn {
+// acker is the FencedAcker of the dedicated connection, if one is open
+// (nil: acknowledge through the pool). Only the worker goroutine may use it.
+func (r *blockingReader) acker(w *worker) *FencedAcker {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.conn
+	if r.conn == nil || r.noTx {
+		return nil
+	}
+	if r.ack == nil {
+		r.ack = NewFencedAcker(r.conn, w.key, w.c.cfg.ConsumerGroup, w.fence.token)
+	}
+	return r.ack
+}
+
+// refuseTx makes the worker acknowledge through the fence script from now
+// on (ErrTxRefused).
+func (r *blockingReader) refuseTx() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.noTx = true
+	if r.ack != nil {
+		_ = r.ack.Close(context.Background())
+		r.ack = nil
+	}
 }
 
 // close gives the dedicated connection back to the pool (a later read
@@ -114,6 +138,12 @@ func (r *blockingReader) release() {
 func (r *blockingReader) closeLocked() {
 	if r.conn != nil {
 		r.id.Store(0)
+		if r.ack != nil {
+			// Drop the fence WATCH before the connection goes back to the pool;
+			// a connection that failed is discarded by Close anyway.
+			_ = r.ack.Close(context.Background())
+			r.ack = nil
+		}
 		_ = r.conn.Close()
 		r.conn = nil
 	}

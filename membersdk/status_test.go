@@ -87,10 +87,14 @@ func TestStatusesOtherThanOK(t *testing.T) {
 	require.NoError(t, stop())
 }
 
-func TestMissingConsumerGroupIsRecreatedFromTheStart(t *testing.T) {
+// The coordinator creates the consumer group on every shard before it hands
+// the shard out; a group missing on an owned shard (deleted by an operator)
+// is not recreated by the member: the shard is not read, stays owned until
+// the coordinator revokes it, and is released then.
+func TestMissingConsumerGroupIsNotRecreated(t *testing.T) {
 	t.Parallel()
 	rc := setupRedis(t, 0)
-	id := xadd(t, rc, 0, "k", "early") // stream exists, group does not
+	xadd(t, rc, 0, "k", "early") // stream exists, group does not
 	f := newFakeCoord(t, 1)
 	f.setTarget("m0", 0)
 	var ev events
@@ -98,8 +102,17 @@ func TestMissingConsumerGroupIsRecreatedFromTheStart(t *testing.T) {
 	c, err := NewConsumer(testConfig(f, rc, "m0", &ev), func(ctx context.Context, m Message) error { h.add(m); return nil })
 	require.NoError(t, err)
 	stop, _ := runConsumer(t, c)
-	eventually(t, func() bool { return h.count() == 1 }, 5*time.Second, "entry written before the group existed is read")
-	require.Equal(t, id, h.calls[0].ID)
+	eventually(t, func() bool { return ev.has(EventShardStarted, "m0", 0) }, 5*time.Second, "shard started")
+	beats := len(f.requests("m0"))
+	eventually(t, func() bool { return len(f.requests("m0")) >= beats+3 }, 5*time.Second, "heartbeats go on")
+	last := f.requests("m0")
+	require.Equal(t, []int{0}, ownedIn(last[len(last)-1]), "still owned")
+	groups, err := rc.XInfoGroups(context.Background(), protocol.StreamKey(testStream, 0)).Result()
+	require.NoError(t, err)
+	require.Empty(t, groups, "the group was not recreated")
+	require.Zero(t, h.count())
+	f.setTarget("m0")
+	eventually(t, func() bool { return ev.has(EventShardReleased, "m0", 0) }, 5*time.Second, "released once revoked")
 	require.NoError(t, stop())
 }
 

@@ -12,8 +12,9 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// flakyAck fails the first XACK: before sending it (lost) or after Redis
-// applied it (reply lost).
+// flakyAck fails the first fenced XACK (the ack script or the FencedAcker's
+// transaction): before sending it (lost) or after Redis applied it (reply
+// lost).
 type flakyAck struct {
 	applied bool
 	fired   atomic.Bool
@@ -21,7 +22,29 @@ type flakyAck struct {
 
 func (f *flakyAck) DialHook(next redis.DialHook) redis.DialHook { return next }
 func (f *flakyAck) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
-	return next
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		if isAckTx(cmds) && f.fired.CompareAndSwap(false, true) {
+			if f.applied {
+				_ = next(ctx, cmds)
+			}
+			err := errors.New("connection reset by peer")
+			for _, c := range cmds {
+				c.SetErr(err)
+			}
+			return err
+		}
+		return next(ctx, cmds)
+	}
+}
+
+// isAckTx reports the FencedAcker's MULTI/XACK/EXEC pipeline.
+func isAckTx(cmds []redis.Cmder) bool {
+	for _, c := range cmds {
+		if strings.EqualFold(c.Name(), "xack") {
+			return true
+		}
+	}
+	return false
 }
 func (f *flakyAck) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 	return func(ctx context.Context, cmd redis.Cmder) error {

@@ -250,26 +250,39 @@ func (w *worker) readNew() {
 	}
 }
 
-// recoverReadError logs err, repairs a missing consumer group and waits
-// before the next attempt. It returns false when the worker must stop.
+// recoverReadError logs err and waits before the next attempt. It returns
+// false when the worker must stop reading.
 func (w *worker) recoverReadError(err error, bo *retryPacer) bool {
 	if w.readCtx.Err() != nil {
 		return false
 	}
 	w.reclaim.Store(true)
-	if strings.HasPrefix(err.Error(), "NOGROUP") {
-		// The coordinator creates the group on every shard before handing it
-		// out; recreate it from the start of the stream if it went missing
-		// (never creating the stream itself).
-		w.c.log.Warn("consumer group missing on shard; creating it from the start of the stream", "shard", w.shard, "key", w.key)
-		cerr := w.c.cfg.Redis.XGroupCreate(context.WithoutCancel(w.readCtx), w.key, w.c.cfg.ConsumerGroup, "0").Err()
-		if cerr == nil || strings.HasPrefix(cerr.Error(), "BUSYGROUP") {
-			return true
-		}
-		err = fmt.Errorf("%w (create group: %v)", err, cerr)
+	if isShardMissing(err) {
+		w.idleMissing(err)
+		return false
 	}
 	w.c.log.Warn("redis read failed; retrying", "shard", w.shard, "key", w.key, "error", err)
 	return bo.wait(w.readCtx)
+}
+
+// isShardMissing reports Redis' answer to XREADGROUP/XAUTOCLAIM on a shard
+// whose stream key or consumer group does not exist ("NOGROUP No such key
+// … or consumer group …").
+func isShardMissing(err error) bool {
+	return err != nil && strings.HasPrefix(err.Error(), "NOGROUP")
+}
+
+// idleMissing handles a shard whose stream or consumer group is gone while
+// it is owned (retired by a scale-in, deleted or renamed by an operator):
+// the worker recreates nothing — the coordinator creates groups, and a
+// stream recreated here would hold entries nobody routes to — and does not
+// retry. It logs once, stops reading and waits, still owning the shard (the
+// heartbeat keeps listing it), until the coordinator revokes it or the
+// member stops; then it exits and the shard is released.
+func (w *worker) idleMissing(err error) {
+	w.c.log.Warn("shard stream or consumer group no longer exists; not reading the shard (nothing is recreated) until the coordinator revokes it",
+		"shard", w.shard, "key", w.key, "error", err)
+	<-w.readCtx.Done()
 }
 
 // holdFence reads the shard's fence before the worker touches the shard. It

@@ -90,6 +90,17 @@ type Provisioner interface {
 	// ShardInfo reports, for one shard: exists, length, last-generated-id,
 	// and for the group: pending count, lag (-1 unknown), last-delivered-id.
 	ShardInfo(ctx context.Context, streamPrefix, group string, shard int) (ShardInfo, error)
+	// ShardOffsets reports, for each shard in shards (in that order), what
+	// ShardInfo does plus the group's Redis consumers and the stream key's
+	// memory usage: the operator's offsets view. A missing shard stream is
+	// reported with Exists false, not as an error.
+	ShardOffsets(ctx context.Context, streamPrefix, group string, shards []int) ([]ShardOffsets, error)
+	// ReadShard returns up to count entries of shard stream {prefix}:{shard}
+	// with ids strictly after `after` ("-" = from the start), oldest first
+	// (XRANGE). more reports whether entries past the last one returned
+	// existed at the time of the read. A missing stream reads as empty.
+	// after must pass CheckStreamCursor (else ErrInvalidStreamID); count ≥ 1.
+	ReadShard(ctx context.Context, streamPrefix string, shard int, after string, count int) (entries []StreamEntry, more bool, err error)
 
 	// Fences: the shard fences live on the data plane, beside the streams.
 	Fences

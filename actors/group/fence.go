@@ -136,7 +136,39 @@ func (a *groupActor) setFences(updates []persistence.FenceUpdate) error {
 	}
 	sctx, cancel := a.storeCtx()
 	defer cancel()
-	return a.deps.Provisioner.SetFences(sctx, a.key.StreamPrefix, a.key.ConsumerGroup, updates)
+	err := a.deps.Provisioner.SetFences(sctx, a.key.StreamPrefix, a.key.ConsumerGroup, updates)
+	if err == nil {
+		a.countFenceWrites(updates)
+	}
+	return err
+}
+
+// FenceMetrics is implemented by a Deps.Metrics that counts shard fence
+// writes (rsc_shard_fence_writes_total{op}). It is optional, so that a
+// Metrics without it still works.
+type FenceMetrics interface {
+	// FenceWrites counts fence writes that landed: set named a new holder,
+	// clear left the shard with none.
+	FenceWrites(set, clear int)
+}
+
+// countFenceWrites reports a successful batch of fence writes: one per
+// shard whose holder changed (a hand-off is a clear, then a set), the
+// coordinator's extra Redis writes per ownership change.
+func (a *groupActor) countFenceWrites(updates []persistence.FenceUpdate) {
+	fm, ok := a.deps.Metrics.(FenceMetrics)
+	if !ok {
+		return
+	}
+	var set, clear int
+	for _, u := range updates {
+		if u.Owner == "" {
+			clear++
+		} else {
+			set++
+		}
+	}
+	fm.FenceWrites(set, clear)
 }
 
 // fenceUpdates returns one update per shard whose holder differs between

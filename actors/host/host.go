@@ -175,7 +175,7 @@ func New(opts Options) *Host {
 		h.opts.ClusterView = h.clusterView
 	}
 	h.reg = newRegistry(h)
-	h.rs = reshardState{running: map[string]bool{}, kick: make(chan struct{}, 1), held: map[string]bool{}}
+	h.rs = reshardState{running: map[string]bool{}, kick: make(chan struct{}, 1), held: map[string]bool{}, leases: map[string]bool{}}
 	h.creating, h.full = make(chan struct{}, 1), map[string]fullStream{}
 	h.deps = &group.Deps{
 		Store: opts.Store, Provisioner: opts.Provisioner, Rules: opts.Rules, NodeID: opts.NodeID,
@@ -232,6 +232,7 @@ func (h *Host) Stop() {
 			// RETRY and hands no member timers over.
 			h.leaveCluster()
 			close(h.done)
+			h.releaseReshardLeases()
 			h.mu.Lock()
 			h.groups = map[persistence.GroupKey]*actor.PID{}
 			h.mu.Unlock()
@@ -239,6 +240,7 @@ func (h *Host) Stop() {
 			return
 		}
 		close(h.done)
+		h.releaseReshardLeases()
 		h.mu.Lock()
 		pids := make([]*actor.PID, 0, len(h.groups))
 		for _, pid := range h.groups {

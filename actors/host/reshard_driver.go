@@ -62,6 +62,39 @@ type reshardState struct {
 	running map[string]bool // streams this node drives right now
 	kick    chan struct{}
 	held    map[string]bool // failpoint warnings logged
+	leases  map[string]bool // streams whose driver lease this node took (released on Stop)
+}
+
+// noteLease records that this node took (or lost) p's driver lease.
+func (h *Host) noteLease(p string, held bool) {
+	h.rs.mu.Lock()
+	defer h.rs.mu.Unlock()
+	if held {
+		h.rs.leases[p] = true
+	} else {
+		delete(h.rs.leases, p)
+	}
+}
+
+// releaseReshardLeases gives up the driver leases this node holds, so that
+// another node continues its migrations at once instead of after the lease
+// (a graceful stop: a rolling deploy).
+func (h *Host) releaseReshardLeases() {
+	h.rs.mu.Lock()
+	streams := make([]string, 0, len(h.rs.leases))
+	for p := range h.rs.leases {
+		streams = append(streams, p)
+	}
+	h.rs.leases = map[string]bool{}
+	h.rs.mu.Unlock()
+	for _, p := range streams {
+		ctx, cancel := context.WithTimeout(context.Background(), h.opts.RequestTimeout)
+		if err := h.opts.Store.ReleaseDriver(ctx, p, h.node.owner); err != nil {
+			h.opts.Logger.Warn("could not release the resharding driver lease; another node takes the migration over when it expires",
+				slog.String("stream", p), slog.Any("err", err))
+		}
+		cancel()
+	}
 }
 
 // reshardLoop drives, every PollInterval (or at once when kicked), the
@@ -81,6 +114,9 @@ func (h *Host) reshardLoop() {
 			return
 		case <-t.C:
 		case <-h.rs.kick:
+		}
+		if h.refusal() != nil {
+			continue // a node that refuses to serve (leaving, evicted, node conflict) drives nothing
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), h.opts.RequestTimeout)
 		streams, err := h.opts.Store.ReshardingStreams(ctx)
@@ -142,10 +178,12 @@ func (h *Host) driveStream(p string) {
 		if err != nil || !ok {
 			leaseUntil = time.Time{}
 			if err == nil {
+				h.noteLease(p, false)
 				err = errLeaseLost
 			}
 			return err
 		}
+		h.noteLease(p, true)
 		// Valid until a lease after the request was sent, less a margin for clock rate.
 		leaseUntil = start.Add(o.DriverLease * 9 / 10)
 		return nil
@@ -201,6 +239,7 @@ func (h *Host) reshardStep(p string, valid func() error) (done bool, err error) 
 			return true, err
 		}
 		_ = h.opts.Store.ReleaseDriver(ctx, p, h.node.owner)
+		h.noteLease(p, false)
 		return true, nil
 	}
 	if hold := h.opts.Resharding.HoldState; hold != "" && m.State == hold {

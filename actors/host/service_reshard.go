@@ -96,6 +96,7 @@ func (h *Host) driveNow(p, id string) error {
 	if err != nil || !ok {
 		return nil // the driver loop (here or elsewhere) takes it from here
 	}
+	h.noteLease(p, true)
 	start := time.Now()
 	valid := func() error {
 		if time.Since(start) > h.opts.Resharding.DriverLease*9/10 {

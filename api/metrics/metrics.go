@@ -32,6 +32,7 @@ type Metrics struct {
 	limitRejects  *prometheus.CounterVec
 	retainedTrims prometheus.Counter
 	cluster       clusterMetrics
+	fenceWrites   *prometheus.CounterVec // fence.go
 }
 
 // LimitKeys are the config keys of the limits counted by LimitRejected; their
@@ -100,6 +101,7 @@ func New() *Metrics {
 	m.registerNode()
 	m.registerReshard()
 	m.registerCluster()
+	m.registerFence()
 	return m
 }
 

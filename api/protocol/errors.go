@@ -21,6 +21,7 @@ const (
 	CodeStreamNotFound     = "STREAM_NOT_FOUND"
 	CodeGroupNotFound      = "GROUP_NOT_FOUND"
 	CodeMigrationNotFound  = "MIGRATION_NOT_FOUND"
+	CodeShardNotFound      = "SHARD_NOT_FOUND"
 	CodeStreamExists       = "STREAM_PREFIX_ALREADY_EXISTS" // the reference's code; ours was STREAM_ALREADY_EXISTS
 	CodeGroupExists        = "GROUP_ALREADY_EXISTS"
 	CodeGroupHasMembers    = "GROUP_HAS_ACTIVE_MEMBERS" // the reference's code (409); ours was GROUP_HAS_LIVE_MEMBERS (422)

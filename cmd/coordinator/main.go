@@ -169,6 +169,7 @@ func apiConfig(cfg config.Config, logger *slog.Logger) api.Config {
 		CoordinatorID:  cfg.Cluster.NodeID,
 		MaxShardCount:  cfg.Resharding.MaxShardCount,
 		AdminRateLimit: api.RateLimit{RequestsPerSecond: cfg.Auth.AdminRateLimit, Burst: cfg.Auth.AdminRateBurst},
+		MaxBrowseCount: cfg.Limits.BrowseMaxCount,
 		ServerVersion:  version,
 		Logger:         logger,
 	}

@@ -26,6 +26,9 @@ func (s shellMetrics) MemberFenced()  { s.m.MemberFenced() }
 func (s shellMetrics) Activated()     { s.m.GroupActivated() }
 func (s shellMetrics) Passivated()    { s.m.GroupPassivated() }
 
+// FenceWrites implements group.FenceMetrics.
+func (s shellMetrics) FenceWrites(set, clear int) { s.m.FenceWrites(set, clear) }
+
 func (s shellMetrics) LimitRejected(limit string) { s.m.LimitRejected(limit) }
 func (s shellMetrics) RetainedTrimmed(n int)      { s.m.RetainedTrimmed(n) }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -20,16 +21,29 @@ type sizes struct {
 	consumeN, produceN, latencyN int
 	rounds, shutdowns            int
 	rate                         int // entries per second in the latency run
+	ackRounds, ackRound          int // fenced-ack rounds, ids per round
+	consumeRounds                int // consume rounds per batch size (odd: a clean median)
+	raceN, raceRounds            int // side-by-side consume: entries per stream, windows
+	raceWindow                   time.Duration
 }
 
 func benchSizes() sizes {
 	if os.Getenv("RSC_BENCH_QUICK") == "1" {
-		return sizes{consumeN: 20_000, produceN: 5_000, latencyN: 500, rounds: 1, shutdowns: 3, rate: 1000}
+		return sizes{consumeN: 20_000, consumeRounds: 3, produceN: 5_000, latencyN: 500, rounds: 1, shutdowns: 3, rate: 1000, ackRounds: 5, ackRound: 4_000,
+			raceN: 150_000, raceRounds: 3, raceWindow: 150 * time.Millisecond}
 	}
-	return sizes{consumeN: 100_000, produceN: 20_000, latencyN: 3_000, rounds: 5, shutdowns: 7, rate: 1000}
+	return sizes{consumeN: 40_000, consumeRounds: 11, produceN: 20_000, latencyN: 3_000, rounds: 5, shutdowns: 7, rate: 1000, ackRounds: 15, ackRound: 20_000,
+		raceN: 250_000, raceRounds: 9, raceWindow: 250 * time.Millisecond}
 }
 
 const group = "bench"
+
+// runs reports whether the section name is part of this run:
+// RSC_BENCH_ONLY=fencedack,consume runs only those (default: all).
+func runs(name string) bool {
+	only := os.Getenv("RSC_BENCH_ONLY")
+	return only == "" || slices.Contains(strings.Split(only, ","), name)
+}
 
 // BenchmarkDataPlane runs every data-plane comparison once (use -benchtime 1x)
 // and prints a table of figures and ratios; see the package doc.
@@ -38,18 +52,33 @@ func BenchmarkDataPlane(b *testing.B) {
 	srv := redistest.Start(b)
 	rc := srv.NewClient(nil)
 	b.Cleanup(func() { _ = rc.Close() })
-	coord := newStaticCoord(b, map[string]int{"consume": 1, "produce": 8, "shutdown": 1, "latency": 1})
+	coord := newStaticCoord(b, map[string]int{"consume": 1, "race": 1, "produce": 8, "shutdown": 1, "latency": 1})
 	env := &env{b: b, srv: srv, rc: rc, coord: coord}
 	var rep report
 	rep.add("machine", fmt.Sprintf("%d CPU (GOMAXPROCS %d), %s, %s", runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.Version(), loadAvg()))
 
-	for _, batch := range []int64{16, 128} {
-		env.consume(&rep, sz, batch)
+	if runs("consume") {
+		for _, batch := range []int64{16, 128} {
+			env.consume(&rep, sz, batch)
+		}
 	}
-	env.fencedAck(&rep, sz)
-	env.produce(&rep, sz)
-	env.shutdown(&rep, sz)
-	env.latency(&rep, sz)
+	if runs("race") {
+		for _, batch := range []int64{16, 128} {
+			env.consumeRace(&rep, sz, batch)
+		}
+	}
+	if runs("fencedack") {
+		env.fencedAck(&rep, sz)
+	}
+	if runs("produce") {
+		env.produce(&rep, sz)
+	}
+	if runs("shutdown") {
+		env.shutdown(&rep, sz)
+	}
+	if runs("latency") {
+		env.latency(&rep, sz)
+	}
 	fmt.Print(rep.String())
 	b.ReportMetric(0, "ns/op") // the figures are in the table, not per op
 }

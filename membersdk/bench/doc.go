@@ -1,5 +1,5 @@
-// Package bench holds the data-plane benchmark of the member SDK (issue 15
-// point 4). It is not part of `make test`: run it with `make bench-sdk` or
+// Package bench holds the data-plane benchmark of the member SDK. It is not
+// part of `make test`: run it with `make bench-sdk` or
 //
 //	go test -run '^$' -bench DataPlane -benchtime 1x ./membersdk/bench/
 //
@@ -8,9 +8,11 @@
 // the coordinator costs nothing), and measures in the same run:
 //
 //   - consumer throughput: a raw go-redis XREADGROUP+XACK loop against the
-//     SDK consumer, same Redis, same stream, same batch size, no-op handler;
+//     SDK consumer, same Redis, same stream, same batch size, no-op handler,
+//     in sequential rounds and side by side (both at once, same window);
 //   - acknowledgement cost of the shard fence: plain XACK against the fenced
-//     ack script (membersdk.FencedXAck), 100 ids per call;
+//     transaction (membersdk.FencedAcker, the Consumer's path) and the fence
+//     script (membersdk.FencedXAck), 100 ids per call, interleaved per call;
 //   - producer throughput: raw XADD against Producer.Publish;
 //   - consumer shutdown: cancel Run while the reader is blocked in
 //     XREADGROUP, until Run returns;
@@ -19,4 +21,7 @@
 //
 // Raw and SDK rounds are interleaved and each figure is the median of its
 // rounds, so that load from other work on the machine hits both sides alike.
+// RSC_BENCH_QUICK=1 shrinks every section for a smoke run;
+// RSC_BENCH_ONLY=consume,race,fencedack,produce,shutdown,latency (any subset)
+// runs only those sections.
 package bench

@@ -37,6 +37,11 @@ type shard struct {
 	length int64
 	lastID string
 	groups map[string]*persistence.ShardInfo
+
+	// browse model (browse.go)
+	entries   []persistence.StreamEntry
+	consumers map[string][]persistence.ShardConsumer // by group
+	memory    int64                                  // 0: derived from length
 }
 
 var _ persistence.Provisioner = (*Provisioner)(nil)

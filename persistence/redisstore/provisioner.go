@@ -158,6 +158,12 @@ func (p *Provisioner) ShardInfo(ctx context.Context, streamPrefix, group string,
 	if err != nil {
 		return out, mapErr(op, err)
 	}
+	fillGroup(&out, groups, group)
+	return out, nil
+}
+
+// fillGroup copies group's XINFO GROUPS fields into out, if group is listed.
+func fillGroup(out *persistence.ShardInfo, groups []map[string]any, group string) {
 	for _, g := range groups {
 		if str(g["name"]) != group {
 			continue
@@ -168,7 +174,6 @@ func (p *Provisioner) ShardInfo(ctx context.Context, streamPrefix, group string,
 		out.EntriesRead = num(g["entries-read"], -1)
 		out.Lag = num(g["lag"], -1) // absent (Redis < 7) or null: unknown
 	}
-	return out, nil
 }
 
 // xinfoGroups runs XINFO GROUPS and returns one field map per group. It
@@ -179,6 +184,11 @@ func xinfoGroups(ctx context.Context, c redis.UniversalClient, key string) ([]ma
 	if err != nil {
 		return nil, err
 	}
+	return parseXInfoGroups(res)
+}
+
+// parseXInfoGroups parses a raw XINFO GROUPS reply.
+func parseXInfoGroups(res any) ([]map[string]any, error) {
 	arr, ok := res.([]any)
 	if !ok {
 		return nil, fmt.Errorf("unexpected XINFO GROUPS reply %T", res)

@@ -1,0 +1,58 @@
+package group
+
+import (
+	"context"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/stretchr/testify/require"
+
+	"github.com/redisstream/coordinator/persistence"
+	"github.com/redisstream/coordinator/persistence/memstore"
+)
+
+// fenceCounter is a Metrics that also counts fence writes (FenceMetrics).
+type fenceCounter struct {
+	noMetrics
+	set, clear atomic.Int64
+}
+
+func (f *fenceCounter) FenceWrites(set, clear int) {
+	f.set.Add(int64(set))
+	f.clear.Add(int64(clear))
+}
+
+// Every fence write that lands is counted once, as set (a holder named) or
+// clear (none); steady heartbeats count nothing.
+func TestFenceWritesAreCounted(t *testing.T) {
+	s := &shell{t: t, system: actor.NewActorSystem(), store: memstore.New(), prov: memstore.NewProvisioner()}
+	t.Cleanup(func() {
+		for _, pid := range s.pids {
+			_ = s.system.Root.StopFuture(pid).Wait()
+		}
+		s.system.Shutdown()
+	})
+	_, err := s.store.CreateStream(context.Background(), persistence.StreamRecord{StreamPrefix: "orders", ShardCount: 4, MetadataVersion: 1})
+	require.NoError(t, err)
+	fc := &fenceCounter{}
+	s.deps = &Deps{Store: s.store, Provisioner: s.prov, Rules: rules, NodeID: "test", Now: time.Now, Metrics: fc}
+	s.spawn()
+	s.confirmLoop(time.Now)
+
+	a := s.beat("a", 0)
+	require.Len(t, a.Assignment.AssignedShards, 4)
+	require.Equal(t, int64(4), fc.set.Load(), "a granted 4 shards: 4 fences set")
+	require.Equal(t, int64(0), fc.clear.Load())
+	for range 5 {
+		a = s.beat("a", a.MemberEpoch, 0, 1, 2, 3)
+	}
+	require.Equal(t, int64(4), fc.set.Load(), "steady heartbeats write no fence")
+	require.Len(t, s.prov.FenceLog(), 4)
+
+	d := s.ask(&DeleteRequest{Force: true}).(*DeleteReply)
+	require.NoError(t, d.Err)
+	require.Equal(t, int64(4), fc.clear.Load(), "deleting the group clears the 4 fences")
+	require.Equal(t, int64(len(s.prov.FenceLog())), fc.set.Load()+fc.clear.Load(), "one count per fence write")
+}

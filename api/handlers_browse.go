@@ -1,0 +1,86 @@
+package api
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/redisstream/coordinator/api/protocol"
+)
+
+// Browsing handlers: read-only views of the data plane (READ role). They
+// never create a group.
+
+// offsets: GET /coord/v1/streams/:p/groups/:g/offsets → OffsetsResponse.
+func (s *Server) offsets(c *fiber.Ctx) error {
+	return monitorRead(s, c, s.svc.Offsets, func(r *protocol.OffsetsResponse) {
+		if r.Shards == nil {
+			r.Shards = []protocol.ShardOffsets{}
+		}
+		for i := range r.Shards {
+			if r.Shards[i].Consumers.Names == nil {
+				r.Shards[i].Consumers.Names = []protocol.ShardConsumer{}
+			}
+		}
+	})
+}
+
+// messages: GET /coord/v1/streams/:p/shards/:shardIndex/messages?from=&count=
+// → MessagesResponse. from: exclusive cursor, "-" (default, also when empty)
+// or an entry id;
+// count: 1..limits.browse-max-count, default DefaultBrowseCount.
+func (s *Server) messages(c *fiber.Ctx) error {
+	p, err := pathName(c, "streamPrefix", "streamPrefix")
+	if err != nil {
+		return err
+	}
+	shard, err := s.shardParam(c)
+	if err != nil {
+		return err
+	}
+	from, count, err := s.pageParams(c)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := s.ctx()
+	defer cancel()
+	resp, err := s.svc.Messages(ctx, p, shard, from, count)
+	if err != nil {
+		return err
+	}
+	if resp.Messages == nil {
+		resp.Messages = []protocol.StreamMessage{}
+	}
+	return c.JSON(resp)
+}
+
+// shardParam parses :shardIndex, a decimal integer ≥ 0.
+func (s *Server) shardParam(c *fiber.Ctx) (int, error) {
+	raw := c.Params("shardIndex")
+	n, err := strconv.Atoi(raw)
+	if err != nil || n < 0 || strings.HasPrefix(raw, "+") {
+		return 0, invalidArgument("shardIndex %q: must be an integer ≥ 0", truncate(raw, 40))
+	}
+	return n, nil
+}
+
+// pageParams parses ?from= and ?count= of the messages route.
+func (s *Server) pageParams(c *fiber.Ctx) (string, int, error) {
+	from := strings.Clone(c.Query("from", "-"))
+	if !protocol.IsStreamCursor(from) {
+		return "", 0, invalidArgument("from %q: must be \"-\" (the start) or a stream entry id such as 1700000000000-0 (exclusive cursor: the id of the last message seen)", truncate(from, 60))
+	}
+	count := DefaultBrowseCount
+	if raw := c.Query("count"); raw != "" {
+		n, err := strconv.Atoi(raw)
+		if err != nil || n < 1 || n > s.cfg.MaxBrowseCount {
+			return "", 0, invalidArgument("count %q: must be an integer between 1 and %d (limits.browse-max-count)", truncate(raw, 40), s.cfg.MaxBrowseCount)
+		}
+		count = n
+	}
+	if count > s.cfg.MaxBrowseCount {
+		count = s.cfg.MaxBrowseCount
+	}
+	return from, count, nil
+}

@@ -1,0 +1,161 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/redisstream/coordinator/api/protocol"
+)
+
+func (a *app) scaleCmd() *cobra.Command {
+	var reason string
+	c := cmd("scale PREFIX COUNT", "Reshard a stream to COUNT shards (0 drains everything)", exactly("PREFIX", "COUNT"),
+		func(c *cobra.Command, args []string) error {
+			n, err := strconv.Atoi(args[1])
+			if err != nil || n < 0 {
+				return usagef("COUNT %q: must be an integer ≥ 0", args[1])
+			}
+			var resp protocol.ScaleResponse
+			raw, err := a.c.send(c.Context(), http.MethodPost, apiPath("/coord/v1/streams", args[0], "/scale"),
+				protocol.ScaleRequest{TargetShardCount: &n, RequestedBy: a.flags.requestedBy, Reason: reason}, &resp)
+			if err != nil {
+				return err
+			}
+			if a.jsonOut() {
+				return a.printJSON(raw)
+			}
+			fmt.Fprintf(a.stdout, "Resharding of %s to %d shards accepted; groups: %s.\n", resp.StreamPrefix, resp.TargetShardCount, orDash(strings.Join(resp.AffectedConsumerGroups, ", ")))
+			if len(resp.Migrations) > 0 {
+				fmt.Fprintln(a.stdout)
+				a.table(migrationHeaders, migrationRows(resp.Migrations, ""))
+			}
+			return nil
+		})
+	c.Long = `Starts resharding every group of the stream (POST /coord/v1/streams/{p}/scale).
+Follow it with 'streamctl migrations PREFIX GROUP' or 'streamctl watch'.
+409 when a migration is already active.`
+	c.Example = "  streamctl scale orders 8 --reason 'peak season'"
+	c.Flags().StringVar(&reason, "reason", "", "reason recorded with the migration")
+	return c
+}
+
+var migrationHeaders = []string{"ID", "GROUP", "FROM", "TO", "STATE", "REQUESTED-BY", "CREATED", "UPDATED", "WAITING"}
+
+func migrationRows(ms []protocol.Migration, active string) [][]string {
+	rows := make([][]string, len(ms))
+	for i, m := range ms {
+		id := m.ReshardingID
+		if active != "" && id == active {
+			id += " *"
+		}
+		rows[i] = []string{id, orDash(m.ConsumerGroup), strconv.Itoa(m.FromShardCount), strconv.Itoa(m.ToShardCount), m.State,
+			orDash(m.RequestedBy), orDash(m.CreatedAt), orDash(m.UpdatedAt), orDash(m.Waiting)}
+	}
+	return rows
+}
+
+func (a *app) migrationsCmd() *cobra.Command {
+	return cmd("migrations PREFIX GROUP", "A group's migrations (the active one marked *)", exactly("PREFIX", "GROUP"),
+		func(c *cobra.Command, args []string) error {
+			var resp protocol.MigrationsResponse
+			raw, err := a.c.get(c.Context(), a.monPath(args[0], args[1], "migrations"), &resp)
+			if err != nil {
+				return err
+			}
+			if a.jsonOut() {
+				return a.printJSON(raw)
+			}
+			active := ""
+			if resp.ActiveReshardingID != nil {
+				active = *resp.ActiveReshardingID
+			}
+			a.table(migrationHeaders, migrationRows(resp.Migrations, active))
+			if active != "" {
+				fmt.Fprintf(a.stdout, "\nactive: %s (streamctl migration %s %s %s)\n", active, shellQuote(args[0]), shellQuote(args[1]), shellQuote(active))
+			}
+			return nil
+		})
+}
+
+func (a *app) migrationCmd() *cobra.Command {
+	return cmd("migration PREFIX GROUP ID", "One migration: state, per-shard progress, history", exactly("PREFIX", "GROUP", "ID"),
+		func(c *cobra.Command, args []string) error {
+			var m protocol.Migration
+			raw, err := a.c.get(c.Context(), apiPath("/coord/v1/streams", args[0], "groups", args[1], "migrations", args[2]), &m)
+			if err != nil {
+				return err
+			}
+			if a.jsonOut() {
+				return a.printJSON(raw)
+			}
+			writeMigration(a.stdout, m)
+			return nil
+		})
+}
+
+func (a *app) rollbackCmd() *cobra.Command {
+	var reason string
+	c := cmd("rollback PREFIX GROUP ID", "Roll an active migration back to the previous shard count", exactly("PREFIX", "GROUP", "ID"),
+		func(c *cobra.Command, args []string) error {
+			var m protocol.Migration
+			raw, err := a.c.send(c.Context(), http.MethodPost, apiPath("/coord/v1/streams", args[0], "groups", args[1], "migrations", args[2], "/rollback"),
+				protocol.RollbackRequest{RequestedBy: a.flags.requestedBy, Reason: reason}, &m)
+			if err != nil {
+				return err
+			}
+			if a.jsonOut() {
+				return a.printJSON(raw)
+			}
+			fmt.Fprintf(a.stdout, "Rollback of %s accepted.\n\n", m.ReshardingID)
+			writeMigration(a.stdout, m)
+			return nil
+		})
+	c.Long = `Rolls a migration back (POST …/migrations/{id}/rollback): the previous shard
+count is restored under the same no-loss rules. 422 when rollback is no longer
+safe (the error says why), 404 for an unknown id.`
+	c.Flags().StringVar(&reason, "reason", "", "reason recorded with the rollback")
+	return c
+}
+
+// writeMigration renders one migration: its fields, per-shard state, history.
+func writeMigration(w io.Writer, m protocol.Migration) {
+	kv := [][2]string{
+		{"id", m.ReshardingID}, {"stream", m.StreamPrefix}, {"group", orDash(m.ConsumerGroup)},
+		{"shards", fmt.Sprintf("%d → %d", m.FromShardCount, m.ToShardCount)}, {"state", m.State},
+		{"metadataVersion", strconv.FormatInt(m.MetadataVersion, 10)},
+		{"requestedBy", orDash(m.RequestedBy)}, {"reason", orDash(m.Reason)},
+		{"created", orDash(m.CreatedAt)}, {"updated", orDash(m.UpdatedAt)},
+	}
+	if m.RollbackRequestedBy != "" || m.RollbackReason != "" {
+		kv = append(kv, [2]string{"rollback by", orDash(m.RollbackRequestedBy)}, [2]string{"rollback reason", orDash(m.RollbackReason)})
+	}
+	if m.Waiting != "" {
+		kv = append(kv, [2]string{"waiting for", m.Waiting})
+	}
+	writeFields(w, kv)
+	if len(m.Shards) > 0 {
+		fmt.Fprintln(w, "\nSHARDS")
+		rows := make([][]string, len(m.Shards))
+		for i, s := range m.Shards {
+			var blocked []string
+			for _, b := range s.BlockedBy {
+				blocked = append(blocked, fmt.Sprintf("%s(pending %d, lag %s)", b.ConsumerGroup, b.Pending, unknownNeg(b.Lag)))
+			}
+			rows[i] = []string{strconv.Itoa(s.ShardIndex), s.StreamKey, s.Change, s.State, orDash(s.RetiredKey), orDash(strings.Join(blocked, ", "))}
+		}
+		writeTable(w, []string{"SHARD", "STREAM-KEY", "CHANGE", "STATE", "RETIRED-KEY", "BLOCKED-BY"}, rows)
+	}
+	if len(m.History) > 0 {
+		fmt.Fprintln(w, "\nHISTORY")
+		rows := make([][]string, len(m.History))
+		for i, h := range m.History {
+			rows[i] = []string{h.At, h.State, orDash(h.Node), orDash(h.Note)}
+		}
+		writeTable(w, []string{"AT", "STATE", "NODE", "NOTE"}, rows)
+	}
+}
