@@ -202,7 +202,9 @@ func (r *Record) Complete(id string, step int, node string, now time.Time) error
 	case KindProvision:
 		for _, i := range st.Shards {
 			if s := m.shard(i); s != nil {
-				s.State, s.Retired, s.Blocked = ShardProvisioned, "", nil
+				// Retired stays: a rollback creates a retired shard anew,
+				// and its retired stream is kept (and named) until it expires.
+				s.State, s.Blocked = ShardProvisioned, nil
 			}
 		}
 	case KindRetire:

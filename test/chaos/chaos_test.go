@@ -35,6 +35,9 @@ type config struct {
 	Lease        time.Duration
 	Rebalance    time.Duration
 	MaxDown      int // members killed or paused at once
+	// ReshardMin and ReshardMax bound the shard counts reshard operations
+	// scale to (FaultReshard); ReshardMax 0: no reshard operations.
+	ReshardMin, ReshardMax int
 }
 
 const (
@@ -48,7 +51,7 @@ func loadConfig(t *testing.T) config {
 		Prefix: "orders", Group: "workers", Shards: 12, Members: 6, Proxied: 2, Coordinators: 1,
 		Rate: 100, Work: 5 * time.Millisecond,
 		Heartbeat: 250 * time.Millisecond, Lease: 2 * time.Second, Rebalance: 4 * time.Second,
-		MaxDown: 2,
+		MaxDown: 2, ReshardMin: 4, ReshardMax: 16,
 	}
 	if v := os.Getenv("RSC_CHAOS_SEED"); v != "" {
 		s, err := strconv.ParseInt(v, 10, 64)
@@ -144,6 +147,7 @@ type Report struct {
 	RedisLagEnd         int64    `json:"redisLagAtEnd"`
 
 	monitorFigures
+	reshardFigures
 
 	Pauses                 int      `json:"pauses"`
 	PausesHoldingShards    int      `json:"pausesHoldingShards"`
@@ -238,6 +242,11 @@ func runChaos(t *testing.T, cfg config, reportPath string) {
 		Members: memberIDs(cfg.Members), Coordinators: cfg.Coordinators, Proxies: cfg.Coordinators,
 		MaxMembersDown: cfg.MaxDown, MaxCoordinatorsDown: max(1, cfg.Coordinators-1), // one node always up
 	})
+	if cfg.ReshardMax > 0 {
+		faults = append(faults, GenerateReshards(ReshardConfig{Seed: cfg.Seed, Duration: cfg.Duration, Start: cfg.Shards,
+			Min: cfg.ReshardMin, Max: cfg.ReshardMax})...)
+		sort.SliceStable(faults, func(i, j int) bool { return faults[i].At < faults[j].At })
+	}
 	t.Logf("chaos seed %d, fault phase %s, %d faults:\n%s", cfg.Seed, cfg.Duration, len(faults), FormatSchedule(faults))
 
 	c := startCluster(t, cfg)
@@ -280,6 +289,14 @@ func runChaos(t *testing.T, cfg config, reportPath string) {
 	// end); wait until every shard has been owned, with nothing revoking,
 	// for a few heartbeats.
 	settleStart := time.Now()
+	// No migration running any more (the last reshard operation is
+	// planned well before the end, but a refused or slow one may still
+	// drain), and the shard count the end-of-run checks use.
+	migs, finalShards, migErr := c.waitMigrations(60 * time.Second)
+	if migErr == nil {
+		c.shards = finalShards
+	}
+	migSettleSecs := time.Since(settleStart).Seconds()
 	settled := waitFor(45*time.Second, func() bool { return mon.settled(4 * cfg.Heartbeat) })
 	var formedErr error
 	if c.hc != nil { // every node back and in one cluster (the supervisor still runs)
@@ -308,10 +325,16 @@ func runChaos(t *testing.T, cfg config, reportPath string) {
 	stopSupervisor()
 	mon.finish()
 
-	lines := c.rec.Lines()
+	// Lines of a shard retired and created again are checked per
+	// incarnation (recorder.Incarnations).
+	var incErr error
+	if migs, migErr = c.migrationsOf(ctx); migErr == nil {
+		c.inc, incErr = c.incarnationsOf(ctx, migs.Migrations)
+	}
+	lines := c.inc.Relabel(c.rec.Lines())
 	// Overlap windows and the pause checks use the acknowledgements as they
 	// happened; late confirmations (see lateConfirmations) are left out.
-	timed, late := withoutLateConfirmations(lines)
+	timed, late := recorder.WithoutLateConfirmations(lines)
 	rr := checkRecords(ctx, t, c, timed, produced)
 	rep := Report{
 		Seed: cfg.Seed, Revision: revision(), Duration: cfg.Duration.String(), StartedAt: wallStart.UTC().Format(time.RFC3339),
@@ -335,9 +358,18 @@ func runChaos(t *testing.T, cfg config, reportPath string) {
 		formed := formedErr == nil
 		rep.ClusterFormedAtEnd = &formed
 	}
-	for _, k := range AllFaultKinds {
+	for _, k := range ReportedFaultKinds {
 		rep.FaultsByType[string(k)] = 0
 	}
+	rep.ReshardOutcomes = map[string]int{}
+	for _, f := range ran {
+		if f.Kind == FaultReshard {
+			rep.ReshardOutcomes[f.Outcome]++
+		}
+	}
+	rep.Migrations = summarize(migs.Migrations)
+	rep.FinalShardCount = c.shards
+	rep.MigrationsSettleSeconds = round2(migSettleSecs)
 	for _, f := range ran {
 		rep.FaultsByType[string(f.Kind)]++
 	}
@@ -349,10 +381,21 @@ func runChaos(t *testing.T, cfg config, reportPath string) {
 	classifyLoss(ctx, c, &rep, lines, ran, produced)
 	checkPauses(&rep, ran, timed, cfg.Lease)
 	rep.StaleAcks = append([]string{}, staleAcks(ran, timed)...)
-	ackGaps(&rep, timed, cfg.Shards, prodStart, prodEnd)
+	ackGaps(&rep, timed, alwaysLive(cfg), prodStart, prodEnd)
 	classifyGaps(&rep, mon.allGaps(), ran, cfg.Lease)
 
 	fail := func(format string, args ...any) { rep.Failures = append(rep.Failures, fmt.Sprintf(format, args...)) }
+	if migErr != nil {
+		fail("migrations: %v", migErr)
+	}
+	if incErr != nil {
+		fail("shard incarnations: %v", incErr)
+	}
+	for _, m := range rep.Migrations {
+		if m.State != "DEPRECATED" && m.State != "ROLLED_BACK" {
+			fail("migration %s (%d→%d) ended the run %s", m.ID, m.From, m.To, m.State)
+		}
+	}
 	if !settled {
 		fail("the group did not settle (every shard owned, nothing revoking) within 45s after the last fault")
 	}
@@ -554,7 +597,10 @@ func ackGaps(rep *Report, lines []recorder.Line, shards int, from, to time.Time)
 		}
 		last[s] = at
 	}
-	for _, l := range lines { // sorted by time (withoutLateConfirmations)
+	for _, l := range lines { // sorted by time (recorder.WithoutLateConfirmations)
+		if _, tracked := last[l.Shard]; !tracked {
+			continue // a shard that does not live through the run (resharding)
+		}
 		if l.Kind == "acked" && l.At > from.UnixNano() && l.At <= to.UnixNano() {
 			note(l.Shard, l.At)
 		}
@@ -588,41 +634,12 @@ func classifyGaps(rep *Report, gaps []gap, ran []injected, lease time.Duration) 
 	}
 }
 
-// withoutLateConfirmations drops the ACKED records that confirm, when a
-// shard worker starts, an XACK sent earlier (membersdk confirmAcks): such a
-// record has an epoch older than the one the member's current worker for
-// that shard started at. A live acknowledgement always carries the epoch
-// the entry was read at, which is at least the worker's start epoch.
-func withoutLateConfirmations(lines []recorder.Line) ([]recorder.Line, int) {
-	sorted := append([]recorder.Line(nil), lines...)
-	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].At < sorted[j].At })
-	type ms struct {
-		member string
-		shard  int
-	}
-	started := map[ms]int64{}
-	out := make([]recorder.Line, 0, len(sorted))
-	late := 0
-	for _, l := range sorted {
-		switch {
-		case l.Kind == "event" && l.Event == "SHARD_STARTED":
-			started[ms{l.Member, l.Shard}] = l.Epoch
-		case l.Kind == "acked":
-			if e, ok := started[ms{l.Member, l.Shard}]; ok && l.Epoch < e {
-				late++
-				continue
-			}
-		}
-		out = append(out, l)
-	}
-	return out, late
-}
-
-// checkRecords checks the recorded lines against what was produced and
-// against the final fences in Redis (recorder.ReadFences).
+// checkRecords checks the recorded lines (labelled per shard incarnation)
+// against what was produced and against the final fences of the live
+// shards in Redis (recorder.ReadFences).
 func checkRecords(ctx context.Context, t *testing.T, c *cluster, lines []recorder.Line, produced int64) recorder.Report {
-	rec := recorderOf(lines)
-	if err := rec.ReadFences(ctx, c.redis.Client(), c.cfg.Prefix, c.cfg.Group, c.cfg.Shards); err != nil {
+	rec := recorder.FromLines(lines)
+	if err := rec.ReadFences(ctx, c.redis.Client(), c.cfg.Prefix, c.cfg.Group, c.shards); err != nil {
 		t.Errorf("read the final fences: %v", err)
 	}
 	return rec.Check(produced)
@@ -646,14 +663,6 @@ func fenceFailures(rr recorder.Report, lines []recorder.Line) []string {
 		out = append(out, "no acknowledgement carried a fencing token although members acknowledged: the fence-history check measured nothing")
 	}
 	return out
-}
-
-func recorderOf(lines []recorder.Line) *recorder.Recorder {
-	r := recorder.New()
-	for _, l := range lines {
-		r.Add(l)
-	}
-	return r
 }
 
 // everyHandledOrAcked reports whether every produced sequence number was
@@ -701,7 +710,7 @@ func classifyLoss(ctx context.Context, c *cluster, rep *Report, lines []recorder
 		}
 		excuse := ""
 		for _, h := range handled[seq] {
-			rows, err := rdb.XPendingExt(ctx, &redis.XPendingExtArgs{Stream: c.cfg.Prefix + ":" + strconv.Itoa(h.Shard),
+			rows, err := rdb.XPendingExt(ctx, &redis.XPendingExtArgs{Stream: c.streamOf(h.Shard),
 				Group: c.cfg.Group, Start: h.EntryID, End: h.EntryID, Count: 1}).Result()
 			if err != nil || len(rows) > 0 {
 				continue

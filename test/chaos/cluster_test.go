@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -27,6 +28,11 @@ type cluster struct {
 	nodes   []*node              // nodes[i]: what the schedule and the supervisor share about coords[i]
 	proxies []*harness.SlowProxy // proxies[i] forwards to coords[i]
 	rec     *recorder.Recorder
+	// shards is the stream's shard count the end-of-run checks use (the
+	// count after the last migration); inc tells apart the incarnations of
+	// shards retired and created again (nil: none).
+	shards int
+	inc    *recorder.Incarnations
 
 	supMu     sync.Mutex
 	restarts  []supervised   // by the supervisor
@@ -69,13 +75,22 @@ func startCluster(t *testing.T, cfg config) *cluster {
 	t.Helper()
 	quietOnce.Do(func() { redis.SetLogger(quietRedis{}) })
 	c := &cluster{t: t, cfg: cfg, rec: recorder.New(), members: map[string]*harness.MemberProc{}, opts: map[string]harness.MemberOptions{},
-		lastFault: map[int]string{}}
+		lastFault: map[int]string{}, shards: cfg.Shards}
 	c.redis = redistest.StartWithOptions(t, redistest.Options{Persist: true})
 	env := map[string]string{
 		"RSC_COORDINATION_HEARTBEAT_INTERVAL": cfg.Heartbeat.String(),
 		"RSC_COORDINATION_MEMBER_LEASE_TTL":   cfg.Lease.String(),
 		"RSC_COORDINATION_REBALANCE_TIMEOUT":  cfg.Rebalance.String(),
 		"RSC_LOG_LEVEL":                       "info",
+		// Reshard operations (FaultReshard): a fast driver, a routing grace
+		// above the producer's routing cache (producerRoutingTTL), a driver
+		// lock another node takes over within about a lease, retired
+		// streams kept for the end-of-run checks.
+		"RSC_RESHARDING_POLL_INTERVAL":     "200ms",
+		"RSC_RESHARDING_ROUTING_GRACE":     "2s",
+		"RSC_RESHARDING_DRIVER_LEASE":      cfg.Lease.String(),
+		"RSC_RESHARDING_RETIRED_RETENTION": "1h",
+		"RSC_RESHARDING_HISTORY":           "100",
 	}
 	// Several coordinators form one automanaged actor host cluster on
 	// loopback (ports kept across restarts); the schedule, members, producer
@@ -122,7 +137,7 @@ func (c *cluster) member(id string) *harness.MemberProc {
 // rate per second (test/seqprod).
 func (c *cluster) startProducer(rate int) {
 	c.prod = harness.StartProducer(c.t, harness.ProducerOptions{CoordinatorURLs: c.coordinatorURLs(),
-		RedisAddr: c.redis.Addr(), Stream: c.cfg.Prefix, Group: c.cfg.Group, Rate: rate,
+		RedisAddr: c.redis.Addr(), Stream: c.cfg.Prefix, Group: c.cfg.Group, Rate: rate, RoutingTTL: producerRoutingTTL,
 		Key: func(seq int64) string { return "customer-" + strconv.FormatInt(seq%997, 10) }})
 }
 
@@ -132,11 +147,16 @@ func (c *cluster) stopProducer() {
 	}
 }
 
-// redisBacklog sums, over every shard, the entries of the group still
-// pending (delivered, not acknowledged) and not yet delivered (lag).
+// producerRoutingTTL is the producer's routing cache lifetime, below the
+// coordinators' resharding.routing-grace (2 s).
+const producerRoutingTTL = time.Second
+
+// redisBacklog sums, over every live shard (c.shards), the entries of the
+// group still pending (delivered, not acknowledged) and not yet delivered
+// (lag).
 func (c *cluster) redisBacklog(ctx context.Context) (pending, lag, entries int64, err error) {
 	rdb := c.redis.Client()
-	for s := 0; s < c.cfg.Shards; s++ {
+	for s := 0; s < c.shards; s++ {
 		key := c.cfg.Prefix + ":" + strconv.Itoa(s)
 		groups, e := rdb.XInfoGroups(ctx, key).Result()
 		if e != nil {

@@ -156,6 +156,13 @@ func (m *monitor) poll() {
 			m.unownedSince[s] = now
 		}
 	}
+	// A shard that left the group's shard set (a scale-in retired it) is
+	// no longer unowned: its gap ends when it left.
+	for s, since := range m.unownedSince {
+		if s >= n {
+			m.closeGap(s, since, now)
+		}
+	}
 	all := len(owned) >= n && len(a.RevokeProgress) == 0
 	if all && !m.allOwned {
 		m.allOwnedAt = now

@@ -53,7 +53,7 @@ func TestPausedMemberStopsAcking(t *testing.T) {
 	produced := c.prod.Produced()
 	waitFor(60*time.Second, func() bool { return int64(len(c.rec.AckedSeqs())) >= produced })
 
-	timed, _ := withoutLateConfirmations(c.rec.Lines())
+	timed, _ := recorder.WithoutLateConfirmations(c.rec.Lines())
 	rep := Report{AckedAfterReassignment: []string{}, PausesWithoutFence: []string{}}
 	checkPauses(&rep, ran, timed, cfg.Lease)
 	stale := staleAcks(ran, timed)

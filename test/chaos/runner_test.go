@@ -13,6 +13,8 @@ type injected struct {
 	Start     time.Time `json:"start"`     // the fault was injected (signal sent, proxy delay set)
 	End       time.Time `json:"end"`       // recovery began (SIGCONT sent, restart started)
 	Recovered time.Time `json:"recovered"` // recovery finished (process answering again)
+	// Outcome is a reshard operation's answer (see injectReshard).
+	Outcome string `json:"outcome,omitempty"`
 }
 
 type action struct {
@@ -31,7 +33,10 @@ type action struct {
 func (c *cluster) runSchedule(faults []Fault) []injected {
 	var acts []action
 	for i, f := range faults {
-		acts = append(acts, action{at: f.At, fault: i}, action{at: f.At + f.For, end: true, fault: i})
+		acts = append(acts, action{at: f.At, fault: i})
+		if f.Kind != FaultReshard { // instantaneous: nothing to recover
+			acts = append(acts, action{at: f.At + f.For, end: true, fault: i})
+		}
 	}
 	sort.SliceStable(acts, func(i, j int) bool {
 		if acts[i].at != acts[j].at {
@@ -55,6 +60,11 @@ func (c *cluster) runSchedule(faults []Fault) []injected {
 			c.recover(f)
 			out[a.fault].Recovered = time.Now()
 			c.t.Logf("chaos %6.2fs recovered %s %s", time.Since(start).Seconds(), f.Kind, f.Target)
+		} else if f.Kind == FaultReshard {
+			out[a.fault] = injected{Fault: f, Start: time.Now()}
+			out[a.fault].Outcome = c.injectReshard(f)
+			out[a.fault].End, out[a.fault].Recovered = time.Now(), time.Now()
+			c.t.Logf("chaos %6.2fs reshard   %s: %s", time.Since(start).Seconds(), f, out[a.fault].Outcome)
 		} else {
 			out[a.fault] = injected{Fault: f, Start: time.Now()}
 			c.inject(f)

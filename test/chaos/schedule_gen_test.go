@@ -45,6 +45,10 @@ const (
 var AllFaultKinds = []FaultKind{FaultMemberKill, FaultMemberPause, FaultCoordinatorKill, FaultRedisStop, FaultSlowHeartbeats,
 	FaultCoordinatorPause, FaultCoordinatorRestart}
 
+// ReportedFaultKinds are the kinds the report counts: every fault kind and
+// the reshard operations (GenerateReshards), which Generate never draws.
+var ReportedFaultKinds = append(append([]FaultKind(nil), AllFaultKinds...), FaultReshard)
+
 // nodeFault reports whether k takes a coordinator process down (kill,
 // pause, graceful restart).
 func nodeFault(k FaultKind) bool {
@@ -62,9 +66,20 @@ type Fault struct {
 	Target string        `json:"target"` // member id, "coordinator-N", "redis", "proxy-N"
 	For    time.Duration `json:"for"`
 	Delay  time.Duration `json:"delay,omitempty"` // slow heartbeats: added delay per request
+	// Shards is a reshard operation's target count; Rollback makes it the
+	// rollback of the migration in progress (Shards: the count the plan
+	// expects back). See FaultReshard.
+	Shards   int  `json:"shards,omitempty"`
+	Rollback bool `json:"rollback,omitempty"`
 }
 
 func (f Fault) String() string {
+	if f.Kind == FaultReshard {
+		if f.Rollback {
+			return fmt.Sprintf("%7.2fs %-16s rollback (back to %d shards)", f.At.Seconds(), f.Kind, f.Shards)
+		}
+		return fmt.Sprintf("%7.2fs %-16s scale to %d shards", f.At.Seconds(), f.Kind, f.Shards)
+	}
 	s := fmt.Sprintf("%7.2fs %-16s %-14s for %5.2fs", f.At.Seconds(), f.Kind, f.Target, f.For.Seconds())
 	if f.Delay > 0 {
 		s += fmt.Sprintf(" delay %s", f.Delay)

@@ -18,6 +18,9 @@ type ProducerOptions struct {
 	Stream, Group   string
 	Rate            int                    // entries per second
 	Key             func(seq int64) string // partition key of entry seq (default "key-<seq mod 101>")
+	// RoutingTTL is the producer's routing cache lifetime (default the
+	// SDK's); keep it below the coordinator's resharding.routing-grace.
+	RoutingTTL time.Duration
 }
 
 // StartProducer starts a sequence producer (test/seqprod) through the
@@ -30,7 +33,7 @@ func StartProducer(t testing.TB, o ProducerOptions) *seqprod.Producer {
 	rdb := redis.NewClient(&redis.Options{Addr: o.RedisAddr, MaxRetries: 1, DialTimeout: 200 * time.Millisecond,
 		ReadTimeout: time.Second, WriteTimeout: time.Second})
 	p, err := membersdk.NewProducer(membersdk.ProducerConfig{CoordinatorURLs: o.CoordinatorURLs,
-		StreamPrefix: o.Stream, ConsumerGroup: o.Group, Redis: rdb})
+		StreamPrefix: o.Stream, ConsumerGroup: o.Group, Redis: rdb, RoutingTTL: o.RoutingTTL})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,7 +25,9 @@ import (
 //     different members are compared (one process's own acks may be
 //     reported slightly out of order by its concurrent workers);
 //   - a token above the shard's final token in Redis (ReadFences) was never
-//     issued by the coordinator.
+//     issued by the coordinator. Only shards ReadFences read take part: a
+//     shard retired by a scale-in (or an earlier incarnation of one created
+//     again, see Incarnations) has no final token to compare with.
 //
 // Acks with token 0 (unfenced, or a member process that does not record
 // tokens) take no part.
@@ -109,7 +111,7 @@ func fenceOverlaps(lines []Line, finalTokens map[int]int64) ([]string, int) {
 			if h := highest[l.Member]; l.Token > h.token {
 				highest[l.Member] = high{l.Token, l.At}
 			}
-			if finalTokens != nil && l.Token > finalTokens[s] {
+			if ft, ok := finalTokens[s]; ok && l.Token > ft {
 				add(fmt.Sprintf("above %d %s %d", s, l.Member, l.Token),
 					fmt.Sprintf("shard %d: %s acknowledged with token %d, above the shard's final fence token %d", s, l.Member, l.Token, finalTokens[s]))
 			}
