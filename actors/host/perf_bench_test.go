@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"os"
 	"runtime"
 	"runtime/debug"
@@ -219,8 +220,54 @@ func TestMemoryPerMemberBenchmark(t *testing.T) {
 		require.NoError(t, pprof.WriteHeapProfile(out))
 		require.NoError(t, out.Close())
 	}
+	if steady := envInt(t, "RSC_BENCH_MEM_STEADY", 8); steady > 0 {
+		st := steadyRSS(t, f, steady)
+		t.Logf("steady state (%d more heartbeat rounds, no forced GC, %d GC cycles, %.0f heartbeats/s): RSS per member mean %.2f KiB, max %.2f KiB, last %.2f KiB; heap in use per member mean %.2f KiB, max %.2f KiB; memory limit %s",
+			steady, st.gcs, float64(steady)*n/st.took.Seconds(), per(st.rssMean, before.rss), per(st.rssMax, before.rss), per(st.rssLast, before.rss),
+			per(st.heapMean, before.heapInuse), per(st.heapMax, before.heapInuse), memLimitString())
+	}
 	require.Len(t, h.activeKeys(), groups)
 	runtime.KeepAlive(f)
+}
+
+// steadyState is the process's memory as an operator sees it while heartbeats flow: RSS and
+// heap in use sampled after every round (no forced GC, no pages returned by hand).
+type steadyState struct {
+	rssMean, rssMax, rssLast, heapMean, heapMax uint64
+	gcs                                         uint32
+	took                                        time.Duration
+}
+
+func steadyRSS(t *testing.T, f *perfFleet, rounds int) steadyState {
+	t.Helper()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	gc0 := ms.NumGC
+	var st steadyState
+	var rssSum, heapSum uint64
+	start := time.Now()
+	for r := 0; r < rounds; r++ {
+		f.round(2 * runtime.GOMAXPROCS(0))
+		rss := rssBytes(t)
+		runtime.ReadMemStats(&ms)
+		rssSum += rss
+		heapSum += ms.HeapInuse
+		st.rssMax = max(st.rssMax, rss)
+		st.heapMax = max(st.heapMax, ms.HeapInuse)
+		st.rssLast = rss
+	}
+	st.took = time.Since(start)
+	st.rssMean, st.heapMean = rssSum/uint64(rounds), heapSum/uint64(rounds)
+	st.gcs = ms.NumGC - gc0
+	return st
+}
+
+// memLimitString is the runtime's soft memory limit as set (GOMEMLIMIT or debug.SetMemoryLimit).
+func memLimitString() string {
+	if l := debug.SetMemoryLimit(-1); l != math.MaxInt64 {
+		return fmt.Sprintf("%.0f MiB", mib(uint64(l)))
+	}
+	return "off"
 }
 
 func mib(b uint64) float64 { return float64(b) / (1 << 20) }
