@@ -118,8 +118,7 @@ func (g *Group) Apply(c *Change) {
 		}
 	}
 	for i := range c.Members {
-		m := c.Members[i]
-		g.put(&m)
+		g.putCopy(&c.Members[i])
 	}
 	if c.bucket != nil {
 		g.bucket = *c.bucket
@@ -130,6 +129,21 @@ func (g *Group) Apply(c *Change) {
 			delete(g.members, id)
 		}
 	}
+}
+
+// putCopy stores a copy of m: a known member's record is overwritten in place (the Group owns
+// it; nothing outside keeps a pointer to it), so a steady heartbeat allocates no new record.
+func (g *Group) putCopy(m *Member) {
+	old := g.members[m.ID]
+	if old == nil {
+		c := *m
+		g.members[c.ID] = &c
+		g.index(&c)
+		return
+	}
+	g.unindex(old)
+	*old = *m
+	g.index(old)
 }
 
 func (g *Group) put(m *Member) {
