@@ -133,6 +133,8 @@ func (g *Group) Apply(c *Change) {
 
 // putCopy stores a copy of m: a known member's record is overwritten in place (the Group owns
 // it; nothing outside keeps a pointer to it), so a steady heartbeat allocates no new record.
+// The record keeps its own id and name strings when they are unchanged: each heartbeat's
+// come freshly decoded from its request, and a node keeps one record per member.
 func (g *Group) putCopy(m *Member) {
 	old := g.members[m.ID]
 	if old == nil {
@@ -142,7 +144,12 @@ func (g *Group) putCopy(m *Member) {
 		return
 	}
 	g.unindex(old)
+	id, name := old.ID, old.Name
 	*old = *m
+	old.ID = id // equal: the map key
+	if old.Name == name {
+		old.Name = name
+	}
 	g.index(old)
 }
 
