@@ -1,6 +1,7 @@
 package host
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -9,6 +10,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
 	"runtime/pprof"
 	"strconv"
 	"strings"
@@ -222,9 +224,9 @@ func TestMemoryPerMemberBenchmark(t *testing.T) {
 	}
 	if steady := envInt(t, "RSC_BENCH_MEM_STEADY", 8); steady > 0 {
 		st := steadyRSS(t, f, steady)
-		t.Logf("steady state (%d more heartbeat rounds, no forced GC, %d GC cycles, %.0f heartbeats/s): RSS per member mean %.2f KiB, max %.2f KiB, last %.2f KiB; heap in use per member mean %.2f KiB, max %.2f KiB; memory limit %s",
+		t.Logf("steady state (%d more heartbeat rounds, no forced GC, %d GC cycles, %.0f heartbeats/s): RSS per member mean %.2f KiB, max %.2f KiB, last %.2f KiB; heap in use per member mean %.2f KiB, max %.2f KiB; GC %.1f%% of CPU; memory limit %s, GOGC %s",
 			steady, st.gcs, float64(steady)*n/st.took.Seconds(), per(st.rssMean, before.rss), per(st.rssMax, before.rss), per(st.rssLast, before.rss),
-			per(st.heapMean, before.heapInuse), per(st.heapMax, before.heapInuse), memLimitString())
+			per(st.heapMean, before.heapInuse), per(st.heapMax, before.heapInuse), 100*st.gcCPU, memLimitString(), cmp.Or(os.Getenv("GOGC"), "100"))
 	}
 	require.Len(t, h.activeKeys(), groups)
 	runtime.KeepAlive(f)
@@ -236,6 +238,7 @@ type steadyState struct {
 	rssMean, rssMax, rssLast, heapMean, heapMax uint64
 	gcs                                         uint32
 	took                                        time.Duration
+	gcCPU                                       float64 // share of the process's CPU time spent in GC
 }
 
 func steadyRSS(t *testing.T, f *perfFleet, rounds int) steadyState {
@@ -245,6 +248,7 @@ func steadyRSS(t *testing.T, f *perfFleet, rounds int) steadyState {
 	gc0 := ms.NumGC
 	var st steadyState
 	var rssSum, heapSum uint64
+	cpu0 := cpuClasses()
 	start := time.Now()
 	for r := 0; r < rounds; r++ {
 		f.round(2 * runtime.GOMAXPROCS(0))
@@ -257,9 +261,21 @@ func steadyRSS(t *testing.T, f *perfFleet, rounds int) steadyState {
 		st.rssLast = rss
 	}
 	st.took = time.Since(start)
+	cpu1 := cpuClasses()
+	if total := cpu1[1] - cpu0[1]; total > 0 {
+		st.gcCPU = (cpu1[0] - cpu0[0]) / total
+	}
 	st.rssMean, st.heapMean = rssSum/uint64(rounds), heapSum/uint64(rounds)
 	st.gcs = ms.NumGC - gc0
 	return st
+}
+
+// cpuClasses returns the process's GC CPU seconds and total CPU seconds (runtime/metrics
+// estimates).
+func cpuClasses() [2]float64 {
+	s := []metrics.Sample{{Name: "/cpu/classes/gc/total:cpu-seconds"}, {Name: "/cpu/classes/total:cpu-seconds"}}
+	metrics.Read(s)
+	return [2]float64{s[0].Value.Float64(), s[1].Value.Float64()}
 }
 
 // memLimitString is the runtime's soft memory limit as set (GOMEMLIMIT or debug.SetMemoryLimit).
