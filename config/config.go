@@ -25,6 +25,7 @@ type Config struct {
 	Metrics      Metrics      `koanf:"metrics"`
 	Shutdown     Shutdown     `koanf:"shutdown"`
 	Audit        Audit        `koanf:"audit"`
+	Runtime      Runtime      `koanf:"runtime"`
 }
 
 // Metrics configures where Prometheus metrics are served besides the
@@ -235,6 +236,7 @@ func Default() Config {
 		Metrics:  Metrics{Addr: "", SampleInterval: 15 * time.Second},
 		Shutdown: Shutdown{Timeout: 30 * time.Second, DrainDelay: 0},
 		Audit:    Audit{RedisStream: "", RedisMaxLen: 100000},
+		Runtime:  Runtime{MemoryLimit: MemoryLimitAuto},
 	}
 }
 

@@ -73,6 +73,7 @@ var precedenceCases = []precedenceCase{
 	{key: "metrics.addr", file: "127.0.0.1:9101", env: "127.0.0.1:9102", flag: "127.0.0.1:9103"},
 	{key: "metrics.sample-interval", file: "5s", env: "10s", flag: "20s"},
 	{key: "shutdown.timeout", file: "20s", env: "40s", flag: "50s"},
+	{key: "runtime.memory-limit", file: "1GiB", env: "off", flag: "512MiB"},
 	{key: "shutdown.drain-delay", file: "1s", env: "2s", flag: "3s"},
 	{key: "audit.redis-stream", file: "a:f", env: "a:e", flag: "a:g"},
 	{key: "audit.redis-maxlen", file: "10", env: "20", flag: "30"},

@@ -56,6 +56,11 @@ func (c Config) Validate() error {
 		bad("http.body-limit", c.HTTP.BodyLimit, "must be between %s and %s", MinBodyLimit, MaxBodyLimit)
 	}
 
+	// runtime
+	if _, err := ParseMemoryLimit(c.Runtime.MemoryLimit); err != nil {
+		bad("runtime.memory-limit", c.Runtime.MemoryLimit, "%v", err)
+	}
+
 	// redis
 	seen := map[string]bool{}
 	for i, a := range c.Redis.Addrs {

@@ -34,6 +34,10 @@ func TestValidateNamesFieldAndValue(t *testing.T) {
 			"config: http.body-limit = 512B: must be between 1KiB and 64MiB"},
 		{"body limit large", func(c *Config) { c.HTTP.BodyLimit = 65 * MiB },
 			"config: http.body-limit = 65MiB: must be between 1KiB and 64MiB"},
+		{"memory limit word", func(c *Config) { c.Runtime.MemoryLimit = "lots" },
+			`config: runtime.memory-limit = "lots": must be auto, off or a size such as 1GiB: invalid byte size "lots" (use e.g. 1MiB, 512KiB, 1048576)`},
+		{"memory limit small", func(c *Config) { c.Runtime.MemoryLimit = "16MiB" },
+			`config: runtime.memory-limit = "16MiB": must be at least 32MiB (or off)`},
 		{"groups per stream zero", func(c *Config) { c.Limits.GroupsPerStream = 0 },
 			"config: limits.groups-per-stream = 0: must be between 1 and 1000000"},
 		{"members per group zero", func(c *Config) { c.Limits.MembersPerGroup = 0 },
@@ -254,5 +258,15 @@ func TestUserStreamScopes(t *testing.T) {
 		err := c.Validate()
 		require.Error(t, err, "%q", bad)
 		assert.Contains(t, err.Error(), "auth.users[0].streams[0]")
+	}
+}
+
+func TestParseMemoryLimit(t *testing.T) {
+	for in, want := range map[string]MemoryLimitSetting{
+		"auto": {Auto: true}, "": {Auto: true}, "OFF": {Off: true}, "1GiB": {Bytes: GiB}, "33554432": {Bytes: 32 * MiB},
+	} {
+		got, err := ParseMemoryLimit(in)
+		require.NoError(t, err, in)
+		assert.Equal(t, want, got, in)
 	}
 }

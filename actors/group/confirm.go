@@ -123,8 +123,8 @@ func (a *groupActor) lost(ctx actor.Context, why string) {
 		meta := a.state.Meta()
 		a.carry = &meta
 	}
-	for id, pid := range a.members {
-		ctx.Stop(pid)
+	for id, ref := range a.members {
+		ctx.Stop(ref.pid)
 		delete(a.members, id)
 	}
 	a.state, a.liveMarked, a.needsCheck = nil, false, false

@@ -59,8 +59,7 @@ type groupActor struct {
 	lastErr      error            // why the last activation or write failed
 	stopped      bool             // fenced or deleted: answer RETRY until the actor is gone
 
-	members  map[string]*actor.PID
-	armed    map[string]armedTimer // deadline each member actor's timer is set for (armMember)
+	members  map[string]memberRef // the member actors (armMember)
 	progress map[string][]protocol.ShardProgress
 	retrying bool // a retryTimers message is scheduled
 	// inFlight: memberId → revoking shard → reported work in flight (monitoring only, inflight.go).
@@ -82,7 +81,7 @@ type groupActor struct {
 func (a *groupActor) Receive(ctx actor.Context) {
 	switch msg := ctx.Message().(type) {
 	case *actor.Started:
-		a.members = map[string]*actor.PID{}
+		a.members = map[string]memberRef{}
 		a.progress = map[string][]protocol.ShardProgress{}
 		a.inFlight = map[string]map[int]int{}
 		if a.key == (persistence.GroupKey{}) {
@@ -126,7 +125,7 @@ func (a *groupActor) Receive(ctx actor.Context) {
 			a.stopped = true
 			a.deps.OnStop(a.key, ctx.Self())
 		}
-		a.members = map[string]*actor.PID{} // they stop with it; not to be re-spawned
+		a.members = map[string]memberRef{} // they stop with it; not to be re-spawned
 	case *actor.Stopped:
 	case *actor.Terminated:
 		a.onMemberTerminated(ctx, msg.Who)
@@ -257,7 +256,7 @@ func (a *groupActor) commit(ctx actor.Context, c *groupstate.Change) bool {
 }
 
 func (a *groupActor) onMemberDue(ctx actor.Context, memberID string) {
-	delete(a.armed, memberID) // its timer is off now: armMember must set it again
+	a.disarmed(memberID) // its timer is off now: armMember must set it again
 	now := a.deps.Now()
 	if a.ready(ctx) != nil || !a.confirmed(now) {
 		// Unconfirmed (store unreachable): expiring now would punish members
@@ -300,8 +299,8 @@ func (a *groupActor) stop(ctx actor.Context, why string) {
 
 // halt stops the member actors and this actor; a.stopped is already set.
 func (a *groupActor) halt(ctx actor.Context) {
-	for id, pid := range a.members {
-		ctx.Stop(pid)
+	for id, ref := range a.members {
+		ctx.Stop(ref.pid)
 		delete(a.members, id)
 	}
 	a.deps.Metrics.Members(a.key, nil)

@@ -28,9 +28,8 @@ import (
 // and reads its member id from its own name when it needs it (memberName,
 // memberIDOf: a substring, no copy), so that nothing
 // per member is allocated beyond what protoactor needs for an actor with a
-// receive-timeout; its mailbox is protoactor's lock-free linked queue, which
-// holds no preallocated ring while empty (docs/BENCHMARKS.md, "Memory per
-// member").
+// receive-timeout; its mailbox (memberMailbox) is one small record that holds
+// no queue array while empty (docs/BENCHMARKS.md, "Memory per member").
 //
 // protoactor-go's receive-timeout can, rarely, be lost (its timer races with
 // message handling, upstream issue #1139). The group actor's periodic
@@ -39,7 +38,7 @@ import (
 // (docs/RELIABILITY.md §3).
 type memberActor struct {
 	now      func() time.Time
-	deadline time.Time
+	deadline int64 // Unix nanoseconds; 0 = none (16 bytes per actor, not 32)
 }
 
 // newMemberProps returns the Props every member actor of a node is spawned
@@ -48,7 +47,7 @@ func newMemberProps(d *Deps) *actor.Props {
 	now := d.Now
 	return actor.PropsFromProducer(func() actor.Actor {
 		return &memberActor{now: now}
-	}, actor.WithMailbox(actor.UnboundedLockfree()), actor.WithReceiverMiddleware(d.memberHooks...), actor.WithDispatcher(actorWorkers))
+	}, actor.WithMailbox(newMemberMailbox), actor.WithReceiverMiddleware(d.memberHooks...), actor.WithDispatcher(actorWorkers))
 }
 
 // memberName is the child name of a member actor: "member/<id>", or, when a
@@ -76,10 +75,13 @@ func (m *memberActor) Receive(ctx actor.Context) {
 	case *actor.Started:
 		ctx.Send(ctx.Parent(), &memberStarted{memberID: memberIDOf(ctx.Self(), ctx.Parent()), pid: ctx.Self()})
 	case *arm:
-		m.deadline = msg.deadline
+		m.deadline = 0
+		if !msg.deadline.IsZero() {
+			m.deadline = msg.deadline.UnixNano()
+		}
 		m.rearm(ctx)
 	case *actor.ReceiveTimeout:
-		if left := m.deadline.Sub(m.now()); left > 0 {
+		if left := m.left(); left > 0 {
 			// Fired early (the timer runs on the wall clock, the deadline may
 			// have moved): wait for what is left.
 			ctx.SetReceiveTimeout(left)
@@ -95,8 +97,19 @@ func (m *memberActor) Receive(ctx actor.Context) {
 // first: SetReceiveTimeout ignores a duration equal to the current one.
 func (m *memberActor) rearm(ctx actor.Context) {
 	ctx.CancelReceiveTimeout()
-	if m.deadline.IsZero() {
+	if m.deadline == 0 {
 		return
 	}
-	ctx.SetReceiveTimeout(max(m.deadline.Sub(m.now()), time.Millisecond))
+	ctx.SetReceiveTimeout(max(m.left(), time.Millisecond))
 }
+
+// armedDeadline is the deadline the timer is armed for (zero: none).
+func (m *memberActor) armedDeadline() time.Time {
+	if m.deadline == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, m.deadline)
+}
+
+// left is the time until the deadline (on the wall clock: the deadline came as Unix time).
+func (m *memberActor) left() time.Duration { return time.Duration(m.deadline - m.now().UnixNano()) }

@@ -1,8 +1,6 @@
 package group
 
 import (
-	"time"
-
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -168,20 +166,30 @@ func (a *groupActor) apply(ctx actor.Context, c *groupstate.Change) {
 		a.armMember(ctx, c.Members[i].ID)
 	}
 	for _, id := range c.Removed {
-		if pid, ok := a.members[id]; ok {
-			ctx.Stop(pid)
+		if ref, ok := a.members[id]; ok {
+			ctx.Stop(ref.pid)
 			delete(a.members, id)
 		}
-		delete(a.armed, id)
 		delete(a.progress, id)
 		delete(a.inFlight, id)
 	}
 }
 
-// armedTimer is the deadline last sent to a member actor (arm).
-type armedTimer struct {
-	pid *actor.PID
-	at  time.Time
+// memberRef is a member's actor and the deadline last sent to it (arm), as
+// Unix nanoseconds (0 = none since it started or last fired): one small map
+// entry per member, since a node keeps one per member.
+type memberRef struct {
+	pid     *actor.PID
+	armedAt int64
+}
+
+// disarmed records that the member actor's timer is off (it fired, or the
+// actor restarted), so that armMember sends the next deadline.
+func (a *groupActor) disarmed(memberID string) {
+	if ref, ok := a.members[memberID]; ok {
+		ref.armedAt = 0
+		a.members[memberID] = ref
+	}
 }
 
 // armMember makes the member's actor fire at its next deadline, spawning
@@ -192,24 +200,21 @@ func (a *groupActor) armMember(ctx actor.Context, memberID string) {
 	if w, due := a.state.OverdueAt(memberID); ok && due && w.Before(deadline) {
 		deadline = w // MarkOverdue then (onMemberDue)
 	}
-	pid, running := a.members[memberID]
+	ref, running := a.members[memberID]
 	switch {
 	case !ok && running:
-		ctx.Stop(pid)
+		ctx.Stop(ref.pid)
 		delete(a.members, memberID)
-		delete(a.armed, memberID)
 	case !ok:
 	case running:
-		if t, ok := a.armed[memberID]; ok && t.pid == pid && !t.at.After(deadline) {
+		at := deadline.UnixNano()
+		if ref.armedAt != 0 && ref.armedAt <= at {
 			// Its timer fires no later than needed (a heartbeat only moved the deadline
 			// on): onMemberDue re-arms it then. One arm per lease, not per heartbeat.
 			return
 		}
-		if a.armed == nil {
-			a.armed = map[string]armedTimer{}
-		}
-		a.armed[memberID] = armedTimer{pid: pid, at: deadline}
-		ctx.Send(pid, &arm{deadline: deadline})
+		a.members[memberID] = memberRef{pid: ref.pid, armedAt: at}
+		ctx.Send(ref.pid, &arm{deadline: deadline})
 	default:
 		child, err := ctx.SpawnNamed(a.deps.memberProps, memberName(memberID, 0))
 		for attempt := 1; err != nil && attempt < 100; attempt++ {
@@ -223,7 +228,7 @@ func (a *groupActor) armMember(ctx actor.Context, memberID string) {
 				slog.String("member", memberID), slog.Any("err", err))
 			return
 		}
-		a.members[memberID] = child
+		a.members[memberID] = memberRef{pid: child}
 	}
 }
 

@@ -44,8 +44,8 @@ func supervision(d *Deps) []actor.PropsOption {
 
 // onMemberStarted answers a (re)started member actor with its deadline.
 func (a *groupActor) onMemberStarted(ctx actor.Context, msg *memberStarted) {
-	if pid, ok := a.members[msg.memberID]; ok && pid.Equal(msg.pid) && a.state != nil {
-		delete(a.armed, msg.memberID) // a (re)started actor has no timer
+	if ref, ok := a.members[msg.memberID]; ok && ref.pid.Equal(msg.pid) && a.state != nil {
+		a.disarmed(msg.memberID) // a (re)started actor has no timer
 		a.armMember(ctx, msg.memberID)
 	}
 }
@@ -53,8 +53,8 @@ func (a *groupActor) onMemberStarted(ctx actor.Context, msg *memberStarted) {
 // onMemberTerminated re-spawns a member actor its supervisor gave up on.
 // Member actors the group stopped itself are no longer in a.members.
 func (a *groupActor) onMemberTerminated(ctx actor.Context, who *actor.PID) {
-	for id, pid := range a.members {
-		if pid.Equal(who) {
+	for id, ref := range a.members {
+		if ref.pid.Equal(who) {
 			a.deps.Logger.Error("member actor stopped after repeated failures; starting a new one",
 				slog.String("group", a.key.String()), slog.String("member", id))
 			delete(a.members, id)
@@ -71,5 +71,5 @@ func (a *groupActor) onMemberTerminated(ctx actor.Context, who *actor.PID) {
 func (a *groupActor) onRestarting() {
 	a.deps.Logger.Error("group actor failed (a bug); restarting it, it re-activates from the store",
 		slog.String("group", a.key.String()), slog.Int64("activation", a.activation))
-	a.members = map[string]*actor.PID{}
+	a.members = map[string]memberRef{}
 }

@@ -26,7 +26,7 @@ func testHook(next actor.ReceiverFunc) actor.ReceiverFunc {
 			panic("test: crash on purpose")
 		case *probe:
 			m := c.Actor().(*memberActor)
-			c.ActorSystem().Root.Send(env.Sender, m.deadline)
+			c.ActorSystem().Root.Send(env.Sender, m.armedDeadline())
 			return
 		}
 		next(c, env)

@@ -200,8 +200,8 @@ func (a *groupActor) debug(ctx actor.Context) *DebugState {
 		if !m.LeaseDeadline.IsZero() {
 			dm.LeaseLeftMs = m.LeaseDeadline.Sub(now).Milliseconds()
 		}
-		if pid, ok := a.members[m.ID]; ok {
-			dm.Actor = pid.String()
+		if ref, ok := a.members[m.ID]; ok {
+			dm.Actor = ref.pid.String()
 		}
 		d.Members = append(d.Members, dm)
 	}

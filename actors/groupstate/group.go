@@ -25,6 +25,10 @@ type Group struct {
 	leaving  int // LEAVING members
 	retained int // EXPIRED/FENCED members
 	revoking int // STARTING/ACTIVE/LEAVING members with a non-empty Revoking
+	// name is the member name last stored: the members of a group mostly share one (the
+	// application's), so their records share its bytes instead of each keeping the copy its
+	// join request was decoded into (putCopy).
+	name string
 
 	// Volatile, never persisted.
 	bucket     joinBucket           // Config.JoinRate
@@ -100,6 +104,7 @@ func Restore(cfg Config, meta Meta, members []Member, now time.Time) (*Group, er
 				}
 			}
 		}
+		m.Name = g.shareName(m.Name)
 		g.put(&m)
 	}
 	return g, nil
@@ -118,8 +123,7 @@ func (g *Group) Apply(c *Change) {
 		}
 	}
 	for i := range c.Members {
-		m := c.Members[i]
-		g.put(&m)
+		g.putCopy(&c.Members[i])
 	}
 	if c.bucket != nil {
 		g.bucket = *c.bucket
@@ -130,6 +134,40 @@ func (g *Group) Apply(c *Change) {
 			delete(g.members, id)
 		}
 	}
+}
+
+// putCopy stores a copy of m: a known member's record is overwritten in place (the Group owns
+// it; nothing outside keeps a pointer to it), so a steady heartbeat allocates no new record.
+// The record keeps its own id and name strings when they are unchanged: each heartbeat's
+// come freshly decoded from its request, and a node keeps one record per member.
+func (g *Group) putCopy(m *Member) {
+	old := g.members[m.ID]
+	if old == nil {
+		c := *m
+		c.Name = g.shareName(c.Name)
+		g.members[c.ID] = &c
+		g.index(&c)
+		return
+	}
+	g.unindex(old)
+	id, name := old.ID, old.Name
+	*old = *m
+	old.ID = id // equal: the map key
+	if old.Name == name {
+		old.Name = name
+	} else {
+		old.Name = g.shareName(old.Name)
+	}
+	g.index(old)
+}
+
+// shareName returns the group's copy of name when it is the name last stored.
+func (g *Group) shareName(name string) string {
+	if name == g.name {
+		return g.name
+	}
+	g.name = name
+	return name
 }
 
 func (g *Group) put(m *Member) {

@@ -1,13 +1,16 @@
 package host
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"os"
 	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
 	"runtime/pprof"
 	"strconv"
 	"strings"
@@ -163,7 +166,7 @@ func rssBytes(t *testing.T) uint64 {
 	return 0
 }
 
-func perfHost(t *testing.T, srv *redistest.Server, rules groupstate.Config, shards int) *Host {
+func perfHost(t testing.TB, srv *redistest.Server, rules groupstate.Config, shards int) *Host {
 	t.Helper()
 	store, err := redisstore.New(srv.Client(), redisstore.Options{})
 	require.NoError(t, err)
@@ -219,8 +222,68 @@ func TestMemoryPerMemberBenchmark(t *testing.T) {
 		require.NoError(t, pprof.WriteHeapProfile(out))
 		require.NoError(t, out.Close())
 	}
+	if steady := envInt(t, "RSC_BENCH_MEM_STEADY", 8); steady > 0 {
+		st := steadyRSS(t, f, steady)
+		t.Logf("steady state (%d more heartbeat rounds, no forced GC, %d GC cycles, %.0f heartbeats/s): RSS per member mean %.2f KiB, max %.2f KiB, last %.2f KiB; heap in use per member mean %.2f KiB, max %.2f KiB; GC %.1f%% of CPU; memory limit %s, GOGC %s",
+			steady, st.gcs, float64(steady)*n/st.took.Seconds(), per(st.rssMean, before.rss), per(st.rssMax, before.rss), per(st.rssLast, before.rss),
+			per(st.heapMean, before.heapInuse), per(st.heapMax, before.heapInuse), 100*st.gcCPU, memLimitString(), cmp.Or(os.Getenv("GOGC"), "100"))
+	}
 	require.Len(t, h.activeKeys(), groups)
 	runtime.KeepAlive(f)
+}
+
+// steadyState is the process's memory as an operator sees it while heartbeats flow: RSS and
+// heap in use sampled after every round (no forced GC, no pages returned by hand).
+type steadyState struct {
+	rssMean, rssMax, rssLast, heapMean, heapMax uint64
+	gcs                                         uint32
+	took                                        time.Duration
+	gcCPU                                       float64 // share of the process's CPU time spent in GC
+}
+
+func steadyRSS(t *testing.T, f *perfFleet, rounds int) steadyState {
+	t.Helper()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	gc0 := ms.NumGC
+	var st steadyState
+	var rssSum, heapSum uint64
+	cpu0 := cpuClasses()
+	start := time.Now()
+	for r := 0; r < rounds; r++ {
+		f.round(2 * runtime.GOMAXPROCS(0))
+		rss := rssBytes(t)
+		runtime.ReadMemStats(&ms)
+		rssSum += rss
+		heapSum += ms.HeapInuse
+		st.rssMax = max(st.rssMax, rss)
+		st.heapMax = max(st.heapMax, ms.HeapInuse)
+		st.rssLast = rss
+	}
+	st.took = time.Since(start)
+	cpu1 := cpuClasses()
+	if total := cpu1[1] - cpu0[1]; total > 0 {
+		st.gcCPU = (cpu1[0] - cpu0[0]) / total
+	}
+	st.rssMean, st.heapMean = rssSum/uint64(rounds), heapSum/uint64(rounds)
+	st.gcs = ms.NumGC - gc0
+	return st
+}
+
+// cpuClasses returns the process's GC CPU seconds and total CPU seconds (runtime/metrics
+// estimates).
+func cpuClasses() [2]float64 {
+	s := []metrics.Sample{{Name: "/cpu/classes/gc/total:cpu-seconds"}, {Name: "/cpu/classes/total:cpu-seconds"}}
+	metrics.Read(s)
+	return [2]float64{s[0].Value.Float64(), s[1].Value.Float64()}
+}
+
+// memLimitString is the runtime's soft memory limit as set (GOMEMLIMIT or debug.SetMemoryLimit).
+func memLimitString() string {
+	if l := debug.SetMemoryLimit(-1); l != math.MaxInt64 {
+		return fmt.Sprintf("%.0f MiB", mib(uint64(l)))
+	}
+	return "off"
 }
 
 func mib(b uint64) float64 { return float64(b) / (1 << 20) }
@@ -293,4 +356,35 @@ func idleReadsWindow(srv *redistest.Server, window time.Duration, beat func()) (
 		}
 	}
 	return calls, stats
+}
+
+// BenchmarkHostHeartbeatSteady: time and allocations of one steady heartbeat (nothing changes
+// but the lease) through the in-process host — the actor hop, evaluation, apply and response —
+// for a member of a settled group of 100 members × 64 shards. Memory between collections grows
+// with the garbage each heartbeat leaves, so its allocations are watched here.
+//
+//	go test -run XXX -bench BenchmarkHostHeartbeatSteady -benchmem ./actors/host/
+func BenchmarkHostHeartbeatSteady(b *testing.B) {
+	srv := redistest.Start(b)
+	rules := defaultRules
+	rules.LeaseTTL = 10 * time.Minute
+	h := perfHost(b, srv, rules, 64)
+	f := newPerfFleet(h, 1, 100)
+	for r := 0; r < 4; r++ {
+		f.round(1)
+	}
+	require.Zero(b, f.bad.Load())
+	s := f.state[0][50]
+	id := perfMember(0, 50)
+	req := protocol.HeartbeatRequest{ProtocolVersion: 1, RequestID: "r", MemberID: id, MemberName: "orders-worker",
+		MemberEpoch: s.epoch, OwnedShards: s.owned,
+		RuntimeConsumerCapacity: protocol.Capacity{RuntimeMaxConcurrency: 4, AvailableConcurrency: 4}}
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		r, err := h.Heartbeat(ctx, "orders", perfGroup(0), id, req)
+		if err != nil || r.Status != protocol.StatusOK || r.MemberEpoch != s.epoch {
+			b.Fatalf("not steady: %v %+v", err, r)
+		}
+	}
 }

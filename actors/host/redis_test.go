@@ -18,7 +18,7 @@ import (
 	"github.com/redisstream/coordinator/test/redistest"
 )
 
-func redisHost(t *testing.T, srv *redistest.Server, opts Options) (*Host, *redisstore.Store) {
+func redisHost(t testing.TB, srv *redistest.Server, opts Options) (*Host, *redisstore.Store) {
 	t.Helper()
 	store, err := redisstore.New(srv.Client(), redisstore.Options{})
 	require.NoError(t, err)

@@ -56,6 +56,7 @@ func run(args, environ []string) int {
 	for _, w := range append(envWarnings, cfg.Warnings()...) {
 		logger.Warn(w)
 	}
+	applyMemoryLimit(cfg, logger)
 
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
