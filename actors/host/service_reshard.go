@@ -18,7 +18,8 @@ import (
 // this node can take the stream's driver lease, its provisioning runs before
 // the answer: a provisioning that fails is answered 503 with the migration
 // left PREPARING (nothing activated, routing unchanged); the driver retries
-// it, and posting the same scale again answers the same migration.
+// it, and posting the same scale again, while that migration has not
+// finished, answers it (202).
 func (h *Host) Scale(ctx context.Context, streamPrefix string, req protocol.ScaleRequest) (protocol.ScaleResponse, error) {
 	if err := h.refusal(); err != nil {
 		return protocol.ScaleResponse{}, err
@@ -34,8 +35,10 @@ func (h *Host) Scale(ctx context.Context, streamPrefix string, req protocol.Scal
 		if err != nil {
 			return protocol.ScaleResponse{}, fmt.Errorf("stream %s: %w: %w", streamPrefix, api.ErrUnavailable, err)
 		}
-		if a := l.Active; a != nil && a.State == reshard.StatePreparing && a.To == target && a.RollbackBy == "" {
-			m = *a // a retry of the scale that is preparing: continue it
+		if a := l.Active; a != nil && a.To == target && a.RollbackBy == "" {
+			// The same scale posted again (a retry after a 503 or a lost answer): answer
+			// the migration in progress; if it is still preparing, this node continues it.
+			m = *a
 			break
 		}
 		r := reshard.Record{Routing: rec.ShardCount, MetadataVersion: rec.MetadataVersion, Layout: l, Keep: h.opts.Resharding.History}
