@@ -47,21 +47,22 @@ func TestReshardScaleRightAfterFinishIsNotLost(t *testing.T) {
 	a := &reshardMember{id: "a"}
 	require.Eventually(t, func() bool { a.beat(t, h); return len(ownedSet(a)) == 2 }, 10*time.Second, 10*time.Millisecond)
 
-	var second string
+	var second atomic.Pointer[string] // written by the store hook, on the driver's goroutine
 	var once sync.Once
 	f := func() {
 		once.Do(func() {
 			resp, err := scaleTo(t, h, 4)
 			require.NoError(t, err)
-			second = resp.Migrations[0].ReshardingID
+			id := resp.Migrations[0].ReshardingID
+			second.Store(&id)
 		})
 	}
 	resp, err := scaleTo(t, h, 3)
 	require.NoError(t, err)
 	hook.before.Store(&f)
 	waitMigration(t, h, resp.Migrations[0].ReshardingID, reshard.StateDeprecated, a)
-	require.Eventually(t, func() bool { return second != "" }, 5*time.Second, 10*time.Millisecond)
-	waitMigration(t, h, second, reshard.StateDeprecated, a)
+	require.Eventually(t, func() bool { return second.Load() != nil }, 5*time.Second, 10*time.Millisecond)
+	waitMigration(t, h, *second.Load(), reshard.StateDeprecated, a)
 	marked, err := store.ReshardingStreams(ctx)
 	require.NoError(t, err)
 	require.Empty(t, marked)
