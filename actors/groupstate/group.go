@@ -118,6 +118,12 @@ func (g *Group) Apply(c *Change) {
 		}
 	}
 	for i := range c.Members {
+		if old := g.members[c.Members[i].ID]; old != nil && !c.Durable && durableEqual(old, &c.Members[i]) {
+			// Only volatile fields moved (a steady heartbeat renewing the lease): update the
+			// record in place. Nothing the holder index or the counters read has changed.
+			*old = c.Members[i]
+			continue
+		}
 		m := c.Members[i]
 		g.put(&m)
 	}
