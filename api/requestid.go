@@ -37,20 +37,18 @@ func RequestIDFrom(ctx context.Context) string {
 	return id
 }
 
-// assignRequestID picks the request's id, stores it in the locals and sets
-// the response header.
-func assignRequestID(c *fiber.Ctx) string {
-	id := c.Get(HeaderRequestID)
-	if !validRequestID(id) {
-		var b [16]byte
-		_, _ = rand.Read(b[:])
-		id = hex.EncodeToString(b[:])
-	} else {
+// assignRequestID takes the client's X-Request-Id when it is valid: stored
+// in the locals and echoed in the response header. Without one the id is
+// picked lazily — a heartbeat adopts its body's requestId (adoptRequestID),
+// anything else gets a generated one when first asked for (requestID) or at
+// the latest when observe finishes the response — so that a heartbeat does
+// not generate an id it then throws away.
+func assignRequestID(c *fiber.Ctx) {
+	if id := c.Get(HeaderRequestID); validRequestID(id) {
 		id = strings.Clone(id) // fiber's strings alias a reused buffer
+		c.Locals(requestIDKey, id)
+		c.Set(HeaderRequestID, id)
 	}
-	c.Locals(requestIDKey, id)
-	c.Set(HeaderRequestID, id)
-	return id
 }
 
 func validRequestID(id string) bool {
@@ -65,9 +63,17 @@ func validRequestID(id string) bool {
 	return true
 }
 
-// requestID is the id assigned to the request, or "".
+// requestID is the id of the request, generated (and set in the response
+// header) if it has none yet.
 func requestID(c *fiber.Ctx) string {
 	id, _ := c.Locals(requestIDKey).(string)
+	if id == "" {
+		var b [16]byte
+		_, _ = rand.Read(b[:])
+		id = hex.EncodeToString(b[:])
+		c.Locals(requestIDKey, id)
+		c.Set(HeaderRequestID, id)
+	}
 	return id
 }
 

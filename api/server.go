@@ -125,6 +125,7 @@ func (s *Server) observe(c *fiber.Ctx) error {
 			s.log.Error("panic in handler", "panic", r, "stack", string(debug.Stack()))
 			s.writeError(c, fmt.Errorf("panic: %v", r))
 		}
+		requestID(c) // every response carries one (assignRequestID)
 		s.metrics.ObserveHTTP(routeLabel(c), methodLabel(c), c.Response().StatusCode(), time.Since(start))
 	}()
 	assignRequestID(c)

@@ -53,8 +53,13 @@ func (a *groupActor) evaluate(ctx actor.Context, msg *HeartbeatRequest) protocol
 	if !a.confirmed(now) {
 		return retry(req, "the coordinator cannot confirm with Redis that it still owns this group; keep current ownership and retry")
 	}
-	a.claimsUnknown(req, now)
 	dec := a.state.Heartbeat(toCore(msg), now)
+	if dec.Change == nil {
+		// Only a rejected request can come from a member the group does not know (with
+		// memberEpoch > 0 it always is rejected), and a rejection does not depend on the
+		// hold: checked after the evaluation, so that an accepted heartbeat pays nothing.
+		a.claimsUnknown(req, now)
+	}
 	if dec.Response.Limit != "" {
 		a.deps.Metrics.LimitRejected(dec.Response.Limit)
 	}

@@ -38,6 +38,7 @@ func runFuzzOnce(t *testing.T, data []byte) {
 				if !equalSnap(before, snap(g)) {
 					t.Fatalf("Heartbeat mutated the group")
 				}
+				checkSteadyAgrees(t, g, hb, now, d)
 				switch d.Response.Status {
 				case StatusInvalidRequest, StatusUnsupportedProtocol, StatusUnknownMemberID, StatusRetry:
 					if d.Change != nil {

@@ -123,6 +123,15 @@ func (g *Group) Apply(c *Change) {
 		}
 	}
 	for i := range c.Members {
+		if old := g.members[c.Members[i].ID]; old != nil && !c.Durable && durableEqual(old, &c.Members[i]) {
+			// Only volatile fields moved (a steady heartbeat renewing the lease): update the
+			// record in place. Nothing the holder index or the counters read has changed, and
+			// the id and name are equal: keep the record's shared strings.
+			id, name := old.ID, old.Name
+			*old = c.Members[i]
+			old.ID, old.Name = id, name
+			continue
+		}
 		g.putCopy(&c.Members[i])
 	}
 	if c.bucket != nil {

@@ -68,6 +68,7 @@ func (h *harness) send(hb Heartbeat) Response {
 	if after := snap(h.g); !reflect.DeepEqual(before, after) {
 		h.tb.Fatalf("Heartbeat mutated the group:\nbefore %+v\nafter  %+v", before, after)
 	}
+	checkSteadyAgrees(h.tb, h.g, hb, h.now, d)
 	if d.Change == nil && d.Response.Status == StatusOK && hb.MemberEpoch > 0 {
 		h.tb.Fatalf("accepted heartbeat without a change (lease must be renewed)")
 	}

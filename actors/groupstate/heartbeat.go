@@ -90,6 +90,16 @@ func (g *Group) heartbeatAt(hb *Heartbeat, r report, now time.Time) Decision {
 	if s, bad := firstMissing(r.held, m.Assigned, m.Revoking); bad {
 		return g.fenceDecision(m.ID, now, fmt.Sprintf("member %q claims shard %d it was not given", m.ID, s), r.held)
 	}
+	if !atPrev && g.steady(hb, m, now) {
+		return g.steadyDecision(hb, m, now)
+	}
+	return g.accepted(hb, r, m, atPrev, now)
+}
+
+// accepted evaluates an accepted heartbeat of member m (memberEpoch current, or the previous
+// one when atPrev) in a txn: the general path, which steadyDecision short-cuts when nothing
+// but the lease and capacity can change (steady.go).
+func (g *Group) accepted(hb *Heartbeat, r report, m *Member, atPrev bool, now time.Time) Decision {
 	t := newTxn(g, now)
 	t.recompute() // no-op unless a restored state left one pending
 	c := t.mutable(m.ID)

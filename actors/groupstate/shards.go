@@ -119,12 +119,13 @@ func union(a, b []int) []int {
 	return out
 }
 
-// respSlice returns a fresh, non-nil copy for a Response.
+// respSlice returns s for a Response, non-nil. It is not copied: slices inside a Group or
+// Change are immutable, and a Response's sets are read-only (types.go).
 func respSlice(s []int) []int {
 	if len(s) == 0 {
 		return []int{}
 	}
-	return slices.Clone(s)
+	return s
 }
 
 func sortedUnique(s []int) bool {

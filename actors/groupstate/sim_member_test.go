@@ -108,6 +108,7 @@ func (s *sim) heartbeat(m *simMember, fault string) {
 
 func (s *sim) deliver(hb Heartbeat) Response {
 	d := s.g.Heartbeat(hb, s.now)
+	checkSteadyAgrees(s.t, s.g, hb, s.now, d)
 	if d.Change == nil && d.Response.Status == StatusOK && hb.MemberEpoch > 0 {
 		s.fail("accepted heartbeat without a change")
 	}

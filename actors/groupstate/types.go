@@ -99,7 +99,8 @@ type Heartbeat struct {
 }
 
 // Response is the protocol answer to one heartbeat. Assigned and Pending are sorted full sets,
-// never nil; they are fresh copies the caller may keep.
+// never nil; they may share the group's (immutable) slices, so the caller may keep them but
+// must not modify them.
 type Response struct {
 	Status          Status
 	MemberID        string

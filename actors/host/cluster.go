@@ -64,8 +64,8 @@ type clusterState struct {
 	c *cluster.Cluster
 
 	mu      sync.Mutex
-	leaving bool // Stop began: refuse to host groups, answer RETRY
-	evicted bool
+	leaving bool         // Stop began: refuse to host groups, answer RETRY
+	evicted atomic.Bool  // read on every heartbeat (refusingRequests): no lock
 	members []memberView // last topology event's members (onTopology)
 
 	inflight atomic.Int64 // cluster requests waiting for an answer (requestGrain)
@@ -148,10 +148,7 @@ func (h *Host) refusing() string {
 // does): evicted, or sharing its store with a node outside its cluster. A
 // node that is leaving still forwards requests to the other nodes.
 func (h *Host) refusingRequests() string {
-	h.cl.mu.Lock()
-	evicted := h.cl.evicted
-	h.cl.mu.Unlock()
-	if evicted {
+	if h.cl.evicted.Load() {
 		return "this node was evicted from the cluster and is exiting"
 	}
 	return h.conflictReason()
@@ -491,13 +488,9 @@ func (h *Host) evictionAfter() time.Duration {
 
 // evict handles this node's eviction: stop serving, tell the process.
 func (h *Host) evict(reason string) {
-	h.cl.mu.Lock()
-	if h.cl.evicted {
-		h.cl.mu.Unlock()
+	if !h.cl.evicted.CompareAndSwap(false, true) {
 		return
 	}
-	h.cl.evicted = true
-	h.cl.mu.Unlock()
 	h.opts.Logger.Error("this node was evicted from the cluster and cannot rejoin it; exiting so that its supervisor restarts it fresh",
 		slog.String("reason", reason))
 	// Stop answering for the groups it hosted; their new activations elsewhere fence these.

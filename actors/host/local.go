@@ -18,10 +18,18 @@ import (
 // wait timer are reused. Like the future's, the wait ends at the timeout, and
 // a request its actor could not receive (stopped between lookup and send) is
 // reported back (onDeadLetter) and sent once more to a fresh actor.
+//
+// The wait timer is not stopped after an answer, nor reset for the next call
+// while it is set to fire no later than that call's deadline: it then fires
+// early (at an earlier call's deadline), and only then is it reset for what
+// is left. With the same timeout for every call, a pooled call resets its
+// timer about once per timeout instead of twice per heartbeat.
 
 type localCall struct {
 	reply chan *group.HeartbeatReply
 	timer *time.Timer
+	armed bool      // timer set to fire at `at` (its value may be waiting in timer.C)
+	at    time.Time // when the timer fires, if armed
 }
 
 var localCalls = sync.Pool{New: func() any {
@@ -30,34 +38,58 @@ var localCalls = sync.Pool{New: func() any {
 	return &localCall{reply: make(chan *group.HeartbeatReply, 1), timer: t}
 }}
 
+// arm makes the timer fire no later than deadline.
+func (c *localCall) arm(now, deadline time.Time) {
+	if c.armed && !c.at.After(deadline) {
+		return
+	}
+	c.timer.Reset(deadline.Sub(now))
+	c.armed, c.at = true, deadline
+}
+
 // askHeartbeat is ask for a heartbeat on this node; pid, when not nil, is the
 // group's actor as just looked up.
 func (h *Host) askHeartbeat(key persistence.GroupKey, pid *actor.PID, hb *group.HeartbeatRequest, timeout time.Duration) (any, error) {
 	call := localCalls.Get().(*localCall)
 	hb.Reply = call.reply
-	call.timer.Reset(timeout)
+	now := time.Now()
+	deadline := now.Add(timeout)
+	call.arm(now, deadline)
 	for attempt := 0; ; attempt++ {
 		if pid == nil || attempt > 0 {
 			pid = h.pid(key)
 		}
 		h.system.Root.Send(pid, hb)
-		select {
-		case r := <-call.reply:
-			if r != group.DeadLetterReply {
-				call.timer.Stop()
-				localCalls.Put(call) // answered: nothing more will be sent on it
-				return r, nil
-			}
-			h.dropDead(key, pid)
-			if attempt == 0 {
-				continue
-			}
-			call.timer.Stop()
-			localCalls.Put(call)
-			return nil, fmt.Errorf("group %s: %w", key, api.ErrGroupMoving)
-		case <-call.timer.C:
+		r, ok := call.wait(deadline)
+		switch {
+		case !ok:
 			// The actor may still answer on call.reply: the call is not reused.
 			return nil, fmt.Errorf("group %s did not answer within %s: %w", key, timeout, api.ErrUnavailable)
+		case r != group.DeadLetterReply:
+			localCalls.Put(call) // answered: nothing more will be sent on it
+			return r, nil
+		}
+		h.dropDead(key, pid)
+		if attempt > 0 {
+			localCalls.Put(call)
+			return nil, fmt.Errorf("group %s: %w", key, api.ErrGroupMoving)
+		}
+	}
+}
+
+// wait returns the answer on c.reply, or false once deadline has passed.
+func (c *localCall) wait(deadline time.Time) (*group.HeartbeatReply, bool) {
+	for {
+		select {
+		case r := <-c.reply:
+			return r, true
+		case <-c.timer.C:
+			c.armed = false
+			now := time.Now()
+			if !now.Before(deadline) {
+				return nil, false
+			}
+			c.arm(now, deadline) // it fired at an earlier call's deadline
 		}
 	}
 }

@@ -28,15 +28,30 @@ func TestSystemBenchmark(t *testing.T) {
 	if quick {
 		p = short
 	}
+	only := selected(os.Getenv("RSC_BENCH_ONLY"))
+	if only != nil && os.Getenv("RSC_BENCH_DOCS") != "" {
+		t.Fatal("RSC_BENCH_ONLY runs part of the suite: it cannot rewrite the docs section (unset RSC_BENCH_DOCS)")
+	}
 	start := time.Now()
 	rep := &report{Quick: quick, Params: p}
-	rep.Load = runLoad(t, p)
-	// Hand-offs at a 1 s interval: at 200 ms the short interval's 50 ms floor, not the rule, sets the figure.
-	ho := p
-	ho.Interval, ho.LeaseTTL = time.Second, 10*time.Second
-	rep.Handoff = runEvents(t, ho, "handoff", 8)
-	rep.Failover = runEvents(t, p, "failover", 8)
-	rep.Converge = runEvents(t, p, "converge", 1024)
+	if only.has("load") {
+		rep.Load = runLoad(t, p)
+	}
+	if only.has("handoff") {
+		// Hand-offs at a 1 s interval: at 200 ms the short interval's 50 ms floor, not the rule, sets the figure.
+		ho := p
+		ho.Interval, ho.LeaseTTL = time.Second, 10*time.Second
+		rep.Handoff = runEvents(t, ho, "handoff", 8)
+	}
+	if only.has("failover") {
+		rep.Failover = runEvents(t, p, "failover", 8)
+	}
+	if only.has("converge") {
+		rep.Converge = runEvents(t, p, "converge", 1024)
+	}
+	if only.has("reshard") {
+		rep.Reshard = runReshard(t, p)
+	}
 	rep.Took = time.Since(start).Round(time.Second)
 	text := rep.markdown()
 	t.Log("\n" + text)
@@ -47,6 +62,23 @@ func TestSystemBenchmark(t *testing.T) {
 		t.Logf("rewrote the whole-system section of %s", path)
 	}
 }
+
+// scenarios selects parts of the suite (RSC_BENCH_ONLY=load,reshard); nil
+// selects all of them.
+type scenarios map[string]bool
+
+func selected(env string) scenarios {
+	if strings.TrimSpace(env) == "" {
+		return nil
+	}
+	s := scenarios{}
+	for _, name := range strings.Split(env, ",") {
+		s[strings.TrimSpace(name)] = true
+	}
+	return s
+}
+
+func (s scenarios) has(name string) bool { return s == nil || s[name] }
 
 // params sizes one run of the suite.
 type params struct {
@@ -81,9 +113,10 @@ func binary(t *testing.T, pkg string) string {
 
 // coordinator starts redis-server and a coordinator with the given timings
 // and creates stream "bench" with shards shards.
-func coordinator(t *testing.T, interval, lease time.Duration, shards int) *harness.Coordinator {
+// extra adds (or overrides) environment variables of the coordinator.
+func coordinator(t *testing.T, interval, lease time.Duration, shards int, extra ...string) *harness.Coordinator {
 	redis := redistest.Start(t)
-	c := harness.StartCoordinator(t, harness.Options{RedisAddr: redis.Addr(), Env: map[string]string{
+	env := map[string]string{
 		"RSC_LOG_LEVEL":                       "warn",
 		"RSC_COORDINATION_HEARTBEAT_INTERVAL": interval.String(),
 		"RSC_COORDINATION_MEMBER_LEASE_TTL":   lease.String(),
@@ -91,7 +124,11 @@ func coordinator(t *testing.T, interval, lease time.Duration, shards int) *harne
 		"RSC_LIMITS_JOINS_PER_SECOND":         "10000",
 		"RSC_LIMITS_JOIN_BURST":               "10000",
 		"RSC_DEFAULTS_INITIAL_SHARD_COUNT":    fmt.Sprint(shards),
-	}})
+	}
+	for i := 0; i+1 < len(extra); i += 2 {
+		env[extra[i]] = extra[i+1]
+	}
+	c := harness.StartCoordinator(t, harness.Options{RedisAddr: redis.Addr(), Env: env})
 	harness.NewClient(c.URL()).CreateStream(t, "bench", shards)
 	return c
 }
@@ -150,6 +187,10 @@ func runLoad(t *testing.T, p params) *loadResult {
 		time.Sleep(25 * time.Millisecond)
 	}
 	var res loadResult
+	if path := os.Getenv("RSC_BENCH_CPUPROFILE"); path != "" {
+		stop := profile(t, c.Pid(), path)
+		defer stop()
+	}
 	sim(t, &res, "-scenario", "load", "-url", c.URL(), "-baseline", base,
 		"-coord-pid", fmt.Sprint(c.Pid()), "-baseline-pid", fmt.Sprint(bare.Process.Pid),
 		"-groups", fmt.Sprint(loadGroups), "-members", fmt.Sprint(loadMembers), "-shards", fmt.Sprint(loadShards),
@@ -194,6 +235,7 @@ type report struct {
 	Handoff  map[string]json.RawMessage
 	Failover map[string]json.RawMessage
 	Converge map[string]json.RawMessage
+	Reshard  map[string]json.RawMessage
 }
 
 func lat(m map[string]json.RawMessage, k string) latencies {
@@ -239,20 +281,48 @@ func (r *report) markdown() string {
 		fmt.Fprintf(&b, "| coordinator CPU per steady heartbeat (%d members, %d groups × %d shards, %d keep-alive connections, %d interleaved rounds × %s per target) | %.1f µs | bare fiber handler decoding and encoding the same JSON with encoding/json (`test/sysbench/barefiber`): %.1f µs | %.2f× | ≤ 1.3× | %s |\n",
 			loadMembers, loadGroups, loadShards, loadConns, r.Params.Rounds, r.Params.Window, l.Coordinator, l.Baseline, l.Ratio, verdict(l.Ratio <= 1.3))
 	}
-	fmt.Fprintf(&b, "| hand-off to a joining member: old owner's release → new owner's response lists the shard (%d samples) | median %.0f ms, p90 %.0f ms, max %.0f ms | heartbeat interval %d ms | median %.2f×, p90 %.2f× | median ≤ 0.2×, p90 ≤ 0.5× | %s |\n",
-		ho.Samples, ho.MedianMs, ho.P90Ms, ho.MaxMs, ho.IntervalMs, ho.MedianPerInt, ho.P90PerInt, verdict(ho.MedianPerInt <= 0.2 && ho.P90PerInt <= 0.5))
-	fmt.Fprintf(&b, "| hand-off after a leave: leave → another member's response lists the shard (%d samples) | median %.0f ms, p90 %.0f ms, max %.0f ms | heartbeat interval %d ms | median %.2f×, p90 %.2f× | (none; see below) | |\n",
-		hl.Samples, hl.MedianMs, hl.P90Ms, hl.MaxMs, hl.IntervalMs, hl.MedianPerInt, hl.P90PerInt)
-	fmt.Fprintf(&b, "| failover: crashed member's last heartbeat → all its shards owned elsewhere (%d crashes, 4 members, 8 shards) | median %.0f ms, p90 %.0f ms, max %.0f ms | lease TTL %s (+ 1 interval = %.2f× TTL) | median %.2f×, p90 %.2f×, max %.2f× TTL | ≤ TTL + 1 interval | %s |\n",
-		fo.Samples, fo.MedianMs, fo.P90Ms, fo.MaxMs, ttl, foBound, toTTL(fo.MedianMs), toTTL(fo.P90Ms), toTTL(fo.MaxMs), verdict(fo.MaxMs <= float64((ttl+iv).Milliseconds())))
-	fmt.Fprintf(&b, "| convergence: %v members join 1 group of %v shards at once → every shard owned / group STABLE | %.2f s / %.2f s (%.1f heartbeat intervals; heartbeats per member: max %v, mean %.1f) | heartbeat interval %v ms | | | |\n",
-		num(r.Converge, "members"), num(r.Converge, "shards"), num(r.Converge, "secondsAllOwned"), num(r.Converge, "secondsStable"),
-		num(r.Converge, "intervalsStable"), num(r.Converge, "maxHeartbeatsPerMember"), num(r.Converge, "meanHeartbeatsPerMember"), num(r.Converge, "intervalMs"))
+	if r.Handoff != nil {
+		fmt.Fprintf(&b, "| hand-off to a joining member: old owner's release → new owner's response lists the shard (%d samples) | median %.0f ms, p90 %.0f ms, max %.0f ms | heartbeat interval %d ms | median %.2f×, p90 %.2f× | median ≤ 0.2×, p90 ≤ 0.5× | %s |\n",
+			ho.Samples, ho.MedianMs, ho.P90Ms, ho.MaxMs, ho.IntervalMs, ho.MedianPerInt, ho.P90PerInt, verdict(ho.MedianPerInt <= 0.2 && ho.P90PerInt <= 0.5))
+		fmt.Fprintf(&b, "| hand-off after a leave: leave → another member's response lists the shard (%d samples) | median %.0f ms, p90 %.0f ms, max %.0f ms | heartbeat interval %d ms | median %.2f×, p90 %.2f× | (none; see below) | |\n",
+			hl.Samples, hl.MedianMs, hl.P90Ms, hl.MaxMs, hl.IntervalMs, hl.MedianPerInt, hl.P90PerInt)
+	}
+	if r.Failover != nil {
+		fmt.Fprintf(&b, "| failover: crashed member's last heartbeat → all its shards owned elsewhere (%d crashes, 4 members, 8 shards) | median %.0f ms, p90 %.0f ms, max %.0f ms | lease TTL %s (+ 1 interval = %.2f× TTL) | median %.2f×, p90 %.2f×, max %.2f× TTL | ≤ TTL + 1 interval | %s |\n",
+			fo.Samples, fo.MedianMs, fo.P90Ms, fo.MaxMs, ttl, foBound, toTTL(fo.MedianMs), toTTL(fo.P90Ms), toTTL(fo.MaxMs), verdict(fo.MaxMs <= float64((ttl+iv).Milliseconds())))
+	}
+	if r.Converge != nil {
+		fmt.Fprintf(&b, "| convergence: %v members join 1 group of %v shards at once → every shard owned / group STABLE | %.2f s / %.2f s (%.1f heartbeat intervals; heartbeats per member: max %v, mean %.1f) | heartbeat interval %v ms | | | |\n",
+			num(r.Converge, "members"), num(r.Converge, "shards"), num(r.Converge, "secondsAllOwned"), num(r.Converge, "secondsStable"),
+			num(r.Converge, "intervalsStable"), num(r.Converge, "maxHeartbeatsPerMember"), num(r.Converge, "meanHeartbeatsPerMember"), num(r.Converge, "intervalMs"))
+	}
+	if r.Reshard != nil {
+		var out, in scaleFigures
+		_ = json.Unmarshal(r.Reshard["scaleOut"], &out)
+		_ = json.Unmarshal(r.Reshard["scaleIn"], &in)
+		groups, per := num(r.Reshard, "groups"), num(r.Reshard, "membersPerGroup")
+		fmt.Fprintf(&b, "| reshard: a stream with %v groups × %v members scaled %d → %d shards: scale request → every group's target covers %d shards / every shard owned / migration DEPRECATED | %.2f s / %.2f s / %.2f s | routing grace %s, driver poll %s, heartbeat interval %s | | | |\n",
+			groups, per, out.From, out.To, out.To, out.TargetsMs/1000, out.OwnedMs/1000, out.DeprecatedMs/1000, reshardGrace, reshardPoll, r.Params.Interval)
+		fmt.Fprintf(&b, "| reshard: the same stream scaled back %d → %d, its removed shards empty (the members consume nothing): scale request → targets cover %d shards / members own exactly shards 0…%d / migration DEPRECATED | %.2f s / %.2f s / %.2f s | routing grace %s, driver poll %s | | | |\n",
+			in.From, in.To, in.To, in.To-1, in.TargetsMs/1000, in.OwnedMs/1000, in.DeprecatedMs/1000, reshardGrace, reshardPoll)
+	}
 	b.WriteString("| coordinator memory per member; idle Redis reads | not measured by this suite yet | | | | |\n")
 	if l := r.Load; l != nil {
 		b.WriteString("\nLoad rounds (interleaved, CPU from `/proc/<pid>/stat` of each server process):\n\n| round | target | heartbeats | failed | rate | CPU µs / heartbeat |\n|---|---|---|---|---|---|\n")
 		for _, x := range l.Rounds {
 			fmt.Fprintf(&b, "| %d | %s | %d | %d | %.0f/s | %.1f |\n", x.Round, x.Target, x.Heartbeats, x.Failed, float64(x.Heartbeats)/x.Seconds, x.CPUMicros)
+		}
+	}
+	if r.Reshard != nil {
+		b.WriteString("\nReshard migration steps (ms from the scale request, as the migration records them):\n\n| scale | steps |\n|---|---|\n")
+		for _, k := range []string{"scaleOut", "scaleIn"} {
+			var f scaleFigures
+			_ = json.Unmarshal(r.Reshard[k], &f)
+			var steps []string
+			for _, s := range f.Steps {
+				steps = append(steps, fmt.Sprintf("%s %.0f", s.State, s.Ms))
+			}
+			fmt.Fprintf(&b, "| %d → %d | %s |\n", f.From, f.To, strings.Join(steps, ", "))
 		}
 	}
 	fmt.Fprintf(&b, "\nEvent scenarios: members follow each response's `heartbeatIntervalMs` like the SDK (release a revoked shard at once, then heartbeat at once); rebalance timeout 30s. "+

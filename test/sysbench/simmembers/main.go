@@ -14,6 +14,13 @@
 //	converge  -members members join one group of -shards shards at once:
 //	          seconds and heartbeat rounds until every shard is owned and the
 //	          group is STABLE.
+//	reshard   -groups groups of -members members each settle on the stream's
+//	          -shards shards; the stream is scaled to -to shards and, once that
+//	          migration is DEPRECATED, back to -shards: per scale, the time
+//	          from the request to every group's target covering the new shard
+//	          set, to every shard owned (and none beyond it), and to the
+//	          migration's DEPRECATED. The members never read the shards, which
+//	          therefore stay empty (a scale-in retires them at once).
 //
 // Members in handoff, failover and converge behave like the SDK: they
 // heartbeat after the heartbeatIntervalMs of their last response, release a
@@ -58,6 +65,7 @@ var (
 	basePID  = flag.Int("baseline-pid", 0, "baseline process id (load)")
 	cycles   = flag.Int("cycles", 10, "hand-offs or crashes (handoff, failover)")
 	timeout  = flag.Duration("timeout", 2*time.Minute, "give up after this long")
+	to       = flag.Int("to", 128, "shard count to scale to (reshard)")
 )
 
 func main() {
@@ -73,6 +81,8 @@ func main() {
 		out, err = failover()
 	case "converge":
 		out, err = converge()
+	case "reshard":
+		out, err = reshard()
 	default:
 		err = fmt.Errorf("unknown scenario %q", *scenario)
 	}
@@ -320,11 +330,12 @@ type world struct {
 	owner    map[int]string // shard → member that owns it (as the members see it)
 	beats    map[string]int
 	interval time.Duration // the configured interval (the longest one seen)
+	nshards  int           // the shard set settled means: [0, nshards)
 }
 
 func newWorld() *world {
 	return &world{http: &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 256}},
-		released: map[int]time.Time{}, owner: map[int]string{}, beats: map[string]int{}}
+		released: map[int]time.Time{}, owner: map[int]string{}, beats: map[string]int{}, nshards: *shards}
 }
 
 func (w *world) send(m *state, body []byte) (*protocol.HeartbeatResponse, error) {
@@ -417,17 +428,28 @@ func (w *world) leave(m *state) error {
 	return err
 }
 
-// settled reports whether every shard is owned by some member.
+// settled reports whether every shard of [0, nshards) is owned by some
+// member, and none beyond it.
 func (w *world) settled() bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return len(w.owner) == *shards
+	if len(w.owner) != w.nshards {
+		return false
+	}
+	for s := range w.owner {
+		if s >= w.nshards {
+			return false
+		}
+	}
+	return true
 }
 
 func (w *world) waitSettled(deadline time.Time) error {
 	for !w.settled() {
 		if time.Now().After(deadline) {
-			return fmt.Errorf("not settled: %d of %d shards owned", len(w.owner), *shards)
+			w.mu.Lock()
+			defer w.mu.Unlock()
+			return fmt.Errorf("not settled: %d shards owned, want [0, %d)", len(w.owner), w.nshards)
 		}
 		time.Sleep(5 * time.Millisecond)
 	}

@@ -1,0 +1,66 @@
+package groupstate
+
+import (
+	"slices"
+	"time"
+)
+
+// The steady heartbeat. Nearly every heartbeat of a settled group comes from an ACTIVE member
+// whose assignment is complete (Assigned = Target, nothing pending or revoking) at the current
+// epochs: all it can change is the member's lease and its reported capacity, neither of which
+// is durable. The general path (accepted) still builds a txn, copies the member record twice
+// and searches every set operation; steadyDecision answers the same thing directly, in
+// O(shards of the member) with one allocation (the Change), and Apply then updates the record
+// in place (no re-indexing: nothing the holder index or the counters depend on moved).
+//
+// steady lists exactly the conditions under which accepted would change nothing durable and
+// answer OK without a message; the tests check that both paths agree wherever steady holds
+// (checkSteadyAgrees, run by the fuzz target and the simulations).
+
+// steady reports whether member m's accepted heartbeat hb (at m's current epoch) is a steady
+// one: accepted would only renew the lease and record the capacity.
+func (g *Group) steady(hb *Heartbeat, m *Member, now time.Time) bool {
+	meta := &g.meta
+	return m.State == StateActive && hb.MemberEpoch == m.Epoch &&
+		// No recompute pending, no epoch to advance to (settle), no metadata round (metadataStatus).
+		meta.GroupEpoch <= meta.AssignmentEpoch && m.Epoch >= meta.AssignmentEpoch &&
+		!meta.CorrectionRound && hb.MetadataVersion <= meta.MetadataVersion &&
+		// settle and grant have nothing to move.
+		len(m.Revoking) == 0 && m.RevokeDeadline.IsZero() && len(m.Pending) == 0 &&
+		slices.Equal(m.Assigned, m.Target) &&
+		(hb.MemberName == "" || hb.MemberName == m.Name) &&
+		!g.holding(now) &&
+		// change() would trim retained members otherwise (a lowered limit, a restore).
+		(g.cfg.MaxRetained <= 0 || g.retained <= g.cfg.MaxRetained)
+}
+
+// steadyChange holds a steady heartbeat's Change and its one member version in one allocation.
+type steadyChange struct {
+	change Change
+	member [1]Member
+}
+
+// steadyDecision is accepted's Decision for a steady heartbeat (steady holds): OK, the member's
+// assignment as it is, and a volatile Change renewing its lease.
+func (g *Group) steadyDecision(hb *Heartbeat, m *Member, now time.Time) Decision {
+	sc := &steadyChange{}
+	c := &sc.member[0]
+	*c = *m
+	c.Capacity = hb.Capacity
+	c.LastHeartbeat, c.LeaseDeadline = now, now.Add(g.cfg.LeaseTTL)
+	c.Revoking, c.Pending = nil, nil // what settle and grant leave (both empty already)
+	if len(c.Target) == 0 {
+		c.Pending = c.Target
+	}
+	sc.change.Members = sc.member[:]
+	return Decision{
+		Response: Response{
+			Status: StatusOK, MemberID: c.ID, MemberEpoch: c.Epoch,
+			GroupEpoch: g.meta.GroupEpoch, AssignmentEpoch: g.meta.AssignmentEpoch,
+			MetadataVersion: g.meta.MetadataVersion,
+			Assigned:        respSlice(c.Assigned), Pending: respSlice(c.Pending),
+			HeartbeatInterval: IntervalFor(g.cfg, StatusOK, c, g.othersOverdue(c.ID)),
+		},
+		Change: &sc.change,
+	}
+}
