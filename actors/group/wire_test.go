@@ -25,15 +25,7 @@ func TestWireHeartbeatRoundTrip(t *testing.T) {
 		RevokingShards:          []protocol.RevokingShard{{Shard: protocol.ShardID{ShardIndex: 2}, State: "DRAINING", InFlight: 3, AckedAt: &acked}},
 		ShardProgress:           []protocol.ShardProgress{{Shard: protocol.ShardID{ShardIndex: 0}, StreamKey: "orders:0", LastDeliveredID: "1-1", LastAckedID: "1-0", PendingCount: 2, UpdatedAt: acked}},
 	}}
-	w, err := RequestToWire(in)
-	require.NoError(t, err)
-	b, err := proto.Marshal(w)
-	require.NoError(t, err)
-	var back wire.GroupRequest
-	require.NoError(t, proto.Unmarshal(b, &back))
-	out, err := requestFromWire(&back, time.Now())
-	require.NoError(t, err)
-	got := out.(*HeartbeatRequest)
+	got := wireRoundTrip(t, in).(*HeartbeatRequest)
 	require.WithinDuration(t, in.Deadline, got.Deadline, 0, "a deadline in the past stays the caller's")
 	got.Deadline = in.Deadline
 	require.Equal(t, in, got)
@@ -97,16 +89,24 @@ func TestIdentityRoundTrip(t *testing.T) {
 // group's log lines name them wherever the group runs.
 func TestWireCarriesRequestIDs(t *testing.T) {
 	for _, in := range []any{&DeleteRequest{Force: true, RequestID: "req-7"}, &ResizeRequest{ShardCount: 8, MetadataVersion: 3, RequestID: "rs-2"}} {
-		w, err := RequestToWire(in)
-		require.NoError(t, err)
-		b, err := proto.Marshal(w)
-		require.NoError(t, err)
-		var back wire.GroupRequest
-		require.NoError(t, proto.Unmarshal(b, &back))
-		out, err := requestFromWire(&back, time.Now())
-		require.NoError(t, err)
+		out := wireRoundTrip(t, in)
 		require.Equal(t, in, out)
 		require.Equal(t, requestIDOf(in), requestIDOf(out))
 	}
 	require.Equal(t, "hb-1", requestIDOf(&HeartbeatRequest{Request: protocol.HeartbeatRequest{RequestID: "hb-1"}}))
+}
+
+// wireRoundTrip sends a request through its protobuf form as bytes and back,
+// as a forwarded request travels between nodes.
+func wireRoundTrip(t *testing.T, in any) any {
+	t.Helper()
+	w, err := RequestToWire(in)
+	require.NoError(t, err)
+	b, err := proto.Marshal(w)
+	require.NoError(t, err)
+	var back wire.GroupRequest
+	require.NoError(t, proto.Unmarshal(b, &back))
+	out, err := requestFromWire(&back, time.Now())
+	require.NoError(t, err)
+	return out
 }
