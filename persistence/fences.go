@@ -34,6 +34,12 @@ type FenceUpdate struct {
 	Shard int
 	Owner string
 	Epoch int64 // the owner's member epoch at the grant (informational)
+	// Base is the token a fence that does not exist yet starts from (the write
+	// makes it Base+1); 0 starts at 1. A group on a resharded stream passes
+	// the token base of its metadata version, so that a fence it creates for a
+	// shard index that had an earlier incarnation never goes below that
+	// incarnation's tokens.
+	Base int64
 }
 
 // Fence is the stored state of one fence.

@@ -6,6 +6,7 @@ import (
 
 	"github.com/redisstream/coordinator/actors/groupstate"
 	"github.com/redisstream/coordinator/persistence"
+	"github.com/redisstream/coordinator/reshard"
 )
 
 // Shard fences (docs/PROTOCOL.md "Shard fence", issue 13): before a durable
@@ -133,6 +134,16 @@ func (a *groupActor) clearFences() ([]persistence.FenceUpdate, error) {
 func (a *groupActor) setFences(updates []persistence.FenceUpdate) error {
 	if len(updates) == 0 {
 		return nil
+	}
+	if a.state != nil {
+		// On a resharded stream a fence this group creates (a new group, or a shard
+		// index a migration created again) starts above every token an earlier
+		// incarnation of the shard can have reached (reshard.FenceBase).
+		if mv := a.state.Meta().MetadataVersion; mv > 1 {
+			for i := range updates {
+				updates[i].Base = reshard.FenceBase(mv)
+			}
+		}
 	}
 	sctx, cancel := a.storeCtx()
 	defer cancel()

@@ -42,3 +42,19 @@ func TestRegrownShardsGetFencesNamingTheirHolder(t *testing.T) {
 		require.Equal(t, "a", f.Owner, "a is told it may read shard %d but its fence does not name it", sh)
 	}
 }
+
+// On a resharded stream a fence the group creates starts at the token base
+// of its metadata version: a shard index that had an earlier incarnation
+// (whose fence a migration deleted) never sees its tokens go back.
+func TestNewFenceOnAReshardedStreamStartsAtItsBase(t *testing.T) {
+	s := newShell(t, rules, time.Now)
+	r := s.ask(&ResizeRequest{ShardCount: 4, MetadataVersion: 5}).(*ErrorReply)
+	require.NoError(t, r.Err)
+	a := s.beat("a", 0)
+	require.NotEmpty(t, a.Assignment.AssignedShards)
+	for _, sh := range protocol.Indexes(a.Assignment.AssignedShards) {
+		f := s.prov.Fence(key.StreamPrefix, key.ConsumerGroup, sh)
+		require.Equal(t, "a", f.Owner)
+		require.Equal(t, reshard.FenceBase(5)+1, f.Token, "shard %d", sh)
+	}
+}

@@ -216,7 +216,10 @@ func (p *Provisioner) SetFences(ctx context.Context, streamPrefix, group string,
 	now := time.Now().UTC()
 	for _, u := range updates {
 		k := fenceKey{shardKey(streamPrefix, u.Shard), group}
-		f := p.fences[k]
+		f, ok := p.fences[k]
+		if !ok && u.Base > 0 {
+			f.Token = u.Base
+		}
 		f.Token++
 		f.Owner, f.Epoch, f.At = u.Owner, u.Epoch, now
 		p.fences[k] = f

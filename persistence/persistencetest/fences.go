@@ -27,6 +27,7 @@ func RunFences(t *testing.T, newFences func(t *testing.T) persistence.Fences) {
 		{"FenceEmptyAndInvalid", testFenceEmptyAndInvalid},
 		{"FenceCanceledContext", testFenceCanceledContext},
 		{"FenceBatchRead", testFenceBatchRead},
+		{"FenceBaseOnlyForANewFence", testFenceBase},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -159,5 +160,23 @@ func testFenceBatchRead(t *testing.T, f persistence.Fences, prefix string) {
 	}
 	if _, err := f.GetFences(context.Background(), prefix, "g", []int{-1}); err == nil {
 		t.Fatal("a negative shard was accepted")
+	}
+}
+
+// A write with a Base creates a missing fence at Base+1; on an existing
+// fence the token moves on by one whatever the Base.
+func testFenceBase(t *testing.T, f persistence.Fences, prefix string) {
+	const base = int64(7) << 32
+	setFences(t, f, prefix, "g", persistence.FenceUpdate{Shard: 0, Owner: "A", Epoch: 1, Base: base})
+	if got := getFence(t, f, prefix, "g", 0); got.Token != base+1 || got.Owner != "A" {
+		t.Fatalf("new fence with base %d: %+v, want token %d owned by A", base, got, base+1)
+	}
+	setFences(t, f, prefix, "g", persistence.FenceUpdate{Shard: 0, Owner: "B", Epoch: 2, Base: 9 << 32})
+	if got := getFence(t, f, prefix, "g", 0); got.Token != base+2 || got.Owner != "B" {
+		t.Fatalf("existing fence: %+v, want token %d owned by B (the base applies only to a new fence)", got, base+2)
+	}
+	setFences(t, f, prefix, "g", persistence.FenceUpdate{Shard: 1, Owner: "C", Epoch: 1})
+	if got := getFence(t, f, prefix, "g", 1); got.Token != 1 {
+		t.Fatalf("new fence without base: token %d, want 1", got.Token)
 	}
 }
