@@ -179,8 +179,8 @@ func (h *hostFigures) markdown(b *strings.Builder) {
 	case ok:
 		v = "met on the defaults"
 	}
-	fmt.Fprintf(b, "| coordinator memory per member: %s members (%d groups × %d, %d shards each) joined and settled, then %d steady heartbeat rounds of every member (in-process host, `actors/host` `TestMemoryPerMemberBenchmark`), runtime defaults (GOGC 100, no memory limit) | %s | the same process before the members joined: RSS %.1f MiB, heap in use %.1f MiB | | steady RSS mean ≤ %.0f KiB per member | %s |\n",
-		thousands(m.Members), m.Groups, m.Members/max(m.Groups, 1), m.Shards, m.SteadyRounds, figures(m), m.BeforeRSSMiB, m.BeforeHeapMiB, memTargetKiB, v)
+	fmt.Fprintf(b, "| coordinator memory per member: %s members (%s groups × %d, %d shards each) joined and settled, then %d steady heartbeat rounds of every member (in-process host, `actors/host` `TestMemoryPerMemberBenchmark`), runtime defaults (GOGC 100, no memory limit) | %s | the same process before the members joined: RSS %.1f MiB, heap in use %.1f MiB | | steady RSS mean ≤ %.0f KiB per member | %s |\n",
+		thousands(m.Members), thousands(m.Groups), m.Members/max(m.Groups, 1), m.Shards, m.SteadyRounds, figures(m), m.BeforeRSSMiB, m.BeforeHeapMiB, memTargetKiB, v)
 	fmt.Fprintf(b, "| the same with a memory limit of %s (`GOMEMLIMIT`, what `runtime.memory-limit` sets) | %s | the same process before the members joined: RSS %.1f MiB, heap in use %.1f MiB | steady RSS mean %.2f× that without a limit | steady RSS mean ≤ %.0f KiB per member | %s |\n",
 		l.MemoryLimit, figures(l), l.BeforeRSSMiB, l.BeforeHeapMiB, l.SteadyRSSMean/m.SteadyRSSMean, memTargetKiB, verdict(okLimited))
 	for _, nodes := range []int{1, 2} {
