@@ -42,8 +42,8 @@ demo:
 # GOMEMLIMIT=320MiB) and its Redis commands with 1,000 idle active groups (single
 # node and a 2-node cluster), both from actors/host's benchmarks run in processes
 # of their own; rewrites the whole-system section of docs/BENCHMARKS.md. About
-# 8 minutes; bench-quick (20,000 members, 3 s idle windows) under 2 minutes
-# (prints the section, rewrites nothing).
+# 6 minutes (under 10); bench-quick (20,000 members, 3 s idle windows) about
+# 1m40s (prints the section, rewrites nothing).
 bench: redis
 	RSC_BENCH_SYSTEM=1 RSC_BENCH_DOCS=$(CURDIR)/docs/BENCHMARKS.md $(GO) test -count=1 -timeout 15m -run TestSystemBenchmark -v ./test/sysbench/ | grep -vE '^=== (RUN|PAUSE|CONT)'
 
