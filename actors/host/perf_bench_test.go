@@ -3,6 +3,7 @@ package host
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -222,13 +223,22 @@ func TestMemoryPerMemberBenchmark(t *testing.T) {
 		require.NoError(t, pprof.WriteHeapProfile(out))
 		require.NoError(t, out.Close())
 	}
+	res := memResult{Kind: "memory", Groups: groups, Members: groups * members, Shards: shards, NonOK: f.bad.Load(),
+		BeforeRSSMiB: mib(before.rss), BeforeHeapMiB: mib(before.heapInuse),
+		HeapInuseKiB: per(after.heapInuse, before.heapInuse), LiveKiB: per(after.heapAlloc, before.heapAlloc),
+		RSSReturnedKiB: per(after.rss, before.rss), RSSAfterGCKiB: per(after.rssGC, before.rssGC),
+		MemoryLimit: memLimitString(), RoundsSeconds: took.Seconds()}
 	if steady := envInt(t, "RSC_BENCH_MEM_STEADY", 8); steady > 0 {
 		st := steadyRSS(t, f, steady)
+		res.SteadyRounds, res.SteadyRSSMean, res.SteadyRSSMax = steady, per(st.rssMean, before.rss), per(st.rssMax, before.rss)
+		res.SteadyHeapMean, res.GCCPUPercent = per(st.heapMean, before.heapInuse), 100*st.gcCPU
+		res.HeartbeatsPerS = float64(steady) * n / st.took.Seconds()
 		t.Logf("steady state (%d more heartbeat rounds, no forced GC, %d GC cycles, %.0f heartbeats/s): RSS per member mean %.2f KiB, max %.2f KiB, last %.2f KiB; heap in use per member mean %.2f KiB, max %.2f KiB; GC %.1f%% of CPU; memory limit %s, GOGC %s",
 			steady, st.gcs, float64(steady)*n/st.took.Seconds(), per(st.rssMean, before.rss), per(st.rssMax, before.rss), per(st.rssLast, before.rss),
 			per(st.heapMean, before.heapInuse), per(st.heapMax, before.heapInuse), 100*st.gcCPU, memLimitString(), cmp.Or(os.Getenv("GOGC"), "100"))
 	}
 	require.Len(t, h.activeKeys(), groups)
+	writeBenchResult(t, res)
 	runtime.KeepAlive(f)
 }
 
@@ -288,6 +298,60 @@ func memLimitString() string {
 
 func mib(b uint64) float64 { return float64(b) / (1 << 20) }
 
+// writeBenchResult appends v as one JSON line to the file RSC_BENCH_RESULT names, if it is set:
+// the whole-system suite (test/sysbench, make bench) runs these tests and reads their figures
+// from it.
+func writeBenchResult(t *testing.T, v any) {
+	t.Helper()
+	path := os.Getenv("RSC_BENCH_RESULT")
+	if path == "" {
+		return
+	}
+	b, err := json.Marshal(v)
+	require.NoError(t, err)
+	out, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	require.NoError(t, err)
+	_, err = out.Write(append(b, '\n'))
+	require.NoError(t, err)
+	require.NoError(t, out.Close())
+}
+
+// memResult is TestMemoryPerMemberBenchmark's figures for RSC_BENCH_RESULT (KiB per member
+// against the process before the members joined; steady figures are zero when skipped).
+type memResult struct {
+	Kind           string  `json:"kind"` // "memory"
+	Groups         int     `json:"groups"`
+	Members        int     `json:"members"` // in all
+	Shards         int     `json:"shards"`
+	NonOK          int64   `json:"nonOk"`
+	BeforeRSSMiB   float64 `json:"beforeRssMiB"`
+	BeforeHeapMiB  float64 `json:"beforeHeapInuseMiB"`
+	HeapInuseKiB   float64 `json:"heapInuseKiB"`
+	LiveKiB        float64 `json:"liveKiB"`
+	RSSReturnedKiB float64 `json:"rssReturnedKiB"`
+	RSSAfterGCKiB  float64 `json:"rssAfterGcKiB"`
+	SteadyRounds   int     `json:"steadyRounds"`
+	SteadyRSSMean  float64 `json:"steadyRssMeanKiB"`
+	SteadyRSSMax   float64 `json:"steadyRssMaxKiB"`
+	SteadyHeapMean float64 `json:"steadyHeapInuseMeanKiB"`
+	GCCPUPercent   float64 `json:"gcCpuPercent"`
+	HeartbeatsPerS float64 `json:"steadyHeartbeatsPerSecond"`
+	MemoryLimit    string  `json:"memoryLimit"`
+	RoundsSeconds  float64 `json:"joinSeconds"`
+}
+
+// idleResult is one setup of the idle-reads benchmarks for RSC_BENCH_RESULT.
+type idleResult struct {
+	Kind           string           `json:"kind"` // "idle"
+	Nodes          int              `json:"nodes"`
+	Groups         int              `json:"groups"`
+	WindowSeconds  float64          `json:"windowSeconds"`
+	Commands       int64            `json:"commands"`
+	CommandsPerSec float64          `json:"commandsPerSecond"`
+	Stats          map[string]int64 `json:"stats"`
+	NonOK          int64            `json:"nonOk"`
+}
+
 // TestIdleGroupsRedisReadsBenchmark: Redis commands per second of a node hosting many active
 // groups whose members heartbeat steadily (nothing changes), against the same node with no
 // group, at the default timings (15 s lease). Counted with INFO commandstats over the window.
@@ -321,6 +385,8 @@ func TestIdleGroupsRedisReadsBenchmark(t *testing.T) {
 			t.Logf("HMGET calls %d for %d renewals (one inside each renewal script; a per-group confirmation would be %d); commands per lease window: %.0f",
 				stats["hmget"], stats["evalsha"], int64(float64(n)*rounds), float64(calls)/window.Seconds()*defaultRules.LeaseTTL.Seconds())
 		}
+		writeBenchResult(t, idleResult{Kind: "idle", Nodes: 1, Groups: n, WindowSeconds: window.Seconds(), Commands: calls,
+			CommandsPerSec: float64(calls) / window.Seconds(), Stats: stats, NonOK: f.bad.Load()})
 		h.Stop()
 		srv.Stop()
 	}

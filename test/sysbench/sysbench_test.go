@@ -52,6 +52,9 @@ func TestSystemBenchmark(t *testing.T) {
 	if only.has("reshard") {
 		rep.Reshard = runReshard(t, p)
 	}
+	if only.has("host") {
+		rep.Host = runHost(t, p)
+	}
 	rep.Took = time.Since(start).Round(time.Second)
 	text := rep.markdown()
 	t.Log("\n" + text)
@@ -88,11 +91,16 @@ type params struct {
 	Interval    time.Duration // heartbeat interval of the event scenarios
 	LeaseTTL    time.Duration
 	ConvMembers int
+	MemGroups   int           // groups of 100 members of the memory figure
+	MemLimit    string        // GOMEMLIMIT of its second run
+	IdleWindow  time.Duration // window of the idle-reads figure
 }
 
 var (
-	full  = params{Rounds: 4, Window: 8 * time.Second, Cycles: 20, Interval: 200 * time.Millisecond, LeaseTTL: 2 * time.Second, ConvMembers: 100}
-	short = params{Rounds: 2, Window: 3 * time.Second, Cycles: 6, Interval: 200 * time.Millisecond, LeaseTTL: 2 * time.Second, ConvMembers: 100}
+	full = params{Rounds: 4, Window: 8 * time.Second, Cycles: 20, Interval: 200 * time.Millisecond, LeaseTTL: 2 * time.Second, ConvMembers: 100,
+		MemGroups: 1000, MemLimit: "320MiB", IdleWindow: 10 * time.Second}
+	short = params{Rounds: 2, Window: 3 * time.Second, Cycles: 6, Interval: 200 * time.Millisecond, LeaseTTL: 2 * time.Second, ConvMembers: 100,
+		MemGroups: 200, MemLimit: "80MiB", IdleWindow: 3 * time.Second}
 )
 
 const (
@@ -236,6 +244,7 @@ type report struct {
 	Failover map[string]json.RawMessage
 	Converge map[string]json.RawMessage
 	Reshard  map[string]json.RawMessage
+	Host     *hostFigures
 }
 
 func lat(m map[string]json.RawMessage, k string) latencies {
@@ -306,7 +315,9 @@ func (r *report) markdown() string {
 		fmt.Fprintf(&b, "| reshard: the same stream scaled back %d → %d, its removed shards empty (the members consume nothing): scale request → targets cover %d shards / members own exactly shards 0…%d / migration DEPRECATED | %.2f s / %.2f s / %.2f s | routing grace %s, driver poll %s | | | |\n",
 			in.From, in.To, in.To, in.To-1, in.TargetsMs/1000, in.OwnedMs/1000, in.DeprecatedMs/1000, reshardGrace, reshardPoll)
 	}
-	b.WriteString("| coordinator memory per member; idle Redis reads | not measured by this suite yet | | | | |\n")
+	if r.Host != nil {
+		r.Host.markdown(&b)
+	}
 	if l := r.Load; l != nil {
 		b.WriteString("\nLoad rounds (interleaved, CPU from `/proc/<pid>/stat` of each server process):\n\n| round | target | heartbeats | failed | rate | CPU µs / heartbeat |\n|---|---|---|---|---|---|\n")
 		for _, x := range l.Rounds {
