@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/redisstream/coordinator/test/benchresult"
 	"io"
 	"log/slog"
 	"math"
@@ -223,7 +224,7 @@ func TestMemoryPerMemberBenchmark(t *testing.T) {
 		require.NoError(t, pprof.WriteHeapProfile(out))
 		require.NoError(t, out.Close())
 	}
-	res := memResult{Kind: "memory", Groups: groups, Members: groups * members, Shards: shards, NonOK: f.bad.Load(),
+	res := benchresult.Memory{Kind: "memory", Groups: groups, Members: groups * members, Shards: shards, NonOK: f.bad.Load(),
 		BeforeRSSMiB: mib(before.rss), BeforeHeapMiB: mib(before.heapInuse),
 		HeapInuseKiB: per(after.heapInuse, before.heapInuse), LiveKiB: per(after.heapAlloc, before.heapAlloc),
 		RSSReturnedKiB: per(after.rss, before.rss), RSSAfterGCKiB: per(after.rssGC, before.rssGC),
@@ -316,42 +317,6 @@ func writeBenchResult(t *testing.T, v any) {
 	require.NoError(t, out.Close())
 }
 
-// memResult is TestMemoryPerMemberBenchmark's figures for RSC_BENCH_RESULT (KiB per member
-// against the process before the members joined; steady figures are zero when skipped).
-type memResult struct {
-	Kind           string  `json:"kind"` // "memory"
-	Groups         int     `json:"groups"`
-	Members        int     `json:"members"` // in all
-	Shards         int     `json:"shards"`
-	NonOK          int64   `json:"nonOk"`
-	BeforeRSSMiB   float64 `json:"beforeRssMiB"`
-	BeforeHeapMiB  float64 `json:"beforeHeapInuseMiB"`
-	HeapInuseKiB   float64 `json:"heapInuseKiB"`
-	LiveKiB        float64 `json:"liveKiB"`
-	RSSReturnedKiB float64 `json:"rssReturnedKiB"`
-	RSSAfterGCKiB  float64 `json:"rssAfterGcKiB"`
-	SteadyRounds   int     `json:"steadyRounds"`
-	SteadyRSSMean  float64 `json:"steadyRssMeanKiB"`
-	SteadyRSSMax   float64 `json:"steadyRssMaxKiB"`
-	SteadyHeapMean float64 `json:"steadyHeapInuseMeanKiB"`
-	GCCPUPercent   float64 `json:"gcCpuPercent"`
-	HeartbeatsPerS float64 `json:"steadyHeartbeatsPerSecond"`
-	MemoryLimit    string  `json:"memoryLimit"`
-	RoundsSeconds  float64 `json:"joinSeconds"`
-}
-
-// idleResult is one setup of the idle-reads benchmarks for RSC_BENCH_RESULT.
-type idleResult struct {
-	Kind           string           `json:"kind"` // "idle"
-	Nodes          int              `json:"nodes"`
-	Groups         int              `json:"groups"`
-	WindowSeconds  float64          `json:"windowSeconds"`
-	Commands       int64            `json:"commands"`
-	CommandsPerSec float64          `json:"commandsPerSecond"`
-	Stats          map[string]int64 `json:"stats"`
-	NonOK          int64            `json:"nonOk"`
-}
-
 // TestIdleGroupsRedisReadsBenchmark: Redis commands per second of a node hosting many active
 // groups whose members heartbeat steadily (nothing changes), against the same node with no
 // group, at the default timings (15 s lease). Counted with INFO commandstats over the window.
@@ -385,7 +350,7 @@ func TestIdleGroupsRedisReadsBenchmark(t *testing.T) {
 			t.Logf("HMGET calls %d for %d renewals (one inside each renewal script; a per-group confirmation would be %d); commands per lease window: %.0f",
 				stats["hmget"], stats["evalsha"], int64(float64(n)*rounds), float64(calls)/window.Seconds()*defaultRules.LeaseTTL.Seconds())
 		}
-		writeBenchResult(t, idleResult{Kind: "idle", Nodes: 1, Groups: n, WindowSeconds: window.Seconds(), Commands: calls,
+		writeBenchResult(t, benchresult.Idle{Kind: "idle", Nodes: 1, Groups: n, WindowSeconds: window.Seconds(), Commands: calls,
 			CommandsPerSec: float64(calls) / window.Seconds(), Stats: stats, NonOK: f.bad.Load()})
 		h.Stop()
 		srv.Stop()

@@ -5,6 +5,7 @@ package host
 import (
 	"context"
 	"fmt"
+	"github.com/redisstream/coordinator/test/benchresult"
 	"io"
 	"log/slog"
 	"os"
@@ -74,7 +75,7 @@ func TestIdleGroupsRedisReadsClusterBenchmark(t *testing.T) {
 		rounds := float64(window) / float64(group.ConfirmInterval(defaultRules))
 		t.Logf("2 nodes, %d groups (%d activations; 1 steady member each, heartbeating through both nodes in turn), %s window (%.0f confirmation rounds per node): %.1f Redis commands/s (%d), %v; non-OK answers %d",
 			n, active, window, rounds, float64(calls)/window.Seconds(), calls, stats, fleets[0].bad.Load()+fleets[1].bad.Load())
-		writeBenchResult(t, idleResult{Kind: "idle", Nodes: 2, Groups: n, WindowSeconds: window.Seconds(), Commands: calls,
+		writeBenchResult(t, benchresult.Idle{Kind: "idle", Nodes: 2, Groups: n, WindowSeconds: window.Seconds(), Commands: calls,
 			CommandsPerSec: float64(calls) / window.Seconds(), Stats: stats, NonOK: fleets[0].bad.Load() + fleets[1].bad.Load()})
 		for _, h := range hosts {
 			h.Stop()

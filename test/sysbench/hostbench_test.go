@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"github.com/redisstream/coordinator/test/benchresult"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -21,36 +22,11 @@ import (
 // own, one after the other, each writing its figures as JSON lines to the file
 // RSC_BENCH_RESULT names.
 
-// memResult and idleResult mirror the JSON lines of actors/host's benchmarks.
-type memResult struct {
-	Groups         int     `json:"groups"`
-	Members        int     `json:"members"`
-	Shards         int     `json:"shards"`
-	NonOK          int64   `json:"nonOk"`
-	BeforeRSSMiB   float64 `json:"beforeRssMiB"`
-	BeforeHeapMiB  float64 `json:"beforeHeapInuseMiB"`
-	HeapInuseKiB   float64 `json:"heapInuseKiB"`
-	LiveKiB        float64 `json:"liveKiB"`
-	RSSReturnedKiB float64 `json:"rssReturnedKiB"`
-	RSSAfterGCKiB  float64 `json:"rssAfterGcKiB"`
-	SteadyRounds   int     `json:"steadyRounds"`
-	SteadyRSSMean  float64 `json:"steadyRssMeanKiB"`
-	SteadyRSSMax   float64 `json:"steadyRssMaxKiB"`
-	SteadyHeapMean float64 `json:"steadyHeapInuseMeanKiB"`
-	GCCPUPercent   float64 `json:"gcCpuPercent"`
-	HeartbeatsPerS float64 `json:"steadyHeartbeatsPerSecond"`
-	MemoryLimit    string  `json:"memoryLimit"`
-}
-
-type idleResult struct {
-	Nodes          int              `json:"nodes"`
-	Groups         int              `json:"groups"`
-	WindowSeconds  float64          `json:"windowSeconds"`
-	Commands       int64            `json:"commands"`
-	CommandsPerSec float64          `json:"commandsPerSecond"`
-	Stats          map[string]int64 `json:"stats"`
-	NonOK          int64            `json:"nonOk"`
-}
+// memResult and idleResult are the JSON lines of actors/host's benchmarks.
+type (
+	memResult  = benchresult.Memory
+	idleResult = benchresult.Idle
+)
 
 // hostFigures is what the host benchmarks measured: memory on the runtime's defaults and with
 // a memory limit, and idle reads per setup (single node, 2-node cluster; no group and many).
