@@ -121,7 +121,8 @@ func (m *Migration) ShardsIn(change string) []int {
 	return out
 }
 
-func (m *Migration) shard(i int) *Shard {
+// Shard returns the migration's shard with index i (nil if it has none).
+func (m *Migration) Shard(i int) *Shard {
 	for k := range m.Shards {
 		if m.Shards[k].Index == i {
 			return &m.Shards[k]

@@ -2,6 +2,7 @@ package reshard
 
 import (
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -135,32 +136,25 @@ func (r *Record) Rollback(id, by, reason, node string, now time.Time) (*Migratio
 	var steps []Step
 	if m.To > m.From { // scale-out: the added shards must drain and go
 		add := m.ShardsIn(ChangeAdd)
-		if !switched {
-			// Never routed — but a producer still holding a routing from before an
-			// earlier scale-in may have written into a provisioned shard (its
-			// XADD … NOMKSTREAM found the stream again). So the added shards are
-			// consumed until they drain, like after a switch, without the grace.
-			steps = []Step{
-				{Kind: KindSwitch, Routing: m.From, Consume: max(m.To, r.Layout.ConsumeCount(r.Routing)), State: StateRollingBack},
-				{Kind: KindResize, State: StateRollingBack},
-				{Kind: KindRetire, Shards: add, State: StateRollingBack},
-				{Kind: KindSwitch, Routing: m.From, Consume: m.From, State: StateRollingBack},
-				{Kind: KindResize, State: StateRollingBack},
-				{Kind: KindFences, Shards: add, State: StateRollingBack},
-				{Kind: KindFinish, State: StateRolledBack},
-			}
-		} else {
-			steps = []Step{
-				{Kind: KindSwitch, Routing: m.From, Consume: m.To, State: StateRollingBack},
-				{Kind: KindResize, State: StateRollingBack},
-				{Kind: KindGrace, State: StateRollingBack},
-				{Kind: KindRetire, Shards: add, State: StateRollingBack},
-				{Kind: KindSwitch, Routing: m.From, Consume: m.From, State: StateRollingBack},
-				{Kind: KindResize, State: StateRollingBack},
-				{Kind: KindFences, Shards: add, State: StateRollingBack},
-				{Kind: KindFinish, State: StateRolledBack},
-			}
+		// Before the switch routing never pointed at the added shards — but a producer
+		// still holding a routing from before an earlier scale-in may have written into
+		// a provisioned one (its XADD … NOMKSTREAM found the stream again). So in both
+		// cases the added shards are consumed until they drain; only a switched
+		// migration waits the grace (producers may hold its routing).
+		steps = []Step{
+			{Kind: KindSwitch, Routing: m.From, Consume: max(m.To, r.Layout.ConsumeCount(r.Routing)), State: StateRollingBack},
+			{Kind: KindResize, State: StateRollingBack},
 		}
+		if switched {
+			steps = append(steps, Step{Kind: KindGrace, State: StateRollingBack})
+		}
+		steps = append(steps,
+			Step{Kind: KindRetire, Shards: add, State: StateRollingBack},
+			Step{Kind: KindSwitch, Routing: m.From, Consume: m.From, State: StateRollingBack},
+			Step{Kind: KindResize, State: StateRollingBack},
+			Step{Kind: KindFences, Shards: add, State: StateRollingBack},
+			Step{Kind: KindFinish, State: StateRolledBack},
+		)
 	} else { // scale-in: the removed shards come back (anew, empty, if already retired)
 		if !switched {
 			steps = []Step{{Kind: KindFinish, State: StateRolledBack}}
@@ -201,7 +195,7 @@ func (r *Record) Complete(id string, step int, node string, now time.Time) error
 		m.MetadataVersion = r.MetadataVersion
 	case KindProvision:
 		for _, i := range st.Shards {
-			if s := m.shard(i); s != nil {
+			if s := m.Shard(i); s != nil {
 				// Retired stays: a rollback creates a retired shard anew,
 				// and its retired stream is kept (and named) until it expires.
 				s.State, s.Blocked = ShardProvisioned, nil
@@ -209,7 +203,7 @@ func (r *Record) Complete(id string, step int, node string, now time.Time) error
 		}
 	case KindRetire:
 		for _, i := range st.Shards {
-			if s := m.shard(i); s != nil && s.State != ShardRetired {
+			if s := m.Shard(i); s != nil && s.State != ShardRetired {
 				return fmt.Errorf("reshard: %s: shard %d is not retired yet", id, i)
 			}
 		}
@@ -251,7 +245,7 @@ func (r *Record) Retired(id string, i int, key string, now time.Time) bool {
 	if m == nil || m.ID != id {
 		return false
 	}
-	s := m.shard(i)
+	s := m.Shard(i)
 	if s == nil || s.State == ShardRetired {
 		return false
 	}
@@ -260,25 +254,21 @@ func (r *Record) Retired(id string, i int, key string, now time.Time) bool {
 	return true
 }
 
-// Blocked records what keeps shard i from retiring and what the migration
-// waits for. It reports whether anything changed (the caller writes only
-// then).
-func (r *Record) Blocked(id string, i int, b []Backlog, waiting string, now time.Time) bool {
+// Blocked records what keeps shard i from retiring (what the migration
+// waits for is set with Wait). It reports whether anything changed (the
+// caller writes only then).
+func (r *Record) Blocked(id string, i int, b []Backlog, now time.Time) bool {
 	m := r.Layout.Active
 	if m == nil || m.ID != id {
 		return false
 	}
-	s := m.shard(i)
-	changed := m.Waiting != waiting
-	if s != nil && !sameBacklog(s.Blocked, b) {
-		s.Blocked = b
-		changed = true
+	s := m.Shard(i)
+	if s == nil || slices.Equal(s.Blocked, b) {
+		return false
 	}
-	if changed {
-		m.Waiting = waiting
-		m.UpdatedAt = now
-	}
-	return changed
+	s.Blocked = b
+	m.UpdatedAt = now
+	return true
 }
 
 // Wait records what the current step waits for; it reports a change.
@@ -288,18 +278,6 @@ func (r *Record) Wait(id, waiting string, now time.Time) bool {
 		return false
 	}
 	m.Waiting, m.UpdatedAt = waiting, now
-	return true
-}
-
-func sameBacklog(a, b []Backlog) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
 	return true
 }
 

@@ -126,25 +126,34 @@ func (h *Host) reshardLoop() {
 			continue
 		}
 		for _, p := range streams {
-			h.rs.mu.Lock()
-			busy := h.rs.running[p]
-			if !busy {
-				h.rs.running[p] = true
-			}
-			h.rs.mu.Unlock()
-			if busy {
+			if !h.claimStream(p) {
 				continue
 			}
 			go func() {
-				defer func() {
-					h.rs.mu.Lock()
-					delete(h.rs.running, p)
-					h.rs.mu.Unlock()
-				}()
+				defer h.releaseStream(p)
 				h.driveStream(p)
 			}()
 		}
 	}
+}
+
+// claimStream marks p as driven on this node; false if it already is (by
+// the loop or by a scale request), so that one node never runs two drivers
+// of one stream. releaseStream ends the claim.
+func (h *Host) claimStream(p string) bool {
+	h.rs.mu.Lock()
+	defer h.rs.mu.Unlock()
+	if h.rs.running[p] {
+		return false
+	}
+	h.rs.running[p] = true
+	return true
+}
+
+func (h *Host) releaseStream(p string) {
+	h.rs.mu.Lock()
+	delete(h.rs.running, p)
+	h.rs.mu.Unlock()
 }
 
 // kickReshard makes the driver loop run a round now.
@@ -442,7 +451,7 @@ func (h *Host) retireShards(ctx context.Context, p string, r *reshard.Record, m 
 	now := h.opts.Now()
 	left := 0
 	for _, i := range st.Shards {
-		if s := findShard(m, i); s != nil && s.State == reshard.ShardRetired {
+		if s := m.Shard(i); s != nil && s.State == reshard.ShardRetired {
 			continue
 		}
 		if err := valid(); err != nil {
@@ -468,20 +477,11 @@ func (h *Host) retireShards(ctx context.Context, p string, r *reshard.Record, m 
 		for _, g := range res.Blocked {
 			b = append(b, reshard.Backlog{Group: g.Group, Pending: g.Pending, Lag: g.Lag})
 		}
-		r.Blocked(m.ID, i, b, fmt.Sprintf("draining: consumer groups still have entries pending or undelivered on %d shard(s)", left), now)
+		r.Blocked(m.ID, i, b, now)
 	}
 	if left > 0 {
 		r.Wait(m.ID, fmt.Sprintf("draining: consumer groups still have entries pending or undelivered on %d shard(s)", left), now)
 		return true, nil
 	}
 	return false, nil
-}
-
-func findShard(m *reshard.Migration, i int) *reshard.Shard {
-	for k := range m.Shards {
-		if m.Shards[k].Index == i {
-			return &m.Shards[k]
-		}
-	}
-	return nil
 }
