@@ -79,20 +79,10 @@ func (h *Host) Scale(ctx context.Context, streamPrefix string, req protocol.Scal
 // take the driver lease now (else the driver that holds it does), and
 // reports a provisioning that failed.
 func (h *Host) driveNow(p, id string) error {
-	h.rs.mu.Lock()
-	busy := h.rs.running[p]
-	if !busy {
-		h.rs.running[p] = true
+	if !h.claimStream(p) {
+		return nil // driven here already
 	}
-	h.rs.mu.Unlock()
-	if busy {
-		return nil
-	}
-	defer func() {
-		h.rs.mu.Lock()
-		delete(h.rs.running, p)
-		h.rs.mu.Unlock()
-	}()
+	defer h.releaseStream(p)
 	ctx, cancel := context.WithTimeout(context.Background(), h.opts.RequestTimeout)
 	ok, err := h.opts.Store.AcquireDriver(ctx, p, h.node.owner, h.opts.Resharding.DriverLease)
 	cancel()
@@ -142,11 +132,7 @@ func (h *Host) driveNow(p, id string) error {
 func (h *Host) stillPreparing(p, id string) bool {
 	ctx, cancel := context.WithTimeout(context.Background(), h.opts.RequestTimeout)
 	defer cancel()
-	rec, err := h.opts.Store.GetStream(ctx, p)
-	if err != nil {
-		return true
-	}
-	l, err := reshard.Decode(rec.Extra)
+	_, l, err := h.layout(ctx, p)
 	if err != nil {
 		return true
 	}

@@ -111,31 +111,33 @@ func (p *Provisioner) EnsureStreams(ctx context.Context, streamPrefix string, fr
 
 // EnsureGroup implements persistence.Provisioner.
 func (p *Provisioner) EnsureGroup(ctx context.Context, streamPrefix, group string, from, to int) error {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.calls = append(p.calls, Call{Op: "EnsureGroup", StreamPrefix: streamPrefix, Group: group, From: from, To: to})
-	if err := p.fail(ctx, "ensure group "+streamPrefix+"/"+group); err != nil {
-		return err
-	}
-	for i := from; i < to; i++ {
-		sh := p.ensureStream(shardKey(streamPrefix, i))
-		if sh.groups[group] == nil {
-			sh.groups[group] = &persistence.ShardInfo{GroupExists: true, Lag: sh.length, LastDeliveredID: "0-0", EntriesRead: 0}
-		}
-	}
-	return nil
+	return p.ensureGroup(ctx, "EnsureGroup", streamPrefix, group, from, to, true)
 }
 
 // EnsureGroupOnExisting implements persistence.Provisioner.
 func (p *Provisioner) EnsureGroupOnExisting(ctx context.Context, streamPrefix, group string, from, to int) error {
+	return p.ensureGroup(ctx, "EnsureGroupOnExisting", streamPrefix, group, from, to, false)
+}
+
+// ensureGroup records the call op and adds the group (reading from the
+// start) to shards [from,to), creating missing streams only with mkstream.
+func (p *Provisioner) ensureGroup(ctx context.Context, op, streamPrefix, group string, from, to int, mkstream bool) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.calls = append(p.calls, Call{Op: "EnsureGroupOnExisting", StreamPrefix: streamPrefix, Group: group, From: from, To: to})
+	p.calls = append(p.calls, Call{Op: op, StreamPrefix: streamPrefix, Group: group, From: from, To: to})
 	if err := p.fail(ctx, "ensure group "+streamPrefix+"/"+group); err != nil {
 		return err
 	}
 	for i := from; i < to; i++ {
-		if sh := p.shards[shardKey(streamPrefix, i)]; sh != nil && sh.groups[group] == nil {
+		key := shardKey(streamPrefix, i)
+		sh := p.shards[key]
+		if sh == nil {
+			if !mkstream {
+				continue
+			}
+			sh = p.ensureStream(key)
+		}
+		if sh.groups[group] == nil {
 			sh.groups[group] = &persistence.ShardInfo{GroupExists: true, Lag: sh.length, LastDeliveredID: "0-0", EntriesRead: 0}
 		}
 	}
