@@ -324,16 +324,7 @@ func writeBenchResult(t *testing.T, v any) {
 //	RSC_BENCH_IDLE_READS=1 [RSC_BENCH_IDLE_GROUPS=1000 RSC_BENCH_IDLE_WINDOW=10s] \
 //	  go test -count=1 -run TestIdleGroupsRedisReadsBenchmark -v ./actors/host/
 func TestIdleGroupsRedisReadsBenchmark(t *testing.T) {
-	if os.Getenv("RSC_BENCH_IDLE_READS") == "" {
-		t.Skip("set RSC_BENCH_IDLE_READS=1 to run")
-	}
-	groups := envInt(t, "RSC_BENCH_IDLE_GROUPS", 1000)
-	window := 10 * time.Second
-	if w := os.Getenv("RSC_BENCH_IDLE_WINDOW"); w != "" {
-		d, err := time.ParseDuration(w)
-		require.NoError(t, err)
-		window = d
-	}
+	groups, window := idleBenchSettings(t)
 	for _, n := range []int{0, groups} {
 		srv := redistest.Start(t)
 		h := perfHost(t, srv, defaultRules, 4)
@@ -418,4 +409,21 @@ func BenchmarkHostHeartbeatSteady(b *testing.B) {
 			b.Fatalf("not steady: %v %+v", err, r)
 		}
 	}
+}
+
+// idleBenchSettings gates the idle-reads benchmarks on RSC_BENCH_IDLE_READS
+// and reads their group count and window (RSC_BENCH_IDLE_GROUPS, default
+// 1,000; RSC_BENCH_IDLE_WINDOW, default 10 s).
+func idleBenchSettings(t *testing.T) (groups int, window time.Duration) {
+	t.Helper()
+	if os.Getenv("RSC_BENCH_IDLE_READS") == "" {
+		t.Skip("set RSC_BENCH_IDLE_READS=1 to run")
+	}
+	window = 10 * time.Second
+	if w := os.Getenv("RSC_BENCH_IDLE_WINDOW"); w != "" {
+		d, err := time.ParseDuration(w)
+		require.NoError(t, err)
+		window = d
+	}
+	return envInt(t, "RSC_BENCH_IDLE_GROUPS", 1000), window
 }

@@ -8,7 +8,6 @@ import (
 	"github.com/redisstream/coordinator/test/benchresult"
 	"io"
 	"log/slog"
-	"os"
 	"testing"
 	"time"
 
@@ -30,16 +29,7 @@ import (
 //	RSC_BENCH_IDLE_READS=1 [RSC_BENCH_IDLE_GROUPS=1000 RSC_BENCH_IDLE_WINDOW=10s] \
 //	  go test -count=1 -run TestIdleGroupsRedisReadsClusterBenchmark -v ./actors/host/
 func TestIdleGroupsRedisReadsClusterBenchmark(t *testing.T) {
-	if os.Getenv("RSC_BENCH_IDLE_READS") == "" {
-		t.Skip("set RSC_BENCH_IDLE_READS=1 to run")
-	}
-	groups := envInt(t, "RSC_BENCH_IDLE_GROUPS", 1000)
-	window := 10 * time.Second
-	if w := os.Getenv("RSC_BENCH_IDLE_WINDOW"); w != "" {
-		d, err := time.ParseDuration(w)
-		require.NoError(t, err)
-		window = d
-	}
+	groups, window := idleBenchSettings(t)
 	for _, n := range []int{0, groups} {
 		srv := redistest.Start(t)
 		agent := test.NewInMemAgent()
