@@ -79,8 +79,13 @@ func (h *Host) Scale(ctx context.Context, streamPrefix string, req protocol.Scal
 // take the driver lease now (else the driver that holds it does), and
 // reports a provisioning that failed.
 func (h *Host) driveNow(p, id string) error {
-	if !h.claimStream(p) {
-		return nil // driven here already
+	// The driver loop of this node may be on the stream right now (finishing the
+	// previous migration, or kicked by this one): wait for it, so that a scale this
+	// node can drive is answered after its preparing steps, as when the loop is idle.
+	for wait := time.Now().Add(h.opts.RequestTimeout / 2); !h.claimStream(p); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(wait) {
+			return nil // the loop goes on driving it
+		}
 	}
 	defer h.releaseStream(p)
 	ctx, cancel := context.WithTimeout(context.Background(), h.opts.RequestTimeout)
