@@ -41,6 +41,9 @@
   }
 
   const badge = (s) => h('span', { class: 'badge ' + s }, s);
+  // A migration's state: its successful end (the API's DEPRECATED) reads as completed.
+  const migBadge = (s) => (s === 'DEPRECATED'
+    ? h('span', { class: 'badge COMPLETED', title: 'finished (API state DEPRECATED)' }, 'completed (DEPRECATED)') : badge(s));
   const enc = encodeURIComponent;
   const shardList = (ids) => (ids || []).map((s) => s.shardIndex).sort((a, b) => a - b);
   const fmtShards = (ids) => shardList(ids).join(', ') || '—';
@@ -369,7 +372,7 @@
             (s.blockedBy && s.blockedBy.length ? ' · waiting for ' + s.blockedBy.map((b) => `${b.consumerGroup} pending ${b.pending} lag ${b.lag}`).join(', ') : ''))))));
       }
       return h('tr', { 'data-migration': m.reshardingId }, first,
-        h('td', {}, `${m.fromShardCount} → ${m.toShardCount}`), h('td', {}, badge(m.state)),
+        h('td', {}, `${m.fromShardCount} → ${m.toShardCount}`), h('td', {}, migBadge(m.state)),
         h('td', {}, m.requestedBy || ''), h('td', {}, m.reason || ''), h('td', {}, m.waiting || ''),
         h('td', { title: m.createdAt }, m.createdAt ? ago(m.createdAt) : ''), h('td', { title: m.updatedAt }, m.updatedAt ? ago(m.updatedAt) : ''));
     });
