@@ -3,8 +3,12 @@ package main
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/redisstream/coordinator/test/harness"
+	"github.com/redisstream/coordinator/test/redistest"
 )
 
 // Without a group, migrations, migration and rollback use the stream's own
@@ -37,4 +41,37 @@ func TestMigrationsOfAStream(t *testing.T) {
 	r = ctl(t, "--url", f.URL, "migration", "orders")
 	require.Equal(t, 2, r.code, "one argument is a usage error")
 	require.Contains(t, r.stderr, "PREFIX [GROUP] ID")
+}
+
+// Against a real coordinator process: a stream with no group is scaled out
+// and 'streamctl migrations P' shows the migration, completed, without a
+// group; naming a group that does not exist is 404 (exit 3).
+func TestMigrationsOfAGrouplessStreamAgainstRealCoordinator(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a coordinator process")
+	}
+	isolate(t)
+	rs := redistest.Start(t)
+	coord := harness.StartCoordinator(t, harness.Options{RedisAddr: rs.Addr()})
+	sc := func(args ...string) result {
+		t.Helper()
+		return ctl(t, append([]string{"--url", coord.URL()}, args...)...)
+	}
+	r := sc("streams", "create", "bare", "--shards", "2")
+	require.Equal(t, 0, r.code, r.stderr)
+	r = sc("scale", "bare", "3")
+	require.Equal(t, 0, r.code, r.stderr)
+	require.Eventually(t, func() bool {
+		r = sc("migrations", "bare")
+		return r.code == 0 && strings.Contains(r.stdout, "completed (DEPRECATED)")
+	}, 20*time.Second, 100*time.Millisecond, "the scale-out of a stream without groups: %s %s", r.stdout, r.stderr)
+	require.Regexp(t, `rs-1\s+-\s+2\s+3\s+completed \(DEPRECATED\)`, r.stdout)
+	r = sc("migration", "bare", "rs-1")
+	require.Equal(t, 0, r.code, r.stderr)
+	require.Contains(t, r.stdout, "2 → 3")
+	require.Equal(t, 3, sc("migrations", "bare", "nobody").code, "an unknown group: 404")
+	require.Equal(t, 3, sc("migration", "bare", "rs-9").code, "an unknown migration: 404")
+	r = sc("rollback", "bare", "rs-1")
+	require.Equal(t, 1, r.code, "a finished migration cannot be rolled back")
+	require.Contains(t, r.stderr, "ROLLBACK_NOT_ALLOWED")
 }
