@@ -234,7 +234,7 @@
       const shards = view ? shardsText(view) : String(gs[0].shardCount);
       const n = view ? view.shardCount : gs[0].shardCount;
       nodes.push(h('div', { class: 'stream', 'data-stream': p },
-        h('div', { class: 'stream-name trunc', title: p }, p, h('span', { class: 'muted', 'data-col': 'shards' }, ` · ${shards} shard${n === 1 && shards === '1' ? '' : 's'}`)),
+        h('div', { class: 'stream-name', title: p }, p, h('span', { class: 'muted', 'data-col': 'shards' }, ` · ${shards} shard${n === 1 && shards === '1' ? '' : 's'}`)),
         gs.length === 0 ? h('p', { class: 'muted no-groups' }, 'no groups') : null,
         gs.sort((a, b) => a.consumerGroup.localeCompare(b.consumerGroup)).map((g) => {
           const sel = st.view === 'group' && st.selected && st.selected.p === p && st.selected.g === g.consumerGroup;

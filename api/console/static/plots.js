@@ -8,7 +8,8 @@ window.RSC = window.RSC || {};
 (() => {
   const { h, svg } = window.RSC;
   const MAX_SAMPLES = 300;        // 5 minutes at one poll a second
-  const WINDOW_MS = 5 * 60 * 1000;
+  const WINDOW_MS = 5 * 60 * 1000; // the longest span shown
+  const MIN_SPAN_MS = 60 * 1000;    // the shortest: a fresh page's first minute
   const W = 560, H = 150, PAD_L = 46, PAD_R = 8, PAD_T = 8, PAD_B = 20;
   const COLORS = ['#1f5fa8', '#b3261e', '#1f7a3d', '#9a6200', '#6b3fa0', '#00838f', '#ad1457', '#5d4037'];
 
@@ -68,18 +69,19 @@ window.RSC = window.RSC || {};
   const fmt = (v) => (v >= 10000 ? (v / 1000).toFixed(0) + 'k' : v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2).replace(/\.?0+$/, '') || '0');
 
   // chart draws one SVG chart of lines over the last WINDOW_MS.
-  function chart(id, title, unit, lines, now) {
-    const t0 = now - WINDOW_MS;
+  function chart(id, title, unit, lines, now, oldest) {
+    const span = Math.min(WINDOW_MS, Math.max(MIN_SPAN_MS, now - oldest));
+    const t0 = now - span;
     let max = 0;
     for (const pts of lines.values()) for (const [, v] of pts) max = Math.max(max, v);
     if (max <= 0) max = 1;
-    const x = (t) => PAD_L + (W - PAD_L - PAD_R) * Math.max(0, (t - t0) / WINDOW_MS);
+    const x = (t) => PAD_L + (W - PAD_L - PAD_R) * Math.max(0, (t - t0) / span);
     const y = (v) => PAD_T + (H - PAD_T - PAD_B) * (1 - v / max);
     const kids = [
       svg('rect', { x: PAD_L, y: PAD_T, width: W - PAD_L - PAD_R, height: H - PAD_T - PAD_B, fill: '#fff', stroke: '#dde1e7' }),
       svg('text', { x: PAD_L - 4, y: PAD_T + 10, 'text-anchor': 'end', 'font-size': 10, fill: '#6b7383' }, fmt(max)),
       svg('text', { x: PAD_L - 4, y: H - PAD_B, 'text-anchor': 'end', 'font-size': 10, fill: '#6b7383' }, '0'),
-      svg('text', { x: PAD_L, y: H - 6, 'font-size': 10, fill: '#6b7383' }, '−5 min'),
+      svg('text', { x: PAD_L, y: H - 6, 'font-size': 10, fill: '#6b7383' }, span >= 120000 ? `−${Math.round(span / 60000)} min` : `−${Math.round(span / 1000)} s`),
       svg('text', { x: W - PAD_R, y: H - 6, 'text-anchor': 'end', 'font-size': 10, fill: '#6b7383' }, 'now'),
     ];
     const legend = [];
@@ -96,7 +98,7 @@ window.RSC = window.RSC || {};
     }
     if (legend.length === 0) legend.push(h('span', { class: 'muted' }, 'no data yet'));
     return h('figure', { class: 'plot', id },
-      h('figcaption', {}, title, h('span', { class: 'muted' }, ` (${unit}, last 5 minutes)`)),
+      h('figcaption', {}, title, h('span', { class: 'muted' }, ` (${unit}, up to the last 5 minutes)`)),
       svg('svg', { viewBox: `0 0 ${W} ${H}`, width: '100%', role: 'img', 'aria-label': title }, kids),
       h('div', { class: 'legend' }, legend));
   }
@@ -104,11 +106,12 @@ window.RSC = window.RSC || {};
   // draw redraws the plots of group key into the element with id el.
   function draw(el, key, now) {
     const list = samples(key);
+    const oldest = list.length ? list[0].t : now;
     const target = document.getElementById(el);
     if (!target) return;
     target.replaceChildren(
-      chart('plot-lag', 'Lag', 'entries', series(list, 'lag'), now),
-      chart('plot-throughput', 'Throughput', 'entries read/s', series(list, 'throughput'), now));
+      chart('plot-lag', 'Lag', 'entries', series(list, 'lag'), now, oldest),
+      chart('plot-throughput', 'Throughput', 'entries read/s', series(list, 'throughput'), now, oldest));
   }
 
   Object.assign(window.RSC, { plots: { sample, draw, samples, MAX_SAMPLES } });
