@@ -30,7 +30,7 @@
 
   const $ = (id) => document.getElementById(id);
 
-  const { h, badge, shardsText } = window.RSC;
+  const { h, badge, shardsText, dur, bytes } = window.RSC;
   const enc = encodeURIComponent;
   const shardList = (ids) => (ids || []).map((s) => s.shardIndex).sort((a, b) => a - b);
   const fmtShards = (ids) => shardList(ids).join(', ') || '—';
@@ -108,6 +108,7 @@
       } else if (e.status === 403) {
         setError('This account may not read the monitoring routes: it needs the READ role.');
       } else {
+        if (!(e instanceof HTTPError) && !(e instanceof TypeError)) console.error('console: ' + (e.stack || e)); // a bug of the page, not the network
         setError(e.status
           ? `The coordinator answered ${e.status}: ${e.message} (retrying; the page shows what it last read)`
           : `Cannot reach the coordinator: ${e.message} (retrying; the page shows what it last read)`);
@@ -169,7 +170,7 @@
     renderGroup(d);
     const key = `${sel.p}\n${sel.g}`;
     if (offsets) window.RSC.plots.sample(key, offsets, now());
-    window.RSC.plots.draw('plots', key, now());
+    window.RSC.plots.draw('plots', key, now(), st.offsetsNote ? 'Nothing to plot: the plots are drawn from the per-shard offsets.' : '');
   }
 
   // loadOffsets asks the per-shard offsets route; a server without it (404,
@@ -264,7 +265,7 @@
     renderShards(d);
     renderMembers(d.members);
     renderEvents(d.members, d.recentEvents);
-    renderMigrations(d.migrations);
+    window.RSC.renderMigrations(d.migrations, ago);
   }
 
   const invert = (m) => {
@@ -394,41 +395,6 @@
       badge(e.state), ` ${e.member} `, h('span', { class: 'muted', title: e.at }, `${ago(e.at)} · epoch ${e.epoch} · ${e.how}`)));
     if (items.length === 0) items.push(h('li', { class: 'muted' }, 'None seen.'));
     $('events').replaceChildren(...items);
-  }
-
-  function renderMigrations(r) {
-    const ms = (r && r.migrations) || [];
-    const rows = ms.slice().reverse().map((m) => {
-      const first = h('td', { 'data-col': 'id' }, m.reshardingId === r.activeReshardingId ? h('strong', {}, m.reshardingId) : m.reshardingId);
-      if ((m.history && m.history.length) || (m.shards && m.shards.length)) {
-        first.append(h('details', {}, h('summary', {}, 'details'),
-          h('ul', {}, (m.history || []).map((s) => h('li', {}, `${s.state} at ${s.at}${s.node ? ' on ' + s.node : ''}${s.note ? ': ' + s.note : ''}`))),
-          h('ul', {}, (m.shards || []).map((s) => h('li', {}, `${s.change} shard ${s.shardIndex} (${s.streamKey}): ${s.state}` +
-            (s.blockedBy && s.blockedBy.length ? ' · waiting for ' + s.blockedBy.map((b) => `${b.consumerGroup} pending ${b.pending} lag ${b.lag}`).join(', ') : ''))))));
-      }
-      return h('tr', { 'data-migration': m.reshardingId }, first,
-        h('td', {}, `${m.fromShardCount} → ${m.toShardCount}`), h('td', {}, badge(m.state)),
-        h('td', { class: 'trunc', title: m.requestedBy || null }, m.requestedBy || ''), h('td', { class: 'wrap', title: m.reason || null }, m.reason || ''),
-        h('td', { class: 'wrap', title: m.waiting || null }, m.waiting || ''),
-        h('td', { title: m.createdAt }, m.createdAt ? ago(m.createdAt) : ''), h('td', { title: m.updatedAt }, m.updatedAt ? ago(m.updatedAt) : ''));
-    });
-    if (rows.length === 0) rows.push(h('tr', {}, h('td', { colspan: 8, class: 'muted' }, 'No migrations.')));
-    $('migrations').tBodies[0].replaceChildren(...rows);
-  }
-
-  // dur shows a countdown: tenths of a second while it matters, coarser beyond.
-  function dur(ms) {
-    if (ms < 100000) return (ms / 1000).toFixed(1) + ' s';
-    if (ms < 7200000) return Math.round(ms / 60000) + ' min';
-    if (ms < 172800000) return Math.round(ms / 3600000) + ' h';
-    return Math.round(ms / 86400000) + ' d';
-  }
-
-  function bytes(n) {
-    if (n === undefined || n === null || n < 0) return '—';
-    if (n < 1024) return n + ' B';
-    if (n < 1 << 20) return (n / 1024).toFixed(1) + ' KiB';
-    return (n / (1 << 20)).toFixed(1) + ' MiB';
   }
 
   // ---- message browsing ----------------------------------------------------

@@ -35,6 +35,21 @@ window.RSC = window.RSC || {};
 
   const badge = (s, label) => h('span', { class: 'badge ' + s, title: label && label !== s ? s : null }, label || s);
 
+  // dur shows a countdown: tenths of a second while it matters, coarser beyond.
+  function dur(ms) {
+    if (ms < 100000) return (ms / 1000).toFixed(1) + ' s';
+    if (ms < 7200000) return Math.round(ms / 60000) + ' min';
+    if (ms < 172800000) return Math.round(ms / 3600000) + ' h';
+    return Math.round(ms / 86400000) + ' d';
+  }
+
+  function bytes(n) {
+    if (n === undefined || n === null || n < 0) return '—';
+    if (n < 1024) return n + ' B';
+    if (n < 1 << 20) return (n / 1024).toFixed(1) + ' KiB';
+    return (n / (1 << 20)).toFixed(1) + ' MiB';
+  }
+
   // shardsText is a stream's shard count as streamctl shows it: the routing
   // count, with the shards a scale-in removed that still drain.
   function shardsText(v) {
@@ -43,5 +58,5 @@ window.RSC = window.RSC || {};
     return consumed > v.shardCount ? `${v.shardCount} (+${consumed - v.shardCount} draining)` : String(v.shardCount);
   }
 
-  Object.assign(window.RSC, { h, svg, badge, shardsText });
+  Object.assign(window.RSC, { h, svg, badge, shardsText, dur, bytes });
 })();

@@ -103,9 +103,14 @@ window.RSC = window.RSC || {};
       h('div', { class: 'legend' }, legend));
   }
 
-  // draw redraws the plots of group key into the element with id el.
-  function draw(el, key, now) {
+  // draw redraws the plots of group key into the element with id el; with
+  // no sample and a note (why there is no data), it shows the note instead.
+  function draw(el, key, now, note) {
     const list = samples(key);
+    if (list.length === 0 && note) {
+      document.getElementById(el).replaceChildren(h('p', { class: 'muted' }, note));
+      return;
+    }
     const oldest = list.length ? list[0].t : now;
     const target = document.getElementById(el);
     if (!target) return;
