@@ -108,7 +108,7 @@
       } else if (e.status === 403) {
         setError('This account may not read the monitoring routes: it needs the READ role.');
       } else {
-        if (!(e instanceof HTTPError) && !(e instanceof TypeError)) console.error('console: ' + (e.stack || e)); // a bug of the page, not the network
+        if (!(e instanceof HTTPError) && !(e instanceof TypeError && /fetch/i.test(e.message))) console.error('console: ' + (e.stack || e)); // a bug of the page, not the network
         setError(e.status
           ? `The coordinator answered ${e.status}: ${e.message} (retrying; the page shows what it last read)`
           : `Cannot reach the coordinator: ${e.message} (retrying; the page shows what it last read)`);
