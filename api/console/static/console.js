@@ -62,6 +62,10 @@
 
   const now = () => Date.now() + st.skewMs;
 
+  // The message browser (messages.js): reads with this page's credentials
+  // for the selected group's stream; a 401 sends the page back to its login.
+  const messages = window.RSC.messages({ api, selected: () => st.selected, routeMissing: (e) => routeMissing(e), relogin: () => poll() });
+
   // ---- polling -------------------------------------------------------------
 
   function schedule(delay) {
@@ -397,55 +401,6 @@
     $('events').replaceChildren(...items);
   }
 
-  // ---- message browsing ----------------------------------------------------
-  // One page of a shard stream, oldest first, from an exclusive cursor ("-":
-  // the start). Read on demand, not polled.
-
-  const browse = { shard: null, next: null };
-
-  async function readMessages(from) {
-    const sel = st.selected;
-    if (!sel || browse.shard === null) return;
-    const shard = browse.shard;
-    $('messages').hidden = false;
-    $('messages-title').textContent = `Messages of shard ${shard}`;
-    $('messages-note').textContent = 'Reading…';
-    $('messages-next').disabled = true;
-    try {
-      const q = from && from !== '-' ? '?from=' + enc(from) : '';
-      const r = await api(`/streams/${enc(sel.p)}/shards/${shard}/messages${q}`);
-      if (browse.shard !== shard) return;
-      $('messages-title').textContent = `Messages of shard ${shard} (${r.streamKey})`;
-      browse.next = r.nextCursor;
-      $('messages-next').disabled = !r.nextCursor;
-      const rows = (r.messages || []).map((m) => h('tr', { 'data-message': m.id },
-        h('td', {}, m.id),
-        h('td', { class: 'fields' }, Object.entries(m.fields || {}).map(([k, v]) => `${k}=${v.length > 300 ? v.slice(0, 300) + '…' : v}`).join('  '))));
-      $('messages-table').tBodies[0].replaceChildren(...rows);
-      $('messages-note').textContent = rows.length === 0
-        ? 'No messages after this point.'
-        : `${rows.length} message${rows.length === 1 ? '' : 's'}${r.nextCursor ? '; more follow' : '; the end of the stream'}.`;
-    } catch (e) {
-      if (e.status === 401) { poll(); return; }
-      $('messages-table').tBodies[0].replaceChildren();
-      $('messages-note').textContent = routeMissing(e)
-        ? 'This coordinator has no message browsing route.'
-        : 'Cannot read messages: ' + e.message;
-    }
-  }
-
-  function openMessages(shard) {
-    browse.shard = shard;
-    browse.next = null;
-    $('messages-from').value = '';
-    readMessages('-');
-  }
-
-  function closeMessages() {
-    browse.shard = null;
-    $('messages').hidden = true;
-  }
-
   function ago(iso) {
     const t = Date.parse(iso);
     if (!Number.isFinite(t)) return iso;
@@ -536,7 +491,7 @@
       st.events = new Map();
       st.lastStates = new Map();
       st.offsetsMissingUntil = 0;
-      closeMessages();
+      messages.close();
     }
     const hash = `#/g/${enc(p)}/${enc(g)}`;
     if (location.hash !== hash) {
@@ -566,11 +521,9 @@
     $('logout').addEventListener('click', logout);
     $('shard-grid').addEventListener('click', (ev) => {
       const b = ev.target.closest('[data-browse]');
-      if (b) openMessages(Number(b.getAttribute('data-browse')));
+      if (b) messages.open(Number(b.getAttribute('data-browse')));
     });
-    $('messages-form').addEventListener('submit', (ev) => { ev.preventDefault(); readMessages($('messages-from').value.trim() || '-'); });
-    $('messages-next').addEventListener('click', () => { if (browse.next) { $('messages-from').value = browse.next; readMessages(browse.next); } });
-    $('messages-close').addEventListener('click', closeMessages);
+    messages.wire();
     $('only-unsettled').addEventListener('change', () => { clearTimeout(st.timer); poll(); });
     window.addEventListener('hashchange', () => {
       if (fromHash() && !$('app').hidden) { clearTimeout(st.timer); poll(); }
