@@ -69,7 +69,7 @@ window.RSC = window.RSC || {};
   const fmt = (v) => (v >= 10000 ? (v / 1000).toFixed(0) + 'k' : v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2).replace(/\.?0+$/, '') || '0');
 
   // chart draws one SVG chart of lines over the last WINDOW_MS.
-  function chart(id, title, unit, lines, now, oldest) {
+  function chart(id, title, unit, lines, now, oldest, empty) {
     const span = Math.min(WINDOW_MS, Math.max(MIN_SPAN_MS, now - oldest));
     const t0 = now - span;
     let max = 0;
@@ -96,7 +96,7 @@ window.RSC = window.RSC || {};
       legend.push(h('span', { class: 'legend-item', 'data-series': name, title: `latest ${fmt(shown[shown.length - 1][1])} ${unit}` },
         h('span', { class: 'swatch c' + (name === 'total' ? 'total' : (c - 1) % COLORS.length) }), name));
     }
-    if (legend.length === 0) legend.push(h('span', { class: 'muted' }, 'no data yet'));
+    if (legend.length === 0) legend.push(h('span', { class: 'muted' }, empty));
     return h('figure', { class: 'plot', id },
       h('figcaption', {}, title, h('span', { class: 'muted' }, ` (${unit}, up to the last 5 minutes)`)),
       svg('svg', { viewBox: `0 0 ${W} ${H}`, width: '100%', role: 'img', 'aria-label': title }, kids),
@@ -115,8 +115,9 @@ window.RSC = window.RSC || {};
     const target = document.getElementById(el);
     if (!target) return;
     target.replaceChildren(
-      chart('plot-lag', 'Lag', 'entries', series(list, 'lag'), now, oldest),
-      chart('plot-throughput', 'Throughput', 'entries read/s', series(list, 'throughput'), now, oldest));
+      chart('plot-lag', 'Lag', 'entries', series(list, 'lag'), now, oldest, 'no data yet'),
+      chart('plot-throughput', 'Throughput', 'entries read/s', series(list, 'throughput'), now, oldest,
+        'no data yet: two polls are needed, and a consumer group that has read nothing (or Redis before 7) reports no entries-read'));
   }
 
   Object.assign(window.RSC, { plots: { sample, draw, samples, MAX_SAMPLES } });
