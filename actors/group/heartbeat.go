@@ -64,11 +64,12 @@ func (a *groupActor) evaluate(ctx actor.Context, msg *HeartbeatRequest) protocol
 		a.deps.Metrics.LimitRejected(dec.Response.Limit)
 	}
 	if dec.Change != nil {
-		if err := a.persist(ctx, dec.Change); err != nil {
-			return retry(req, "the coordinator could not store this decision; keep current ownership and retry")
-		}
 		if dec.Response.Status == groupstate.StatusFencedMemberEpoch {
-			a.fenceCause = dec.Response.Message
+			a.fenceCause = dec.Response.Message // stored with the change (events.go)
+		}
+		if err := a.persist(ctx, dec.Change); err != nil {
+			a.fenceCause = ""
+			return retry(req, "the coordinator could not store this decision; keep current ownership and retry")
 		}
 		a.apply(ctx, dec.Change)
 		a.fenceCause = ""
