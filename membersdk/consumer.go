@@ -50,6 +50,9 @@ type Consumer struct {
 	coord   *coordClient
 	log     *slog.Logger
 	path    string
+	// incarnation is this consumer's incarnationId, random per NewConsumer
+	// (identity.go).
+	incarnation string
 
 	sem         chan struct{} // handler slots shared by all shards
 	running     atomic.Int64  // handlers running now
@@ -89,6 +92,7 @@ type loopState struct {
 	warnedPool      bool
 	failing         bool        // the last heartbeat got no answer, or RETRY
 	hbRetry         *retryPacer // paces heartbeat retries (see retryInterval)
+	idRefused       bool        // the member id is refused (identity.go): logged once until it is ours
 }
 
 // NewConsumer validates cfg, fills in defaults and returns a consumer that
@@ -110,6 +114,8 @@ func NewConsumer(cfg ConsumerConfig, handler Handler) (*Consumer, error) {
 		coord:   cc,
 		log:     cfg.Logger.With("memberId", cfg.MemberID, "stream", cfg.StreamPrefix, "group", cfg.ConsumerGroup),
 		path:    heartbeatPath(cfg.StreamPrefix, cfg.ConsumerGroup, cfg.MemberID),
+
+		incarnation: newIncarnation(),
 		sem:     make(chan struct{}, cfg.Concurrency),
 		exits:   make(chan *worker),
 
