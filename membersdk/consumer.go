@@ -116,8 +116,8 @@ func NewConsumer(cfg ConsumerConfig, handler Handler) (*Consumer, error) {
 		path:    heartbeatPath(cfg.StreamPrefix, cfg.ConsumerGroup, cfg.MemberID),
 
 		incarnation: newIncarnation(),
-		sem:     make(chan struct{}, cfg.Concurrency),
-		exits:   make(chan *worker),
+		sem:         make(chan struct{}, cfg.Concurrency),
+		exits:       make(chan *worker),
 
 		maxAckDelay: maxAckDelay,
 		ls: loopState{
