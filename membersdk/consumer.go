@@ -114,12 +114,11 @@ func NewConsumer(cfg ConsumerConfig, handler Handler) (*Consumer, error) {
 		coord:   cc,
 		log:     cfg.Logger.With("memberId", cfg.MemberID, "stream", cfg.StreamPrefix, "group", cfg.ConsumerGroup),
 		path:    heartbeatPath(cfg.StreamPrefix, cfg.ConsumerGroup, cfg.MemberID),
-
-		incarnation: newIncarnation(),
-		sem:         make(chan struct{}, cfg.Concurrency),
-		exits:       make(chan *worker),
+		sem:     make(chan struct{}, cfg.Concurrency),
+		exits:   make(chan *worker),
 
 		maxAckDelay: maxAckDelay,
+		incarnation: newIncarnation(),
 		ls: loopState{
 			interval:  DefaultHeartbeatInterval,
 			rebalance: DefaultRebalanceTimeout,
