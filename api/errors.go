@@ -26,6 +26,7 @@ import (
 //	ErrGroupHasMembers                                  409 GROUP_HAS_ACTIVE_MEMBERS
 //	ErrStateConflict                                    409 STATE_VERSION_CONFLICT
 //	ErrRollbackNotAllowed                               422 ROLLBACK_NOT_ALLOWED
+//	ErrMemberOwnedByAnotherPrincipal                    403 MEMBER_OWNED_BY_ANOTHER_PRINCIPAL
 //	ErrNotImplemented                                   501 NOT_IMPLEMENTED
 //	ErrUnavailable                                      503 STORE_UNAVAILABLE, Retry-After: 1
 //	ErrGroupMoving                                      503 GROUP_MOVING, Retry-After: 1
@@ -35,6 +36,11 @@ import (
 // 4xx and 501 messages carry the error text (written by the coordinator,
 // meant for the caller); 500 and 503 messages are generic and the detail goes
 // to the log only.
+
+// ErrMemberOwnedByAnotherPrincipal: a heartbeat or leave for a member id that
+// another principal joined; the Service changed nothing (no fence, no epoch
+// move, no lease effect).
+var ErrMemberOwnedByAnotherPrincipal = errors.New("coordinator: member is owned by another principal")
 
 // httpError is an error that already knows its HTTP answer.
 type httpError struct {
@@ -110,6 +116,7 @@ var sentinels = []sentinel{
 	{ErrStateConflict, http.StatusConflict, protocol.CodeStateConflict},
 	{ErrRollbackNotAllowed, http.StatusUnprocessableEntity, protocol.CodeRollbackNotAllowed},
 	{ErrNotImplemented, http.StatusNotImplemented, protocol.CodeNotImplemented},
+	{ErrMemberOwnedByAnotherPrincipal, http.StatusForbidden, protocol.CodeMemberOwnedByAnotherPrincipal},
 }
 
 // toHTTPError turns any error into its HTTP answer. internal reports whether

@@ -31,6 +31,7 @@ func TestServiceErrorMapping(t *testing.T) {
 		{ErrStateConflict, 409, protocol.CodeStateConflict, ""},
 		{ErrRollbackNotAllowed, 422, protocol.CodeRollbackNotAllowed, ""},
 		{ErrNotImplemented, 501, protocol.CodeNotImplemented, ""},
+		{ErrMemberOwnedByAnotherPrincipal, 403, protocol.CodeMemberOwnedByAnotherPrincipal, ""},
 		{ErrUnavailable, 503, protocol.CodeStoreUnavailable, "1"},
 		{ErrGroupMoving, 503, protocol.CodeGroupMoving, "1"},
 		{context.DeadlineExceeded, 503, protocol.CodeTimeout, "1"},

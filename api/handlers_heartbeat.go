@@ -41,6 +41,12 @@ func (s *Server) heartbeat(c *fiber.Ctx) error {
 	if err := checkHeartbeat(&req); err != nil {
 		return err
 	}
+	// Who speaks for the member: the authenticated caller, never the body
+	// ("" when member authentication is off).
+	req.Principal = ""
+	if p, ok := c.Locals(principalKey).(principal); ok {
+		req.Principal = p.name
+	}
 	adoptRequestID(c, req.RequestID)
 	// The heartbeat's requestId travels in the actor message itself; the
 	// context carries only the deadline (no timer unless something waits on it).
@@ -86,7 +92,7 @@ func statusLabel(st protocol.Status) string {
 	switch st {
 	case protocol.StatusOK, protocol.StatusRetry, protocol.StatusSyncMetadata, protocol.StatusRevokePending,
 		protocol.StatusUnknownMemberID, protocol.StatusFencedMemberEpoch, protocol.StatusUnsupportedProtocol,
-		protocol.StatusInvalidRequest:
+		protocol.StatusInvalidRequest, protocol.StatusMemberIDInUse:
 		return string(st)
 	}
 	return "OTHER"

@@ -142,6 +142,10 @@ var routeDocs = map[string]opDoc{
 		summary: "One stream and the names of its groups.", tag: "admin",
 		resp: protocol.StreamView{}, ok: 200, service: true, errs: []error{ErrStreamNotFound},
 	},
+	"GET /coord/v1/monitoring/cluster": {
+		summary: "Every coordinator node: incarnation, address, start time, refusing or not, and the groups it hosts.", tag: "monitoring",
+		resp: protocol.ClusterResponse{}, ok: 200, service: true, errs: []error{ErrNotImplemented},
+	},
 	"GET /coord/v1/monitoring/groups": {
 		summary: "Every group.", tag: "monitoring", resp: protocol.GroupsResponse{}, ok: 200, service: true,
 	},

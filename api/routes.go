@@ -34,6 +34,7 @@ import (
 //	GET    /coord/v1/monitoring/streams/:p/groups/:g/assignments        READ
 //	GET    /coord/v1/monitoring/streams/:p/groups/:g/consumption        READ
 //	GET    /coord/v1/monitoring/streams/:p/groups/:g/migrations         READ
+//	GET    /coord/v1/monitoring/cluster                                 READ     nodes, incarnations, hosted groups, refusing
 //	GET    /debug/actors                                                READ
 //	GET    /debug/streams/:p/groups/:g                                  READ
 //	GET    /coord/v1/streams                                            READ     every stream: routing and consumed shard counts, active migration
@@ -84,6 +85,7 @@ func (s *Server) routes() {
 	s.add(fiber.MethodGet, mon+"/assignments", accessRead, nil, s.assignments)
 	s.add(fiber.MethodGet, mon+"/consumption", accessRead, nil, s.consumption)
 	s.add(fiber.MethodGet, mon+"/migrations", accessRead, nil, s.migrations)
+	s.add(fiber.MethodGet, v1+"/monitoring/cluster", accessRead, nil, s.cluster)
 
 	s.add(fiber.MethodGet, "/debug/actors", accessRead, nil, s.debugActors)
 	s.add(fiber.MethodGet, "/debug/streams/:streamPrefix/groups/:consumerGroup", accessRead, nil, s.debugGroup)

@@ -148,7 +148,8 @@ func TestAdminBodiesReachService(t *testing.T) {
 // memberId mismatch is the Service's to answer (INVALID_REQUEST).
 func TestHeartbeatProtocolOutcomesAre200(t *testing.T) {
 	for _, st := range []protocol.Status{protocol.StatusRetry, protocol.StatusFencedMemberEpoch, protocol.StatusUnknownMemberID,
-		protocol.StatusInvalidRequest, protocol.StatusUnsupportedProtocol, protocol.StatusSyncMetadata, protocol.StatusRevokePending} {
+		protocol.StatusInvalidRequest, protocol.StatusUnsupportedProtocol, protocol.StatusSyncMetadata, protocol.StatusRevokePending,
+		protocol.StatusMemberIDInUse} {
 		h := newHarness(t, Config{})
 		h.fake.hb = func(_, _, m string, req protocol.HeartbeatRequest) protocol.HeartbeatResponse {
 			return protocol.HeartbeatResponse{ResponseTo: req.RequestID, Status: st, MemberID: m}
@@ -247,4 +248,20 @@ func TestMetricsEndpoint(t *testing.T) {
 	require.Contains(t, text, `rsc_heartbeat_duration_seconds_count 2`)
 	require.Contains(t, text, `rsc_http_requests_total{code="200",method="POST",route="/coord/v1/streams/:streamPrefix/groups/:consumerGroup/members/:memberId/heartbeat"} 1`)
 	require.Contains(t, text, `go_goroutines`)
+}
+
+// The heartbeat's principal is the authenticated caller, never the body: with member
+// authentication off it is empty whatever the body says; the incarnationId is passed on.
+func TestHeartbeatPrincipalIsNotReadFromTheBody(t *testing.T) {
+	h := newHarness(t, Config{})
+	var got protocol.HeartbeatRequest
+	h.fake.hb = func(_, _, m string, req protocol.HeartbeatRequest) protocol.HeartbeatResponse {
+		got = req
+		return protocol.HeartbeatResponse{ResponseTo: req.RequestID, Status: protocol.StatusOK, MemberID: m}
+	}
+	body := strings.Replace(hbBody, `"ownedShards":[]`, `"ownedShards":[],"principal":"admin","Principal":"admin","incarnationId":"p-1"`, 1)
+	r := h.do("POST", hbPath, body)
+	require.Equal(t, 200, r.status)
+	require.Empty(t, got.Principal)
+	require.Equal(t, "p-1", got.IncarnationID)
 }

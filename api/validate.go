@@ -110,6 +110,9 @@ func checkHeartbeat(r *protocol.HeartbeatRequest) error {
 	if r.MetadataVersion < 0 {
 		return invalidArgument("metadataVersion %d must not be negative", r.MetadataVersion)
 	}
+	if err := protocol.ValidateIncarnationID(r.IncarnationID); err != nil {
+		return invalidArgument("%s", strings.TrimPrefix(err.Error(), protocol.ErrInvalidName.Error()+": "))
+	}
 	capy := r.RuntimeConsumerCapacity
 	if !inInt32(capy.RuntimeMaxConcurrency) || !inInt32(capy.AvailableConcurrency) {
 		return invalidArgument("runtimeConsumerCapacity values must be in 0..%d", math.MaxInt32)

@@ -50,6 +50,9 @@ type Consumer struct {
 	coord   *coordClient
 	log     *slog.Logger
 	path    string
+	// incarnation is this consumer's incarnationId, random per NewConsumer
+	// (identity.go).
+	incarnation string
 
 	sem         chan struct{} // handler slots shared by all shards
 	running     atomic.Int64  // handlers running now
@@ -89,6 +92,7 @@ type loopState struct {
 	warnedPool      bool
 	failing         bool        // the last heartbeat got no answer, or RETRY
 	hbRetry         *retryPacer // paces heartbeat retries (see retryInterval)
+	idRefused       bool        // the member id is refused (identity.go): logged once until it is ours
 }
 
 // NewConsumer validates cfg, fills in defaults and returns a consumer that
@@ -114,6 +118,7 @@ func NewConsumer(cfg ConsumerConfig, handler Handler) (*Consumer, error) {
 		exits:   make(chan *worker),
 
 		maxAckDelay: maxAckDelay,
+		incarnation: newIncarnation(),
 		ls: loopState{
 			interval:  DefaultHeartbeatInterval,
 			rebalance: DefaultRebalanceTimeout,

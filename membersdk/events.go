@@ -29,6 +29,12 @@ const (
 	// EventFenced: the coordinator answered UNKNOWN_MEMBER_ID or
 	// FENCED_MEMBER_EPOCH; every shard was stopped at once and the member rejoins.
 	EventFenced EventType = "FENCED"
+	// EventMemberIDInUse: the coordinator refused the member id because
+	// another live process holds it (MEMBER_ID_IN_USE), or another principal
+	// joined it (403 MEMBER_OWNED_BY_ANOTHER_PRINCIPAL). Every shard was
+	// stopped at once; the consumer retries joining at the heartbeat interval
+	// and takes over once the id is free. Err carries the coordinator's message.
+	EventMemberIDInUse EventType = "MEMBER_ID_IN_USE"
 	// EventSelfFenced: no successful heartbeat for (lease TTL − margin); every
 	// shard was stopped at once.
 	EventSelfFenced EventType = "SELF_FENCED"

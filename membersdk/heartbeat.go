@@ -38,6 +38,7 @@ func (c *Consumer) buildRequest() protocol.HeartbeatRequest {
 		},
 		OwnedShards:    []protocol.ShardID{},
 		RevokingShards: []protocol.RevokingShard{},
+		IncarnationID:  c.incarnation,
 	}
 	if c.ls.rejoin {
 		// Join owning nothing (canHeartbeat waited for the readers to stop).
@@ -79,6 +80,10 @@ func (c *Consumer) apply(r hbResult) (time.Time, error) {
 	c.ls.failing = r.err != nil || r.resp.Status == protocol.StatusRetry
 	if r.err != nil {
 		var ae *AuthError
+		if errors.As(r.err, &ae) && ae.Body.ErrorCode == protocol.CodeMemberOwnedByAnotherPrincipal {
+			c.idRefused(protocol.StatusMemberIDInUse, ae.Body.Message)
+			return now.Add(c.ls.interval), nil
+		}
 		if errors.As(r.err, &ae) {
 			c.log.Error("coordinator refused the credentials; stopping", "error", r.err)
 			return now, r.err
@@ -96,6 +101,7 @@ func (c *Consumer) apply(r hbResult) (time.Time, error) {
 			c.ls.hbRetry.reset()
 		}
 		c.ls.lastOK, c.ls.haveOK = r.sentAt, true
+		c.idFree()
 		c.gate.extend(r.sentAt.Add(c.cfg.selfFenceAfter(c.ls.lease)))
 		if resp.MemberEpoch > 0 {
 			c.ls.epoch = resp.MemberEpoch
@@ -144,6 +150,9 @@ func (c *Consumer) apply(r hbResult) (time.Time, error) {
 		}
 		c.fence(resp.Status, resp.Message)
 		return now, nil
+	case protocol.StatusMemberIDInUse:
+		c.idRefused(resp.Status, resp.Message)
+		return now.Add(c.ls.interval), nil
 	case protocol.StatusUnsupportedProtocol, protocol.StatusInvalidRequest:
 		c.log.Error("coordinator refused the member; stopping", "status", resp.Status, "message", resp.Message)
 		return now, errStopped(resp.Status, resp.Message)

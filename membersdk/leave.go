@@ -72,7 +72,7 @@ func (c *Consumer) applyLeaveAnswer(r hbResult) {
 	}
 	c.updateTiming(r.resp)
 	switch r.resp.Status {
-	case protocol.StatusUnknownMemberID, protocol.StatusFencedMemberEpoch:
+	case protocol.StatusUnknownMemberID, protocol.StatusFencedMemberEpoch, protocol.StatusMemberIDInUse:
 		for _, w := range c.ls.workers {
 			w.kill()
 		}

@@ -1,9 +1,12 @@
 package membersdk
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // EnvPodIP is the environment variable the default member id is built from
@@ -11,13 +14,17 @@ import (
 const EnvPodIP = "POD_IP"
 
 // DefaultMemberID returns the member id of the index-th logical member of this
-// process: the value of $POD_IP, or the host name when POD_IP is unset, then
-// "-m<index>". Example: "10.0.3.7-m0".
+// process: the value of $POD_IP, then "-m<index>" (example: "10.0.3.7-m0").
+// When POD_IP is unset it is the host name plus a per-process part, the
+// process id and four random hex digits made once per process, then
+// "-m<index>" (example: "vm-41237.9f3a-m0"), so that two processes on one
+// host never share an id.
 //
 // A member id must be unique in its consumer group while the member is alive
 // (it is also the Redis consumer name). One pod IP is one pod, so
 // "<podIP>-m<index>" is unique as long as each process numbers its logical
-// members 0, 1, 2, ….
+// members 0, 1, 2, …. Should two processes still be given one id, the
+// coordinator refuses the second (MEMBER_ID_IN_USE, see identity.go).
 func DefaultMemberID(index int) string {
 	base := strings.TrimSpace(os.Getenv(EnvPodIP))
 	if base == "" {
@@ -25,10 +32,16 @@ func DefaultMemberID(index int) string {
 		if err != nil || h == "" {
 			h = "localhost"
 		}
-		base = h
+		base = h + "-" + processPart()
 	}
 	return sanitizeMemberID(base) + "-m" + strconv.Itoa(index)
 }
+
+var processPart = sync.OnceValue(func() string {
+	var b [2]byte
+	_, _ = rand.Read(b[:]) // crypto/rand does not fail on supported systems; zeros still leave the pid
+	return strconv.Itoa(os.Getpid()) + "." + hex.EncodeToString(b[:])
+})
 
 // sanitizeMemberID replaces characters a member id may not contain (see
 // protocol.ValidateMemberID) with '-', so that an odd host name still gives a

@@ -2,6 +2,9 @@ package membersdk
 
 import (
 	"os"
+	"os/exec"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/redis/go-redis/v9"
@@ -21,8 +24,11 @@ func TestDefaultMemberIDFromPodIP(t *testing.T) {
 	t.Setenv(EnvPodIP, "")
 	host, err := os.Hostname()
 	require.NoError(t, err)
-	require.Equal(t, sanitizeMemberID(host)+"-m3", DefaultMemberID(3))
-	require.NoError(t, protocol.ValidateMemberID(DefaultMemberID(3)))
+	id := DefaultMemberID(3)
+	require.True(t, strings.HasPrefix(id, sanitizeMemberID(host)+"-"+strconv.Itoa(os.Getpid())+"."), "host name and pid stay readable: %s", id)
+	require.Regexp(t, `\.[0-9a-f]{4}-m3$`, id, "a random per-process part, then the index")
+	require.Equal(t, strings.TrimSuffix(id, "-m3")+"-m0", DefaultMemberID(0), "one per-process part for every logical member")
+	require.NoError(t, protocol.ValidateMemberID(id))
 	require.Equal(t, "a-b-m0", sanitizeMemberID("a b")+"-m0")
 }
 
@@ -51,3 +57,23 @@ func TestConsumerConfigDefaults(t *testing.T) {
 
 // nilRedis is a client that is never used.
 func nilRedis() *redis.Client { return redis.NewClient(&redis.Options{Addr: "127.0.0.1:1"}) }
+
+// TestDefaultMemberIDUniquePerProcess: two processes on one host without POD_IP get two ids
+// (the test binary runs itself twice as the second and third process).
+func TestDefaultMemberIDUniquePerProcess(t *testing.T) {
+	if os.Getenv("MEMBERSDK_PRINT_ID") == "1" {
+		os.Stdout.WriteString(DefaultMemberID(0))
+		os.Exit(0)
+	}
+	run := func() string {
+		cmd := exec.Command(os.Args[0], "-test.run", "^TestDefaultMemberIDUniquePerProcess$")
+		cmd.Env = append(os.Environ(), "MEMBERSDK_PRINT_ID=1", EnvPodIP+"=")
+		out, err := cmd.Output()
+		require.NoError(t, err)
+		return string(out)
+	}
+	a, b := run(), run()
+	require.NotEmpty(t, a)
+	require.NotEqual(t, a, b, "two processes on one host, no POD_IP")
+	require.True(t, strings.HasSuffix(a, "-m0"), a)
+}

@@ -66,6 +66,9 @@ type GroupSnapshot struct {
 	// Members maps memberId to an opaque member record. Never nil in a
 	// snapshot returned by a store.
 	Members map[string][]byte
+	// Events is the opaque recent-events record (the group's latest
+	// fencings and expiries, for monitoring) last saved; nil if none.
+	Events []byte
 }
 
 // GroupChange is one atomic write to a group.
@@ -77,11 +80,15 @@ type GroupChange struct {
 	// DeleteMembers removes member records (missing ids are ignored). A
 	// memberId in both PutMembers and DeleteMembers is deleted.
 	DeleteMembers []string
+	// Events replaces the stored recent-events record (opaque); nil leaves
+	// it unchanged. It rides on the write that records the fencing or
+	// expiry, so it costs no write of its own.
+	Events []byte
 }
 
 // IsEmpty reports whether the change writes nothing.
 func (c GroupChange) IsEmpty() bool {
-	return c.Meta == nil && len(c.PutMembers) == 0 && len(c.DeleteMembers) == 0
+	return c.Meta == nil && len(c.PutMembers) == 0 && len(c.DeleteMembers) == 0 && c.Events == nil
 }
 
 // ShardInfo is what Redis reports about one shard stream and one consumer

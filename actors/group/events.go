@@ -1,19 +1,22 @@
 package group
 
 import (
+	"encoding/json"
 	"strings"
 
 	"github.com/redisstream/coordinator/actors/groupstate"
 	"github.com/redisstream/coordinator/api/protocol"
 )
 
-// maxRecentEvents bounds the fencings and expiries a group actor remembers.
-const maxRecentEvents = 32
+// maxRecentEvents bounds the fencings and expiries a group remembers (and
+// stores: persistence.GroupChange.Events).
+const maxRecentEvents = 20
 
 // recentEvents is a ring of the group's latest fencings and expiries, for
 // the members view only (protocol.MembersResponse.RecentEvents): no decision
-// reads it, and it is not stored, so a group starts with none on each
-// activation.
+// reads it. It is stored with the write that records each fencing or expiry
+// (that write happens anyway), and read back on activation, so the list
+// survives the group's move to another node.
 type recentEvents struct {
 	buf  []protocol.MemberEvent
 	next int // the oldest event (overwritten next) once buf is full
@@ -37,6 +40,36 @@ func (r *recentEvents) list() []protocol.MemberEvent {
 	return out
 }
 
+// encodeWith is the stored record of the ring with evs added (the ring is
+// not changed: the write may fail). JSON, newest first.
+func (r *recentEvents) encodeWith(evs []protocol.MemberEvent) []byte {
+	next := recentEvents{buf: append([]protocol.MemberEvent(nil), r.buf...), next: r.next}
+	for _, e := range evs {
+		next.add(e)
+	}
+	b, err := json.Marshal(next.list())
+	if err != nil {
+		return nil // cannot happen (plain strings and numbers); the events are then not stored
+	}
+	return b
+}
+
+// restore replaces the ring with a stored record (newest first). A record
+// that does not decode leaves the ring empty: the list is for monitoring.
+func (r *recentEvents) restore(b []byte) {
+	*r = recentEvents{}
+	var stored []protocol.MemberEvent
+	if len(b) == 0 || json.Unmarshal(b, &stored) != nil {
+		return
+	}
+	if len(stored) > maxRecentEvents {
+		stored = stored[:maxRecentEvents]
+	}
+	for i := len(stored) - 1; i >= 0; i-- {
+		r.add(stored[i])
+	}
+}
+
 // Causes of the events that no heartbeat explains: the group's timers fence
 // a member that did not finish revoking in time, and expire one whose lease
 // ran out.
@@ -45,9 +78,29 @@ const (
 	causeLeaseExpired  = "lease expired: no heartbeat within the member lease TTL"
 )
 
-// noteEvent records member m's transition into FENCED or EXPIRED. fenceCause
-// is why a heartbeat was refused with a fencing ("" when a timer fenced it).
-func (a *groupActor) noteEvent(m *groupstate.Member, fenceCause string) {
+// transitionEvents lists the members that change c moves into FENCED or
+// EXPIRED (compared with memory, before c is applied).
+func (a *groupActor) transitionEvents(c *groupstate.Change) []protocol.MemberEvent {
+	if a.state == nil || !c.Durable {
+		return nil
+	}
+	var out []protocol.MemberEvent
+	for i := range c.Members {
+		m := &c.Members[i]
+		if m.State != groupstate.StateFenced && m.State != groupstate.StateExpired {
+			continue
+		}
+		if was, ok := a.state.Member(m.ID); ok && was.State == m.State {
+			continue
+		}
+		out = append(out, a.eventOf(m, a.fenceCause))
+	}
+	return out
+}
+
+// eventOf is member m's transition into FENCED or EXPIRED. fenceCause is
+// why a heartbeat was refused with a fencing ("" when a timer fenced it).
+func (a *groupActor) eventOf(m *groupstate.Member, fenceCause string) protocol.MemberEvent {
 	e := protocol.MemberEvent{MemberID: m.ID, State: string(m.State), MemberEpoch: m.Epoch, At: stamp(m.StateSince)}
 	if e.At == "" {
 		e.At = stamp(a.deps.Now())
@@ -60,5 +113,5 @@ func (a *groupActor) noteEvent(m *groupstate.Member, fenceCause string) {
 	default:
 		e.Cause = causeRevokeTimeout
 	}
-	a.events.add(e)
+	return e
 }

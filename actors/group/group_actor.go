@@ -76,6 +76,9 @@ type groupActor struct {
 	// memory; repaired (rewritten to memory's holders) before anything is answered.
 	fenceStale      map[int]struct{}
 	fencesUnchecked bool // activated since the fences were last compared with memory
+	// refusals: identity refusals already logged (identity.go), so a retrying duplicate
+	// is logged once.
+	refusals refusalLog
 }
 
 func (a *groupActor) Receive(ctx actor.Context) {

@@ -54,21 +54,25 @@ func (a *groupActor) evaluate(ctx actor.Context, msg *HeartbeatRequest) protocol
 		return retry(req, "the coordinator cannot confirm with Redis that it still owns this group; keep current ownership and retry")
 	}
 	dec := a.state.Heartbeat(toCore(msg), now)
-	if dec.Change == nil {
+	a.noteRefusal(req, dec.Response)
+	if dec.Change == nil && dec.Response.Status == groupstate.StatusUnknownMemberID {
 		// Only a rejected request can come from a member the group does not know (with
 		// memberEpoch > 0 it always is rejected), and a rejection does not depend on the
 		// hold: checked after the evaluation, so that an accepted heartbeat pays nothing.
+		// An identity refusal (MEMBER_ID_IN_USE, another principal) is never a sign of
+		// store loss: it is answered only for a member the group knows.
 		a.claimsUnknown(req, now)
 	}
 	if dec.Response.Limit != "" {
 		a.deps.Metrics.LimitRejected(dec.Response.Limit)
 	}
 	if dec.Change != nil {
-		if err := a.persist(ctx, dec.Change); err != nil {
-			return retry(req, "the coordinator could not store this decision; keep current ownership and retry")
-		}
 		if dec.Response.Status == groupstate.StatusFencedMemberEpoch {
-			a.fenceCause = dec.Response.Message
+			a.fenceCause = dec.Response.Message // stored with the change (events.go)
+		}
+		if err := a.persist(ctx, dec.Change); err != nil {
+			a.fenceCause = ""
+			return retry(req, "the coordinator could not store this decision; keep current ownership and retry")
 		}
 		a.apply(ctx, dec.Change)
 		a.fenceCause = ""
@@ -136,7 +140,9 @@ func toCore(msg *HeartbeatRequest) groupstate.Heartbeat {
 			MaxConcurrency: req.RuntimeConsumerCapacity.RuntimeMaxConcurrency,
 			Available:      req.RuntimeConsumerCapacity.AvailableConcurrency,
 		},
-		Owned: protocol.Indexes(req.OwnedShards),
+		Owned:       protocol.Indexes(req.OwnedShards),
+		Incarnation: req.IncarnationID,
+		Principal:   req.Principal,
 	}
 	if len(req.RevokingShards) > 0 {
 		hb.Revoking = make([]groupstate.RevokingShard, len(req.RevokingShards))

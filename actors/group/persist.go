@@ -54,6 +54,10 @@ func (a *groupActor) save(c *groupstate.Change) error {
 	if err != nil {
 		return err
 	}
+	evs := a.transitionEvents(c)
+	if len(evs) > 0 {
+		gc.Events = a.events.encodeWith(evs) // with the write that records them: no write of its own
+	}
 	sctx, cancel := a.storeCtx()
 	defer cancel()
 	start := a.deps.Now()
@@ -63,6 +67,9 @@ func (a *groupActor) save(c *groupstate.Change) error {
 		return err // the store's error names the group already
 	}
 	a.revision = rev
+	for _, e := range evs {
+		a.events.add(e)
+	}
 	a.confirmedAt = start // the write proved the activation current after start (see onConfirm)
 	return nil
 }
@@ -134,6 +141,7 @@ func (a *groupActor) reload(ctx actor.Context) {
 	}
 	state.HoldGrantsUntil(a.deps.Hold(a.key))
 	a.state, a.revision, a.unsure = state, snap.Revision, false
+	a.events.restore(snap.Events)
 	for _, m := range a.state.Members() {
 		a.armMember(ctx, m.ID)
 	}
@@ -250,12 +258,10 @@ func (a *groupActor) reportTransition(was groupstate.MemberState, m *groupstate.
 	}
 	switch m.State {
 	case groupstate.StateExpired:
-		a.noteEvent(m, "")
 		a.deps.Metrics.MemberExpired()
 		a.deps.Logger.Info("member lease expired; its shards are free for others",
 			slog.String("group", a.key.String()), a.reqAttr(), slog.String("member", m.ID))
 	case groupstate.StateFenced:
-		a.noteEvent(m, a.fenceCause)
 		a.deps.Metrics.MemberFenced()
 		a.deps.Logger.Warn("member fenced: stale epoch, a claim of a shard it was not given, or a revocation not finished within the rebalance timeout; its shards stay blocked until it rejoins owning nothing or its lease expires",
 			slog.String("group", a.key.String()), a.reqAttr(), slog.String("member", m.ID), slog.Int64("epoch", m.Epoch))

@@ -242,6 +242,7 @@ func heartbeatToWire(m *HeartbeatRequest) *wire.Heartbeat {
 		RuntimeMaxConcurrency: int32(q.RuntimeConsumerCapacity.RuntimeMaxConcurrency),
 		AvailableConcurrency:  int32(q.RuntimeConsumerCapacity.AvailableConcurrency),
 		OwnedShards:           shardsToWire(q.OwnedShards),
+		IncarnationId:         q.IncarnationID, Principal: q.Principal,
 	}
 	for _, r := range q.RevokingShards {
 		hb.RevokingShards = append(hb.RevokingShards, &wire.RevokingShard{
@@ -261,7 +262,8 @@ func heartbeatFromWire(hb *wire.Heartbeat) *HeartbeatRequest {
 		MemberName: hb.GetMemberName(), MemberEpoch: hb.GetMemberEpoch(), MetadataVersion: hb.GetMetadataVersion(),
 		RuntimeConsumerCapacity: protocol.Capacity{
 			RuntimeMaxConcurrency: int(hb.GetRuntimeMaxConcurrency()), AvailableConcurrency: int(hb.GetAvailableConcurrency())},
-		OwnedShards: shardsFromWire(hb.GetOwnedShards()),
+		OwnedShards:   shardsFromWire(hb.GetOwnedShards()),
+		IncarnationID: hb.GetIncarnationId(), Principal: hb.GetPrincipal(),
 	}
 	for _, r := range hb.GetRevokingShards() {
 		q.RevokingShards = append(q.RevokingShards, protocol.RevokingShard{

@@ -24,6 +24,7 @@ func TestWireHeartbeatRoundTrip(t *testing.T) {
 		OwnedShards:             []protocol.ShardID{{ShardIndex: 0}, {ShardIndex: 5}},
 		RevokingShards:          []protocol.RevokingShard{{Shard: protocol.ShardID{ShardIndex: 2}, State: "DRAINING", InFlight: 3, AckedAt: &acked}},
 		ShardProgress:           []protocol.ShardProgress{{Shard: protocol.ShardID{ShardIndex: 0}, StreamKey: "orders:0", LastDeliveredID: "1-1", LastAckedID: "1-0", PendingCount: 2, UpdatedAt: acked}},
+		IncarnationID:           "9f3a", Principal: "billing",
 	}}
 	got := wireRoundTrip(t, in).(*HeartbeatRequest)
 	require.WithinDuration(t, in.Deadline, got.Deadline, 0, "a deadline in the past stays the caller's")

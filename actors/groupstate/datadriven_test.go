@@ -43,7 +43,7 @@ type scenario struct {
 }
 
 // run executes one scenario command. Arguments are key=value (lists comma-separated, e.g.
-// owned=0,1 revoking=2:DRAINING) or positional (a member id, a duration).
+// owned=0,1 revoking=2:DRAINING, inc=<incarnationId> principal=<caller>) or positional (a member id, a duration).
 func (sc *scenario) run(d *datadriven.TestData) string {
 	line, cmd, args := d.FullCmd(), d.Cmd, map[string]string{}
 	var pos []string
@@ -100,7 +100,7 @@ func (sc *scenario) run(d *datadriven.TestData) string {
 		}
 		hb := Heartbeat{ProtocolVersion: int(num("proto", 1)), RequestID: "req", MemberID: pos[0],
 			PathMemberID: pos[0], MemberName: args["name"], MemberEpoch: num("epoch", 0),
-			MetadataVersion: num("mv", 0), Capacity: Capacity{4, 4}}
+			MetadataVersion: num("mv", 0), Capacity: Capacity{4, 4}, Incarnation: args["inc"], Principal: args["principal"]}
 		if p, ok := args["path"]; ok {
 			hb.PathMemberID = p
 		}
@@ -123,11 +123,11 @@ func (sc *scenario) run(d *datadriven.TestData) string {
 		}
 		sc.h.apply(d.Change)
 		if cmd == "heartbeat" {
-			if hb.MemberEpoch == 0 {
-				seen = nil
-			}
 			switch r := d.Response; r.Status {
 			case StatusOK, StatusSyncMetadata, StatusRevokePending:
+				if hb.MemberEpoch == 0 {
+					seen = nil // an accepted join starts the client over; a refused one changes nothing
+				}
 				if r.MemberEpoch > 0 && (len(seen) == 0 || seen[len(seen)-1] != r.MemberEpoch) {
 					seen = append(seen, r.MemberEpoch)
 				}

@@ -40,7 +40,8 @@ func runFuzzOnce(t *testing.T, data []byte) {
 				}
 				checkSteadyAgrees(t, g, hb, now, d)
 				switch d.Response.Status {
-				case StatusInvalidRequest, StatusUnsupportedProtocol, StatusUnknownMemberID, StatusRetry:
+				case StatusInvalidRequest, StatusUnsupportedProtocol, StatusUnknownMemberID, StatusRetry,
+					StatusMemberIDInUse, StatusOwnedByAnotherPrincipal:
 					if d.Change != nil {
 						t.Fatalf("rejected request with a change: %s", fmtResp(d.Response))
 					}
@@ -139,6 +140,10 @@ func fuzzHeartbeat(r *byteReader, g *Group, ids []string) Heartbeat {
 	}
 	if flags&64 != 0 {
 		hb.Revoking = append(hb.Revoking, RevokingShard{Shard: int(int8(r.next())), State: RevokeRevoked})
+	}
+	if flags&128 != 0 { // identity: another process or another principal on the same id
+		hb.Incarnation = [...]string{"", "i1", "i2"}[r.next()%3]
+		hb.Principal = [...]string{"", "p1", "p2"}[r.next()%3]
 	}
 	return hb
 }

@@ -119,6 +119,9 @@ func table(g *Group) string {
 	for _, mm := range g.Members() {
 		fmt.Fprintf(&b, "  %s %s epoch=%d prev=%d target=%s assigned=%s revoking=%s pending=%s\n",
 			mm.ID, mm.State, mm.Epoch, mm.PrevEpoch, fmtInts(mm.Target), fmtInts(mm.Assigned), fmtInts(mm.Revoking), fmtInts(mm.Pending))
+		if mm.Incarnation != "" || mm.Principal != "" {
+			fmt.Fprintf(&b, "    incarnation=%q principal=%q\n", mm.Incarnation, mm.Principal)
+		}
 	}
 	b.WriteString("  holders:")
 	n := m.ShardCount

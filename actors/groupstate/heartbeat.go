@@ -18,6 +18,9 @@ func (g *Group) Heartbeat(hb Heartbeat, now time.Time) Decision {
 	if msg != "" {
 		return g.reject(&hb, StatusInvalidRequest, 0, "invalid heartbeat: "+msg+"; fix the client, do not retry unchanged")
 	}
+	if d, refused := g.identityRefusal(&hb, g.members[hb.MemberID]); refused {
+		return d
+	}
 	switch hb.MemberEpoch {
 	case 0:
 		return g.join(&hb, now)
@@ -108,6 +111,7 @@ func (g *Group) accepted(hb *Heartbeat, r report, m *Member, atPrev bool, now ti
 	if hb.MemberName != "" {
 		c.Name = hb.MemberName
 	}
+	bindIdentity(c, hb)
 	if c.State == StateStarting {
 		// Confirmed: it received its join response and is alive. It now takes part in the
 		// assignment (recompute), which changes the target unless it is the only live member.

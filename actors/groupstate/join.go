@@ -44,6 +44,7 @@ func (g *Group) join(hb *Heartbeat, now time.Time) Decision {
 	if hb.MemberName != "" {
 		c.Name = hb.MemberName
 	}
+	bindIdentity(c, hb)
 	c.Capacity = hb.Capacity
 	t.touch(c)
 	t.recompute()

@@ -64,6 +64,7 @@ func (g *Group) leave(hb *Heartbeat, r report, now time.Time) Decision {
 		c.State, c.StateSince = StateLeaving, now
 		c.RevokeDeadline = now.Add(g.cfg.RebalanceTimeout)
 	}
+	bindIdentity(c, hb)
 	c.Revoking = intersect(union(c.Assigned, c.Revoking), still)
 	c.Assigned, c.Target, c.Pending = nil, nil, nil
 	t.touch(c)

@@ -21,6 +21,11 @@ type Member struct {
 	Pending    []int       `json:"pending"`  // Target − Assigned
 	JoinedAt   time.Time   `json:"joinedAt"`
 	StateSince time.Time   `json:"stateSince"`
+	// Principal joined the member (identity.go); "" when member authentication was off.
+	Principal string `json:"principal,omitempty"`
+	// Incarnation is the process that joined it (identity.go); "" for clients that send none.
+	// Never shown by monitoring or debug views: it would let a reader impersonate the process.
+	Incarnation string `json:"incarnationId,omitempty"`
 
 	LastHeartbeat  time.Time `json:"-"`
 	LeaseDeadline  time.Time `json:"-"`
@@ -62,7 +67,7 @@ func validState(s MemberState) bool {
 // is not worth a store write (SPEC §3 inv. 5); it is persisted with the next durable change.
 func durableEqual(a, b *Member) bool {
 	return a.ID == b.ID && a.Name == b.Name && a.State == b.State && a.Epoch == b.Epoch &&
-		a.PrevEpoch == b.PrevEpoch && a.JoinedAt.Equal(b.JoinedAt) && a.StateSince.Equal(b.StateSince) &&
+		a.PrevEpoch == b.PrevEpoch && a.Principal == b.Principal && a.Incarnation == b.Incarnation && a.JoinedAt.Equal(b.JoinedAt) && a.StateSince.Equal(b.StateSince) &&
 		slices.Equal(a.Target, b.Target) && slices.Equal(a.Assigned, b.Assigned) &&
 		slices.Equal(a.Revoking, b.Revoking) && slices.Equal(a.Pending, b.Pending)
 }

@@ -47,6 +47,13 @@ const (
 	StatusFencedMemberEpoch   Status = "FENCED_MEMBER_EPOCH"
 	StatusUnsupportedProtocol Status = "UNSUPPORTED_PROTOCOL"
 	StatusInvalidRequest      Status = "INVALID_REQUEST"
+	// StatusMemberIDInUse: another live process (another incarnation) holds the member id
+	// (identity.go). The first keeps everything; this one must not read and retries joining.
+	StatusMemberIDInUse Status = "MEMBER_ID_IN_USE"
+	// StatusOwnedByAnotherPrincipal: the member id was joined by another principal
+	// (identity.go). Never sent as a protocol status: the shell answers it as an error
+	// (HTTP 403 MEMBER_OWNED_BY_ANOTHER_PRINCIPAL).
+	StatusOwnedByAnotherPrincipal Status = "MEMBER_OWNED_BY_ANOTHER_PRINCIPAL"
 )
 
 // MemberState is the lifecycle state of a member as shown by monitoring.
@@ -96,6 +103,10 @@ type Heartbeat struct {
 	Capacity        Capacity
 	Owned           []int
 	Revoking        []RevokingShard
+	// Incarnation is the heartbeat's incarnationId ("" = none): the sending process.
+	Incarnation string
+	// Principal is the authenticated caller that sent it ("" = member authentication off).
+	Principal string
 }
 
 // Response is the protocol answer to one heartbeat. Assigned and Pending are sorted full sets,

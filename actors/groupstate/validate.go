@@ -24,6 +24,9 @@ func validate(hb *Heartbeat) (report, string) {
 	if hb.MemberID != hb.PathMemberID {
 		return r, fmt.Sprintf("memberId %q in the body differs from %q in the path", hb.MemberID, hb.PathMemberID)
 	}
+	if len(hb.Incarnation) > MaxIncarnationLength {
+		return r, fmt.Sprintf("incarnationId is %d bytes long, the limit is %d", len(hb.Incarnation), MaxIncarnationLength)
+	}
 	if hb.MemberEpoch < -1 {
 		return r, fmt.Sprintf("memberEpoch %d is invalid (0 = join, -1 = leave, >0 = the epoch last given)", hb.MemberEpoch)
 	}

@@ -63,9 +63,10 @@ type registry struct {
 	blocking  []persistence.NodeRegistration // those of counted that make this node refuse
 	resumeIn  int                            // rounds left before a refusing node serves again
 	self      persistence.NodeRegistration
-	since     time.Time       // when the current conflict episode started counting
-	reported  string          // owners of the earlier peers last logged (log once per set)
-	warned    map[string]bool // later peers this (earlier) node already logged
+	peers     []persistence.NodeRegistration // the other live entries of the last round (cluster view)
+	since     time.Time                      // when the current conflict episode started counting
+	reported  string                         // owners of the earlier peers last logged (log once per set)
+	warned    map[string]bool                // later peers this (earlier) node already logged
 }
 
 // resumeRounds: a node whose conflict is over serves again at the
@@ -138,7 +139,7 @@ func (r *registry) observe(self persistence.NodeRegistration, peers []persistenc
 		}
 	}
 	r.mu.Lock()
-	r.self = self
+	r.self, r.peers = self, peers
 	var counted, blocking, later []persistence.NodeRegistration
 	seen := map[string]bool{}
 	suspect := false

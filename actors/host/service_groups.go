@@ -75,7 +75,11 @@ func (h *Host) Heartbeat(ctx context.Context, streamPrefix, groupName, pathMembe
 	if err != nil {
 		return h.outcome(req, protocol.StatusRetry, "the group is not answering right now (restarting or moving); keep current ownership and retry"), nil
 	}
-	return res.(*group.HeartbeatReply).Response, nil
+	resp := res.(*group.HeartbeatReply).Response
+	if err := group.Refusal(resp); err != nil {
+		return protocol.HeartbeatResponse{}, fmt.Errorf("%w: %w", api.ErrMemberOwnedByAnotherPrincipal, err)
+	}
+	return resp, nil
 }
 
 // outcome builds a response the host decides without the group actor.

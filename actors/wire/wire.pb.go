@@ -627,8 +627,12 @@ type Heartbeat struct {
 	OwnedShards           []int32                `protobuf:"varint,10,rep,packed,name=owned_shards,json=ownedShards,proto3" json:"owned_shards,omitempty"`
 	RevokingShards        []*RevokingShard       `protobuf:"bytes,11,rep,name=revoking_shards,json=revokingShards,proto3" json:"revoking_shards,omitempty"`
 	ShardProgress         []*ShardProgress       `protobuf:"bytes,12,rep,name=shard_progress,json=shardProgress,proto3" json:"shard_progress,omitempty"`
-	unknownFields         protoimpl.UnknownFields
-	sizeCache             protoimpl.SizeCache
+	// incarnation_id is the body's incarnationId; principal the authenticated
+	// caller the receiving node saw ("" with member authentication off).
+	IncarnationId string `protobuf:"bytes,13,opt,name=incarnation_id,json=incarnationId,proto3" json:"incarnation_id,omitempty"`
+	Principal     string `protobuf:"bytes,14,opt,name=principal,proto3" json:"principal,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Heartbeat) Reset() {
@@ -743,6 +747,20 @@ func (x *Heartbeat) GetShardProgress() []*ShardProgress {
 		return x.ShardProgress
 	}
 	return nil
+}
+
+func (x *Heartbeat) GetIncarnationId() string {
+	if x != nil {
+		return x.IncarnationId
+	}
+	return ""
+}
+
+func (x *Heartbeat) GetPrincipal() string {
+	if x != nil {
+		return x.Principal
+	}
+	return ""
 }
 
 // HeartbeatResponse is protocol.HeartbeatResponse.
@@ -1438,7 +1456,7 @@ const file_actors_wire_wire_proto_rawDesc = "" +
 	"\x05state\x18\x02 \x01(\tR\x05state\x12\x1b\n" +
 	"\tin_flight\x18\x03 \x01(\x05R\binFlight\x12\x1e\n" +
 	"\backed_at\x18\x04 \x01(\tH\x00R\aackedAt\x88\x01\x01B\v\n" +
-	"\t_acked_at\"\x9f\x04\n" +
+	"\t_acked_at\"\xe4\x04\n" +
 	"\tHeartbeat\x12$\n" +
 	"\x0epath_member_id\x18\x01 \x01(\tR\fpathMemberId\x12)\n" +
 	"\x10protocol_version\x18\x02 \x01(\x05R\x0fprotocolVersion\x12\x1d\n" +
@@ -1454,7 +1472,9 @@ const file_actors_wire_wire_proto_rawDesc = "" +
 	"\fowned_shards\x18\n" +
 	" \x03(\x05R\vownedShards\x12C\n" +
 	"\x0frevoking_shards\x18\v \x03(\v2\x1a.rsc.wire.v1.RevokingShardR\x0erevokingShards\x12A\n" +
-	"\x0eshard_progress\x18\f \x03(\v2\x1a.rsc.wire.v1.ShardProgressR\rshardProgress\"\xc2\x04\n" +
+	"\x0eshard_progress\x18\f \x03(\v2\x1a.rsc.wire.v1.ShardProgressR\rshardProgress\x12%\n" +
+	"\x0eincarnation_id\x18\r \x01(\tR\rincarnationId\x12\x1c\n" +
+	"\tprincipal\x18\x0e \x01(\tR\tprincipal\"\xc2\x04\n" +
 	"\x11HeartbeatResponse\x12\x1f\n" +
 	"\vresponse_to\x18\x01 \x01(\tR\n" +
 	"responseTo\x12\x16\n" +

@@ -40,6 +40,8 @@ type Metrics struct {
 	retainedTrims prometheus.Counter
 	cluster       clusterMetrics
 	fenceWrites   *prometheus.CounterVec // fence.go
+	idConflicts   prometheus.Counter     // identity.go
+	principalRefs prometheus.Counter     // identity.go
 	sampled       sampledMetrics         // sampled.go
 }
 
@@ -110,6 +112,7 @@ func New() *Metrics {
 	m.registerReshard()
 	m.registerCluster()
 	m.registerFence()
+	m.registerIdentity()
 	m.registerSampled()
 	return m
 }

@@ -33,6 +33,7 @@ type heartbeatWire struct {
 	OwnedShards             []ShardID       `json:"ownedShards"`
 	RevokingShards          []RevokingShard `json:"revokingShards"`
 	ShardProgress           []ShardProgress `json:"shardProgress"`
+	IncarnationID           string          `json:"incarnationId"`
 }
 
 // DecodeHeartbeat parses a heartbeat body. Unknown fields are ignored (SPEC
@@ -87,7 +88,7 @@ func decodeHeartbeatReference(body []byte) (HeartbeatRequest, error) {
 			return HeartbeatRequest{}, fmt.Errorf("%w: %s has %d entries, limit is %d", ErrMalformed, l.name, l.n, MaxShardList)
 		}
 	}
-	for _, f := range [...]struct{ name, s string }{{"requestId", *w.RequestID}, {"memberId", *w.MemberID}, {"memberName", w.MemberName}} {
+	for _, f := range [...]struct{ name, s string }{{"requestId", *w.RequestID}, {"memberId", *w.MemberID}, {"memberName", w.MemberName}, {"incarnationId", w.IncarnationID}} {
 		if len(f.s) > MaxStringLength {
 			return HeartbeatRequest{}, fmt.Errorf("%w: %s is %d bytes, limit is %d", ErrMalformed, f.name, len(f.s), MaxStringLength)
 		}
@@ -103,6 +104,7 @@ func decodeHeartbeatReference(body []byte) (HeartbeatRequest, error) {
 		OwnedShards:             w.OwnedShards,
 		RevokingShards:          w.RevokingShards,
 		ShardProgress:           w.ShardProgress,
+		IncarnationID:           w.IncarnationID,
 	}, nil
 }
 

@@ -447,7 +447,7 @@ func (s *scanner) shardProgress() (ShardProgress, bool) {
 }
 
 var heartbeatNames = []string{"protocolVersion", "requestId", "memberId", "memberName", "memberEpoch", "metadataVersion",
-	"runtimeConsumerCapacity", "ownedShards", "revokingShards", "shardProgress"}
+	"runtimeConsumerCapacity", "ownedShards", "revokingShards", "shardProgress", "incarnationId"}
 
 // Field bits of a heartbeat body; the first six are the required ones.
 const (
@@ -461,6 +461,7 @@ const (
 	fOwned
 	fRevoking
 	fProgress
+	fIncarnation
 	fRequired = fProtocolVersion | fRequestID | fMemberID | fMemberEpoch | fMetadataVersion | fCapacity
 )
 
@@ -503,6 +504,9 @@ func decodeHeartbeatFast(body []byte) (HeartbeatRequest, bool) {
 		case "shardProgress":
 			r.ShardProgress, ok = list(&s, s.shardProgress)
 			return ok && once(&seen, fProgress)
+		case "incarnationId":
+			r.IncarnationID, ok = s.str(MaxStringLength)
+			return ok && once(&seen, fIncarnation)
 		}
 		return s.unknown(key, heartbeatNames...)
 	})

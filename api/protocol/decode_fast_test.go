@@ -40,6 +40,11 @@ var fastCases = map[string]struct {
 	"deep unknown":          {strings.Replace(validHeartbeat, `"extraField":{"ignored":true}`, `"extraField":`+strings.Repeat("[", 100)+strings.Repeat("]", 100), 1), false},
 	"bad unknown":           {strings.Replace(validHeartbeat, `"extraField":{"ignored":true}`, `"extraField":tru`, 1), false},
 	"empty lists":           {`{"protocolVersion":1,"requestId":"r","memberId":"m","memberEpoch":-1,"metadataVersion":0,"runtimeConsumerCapacity":{},"ownedShards":[],"revokingShards":[],"shardProgress":[]}`, true},
+	"incarnation":           {strings.Replace(validHeartbeat, `"memberName"`, `"incarnationId":"9f3a-41237","memberName"`, 1), true},
+	"incarnation duplicate": {strings.Replace(validHeartbeat, `"memberName"`, `"incarnationId":"a","incarnationId":"b","memberName"`, 1), false},
+	"incarnation null":      {strings.Replace(validHeartbeat, `"memberName"`, `"incarnationId":null,"memberName"`, 1), false},
+	"incarnation number":    {strings.Replace(validHeartbeat, `"memberName"`, `"incarnationId":7,"memberName"`, 1), false},
+	"incarnation folded":    {strings.Replace(validHeartbeat, `"memberName"`, `"INCARNATIONID":"x","memberName"`, 1), false},
 	"wrong type in unknown": {strings.Replace(validHeartbeat, `"extraField":{"ignored":true}`, `"extraField":{"shardIndex":"x"}`, 1), true},
 }
 

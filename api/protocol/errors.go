@@ -35,4 +35,7 @@ const (
 	CodeNotFound           = "NOT_FOUND"
 	CodeMethodNotAllowed   = "METHOD_NOT_ALLOWED"
 	CodeInternal           = "INTERNAL"
+	// CodeMemberOwnedByAnotherPrincipal: a heartbeat or leave for a member id
+	// that another principal joined (403); nothing changed.
+	CodeMemberOwnedByAnotherPrincipal = "MEMBER_OWNED_BY_ANOTHER_PRINCIPAL"
 )

@@ -17,6 +17,10 @@ const (
 	StatusFencedMemberEpoch   Status = "FENCED_MEMBER_EPOCH"
 	StatusUnsupportedProtocol Status = "UNSUPPORTED_PROTOCOL"
 	StatusInvalidRequest      Status = "INVALID_REQUEST"
+	// StatusMemberIDInUse: another live process (another incarnationId) holds
+	// this member id; the first keeps its shards. The member must read
+	// nothing and retry joining at the heartbeat interval.
+	StatusMemberIDInUse Status = "MEMBER_ID_IN_USE"
 )
 
 // Revocation states a member reports for a shard it is giving up.
@@ -74,6 +78,15 @@ type HeartbeatRequest struct {
 	OwnedShards             []ShardID       `json:"ownedShards"`
 	RevokingShards          []RevokingShard `json:"revokingShards"`
 	ShardProgress           []ShardProgress `json:"shardProgress,omitempty"`
+	// IncarnationID is an optional opaque per-process marker (at most
+	// MaxIncarnationIDLength bytes, name rules of ValidateIncarnationID): two
+	// processes that share a memberId are told apart by it, and the second
+	// is refused with MEMBER_ID_IN_USE. Clients that omit it work as before.
+	IncarnationID string `json:"incarnationId,omitempty"`
+	// Principal is the authenticated caller, set by the HTTP front after
+	// decoding ("" when member authentication is off); never read from or
+	// written to the body.
+	Principal string `json:"-"`
 }
 
 // Assignment is the member's full assignment: what it may read now and what

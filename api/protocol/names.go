@@ -48,6 +48,24 @@ func ValidateStreamPrefix(s string) error { return ValidateName("streamPrefix", 
 // addresses such as "fd00::1-m0" included).
 func ValidateMemberID(s string) error { return validate("memberId", s) }
 
+// MaxIncarnationIDLength bounds a heartbeat's incarnationId, in bytes: it is
+// stored with the member record. A protocol limit (no config key), like
+// MaxNameLength.
+const MaxIncarnationIDLength = 128
+
+// ValidateIncarnationID checks a heartbeat's incarnationId: "" (absent) or a
+// name (non-blank UTF-8 without control characters) of at most
+// MaxIncarnationIDLength bytes.
+func ValidateIncarnationID(s string) error {
+	if s == "" {
+		return nil
+	}
+	if len(s) > MaxIncarnationIDLength {
+		return fmt.Errorf("%w: incarnationId is %d bytes long, the limit is %d (send a short random string, e.g. a UUID, once per process)", ErrInvalidName, len(s), MaxIncarnationIDLength)
+	}
+	return validate("incarnationId", s)
+}
+
 func validate(kind, s string) error {
 	if strings.TrimSpace(s) == "" {
 		return fmt.Errorf("%w: %s must not be empty or blank", ErrInvalidName, kind)

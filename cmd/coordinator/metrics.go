@@ -33,6 +33,10 @@ func (s shellMetrics) Passivated()    { s.m.GroupPassivated() }
 // FenceWrites implements group.FenceMetrics.
 func (s shellMetrics) FenceWrites(set, clear int) { s.m.FenceWrites(set, clear) }
 
+// MemberIDConflict and PrincipalRefused implement group.IdentityMetrics.
+func (s shellMetrics) MemberIDConflict() { s.m.MemberIDConflict() }
+func (s shellMetrics) PrincipalRefused() { s.m.PrincipalRefused() }
+
 func (s shellMetrics) LimitRejected(limit string) { s.m.LimitRejected(limit) }
 func (s shellMetrics) RetainedTrimmed(n int)      { s.m.RetainedTrimmed(n) }
 

@@ -23,7 +23,7 @@ func (s *Store) Activate(ctx context.Context, key persistence.GroupKey, owner st
 		s.groups[key] = g
 	}
 	if !g.live {
-		g.live, g.meta, g.members = true, nil, map[string][]byte{}
+		g.live, g.meta, g.events, g.members = true, nil, nil, map[string][]byte{}
 		g.dropHandover()
 	}
 	var handover []byte
@@ -87,6 +87,9 @@ func (s *Store) SaveGroup(ctx context.Context, key persistence.GroupKey, activat
 	if change.Meta != nil {
 		g.meta = cloneBytes(change.Meta)
 	}
+	if change.Events != nil {
+		g.events = cloneBytes(change.Events)
+	}
 	for id, rec := range change.PutMembers {
 		g.members[id] = cloneBytes(nonNil(rec))
 	}
@@ -142,7 +145,7 @@ func (s *Store) DeleteGroup(ctx context.Context, key persistence.GroupKey, activ
 	if err != nil {
 		return err
 	}
-	g.live, g.meta, g.members, g.owner, g.fenced = false, nil, nil, "", nil
+	g.live, g.meta, g.events, g.members, g.owner, g.fenced = false, nil, nil, nil, "", nil
 	g.dropHandover()
 	s.writes++
 	return nil
@@ -173,7 +176,7 @@ func snapshot(key persistence.GroupKey, g *group) persistence.GroupSnapshot {
 	}
 	return persistence.GroupSnapshot{
 		Key: key, Revision: g.revision, ActivationEpoch: g.activation, Owner: g.owner,
-		Meta: cloneBytes(g.meta), Members: members,
+		Meta: cloneBytes(g.meta), Events: cloneBytes(g.events), Members: members,
 	}
 }
 

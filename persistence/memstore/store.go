@@ -32,6 +32,7 @@ type group struct {
 	owner      string
 	live       bool // activated and not deleted since
 	meta       []byte
+	events     []byte // recent-events record (GroupChange.Events)
 	members    map[string][]byte
 	fenced     []string // earlier owners not yet told of the takeover
 	// handover, stored by the release of activation handoverEpoch at handoverAt.

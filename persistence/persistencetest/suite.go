@@ -48,6 +48,7 @@ func Run(t *testing.T, newStore func(t *testing.T) persistence.Store) {
 		{"TakeoverList", testTakeoverList},
 		{"LiveIndex", testLiveIndex},
 		{"Handover", testHandover},
+		{"Events", testEvents},
 		{"Behind", testBehind},
 	}
 	for _, tc := range tests {

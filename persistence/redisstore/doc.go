@@ -19,7 +19,8 @@
 //	                                     meta (absent = nil), prefix, group; handover,
 //	                                     handoverEpoch, handoverSec, handoverUsec (the
 //	                                     last release's hand-over, its epoch and Redis
-//	                                     TIME; absent when none)
+//	                                     TIME; absent when none); events (recent
+//	                                     fencings and expiries, JSON; absent = none)
 //	P:{g:<prefix>|<group>}:members HASH  memberId (raw) -> member record blob
 //	P:streams                      SET   raw stream prefixes (index)
 //	P:groups                       ZSET  "<prefix>|<group>" escaped, score 0 (index,

@@ -66,6 +66,9 @@ func (s *Store) Activate(ctx context.Context, key persistence.GroupKey, owner st
 		}
 		snap.HandoverAge = time.Duration(age) * time.Microsecond
 	}
+	if len(rest) >= 11 && asString(rest[9]) == "1" {
+		snap.Events = []byte(asString(rest[10]))
+	}
 	return snap, nil
 }
 
@@ -75,13 +78,16 @@ func (s *Store) SaveGroup(ctx context.Context, key persistence.GroupKey, activat
 	if err := checkCtx(ctx, op); err != nil {
 		return 0, err
 	}
-	args := make([]any, 0, 5+2*len(change.PutMembers)+len(change.DeleteMembers))
-	hasMeta := "0"
+	args := make([]any, 0, 7+2*len(change.PutMembers)+len(change.DeleteMembers))
+	hasMeta, hasEvents := "0", "0"
 	if change.Meta != nil {
 		hasMeta = "1"
 	}
+	if change.Events != nil {
+		hasEvents = "1"
+	}
 	args = append(args, strconv.FormatInt(activationEpoch, 10), strconv.FormatInt(expectedRevision, 10),
-		hasMeta, string(change.Meta), strconv.Itoa(len(change.PutMembers)))
+		hasMeta, string(change.Meta), hasEvents, string(change.Events), strconv.Itoa(len(change.PutMembers)))
 	for id, rec := range change.PutMembers {
 		args = append(args, id, string(rec))
 	}
@@ -210,6 +216,9 @@ func (s *Store) LoadGroup(ctx context.Context, key persistence.GroupKey) (persis
 	}
 	if m, ok := h["meta"]; ok {
 		snap.Meta = []byte(m)
+	}
+	if e, ok := h["events"]; ok {
+		snap.Events = []byte(e)
 	}
 	for id, rec := range members {
 		snap.Members[id] = []byte(rec)

@@ -11,13 +11,13 @@ import "github.com/redis/go-redis/v9"
 // takeover, takes the hand-over a release left (returned only if the
 // releasing activation is the directly previous one; always removed),
 // returns {"OK", epoch, revision, hasMeta, meta, {member, record, ...},
-// fenced, hasHandover, handover, handoverAgeMicros}.
+// fenced, hasHandover, handover, handoverAgeMicros, hasEvents, events}.
 var activateScript = redis.NewScript(`
 local f = redis.call('HGET', KEYS[1], 'format')
 if f and f ~= '1' then return {'FORMAT', f} end
 if redis.call('HGET', KEYS[1], 'live') ~= '1' then
   redis.call('DEL', KEYS[2])
-  redis.call('HDEL', KEYS[1], 'meta', 'fenced', 'owner', 'handover', 'handoverEpoch', 'handoverSec', 'handoverUsec')
+  redis.call('HDEL', KEYS[1], 'meta', 'fenced', 'owner', 'handover', 'handoverEpoch', 'handoverSec', 'handoverUsec', 'events')
 end
 local prev = redis.call('HGET', KEYS[1], 'owner')
 local fenced = redis.call('HGET', KEYS[1], 'fenced') or ''
@@ -49,7 +49,13 @@ if ho[1] then
   end
   redis.call('HDEL', KEYS[1], 'handover', 'handoverEpoch', 'handoverSec', 'handoverUsec')
 end
-return {'OK', e, rev, hasMeta, meta, redis.call('HGETALL', KEYS[2]), fenced, hasHandover, handover, age}
+local events = redis.call('HGET', KEYS[1], 'events')
+local hasEvents = '1'
+if not events then
+  hasEvents = '0'
+  events = ''
+end
+return {'OK', e, rev, hasMeta, meta, redis.call('HGETALL', KEYS[2]), fenced, hasHandover, handover, age, hasEvents, events}
 `)
 
 // groupGuard is the shared check of saveScript and deleteScript: ARGV[1] is
@@ -65,13 +71,14 @@ if h[3] ~= '1' then return {'NOTFOUND', 'deleted'} end
 `
 
 // saveScript: KEYS meta, members; ARGV epoch, expectedRevision, hasMeta,
-// meta, nPut, put pairs (id, record)..., delete ids...
+// meta, hasEvents, events, nPut, put pairs (id, record)..., delete ids...
 // Returns {"OK", newRevision}.
 var saveScript = redis.NewScript(groupGuard + `
 if h[4] ~= ARGV[2] then return {'CONFLICT', h[4]} end
 if ARGV[3] == '1' then redis.call('HSET', KEYS[1], 'meta', ARGV[4]) end
-local n = tonumber(ARGV[5])
-local i = 6
+if ARGV[5] == '1' then redis.call('HSET', KEYS[1], 'events', ARGV[6]) end
+local n = tonumber(ARGV[7])
+local i = 8
 for _ = 1, n do
   redis.call('HSET', KEYS[2], ARGV[i], ARGV[i + 1])
   i = i + 2
@@ -86,7 +93,7 @@ return {'OK', redis.call('HINCRBY', KEYS[1], 'revision', 1)}
 // revision counters.
 var deleteScript = redis.NewScript(groupGuard + `
 redis.call('DEL', KEYS[2])
-redis.call('HDEL', KEYS[1], 'meta', 'owner', 'fenced', 'handover', 'handoverEpoch', 'handoverSec', 'handoverUsec')
+redis.call('HDEL', KEYS[1], 'meta', 'owner', 'fenced', 'handover', 'handoverEpoch', 'handoverSec', 'handoverUsec', 'events')
 redis.call('HSET', KEYS[1], 'live', '0')
 return {'OK'}
 `)

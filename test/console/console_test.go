@@ -170,7 +170,7 @@ func TestConsoleShowsHandOff(t *testing.T) {
 	summary, err := eval[string](br, `document.getElementById('shard-summary').textContent`)
 	require.NoError(t, err)
 	require.Equal(t, "4 shards: 2 OWNED · 2 REVOKING", summary)
-	shots = append(shots, br.screenshot("2-during-handoff"))
+	shots = append(shots, fits(t, br, "2-during-handoff"))
 	// The filter leaves only the shards on the move.
 	br.run(chromedp.Click(chromedp.ID("only-unsettled")))
 	waitFor(br, "only the two moving shards", gridJS, func(rows []gridRow) bool {
@@ -205,7 +205,7 @@ func TestConsoleShowsHandOff(t *testing.T) {
 		require.Equal(t, "ACTIVE", ms[i].State)
 		require.Equal(t, strings.Trim(strings.ReplaceAll(fmt.Sprint(m.Shards()), " ", ", "), "[]"), ms[i].Owns)
 	}
-	shots = append(shots, br.screenshot("3-after-handoff"))
+	shots = append(shots, fits(t, br, "3-after-handoff"))
 
 	// Offsets and messages of a shard: shown when the coordinator has those
 	// routes; otherwise the page says that it has not (older servers).
@@ -250,7 +250,7 @@ func TestConsoleShowsHandOff(t *testing.T) {
 		}
 		return true
 	})
-	shots = append(shots, br.screenshot("4-fenced"))
+	shots = append(shots, fits(t, br, "4-fenced"))
 
 	// a drops everything and rejoins at once, as a real member does: it is no
 	// longer FENCED, and its fencing stays listed.

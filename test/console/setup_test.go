@@ -121,7 +121,7 @@ func newBrowser(t *testing.T, chromium string) *browser {
 		chromedp.Flag("disable-dev-shm-usage", true),
 		chromedp.Flag("disable-gpu", true),
 		chromedp.Flag("no-proxy-server", true), // loopback only
-		chromedp.WindowSize(1400, 1000),
+		chromedp.WindowSize(windowWidth, 1000), // a laptop window: the tables must fit it
 	)
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancel := chromedp.NewContext(actx)
@@ -205,9 +205,16 @@ func (b *browser) scriptErrors() []string {
 	return append([]string(nil), b.errors...)
 }
 
-// artifacts is where screenshots go (gitignored).
+// windowWidth is the browser window's width in CSS pixels.
+const windowWidth = 1280
+
+// artifacts is where screenshots go: $RSC_ARTIFACTS/console when set (CI
+// keeps that directory), test/console/artifacts otherwise (gitignored).
 func artifacts(t *testing.T) string {
 	dir := filepath.Join(harness.RepoRoot(), "test", "console", "artifacts")
+	if a := os.Getenv("RSC_ARTIFACTS"); a != "" {
+		dir = filepath.Join(a, "console")
+	}
 	require.NoError(t, os.MkdirAll(dir, 0o755))
 	return dir
 }

@@ -107,3 +107,7 @@ func (m *MemberProc) signalWait(sig syscall.Signal, timeout time.Duration) bool 
 		return false
 	}
 }
+
+// Logs returns what the process wrote so far (its log on stderr, and stdout
+// lines the recorder did not take).
+func (m *MemberProc) Logs() string { return m.logs.String() }

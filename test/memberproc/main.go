@@ -34,7 +34,7 @@ func main() {
 	redisAddr := flag.String("redis", "127.0.0.1:6379", "Redis address")
 	stream := flag.String("stream", "orders", "stream prefix")
 	group := flag.String("group", "workers", "consumer group")
-	id := flag.String("id", "", "member id (default: from POD_IP/hostname)")
+	id := flag.String("id", "", "member id (default membersdk.DefaultMemberID: <POD_IP>-m0, else <hostname>-<pid>.<random>-m0); two processes may be forced onto one id, the second is refused MEMBER_ID_IN_USE")
 	concurrency := flag.Int("concurrency", 4, "handler concurrency")
 	work := flag.Duration("work", 2*time.Millisecond, "simulated work per entry")
 	logLevel := flag.String("log", "warn", "log level")

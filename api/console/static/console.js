@@ -9,11 +9,15 @@
   const HIDDEN_POLL_MS = 10000;  // while the tab is not visible
   const OFFSETS_RETRY_MS = 30000; // a server without the offsets route is asked again after this
   const MAX_EVENTS = 50;
+  const CLUSTER_POLL_MS = 5000;   // the cluster view changes rarely; asked at most this often
   const TOKEN = 'rsc.console.token';
   const WHO = 'rsc.console.principal';
 
   const st = {
     selected: null,       // {p, g}
+    view: 'group',        // or 'cluster' (#/cluster)
+    streams: new Map(),   // prefix → stream view (GET /streams): routing and consumed shard counts
+    clusterAt: 0,
     timer: null,
     polling: false,
     skewMs: 0,            // server clock − browser clock, when it matters
@@ -26,24 +30,7 @@
 
   const $ = (id) => document.getElementById(id);
 
-  // h builds an element: attrs are set as attributes (data-*, class, title…),
-  // children are nodes or strings (added as text).
-  function h(tag, attrs, ...children) {
-    const el = document.createElement(tag);
-    for (const [k, v] of Object.entries(attrs || {})) {
-      if (v !== undefined && v !== null && v !== false) el.setAttribute(k, String(v));
-    }
-    for (const c of children.flat()) {
-      if (c === undefined || c === null) continue;
-      el.append(c instanceof Node ? c : document.createTextNode(String(c)));
-    }
-    return el;
-  }
-
-  const badge = (s) => h('span', { class: 'badge ' + s }, s);
-  // A migration's state: its successful end (the API's DEPRECATED) reads as completed.
-  const migBadge = (s) => (s === 'DEPRECATED'
-    ? h('span', { class: 'badge COMPLETED', title: 'finished (API state DEPRECATED)' }, 'completed (DEPRECATED)') : badge(s));
+  const { h, badge, shardsText, dur, bytes } = window.RSC;
   const enc = encodeURIComponent;
   const shardList = (ids) => (ids || []).map((s) => s.shardIndex).sort((a, b) => a - b);
   const fmtShards = (ids) => shardList(ids).join(', ') || '—';
@@ -75,6 +62,10 @@
 
   const now = () => Date.now() + st.skewMs;
 
+  // The message browser (messages.js): reads with this page's credentials
+  // for the selected group's stream; a 401 sends the page back to its login.
+  const messages = window.RSC.messages({ api, selected: () => st.selected, routeMissing: (e) => routeMissing(e), relogin: () => poll() });
+
   // ---- polling -------------------------------------------------------------
 
   function schedule(delay) {
@@ -90,13 +81,19 @@
     const health = api('/monitoring/health').catch(() => null); // public: shown also before login
     health.then(renderHealth);
     try {
-      const groups = await api('/monitoring/groups');
+      const [groups, streams] = await Promise.all([api('/monitoring/groups'), loadStreams()]);
       const list = (groups && groups.groups) || [];
-      if (!st.selected && list.length > 0) {
+      if (!st.selected && st.view === 'group' && list.length > 0) {
         select(list[0].streamPrefix, list[0].consumerGroup, true);
       }
+      if (streams) st.streams = new Map(streams.map((v) => [v.streamPrefix, v]));
       renderGroupList(list);
-      if (st.selected) {
+      showCluster(st.view === 'cluster');
+      if (st.view === 'cluster') {
+        showGroup(false);
+        $('no-group').hidden = true;
+        await loadCluster();
+      } else if (st.selected) {
         await loadGroup(st.selected);
       } else {
         showGroup(false);
@@ -115,6 +112,7 @@
       } else if (e.status === 403) {
         setError('This account may not read the monitoring routes: it needs the READ role.');
       } else {
+        if (!(e instanceof HTTPError) && !(e instanceof TypeError && /fetch/i.test(e.message))) console.error('console: ' + (e.stack || e)); // a bug of the page, not the network
         setError(e.status
           ? `The coordinator answered ${e.status}: ${e.message} (retrying; the page shows what it last read)`
           : `Cannot reach the coordinator: ${e.message} (retrying; the page shows what it last read)`);
@@ -123,6 +121,31 @@
       st.polling = false;
     }
     if (again) schedule((document.hidden ? HIDDEN_POLL_MS : POLL_MS) - (Date.now() - started));
+  }
+
+  // loadStreams lists every stream, with or without groups (null from a
+  // server without the route: the list then shows the groups' streams).
+  async function loadStreams() {
+    try {
+      const r = await api('/streams');
+      return (r && r.streams) || [];
+    } catch (e) {
+      if (e.status === 401) throw e;
+      return null;
+    }
+  }
+
+  // loadCluster refreshes the cluster view, at most every CLUSTER_POLL_MS.
+  async function loadCluster() {
+    if (Date.now() - st.clusterAt < CLUSTER_POLL_MS) return;
+    st.clusterAt = Date.now();
+    try {
+      window.RSC.cluster.render(await api('/monitoring/cluster'), '', ago);
+    } catch (e) {
+      if (e.status === 401) throw e;
+      window.RSC.cluster.render(null, routeMissing(e) || e.status === 501
+        ? 'This coordinator cannot list its cluster\'s nodes.' : 'Cluster view unavailable: ' + e.message, ago);
+    }
   }
 
   async function loadGroup(sel) {
@@ -149,6 +172,9 @@
     const d = { group, members: members.members || [], recentEvents: members.recentEvents || [], assignments, consumption: consumption.progress || [],
       migrations: migrations || { migrations: [] }, offsets };
     renderGroup(d);
+    const key = `${sel.p}\n${sel.g}`;
+    if (offsets) window.RSC.plots.sample(key, offsets, now());
+    window.RSC.plots.draw('plots', key, now(), st.offsetsNote ? 'Nothing to plot: the plots are drawn from the per-shard offsets.' : '');
   }
 
   // loadOffsets asks the per-shard offsets route; a server without it (404,
@@ -198,26 +224,33 @@
     el.title = hl ? `node ${hl.coordinatorId} · redis ${hl.redis} · actors ${hl.loop}${hl.refusing ? ' · refusing: ' + hl.refusing : ''}` : 'no answer';
   }
 
+  // renderGroupList lists every stream (those without groups too) with its
+  // shard count as streamctl shows it, and its groups.
   function renderGroupList(list) {
     const byStream = new Map();
+    for (const p of st.streams.keys()) byStream.set(p, []);
     for (const g of list) {
       if (!byStream.has(g.streamPrefix)) byStream.set(g.streamPrefix, []);
       byStream.get(g.streamPrefix).push(g);
     }
     const nodes = [];
     for (const [p, gs] of [...byStream.entries()].sort((a, b) => a[0].localeCompare(b[0]))) {
-      const shards = gs[0].shardCount;
+      const view = st.streams.get(p);
+      const shards = view ? shardsText(view) : String(gs[0].shardCount);
+      const n = view ? view.shardCount : gs[0].shardCount;
       nodes.push(h('div', { class: 'stream', 'data-stream': p },
-        h('div', { class: 'stream-name' }, p, h('span', { class: 'muted' }, ` · ${shards} shard${shards === 1 ? '' : 's'}`)),
+        h('div', { class: 'stream-name', title: p }, p, h('span', { class: 'muted', 'data-col': 'shards' }, ` · ${shards} shard${n === 1 && shards === '1' ? '' : 's'}`)),
+        gs.length === 0 ? h('p', { class: 'muted no-groups' }, 'no groups') : null,
         gs.sort((a, b) => a.consumerGroup.localeCompare(b.consumerGroup)).map((g) => {
-          const sel = st.selected && st.selected.p === p && st.selected.g === g.consumerGroup;
+          const sel = st.view === 'group' && st.selected && st.selected.p === p && st.selected.g === g.consumerGroup;
           const live = Object.keys(g.targetAssignmentSummary || {}).length;
-          return h('a', { href: `#/g/${enc(p)}/${enc(g.consumerGroup)}`, class: sel ? 'selected' : '', 'data-group': g.consumerGroup },
-            h('span', {}, g.consumerGroup), h('span', {}, h('span', { class: 'muted', title: 'live members' }, live + ' '), badge(g.state)));
+          return h('a', { href: `#/g/${enc(p)}/${enc(g.consumerGroup)}`, class: sel ? 'selected' : '', 'data-group': g.consumerGroup, title: g.consumerGroup },
+            h('span', { class: 'trunc' }, g.consumerGroup), h('span', {}, h('span', { class: 'muted', title: 'live members' }, live + ' '), badge(g.state)));
         })));
     }
-    if (nodes.length === 0) nodes.push(h('p', { class: 'muted' }, 'No groups yet. A group appears when a member of it first heartbeats.'));
+    if (nodes.length === 0) nodes.push(h('p', { class: 'muted' }, 'No streams yet.'));
     $('group-list').replaceChildren(...nodes);
+    $('cluster-link').classList.toggle('selected', st.view === 'cluster');
   }
 
   function renderGroup(d) {
@@ -226,7 +259,7 @@
     $('group-title').textContent = `${g.streamPrefix} / ${g.consumerGroup}`;
     const summary = [
       ['State', badge(g.state)], ['Group epoch', g.groupEpoch], ['Assignment epoch', g.assignmentEpoch],
-      ['Metadata version', g.metadataVersion], ['Shards', g.shardCount],
+      ['Metadata version', g.metadataVersion], ['Shards', st.streams.has(g.streamPrefix) ? shardsText(st.streams.get(g.streamPrefix)) : g.shardCount],
       ['Active migration', g.activeMigration ? `${g.activeMigration.reshardingId} (${g.activeMigration.fromShardCount} → ${g.activeMigration.toShardCount}, ${g.activeMigration.state})` : 'none'],
     ];
     $('group-summary').replaceChildren(...summary.map(([k, v]) => h('div', {}, h('dt', {}, k), h('dd', {}, v))));
@@ -236,7 +269,7 @@
     renderShards(d);
     renderMembers(d.members);
     renderEvents(d.members, d.recentEvents);
-    renderMigrations(d.migrations);
+    window.RSC.renderMigrations(d.migrations, ago);
   }
 
   const invert = (m) => {
@@ -266,6 +299,10 @@
       const prev = reported.get(i);
       if (!prev || own || (!prev.own && r.pendingCount > prev.n)) reported.set(i, { n: r.pendingCount, own });
     }
+    // A scale-in's removed shards: beyond the stream's routing count, still
+    // consumed until they drain (as streamctl counts them).
+    const view = st.streams.get(d.group.streamPrefix);
+    const routing = view ? view.shardCount : d.group.shardCount;
     const indexes = new Set([...Array(Math.max(0, d.group.shardCount)).keys(), ...target.keys(), ...current.keys(), ...revoking.keys(), ...offsets.keys()]);
     const counts = new Map();
     const onlyUnsettled = $('only-unsettled').checked;
@@ -281,6 +318,8 @@
       else if (memberState.get(c) === 'FENCED') state = 'BLOCKED'; // until the fenced holder's lease ends or it rejoins
       else if (!t) state = 'DRAINING';
       else state = 'MOVING';
+      const removed = i >= routing;
+      if (removed && state !== 'REVOKING' && state !== 'BLOCKED' && state !== 'UNOWNED') state = 'DRAINING';
       counts.set(state, (counts.get(state) || 0) + 1);
       if (onlyUnsettled && state === 'OWNED') return null;
       const off = offsets.get(i);
@@ -288,17 +327,18 @@
       const revokeText = rv ? `${rv.fromMemberId}${rv.fromState && rv.fromState !== 'ACTIVE' ? ' (' + rv.fromState + ')' : ''} → ${rv.toMemberId || '(none)'} · in flight ${num(rv.inFlight)}` : '';
       const revokeCell = h('td', { 'data-col': 'revoking' }, revokeText);
       if (rv && rv.deadline) revokeCell.append(' · ', h('span', { 'data-deadline': rv.deadline, class: 'lease' }, ''));
-      return h('tr', { 'data-shard': i, class: state === 'OWNED' ? '' : (state === 'UNOWNED' ? 'unowned' : 'moving') },
+      return h('tr', { 'data-shard': i, 'data-removed': removed ? 'true' : null, title: removed ? 'removed by a scale-in: producers no longer write to it; it drains before it is retired' : null,
+        class: state === 'OWNED' ? '' : (state === 'UNOWNED' ? 'unowned' : 'moving') },
         h('td', { 'data-col': 'shard', class: 'num' }, h('button', { type: 'button', class: 'link', 'data-browse': i, title: 'browse the messages of this shard' }, String(i))),
-        h('td', { 'data-col': 'target' }, t || '—'),
-        h('td', { 'data-col': 'current' }, c || '—'),
+        h('td', { 'data-col': 'target', class: 'trunc', title: t || null }, t || '—'),
+        h('td', { 'data-col': 'current', class: 'trunc', title: c || null }, c || '—'),
         h('td', { 'data-col': 'state' }, badge(state), waiting.has(i) && state !== 'OWNED' ? h('span', { class: 'muted' }, ` for ${waiting.get(i)}`) : null,
           state === 'BLOCKED' ? h('span', { class: 'muted', title: 'a fenced member may still read it until its lease ends or it rejoins' }, ` by fenced ${c}`) : null),
         revokeCell,
         h('td', { 'data-col': 'pending', class: 'num' }, num(pending)),
         h('td', { 'data-col': 'lag', class: 'num' }, off ? num(off.lag) : '—'),
         h('td', { 'data-col': 'length', class: 'num' }, off ? num(off.length) : '—'),
-        h('td', { 'data-col': 'lastid' }, off ? (off.lastId || off.lastGeneratedId || '—') : '—'),
+        h('td', { 'data-col': 'lastid', class: 'mono' }, off ? (off.lastId || off.lastGeneratedId || '—') : '—'),
         h('td', { 'data-col': 'consumers', class: 'num', title: off && off.consumers && off.consumers.names ? off.consumers.names.map((n) => `${n.name}: pending ${n.pending}, idle ${n.idleMs} ms`).join('\n') : '' },
           off && off.consumers ? num(off.consumers.count) : '—'),
         h('td', { 'data-col': 'memory', class: 'num' }, off ? bytes(off.memoryUsage) : '—'));
@@ -316,8 +356,8 @@
       const gone = m.state === 'EXPIRED';
       const lease = m.leaseExpiresAt || m.memberLeaseExpiresAt;
       return h('tr', { 'data-member': m.memberId },
-        h('td', { 'data-col': 'member' }, m.memberId),
-        h('td', { 'data-col': 'name' }, m.memberName || ''),
+        h('td', { 'data-col': 'member', class: 'trunc', title: m.memberId }, m.memberId),
+        h('td', { 'data-col': 'name', class: 'trunc', title: m.memberName || null }, m.memberName || ''),
         h('td', { 'data-col': 'state' }, badge(m.state), m.stateSince ? h('span', { class: 'muted', title: 'since ' + m.stateSince }, ' ' + ago(m.stateSince)) : null),
         h('td', { 'data-col': 'epoch', class: 'num' }, m.memberEpoch),
         h('td', { 'data-col': 'lease', class: 'num' }, gone || !lease ? '—' : h('span', { class: 'lease', 'data-deadline': lease, title: lease }, '')),
@@ -361,89 +401,6 @@
     $('events').replaceChildren(...items);
   }
 
-  function renderMigrations(r) {
-    const ms = (r && r.migrations) || [];
-    const rows = ms.slice().reverse().map((m) => {
-      const first = h('td', { 'data-col': 'id' }, m.reshardingId === r.activeReshardingId ? h('strong', {}, m.reshardingId) : m.reshardingId);
-      if ((m.history && m.history.length) || (m.shards && m.shards.length)) {
-        first.append(h('details', {}, h('summary', {}, 'details'),
-          h('ul', {}, (m.history || []).map((s) => h('li', {}, `${s.state} at ${s.at}${s.node ? ' on ' + s.node : ''}${s.note ? ': ' + s.note : ''}`))),
-          h('ul', {}, (m.shards || []).map((s) => h('li', {}, `${s.change} shard ${s.shardIndex} (${s.streamKey}): ${s.state}` +
-            (s.blockedBy && s.blockedBy.length ? ' · waiting for ' + s.blockedBy.map((b) => `${b.consumerGroup} pending ${b.pending} lag ${b.lag}`).join(', ') : ''))))));
-      }
-      return h('tr', { 'data-migration': m.reshardingId }, first,
-        h('td', {}, `${m.fromShardCount} → ${m.toShardCount}`), h('td', {}, migBadge(m.state)),
-        h('td', {}, m.requestedBy || ''), h('td', {}, m.reason || ''), h('td', {}, m.waiting || ''),
-        h('td', { title: m.createdAt }, m.createdAt ? ago(m.createdAt) : ''), h('td', { title: m.updatedAt }, m.updatedAt ? ago(m.updatedAt) : ''));
-    });
-    if (rows.length === 0) rows.push(h('tr', {}, h('td', { colspan: 8, class: 'muted' }, 'No migrations.')));
-    $('migrations').tBodies[0].replaceChildren(...rows);
-  }
-
-  // dur shows a countdown: tenths of a second while it matters, coarser beyond.
-  function dur(ms) {
-    if (ms < 100000) return (ms / 1000).toFixed(1) + ' s';
-    if (ms < 7200000) return Math.round(ms / 60000) + ' min';
-    if (ms < 172800000) return Math.round(ms / 3600000) + ' h';
-    return Math.round(ms / 86400000) + ' d';
-  }
-
-  function bytes(n) {
-    if (n === undefined || n === null || n < 0) return '—';
-    if (n < 1024) return n + ' B';
-    if (n < 1 << 20) return (n / 1024).toFixed(1) + ' KiB';
-    return (n / (1 << 20)).toFixed(1) + ' MiB';
-  }
-
-  // ---- message browsing ----------------------------------------------------
-  // One page of a shard stream, oldest first, from an exclusive cursor ("-":
-  // the start). Read on demand, not polled.
-
-  const browse = { shard: null, next: null };
-
-  async function readMessages(from) {
-    const sel = st.selected;
-    if (!sel || browse.shard === null) return;
-    const shard = browse.shard;
-    $('messages').hidden = false;
-    $('messages-title').textContent = `Messages of shard ${shard}`;
-    $('messages-note').textContent = 'Reading…';
-    $('messages-next').disabled = true;
-    try {
-      const q = from && from !== '-' ? '?from=' + enc(from) : '';
-      const r = await api(`/streams/${enc(sel.p)}/shards/${shard}/messages${q}`);
-      if (browse.shard !== shard) return;
-      $('messages-title').textContent = `Messages of shard ${shard} (${r.streamKey})`;
-      browse.next = r.nextCursor;
-      $('messages-next').disabled = !r.nextCursor;
-      const rows = (r.messages || []).map((m) => h('tr', { 'data-message': m.id },
-        h('td', {}, m.id),
-        h('td', { class: 'fields' }, Object.entries(m.fields || {}).map(([k, v]) => `${k}=${v.length > 300 ? v.slice(0, 300) + '…' : v}`).join('  '))));
-      $('messages-table').tBodies[0].replaceChildren(...rows);
-      $('messages-note').textContent = rows.length === 0
-        ? 'No messages after this point.'
-        : `${rows.length} message${rows.length === 1 ? '' : 's'}${r.nextCursor ? '; more follow' : '; the end of the stream'}.`;
-    } catch (e) {
-      if (e.status === 401) { poll(); return; }
-      $('messages-table').tBodies[0].replaceChildren();
-      $('messages-note').textContent = routeMissing(e)
-        ? 'This coordinator has no message browsing route.'
-        : 'Cannot read messages: ' + e.message;
-    }
-  }
-
-  function openMessages(shard) {
-    browse.shard = shard;
-    browse.next = null;
-    $('messages-from').value = '';
-    readMessages('-');
-  }
-
-  function closeMessages() {
-    browse.shard = null;
-    $('messages').hidden = true;
-  }
-
   function ago(iso) {
     const t = Date.parse(iso);
     if (!Number.isFinite(t)) return iso;
@@ -480,6 +437,10 @@
     $('logout').hidden = !token;
   }
 
+  function showCluster(on) {
+    $('cluster-view').hidden = !on;
+  }
+
   function showGroup(on) {
     $('group').hidden = !on;
     $('no-group').hidden = on;
@@ -509,7 +470,7 @@
     } catch (e) {
       if (e.status === 401) { $('login-error').textContent = 'Wrong user name or password.'; return; }
       if (e.status === 429) { $('login-error').textContent = 'Too many attempts: wait a moment.'; return; }
-      if (!(e.body && e.body.errorCode === 'AUTH_DISABLED')) { $('login-error').textContent = e.message; return; }
+      if (!(e.body && e.body.errorCode === 'AUTHENTICATION_DISABLED')) { $('login-error').textContent = e.message; return; }
       sessionStorage.removeItem(TOKEN); // authentication is off: no token needed
     }
     $('login-password').value = '';
@@ -523,13 +484,14 @@
   }
 
   function select(p, g, replace) {
+    st.view = 'group';
     const same = st.selected && st.selected.p === p && st.selected.g === g;
     if (!same) {
       st.selected = { p, g };
       st.events = new Map();
       st.lastStates = new Map();
       st.offsetsMissingUntil = 0;
-      closeMessages();
+      messages.close();
     }
     const hash = `#/g/${enc(p)}/${enc(g)}`;
     if (location.hash !== hash) {
@@ -539,6 +501,11 @@
   }
 
   function fromHash() {
+    if (location.hash === '#/cluster') {
+      st.view = 'cluster';
+      st.clusterAt = 0;
+      return true;
+    }
     const m = /^#\/g\/([^/]+)\/([^/]+)$/.exec(location.hash);
     if (!m) return false;
     try {
@@ -554,11 +521,9 @@
     $('logout').addEventListener('click', logout);
     $('shard-grid').addEventListener('click', (ev) => {
       const b = ev.target.closest('[data-browse]');
-      if (b) openMessages(Number(b.getAttribute('data-browse')));
+      if (b) messages.open(Number(b.getAttribute('data-browse')));
     });
-    $('messages-form').addEventListener('submit', (ev) => { ev.preventDefault(); readMessages($('messages-from').value.trim() || '-'); });
-    $('messages-next').addEventListener('click', () => { if (browse.next) { $('messages-from').value = browse.next; readMessages(browse.next); } });
-    $('messages-close').addEventListener('click', closeMessages);
+    messages.wire();
     $('only-unsettled').addEventListener('change', () => { clearTimeout(st.timer); poll(); });
     window.addEventListener('hashchange', () => {
       if (fromHash() && !$('app').hidden) { clearTimeout(st.timer); poll(); }

@@ -1,0 +1,52 @@
+package group
+
+import (
+	"encoding/json"
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/redisstream/coordinator/api/protocol"
+)
+
+// The stored record is the ring with the new events added (the ring itself
+// waits for the write), newest first, and restores to the same list; a
+// record longer than the bound keeps the newest, a broken one restores to
+// none.
+func TestRecentEventsRecordRoundTrip(t *testing.T) {
+	var r recentEvents
+	for i := 0; i < maxRecentEvents-1; i++ {
+		r.add(protocol.MemberEvent{MemberID: fmt.Sprint(i), State: "FENCED", MemberEpoch: int64(i)})
+	}
+	evs := []protocol.MemberEvent{{MemberID: "x", State: "EXPIRED"}, {MemberID: "y", State: "FENCED", Cause: "stale"}}
+	rec := r.encodeWith(evs)
+	require.Len(t, r.list(), maxRecentEvents-1, "the ring is unchanged until the write succeeds")
+
+	var got recentEvents
+	got.restore(rec)
+	l := got.list()
+	require.Len(t, l, maxRecentEvents, "bounded")
+	require.Equal(t, "y", l[0].MemberID, "newest first")
+	require.Equal(t, "x", l[1].MemberID)
+	require.Equal(t, "1", l[len(l)-1].MemberID, "the oldest one fell out")
+	for _, e := range evs {
+		r.add(e)
+	}
+	require.Equal(t, r.list(), l, "what is stored is what the ring then holds")
+
+	long := make([]protocol.MemberEvent, maxRecentEvents+5)
+	for i := range long {
+		long[i] = protocol.MemberEvent{MemberID: fmt.Sprint(i)}
+	}
+	b, err := json.Marshal(long)
+	require.NoError(t, err)
+	got.restore(b)
+	require.Len(t, got.list(), maxRecentEvents)
+	require.Equal(t, "0", got.list()[0].MemberID, "the newest of a longer record are kept")
+
+	got.restore([]byte("{not json"))
+	require.Empty(t, got.list())
+	got.restore(nil)
+	require.Empty(t, got.list())
+}

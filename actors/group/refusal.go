@@ -1,0 +1,88 @@
+package group
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/redisstream/coordinator/actors/groupstate"
+	"github.com/redisstream/coordinator/api/protocol"
+)
+
+// Identity refusals (groupstate identity.go): a second live process on one member id
+// (MEMBER_ID_IN_USE) and a heartbeat from a principal other than the one that joined the
+// member. The rules decide; the shell logs each conflict once, counts it, and turns the
+// principal refusal into ErrOwnedByAnotherPrincipal for the front (HTTP 403).
+
+// ErrOwnedByAnotherPrincipal: a heartbeat or leave for a member id another principal joined;
+// nothing changed. Refusal returns it wrapped with the rules' message.
+var ErrOwnedByAnotherPrincipal = errors.New("group: member is owned by another principal")
+
+// Refusal returns the error a group's answer stands for, nil for a protocol outcome that is
+// sent to the member as it is. The answer crosses nodes as a protocol response (its status
+// string), so the node that received the request calls this on whatever it got back.
+func Refusal(resp protocol.HeartbeatResponse) error {
+	if resp.Status == protocol.Status(groupstate.StatusOwnedByAnotherPrincipal) {
+		return fmt.Errorf("%w: %s", ErrOwnedByAnotherPrincipal, resp.Message)
+	}
+	return nil
+}
+
+// IdentityMetrics is implemented by a Deps.Metrics that counts identity refusals. Optional,
+// like FenceMetrics.
+type IdentityMetrics interface {
+	// MemberIDConflict counts one new (member id, incarnation) refused with MEMBER_ID_IN_USE
+	// (rsc_member_id_conflicts_total); the heartbeats of a retrying duplicate count once.
+	MemberIDConflict()
+	// PrincipalRefused counts one new (member id, principal) refused because another
+	// principal joined the member (rsc_member_principal_refusals_total).
+	PrincipalRefused()
+}
+
+// maxRefusalsLogged bounds the refusals remembered per group; past it the memory starts over
+// (a conflict may then be logged and counted again, never unboundedly often per heartbeat).
+const maxRefusalsLogged = 256
+
+// refusalLog remembers which refusals were logged. The zero value is ready.
+type refusalLog struct{ seen map[string]struct{} }
+
+// first reports whether key is new, and remembers it.
+func (l *refusalLog) first(key string) bool {
+	if _, ok := l.seen[key]; ok {
+		return false
+	}
+	if l.seen == nil || len(l.seen) >= maxRefusalsLogged {
+		l.seen = make(map[string]struct{})
+	}
+	l.seen[key] = struct{}{}
+	return true
+}
+
+// noteRefusal logs and counts an identity refusal the first time it is seen. The incarnation
+// is part of the key but never written out: it would let a reader of the log pose as the process.
+func (a *groupActor) noteRefusal(req protocol.HeartbeatRequest, r groupstate.Response) {
+	im, _ := a.deps.Metrics.(IdentityMetrics)
+	switch r.Status {
+	case groupstate.StatusMemberIDInUse:
+		if !a.refusals.first("inc\x00" + req.MemberID + "\x00" + req.IncarnationID) {
+			return
+		}
+		a.deps.Logger.Error("two processes use one member id: the second is refused and reads nothing until the id is free",
+			"group", a.key.String(), "memberId", req.MemberID, "memberEpoch", req.MemberEpoch,
+			"meaning", "the member that joined first keeps its shards; the other process (same memberId, another incarnationId) gets MEMBER_ID_IN_USE on every heartbeat and takes over only after the first leaves or its lease expires",
+			"action", "give each process its own memberId (membersdk: leave ConsumerConfig.MemberID empty, or set POD_IP; other clients: make the id unique per process)")
+		if im != nil {
+			im.MemberIDConflict()
+		}
+	case groupstate.StatusOwnedByAnotherPrincipal:
+		if !a.refusals.first("principal\x00" + req.MemberID + "\x00" + req.Principal) {
+			return
+		}
+		a.deps.Logger.Warn("heartbeat refused: the member was joined by another principal",
+			"group", a.key.String(), "memberId", req.MemberID, "principal", req.Principal, "memberEpoch", req.MemberEpoch,
+			"meaning", "nothing changed: the member keeps its shards, epoch and lease; the caller got 403 MEMBER_OWNED_BY_ANOTHER_PRINCIPAL",
+			"action", "if this principal is not expected to run that member, treat it as an attempt to disturb another team's member; otherwise run each member id under one credential")
+		if im != nil {
+			im.PrincipalRefused()
+		}
+	}
+}
