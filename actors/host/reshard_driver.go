@@ -352,11 +352,9 @@ func (h *Host) runStep(ctx context.Context, p string, r *reshard.Record, m *resh
 	case reshard.KindSwitch, reshard.KindFinish:
 		return false, nil
 	case reshard.KindGrace:
-		grace := h.opts.Resharding.RoutingGrace
-		if !r.Layout.GraceOver(grace, now) {
-			until := r.Layout.GraceUntil(grace)
+		if grace := h.opts.Resharding.RoutingGrace; !r.Layout.GraceOver(grace, now) {
 			r.Wait(m.ID, fmt.Sprintf("producers may still route with the routing before the last change (at %s) until %s; shards are retired after that (resharding.routing-grace %s)",
-				r.Layout.LastRoutingChange().UTC().Format(time.RFC3339), until.UTC().Format(time.RFC3339), grace), now)
+				r.Layout.LastRoutingChange().UTC().Format(time.RFC3339), r.Layout.GraceUntil(grace).UTC().Format(time.RFC3339), grace), now)
 			return true, nil
 		}
 		return false, nil
