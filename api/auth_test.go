@@ -75,6 +75,8 @@ var protectedRoutes = []struct {
 	{"POST", "/coord/v1/streams/orders/scale", `{"targetShardCount":2,"requestedBy":"ops"}`, RoleWrite},
 	{"POST", "/coord/v1/streams/orders/groups/g/migrations/rs1/rollback", `{"requestedBy":"ops"}`, RoleWrite},
 	{"GET", "/coord/v1/streams/orders/groups/g/migrations/rs1", "", RoleRead},
+	{"GET", "/coord/v1/streams/orders/migrations", "", RoleRead},
+	{"POST", "/coord/v1/streams/orders/migrations/rs1/rollback", `{"requestedBy":"ops"}`, RoleWrite},
 	{"GET", "/coord/v1/streams/orders/groups/g/offsets", "", RoleRead},
 	{"GET", "/coord/v1/streams/orders/shards/0/messages", "", RoleRead},
 	{"GET", "/coord/v1/monitoring/groups", "", RoleRead},

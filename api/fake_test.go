@@ -105,6 +105,21 @@ func (f *fakeService) Migration(_ context.Context, p, g, id string) (protocol.Mi
 	return protocol.Migration{ReshardingID: id, FromShardCount: 4, ToShardCount: 8, State: protocol.MigrationActive}, f.err
 }
 
+func (f *fakeService) StreamMigrations(_ context.Context, p string) (protocol.MigrationsResponse, error) {
+	f.record("StreamMigrations "+p, nil)
+	return protocol.MigrationsResponse{}, f.err
+}
+
+func (f *fakeService) StreamMigration(_ context.Context, p, id string) (protocol.Migration, error) {
+	f.record("StreamMigration "+p+"/"+id, nil)
+	return protocol.Migration{ReshardingID: id, FromShardCount: 4, ToShardCount: 8, State: protocol.MigrationActive}, f.err
+}
+
+func (f *fakeService) StreamRollback(_ context.Context, p, id string, req protocol.RollbackRequest) (protocol.Migration, error) {
+	f.record("StreamRollback "+p+"/"+id, req)
+	return protocol.Migration{ReshardingID: id, FromShardCount: 4, ToShardCount: 8, State: protocol.MigrationRollingBack}, f.err
+}
+
 func (f *fakeService) Rollback(_ context.Context, p, g, id string, req protocol.RollbackRequest) (protocol.Migration, error) {
 	f.record("Rollback "+p+"/"+g+"/"+id, req)
 	return protocol.Migration{ReshardingID: id, FromShardCount: 4, ToShardCount: 8, State: protocol.MigrationRollingBack}, f.err

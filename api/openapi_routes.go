@@ -92,6 +92,21 @@ var routeDocs = map[string]opDoc{
 		tag:     "resharding", req: protocol.RollbackRequest{}, resp: protocol.Migration{}, ok: 202, service: true,
 		errs: []error{ErrStreamNotFound, ErrGroupNotFound, ErrMigrationNotFound, ErrRollbackNotAllowed, ErrStateConflict, ErrNotImplemented},
 	},
+	"GET /coord/v1/streams/:streamPrefix/migrations": {
+		summary: "A stream's migrations, newest first, and the active one's id; works for a stream without groups.",
+		tag:     "resharding", resp: protocol.MigrationsResponse{}, ok: 200, service: true,
+		errs: []error{ErrStreamNotFound},
+	},
+	"GET /coord/v1/streams/:streamPrefix/migrations/:reshardingId": {
+		summary: "One migration of a stream (with or without groups).",
+		tag:     "resharding", resp: protocol.Migration{}, ok: 200, service: true,
+		errs: []error{ErrStreamNotFound, ErrMigrationNotFound},
+	},
+	"POST /coord/v1/streams/:streamPrefix/migrations/:reshardingId/rollback": {
+		summary: "Roll a stream's migration back while that is still allowed (with or without groups).",
+		tag:     "resharding", req: protocol.RollbackRequest{}, resp: protocol.Migration{}, ok: 202, service: true,
+		errs: []error{ErrStreamNotFound, ErrMigrationNotFound, ErrRollbackNotAllowed, ErrStateConflict, ErrNotImplemented},
+	},
 	"POST /coord/v1/auth/login": {
 		summary: "Trade a username and password (body, or Basic credentials with an empty body) for a bearer token. 400 AUTHENTICATION_DISABLED when no users are configured.",
 		tag:     "auth", req: protocol.LoginRequest{}, reqOptional: true, resp: protocol.LoginResponse{}, ok: 200,

@@ -18,6 +18,9 @@ import (
 //	POST   /coord/v1/streams/:p/scale                                   WRITE    reshard → 202, limited
 //	GET    /coord/v1/streams/:p/groups/:g/migrations/:id                READ     one migration
 //	POST   /coord/v1/streams/:p/groups/:g/migrations/:id/rollback       WRITE    rollback → 202, limited
+//	GET    /coord/v1/streams/:p/migrations                              READ     a stream's migrations, newest first (with or without groups)
+//	GET    /coord/v1/streams/:p/migrations/:id                          READ     one migration of a stream
+//	POST   /coord/v1/streams/:p/migrations/:id/rollback                 WRITE    rollback → 202, limited
 //	GET    /coord/v1/streams/:p/groups/:g/offsets                       READ     per-shard offsets, lag, consumers, owners
 //	GET    /coord/v1/streams/:p/shards/:shardIndex/messages             READ     one page of a shard stream (?from=&count=)
 //	POST   /coord/v1/auth/login                                         public   token, limited per IP
@@ -63,6 +66,9 @@ func (s *Server) routes() {
 	s.add(fiber.MethodPost, v1+"/streams/:streamPrefix/scale", accessWrite, adminKey, s.scale)
 	s.add(fiber.MethodGet, group+"/migrations/:reshardingId", accessRead, nil, s.migration)
 	s.add(fiber.MethodPost, group+"/migrations/:reshardingId/rollback", accessWrite, adminKey, s.rollback)
+	s.add(fiber.MethodGet, v1+"/streams/:streamPrefix/migrations", accessRead, nil, s.streamMigrations)
+	s.add(fiber.MethodGet, v1+"/streams/:streamPrefix/migrations/:reshardingId", accessRead, nil, s.streamMigration)
+	s.add(fiber.MethodPost, v1+"/streams/:streamPrefix/migrations/:reshardingId/rollback", accessWrite, adminKey, s.streamRollback)
 	s.add(fiber.MethodGet, group+"/offsets", accessRead, nil, s.offsets)
 	s.add(fiber.MethodGet, v1+"/streams/:streamPrefix/shards/:shardIndex/messages", accessRead, nil, s.messages)
 	s.add(fiber.MethodPost, v1+"/auth/login", accessPublic, loginKey, s.login)

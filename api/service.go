@@ -32,6 +32,12 @@ type Service interface {
 	Scale(ctx context.Context, streamPrefix string, req protocol.ScaleRequest) (protocol.ScaleResponse, error)
 	Migration(ctx context.Context, streamPrefix, group, reshardingID string) (protocol.Migration, error)
 	Rollback(ctx context.Context, streamPrefix, group, reshardingID string, req protocol.RollbackRequest) (protocol.Migration, error)
+	// StreamMigrations, StreamMigration and StreamRollback act on a
+	// stream's migrations whether or not it has groups (the views name no
+	// group): ErrStreamNotFound, ErrMigrationNotFound, ErrRollbackNotAllowed.
+	StreamMigrations(ctx context.Context, streamPrefix string) (protocol.MigrationsResponse, error)
+	StreamMigration(ctx context.Context, streamPrefix, reshardingID string) (protocol.Migration, error)
+	StreamRollback(ctx context.Context, streamPrefix, reshardingID string, req protocol.RollbackRequest) (protocol.Migration, error)
 
 	Health(ctx context.Context) protocol.HealthResponse
 	Groups(ctx context.Context) (protocol.GroupsResponse, error)

@@ -14,6 +14,15 @@
 // metadataVersion, so a group can always tell a newer layout from an older
 // one.
 //
+// # The routing grace
+//
+// Producers may route with a count they cached before a routing change
+// until the stream's last routing change (Layout.RoutingChangedAt) plus
+// the grace. Only retiring a shard can lose such a write, so a grace step
+// comes right before every retire step and nowhere else: a scale-out ends
+// as soon as its shards exist, routing is switched and every group stored
+// its shard set.
+//
 // # Contract with the driver (the shell)
 //
 // A migration is a list of steps. The driver runs the side effects of the

@@ -58,9 +58,8 @@ type Migration struct {
 	// MetadataVersion is the routing version the migration activated (0
 	// while PREPARING).
 	MetadataVersion int64 `json:"metadataVersion"`
-	// SwitchedAt is when the routing last changed (activation, or the switch
-	// back of a rollback): producers may write with the older routing until
-	// SwitchedAt + grace.
+	// SwitchedAt is when this migration last changed the routing count
+	// (activation, or the switch back of a rollback).
 	SwitchedAt time.Time `json:"switchedAt,omitzero"`
 	Shards     []Shard   `json:"shards"`
 	Steps      []Step    `json:"steps"`
@@ -142,6 +141,11 @@ type Layout struct {
 	Seq     int64       `json:"seq"`
 	Active  *Migration  `json:"active,omitempty"`
 	History []Migration `json:"history,omitempty"` // finished migrations, newest first
+	// RoutingChangedAt is when the routing count last changed, by whichever
+	// migration: producers may route with an older count until
+	// RoutingChangedAt + grace, so no shard is retired before (see
+	// LastRoutingChange for records written before it existed).
+	RoutingChangedAt time.Time `json:"routingChangedAt,omitzero"`
 }
 
 // Decode reads a Layout from a stream record's Extra (empty: a stream that
@@ -173,6 +177,30 @@ func (l Layout) ConsumeCount(routing int) int {
 		return routing
 	}
 	return l.Consume
+}
+
+// LastRoutingChange is when the stream's routing count last changed (zero:
+// never by a migration). A record written before RoutingChangedAt existed
+// falls back to the latest switch its migrations recorded.
+func (l Layout) LastRoutingChange() time.Time {
+	last := l.RoutingChangedAt
+	for _, m := range l.All() {
+		if m.SwitchedAt.After(last) {
+			last = m.SwitchedAt
+		}
+	}
+	return last
+}
+
+// GraceUntil is when producers can no longer route with a routing count
+// older than the current one: the last routing change plus grace.
+func (l Layout) GraceUntil(grace time.Duration) time.Time {
+	return l.LastRoutingChange().Add(grace)
+}
+
+// GraceOver reports whether a grace step can complete at now.
+func (l Layout) GraceOver(grace time.Duration, now time.Time) bool {
+	return !now.Before(l.GraceUntil(grace))
 }
 
 // Find returns the migration with id (active or in the history).

@@ -19,8 +19,11 @@ const (
 	// consuming count at the current metadataVersion) and waits until each
 	// one has stored it.
 	KindResize = "resize"
-	// KindGrace waits until producers can no longer route with the older
-	// layout: SwitchedAt + grace.
+	// KindGrace waits until producers can no longer route with an older
+	// layout: the stream's last routing change (Layout.LastRoutingChange)
+	// plus grace. It comes before every retire step and nowhere else: a
+	// scale-out removes nothing (producers with the older routing write to
+	// shards that still exist), so it never waits the grace.
 	KindGrace = "grace"
 	// KindRetire retires Shards: each one only when every consumer group on
 	// it has nothing pending and nothing undelivered, checked atomically with
@@ -88,7 +91,6 @@ func (r *Record) Start(target int, by, reason, node string, now time.Time) (*Mig
 			{Kind: KindProvision, Shards: add, State: StatePreparing},
 			{Kind: KindSwitch, Routing: target, Consume: max(target, consume), State: StatePreparing},
 			{Kind: KindResize, State: StateActive},
-			{Kind: KindGrace, State: StateDraining},
 			{Kind: KindFinish, State: StateDeprecated},
 		}
 	} else {
@@ -139,22 +141,19 @@ func (r *Record) Rollback(id, by, reason, node string, now time.Time) (*Migratio
 		// Before the switch routing never pointed at the added shards — but a producer
 		// still holding a routing from before an earlier scale-in may have written into
 		// a provisioned one (its XADD … NOMKSTREAM found the stream again). So in both
-		// cases the added shards are consumed until they drain; only a switched
-		// migration waits the grace (producers may hold its routing).
+		// cases the added shards are consumed until they drain, and retired only after
+		// the grace since the stream's last routing change (over at once when that was
+		// long ago).
 		steps = []Step{
 			{Kind: KindSwitch, Routing: m.From, Consume: max(m.To, r.Layout.ConsumeCount(r.Routing)), State: StateRollingBack},
 			{Kind: KindResize, State: StateRollingBack},
+			{Kind: KindGrace, State: StateRollingBack},
+			{Kind: KindRetire, Shards: add, State: StateRollingBack},
+			{Kind: KindSwitch, Routing: m.From, Consume: m.From, State: StateRollingBack},
+			{Kind: KindResize, State: StateRollingBack},
+			{Kind: KindFences, Shards: add, State: StateRollingBack},
+			{Kind: KindFinish, State: StateRolledBack},
 		}
-		if switched {
-			steps = append(steps, Step{Kind: KindGrace, State: StateRollingBack})
-		}
-		steps = append(steps,
-			Step{Kind: KindRetire, Shards: add, State: StateRollingBack},
-			Step{Kind: KindSwitch, Routing: m.From, Consume: m.From, State: StateRollingBack},
-			Step{Kind: KindResize, State: StateRollingBack},
-			Step{Kind: KindFences, Shards: add, State: StateRollingBack},
-			Step{Kind: KindFinish, State: StateRolledBack},
-		)
 	} else { // scale-in: the removed shards come back (anew, empty, if already retired)
 		if !switched {
 			steps = []Step{{Kind: KindFinish, State: StateRolledBack}}
@@ -188,6 +187,7 @@ func (r *Record) Complete(id string, step int, node string, now time.Time) error
 	case KindSwitch:
 		if st.Routing != r.Routing {
 			m.SwitchedAt = now
+			r.Layout.RoutingChangedAt = now
 		}
 		r.Routing = st.Routing
 		r.Layout.Consume = st.Consume
@@ -279,12 +279,6 @@ func (r *Record) Wait(id, waiting string, now time.Time) bool {
 	}
 	m.Waiting, m.UpdatedAt = waiting, now
 	return true
-}
-
-// GraceOver reports whether a grace step of m can complete at now: the
-// routing last changed at least grace ago.
-func GraceOver(m *Migration, grace time.Duration, now time.Time) bool {
-	return !now.Before(m.SwitchedAt.Add(grace))
 }
 
 // RetiredKey is where shard i's stream key is renamed to when migration id

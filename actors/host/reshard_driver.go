@@ -352,9 +352,9 @@ func (h *Host) runStep(ctx context.Context, p string, r *reshard.Record, m *resh
 	case reshard.KindSwitch, reshard.KindFinish:
 		return false, nil
 	case reshard.KindGrace:
-		if !reshard.GraceOver(m, h.opts.Resharding.RoutingGrace, now) {
-			until := m.SwitchedAt.Add(h.opts.Resharding.RoutingGrace)
-			r.Wait(m.ID, fmt.Sprintf("producers may still route with the older layout until %s (resharding.routing-grace)", until.UTC().Format(time.RFC3339)), now)
+		if grace := h.opts.Resharding.RoutingGrace; !r.Layout.GraceOver(grace, now) {
+			r.Wait(m.ID, fmt.Sprintf("producers may still route with the routing before the last change (at %s) until %s; shards are retired after that (resharding.routing-grace %s)",
+				r.Layout.LastRoutingChange().UTC().Format(time.RFC3339), r.Layout.GraceUntil(grace).UTC().Format(time.RFC3339), grace), now)
 			return true, nil
 		}
 		return false, nil

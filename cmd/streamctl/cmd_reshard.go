@@ -53,17 +53,41 @@ func migrationRows(ms []protocol.Migration, active string) [][]string {
 		if active != "" && id == active {
 			id += " *"
 		}
-		rows[i] = []string{id, orDash(m.ConsumerGroup), strconv.Itoa(m.FromShardCount), strconv.Itoa(m.ToShardCount), m.State,
+		rows[i] = []string{id, orDash(m.ConsumerGroup), strconv.Itoa(m.FromShardCount), strconv.Itoa(m.ToShardCount), migrationState(m.State),
 			orDash(m.RequestedBy), orDash(m.CreatedAt), orDash(m.UpdatedAt), orDash(m.Waiting)}
 	}
 	return rows
 }
 
+// migrationState is a migration's state as tables show it: the successful
+// end state DEPRECATED (the API's value) reads as completed.
+func migrationState(s string) string {
+	if s == protocol.MigrationDeprecated {
+		return "completed (DEPRECATED)"
+	}
+	return s
+}
+
+// migrationPath is a migration's route: the stream's own (PREFIX ID) or a
+// group's (PREFIX GROUP ID), then the parts after the id.
+func migrationPath(args []string, after ...string) string {
+	parts := []string{"/coord/v1/streams", args[0]}
+	if len(args) == 3 {
+		parts = append(parts, "groups", args[1])
+	}
+	parts = append(parts, "migrations", args[len(args)-1])
+	return apiPath(append(parts, after...)...)
+}
+
 func (a *app) migrationsCmd() *cobra.Command {
-	return cmd("migrations PREFIX GROUP", "A group's migrations (the active one marked *)", exactly("PREFIX", "GROUP"),
+	c := cmd("migrations PREFIX [GROUP]", "A stream's migrations, newest first (the active one marked *)", between(1, 2, "PREFIX [GROUP]"),
 		func(c *cobra.Command, args []string) error {
+			path := apiPath("/coord/v1/streams", args[0], "migrations")
+			if len(args) == 2 {
+				path = a.monPath(args[0], args[1], "migrations")
+			}
 			var resp protocol.MigrationsResponse
-			raw, err := a.c.get(c.Context(), a.monPath(args[0], args[1], "migrations"), &resp)
+			raw, err := a.c.get(c.Context(), path, &resp)
 			if err != nil {
 				return err
 			}
@@ -76,17 +100,26 @@ func (a *app) migrationsCmd() *cobra.Command {
 			}
 			a.table(migrationHeaders, migrationRows(resp.Migrations, active))
 			if active != "" {
-				fmt.Fprintf(a.stdout, "\nactive: %s (streamctl migration %s %s %s)\n", active, shellQuote(args[0]), shellQuote(args[1]), shellQuote(active))
+				quoted := make([]string, 0, len(args)+1)
+				for _, s := range args {
+					quoted = append(quoted, shellQuote(s))
+				}
+				quoted = append(quoted, shellQuote(active))
+				fmt.Fprintf(a.stdout, "\nactive: %s (streamctl migration %s)\n", active, strings.Join(quoted, " "))
 			}
 			return nil
 		})
+	c.Long = `Lists a stream's migrations, newest first (GET /coord/v1/streams/{p}/migrations),
+also for a stream without groups. With GROUP, the same migrations as that group
+sees them (404 when the group does not exist).`
+	return c
 }
 
 func (a *app) migrationCmd() *cobra.Command {
-	return cmd("migration PREFIX GROUP ID", "One migration: state, per-shard progress, history", exactly("PREFIX", "GROUP", "ID"),
+	return cmd("migration PREFIX [GROUP] ID", "One migration: state, per-shard progress, history", between(2, 3, "PREFIX [GROUP] ID"),
 		func(c *cobra.Command, args []string) error {
 			var m protocol.Migration
-			raw, err := a.c.get(c.Context(), apiPath("/coord/v1/streams", args[0], "groups", args[1], "migrations", args[2]), &m)
+			raw, err := a.c.get(c.Context(), migrationPath(args), &m)
 			if err != nil {
 				return err
 			}
@@ -100,10 +133,10 @@ func (a *app) migrationCmd() *cobra.Command {
 
 func (a *app) rollbackCmd() *cobra.Command {
 	var reason string
-	c := cmd("rollback PREFIX GROUP ID", "Roll an active migration back to the previous shard count", exactly("PREFIX", "GROUP", "ID"),
+	c := cmd("rollback PREFIX [GROUP] ID", "Roll an active migration back to the previous shard count", between(2, 3, "PREFIX [GROUP] ID"),
 		func(c *cobra.Command, args []string) error {
 			var m protocol.Migration
-			raw, err := a.c.send(c.Context(), http.MethodPost, apiPath("/coord/v1/streams", args[0], "groups", args[1], "migrations", args[2], "/rollback"),
+			raw, err := a.c.send(c.Context(), http.MethodPost, migrationPath(args, "/rollback"),
 				protocol.RollbackRequest{RequestedBy: a.flags.requestedBy, Reason: reason}, &m)
 			if err != nil {
 				return err
@@ -126,7 +159,7 @@ safe (the error says why), 404 for an unknown id.`
 func writeMigration(w io.Writer, m protocol.Migration) {
 	kv := [][2]string{
 		{"id", m.ReshardingID}, {"stream", m.StreamPrefix}, {"group", orDash(m.ConsumerGroup)},
-		{"shards", fmt.Sprintf("%d → %d", m.FromShardCount, m.ToShardCount)}, {"state", m.State},
+		{"shards", fmt.Sprintf("%d → %d", m.FromShardCount, m.ToShardCount)}, {"state", migrationState(m.State)},
 		{"metadataVersion", strconv.FormatInt(m.MetadataVersion, 10)},
 		{"requestedBy", orDash(m.RequestedBy)}, {"reason", orDash(m.Reason)},
 		{"created", orDash(m.CreatedAt)}, {"updated", orDash(m.UpdatedAt)},
@@ -154,7 +187,7 @@ func writeMigration(w io.Writer, m protocol.Migration) {
 		fmt.Fprintln(w, "\nHISTORY")
 		rows := make([][]string, len(m.History))
 		for i, h := range m.History {
-			rows[i] = []string{h.At, h.State, orDash(h.Node), orDash(h.Note)}
+			rows[i] = []string{h.At, migrationState(h.State), orDash(h.Node), orDash(h.Note)}
 		}
 		writeTable(w, []string{"AT", "STATE", "NODE", "NOTE"}, rows)
 	}

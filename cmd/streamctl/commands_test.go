@@ -52,7 +52,7 @@ func TestMigrationsTableAndDetail(t *testing.T) {
 	r := ctl(t, "--url", f.URL, "migrations", "orders", "billing")
 	require.Equal(t, 0, r.code, r.stderr)
 	require.Regexp(t, `rs-7 \*\s+billing\s+4\s+2\s+DRAINING`, r.stdout)
-	require.Regexp(t, `rs-6\s+-\s+2\s+4\s+DEPRECATED`, r.stdout)
+	require.Regexp(t, `rs-6\s+-\s+2\s+4\s+completed \(DEPRECATED\)`, r.stdout)
 	require.Contains(t, r.stdout, "active: rs-7")
 
 	r = ctl(t, "--url", f.URL, "migration", "orders", "billing", "rs-7")

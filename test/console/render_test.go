@@ -133,6 +133,7 @@ func TestConsoleRendersMigrationsAndEscapes(t *testing.T) {
 	require.Contains(t, migs[0].Details, "REMOVE shard 2 (orders:v2:2): DRAINING · waiting for svc <b>x</b> pending 1 lag 0")
 	require.Equal(t, "rs-1", migs[1].ID)
 	require.False(t, migs[1].Bold)
+	require.Contains(t, migs[1].Text, "2 → 3 | completed (DEPRECATED)", "the successful end state reads as completed")
 
 	summary, err := eval[string](br, `document.getElementById('group-summary').textContent`)
 	require.NoError(t, err)

@@ -6,6 +6,9 @@ window.RSC = window.RSC || {};
 
 (() => {
   const { h, badge } = window.RSC;
+  // A migration's state: its successful end (the API's DEPRECATED) reads as completed.
+  const migBadge = (s) => (s === 'DEPRECATED'
+    ? h('span', { class: 'badge COMPLETED', title: 'finished (API state DEPRECATED)' }, 'completed (DEPRECATED)') : badge(s));
 
   // renderMigrations fills the migrations table; ago formats a time as the
   // rest of the page does.
@@ -20,7 +23,7 @@ window.RSC = window.RSC || {};
             (s.blockedBy && s.blockedBy.length ? ' · waiting for ' + s.blockedBy.map((b) => `${b.consumerGroup} pending ${b.pending} lag ${b.lag}`).join(', ') : ''))))));
       }
       return h('tr', { 'data-migration': m.reshardingId }, first,
-        h('td', {}, `${m.fromShardCount} → ${m.toShardCount}`), h('td', {}, badge(m.state)),
+        h('td', {}, `${m.fromShardCount} → ${m.toShardCount}`), h('td', {}, migBadge(m.state)),
         h('td', { class: 'trunc', title: m.requestedBy || null }, m.requestedBy || ''), h('td', { class: 'wrap', title: m.reason || null }, m.reason || ''),
         h('td', { class: 'wrap', title: m.waiting || null }, m.waiting || ''),
         h('td', { title: m.createdAt }, m.createdAt ? ago(m.createdAt) : ''), h('td', { title: m.updatedAt }, m.updatedAt ? ago(m.updatedAt) : ''));
