@@ -17,6 +17,9 @@ func publish(ctx context.Context, p *membersdk.Producer, key string, n int64) er
 
 // produceCount publishes count entries (keys key-0 …) and returns.
 func produceCount(ctx context.Context, p *membersdk.Producer, count int, log *slog.Logger) error {
+	if count == 0 {
+		return nil
+	}
 	for i := range count {
 		key := fmt.Sprintf("key-%d", i)
 		if err := publish(ctx, p, key, int64(i)); err != nil {
