@@ -33,8 +33,9 @@ test: redis check vet
 	$(GO) test -count=1 -timeout 5m -run 'Cluster' ./actors/host/
 
 # A walk-through on the embedded development Redis (or redis-server when on PATH).
+# It removes its temporary directory at the end; `make demo DEMO_FLAGS=-keep` keeps it.
 demo:
-	$(GO) run ./cmd/demo
+	$(GO) run ./cmd/demo $(DEMO_FLAGS)
 
 # Whole-system benchmark (test/sysbench): redis-server, the coordinator and
 # simulated members as separate processes on loopback, then the node's memory

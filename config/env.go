@@ -31,8 +31,8 @@ func (l *loader) envKey(name, val string) (string, any) {
 	section, _, _ := strings.Cut(strings.TrimPrefix(name, EnvPrefix), "_")
 	switch {
 	case name == EnvConfigFile || k8sServiceLink.MatchString(name):
-	case sections[strings.ToLower(section)] || suggest(name, knownEnvs) != "":
-		l.errs = append(l.errs, fmt.Errorf("config: unknown environment variable %s%s", name, didYouMean(name, knownEnvs)))
+	case sections[strings.ToLower(section)] || suggestEnv(name) != "":
+		l.errs = append(l.errs, fmt.Errorf("config: unknown environment variable %s%s", name, didYouMeanEnv(name)))
 	default:
 		l.warnings = append(l.warnings, fmt.Sprintf("environment variable %s is not a coordinator setting and is ignored; if it is meant for the coordinator, check its name in docs/OPERATIONS.md", name))
 	}

@@ -122,7 +122,7 @@ func decodeStrictJSON(body []byte, v any) error {
 	if err := dec.Decode(v); err != nil {
 		var typeErr *json.UnmarshalTypeError
 		if errors.As(err, &typeErr) {
-			return fmt.Errorf("%w: field %q must be %s, got JSON %s", ErrMalformed, typeErr.Field, typeErr.Type, typeErr.Value)
+			return typeError(typeErr)
 		}
 		return fmt.Errorf("%w: %v", ErrMalformed, err)
 	}

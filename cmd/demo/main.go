@@ -5,13 +5,22 @@
 // one member with SIGKILL (its shards move after its lease), adds another,
 // and checks that every produced message was processed. Exit status 0 only if
 // nothing was lost.
+//
+// Its binaries and logs live in a temporary directory, removed at the end
+// unless -keep is given (or the demo failed: then the logs stay, and it says
+// where). Ctrl-C stops it at once and cleans up; if it is killed any other
+// way, its redis-server, coordinator and members die with it.
 package main
 
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"flag"
 	"fmt"
 	"os"
+	"os/signal"
+	"syscall"
 	"time"
 )
 
@@ -27,19 +36,62 @@ func main() {
 }
 
 func run() int {
-	d, err := newDemo()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "demo:", err)
-		return 1
+	keep := flag.Bool("keep", false, "keep the temporary directory (binaries, logs, report) after the demo")
+	flag.Parse()
+	// SIGPIPE: a closed output pipe stops the demo like Ctrl-C instead of
+	// killing it before it cleans up.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGPIPE)
+	defer stop()
+	d, err := newDemo(ctx)
+	code := 1
+	if err == nil {
+		code, err = d.script(ctx)
 	}
-	defer d.close()
-	code, err := d.script(context.Background())
-	if err != nil {
+	interrupted := ctx.Err() != nil
+	if d != nil {
+		d.close(interrupted)
+	}
+	switch {
+	case interrupted:
+		fmt.Fprintln(os.Stderr, "demo: interrupted; stopped every process")
+		code = 130
+	case err != nil:
 		fmt.Fprintln(os.Stderr, "demo:", err)
-		fmt.Fprintln(os.Stderr, "logs are in", d.dir)
-		return 1
+	}
+	if d != nil {
+		d.cleanDir(*keep, code != 0 && !interrupted)
 	}
 	return code
+}
+
+// pause waits d or until the demo is interrupted (errInterrupted).
+func (d *demo) pause(dur time.Duration) error {
+	select {
+	case <-d.ctx.Done():
+		return errInterrupted
+	case <-time.After(dur):
+		return nil
+	}
+}
+
+var errInterrupted = errors.New("demo: interrupted")
+
+// cleanDir removes the temporary directory, or says where it is: with
+// -keep everything stays; after a failure the logs stay (the binaries go).
+func (d *demo) cleanDir(keep, failed bool) {
+	switch {
+	case keep:
+		fmt.Fprintln(os.Stderr, "demo: binaries, logs and report kept in", d.dir)
+	case failed:
+		_ = os.RemoveAll(d.binDir())
+		fmt.Fprintln(os.Stderr, "demo: logs kept in", d.dir, "(remove it when done)")
+	default:
+		if err := os.RemoveAll(d.dir); err != nil {
+			fmt.Fprintln(os.Stderr, "demo: could not remove", d.dir+":", err)
+			return
+		}
+		fmt.Fprintln(os.Stderr, "demo: removed", d.dir, "(run with -keep to keep its logs)")
+	}
 }
 
 func (d *demo) script(ctx context.Context) (int, error) {
@@ -64,7 +116,9 @@ func (d *demo) script(ctx context.Context) (int, error) {
 		return 1, err
 	}
 	say("All %d shards owned; running for 4s", shardCount)
-	time.Sleep(4 * time.Second)
+	if err := d.pause(4 * time.Second); err != nil {
+		return 1, err
+	}
 
 	victim := "member-1"
 	say("Killing %s with SIGKILL (no goodbye: its shards move after its lease of %s)", victim, leaseTTL)
@@ -76,7 +130,9 @@ func (d *demo) script(ctx context.Context) (int, error) {
 	}
 	d.reown = reown.Sub(killedAt)
 	say("Every shard re-owned %.1fs after the kill", d.reown.Seconds())
-	time.Sleep(2 * time.Second)
+	if err := d.pause(2 * time.Second); err != nil {
+		return 1, err
+	}
 
 	say("Adding member-3")
 	if err := d.startMember("member-3"); err != nil {
@@ -86,11 +142,16 @@ func (d *demo) script(ctx context.Context) (int, error) {
 		return 1, err
 	}
 	say("Balanced over 3 live members; running for 3s")
-	time.Sleep(3 * time.Second)
+	if err := d.pause(3 * time.Second); err != nil {
+		return 1, err
+	}
 
 	produced := prod.Stop()
 	say("Producer stopped after %d messages; waiting until every one is processed", produced)
 	d.waitProcessed(produced, 60*time.Second)
+	if ctx.Err() != nil {
+		return 1, errInterrupted
+	}
 	d.stopMembers()
 	if _, err := d.rec.Settle(ctx, d.rdb, streamPrefix, groupName); err != nil {
 		return 1, err

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"net"
 	"net/http"
@@ -29,6 +30,7 @@ const (
 )
 
 type demo struct {
+	ctx       context.Context // done when the demo is interrupted
 	dir       string
 	bins      map[string]string
 	redisAddr string
@@ -46,18 +48,19 @@ type demo struct {
 	waits   sync.WaitGroup
 }
 
-func newDemo() (*demo, error) {
+func newDemo(ctx context.Context) (*demo, error) {
 	dir, err := os.MkdirTemp("", "rsc-demo-")
 	if err != nil {
 		return nil, err
 	}
-	d := &demo{dir: dir, bins: map[string]string{}, rec: recorder.New(), members: map[string]*exec.Cmd{},
+	d := &demo{ctx: ctx, dir: dir, bins: map[string]string{}, rec: recorder.New(), members: map[string]*exec.Cmd{},
 		http: &http.Client{Timeout: 5 * time.Second}}
 	fmt.Printf("Building the coordinator and the member process (logs and report in %s)\n", dir)
 	for name, pkg := range map[string]string{"coordinator": "./cmd/coordinator", "memberproc": "./test/memberproc"} {
-		out := filepath.Join(dir, name)
-		cmd := exec.Command("go", "build", "-o", out, pkg)
+		out := filepath.Join(d.binDir(), name)
+		cmd := exec.CommandContext(ctx, "go", "build", "-o", out, pkg)
 		cmd.Dir = repoRoot()
+		dieWithParent(cmd)
 		if b, err := cmd.CombinedOutput(); err != nil {
 			return nil, fmt.Errorf("go build %s: %v\n%s", pkg, err, b)
 		}
@@ -94,12 +97,13 @@ func (d *demo) startRedis() error {
 		port := freePort()
 		d.redisAddr = "127.0.0.1:" + strconv.Itoa(port)
 		d.redisCmd = exec.Command(path, "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", d.dir)
+		dieWithParent(d.redisCmd)
 		d.redisCmd.Stdout, _ = os.Create(filepath.Join(d.dir, "redis.log"))
 		if err := d.redisCmd.Start(); err != nil {
 			return fmt.Errorf("start redis-server: %w", err)
 		}
 		fmt.Printf("Redis: redis-server on %s\n", d.redisAddr)
-		return waitTCP(d.redisAddr, 10*time.Second)
+		return d.waitTCP(d.redisAddr, 10*time.Second)
 	}
 	d.embedded = miniredis.NewMiniRedis()
 	if err := d.embedded.StartAddr("127.0.0.1:0"); err != nil {
@@ -114,6 +118,7 @@ func (d *demo) startCoordinator() error {
 	port := freePort()
 	d.coordURL = "http://127.0.0.1:" + strconv.Itoa(port)
 	cmd := exec.Command(d.bins["coordinator"])
+	dieWithParent(cmd)
 	cmd.Env = append(os.Environ(),
 		"RSC_HTTP_ADDR=127.0.0.1:"+strconv.Itoa(port),
 		"RSC_REDIS_ADDRS="+d.redisAddr,
@@ -132,12 +137,12 @@ func (d *demo) startCoordinator() error {
 	}
 	d.coordCmd = cmd
 	fmt.Printf("Coordinator: %s (heartbeat %s, lease %s)\n", d.coordURL, heartbeatInterval, leaseTTL)
-	return waitTCP("127.0.0.1:"+strconv.Itoa(port), 30*time.Second)
+	return d.waitTCP("127.0.0.1:"+strconv.Itoa(port), 30*time.Second)
 }
 
-func waitTCP(addr string, timeout time.Duration) error {
+func (d *demo) waitTCP(addr string, timeout time.Duration) error {
 	deadline := time.Now().Add(timeout)
-	for time.Now().Before(deadline) {
+	for time.Now().Before(deadline) && d.ctx.Err() == nil {
 		if c, err := net.DialTimeout("tcp", addr, 200*time.Millisecond); err == nil {
 			c.Close()
 			return nil
@@ -150,6 +155,7 @@ func waitTCP(addr string, timeout time.Duration) error {
 func (d *demo) startMember(id string) error {
 	cmd := exec.Command(d.bins["memberproc"], "--coordinator", d.coordURL, "--redis", d.redisAddr,
 		"--stream", streamPrefix, "--group", groupName, "--id", id)
+	dieWithParent(cmd)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		return err
@@ -213,7 +219,31 @@ func (d *demo) startProducer() (*seqprod.Producer, error) {
 	return seqprod.Start(p, publishRate, key, func(seq int64, err error) { fmt.Printf("publish %d: %v (retrying)\n", seq, err) }), nil
 }
 
-func (d *demo) close() {
+// binDir holds the built binaries (most of the directory's size).
+func (d *demo) binDir() string { return filepath.Join(d.dir, "bin") }
+
+// killMembers kills every member at once (SIGKILL).
+func (d *demo) killMembers() {
+	d.mu.Lock()
+	for _, cmd := range d.members {
+		_ = cmd.Process.Kill()
+	}
+	d.members = map[string]*exec.Cmd{}
+	d.mu.Unlock()
+	d.waits.Wait()
+}
+
+// close stops every process; interrupted: at once (SIGKILL), else
+// gracefully (members leave, the coordinator hands over).
+func (d *demo) close(interrupted bool) {
+	if interrupted {
+		d.killMembers()
+		if d.coordCmd != nil {
+			_ = d.coordCmd.Process.Kill()
+			_ = d.coordCmd.Wait()
+			d.coordCmd = nil
+		}
+	}
 	d.stopMembers()
 	if d.coordCmd != nil {
 		_ = d.coordCmd.Process.Signal(syscall.SIGTERM)

@@ -81,7 +81,7 @@ func (d *demo) watch(ctx context.Context) {
 				last = t
 			}
 		}
-		time.Sleep(250 * time.Millisecond)
+		_ = d.pause(250 * time.Millisecond)
 	}
 }
 
@@ -103,7 +103,9 @@ func (d *demo) waitOwned(timeout time.Duration, excluded map[string]bool) (time.
 				return time.Now(), nil
 			}
 		}
-		time.Sleep(100 * time.Millisecond)
+		if err := d.pause(100 * time.Millisecond); err != nil {
+			return time.Time{}, err
+		}
 	}
 	return time.Time{}, fmt.Errorf("shards not all owned within %s", timeout)
 }
@@ -127,7 +129,9 @@ func (d *demo) waitBalanced(timeout time.Duration, n int) error {
 				return nil
 			}
 		}
-		time.Sleep(100 * time.Millisecond)
+		if err := d.pause(100 * time.Millisecond); err != nil {
+			return err
+		}
 	}
 	return fmt.Errorf("group not balanced over %d members within %s", n, timeout)
 }
@@ -139,6 +143,8 @@ func (d *demo) waitProcessed(produced int64, timeout time.Duration) {
 		if int64(len(d.rec.AckedSeqs())) >= produced {
 			return
 		}
-		time.Sleep(200 * time.Millisecond)
+		if d.pause(200*time.Millisecond) != nil {
+			return
+		}
 	}
 }

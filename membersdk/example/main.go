@@ -4,6 +4,11 @@
 //	go run ./membersdk/example -coordinator http://127.0.0.1:8080 \
 //	    -redis 127.0.0.1:6379 -stream orders -group workers -members 2 -produce 100
 //
+// -member-id names the member (two processes on one host need different
+// ones); -produce-rate 100 publishes 100 entries/s over -keys partition keys
+// until stopped; several -redis addresses (repeated or comma-separated), or
+// -redis-cluster, connect to a Redis Cluster.
+//
 // Stop it with Ctrl-C: the members drain and leave the group gracefully.
 package main
 
@@ -17,16 +22,18 @@ import (
 	"strings"
 	"sync"
 	"syscall"
-	"time"
 
-	"github.com/redis/go-redis/v9"
 	"github.com/redisstream/coordinator/membersdk"
 )
 
 func main() {
 	var (
 		coordinators = flag.String("coordinator", "http://127.0.0.1:8080", "coordinator base URL(s), comma-separated, tried in order")
-		redisAddr    = flag.String("redis", "127.0.0.1:6379", "Redis address")
+		redisAddrs   = &listFlag{vals: []string{"127.0.0.1:6379"}}
+		redisCluster = flag.Bool("redis-cluster", false, "the -redis address(es) are Redis Cluster seeds (implied by several addresses)")
+		memberID     = flag.String("member-id", "", "member id (default <POD_IP|hostname>-m<i>); with -members > 1, <id>-<i>")
+		produceRate  = flag.Int("produce-rate", 0, "publish this many entries per second until stopped, over -keys partition keys")
+		keys         = flag.Int("keys", 1000, "number of partition keys -produce-rate spreads its entries over")
 		stream       = flag.String("stream", "orders", "stream prefix")
 		group        = flag.String("group", "workers", "consumer group")
 		members      = flag.Int("members", 1, "logical members in this process (member ids <POD_IP|hostname>-m0 …)")
@@ -37,7 +44,12 @@ func main() {
 		token        = flag.String("token", "", "bearer token")
 		verbose      = flag.Bool("v", false, "debug logging")
 	)
+	flag.Var(redisAddrs, "redis", "Redis address host:port; repeat or comma-separate for Redis Cluster seeds")
 	flag.Parse()
+	if *keys < 1 || *produceRate < 0 || *produce < 0 || *members < 1 {
+		fmt.Fprintln(os.Stderr, "example: -keys and -members must be ≥ 1, -produce and -produce-rate ≥ 0")
+		os.Exit(2)
+	}
 	level := slog.LevelInfo
 	if *verbose {
 		level = slog.LevelDebug
@@ -47,12 +59,13 @@ func main() {
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer cancel()
 
-	rc := redis.NewClient(&redis.Options{Addr: *redisAddr})
+	rc := newRedis(redisAddrs.vals, *redisCluster)
 	defer rc.Close()
 	urls := strings.Split(*coordinators, ",")
 	auth := membersdk.Auth{Username: *user, Password: *password, BearerToken: *token}
 
-	if *produce > 0 {
+	var wg sync.WaitGroup
+	if *produce > 0 || *produceRate > 0 {
 		p, err := membersdk.NewProducer(membersdk.ProducerConfig{
 			CoordinatorURLs: urls, StreamPrefix: *stream, ConsumerGroup: *group, Redis: rc, Auth: auth, Logger: log,
 		})
@@ -60,23 +73,23 @@ func main() {
 			log.Error("producer", "error", err)
 			os.Exit(2)
 		}
-		for i := range *produce {
-			key := fmt.Sprintf("key-%d", i)
-			if _, err := p.Publish(ctx, key, map[string]any{"key": key, "n": i, "at": time.Now().Format(time.RFC3339Nano)}); err != nil {
-				log.Error("publish", "key", key, "error", err)
-				os.Exit(1)
-			}
+		if err := produceCount(ctx, p, *produce, log); err != nil {
+			log.Error("producer", "error", err)
+			os.Exit(1)
 		}
-		log.Info("published", "entries", *produce)
+		if *produceRate > 0 {
+			wg.Add(1)
+			go func() { defer wg.Done(); produceAtRate(ctx, p, *produceRate, *keys, log) }()
+		}
 	}
 
-	var wg sync.WaitGroup
 	errs := make(chan error, *members)
 	for i := range *members {
 		c, err := membersdk.NewConsumer(membersdk.ConsumerConfig{
 			CoordinatorURLs: urls,
 			StreamPrefix:    *stream,
 			ConsumerGroup:   *group,
+			MemberID:        memberIDOf(*memberID, i, *members),
 			MemberIndex:     i,
 			MemberName:      "membersdk-example",
 			Concurrency:     *concurrency,
@@ -115,4 +128,13 @@ func main() {
 		code = 1
 	}
 	os.Exit(code)
+}
+
+// memberIDOf is the id of logical member i: empty (the SDK's default) without
+// -member-id, the id itself for a single member, <id>-<i> for several.
+func memberIDOf(id string, i, members int) string {
+	if id == "" || members == 1 {
+		return id
+	}
+	return fmt.Sprintf("%s-%d", id, i)
 }

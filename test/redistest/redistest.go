@@ -18,6 +18,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -38,6 +39,9 @@ type Options struct {
 	Binary string
 	// StartTimeout bounds the wait for the first PING (default 10s).
 	StartTimeout time.Duration
+	// Args are extra redis-server arguments (e.g. "--cluster-enabled", "yes").
+	// An argument "{dir}" is replaced by the server's data directory.
+	Args []string
 }
 
 // Server is one redis-server process owned by a test.
@@ -172,6 +176,9 @@ func (s *Server) start() error {
 		args = append(args, "--appendonly", "yes", "--appendfsync", "always")
 	} else {
 		args = append(args, "--appendonly", "no")
+	}
+	for _, a := range s.opts.Args {
+		args = append(args, strings.ReplaceAll(a, "{dir}", s.dir))
 	}
 	logw := &syncWriter{w: &bytes.Buffer{}}
 	cmd := exec.Command(s.bin, args...)

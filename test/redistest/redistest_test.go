@@ -2,6 +2,8 @@ package redistest_test
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -75,5 +77,25 @@ func TestCommandCalls(t *testing.T) {
 	srv.ResetStats()
 	if n := srv.CommandCalls()["hset"]; n != 0 {
 		t.Fatalf("hset calls after reset = %d", n)
+	}
+}
+
+// A key on the wrong node answers MOVED, and a cluster client finds it.
+func TestStartClusterSplitsSlotsOverMasters(t *testing.T) {
+	c := redistest.StartCluster(t, 3)
+	ctx := context.Background()
+	cc := c.Client()
+	moved := 0
+	for i := 0; i < 30; i++ {
+		key := fmt.Sprintf("k%d", i)
+		if err := cc.Set(ctx, key, i, 0).Err(); err != nil {
+			t.Fatalf("cluster client SET %s: %v", key, err)
+		}
+		if err := c.Nodes[0].Client().Get(ctx, key).Err(); err != nil && strings.HasPrefix(err.Error(), "MOVED") {
+			moved++
+		}
+	}
+	if moved == 0 || moved == 30 {
+		t.Fatalf("%d of 30 keys answered MOVED on the first master; want some on each side", moved)
 	}
 }

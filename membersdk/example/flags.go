@@ -1,0 +1,38 @@
+package main
+
+import (
+	"strings"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// listFlag is a repeatable flag that also takes comma-separated lists:
+// -redis a:6379 -redis b:6379 or -redis a:6379,b:6379.
+type listFlag struct {
+	vals []string
+	set  bool
+}
+
+func (l *listFlag) String() string { return strings.Join(l.vals, ",") }
+
+func (l *listFlag) Set(v string) error {
+	if !l.set { // the first -redis replaces the default
+		l.vals, l.set = nil, true
+	}
+	for _, s := range strings.Split(v, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			l.vals = append(l.vals, s)
+		}
+	}
+	return nil
+}
+
+// newRedis connects to one Redis (one address) or to a Redis Cluster (several
+// addresses, or one seed with -redis-cluster). On Redis Cluster a plain client
+// would answer MOVED for every key in another node's slots.
+func newRedis(addrs []string, cluster bool) redis.UniversalClient {
+	if cluster {
+		return redis.NewClusterClient(&redis.ClusterOptions{Addrs: addrs})
+	}
+	return redis.NewUniversalClient(&redis.UniversalOptions{Addrs: addrs})
+}
