@@ -61,19 +61,19 @@ func (l *refusalLog) first(key string) bool {
 // is part of the key but never written out: it would let a reader of the log pose as the process.
 func (a *groupActor) noteRefusal(req protocol.HeartbeatRequest, r groupstate.Response) {
 	im, _ := a.deps.Metrics.(IdentityMetrics)
-	switch r.Status {
-	case groupstate.StatusMemberIDInUse:
+	switch {
+	case r.IDInUse:
 		if !a.refusals.first("inc\x00" + req.MemberID + "\x00" + req.IncarnationID) {
 			return
 		}
 		a.deps.Logger.Error("two processes use one member id: the second is refused and reads nothing until the id is free",
 			"group", a.key.String(), "memberId", req.MemberID, "memberEpoch", req.MemberEpoch,
-			"meaning", "the member that joined first keeps its shards; the other process (same memberId, another incarnationId) gets MEMBER_ID_IN_USE on every heartbeat and takes over only after the first leaves or its lease expires",
+			"meaning", "the member that joined first keeps its shards; the other process (same memberId, another incarnationId) gets MEMBER_ID_IN_USE (FENCED_MEMBER_EPOCH if it sends no incarnationId) on every heartbeat and takes over only after the first leaves or its lease expires",
 			"action", "give each process its own memberId (membersdk: leave ConsumerConfig.MemberID empty, or set POD_IP; other clients: make the id unique per process)")
 		if im != nil {
 			im.MemberIDConflict()
 		}
-	case groupstate.StatusOwnedByAnotherPrincipal:
+	case r.Status == groupstate.StatusOwnedByAnotherPrincipal:
 		if !a.refusals.first("principal\x00" + req.MemberID + "\x00" + req.Principal) {
 			return
 		}

@@ -119,3 +119,27 @@ func TestIdentityRefusalsWriteNothingAndAreLoggedOnce(t *testing.T) {
 	require.Equal(t, protocol.StatusUnknownMemberID, s.beatAs("ghost", "", "", 7, 0, 1).Status)
 	require.Equal(t, int64(1), lost.Load())
 }
+
+// A client that sends no incarnationId (a reference client, an older membersdk) is told
+// FENCED_MEMBER_EPOCH, a status it knows, when the id is held by another incarnation: it
+// writes nothing and is logged and counted like MEMBER_ID_IN_USE.
+func TestIdentityRefusalWithoutIncarnationIsFenced(t *testing.T) {
+	ic, log := &identityCounter{}, &syncBuffer{}
+	s := identityShell(t, ic, log, nil)
+	a := s.beatAs("vm-m0", "p1", "", 0)
+	a = s.beatAs("vm-m0", "p1", "", a.MemberEpoch, 0, 1, 2, 3)
+	require.Equal(t, protocol.StatusOK, a.Status)
+	writes := s.store.Writes()
+	for range 3 {
+		r := s.beatAs("vm-m0", "", "", a.MemberEpoch, 0, 1, 2, 3)
+		require.Equal(t, protocol.StatusFencedMemberEpoch, r.Status)
+		require.Contains(t, r.Message, `member id "vm-m0" is in use`)
+		require.Empty(t, r.Assignment.AssignedShards)
+	}
+	require.Equal(t, writes, s.store.Writes(), "the refusal writes nothing")
+	require.Equal(t, int64(1), ic.conflicts.Load())
+	require.Equal(t, 1, strings.Count(log.String(), "two processes use one member id"))
+	a = s.beatAs("vm-m0", "p1", "", a.MemberEpoch, 0, 1, 2, 3)
+	require.Equal(t, protocol.StatusOK, a.Status)
+	require.Len(t, a.Assignment.AssignedShards, 4, "the first process kept everything")
+}

@@ -50,6 +50,9 @@ func runFuzzOnce(t *testing.T, data []byte) {
 						t.Fatal("nil slices in OK response")
 					}
 				}
+				if d.Response.IDInUse && d.Change != nil {
+					t.Fatalf("identity refusal with a change: %s", fmtResp(d.Response))
+				}
 				c = d.Change
 			case op == 7:
 				now = now.Add(time.Duration(r.next()) * time.Second)

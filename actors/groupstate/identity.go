@@ -17,7 +17,8 @@ import "fmt"
 //     turning authentication on does not stop running members.
 //   - Incarnation. A record that holds an incarnation is spoken for only by heartbeats carrying
 //     the same one: a join, heartbeat or leave with another incarnation, or with none, is
-//     refused with StatusMemberIDInUse and changes nothing. The first process keeps its shards,
+//     refused with StatusMemberIDInUse (StatusFencedMemberEpoch for one that carries none: that
+//     client may not know the newer status) and changes nothing. The first process keeps its shards,
 //     its epoch and its lease (Kafka's UNRELEASED_INSTANCE_ID). Once the record is gone (the
 //     member left) or EXPIRED, a new incarnation may join. A record without an incarnation (a
 //     reference client joined it) adopts the first one a heartbeat carries; heartbeats that
@@ -42,9 +43,22 @@ func (g *Group) identityRefusal(hb *Heartbeat, m *Member) (Decision, bool) {
 			hb.MemberID, g.meta.ConsumerGroup)), true
 	}
 	if m.Incarnation != "" && hb.Incarnation != m.Incarnation {
-		return g.reject(hb, StatusMemberIDInUse, 0, fmt.Sprintf(
+		if hb.Incarnation == "" {
+			// A client that sends no incarnationId (a reference client, an older membersdk)
+			// does not know MEMBER_ID_IN_USE, and an older membersdk keeps its shards on an
+			// unknown status: it is told FENCED_MEMBER_EPOCH, which every v1 client obeys
+			// by dropping every shard. Still nothing changes.
+			d := g.reject(hb, StatusFencedMemberEpoch, 0, fmt.Sprintf(
+				"member id %q is in use by another live process in group %q; give each process its own memberId (this client sends no incarnationId: stop reading every shard at once; a rejoin is refused until the id is free)",
+				hb.MemberID, g.meta.ConsumerGroup))
+			d.Response.IDInUse = true
+			return d, true
+		}
+		d := g.reject(hb, StatusMemberIDInUse, 0, fmt.Sprintf(
 			"member id %q is in use by another live process in group %q; give each process its own memberId (this process retries joining and takes over only once the id is free: the other process left or its lease expired)",
-			hb.MemberID, g.meta.ConsumerGroup)), true
+			hb.MemberID, g.meta.ConsumerGroup))
+		d.Response.IDInUse = true
+		return d, true
 	}
 	return Decision{}, false
 }

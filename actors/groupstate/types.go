@@ -125,6 +125,10 @@ type Response struct {
 	// Limit is the config key of the limit that refused this request (LimitMembersPerGroup,
 	// LimitJoinsPerSecond), "" otherwise: the shell counts refusals by it.
 	Limit string
+	// IDInUse: refused because another incarnation holds the member id (identity.go); Status
+	// is StatusMemberIDInUse, or StatusFencedMemberEpoch for a heartbeat without incarnation.
+	// The shell logs and counts the conflict by it.
+	IDInUse bool
 	// HeartbeatInterval is when the member should heartbeat next (heartbeatIntervalMs):
 	// Config.HeartbeatInterval, or ShortInterval while a hand-off of its is in flight
 	// (IntervalFor, interval.go).
