@@ -58,7 +58,7 @@ func (s *Server) routes() {
 	s.add(fiber.MethodPost, group, accessWrite, adminKey, s.createGroup)
 	s.add(fiber.MethodGet, group, accessWrite, nil, s.getGroup)
 	s.add(fiber.MethodDelete, group, accessWrite, adminKey, s.deleteGroup)
-	s.add(fiber.MethodGet, group+"/producer-routing", accessRouting, nil, s.producerRouting)
+	s.add(fiber.MethodGet, group+"/producer-routing", accessRouting, nil, s.sameOriginOnly(s.producerRouting))
 	s.add(fiber.MethodPost, v1+"/streams/:streamPrefix/scale", accessWrite, adminKey, s.scale)
 	s.add(fiber.MethodGet, group+"/migrations/:reshardingId", accessRead, nil, s.migration)
 	s.add(fiber.MethodPost, group+"/migrations/:reshardingId/rollback", accessWrite, adminKey, s.rollback)
@@ -79,9 +79,9 @@ func (s *Server) routes() {
 	s.add(fiber.MethodGet, mon+"/consumption", accessRead, nil, s.consumption)
 	s.add(fiber.MethodGet, mon+"/migrations", accessRead, nil, s.migrations)
 
-	s.add(fiber.MethodGet, "/debug/actors", accessRead, nil, s.debugActors)
+	s.add(fiber.MethodGet, "/debug/actors", accessRead, nil, unscopedOnly("/debug/actors", s.debugActors))
 	s.add(fiber.MethodGet, "/debug/streams/:streamPrefix/groups/:consumerGroup", accessRead, nil, s.debugGroup)
-	s.add(fiber.MethodGet, "/metrics", accessRead, nil, s.metricsHandler())
+	s.add(fiber.MethodGet, "/metrics", accessRead, nil, unscopedOnly("/metrics", s.metricsHandler()))
 
 	s.add(fiber.MethodGet, v1+"/openapi.json", accessPublic, nil, s.openAPI)
 	s.add(fiber.MethodGet, "/docs", accessPublic, nil, s.docsPage)
@@ -103,6 +103,9 @@ type routeEntry struct {
 func (s *Server) add(method, path string, need access, limitKey func(*fiber.Ctx) string, h fiber.Handler) {
 	s.table = append(s.table, routeEntry{method: method, path: path, need: need, limited: limitKey != nil})
 	var chain []fiber.Handler
+	if method != fiber.MethodGet && method != fiber.MethodHead {
+		chain = append(chain, s.sameOrigin, s.jsonBody) // origin.go, contenttype.go
+	}
 	if limitKey != nil {
 		chain = append(chain, s.audited)
 	}

@@ -506,7 +506,7 @@
     } catch (e) {
       if (e.status === 401) { $('login-error').textContent = 'Wrong user name or password.'; return; }
       if (e.status === 429) { $('login-error').textContent = 'Too many attempts: wait a moment.'; return; }
-      if (!(e.body && e.body.errorCode === 'AUTH_DISABLED')) { $('login-error').textContent = e.message; return; }
+      if (!(e.body && e.body.errorCode === 'AUTHENTICATION_DISABLED')) { $('login-error').textContent = e.message; return; }
       sessionStorage.removeItem(TOKEN); // authentication is off: no token needed
     }
     $('login-password').value = '';
