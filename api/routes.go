@@ -12,7 +12,7 @@ import (
 //	POST   /coord/v1/streams/:p/groups/:g/members/:memberId/heartbeat   MEMBER*  heartbeat (200 for every protocol outcome)
 //	POST   /coord/v1/streams/:p                                         WRITE    create stream → 201, limited
 //	POST   /coord/v1/streams/:p/groups/:g                               WRITE    create group → 201, limited
-//	GET    /coord/v1/streams/:p/groups/:g                               WRITE    group (creates it on first use unless groups.creation is explicit)
+//	GET    /coord/v1/streams/:p/groups/:g                               WRITE    group (never creates it: 404 GROUP_NOT_FOUND)
 //	DELETE /coord/v1/streams/:p/groups/:g                               WRITE    delete group, limited
 //	GET    /coord/v1/streams/:p/groups/:g/producer-routing              READ|MEMBER routing (creates the group on first use)
 //	POST   /coord/v1/streams/:p/scale                                   WRITE    reshard → 202, limited
@@ -40,7 +40,9 @@ import (
 //	GET    /docs                                                        public   offline viewer of the OpenAPI document (one embedded page)
 //	GET    /console, /console/*                                         public   web console's static files (its data comes from the READ routes above)
 //
-// Every route added here must be described in openapi_routes.go:
+// Every non-GET route, and producer routing, refuses cross-origin browser
+// requests (origin.go); every route with a body takes only JSON
+// (contenttype.go). Every route added here must be described in openapi_routes.go:
 // TestOpenAPIMatchesRouter fails otherwise.
 // *  MEMBER only when auth.authenticate-member-api is on; public otherwise.
 // ** public when auth.authenticate-member-api is off; any role otherwise.
