@@ -71,6 +71,10 @@ type Config struct {
 	// X-Forwarded-For header names the client IP used for login rate limiting
 	// and logs. Empty: the TCP peer address is the client IP.
 	TrustedProxies []string
+	// AllowedOrigins lists origins ("https://ops.example.com") whose pages
+	// may send state-changing requests (http.allowed-origins, origin.go).
+	// Empty: only the coordinator's own origin and non-browser clients.
+	AllowedOrigins []string
 	// ServerVersion is reported by /monitoring/compatibility.
 	ServerVersion string
 	// Logger receives warnings and server errors; nil means slog.Default().
@@ -136,6 +140,11 @@ func (c Config) Validate() error {
 	}
 	if c.AdminRateLimit.Burst < 0 {
 		return fmt.Errorf("admin rate limit burst: %d must not be negative", c.AdminRateLimit.Burst)
+	}
+	for i, o := range c.AllowedOrigins {
+		if _, err := normalizeOrigin(o); err != nil {
+			return fmt.Errorf("http.allowed-origins[%d]: %q %v", i, o, err)
+		}
 	}
 	a := c.Auth
 	if a.TokenTTL < 0 || a.TokenTTL > MaxTokenTTL {

@@ -18,6 +18,7 @@ import (
 //	ErrStreamNotFound / ErrGroupNotFound /
 //	  ErrMigrationNotFound                              404 STREAM_NOT_FOUND / GROUP_NOT_FOUND / MIGRATION_NOT_FOUND
 //	ErrShardNotFound                                    404 SHARD_NOT_FOUND
+//	ErrShardKeyNotStream                                409 SHARD_KEY_NOT_A_STREAM
 //	ErrStreamExists                                     409 STREAM_PREFIX_ALREADY_EXISTS
 //	ErrGroupExists                                      409 GROUP_ALREADY_EXISTS
 //	ErrLimitExceeded                                    429 LIMIT_EXCEEDED (message names the limits.* key; no Retry-After:
@@ -108,6 +109,7 @@ var sentinels = []sentinel{
 	{ErrGroupNotFound, http.StatusNotFound, protocol.CodeGroupNotFound},
 	{ErrMigrationNotFound, http.StatusNotFound, protocol.CodeMigrationNotFound},
 	{ErrShardNotFound, http.StatusNotFound, protocol.CodeShardNotFound},
+	{ErrShardKeyNotStream, http.StatusConflict, protocol.CodeWrongKeyType},
 	{ErrStreamExists, http.StatusConflict, protocol.CodeStreamExists},
 	{ErrGroupExists, http.StatusConflict, protocol.CodeGroupExists},
 	{ErrLimitExceeded, http.StatusTooManyRequests, protocol.CodeLimitExceeded},

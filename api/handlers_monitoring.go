@@ -96,6 +96,7 @@ func (s *Server) groups(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
+	resp.Groups = scopedGroups(requestScope(c), resp.Groups) // scopefilter.go
 	if resp.Groups == nil {
 		resp.Groups = []protocol.GroupResponse{}
 	}

@@ -6,8 +6,8 @@ import (
 	"github.com/redisstream/coordinator/api/protocol"
 )
 
-// streams: GET /coord/v1/streams → {streams:[StreamView]} (not filtered by
-// a user's stream scope, like the other list routes).
+// streams: GET /coord/v1/streams → {streams:[StreamView]}, only the
+// streams in the user's scope (scopefilter.go).
 func (s *Server) streams(c *fiber.Ctx) error {
 	ctx, cancel := s.ctx()
 	defer cancel()
@@ -15,6 +15,7 @@ func (s *Server) streams(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
+	resp.Streams = scopedStreams(requestScope(c), resp.Streams)
 	if resp.Streams == nil {
 		resp.Streams = []protocol.StreamView{}
 	}

@@ -29,11 +29,13 @@ func (s *Server) openAPI(c *fiber.Ctx) error {
 	return c.Send(openAPIDoc)
 }
 
-// docsPage: GET /docs, public. The page runs no code from elsewhere: the
-// Content-Security-Policy allows only itself and same-origin fetches.
+// docsPage: GET /docs, public. The page runs no code from elsewhere and
+// cannot be framed: the Content-Security-Policy (docscsp.go) allows only
+// its own script and style, by hash, and same-origin fetches.
 func (s *Server) docsPage(c *fiber.Ctx) error {
 	c.Set(fiber.HeaderContentType, fiber.MIMETextHTMLCharsetUTF8)
-	c.Set(fiber.HeaderContentSecurityPolicy, "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'")
+	c.Set(fiber.HeaderContentSecurityPolicy, docsPolicy)
+	c.Set(fiber.HeaderXFrameOptions, "DENY")
 	c.Set(fiber.HeaderXContentTypeOptions, "nosniff")
 	return c.Send(docsHTML)
 }

@@ -61,8 +61,11 @@ func docKey(method, path string) string { return method + " " + path }
 
 // statuses are the HTTP statuses a route can answer, derived from what it
 // does; TestOpenAPIStatusesAreReal provokes each of them.
-func (d opDoc) statuses(need access, limited bool, params []string) []int {
+func (d opDoc) statuses(method string, need access, limited bool, params []string) []int {
 	set := map[int]bool{d.ok: true}
+	if method != fiber.MethodGet && method != fiber.MethodHead || d.crossOriginGuard {
+		set[http.StatusForbidden] = true // a cross-origin browser request (origin.go)
+	}
 	if len(params) > 0 || d.req != nil || len(d.query) > 0 {
 		set[http.StatusBadRequest] = true
 	}
@@ -187,7 +190,7 @@ func buildOpenAPI(table []routeEntry, version string) ([]byte, error) {
 			}
 		}
 		responses := map[string]any{}
-		for _, st := range d.statuses(r.need, r.limited, params) {
+		for _, st := range d.statuses(r.method, r.need, r.limited, params) {
 			key := itoa(st)
 			if st == d.ok {
 				resp := map[string]any{"description": http.StatusText(st)}

@@ -38,6 +38,9 @@ type opDoc struct {
 	pending bool
 	// role documents the access of a pending route (no table entry yet).
 	role access
+	// crossOriginGuard: a GET refused to cross-origin browser requests,
+	// because it may create state (producer routing; origin.go).
+	crossOriginGuard bool
 }
 
 type queryParam struct {
@@ -63,9 +66,9 @@ var routeDocs = map[string]opDoc{
 		errs: []error{ErrStreamNotFound, ErrGroupExists, ErrLimitExceeded},
 	},
 	"GET /coord/v1/streams/:streamPrefix/groups/:consumerGroup": {
-		summary: "Group metadata; creates the group on first use unless groups.creation is explicit.",
+		summary: "Group metadata of an existing group (never creates it: 404 GROUP_NOT_FOUND).",
 		tag:     "admin", resp: protocol.GroupResponse{}, ok: 200, service: true,
-		errs: []error{ErrStreamNotFound, ErrGroupNotFound, ErrLimitExceeded},
+		errs: []error{ErrStreamNotFound, ErrGroupNotFound},
 	},
 	"DELETE /coord/v1/streams/:streamPrefix/groups/:consumerGroup": {
 		summary: "Delete a group's coordinator metadata (409 while it has live members, unless force).",
@@ -73,8 +76,8 @@ var routeDocs = map[string]opDoc{
 		errs: []error{ErrStreamNotFound, ErrGroupNotFound, ErrGroupHasMembers, ErrStateConflict},
 	},
 	"GET /coord/v1/streams/:streamPrefix/groups/:consumerGroup/producer-routing": {
-		summary: "Producer routing: shard count, key pattern and Redis Cluster slot of every shard; creates the group on first use unless groups.creation is explicit.",
-		tag:     "routing", resp: protocol.ProducerRouting{}, ok: 200, service: true,
+		summary: "Producer routing: shard count, key pattern and Redis Cluster slot of every shard; creates the group on first use unless groups.creation is explicit (so a browser request from another origin is refused, 403).",
+		tag:     "routing", resp: protocol.ProducerRouting{}, ok: 200, service: true, crossOriginGuard: true,
 		errs: []error{ErrStreamNotFound, ErrGroupNotFound, ErrLimitExceeded},
 	},
 	"POST /coord/v1/streams/:streamPrefix/scale": {
@@ -135,7 +138,7 @@ var routeDocs = map[string]opDoc{
 		tag:     "monitoring", resp: protocol.CompatibilityResponse{}, ok: 200,
 	},
 	"GET /coord/v1/streams": {
-		summary: "Every stream: routing and consumed shard counts, metadata version, active migration.", tag: "admin",
+		summary: "Every stream (in the user's scope): routing and consumed shard counts, metadata version, active migration.", tag: "admin",
 		resp: protocol.StreamsResponse{}, ok: 200, service: true,
 	},
 	"GET /coord/v1/streams/:streamPrefix": {
@@ -147,7 +150,7 @@ var routeDocs = map[string]opDoc{
 		resp: protocol.ClusterResponse{}, ok: 200, service: true, errs: []error{ErrNotImplemented},
 	},
 	"GET /coord/v1/monitoring/groups": {
-		summary: "Every group.", tag: "monitoring", resp: protocol.GroupsResponse{}, ok: 200, service: true,
+		summary: "Every group (of the user's streams, for a user scoped to some).", tag: "monitoring", resp: protocol.GroupsResponse{}, ok: 200, service: true,
 	},
 	"GET /coord/v1/monitoring/streams/:streamPrefix/groups/:consumerGroup": {
 		summary: "One group (never creates it).", tag: "monitoring", resp: protocol.GroupResponse{}, ok: 200, service: true,
@@ -171,25 +174,25 @@ var routeDocs = map[string]opDoc{
 	},
 	"GET /coord/v1/streams/:streamPrefix/groups/:consumerGroup/offsets": {
 		summary: "Per shard: length, last id, entries read, lag, pending, consumers, memory usage and owner, read from Redis.",
-		tag:     "data", resp: protocol.OffsetsResponse{}, ok: 200, service: true, errs: []error{ErrStreamNotFound, ErrGroupNotFound},
+		tag:     "data", resp: protocol.OffsetsResponse{}, ok: 200, service: true, errs: []error{ErrStreamNotFound, ErrGroupNotFound, ErrShardKeyNotStream},
 	},
 	"GET /coord/v1/streams/:streamPrefix/shards/:shardIndex/messages": {
 		summary: "Entries of one shard, oldest first from the cursor `from` (exclusive), at most `count`; `next` is the cursor of the following page.",
-		tag:     "data", resp: protocol.MessagesResponse{}, ok: 200, service: true, errs: []error{ErrStreamNotFound, ErrShardNotFound},
+		tag:     "data", resp: protocol.MessagesResponse{}, ok: 200, service: true, errs: []error{ErrStreamNotFound, ErrShardNotFound, ErrShardKeyNotStream},
 		query: []queryParam{
 			{name: "from", typ: "string", description: "entry id to start after (exclusive); empty or \"-\" = from the start"},
 			{name: "count", typ: "integer", description: "most entries to return (default 50, at most limits.browse-max-count)"},
 		},
 	},
 	"GET /debug/actors": {
-		summary: "Live actor state on this node.", tag: "debug", resp: schemaObj{"type": "object"}, ok: 200, service: true,
+		summary: "Live actor state on this node (every stream: 403 for users scoped to some streams).", tag: "debug", resp: schemaObj{"type": "object"}, ok: 200, service: true,
 	},
 	"GET /debug/streams/:streamPrefix/groups/:consumerGroup": {
 		summary: "One group's live actor state on this node.", tag: "debug", resp: schemaObj{"type": "object"}, ok: 200, service: true,
 		errs: []error{ErrStreamNotFound, ErrGroupNotFound},
 	},
 	"GET /metrics": {
-		summary: "Prometheus metrics (text exposition). Also served without authentication on metrics.addr when set.",
+		summary: "Prometheus metrics (text exposition; every stream: 403 for users scoped to some streams). Also served without authentication on metrics.addr when set.",
 		tag:     "monitoring", resp: schemaObj{"type": "string"}, contentType: "text/plain", ok: 200,
 	},
 	"GET /coord/v1/openapi.json": {

@@ -177,7 +177,9 @@ func TestOpenAPIStatusesAreReal(t *testing.T) {
 		if body != "" {
 			send(h, probe{body: "{", hdr: []string{"Authorization", boss}})
 			send(h, probe{body: body, hdr: []string{"Authorization", boss, "Content-Encoding", "gzip"}})
+			send(h, probe{body: body, hdr: []string{"Authorization", boss, "Content-Type", "text/plain"}})
 		}
+		send(h, probe{body: body, hdr: []string{"Authorization", boss, "Sec-Fetch-Site", "cross-site", "Origin", "https://evil.example"}})
 		if strings.HasSuffix(e.path, "/login") {
 			send(h, probe{body: `{"username":"boss","password":"wrong"}`})
 			send(newHarness(t, Config{}), probe{body: body})

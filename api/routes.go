@@ -12,7 +12,7 @@ import (
 //	POST   /coord/v1/streams/:p/groups/:g/members/:memberId/heartbeat   MEMBER*  heartbeat (200 for every protocol outcome)
 //	POST   /coord/v1/streams/:p                                         WRITE    create stream → 201, limited
 //	POST   /coord/v1/streams/:p/groups/:g                               WRITE    create group → 201, limited
-//	GET    /coord/v1/streams/:p/groups/:g                               WRITE    group (creates it on first use unless groups.creation is explicit)
+//	GET    /coord/v1/streams/:p/groups/:g                               WRITE    group (never creates it: 404 GROUP_NOT_FOUND)
 //	DELETE /coord/v1/streams/:p/groups/:g                               WRITE    delete group, limited
 //	GET    /coord/v1/streams/:p/groups/:g/producer-routing              READ|MEMBER routing (creates the group on first use)
 //	POST   /coord/v1/streams/:p/scale                                   WRITE    reshard → 202, limited
@@ -44,7 +44,9 @@ import (
 //	GET    /docs                                                        public   offline viewer of the OpenAPI document (one embedded page)
 //	GET    /console, /console/*                                         public   web console's static files (its data comes from the READ routes above)
 //
-// Every route added here must be described in openapi_routes.go:
+// Every non-GET route, and producer routing, refuses cross-origin browser
+// requests (origin.go); every route with a body takes only JSON
+// (contenttype.go). Every route added here must be described in openapi_routes.go:
 // TestOpenAPIMatchesRouter fails otherwise.
 // *  MEMBER only when auth.authenticate-member-api is on; public otherwise.
 // ** public when auth.authenticate-member-api is off; any role otherwise.
@@ -62,7 +64,7 @@ func (s *Server) routes() {
 	s.add(fiber.MethodPost, group, accessWrite, adminKey, s.createGroup)
 	s.add(fiber.MethodGet, group, accessWrite, nil, s.getGroup)
 	s.add(fiber.MethodDelete, group, accessWrite, adminKey, s.deleteGroup)
-	s.add(fiber.MethodGet, group+"/producer-routing", accessRouting, nil, s.producerRouting)
+	s.add(fiber.MethodGet, group+"/producer-routing", accessRouting, nil, s.sameOriginOnly(s.producerRouting))
 	s.add(fiber.MethodPost, v1+"/streams/:streamPrefix/scale", accessWrite, adminKey, s.scale)
 	s.add(fiber.MethodGet, group+"/migrations/:reshardingId", accessRead, nil, s.migration)
 	s.add(fiber.MethodPost, group+"/migrations/:reshardingId/rollback", accessWrite, adminKey, s.rollback)
@@ -87,9 +89,9 @@ func (s *Server) routes() {
 	s.add(fiber.MethodGet, mon+"/migrations", accessRead, nil, s.migrations)
 	s.add(fiber.MethodGet, v1+"/monitoring/cluster", accessRead, nil, s.cluster)
 
-	s.add(fiber.MethodGet, "/debug/actors", accessRead, nil, s.debugActors)
+	s.add(fiber.MethodGet, "/debug/actors", accessRead, nil, unscopedOnly("/debug/actors", s.debugActors))
 	s.add(fiber.MethodGet, "/debug/streams/:streamPrefix/groups/:consumerGroup", accessRead, nil, s.debugGroup)
-	s.add(fiber.MethodGet, "/metrics", accessRead, nil, s.metricsHandler())
+	s.add(fiber.MethodGet, "/metrics", accessRead, nil, unscopedOnly("/metrics", s.metricsHandler()))
 
 	s.add(fiber.MethodGet, v1+"/openapi.json", accessPublic, nil, s.openAPI)
 	s.add(fiber.MethodGet, "/docs", accessPublic, nil, s.docsPage)
@@ -111,6 +113,9 @@ type routeEntry struct {
 func (s *Server) add(method, path string, need access, limitKey func(*fiber.Ctx) string, h fiber.Handler) {
 	s.table = append(s.table, routeEntry{method: method, path: path, need: need, limited: limitKey != nil})
 	var chain []fiber.Handler
+	if method != fiber.MethodGet && method != fiber.MethodHead {
+		chain = append(chain, s.sameOrigin, s.jsonBody) // origin.go, contenttype.go
+	}
 	if limitKey != nil {
 		chain = append(chain, s.audited)
 	}

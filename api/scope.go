@@ -9,9 +9,8 @@ import (
 // streamScope limits a user to some stream prefixes (auth.users[].streams)
 // on every route that names a stream: a team's MEMBER credential can then
 // heartbeat and route only on its own streams. Routes that name no stream
-// (lists such as /monitoring/groups, /debug/actors, /metrics) are not
-// filtered: give READ to scoped users only if they may see every stream's
-// monitoring. nil = every stream.
+// filter their lists by it, or refuse scoped users (scopefilter.go).
+// nil = every stream.
 type streamScope []string
 
 func newStreamScope(patterns []string) streamScope {

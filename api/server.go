@@ -27,6 +27,7 @@ type Server struct {
 	auth    *authenticator // nil: auth off
 	tokens  *tokenSigner   // nil: auth off
 	limiter *limiter       // nil: no rate limiting
+	origins *originPolicy  // origin.go
 	metrics *metrics.Metrics
 	now     func() time.Time
 	addr    atomic.Pointer[net.Addr]
@@ -53,7 +54,7 @@ func New(cfg Config, svc Service, opts ...Option) *Server {
 		panic(fmt.Sprintf("api.New: invalid config: %v", err))
 	}
 	cfg = cfg.withDefaults()
-	s := &Server{cfg: cfg, svc: svc, log: cfg.Logger, metrics: metrics.Default, now: time.Now}
+	s := &Server{cfg: cfg, svc: svc, log: cfg.Logger, metrics: metrics.Default, now: time.Now, origins: newOriginPolicy(cfg.AllowedOrigins)}
 	for _, o := range opts {
 		o(s)
 	}
@@ -72,6 +73,9 @@ func New(cfg Config, svc Service, opts ...Option) *Server {
 		ReadTimeout:           30 * time.Second,
 		WriteTimeout:          30 * time.Second,
 		IdleTimeout:           2 * time.Minute,
+		// No route takes a form: a multipart body is refused 415 unread
+		// (contenttype.go) instead of being parsed into memory first.
+		DisablePreParseMultipartForm: true,
 	}
 	if len(cfg.TrustedProxies) > 0 {
 		fc.EnableTrustedProxyCheck = true
@@ -80,7 +84,7 @@ func New(cfg Config, svc Service, opts ...Option) *Server {
 		fc.EnableIPValidation = true
 	}
 	s.app = fiber.New(fc)
-	s.app.Use(s.observe)
+	s.app.Use(s.observe, s.refuseAmbiguousLength)
 	s.routes()
 	return s
 }

@@ -22,11 +22,15 @@ type Service interface {
 	// exists, ErrLimitExceeded if the stream has limits.groups-per-stream.
 	// It is the only way to create a group when groups.creation is explicit.
 	CreateGroup(ctx context.Context, streamPrefix, group string, req protocol.CreateGroupRequest) (protocol.GroupResponse, error)
-	// Group creates the group on first use (stream must exist) unless
-	// groups.creation is explicit (then an unknown group is ErrGroupNotFound).
+	// Group returns an existing group; it never creates one (an unknown
+	// group is ErrGroupNotFound, as the reference answers a GET).
 	Group(ctx context.Context, streamPrefix, group string) (protocol.GroupResponse, error)
 	DeleteGroup(ctx context.Context, streamPrefix, group string, req protocol.DeleteGroupRequest) (protocol.DeleteGroupResponse, error)
-	// ProducerRouting creates the group on first use like Group.
+	// ProducerRouting creates the group on first use (stream must exist)
+	// unless groups.creation is explicit (then an unknown group is
+	// ErrGroupNotFound): the reference's producers ask for routing before
+	// any member joins, and rely on the group's Redis consumer group
+	// existing from then on.
 	ProducerRouting(ctx context.Context, streamPrefix, group string) (protocol.ProducerRouting, error)
 
 	Scale(ctx context.Context, streamPrefix string, req protocol.ScaleRequest) (protocol.ScaleResponse, error)
@@ -59,9 +63,11 @@ type Service interface {
 	Offsets(ctx context.Context, streamPrefix, group string) (protocol.OffsetsResponse, error)
 	// Messages reads up to count entries of shard `shard` strictly after
 	// cursor `from` ("-" = from the start). ErrStreamNotFound for an unknown
-	// stream, ErrShardNotFound for a shard outside the stream (a shard
-	// beyond the shard count whose key still exists, being drained, reads
-	// fine). api/ validates from and count before calling.
+	// stream, ErrShardNotFound for a shard outside the stream: only shards
+	// 0 ≤ shard < the consuming shard count are read (the routing count,
+	// plus the shards a scale-in still drains), whatever other keys of the
+	// same name exist; ErrShardKeyNotStream when the key holds no stream.
+	// api/ validates from and count before calling.
 	Messages(ctx context.Context, streamPrefix string, shard int, from string, count int) (protocol.MessagesResponse, error)
 
 	// DebugActors and DebugGroup return live actor state on this node as a
@@ -93,4 +99,7 @@ var (
 	// ErrLimitExceeded: a configured limit (limits.*) refuses the request;
 	// the wrapping message names the limit's config key.
 	ErrLimitExceeded = errors.New("coordinator: limit exceeded")
+	// ErrShardKeyNotStream: a shard's Redis key holds something other than
+	// a stream (written by hand); 409, nothing is read.
+	ErrShardKeyNotStream = errors.New("coordinator: shard key holds no stream")
 )

@@ -52,6 +52,9 @@ type Audit struct {
 type HTTP struct {
 	Addr      string   `koanf:"addr" help:"HTTP listen address host:port (port 0 picks a free port)"`
 	BodyLimit ByteSize `koanf:"body-limit" help:"largest accepted request body, e.g. 1MiB (1KiB..64MiB)"`
+	// AllowedOrigins: pages on these origins may send state-changing
+	// requests (others are refused 403 CROSS_ORIGIN_REQUEST).
+	AllowedOrigins []string `koanf:"allowed-origins" help:"origins (scheme://host[:port]) whose browser pages may change state; empty = only the coordinator's own pages and non-browser clients"`
 }
 
 // Redis configures the go-redis client. No addresses means an embedded
@@ -190,7 +193,7 @@ type Log struct {
 // derived from the hostname.
 func Default() Config {
 	return Config{
-		HTTP: HTTP{Addr: "127.0.0.1:8080", BodyLimit: 1 * MiB},
+		HTTP: HTTP{Addr: "127.0.0.1:8080", BodyLimit: 1 * MiB, AllowedOrigins: []string{}},
 		Redis: Redis{
 			Addrs:        []string{"127.0.0.1:6379"},
 			DialTimeout:  2 * time.Second,
@@ -250,6 +253,7 @@ func (c Config) Redacted() Config {
 	r := c
 	r.Redis.Addrs = cloneStrings(c.Redis.Addrs)
 	r.Cluster.Seeds = cloneStrings(c.Cluster.Seeds)
+	r.HTTP.AllowedOrigins = cloneStrings(c.HTTP.AllowedOrigins)
 	r.Redis.Password = redact(c.Redis.Password)
 	r.Auth.TokenSecret = redact(c.Auth.TokenSecret)
 	if c.Auth.PreviousTokenSecrets != nil {

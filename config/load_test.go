@@ -26,6 +26,7 @@ const secret16 = "0123456789abcdef-secret"
 var precedenceCases = []precedenceCase{
 	{key: "http.addr", file: "127.0.0.1:8081", env: "127.0.0.1:8082", flag: "127.0.0.1:8083"},
 	{key: "http.body-limit", file: "2MiB", env: "3145728", flag: "4096KiB"},
+	{key: "http.allowed-origins", file: "https://a.example,http://b:1", env: "https://c.example", flag: "https://d.example:8443"},
 	{key: "redis.addrs", file: "a:1,b:2", env: "c:3,d:4", flag: "e:5"},
 	{key: "redis.username", file: "u-file", env: "u-env", flag: "u-flag"},
 	{key: "redis.password", file: "p-file", env: "p-env"},

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"net"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -51,6 +52,11 @@ func (c Config) Validate() error {
 	// http
 	if err := checkHostPort(c.HTTP.Addr, true, true); err != nil {
 		bad("http.addr", c.HTTP.Addr, "%v", err)
+	}
+	for i, o := range c.HTTP.AllowedOrigins {
+		if u, err := url.Parse(o); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.User != nil {
+			bad(fmt.Sprintf("http.allowed-origins[%d]", i), o, "must be an origin scheme://host[:port] (http or https, no path), e.g. https://ops.example.com")
+		}
 	}
 	if c.HTTP.BodyLimit < MinBodyLimit || c.HTTP.BodyLimit > MaxBodyLimit {
 		bad("http.body-limit", c.HTTP.BodyLimit, "must be between %s and %s", MinBodyLimit, MaxBodyLimit)

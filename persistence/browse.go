@@ -40,6 +40,10 @@ type StreamEntry struct {
 // ErrInvalidStreamID: a cursor that is not "-" nor a stream entry id.
 var ErrInvalidStreamID = errors.New("persistence: invalid stream id")
 
+// ErrWrongKeyType: a shard's key exists but holds something other than a
+// stream (someone wrote to it by hand).
+var ErrWrongKeyType = errors.New("persistence: key holds no stream")
+
 // CheckStreamCursor accepts "-" (the start of the stream) or a stream entry
 // id "ms" or "ms-seq" (protocol.IsStreamCursor), the forms ReadShard takes as
 // its exclusive cursor.

@@ -39,6 +39,9 @@ func (h *Host) Offsets(ctx context.Context, streamPrefix, groupName string) (pro
 	shards = append(shards, extra...)
 
 	infos, err := h.opts.Provisioner.ShardOffsets(ctx, streamPrefix, groupName, shards)
+	if errors.Is(err, persistence.ErrWrongKeyType) {
+		return protocol.OffsetsResponse{}, fmt.Errorf("offsets of %s/%s: %v: %w", streamPrefix, groupName, err, api.ErrShardKeyNotStream)
+	}
 	if err != nil {
 		return protocol.OffsetsResponse{}, mapStoreErr(fmt.Errorf("offsets of %s/%s: %w", streamPrefix, groupName, err))
 	}
@@ -96,9 +99,12 @@ func containsInt(xs []int, x int) bool {
 	return false
 }
 
-// Messages reads one page of a shard stream. A shard at or beyond the
-// stream's shard count is read only while its key still exists (a shard a
-// scale-in is draining); otherwise it is ErrShardNotFound.
+// Messages reads one page of a shard stream: shards 0 ≤ shard < the
+// stream's consuming count only (the routing count, or more while a
+// scale-in's removed shards drain). Any other index is ErrShardNotFound
+// even if a key of that name exists: it is not this stream's (a key
+// written by hand, a retired shard, another stream's key that happens to
+// share the name).
 func (h *Host) Messages(ctx context.Context, streamPrefix string, shard int, from string, count int) (protocol.MessagesResponse, error) {
 	if err := h.refusal(); err != nil {
 		return protocol.MessagesResponse{}, err
@@ -106,24 +112,22 @@ func (h *Host) Messages(ctx context.Context, streamPrefix string, shard int, fro
 	if shard < 0 || count < 1 {
 		return protocol.MessagesResponse{}, fmt.Errorf("shard %d, count %d: %w", shard, count, api.ErrInvalidArgument)
 	}
-	rec, err := h.stream(ctx, streamPrefix)
+	rec, l, err := h.layout(ctx, streamPrefix)
 	if err != nil {
 		return protocol.MessagesResponse{}, err
 	}
 	key := protocol.StreamKey(streamPrefix, shard)
-	if shard >= rec.ShardCount {
-		info, err := h.opts.Provisioner.ShardInfo(ctx, streamPrefix, "", shard)
-		if err != nil {
-			return protocol.MessagesResponse{}, mapStoreErr(err)
-		}
-		if !info.Exists {
-			return protocol.MessagesResponse{}, fmt.Errorf("shard %d of stream %s (shardCount %d, valid 0..%d): %w",
-				shard, streamPrefix, rec.ShardCount, rec.ShardCount-1, api.ErrShardNotFound)
-		}
+	if n := max(rec.ShardCount, l.ConsumeCount(rec.ShardCount)); shard >= n {
+		return protocol.MessagesResponse{}, fmt.Errorf("shard %d of stream %s: the stream has shards 0..%d (shardCount %d): %w",
+			shard, streamPrefix, n-1, rec.ShardCount, api.ErrShardNotFound)
 	}
 	entries, more, err := h.opts.Provisioner.ReadShard(ctx, streamPrefix, shard, from, count)
 	if errors.Is(err, persistence.ErrInvalidStreamID) {
 		return protocol.MessagesResponse{}, fmt.Errorf("from: %s: %w", strings.TrimPrefix(err.Error(), "read shard "+key+": "), api.ErrInvalidArgument)
+	}
+	if errors.Is(err, persistence.ErrWrongKeyType) {
+		return protocol.MessagesResponse{}, fmt.Errorf("shard %d of stream %s: key %s holds no stream (written by something other than the coordinator's producers?): %w",
+			shard, streamPrefix, key, api.ErrShardKeyNotStream)
 	}
 	if err != nil {
 		return protocol.MessagesResponse{}, mapStoreErr(err)

@@ -153,9 +153,11 @@ func (h *Host) groupErr(key persistence.GroupKey, err error) error {
 	return mapStoreErr(err)
 }
 
-// Group returns the group, creating it on first use (implicit creation).
+// Group returns an existing group. A GET changes nothing: an unknown group
+// is ErrGroupNotFound (the reference answers 404 GROUP_NOT_FOUND), never
+// created; joins, producer routing and CreateGroup create groups.
 func (h *Host) Group(ctx context.Context, streamPrefix, groupName string) (protocol.GroupResponse, error) {
-	d, err := h.describe(ctx, streamPrefix, groupName, true)
+	d, err := h.describe(ctx, streamPrefix, groupName, false)
 	if err != nil {
 		return protocol.GroupResponse{}, err
 	}

@@ -242,6 +242,7 @@ func apiConfig(cfg config.Config, logger *slog.Logger) api.Config {
 		MaxShardCount:  cfg.Resharding.MaxShardCount,
 		AdminRateLimit: api.RateLimit{RequestsPerSecond: cfg.Auth.AdminRateLimit, Burst: cfg.Auth.AdminRateBurst},
 		MaxBrowseCount: cfg.Limits.BrowseMaxCount,
+		AllowedOrigins: cfg.HTTP.AllowedOrigins,
 		ServerVersion:  version,
 		Logger:         logger,
 	}

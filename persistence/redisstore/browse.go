@@ -78,6 +78,9 @@ func (p *Provisioner) offsetsBatch(ctx context.Context, op, streamPrefix, group 
 			out[i] = o
 			continue
 		}
+		if isWrongType(err) {
+			return nil, fmt.Errorf("%s: %s: %w", op, key, persistence.ErrWrongKeyType)
+		}
 		if err != nil {
 			return nil, mapErr(op+": "+key, err)
 		}
@@ -145,6 +148,9 @@ func (p *Provisioner) ReadShard(ctx context.Context, streamPrefix string, shard 
 		return []persistence.StreamEntry{}, false, nil // after is the largest id
 	}
 	msgs, err := p.c.XRangeN(ctx, key, start, "+", int64(count)+1).Result()
+	if isWrongType(err) {
+		return nil, false, fmt.Errorf("%s: %w", op, persistence.ErrWrongKeyType)
+	}
 	if err != nil && !errors.Is(err, redis.Nil) {
 		return nil, false, mapErr(op, err)
 	}
@@ -184,6 +190,11 @@ func nextID(cursor string) (string, bool) {
 		return "", false
 	}
 	return strconv.FormatUint(ms, 10) + "-" + strconv.FormatUint(seq, 10), true
+}
+
+// isWrongType: the key holds another type than the command needs.
+func isWrongType(err error) bool {
+	return err != nil && strings.HasPrefix(err.Error(), "WRONGTYPE")
 }
 
 func isNoGroup(err error) bool {

@@ -173,4 +173,18 @@ func runBrowseTests(t *testing.T, newClient func(t *testing.T) redis.UniversalCl
 		_, _, err = p.ReadShard(ctx, "m", 0, "-", 0)
 		require.Error(t, err)
 	})
+	// A shard key someone wrote a string (or a hash) to: ErrWrongKeyType,
+	// for reading it and for its offsets, not an unclassified error.
+	t.Run("WrongKeyType", func(t *testing.T) {
+		c := newClient(t)
+		p := redisstore.NewProvisioner(c)
+		require.NoError(t, c.Set(ctx, "w:0", "not a stream", 0).Err())
+		require.NoError(t, c.HSet(ctx, "w:1", "f", "v").Err())
+		for _, shard := range []int{0, 1} {
+			_, _, err := p.ReadShard(ctx, "w", shard, "-", 5)
+			require.ErrorIs(t, err, persistence.ErrWrongKeyType, "shard %d", shard)
+			_, err = p.ShardOffsets(ctx, "w", "g", []int{shard})
+			require.ErrorIs(t, err, persistence.ErrWrongKeyType, "shard %d", shard)
+		}
+	})
 }
