@@ -87,7 +87,7 @@ func (s *Server) routes() {
 	s.add(fiber.MethodGet, mon+"/assignments", accessRead, nil, s.assignments)
 	s.add(fiber.MethodGet, mon+"/consumption", accessRead, nil, s.consumption)
 	s.add(fiber.MethodGet, mon+"/migrations", accessRead, nil, s.migrations)
-	s.add(fiber.MethodGet, v1+"/monitoring/cluster", accessRead, nil, s.cluster)
+	s.add(fiber.MethodGet, v1+"/monitoring/cluster", accessRead, nil, unscopedOnly(v1+"/monitoring/cluster", s.cluster))
 
 	s.add(fiber.MethodGet, "/debug/actors", accessRead, nil, unscopedOnly("/debug/actors", s.debugActors))
 	s.add(fiber.MethodGet, "/debug/streams/:streamPrefix/groups/:consumerGroup", accessRead, nil, s.debugGroup)

@@ -113,7 +113,7 @@ func TestListRoutesFollowStreamScope(t *testing.T) {
 	require.NoError(t, json.Unmarshal(list("team", "/coord/v1/streams"), &s))
 	require.Len(t, s.Streams, 1)
 	require.JSONEq(t, `{"streams":[]}`, string(list("other", "/coord/v1/streams")))
-	for _, p := range []string{"/debug/actors", "/metrics"} {
+	for _, p := range []string{"/debug/actors", "/metrics", "/coord/v1/monitoring/cluster"} {
 		r := h.do("GET", p, "", "Authorization", basic("team", "team-pass"))
 		require.Equal(t, 403, r.status, p)
 		e := r.errorBody(t)
