@@ -187,10 +187,11 @@ func New(opts Options) *Host {
 		Refusing:     h.refusing,
 		Hold:         h.hold,
 		StateLost: func(reason string) {
-			h.stateLost(reason, h.opts.Now().Add(opts.Rules.LeaseTTL+opts.Rules.HeartbeatInterval))
+			h.stateLost(group.LossStoreBehind, reason, h.opts.Now().Add(opts.Rules.LeaseTTL+opts.Rules.HeartbeatInterval))
 		},
 		GroupStateLost: h.groupStateLost,
 		VerifyStore:    h.node.verify,
+		DataSet:        h.dataSet,
 	}
 	h.system.EventStream.Subscribe(onDeadLetter)
 	h.pinger = h.system.Root.Spawn(actor.PropsFromProducer(func() actor.Actor { return pingActor{} }))
