@@ -17,8 +17,8 @@ import (
 //
 //   - a member still heartbeating reports itself within one heartbeat
 //     interval of the coordinator answering (its retries never wait longer):
-//     a group activated in a young data set grants nothing for one heartbeat
-//     interval from its activation (the first request that reached it), and
+//     a group activated in a young data set grants nothing for QuietWait from
+//     its activation (the first request that reached it), and
 //     until Until a member reporting an epoch and shards this group never had
 //     holds the group for a lease, even if other members joined already;
 //   - a member still reading a shard stream that survived shows as a Redis
@@ -43,13 +43,20 @@ const (
 )
 
 // newDataSetQuiet is why a member's shards are pending during the quiet wait.
-const newDataSetQuiet = "new coordinator data set (Redis held no coordinator state): waiting one heartbeat interval for members of an earlier data set to report before the first grant"
+const newDataSetQuiet = "new coordinator data set (Redis held no coordinator state): waiting about one heartbeat interval for members of an earlier data set to report before the first grant"
 
-// quietHold holds state's grants for one heartbeat interval from activated,
+// QuietWait is how long a group activated in a young data set grants nothing:
+// one heartbeat interval (the longest a member's retries wait) and a quarter of one
+// more for the request in flight and clocks. A member waiting for its first
+// shards heartbeats every short interval meanwhile, so it is granted within
+// about 1.4 intervals of its first heartbeat.
+func QuietWait(rules groupstate.Config) time.Duration { return rules.HeartbeatInterval * 5 / 4 }
+
+// quietHold holds state's grants for QuietWait from activated,
 // when the group was activated in a young data set (no-op otherwise).
 func (a *groupActor) quietHold(state *groupstate.Group, activated time.Time) {
 	if a.youngDataSet(activated) {
-		state.HoldGrantsFor(activated.Add(a.deps.Rules.HeartbeatInterval), newDataSetQuiet)
+		state.HoldGrantsFor(activated.Add(QuietWait(a.deps.Rules)), newDataSetQuiet)
 	}
 }
 

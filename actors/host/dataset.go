@@ -23,7 +23,7 @@ func (h *Host) newDataSet(created time.Time, why string) {
 		return
 	}
 	h.opts.Logger.Info("new coordinator data set in Redis ("+why+"): a new deployment, or a Redis that lost its data while no coordinator ran; "+
-		"a group grants one heartbeat interval after its first request, unless a member of an earlier data set reports itself or its group's shard streams show Redis consumers active within one lease (then that group is held for a lease and a WARN says so)",
+		"each group grants about one heartbeat interval after its first request, unless a member of an earlier data set reports itself or the group's shard streams show Redis consumers active within one lease (then that group is held for a lease, logged as a data loss)",
 		slog.Time("checkedUntil", ds.Until))
 }
 
