@@ -33,6 +33,10 @@ type Deps struct {
 	// GroupStateLost reports a hold of one group only (a member reported an
 	// epoch and shards a new, empty group does not know).
 	GroupStateLost func(key persistence.GroupKey, kind, reason string, until time.Time)
+	// PlacementMoved reports whether the cluster recently gained a node, so
+	// that a newer activation elsewhere is the placement following it (a
+	// normal move, logged at INFO) rather than a duplicate (WARN). Default false.
+	PlacementMoved func() bool
 	// DataSet returns what the node knows about a young store data set (zero
 	// if the data set is older than a lease, or store.trust-empty-store).
 	DataSet func() NewDataSet
@@ -122,6 +126,9 @@ func (d *Deps) withDefaults() *Deps {
 	}
 	if c.GroupStateLost == nil {
 		c.GroupStateLost = func(persistence.GroupKey, string, string, time.Time) {}
+	}
+	if c.PlacementMoved == nil {
+		c.PlacementMoved = func() bool { return false }
 	}
 	if c.DataSet == nil {
 		c.DataSet = func() NewDataSet { return NewDataSet{} }

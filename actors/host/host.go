@@ -161,6 +161,9 @@ func New(opts Options) *Host {
 	}
 	logger := opts.Logger
 	actorLog := newMinLevel(logger.Handler(), slog.LevelWarn) // one repeat filter for the whole actor system
+	if c, ok := opts.NodeMetrics.(lineCounter); ok {
+		actorLog.lib.counter.Store(&c)
+	}
 	h := &Host{
 		opts:   opts,
 		groups: map[persistence.GroupKey]*actor.PID{},
@@ -192,6 +195,7 @@ func New(opts Options) *Host {
 		GroupStateLost: h.groupStateLost,
 		VerifyStore:    h.node.verify,
 		DataSet:        h.dataSet,
+		PlacementMoved: h.placementMoved,
 	}
 	h.system.EventStream.Subscribe(onDeadLetter)
 	h.pinger = h.system.Root.Spawn(actor.PropsFromProducer(func() actor.Actor { return pingActor{} }))
