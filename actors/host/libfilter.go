@@ -15,9 +15,12 @@ import (
 //     automanaged provider polls every configured node's health port; a node
 //     that has not started yet, or has stopped, does not answer. Nodes started
 //     together see it for each other's first seconds.
-//   - peer-connect: "EndpointWriter failed to connect" — a message to a node
+//   - peer-connect: "EndpointWriter failed to connect" (or to create its
+//     stream, send or receive the connect handshake) — a message to a node
 //     that stopped (or is stopping) cannot be delivered; the sender times out
 //     and our cluster code retries elsewhere.
+//   - peer-lost: "EndpointWriter lost connection" — a peer's connection
+//     closed, as it does when that peer stops.
 //   - health-server-closed: "Automanaged server stopping..!" with the error
 //     http.ErrServerClosed — the provider's health server closed by a clean
 //     shutdown (any other error, such as a port in use, is kept).
@@ -29,6 +32,10 @@ type libraryLine struct {
 var libraryLines = []libraryLine{
 	{msg: "Bad connection to the node health status", kind: "peer-health-poll"},
 	{msg: "EndpointWriter failed to connect", kind: "peer-connect"},
+	{msg: "EndpointWriter failed to create receive stream", kind: "peer-connect"},
+	{msg: "EndpointWriter failed to send connect request", kind: "peer-connect"},
+	{msg: "EndpointWriter failed to receive connect response", kind: "peer-connect"},
+	{msg: "EndpointWriter lost connection", kind: "peer-lost"},
 	{msg: "Automanaged server stopping..!", kind: "health-server-closed", errHas: "Server closed"},
 }
 
