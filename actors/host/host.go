@@ -161,9 +161,7 @@ func New(opts Options) *Host {
 	}
 	logger := opts.Logger
 	actorLog := newMinLevel(logger.Handler(), slog.LevelWarn) // one repeat filter for the whole actor system
-	if c, ok := opts.NodeMetrics.(lineCounter); ok {
-		actorLog.lib.counter.Store(&c)
-	}
+	actorLog.lib.countInto(opts.NodeMetrics)
 	h := &Host{
 		opts:   opts,
 		groups: map[persistence.GroupKey]*actor.PID{},
@@ -194,8 +192,7 @@ func New(opts Options) *Host {
 		},
 		GroupStateLost: h.groupStateLost,
 		VerifyStore:    h.node.verify,
-		DataSet:        h.dataSet,
-		PlacementMoved: h.placementMoved,
+		DataSet:        h.dataSet, PlacementMoved: h.placementMoved,
 	}
 	h.system.EventStream.Subscribe(onDeadLetter)
 	h.pinger = h.system.Root.Spawn(actor.PropsFromProducer(func() actor.Actor { return pingActor{} }))

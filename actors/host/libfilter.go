@@ -50,6 +50,13 @@ type libFilter struct {
 	counter atomic.Pointer[lineCounter]
 }
 
+// countInto makes m count the filtered lines, if it can (api/metrics does).
+func (f *libFilter) countInto(m any) {
+	if c, ok := m.(lineCounter); ok {
+		f.counter.Store(&c)
+	}
+}
+
 // expected reports whether r is an expected library line, and counts it.
 func (f *libFilter) expected(r slog.Record) bool {
 	for _, l := range libraryLines {
