@@ -75,7 +75,7 @@ type Store struct {
 	KeyPrefix       string        `koanf:"key-prefix" help:"prefix of every coordinator-owned Redis key ([A-Za-z0-9._-])"`
 	WaitReplicas    int           `koanf:"wait-replicas" help:"every state write waits until this many Redis replicas acknowledged it (WAIT); 0 = do not wait"`
 	WaitTimeout     time.Duration `koanf:"wait-timeout" help:"how long a write waits for store.wait-replicas before it fails as unavailable (< redis.read-timeout)"`
-	TrustEmptyStore bool          `koanf:"trust-empty-store" help:"treat a Redis without coordinator state as a new deployment and grant at once (default false: hold grants for one lease, as after a data loss)"`
+	TrustEmptyStore bool          `koanf:"trust-empty-store" help:"treat a Redis without coordinator state as a new deployment and grant at once (default false: each group waits about one heartbeat interval and checks its shard streams for readers of an earlier data set)"`
 }
 
 // Auth configures authentication of the HTTP API.

@@ -130,7 +130,12 @@ func (c *Consumer) apply(r hbResult) (time.Time, error) {
 		slices.Sort(pending)
 		if !slices.Equal(assigned, c.ls.assigned) || !slices.Equal(pending, c.ls.pending) {
 			c.ls.assigned, c.ls.pending = assigned, pending
-			c.log.Info("assignment", "status", resp.Status, "epoch", c.ls.epoch, "assigned", assigned, "pending", pending)
+			if len(pending) > 0 && resp.Message != "" {
+				// Why the shards wait (another member still releasing them, or grants held).
+				c.log.Info("assignment", "status", resp.Status, "epoch", c.ls.epoch, "assigned", assigned, "pending", pending, "pendingReason", resp.Message)
+			} else {
+				c.log.Info("assignment", "status", resp.Status, "epoch", c.ls.epoch, "assigned", assigned, "pending", pending)
+			}
 			c.emit(Event{Type: EventAssignment, Shards: assigned, Pending: pending, MetadataVersion: mv})
 		}
 		// Only OK may start shards; never start pending ones.

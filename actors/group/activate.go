@@ -94,6 +94,13 @@ func (a *groupActor) activate(ctx actor.Context) error {
 	if hold := a.deps.Hold(a.key); now.Before(hold) {
 		state.HoldGrantsUntil(hold)
 	}
+	a.quietHold(state, now)
+	if snap.Meta == nil {
+		if err := a.checkPriorReaders(state, stream, now); err != nil {
+			a.lastErr = err
+			return fmt.Errorf("activate %s: cannot check a new group's shard streams for members of an earlier data set: %w", a.key, err)
+		}
+	}
 	a.activation, a.revision, a.servableFrom, a.needsCheck, a.carry = snap.ActivationEpoch, snap.Revision, servableFrom, false, nil
 	a.events.restore(snap.Events) // the fencings and expiries recorded by earlier activations
 	if snap.Meta == nil {

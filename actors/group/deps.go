@@ -32,7 +32,14 @@ type Deps struct {
 	StateLost func(reason string)
 	// GroupStateLost reports a hold of one group only (a member reported an
 	// epoch and shards a new, empty group does not know).
-	GroupStateLost func(key persistence.GroupKey, reason string, until time.Time)
+	GroupStateLost func(key persistence.GroupKey, kind, reason string, until time.Time)
+	// PlacementMoved reports whether the cluster recently gained a node, so
+	// that a newer activation elsewhere is the placement following it (a
+	// normal move, logged at INFO) rather than a duplicate (WARN). Default false.
+	PlacementMoved func() bool
+	// DataSet returns what the node knows about a young store data set (zero
+	// if the data set is older than a lease, or store.trust-empty-store).
+	DataSet func() NewDataSet
 	// VerifyStore is called before a group with no stored state is served: it
 	// checks (one round trip) that the store is the data set the node knows,
 	// so that a flush is noticed before a new group hands shards out.
@@ -118,7 +125,13 @@ func (d *Deps) withDefaults() *Deps {
 		c.StateLost = func(string) {}
 	}
 	if c.GroupStateLost == nil {
-		c.GroupStateLost = func(persistence.GroupKey, string, time.Time) {}
+		c.GroupStateLost = func(persistence.GroupKey, string, string, time.Time) {}
+	}
+	if c.PlacementMoved == nil {
+		c.PlacementMoved = func() bool { return false }
+	}
+	if c.DataSet == nil {
+		c.DataSet = func() NewDataSet { return NewDataSet{} }
 	}
 	if c.VerifyStore == nil {
 		c.VerifyStore = func() error { return nil }

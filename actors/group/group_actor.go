@@ -295,8 +295,7 @@ func (a *groupActor) stop(ctx actor.Context, why string) {
 		return
 	}
 	a.stopped = true
-	a.deps.Logger.Warn("group actor stopping", slog.String("group", a.key.String()), a.reqAttr(),
-		slog.Int64("activation", a.activation), slog.String("reason", why))
+	a.logStop(why)
 	a.halt(ctx)
 }
 

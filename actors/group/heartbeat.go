@@ -97,7 +97,12 @@ func (a *groupActor) evaluate(ctx actor.Context, msg *HeartbeatRequest) protocol
 // and that member may still read those shards until its lease runs out. The
 // member itself is told UNKNOWN_MEMBER_ID by the rules and rejoins.
 func (a *groupActor) claimsUnknown(req protocol.HeartbeatRequest, now time.Time) {
-	if req.MemberEpoch <= 0 || len(req.OwnedShards)+len(req.RevokingShards) == 0 || a.state.Known(req.MemberID) || a.state.Occupied() > 0 {
+	if req.MemberEpoch <= 0 || len(req.OwnedShards)+len(req.RevokingShards) == 0 || a.state.Known(req.MemberID) {
+		return
+	}
+	// In a young data set (newdataset.go) other members may have joined already while
+	// this one, of the earlier data set, was still retrying: its claim counts anyway.
+	if a.state.Occupied() > 0 && !a.youngDataSet(now) {
 		return
 	}
 	until := now.Add(a.deps.Rules.LeaseTTL + a.deps.Rules.HeartbeatInterval)
@@ -105,7 +110,7 @@ func (a *groupActor) claimsUnknown(req protocol.HeartbeatRequest, now time.Time)
 		return
 	}
 	a.state.HoldGrantsUntil(until)
-	a.deps.GroupStateLost(a.key, fmt.Sprintf("member %q reports memberEpoch %d and %d shard(s) the store does not know (group empty)",
+	a.deps.GroupStateLost(a.key, LossMemberClaims, fmt.Sprintf("member %q reports memberEpoch %d and %d shard(s) the store does not know",
 		req.MemberID, req.MemberEpoch, len(req.OwnedShards)+len(req.RevokingShards)), until)
 }
 

@@ -140,6 +140,7 @@ func (a *groupActor) reload(ctx actor.Context) {
 		state.HoldGrantsUntil(a.state.GrantsHeldUntil())
 	}
 	state.HoldGrantsUntil(a.deps.Hold(a.key))
+	a.quietHold(state, a.activatedAt)
 	a.state, a.revision, a.unsure = state, snap.Revision, false
 	a.events.restore(snap.Events)
 	for _, m := range a.state.Members() {

@@ -33,6 +33,7 @@ type Group struct {
 	// Volatile, never persisted.
 	bucket     joinBucket           // Config.JoinRate
 	holdUntil  time.Time            // HoldGrantsUntil
+	holdWhy    string               // HoldGrantsFor: why the current hold lasts ("" = a store data loss)
 	graceUntil time.Time            // the hand-over grace of RestoreHandedOver (handover.go)
 	overdue    map[string]time.Time // MarkOverdue: member → the lease deadline it was overdue for (interval.go)
 }

@@ -19,9 +19,14 @@ import (
 //
 // Volatile: not persisted, not carried by Restore. A later t extends the hold, an earlier one
 // is ignored. A coordinator taking over the group during the hold must hold it again.
-func (g *Group) HoldGrantsUntil(t time.Time) {
+func (g *Group) HoldGrantsUntil(t time.Time) { g.HoldGrantsFor(t, "") }
+
+// HoldGrantsFor is HoldGrantsUntil with the reason members are told while their shards are
+// pending because of it ("" = a store data loss: "state lost, waiting out leases"). The reason
+// of the hold that ends last is kept.
+func (g *Group) HoldGrantsFor(t time.Time, why string) {
 	if t.After(g.holdUntil) {
-		g.holdUntil = t
+		g.holdUntil, g.holdWhy = t, why
 	}
 }
 
@@ -37,7 +42,10 @@ func (g *Group) heldResponse(resp *Response, c *Member, held []int) {
 	told := intersect(c.Assigned, held)
 	resp.Assigned = respSlice(told)
 	resp.Pending = respSlice(diff(c.Target, told))
-	if resp.Message == "" && len(resp.Pending) > 0 {
+	if resp.Message == "" && len(resp.Pending) > 0 && g.holdWhy != "" {
+		resp.Message = g.holdWhy + "; the coordinator grants no new shard until " + g.holdUntil.UTC().Format(time.RFC3339Nano) +
+			"; keep reading your assignedShards"
+	} else if resp.Message == "" && len(resp.Pending) > 0 {
 		resp.Message = fmt.Sprintf(
 			"state lost, waiting out leases: the coordinator grants no new shard until %s (members that may still hold one from before the loss stop by then); keep reading your assignedShards",
 			g.holdUntil.UTC().Format(time.RFC3339))

@@ -63,10 +63,11 @@ const nodeInfoName = "rsc-node"
 type clusterState struct {
 	c *cluster.Cluster
 
-	mu      sync.Mutex
-	leaving bool         // Stop began: refuse to host groups, answer RETRY
-	evicted atomic.Bool  // read on every heartbeat (refusingRequests): no lock
-	members []memberView // last topology event's members (onTopology)
+	mu       sync.Mutex
+	leaving  bool         // Stop began: refuse to host groups, answer RETRY
+	evicted  atomic.Bool  // read on every heartbeat (refusingRequests): no lock
+	members  []memberView // last topology event's members (onTopology)
+	joinedAt time.Time    // when a member last joined (placement.go)
 
 	inflight atomic.Int64 // cluster requests waiting for an answer (requestGrain)
 
@@ -132,6 +133,10 @@ func (h *Host) clustered() bool { return h.cl.c != nil }
 
 // refusing returns why this node must not host a group now ("" if it may):
 // it refuses requests (refusingRequests), or it is leaving.
+// leavingReason is refusing's answer while the node leaves the cluster; peers
+// recognise a leaving node by it (waitPeers).
+const leavingReason = "this node is shutting down and handing its groups over"
+
 func (h *Host) refusing() string {
 	if why := h.refusingRequests(); why != "" {
 		return why
@@ -139,7 +144,7 @@ func (h *Host) refusing() string {
 	h.cl.mu.Lock()
 	defer h.cl.mu.Unlock()
 	if h.cl.leaving {
-		return "this node is shutting down and handing its groups over"
+		return leavingReason
 	}
 	return ""
 }
@@ -370,7 +375,9 @@ func (h *Host) leaveCluster() {
 	}
 	h.opts.Logger.Info("leaving the cluster: deregistered; groups keep serving until a peer stops placing them here")
 	bound := h.leaveBound()
-	h.waitPeers(time.Now().Add(bound), false)
+	if len(h.localPIDs()) > 0 { // nothing to hand over: no need to wait for a peer to take it
+		h.waitPeers(time.Now().Add(bound), false)
+	}
 	pids := h.localPIDs()
 	h.releaseAll(pids)
 	h.opts.Logger.Info("leaving the cluster: groups handed over", slog.Int("groups", len(pids)),
@@ -386,12 +393,17 @@ func (h *Host) leaveBound() time.Duration { return 5 * time.Second }
 
 // waitPeers polls every peer's member list until one (all=false) or every
 // (all=true) peer no longer lists this node, or until deadline. Peers that do
-// not answer count as no longer listing it.
+// not answer count as no longer listing it; peers that are leaving themselves
+// (they refuse new activations, so they place no group here) do not count, so
+// nodes stopped together do not wait for each other.
 func (h *Host) waitPeers(deadline time.Time, all bool) {
 	self := h.system.Address()
 	for time.Now().Before(deadline) {
 		peers, dropped := 0, 0
 		for _, info := range h.peerInfos(200 * time.Millisecond) {
+			if info != nil && info.GetRefusing() == leavingReason {
+				continue
+			}
 			peers++
 			if info == nil || !slices.Contains(info.GetMemberAddresses(), self) {
 				dropped++
@@ -525,6 +537,7 @@ func (h *Host) onTopology(t *cluster.ClusterTopology) {
 		out = append(out, memberView{ID: m.Id, Addr: m.Address()})
 	}
 	h.cl.mu.Lock()
+	h.notePlacementMove(h.cl.members, out)
 	h.cl.members = out
 	h.cl.mu.Unlock()
 	if m := h.opts.Cluster.Metrics; m != nil {

@@ -232,6 +232,6 @@ func (h *Host) claimForUnknownGroup(key persistence.GroupKey, req protocol.Heart
 		return
 	}
 	until := h.opts.Now().Add(h.opts.Rules.LeaseTTL + h.opts.Rules.HeartbeatInterval)
-	h.groupStateLost(key, fmt.Sprintf("member %q reports memberEpoch %d and %d shard(s) of a group the store does not have",
+	h.groupStateLost(key, group.LossMemberClaims, fmt.Sprintf("member %q reports memberEpoch %d and %d shard(s) of a group the store does not have",
 		req.MemberID, req.MemberEpoch, n), until)
 }

@@ -161,6 +161,7 @@ func New(opts Options) *Host {
 	}
 	logger := opts.Logger
 	actorLog := newMinLevel(logger.Handler(), slog.LevelWarn) // one repeat filter for the whole actor system
+	actorLog.lib.countInto(opts.NodeMetrics)
 	h := &Host{
 		opts:   opts,
 		groups: map[persistence.GroupKey]*actor.PID{},
@@ -187,10 +188,11 @@ func New(opts Options) *Host {
 		Refusing:     h.refusing,
 		Hold:         h.hold,
 		StateLost: func(reason string) {
-			h.stateLost(reason, h.opts.Now().Add(opts.Rules.LeaseTTL+opts.Rules.HeartbeatInterval))
+			h.stateLost(group.LossStoreBehind, reason, h.opts.Now().Add(opts.Rules.LeaseTTL+opts.Rules.HeartbeatInterval))
 		},
 		GroupStateLost: h.groupStateLost,
 		VerifyStore:    h.node.verify,
+		DataSet:        h.dataSet, PlacementMoved: h.placementMoved,
 	}
 	h.system.EventStream.Subscribe(onDeadLetter)
 	h.pinger = h.system.Root.Spawn(actor.PropsFromProducer(func() actor.Actor { return pingActor{} }))

@@ -18,10 +18,14 @@ import (
 // node), which would bury the coordinator's own lines at 3 a.m. The first
 // occurrence is kept; later ones within the window are counted and the next
 // one that passes says how many were dropped.
+//
+// Lines the libraries log at ERROR in normal operation (libfilter.go) are
+// dropped and counted.
 type minLevel struct {
 	slog.Handler
 	min     slog.Level
 	repeats *repeatFilter
+	lib     *libFilter
 }
 
 // repeatEvery is how often one library message may repeat in the log.
@@ -38,7 +42,7 @@ type repeatState struct {
 }
 
 func newMinLevel(h slog.Handler, min slog.Level) minLevel {
-	return minLevel{Handler: h, min: min, repeats: &repeatFilter{seen: map[string]*repeatState{}}}
+	return minLevel{Handler: h, min: min, repeats: &repeatFilter{seen: map[string]*repeatState{}}, lib: &libFilter{}}
 }
 
 func (h minLevel) Enabled(ctx context.Context, l slog.Level) bool {
@@ -46,6 +50,9 @@ func (h minLevel) Enabled(ctx context.Context, l slog.Level) bool {
 }
 
 func (h minLevel) Handle(ctx context.Context, r slog.Record) error {
+	if h.lib != nil && h.lib.expected(r) {
+		return nil
+	}
 	if h.repeats != nil {
 		dropped, pass := h.repeats.admit(r.Message, r.Time)
 		if !pass {
@@ -82,9 +89,9 @@ func (f *repeatFilter) admit(msg string, now time.Time) (int, bool) {
 }
 
 func (h minLevel) WithAttrs(a []slog.Attr) slog.Handler {
-	return minLevel{h.Handler.WithAttrs(a), h.min, h.repeats}
+	return minLevel{h.Handler.WithAttrs(a), h.min, h.repeats, h.lib}
 }
 
 func (h minLevel) WithGroup(name string) slog.Handler {
-	return minLevel{h.Handler.WithGroup(name), h.min, h.repeats}
+	return minLevel{h.Handler.WithGroup(name), h.min, h.repeats, h.lib}
 }

@@ -75,15 +75,18 @@ func (n *node) round(ctx context.Context) error {
 	case n.instance == "":
 		// First round of this process: nothing to compare with but the marker itself.
 		switch {
-		case st.InstanceCreated && !h.opts.TrustEmptyStore:
-			h.stateLost("the store holds no coordinator instance marker (a new deployment, or Redis lost its data)", start.Add(lease))
+		case h.opts.TrustEmptyStore:
 		case st.InstanceCreated:
-		case st.Instance.CreatedAt.Add(lease).After(start) && !h.opts.TrustEmptyStore:
-			h.stateLost("the store's data set is younger than one lease (created "+st.Instance.CreatedAt.Format(time.RFC3339Nano)+")",
-				st.Instance.CreatedAt.Add(lease))
+			created := st.Instance.CreatedAt // as stored: what other nodes count from
+			if created.IsZero() {
+				created = start
+			}
+			h.newDataSet(created, "the store held no coordinator instance marker")
+		case st.Instance.CreatedAt.Add(lease).After(start):
+			h.newDataSet(st.Instance.CreatedAt, "the store's instance marker was created "+st.Instance.CreatedAt.UTC().Format(time.RFC3339Nano)+", less than one lease ago")
 		}
 	case st.Instance.ID != n.instance:
-		h.stateLost(fmt.Sprintf("the store's instance marker changed (%s, now %s): Redis was flushed, restarted without persistence, or replaced",
+		h.stateLost(lossMarkerChanged, fmt.Sprintf("the store's instance marker changed (%s, now %s): Redis was flushed, restarted without persistence, or replaced",
 			n.instance, st.Instance.ID), start.Add(lease))
 		check = true
 	case st.Created && start.Sub(n.lastOK) > n.ttl:
@@ -91,10 +94,10 @@ func (n *node) round(ctx context.Context) error {
 			slog.Duration("unrenewedFor", start.Sub(n.lastOK)))
 		check = true
 	case st.Created:
-		h.stateLost("this node's record vanished from the store before it could expire", start.Add(lease))
+		h.stateLost(lossRecordVanished, "this node's record vanished from the store before it could expire", start.Add(lease))
 		check = true
 	case st.Renews <= n.prevRenews:
-		h.stateLost(fmt.Sprintf("this node's renew counter went backwards (%d after %d): failover to a replica that missed writes?",
+		h.stateLost(lossRenewsBackwards, fmt.Sprintf("this node's renew counter went backwards (%d after %d): failover to a replica that missed writes?",
 			st.Renews, n.prevRenews), start.Add(lease))
 		check = true
 	}

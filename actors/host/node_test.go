@@ -87,21 +87,25 @@ func TestNodeRoundSeesAFlush(t *testing.T) {
 	require.NotNil(t, h.Health(ctx).StateLost)
 }
 
-// Without trust-empty-store, a store without marker (new deployment or lost data) holds grants;
-// so does a data set younger than a lease, created by another node.
-func TestEmptyOrYoungStoreHoldsGrants(t *testing.T) {
+// A store without marker, or with one younger than a lease (created by another node), is a
+// new data set: nothing is held node-wide and health stays UP, for one lease + interval from
+// the marker's creation on every node. trust-empty-store skips even that.
+func TestEmptyOrYoungStoreIsANewDataSet(t *testing.T) {
 	ctx := context.Background()
 	mem := memstore.New()
 	a := New(Options{Store: mem, Provisioner: memstore.NewProvisioner(), NodeID: "a", Rules: quickRules})
 	t.Cleanup(a.Stop)
 	require.NoError(t, a.node.round(ctx))
-	require.NotNil(t, a.Health(ctx).StateLost)
+	require.Nil(t, a.Health(ctx).StateLost, "a new deployment is not a data loss")
+	ds := a.dataSet()
+	require.False(t, ds.Until.IsZero())
 	b := New(Options{Store: mem, Provisioner: memstore.NewProvisioner(), NodeID: "b", Rules: quickRules})
 	t.Cleanup(b.Stop)
 	require.NoError(t, b.node.round(ctx))
-	require.NotNil(t, b.Health(ctx).StateLost, "a data set younger than a lease may have lost state")
+	require.Nil(t, b.Health(ctx).StateLost)
+	require.WithinDuration(t, ds.Until, b.dataSet().Until, time.Millisecond, "every node counts from the marker's creation")
 	trusting := New(Options{Store: mem, Provisioner: memstore.NewProvisioner(), NodeID: "c", Rules: quickRules, TrustEmptyStore: true})
 	t.Cleanup(trusting.Stop)
 	require.NoError(t, trusting.node.round(ctx))
-	require.Nil(t, trusting.Health(ctx).StateLost)
+	require.Zero(t, trusting.dataSet())
 }

@@ -15,6 +15,7 @@ import (
 // DEGRADED with stateLost.
 type lossState struct {
 	mu         sync.Mutex
+	kind       string // which case (loss* constants, group.Loss*)
 	reason     string
 	detectedAt time.Time
 	holdUntil  time.Time // end of the latest hold, of any scope (health)
@@ -23,17 +24,27 @@ type lossState struct {
 	// here (a claim for a group the store no longer has); expired ones are
 	// dropped when read.
 	groups map[persistence.GroupKey]time.Time
+	// dataSet: the store's data set is young and had no coordinator state
+	// before it (dataset.go).
+	dataSet group.NewDataSet
 }
+
+// Kinds of store data loss the node itself detects (see node.round).
+const (
+	lossMarkerChanged   = "instance-marker-changed"
+	lossRecordVanished  = "node-record-vanished"
+	lossRenewsBackwards = "renew-counter-backwards"
+)
 
 // stateLost records a node-wide loss: every group of the node, and every
 // group activated before the hold ends, grants nothing until until.
-func (h *Host) stateLost(reason string, until time.Time) {
+func (h *Host) stateLost(kind, reason string, until time.Time) {
 	h.loss.mu.Lock()
 	if until.After(h.loss.nodeUntil) {
 		h.loss.nodeUntil = until
 	}
 	h.loss.mu.Unlock()
-	h.recordLoss(reason, until, "every group of this node")
+	h.recordLoss(kind, reason, until, "every group of this node")
 	msg := &group.StoreLost{Until: until}
 	h.mu.Lock()
 	for _, pid := range h.groups {
@@ -46,7 +57,7 @@ func (h *Host) stateLost(reason string, until time.Time) {
 const maxGroupHolds = 10_000
 
 // groupStateLost records a hold of one group.
-func (h *Host) groupStateLost(key persistence.GroupKey, reason string, until time.Time) {
+func (h *Host) groupStateLost(key persistence.GroupKey, kind, reason string, until time.Time) {
 	h.loss.mu.Lock()
 	if h.loss.groups == nil {
 		h.loss.groups = map[persistence.GroupKey]time.Time{}
@@ -63,15 +74,15 @@ func (h *Host) groupStateLost(key persistence.GroupKey, reason string, until tim
 		h.loss.groups[key] = until
 	}
 	h.loss.mu.Unlock()
-	h.recordLoss(key.String()+": "+reason, until, "group "+key.String())
+	h.recordLoss(kind, key.String()+": "+reason, until, "group "+key.String())
 }
 
-func (h *Host) recordLoss(reason string, until time.Time, scope string) {
+func (h *Host) recordLoss(kind, reason string, until time.Time, scope string) {
 	now := h.opts.Now()
 	h.loss.mu.Lock()
 	episode := !now.Before(h.loss.holdUntil) // not already holding: a new episode
 	if episode {
-		h.loss.reason, h.loss.detectedAt = reason, now
+		h.loss.kind, h.loss.reason, h.loss.detectedAt = kind, reason, now
 	}
 	if until.After(h.loss.holdUntil) {
 		h.loss.holdUntil = until
@@ -82,10 +93,10 @@ func (h *Host) recordLoss(reason string, until time.Time, scope string) {
 	}
 	if episode {
 		h.opts.Logger.Warn("Redis lost coordinator state ("+reason+"); granting no shard until "+until.UTC().Format(time.RFC3339)+
-			" so that members that may still hold shards fence themselves; see docs/OPERATIONS.md for the Redis persistence settings that prevent this",
-			slog.String("scope", scope), slog.Duration("hold", until.Sub(now)))
+			" so that members that may still hold shards fence themselves first. "+lossAdvice(kind),
+			slog.String("case", kind), slog.String("scope", scope), slog.Duration("hold", until.Sub(now)))
 	} else {
-		h.opts.Logger.Debug("store data loss seen again", slog.String("reason", reason), slog.String("scope", scope))
+		h.opts.Logger.Debug("store data loss seen again", slog.String("case", kind), slog.String("reason", reason), slog.String("scope", scope))
 	}
 }
 
@@ -114,6 +125,17 @@ func (h *Host) lossReport(now time.Time) *protocol.StateLost {
 	if !now.Before(h.loss.holdUntil) {
 		return nil
 	}
-	return &protocol.StateLost{Reason: h.loss.reason, DetectedAt: h.loss.detectedAt.UTC().Format(time.RFC3339Nano),
+	return &protocol.StateLost{Case: h.loss.kind, Reason: h.loss.reason, DetectedAt: h.loss.detectedAt.UTC().Format(time.RFC3339Nano),
 		GrantsHeldUntil: h.loss.holdUntil.UTC().Format(time.RFC3339Nano)}
+}
+
+// lossAdvice is what the engineer reading a loss WARN should do, per case.
+func lossAdvice(kind string) string {
+	const why = "find why Redis lost data (docs/OPERATIONS.md, Redis data loss: persistence, replica failover)"
+	if kind == group.LossActiveReaders {
+		return "The hold ends by itself. If Redis did lose its data, " + why + ". If this is a new deployment on shard streams " +
+			"that other consumers still read under the same consumer group name, stop them, or set store.trust-empty-store=true to skip this check"
+	}
+	return "The hold ends by itself (members keep what they read); " + why +
+		". store.trust-empty-store does not skip this hold: it only trusts a Redis that holds no coordinator state at all"
 }

@@ -18,6 +18,8 @@ var MemberStates = []string{"STARTING", "ACTIVE", "LEAVING", "EXPIRED", "FENCED"
 type Metrics struct {
 	reg *prometheus.Registry
 
+	logFiltered *prometheus.CounterVec // logfilter.go
+
 	// Children of the per-request vectors, looked up once per label set:
 	// resolving labels (hashing, a locked map) on every request costs more
 	// than the observation itself.
@@ -109,6 +111,7 @@ func New() *Metrics {
 		m.leaseExpiries, m.membersFenced, m.limitRejects, m.retainedTrims,
 	)
 	m.registerNode()
+	m.registerLogFilter()
 	m.registerReshard()
 	m.registerCluster()
 	m.registerFence()

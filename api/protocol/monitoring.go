@@ -206,6 +206,9 @@ type ConflictPeer struct {
 
 // StateLost describes a store data loss the coordinator is waiting out.
 type StateLost struct {
+	// Case names which check found the loss (docs/RELIABILITY.md, "Redis
+	// data loss"); optional, absent from older coordinators.
+	Case            string `json:"case,omitempty"`
 	Reason          string `json:"reason"`
 	DetectedAt      string `json:"detectedAt"`
 	GrantsHeldUntil string `json:"grantsHeldUntil"`

@@ -68,6 +68,12 @@ func (a *app) healthCmd() *cobra.Command {
 			if h.Refusing != "" {
 				kv = append(kv, [2]string{"refusing", h.Refusing})
 			}
+			if l := h.StateLost; l != nil {
+				kv = append(kv, [2]string{"state lost", l.Reason}, [2]string{"grants held until", l.GrantsHeldUntil})
+				if l.Case != "" {
+					kv = append(kv, [2]string{"loss case", l.Case})
+				}
+			}
 			if h.Cluster != nil {
 				kv = append(kv, [2]string{"cluster", h.Cluster.Name + " (" + h.Cluster.Provider + ")"})
 			}

@@ -1,0 +1,84 @@
+package host
+
+import (
+	"log/slog"
+	"strings"
+	"sync/atomic"
+)
+
+// Library lines expected in normal operation. The actor and cluster
+// libraries log them at ERROR although nothing is wrong; our own lines say
+// what matters (a peer joining or leaving, this node stopping). They are
+// dropped and counted (rsc_log_lines_filtered_total{level,kind}).
+//
+//   - peer-health-poll: "Bad connection to the node health status" — the
+//     automanaged provider polls every configured node's health port; a node
+//     that has not started yet, or has stopped, does not answer. Nodes started
+//     together see it for each other's first seconds.
+//   - peer-connect: "EndpointWriter failed to connect" (or to create its
+//     stream, send or receive the connect handshake) — a message to a node
+//     that stopped (or is stopping) cannot be delivered; the sender times out
+//     and our cluster code retries elsewhere.
+//   - peer-lost: "EndpointWriter lost connection" — a peer's connection
+//     closed, as it does when that peer stops.
+//   - health-server-closed: "Automanaged server stopping..!" with the error
+//     http.ErrServerClosed — the provider's health server closed by a clean
+//     shutdown (any other error, such as a port in use, is kept).
+type libraryLine struct {
+	msg, kind string
+	errHas    string // "" = any; else the record's "error" attribute must contain it
+}
+
+var libraryLines = []libraryLine{
+	{msg: "Bad connection to the node health status", kind: "peer-health-poll"},
+	{msg: "EndpointWriter failed to connect", kind: "peer-connect"},
+	{msg: "EndpointWriter failed to create receive stream", kind: "peer-connect"},
+	{msg: "EndpointWriter failed to send connect request", kind: "peer-connect"},
+	{msg: "EndpointWriter failed to receive connect response", kind: "peer-connect"},
+	{msg: "EndpointWriter lost connection", kind: "peer-lost"},
+	{msg: "Automanaged server stopping..!", kind: "health-server-closed", errHas: "Server closed"},
+}
+
+// lineCounter receives the count of filtered lines (api/metrics implements it).
+type lineCounter interface {
+	LibraryLineFiltered(level, kind string)
+}
+
+// libFilter decides which library records are expected; counter is set once
+// the host's metrics are known.
+type libFilter struct {
+	counter atomic.Pointer[lineCounter]
+}
+
+// countInto makes m count the filtered lines, if it can (api/metrics does).
+func (f *libFilter) countInto(m any) {
+	if c, ok := m.(lineCounter); ok {
+		f.counter.Store(&c)
+	}
+}
+
+// expected reports whether r is an expected library line, and counts it.
+func (f *libFilter) expected(r slog.Record) bool {
+	for _, l := range libraryLines {
+		if r.Message != l.msg || (l.errHas != "" && !errorContains(r, l.errHas)) {
+			continue
+		}
+		if c := f.counter.Load(); c != nil {
+			(*c).LibraryLineFiltered(strings.ToLower(r.Level.String()), l.kind)
+		}
+		return true
+	}
+	return false
+}
+
+func errorContains(r slog.Record, s string) bool {
+	found := false
+	r.Attrs(func(a slog.Attr) bool {
+		if a.Key == "error" && strings.Contains(a.Value.String(), s) {
+			found = true
+			return false
+		}
+		return true
+	})
+	return found
+}
