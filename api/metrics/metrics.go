@@ -41,6 +41,7 @@ type Metrics struct {
 	cluster       clusterMetrics
 	fenceWrites   *prometheus.CounterVec // fence.go
 	sampled       sampledMetrics         // sampled.go
+	authFailures  *prometheus.CounterVec // auth.go
 }
 
 // LimitKeys are the config keys of the limits counted by LimitRejected; their
@@ -111,6 +112,7 @@ func New() *Metrics {
 	m.registerCluster()
 	m.registerFence()
 	m.registerSampled()
+	m.registerAuth()
 	return m
 }
 
