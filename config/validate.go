@@ -116,20 +116,7 @@ func (c Config) Validate() error {
 	if a.AdminRateBurst < 1 {
 		bad("auth.admin-rate-burst", a.AdminRateBurst, "must be at least 1")
 	}
-	for _, k := range []struct {
-		key  string
-		rate float64
-	}{{"auth.failed-auth-per-address-rate", a.FailedAuthPerAddressRate}, {"auth.failed-auth-per-user-rate", a.FailedAuthPerUserRate}} {
-		if math.IsNaN(k.rate) || math.IsInf(k.rate, 0) || !(k.rate > 0) {
-			bad(k.key, k.rate, "must be a number greater than 0 (failed credentials regained per second)")
-		}
-	}
-	if a.FailedAuthPerAddressBurst < 1 {
-		bad("auth.failed-auth-per-address-burst", a.FailedAuthPerAddressBurst, "must be at least 1")
-	}
-	if a.FailedAuthPerUserBurst < 1 {
-		bad("auth.failed-auth-per-user-burst", a.FailedAuthPerUserBurst, "must be at least 1")
-	}
+	a.validateFailureLimits(bad)
 	names := map[string]int{}
 	hasMember := false
 	for i, u := range a.Users {
@@ -170,14 +157,10 @@ func (c Config) Validate() error {
 	}
 
 	for i, u := range a.Users {
+		validGroupScopes(i, u.Groups, bad)
 		for j, p := range u.Streams {
 			if err := validStreamScope(p); err != nil {
 				bad(fmt.Sprintf("auth.users[%d].streams[%d]", i, j), p, "%v", err)
-			}
-		}
-		for j, p := range u.Groups {
-			if err := validStreamScope(p); err != nil {
-				bad(fmt.Sprintf("auth.users[%d].groups[%d]", i, j), p, "%v (a consumer group name, a name followed by '*', or '*')", err)
 			}
 		}
 	}
@@ -260,12 +243,7 @@ func (c Config) Validate() error {
 	if c.Shutdown.DrainDelay < 0 || c.Shutdown.DrainDelay >= c.Shutdown.Timeout {
 		bad("shutdown.drain-delay", c.Shutdown.DrainDelay, "must be at least 0 and shorter than shutdown.timeout (%s)", c.Shutdown.Timeout)
 	}
-	if c.Audit.RefusalWindow < time.Second || c.Audit.RefusalWindow > time.Hour {
-		bad("audit.refusal-window", c.Audit.RefusalWindow, "must be between 1s and 1h")
-	}
-	if n := c.Audit.RefusalAddresses; n < 1 || n > 1_000_000 {
-		bad("audit.refusal-addresses", n, "must be between 1 and 1000000")
-	}
+	c.Audit.validateRefusals(bad)
 	if n := c.Audit.RedisMaxLen; n < 1 || n > 100_000_000 {
 		bad("audit.redis-maxlen", n, "must be between 1 and 100000000")
 	}
