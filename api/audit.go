@@ -2,54 +2,82 @@ package api
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"log/slog"
+	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/gofiber/fiber/v2"
 )
 
 // Audit log. Every admin mutation (create stream, create or delete group,
-// scale, rollback) and every login attempt is written, once the answer is
-// known, as one structured log line at INFO with the message "audit":
+// scale, rollback) and every login is written, once the answer is known and
+// after authentication, as one structured log line at INFO with the message
+// "audit":
 //
 //	principal   who (the authenticated user; for login the username when it
-//	            names a configured user; "anonymous" with authentication off
-//	            or before authentication succeeded)
+//	            names a configured user; "anonymous" with authentication off)
 //	method, route, path
-//	requestId   the request's id (requestid.go), also in X-Request-Id
-//	requestedBy, reason   from the body, when it has them
 //	status      the HTTP status answered; result: ok (2xx), denied
-//	            (401/403/429), rejected (other 4xx), error (5xx)
+//	            (401/403/429), rejected (other 4xx), error (5xx), locked (a
+//	            failed-credential lock-out began, authlimit.go), refused
+//	            (a summary of requests refused before authentication)
 //	durationMs  time to answer
-//	bodySha256  first 16 hex digits of the SHA-256 of the request body
-//	            ("" for an empty body): ties the line to a body without
-//	            logging it (a login body holds a password)
+//	detail      what a locked or refused record means, with its count
 //	ip          the client IP
+//	caller.requestId, caller.requestedBy, caller.reason
+//	            chosen by the caller (X-Request-Id, body fields), not
+//	            checked by the server: never trust them for who did it
 //
-// Refused attempts (wrong credentials, missing role, rate limit) are
-// audited too. Passwords, tokens and Authorization headers are never
-// written. An AuditSink (WithAuditSink) receives each record as well, e.g.
-// to append it to a capped Redis stream.
+// No value derived from a secret is written: no body hash (a login body holds
+// a password). Requests refused before authentication (401) are not audited
+// one by one: the first from an address in each audit window is, and the
+// rest become one summary record per address (refusals.go), so anonymous
+// floods cannot push authenticated records out of a capped stream. Control
+// characters are escaped (\n, \x1b...) in every field a sink receives
+// (AuditRecord.Fields). An AuditSink (WithAuditSink) receives each record as
+// well, e.g. to append it to a capped Redis stream.
 
 // AuditRecord is one audited request.
 type AuditRecord struct {
-	Time        time.Time
-	Principal   string
-	Method      string
-	Route       string
-	Path        string
+	Time      time.Time
+	Principal string
+	Method    string
+	Route     string
+	Path      string
+	// RequestID, RequestedBy and Reason are chosen by the caller.
 	RequestID   string
 	RequestedBy string
 	Reason      string
 	Status      int
 	Result      string
 	Duration    time.Duration
-	BodySHA256  string
+	Detail      string
 	IP          string
+}
+
+// Fields is the record as flat name/value pairs, control characters
+// escaped; caller-chosen fields are prefixed "caller.".
+func (r AuditRecord) Fields() []any {
+	return []any{
+		"time", r.Time.UTC().Format(time.RFC3339Nano), "principal", escapeControl(r.Principal),
+		"method", r.Method, "route", escapeControl(r.Route), "path", escapeControl(r.Path),
+		"status", strconv.Itoa(r.Status), "result", r.Result,
+		"durationMs", strconv.FormatInt(r.Duration.Milliseconds(), 10), "detail", escapeControl(r.Detail),
+		"ip", escapeControl(r.IP), "caller.requestId", escapeControl(r.RequestID),
+		"caller.requestedBy", escapeControl(r.RequestedBy), "caller.reason", escapeControl(r.Reason),
+	}
+}
+
+// escapeControl writes control characters as Go escapes (\n, \x00, \u2028 ...).
+func escapeControl(v string) string {
+	if !strings.ContainsFunc(v, unicode.IsControl) && !strings.ContainsAny(v, "\u2028\u2029") {
+		return v
+	}
+	q := strconv.Quote(v)
+	return q[1 : len(q)-1]
 }
 
 // AuditSink receives audit records besides the log. Audit must not block:
@@ -88,9 +116,7 @@ func (s *Server) audited(c *fiber.Ctx) error {
 		Duration:  time.Since(start),
 		IP:        strings.Clone(c.IP()),
 	}
-	if len(body) > 0 {
-		sum := sha256.Sum256(body)
-		rec.BodySHA256 = hex.EncodeToString(sum[:8])
+	if len(body) > 0 && !strings.HasSuffix(rec.Route, "/auth/login") {
 		var f struct {
 			RequestedBy string `json:"requestedBy"`
 			Reason      string `json:"reason"`
@@ -99,17 +125,27 @@ func (s *Server) audited(c *fiber.Ctx) error {
 			rec.RequestedBy, rec.Reason = truncate(f.RequestedBy, 200), truncate(f.Reason, 500)
 		}
 	}
+	if refusedBeforeAuth(c, status) {
+		s.refused(rec)
+	} else {
+		s.writeAudit(rec)
+	}
+	return err
+}
+
+// writeAudit logs rec and hands it to the sink.
+func (s *Server) writeAudit(rec AuditRecord) {
 	s.log.LogAttrs(context.Background(), slog.LevelInfo, "audit",
 		slog.String("principal", rec.Principal), slog.String("method", rec.Method),
 		slog.String("route", rec.Route), slog.String("path", rec.Path),
-		slog.String("requestId", rec.RequestID), slog.String("requestedBy", rec.RequestedBy),
-		slog.String("reason", rec.Reason), slog.Int("status", rec.Status), slog.String("result", rec.Result),
-		slog.Int64("durationMs", rec.Duration.Milliseconds()), slog.String("bodySha256", rec.BodySHA256),
-		slog.String("ip", rec.IP))
+		slog.Int("status", rec.Status), slog.String("result", rec.Result),
+		slog.Int64("durationMs", rec.Duration.Milliseconds()), slog.String("detail", rec.Detail),
+		slog.String("ip", rec.IP),
+		slog.Group("caller", slog.String("requestId", rec.RequestID), slog.String("requestedBy", rec.RequestedBy),
+			slog.String("reason", rec.Reason)))
 	if s.audit != nil && s.audit.sink != nil {
 		s.audit.sink.Audit(rec)
 	}
-	return err
 }
 
 // auditPrincipal is the authenticated user, the login's (configured) user,

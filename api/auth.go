@@ -33,8 +33,10 @@ import (
 // answer the challenge with its own dialog). Valid credentials without the role:
 // 403 FORBIDDEN. With no users configured authentication is off and every
 // request is allowed (development only); rate limits then key on client IP.
-// Passwords are compared with bcrypt for hashes and in constant time for
-// plain ones; neither passwords, tokens nor Authorization headers are logged.
+// Passwords are compared with bcrypt (plain ones are hashed at start-up, so
+// every user and unknown names cost the same); failed credentials are
+// limited per address and per user (authlimit.go); neither passwords, tokens
+// nor Authorization headers are logged.
 
 type access uint8
 
@@ -89,6 +91,7 @@ type principal struct {
 	name    string
 	roles   roleSet
 	streams streamScope
+	groups  streamScope // consumer groups (auth.users[].groups; groupscope.go)
 }
 
 const principalKey = "rsc.principal"
@@ -96,15 +99,16 @@ const principalKey = "rsc.principal"
 type credential struct {
 	roles    roleSet
 	streams  streamScope
-	bcrypt   []byte   // bcrypt hash, or nil
-	plainSum [32]byte // sha256 of a plain password
+	bcrypt   []byte // bcrypt hash (plain passwords are hashed at start-up)
+	password string // the configured value, for token fingerprints (tokenfp.go)
+	groups   streamScope
 }
 
 // authenticator checks credentials. Safe for concurrent use.
 type authenticator struct {
 	users  map[string]*credential
 	tokens *tokenSigner
-	dummy  []byte // bcrypt hash checked for unknown users, to even out timing
+	dummy  []byte // bcrypt hash checked for unknown users: the same cost as a known one
 
 	cacheKey [32]byte
 	mu       sync.Mutex
@@ -120,49 +124,50 @@ func checkBcryptHash(h string) error {
 	return err
 }
 
+// bcryptCompare is bcrypt.CompareHashAndPassword; a seam for tests that
+// count the checks (unknown and known users must take the same path).
+var bcryptCompare = bcrypt.CompareHashAndPassword
+
 func newAuthenticator(cfg Config, signer *tokenSigner) *authenticator {
 	a := &authenticator{users: map[string]*credential{}, tokens: signer, verified: map[string][32]byte{}}
 	_, _ = rand.Read(a.cacheKey[:])
-	dummyCost := 0
+	cost := bcrypt.MinCost
 	for _, u := range cfg.Auth.Users {
-		cr := &credential{streams: newStreamScope(u.Streams)}
+		if c, err := bcrypt.Cost([]byte(u.Password)); isBcrypt(u.Password) && err == nil && c > cost {
+			cost = c
+		}
+	}
+	for _, u := range cfg.Auth.Users {
+		cr := &credential{streams: newStreamScope(u.Streams), groups: newStreamScope(u.Groups), password: u.Password}
 		for _, r := range u.Roles {
 			rs, _ := parseRole(r)
 			cr.roles |= rs
 		}
 		if isBcrypt(u.Password) {
 			cr.bcrypt = []byte(u.Password)
-			if c, err := bcrypt.Cost(cr.bcrypt); err == nil && c > dummyCost {
-				dummyCost = c
-			}
 		} else {
-			cr.plainSum = sha256.Sum256([]byte(u.Password))
+			// A plain password is checked like a hash of the highest
+			// configured cost: its timing does not tell it from an unknown
+			// user or a hashed one.
+			cr.bcrypt, _ = bcrypt.GenerateFromPassword([]byte(u.Password), cost)
 		}
 		a.users[u.Username] = cr
 	}
-	if dummyCost > 0 {
-		var pw [16]byte
-		_, _ = rand.Read(pw[:])
-		a.dummy, _ = bcrypt.GenerateFromPassword(pw[:], dummyCost)
-	}
+	var pw [16]byte
+	_, _ = rand.Read(pw[:])
+	a.dummy, _ = bcrypt.GenerateFromPassword(pw[:], cost)
 	return a
 }
 
+func (a *authenticator) known(user string) bool { _, ok := a.users[user]; return ok }
+
 // checkPassword returns the user's credential when password is right.
+// Unknown users cost one bcrypt check, like known ones.
 func (a *authenticator) checkPassword(user, password string) (*credential, bool) {
 	cr, known := a.users[user]
 	if !known {
-		// Spend about the same time as for a known user.
-		if a.dummy != nil {
-			_ = bcrypt.CompareHashAndPassword(a.dummy, []byte(password))
-		}
-		sum := sha256.Sum256([]byte(password))
-		subtle.ConstantTimeCompare(sum[:], a.cacheKey[:])
+		_ = bcryptCompare(a.dummy, []byte(password))
 		return nil, false
-	}
-	if cr.bcrypt == nil {
-		sum := sha256.Sum256([]byte(password))
-		return cr, subtle.ConstantTimeCompare(sum[:], cr.plainSum[:]) == 1
 	}
 	// bcrypt is deliberately slow; remember the last password that passed
 	// (as a keyed hash) so that clients sending Basic credentials on every
@@ -179,13 +184,32 @@ func (a *authenticator) checkPassword(user, password string) (*credential, bool)
 	if ok && subtle.ConstantTimeCompare(cached[:], key[:]) == 1 {
 		return cr, true
 	}
-	if bcrypt.CompareHashAndPassword(cr.bcrypt, []byte(password)) != nil {
+	if bcryptCompare(cr.bcrypt, []byte(password)) != nil {
 		return cr, false
 	}
 	a.mu.Lock()
 	a.verified[user] = key
 	a.mu.Unlock()
 	return cr, true
+}
+
+// basicUser is the username of Basic credentials in header.
+func basicUser(header string) (string, bool) {
+	scheme, value, found := strings.Cut(strings.TrimSpace(header), " ")
+	if !found || !strings.EqualFold(scheme, "basic") {
+		return "", false
+	}
+	raw, err := base64.StdEncoding.DecodeString(strings.TrimSpace(value))
+	if err != nil {
+		return "", false
+	}
+	user, _, found := strings.Cut(string(raw), ":")
+	return user, found
+}
+
+func isBearer(header string) bool {
+	scheme, _, _ := strings.Cut(strings.TrimSpace(header), " ")
+	return strings.EqualFold(scheme, "bearer")
 }
 
 // authenticate resolves the Authorization header to a principal. ok is false
@@ -214,15 +238,15 @@ func (a *authenticator) authenticate(header string) (p principal, knownUser stri
 		if !good {
 			return principal{}, knownUser, false
 		}
-		return principal{name: user, roles: cr.roles, streams: cr.streams}, user, true
+		return principal{name: user, roles: cr.roles, streams: cr.streams, groups: cr.groups}, user, true
 	case "bearer":
 		claims, err := a.tokens.verify(value)
 		if err != nil {
 			return principal{}, "", false
 		}
 		cr, known := a.users[claims.Subject]
-		if !known {
-			return principal{}, "", false
+		if !known || !a.tokens.credentialMatches(claims, cr.password) {
+			return principal{}, "", false // user removed, or its password changed
 		}
 		var granted roleSet
 		for _, r := range claims.Roles {
@@ -230,7 +254,7 @@ func (a *authenticator) authenticate(header string) (p principal, knownUser stri
 				granted |= rs
 			}
 		}
-		return principal{name: claims.Subject, roles: granted & cr.roles, streams: cr.streams}, claims.Subject, true
+		return principal{name: claims.Subject, roles: granted & cr.roles, streams: cr.streams, groups: cr.groups}, claims.Subject, true
 	}
 	return principal{}, "", false
 }
@@ -258,16 +282,18 @@ func (s *Server) require(need access) fiber.Handler {
 	}
 	forbidden := newError(403, protocol.CodeForbidden, "this route needs the "+wantName+" role")
 	return func(c *fiber.Ctx) error {
-		p, user, ok := s.auth.authenticate(c.Get(fiber.HeaderAuthorization))
-		if !ok {
-			s.log.Warn("authentication failed", "ip", c.IP(), "user", user, "route", routeLabel(c))
-			return newError(401, protocol.CodeUnauthenticated, "missing or invalid credentials")
+		p, err := s.authenticateLimited(c, c.Get(fiber.HeaderAuthorization))
+		if err != nil {
+			return err
 		}
 		if p.roles&want == 0 {
 			return forbidden
 		}
 		if !p.streams.allowsRoute(c) {
 			return newError(403, protocol.CodeForbidden, "user "+p.name+" is scoped to streams "+p.streams.String()+" (auth.users[].streams)")
+		}
+		if !groupAllowed(p.groups, c) {
+			return newError(403, protocol.CodeForbidden, "user "+p.name+" is scoped to consumer groups "+p.groups.String()+" (auth.users[].groups)")
 		}
 		c.Locals(principalKey, p)
 		return c.Next()

@@ -227,7 +227,7 @@ func TestTokens(t *testing.T) {
 
 	// Nothing secret was logged.
 	logs := h.logs.String() + h2.logs.String() + h3.logs.String()
-	require.Contains(t, logs, "login failed")
+	require.Contains(t, logs, "authentication failed")
 	for _, secret := range []string{"admin-pass", "grafana-pass", lr.AccessToken, ro.AccessToken, parts[2], testSecret, "nope", "Bearer", "Basic"} {
 		require.NotContains(t, logs, secret)
 	}

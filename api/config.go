@@ -24,6 +24,15 @@ const (
 	// (limits.browse-max-count); DefaultBrowseCount is its default.
 	DefaultMaxBrowseCount = 1000
 	DefaultBrowseCount    = 50
+	// Failed-credential limits (authlimit.go): per address 30 then one per
+	// 5 s; per user at one address 10 then one per 10 s.
+	DefaultFailedAuthPerAddressRate  = 0.2
+	DefaultFailedAuthPerAddressBurst = 30
+	DefaultFailedAuthPerUserRate     = 0.1
+	DefaultFailedAuthPerUserBurst    = 10
+	// Refusal summaries of the audit log (refusals.go).
+	DefaultAuditRefusalWindow    = time.Minute
+	DefaultAuditRefusalAddresses = 1000
 	// MinTokenSecretLength is the shortest accepted auth.token-secret (bytes).
 	MinTokenSecretLength = 16
 )
@@ -57,6 +66,17 @@ type Config struct {
 	// AdminRateLimit limits admin mutations (create stream, delete group,
 	// scale, rollback) per principal, and login attempts per client IP.
 	AdminRateLimit RateLimit
+	// FailedAuthPerAddress and FailedAuthPerUser limit failed credentials per
+	// client address and per configured user at one address (authlimit.go;
+	// auth.failed-auth-per-address-rate/-burst, auth.failed-auth-per-user-rate/-burst).
+	// Zero values take the defaults; a negative rate disables the limit.
+	FailedAuthPerAddress RateLimit
+	FailedAuthPerUser    RateLimit
+	// AuditRefusalWindow and AuditRefusalAddresses bound the audit records of
+	// requests refused before authentication (refusals.go;
+	// audit.refusal-window, audit.refusal-addresses).
+	AuditRefusalWindow    time.Duration
+	AuditRefusalAddresses int
 	// MaxShardCount bounds initialShardCount (1..max) and targetShardCount
 	// (0..max). Default 4096.
 	MaxShardCount int
@@ -112,6 +132,9 @@ type User struct {
 	// "orders:*" for every prefix starting with "orders:"; "*" or empty =
 	// every stream. Routes that name a stream refuse others with 403.
 	Streams []string
+	// Groups scopes the user to these consumer groups, same patterns as
+	// Streams; empty = every group (groupscope.go).
+	Groups []string
 }
 
 // RateLimit is a token bucket: RequestsPerSecond refill, Burst capacity.
@@ -145,6 +168,12 @@ func (c Config) Validate() error {
 		if _, err := normalizeOrigin(o); err != nil {
 			return fmt.Errorf("http.allowed-origins[%d]: %q %v", i, o, err)
 		}
+	}
+	if c.FailedAuthPerAddress.Burst < 0 {
+		return fmt.Errorf("auth.failed-auth-per-address-burst: %d must not be negative", c.FailedAuthPerAddress.Burst)
+	}
+	if c.FailedAuthPerUser.Burst < 0 {
+		return fmt.Errorf("auth.failed-auth-per-user-burst: %d must not be negative", c.FailedAuthPerUser.Burst)
 	}
 	a := c.Auth
 	if a.TokenTTL < 0 || a.TokenTTL > MaxTokenTTL {
@@ -214,6 +243,24 @@ func (c Config) withDefaults() Config {
 	}
 	if c.AdminRateLimit.Burst == 0 {
 		c.AdminRateLimit.Burst = DefaultAdminBurst
+	}
+	if c.FailedAuthPerAddress.RequestsPerSecond == 0 {
+		c.FailedAuthPerAddress.RequestsPerSecond = DefaultFailedAuthPerAddressRate
+	}
+	if c.FailedAuthPerAddress.Burst == 0 {
+		c.FailedAuthPerAddress.Burst = DefaultFailedAuthPerAddressBurst
+	}
+	if c.FailedAuthPerUser.RequestsPerSecond == 0 {
+		c.FailedAuthPerUser.RequestsPerSecond = DefaultFailedAuthPerUserRate
+	}
+	if c.FailedAuthPerUser.Burst == 0 {
+		c.FailedAuthPerUser.Burst = DefaultFailedAuthPerUserBurst
+	}
+	if c.AuditRefusalWindow <= 0 {
+		c.AuditRefusalWindow = DefaultAuditRefusalWindow
+	}
+	if c.AuditRefusalAddresses <= 0 {
+		c.AuditRefusalAddresses = DefaultAuditRefusalAddresses
 	}
 	if c.Logger == nil {
 		c.Logger = slog.Default()

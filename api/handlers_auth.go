@@ -2,6 +2,7 @@ package api
 
 import (
 	"bytes"
+	"encoding/base64"
 	"net/http"
 	"strings"
 	"time"
@@ -19,7 +20,7 @@ import (
 // token cannot be traded for a new one: a stolen token must not be renewable
 // forever. Wrong credentials: 401. With auth off: 400
 // AUTHENTICATION_DISABLED, saying that requests need no credentials here.
-// Rate-limited per client IP.
+// Failed credentials are limited like on every route (authlimit.go).
 func (s *Server) login(c *fiber.Ctx) error {
 	if s.auth == nil {
 		return newError(http.StatusBadRequest, protocol.CodeAuthDisabled,
@@ -35,42 +36,27 @@ func (s *Server) login(c *fiber.Ctx) error {
 			return err
 		}
 	}
-	var (
-		user  string
-		roles roleSet
-	)
-	if req.Username == "" && req.Password == "" {
-		header := c.Get(fiber.HeaderAuthorization)
-		if scheme, _, _ := strings.Cut(strings.TrimSpace(header), " "); !strings.EqualFold(scheme, "basic") {
-			return newError(http.StatusUnauthorized, protocol.CodeUnauthenticated,
-				"send {\"username\",\"password\"} in the body or Basic credentials in the Authorization header")
-		}
-		p, known, ok := s.auth.authenticate(header)
-		if !ok {
-			s.log.Warn("login failed", "ip", c.IP(), "user", known)
-			c.Locals(auditUserKey, known)
-			return newError(http.StatusUnauthorized, protocol.CodeUnauthenticated, "invalid credentials")
-		}
-		user, roles = p.name, p.roles
-	} else {
+	header := c.Get(fiber.HeaderAuthorization)
+	if req.Username != "" || req.Password != "" {
 		if err := checkLogin(req); err != nil {
 			return err
 		}
-		cr, ok := s.auth.checkPassword(req.Username, req.Password)
-		if !ok {
-			known := ""
-			if cr != nil {
-				known = req.Username
-			}
-			s.log.Warn("login failed", "ip", c.IP(), "user", known)
-			c.Locals(auditUserKey, known)
-			return newError(http.StatusUnauthorized, protocol.CodeUnauthenticated, "invalid username or password")
-		}
-		user, roles = req.Username, cr.roles
+		header = "Basic " + base64.StdEncoding.EncodeToString([]byte(req.Username+":"+req.Password))
+	} else if scheme, _, _ := strings.Cut(strings.TrimSpace(header), " "); !strings.EqualFold(scheme, "basic") {
+		return newError(http.StatusUnauthorized, protocol.CodeUnauthenticated,
+			"send {\"username\",\"password\"} in the body or Basic credentials in the Authorization header")
 	}
+	p, err := s.authenticateLimited(c, header)
+	if err != nil {
+		if u, ok := basicUser(header); ok && s.auth.known(u) {
+			c.Locals(auditUserKey, u)
+		}
+		return err
+	}
+	user, roles := p.name, p.roles
 	c.Locals(auditUserKey, user)
 	names := roles.names()
-	token, exp, err := s.tokens.issue(user, names)
+	token, exp, err := s.tokens.issue(user, names, s.auth.users[user].password)
 	if err != nil {
 		return err
 	}

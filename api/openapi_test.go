@@ -182,6 +182,11 @@ func TestOpenAPIStatusesAreReal(t *testing.T) {
 		send(h, probe{body: body, hdr: []string{"Authorization", boss, "Sec-Fetch-Site", "cross-site", "Origin", "https://evil.example"}})
 		if strings.HasSuffix(e.path, "/login") {
 			send(h, probe{body: `{"username":"boss","password":"wrong"}`})
+			fl := cfg
+			fl.FailedAuthPerAddress = RateLimit{RequestsPerSecond: 0.001, Burst: 1}
+			hf := newHarness(t, fl)
+			send(hf, probe{body: `{"username":"nobody","password":"wrong"}`})
+			send(hf, probe{body: `{"username":"nobody","password":"wrong"}`}) // 429: failed credentials
 			send(newHarness(t, Config{}), probe{body: body})
 		}
 		if e.limited {

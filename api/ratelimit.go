@@ -92,7 +92,11 @@ func (s *Server) rateLimited(key func(*fiber.Ctx) string) fiber.Handler {
 		return nil
 	}
 	return func(c *fiber.Ctx) error {
-		ok, wait := s.limiter.allow(key(c))
+		k := key(c)
+		if k == "" {
+			return c.Next()
+		}
+		ok, wait := s.limiter.allow(k)
 		if ok {
 			return c.Next()
 		}
@@ -105,6 +109,70 @@ func (s *Server) rateLimited(key func(*fiber.Ctx) string) fiber.Handler {
 	}
 }
 
-func loginKey(c *fiber.Ctx) string { return "login ip:" + c.IP() }
+// loginKey is empty: logins are not limited per request (a per-address
+// limit locked real users behind one address out); their failed
+// credentials are, like on every route (authlimit.go). The route is still
+// audited.
+func loginKey(*fiber.Ctx) string { return "" }
 
 func adminKey(c *fiber.Ctx) string { return "admin " + principalName(c) }
+
+// bucketAt is key's bucket refilled up to now. Callers hold l.mu.
+func (l *limiter) bucketAt(key string, now time.Time) *bucket {
+	b, ok := l.buckets[key]
+	if !ok {
+		if len(l.buckets) >= maxBuckets {
+			l.evict(now)
+		}
+		b = &bucket{tokens: l.burst, last: now}
+		l.buckets[key] = b
+	}
+	if elapsed := now.Sub(b.last).Seconds(); elapsed > 0 {
+		b.tokens = math.Min(l.burst, b.tokens+elapsed*l.rate)
+	}
+	b.last = now
+	return b
+}
+
+func (l *limiter) waitFor(b *bucket) time.Duration {
+	if l.rate <= 0 {
+		return time.Hour
+	}
+	return time.Duration((1 - b.tokens) / l.rate * float64(time.Second))
+}
+
+// blocked reports, without taking a token, whether key has none left, and
+// how long until it has one.
+func (l *limiter) blocked(key string) (bool, time.Duration) {
+	if l == nil {
+		return false, 0
+	}
+	now := l.now()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if _, ok := l.buckets[key]; !ok {
+		return false, 0 // do not create buckets for mere looks
+	}
+	b := l.bucketAt(key, now)
+	if b.tokens >= 1 {
+		return false, 0
+	}
+	return true, l.waitFor(b)
+}
+
+// take is allow that also reports whether this take emptied the bucket (it
+// succeeded and left less than one token): the start of a lock-out.
+func (l *limiter) take(key string) (ok, emptied bool, wait time.Duration) {
+	if l == nil {
+		return true, false, 0
+	}
+	now := l.now()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	b := l.bucketAt(key, now)
+	if b.tokens >= 1 {
+		b.tokens--
+		return true, b.tokens < 1, 0
+	}
+	return false, false, l.waitFor(b)
+}

@@ -20,20 +20,22 @@ import (
 // SPEC §5, authentication, rate limiting, metrics and the error mapping.
 // It decodes, validates and authorizes; every decision is the Service's.
 type Server struct {
-	cfg     Config
-	svc     Service
-	app     *fiber.App
-	log     *slog.Logger
-	auth    *authenticator // nil: auth off
-	tokens  *tokenSigner   // nil: auth off
-	limiter *limiter       // nil: no rate limiting
-	origins *originPolicy  // origin.go
-	metrics *metrics.Metrics
-	now     func() time.Time
-	addr    atomic.Pointer[net.Addr]
-	table   []routeEntry // every route, in registration order (routes.go)
-	audit   *auditor     // audit.go
-	drain   drainState   // drain.go
+	cfg      Config
+	svc      Service
+	app      *fiber.App
+	log      *slog.Logger
+	auth     *authenticator  // nil: auth off
+	tokens   *tokenSigner    // nil: auth off
+	limiter  *limiter        // nil: no rate limiting
+	fails    *failureLimiter // authlimit.go
+	refusals *refusals       // refusals.go
+	origins  *originPolicy   // origin.go
+	metrics  *metrics.Metrics
+	now      func() time.Time
+	addr     atomic.Pointer[net.Addr]
+	table    []routeEntry // every route, in registration order (routes.go)
+	audit    *auditor     // audit.go
+	drain    drainState   // drain.go
 }
 
 // Option customises a Server.
@@ -65,6 +67,8 @@ func New(cfg Config, svc Service, opts ...Option) *Server {
 		s.log.Warn("AUTHENTICATION IS OFF: no auth.users configured, every route (admin included) is open to anyone who can reach this port. Development only.")
 	}
 	s.limiter = newLimiter(cfg.AdminRateLimit, s.now)
+	s.fails = newFailureLimiter(cfg, s.now)
+	s.refusals = newRefusals(cfg.AuditRefusalWindow, cfg.AuditRefusalAddresses)
 	fc := fiber.Config{
 		BodyLimit:             hardBodyLimit(cfg.BodyLimit),
 		ErrorHandler:          s.serverError,

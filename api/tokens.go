@@ -1,6 +1,7 @@
 package api
 
 import (
+	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
 	"errors"
@@ -30,7 +31,8 @@ import (
 // guesses offline, so it adds nothing), and needs no separate configuration.
 // iat is written but not checked: coordinator nodes' clocks may differ by a
 // little, and a token issued by a node ahead of this one must still pass. A token is also
-// rejected when its user is no longer configured; the roles it grants are
+// rejected when its user is no longer configured or its password changed
+// (the cred claim, credentialFP); the roles it grants are
 // those it carries that the user still has (auth.go).
 
 const (
@@ -44,6 +46,9 @@ var errBadToken = errors.New("api: invalid or expired token")
 // tokenClaims are the claims of a login token.
 type tokenClaims struct {
 	Roles []string `json:"roles"`
+	// Cred fingerprints the user's configured password (credentialFP): a
+	// password change or a removed user invalidates the token on every node.
+	Cred string `json:"cred,omitempty"`
 	jwt.RegisteredClaims
 }
 
@@ -83,11 +88,12 @@ func keyID(secret string) string {
 }
 
 // issue returns a signed token for user with roles, and its expiry.
-func (t *tokenSigner) issue(user string, roles []string) (string, time.Time, error) {
+func (t *tokenSigner) issue(user string, roles []string, password string) (string, time.Time, error) {
 	now := t.now()
 	exp := now.Add(t.ttl).Truncate(time.Second)
 	tok := jwt.NewWithClaims(jwt.SigningMethodHS256, tokenClaims{
 		Roles: roles,
+		Cred:  credentialFP(t.secret, user, password),
 		RegisteredClaims: jwt.RegisteredClaims{
 			Issuer:    tokenIssuer,
 			Subject:   user,
@@ -127,4 +133,24 @@ func (t *tokenSigner) key(tok *jwt.Token) (any, error) {
 		return nil, errBadToken
 	}
 	return k, nil
+}
+
+// credentialFP is a keyed fingerprint of the user's configured password (or
+// hash): HMAC-SHA256 under the token secret, 12 bytes, base64url. A token
+// reader cannot test passwords against it without the secret.
+func credentialFP(secret []byte, user, password string) string {
+	mac := hmac.New(sha256.New, secret)
+	mac.Write([]byte("rsc credential\x00" + user + "\x00" + password))
+	return base64.RawURLEncoding.EncodeToString(mac.Sum(nil)[:12])
+}
+
+// credentialMatches reports whether the token was issued for the user's
+// current password, under any configured secret (rotation overlap).
+func (t *tokenSigner) credentialMatches(c tokenClaims, password string) bool {
+	for _, k := range t.keys {
+		if hmac.Equal([]byte(c.Cred), []byte(credentialFP(k, c.Subject, password))) {
+			return true
+		}
+	}
+	return false
 }

@@ -46,6 +46,9 @@ type Shutdown struct {
 type Audit struct {
 	RedisStream string `koanf:"redis-stream" help:"also XADD every audit record to this Redis stream key (empty = log only)"`
 	RedisMaxLen int    `koanf:"redis-maxlen" help:"approximate most entries kept in audit.redis-stream (XADD MAXLEN ~)"`
+	// Requests refused before authentication are summarised per address.
+	RefusalWindow    time.Duration `koanf:"refusal-window" help:"requests refused before authentication: the first per address per window is audited, the rest summarised in one record at its end"`
+	RefusalAddresses int           `koanf:"refusal-addresses" help:"most client addresses tracked per audit.refusal-window; refusals from more are summarised in one record"`
 }
 
 // HTTP configures the fiber front (member protocol, admin, monitoring, debug).
@@ -88,6 +91,12 @@ type Auth struct {
 	Users                 []User        `koanf:"users" secret:"true" help:"API users (file or RSC_AUTH_USERS as a YAML/JSON list)"`
 	AdminRateLimit        float64       `koanf:"admin-rate-limit" help:"sustained admin API requests per second"`
 	AdminRateBurst        int           `koanf:"admin-rate-burst" help:"admin API burst size"`
+	// Failed-credential limits (every authenticated route and login): a
+	// token bucket per client address and one per user at an address.
+	FailedAuthPerAddressRate  float64 `koanf:"failed-auth-per-address-rate" help:"failed credentials per second one client address regains after its burst (then 429)"`
+	FailedAuthPerAddressBurst int     `koanf:"failed-auth-per-address-burst" help:"failed credentials one client address may send before it is refused 429"`
+	FailedAuthPerUserRate     float64 `koanf:"failed-auth-per-user-rate" help:"failed credentials per second one user at one address regains after its burst"`
+	FailedAuthPerUserBurst    int     `koanf:"failed-auth-per-user-burst" help:"failed credentials for one user from one address before that user is refused 429 there"`
 }
 
 // User is one API user. Password is plain text or a bcrypt hash ($2a$/$2b$/$2y$).
@@ -98,6 +107,9 @@ type User struct {
 	// Streams scopes the user to these stream prefixes ("orders", or "orders:*"
 	// for every prefix that starts with "orders:"); empty = every stream.
 	Streams []string `koanf:"streams"`
+	// Groups scopes the user to these consumer groups (same patterns);
+	// empty = every group.
+	Groups []string `koanf:"groups"`
 }
 
 // Roles a User may hold. ADMIN (all of READ, WRITE and MEMBER) and MONITOR
@@ -208,6 +220,11 @@ func Default() Config {
 			Users:                 []User{},
 			AdminRateLimit:        10,
 			AdminRateBurst:        20,
+
+			FailedAuthPerAddressRate:  0.2,
+			FailedAuthPerAddressBurst: 30,
+			FailedAuthPerUserRate:     0.1,
+			FailedAuthPerUserBurst:    10,
 		},
 		Coordination: Coordination{
 			HeartbeatInterval: 3 * time.Second,
@@ -238,7 +255,7 @@ func Default() Config {
 		Log:      Log{Level: "info", Format: "text"},
 		Metrics:  Metrics{Addr: "", SampleInterval: 15 * time.Second},
 		Shutdown: Shutdown{Timeout: 30 * time.Second, DrainDelay: 0},
-		Audit:    Audit{RedisStream: "", RedisMaxLen: 100000},
+		Audit:    Audit{RedisStream: "", RedisMaxLen: 100000, RefusalWindow: time.Minute, RefusalAddresses: 1000},
 		Runtime:  Runtime{MemoryLimit: MemoryLimitAuto},
 	}
 }
@@ -265,7 +282,7 @@ func (c Config) Redacted() Config {
 	if c.Auth.Users != nil {
 		r.Auth.Users = make([]User, len(c.Auth.Users))
 		for i, u := range c.Auth.Users {
-			r.Auth.Users[i] = User{Username: u.Username, Password: redact(u.Password), Roles: cloneStrings(u.Roles), Streams: cloneStrings(u.Streams)}
+			r.Auth.Users[i] = User{Username: u.Username, Password: redact(u.Password), Roles: cloneStrings(u.Roles), Streams: cloneStrings(u.Streams), Groups: cloneStrings(u.Groups)}
 		}
 	}
 	return r

@@ -50,6 +50,10 @@ var precedenceCases = []precedenceCase{
 	{key: "auth.allow-unauthenticated", file: "true", env: "false", flag: "true"},
 	{key: "auth.admin-rate-limit", file: "1.5", env: "2.5", flag: "3.5"},
 	{key: "auth.admin-rate-burst", file: "21", env: "22", flag: "23"},
+	{key: "auth.failed-auth-per-address-rate", file: "0.5", env: "1.5", flag: "2.5"},
+	{key: "auth.failed-auth-per-address-burst", file: "31", env: "32", flag: "33"},
+	{key: "auth.failed-auth-per-user-rate", file: "0.25", env: "0.5", flag: "0.75"},
+	{key: "auth.failed-auth-per-user-burst", file: "11", env: "12", flag: "13"},
 	{key: "coordination.heartbeat-interval", file: "1s", env: "2s", flag: "4s"},
 	{key: "coordination.member-lease-ttl", file: "20s", env: "30s", flag: "40s"},
 	{key: "coordination.rebalance-timeout", file: "61s", env: "62s", flag: "1m3s"},
@@ -78,6 +82,8 @@ var precedenceCases = []precedenceCase{
 	{key: "shutdown.drain-delay", file: "1s", env: "2s", flag: "3s"},
 	{key: "audit.redis-stream", file: "a:f", env: "a:e", flag: "a:g"},
 	{key: "audit.redis-maxlen", file: "10", env: "20", flag: "30"},
+	{key: "audit.refusal-window", file: "10s", env: "20s", flag: "30s"},
+	{key: "audit.refusal-addresses", file: "10", env: "20", flag: "30"},
 	// Only single and test run with the other cluster keys at their defaults; the other
 	// providers are loaded through every layer by TestClusterProvidersLoad.
 	{key: "cluster.provider", file: "test", env: "single", flag: "test"},

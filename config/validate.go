@@ -122,6 +122,7 @@ func (c Config) Validate() error {
 	if a.AdminRateBurst < 1 {
 		bad("auth.admin-rate-burst", a.AdminRateBurst, "must be at least 1")
 	}
+	a.validateFailureLimits(bad)
 	names := map[string]int{}
 	hasMember := false
 	for i, u := range a.Users {
@@ -162,6 +163,7 @@ func (c Config) Validate() error {
 	}
 
 	for i, u := range a.Users {
+		validGroupScopes(i, u.Groups, bad)
 		for j, p := range u.Streams {
 			if err := validStreamScope(p); err != nil {
 				bad(fmt.Sprintf("auth.users[%d].streams[%d]", i, j), p, "%v", err)
@@ -247,6 +249,7 @@ func (c Config) Validate() error {
 	if c.Shutdown.DrainDelay < 0 || c.Shutdown.DrainDelay >= c.Shutdown.Timeout {
 		bad("shutdown.drain-delay", c.Shutdown.DrainDelay, "must be at least 0 and shorter than shutdown.timeout (%s)", c.Shutdown.Timeout)
 	}
+	c.Audit.validateRefusals(bad)
 	if n := c.Audit.RedisMaxLen; n < 1 || n > 100_000_000 {
 		bad("audit.redis-maxlen", n, "must be between 1 and 100000000")
 	}

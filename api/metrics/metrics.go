@@ -45,6 +45,7 @@ type Metrics struct {
 	idConflicts   prometheus.Counter     // identity.go
 	principalRefs prometheus.Counter     // identity.go
 	sampled       sampledMetrics         // sampled.go
+	authFailures  *prometheus.CounterVec // auth.go
 }
 
 // LimitKeys are the config keys of the limits counted by LimitRejected; their
@@ -117,6 +118,7 @@ func New() *Metrics {
 	m.registerFence()
 	m.registerIdentity()
 	m.registerSampled()
+	m.registerAuth()
 	return m
 }
 

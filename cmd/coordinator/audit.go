@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"log/slog"
-	"strconv"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -15,7 +14,8 @@ import (
 // XADD MAXLEN ~ audit.redis-maxlen). Records are queued and written by one
 // goroutine so a slow or unreachable Redis never delays an answer; when the
 // queue is full a record is dropped and a warning logged (the log line of
-// the record is written regardless).
+// the record is written regardless). Fields are api.AuditRecord.Fields:
+// control characters escaped, caller-chosen ones prefixed "caller.".
 type redisAudit struct {
 	client redis.UniversalClient
 	key    string
@@ -46,12 +46,7 @@ func (a *redisAudit) run() {
 	defer close(a.done)
 	for r := range a.queue {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		err := a.client.XAdd(ctx, &redis.XAddArgs{Stream: a.key, MaxLen: a.maxLen, Approx: true, Values: []any{
-			"time", r.Time.UTC().Format(time.RFC3339Nano), "principal", r.Principal, "method", r.Method,
-			"route", r.Route, "path", r.Path, "requestId", r.RequestID, "requestedBy", r.RequestedBy,
-			"reason", r.Reason, "status", strconv.Itoa(r.Status), "result", r.Result,
-			"durationMs", strconv.FormatInt(r.Duration.Milliseconds(), 10), "bodySha256", r.BodySHA256, "ip", r.IP,
-		}}).Err()
+		err := a.client.XAdd(ctx, &redis.XAddArgs{Stream: a.key, MaxLen: a.maxLen, Approx: true, Values: r.Fields()}).Err()
 		cancel()
 		if err != nil {
 			a.log.Warn("audit stream write failed (the record is in the log)", slog.String("key", a.key), slog.Any("err", err))

@@ -14,7 +14,8 @@ import (
 )
 
 // TestRedisAuditStream: records reach the capped stream with every field,
-// and the stream stays near audit.redis-maxlen.
+// and the stream stays near audit.redis-maxlen; control characters are
+// escaped (a newline in requestedBy is stored as \n).
 func TestRedisAuditStream(t *testing.T) {
 	srv := redistest.Start(t)
 	c := srv.NewClient(nil)
@@ -23,8 +24,8 @@ func TestRedisAuditStream(t *testing.T) {
 	for i := 0; i < 300; i++ {
 		a.Audit(api.AuditRecord{Time: time.Unix(1700000000, 0), Principal: "alice", Method: "POST",
 			Route: "/coord/v1/streams/:streamPrefix", Path: "/coord/v1/streams/orders", RequestID: "req-1",
-			RequestedBy: "alice", Reason: "why", Status: 201, Result: "ok", Duration: 12 * time.Millisecond,
-			BodySHA256: "0123456789abcdef", IP: "127.0.0.1"})
+			RequestedBy: "ali\nce", Reason: "why", Status: 201, Result: "ok", Duration: 12 * time.Millisecond,
+			IP: "127.0.0.1"})
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -37,8 +38,8 @@ func TestRedisAuditStream(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, map[string]any{
 		"time": "2023-11-14T22:13:20Z", "principal": "alice", "method": "POST",
-		"route": "/coord/v1/streams/:streamPrefix", "path": "/coord/v1/streams/orders", "requestId": "req-1",
-		"requestedBy": "alice", "reason": "why", "status": "201", "result": "ok", "durationMs": "12",
-		"bodySha256": "0123456789abcdef", "ip": "127.0.0.1",
+		"route": "/coord/v1/streams/:streamPrefix", "path": "/coord/v1/streams/orders", "caller.requestId": "req-1",
+		"caller.requestedBy": `ali\nce`, "caller.reason": "why", "status": "201", "result": "ok", "durationMs": "12",
+		"detail": "", "ip": "127.0.0.1",
 	}, last[0].Values)
 }

@@ -227,7 +227,7 @@ func shutdown(logger *slog.Logger, cfg config.Shutdown, srv *api.Server, m *metr
 func apiConfig(cfg config.Config, logger *slog.Logger) api.Config {
 	users := make([]api.User, len(cfg.Auth.Users))
 	for i, u := range cfg.Auth.Users {
-		users[i] = api.User{Username: u.Username, Password: u.Password, Roles: u.Roles, Streams: u.Streams}
+		users[i] = api.User{Username: u.Username, Password: u.Password, Roles: u.Roles, Streams: u.Streams, Groups: u.Groups}
 	}
 	return api.Config{
 		BodyLimit: int(cfg.HTTP.BodyLimit),
@@ -238,13 +238,17 @@ func apiConfig(cfg config.Config, logger *slog.Logger) api.Config {
 			AuthenticateMemberAPI: cfg.Auth.AuthenticateMemberAPI,
 			Users:                 users,
 		},
-		CoordinatorID:  cfg.Cluster.NodeID,
-		MaxShardCount:  cfg.Resharding.MaxShardCount,
-		AdminRateLimit: api.RateLimit{RequestsPerSecond: cfg.Auth.AdminRateLimit, Burst: cfg.Auth.AdminRateBurst},
-		MaxBrowseCount: cfg.Limits.BrowseMaxCount,
-		AllowedOrigins: cfg.HTTP.AllowedOrigins,
-		ServerVersion:  version,
-		Logger:         logger,
+		CoordinatorID:         cfg.Cluster.NodeID,
+		MaxShardCount:         cfg.Resharding.MaxShardCount,
+		AdminRateLimit:        api.RateLimit{RequestsPerSecond: cfg.Auth.AdminRateLimit, Burst: cfg.Auth.AdminRateBurst},
+		MaxBrowseCount:        cfg.Limits.BrowseMaxCount,
+		FailedAuthPerAddress:  api.RateLimit{RequestsPerSecond: cfg.Auth.FailedAuthPerAddressRate, Burst: cfg.Auth.FailedAuthPerAddressBurst},
+		FailedAuthPerUser:     api.RateLimit{RequestsPerSecond: cfg.Auth.FailedAuthPerUserRate, Burst: cfg.Auth.FailedAuthPerUserBurst},
+		AuditRefusalWindow:    cfg.Audit.RefusalWindow,
+		AuditRefusalAddresses: cfg.Audit.RefusalAddresses,
+		AllowedOrigins:        cfg.HTTP.AllowedOrigins,
+		ServerVersion:         version,
+		Logger:                logger,
 	}
 }
 
