@@ -163,7 +163,7 @@ func TestDemoCompose(t *testing.T) {
 	for _, a := range f.Services["members"].Command {
 		if name, ok := strings.CutPrefix(a, "-"); ok {
 			require.Contains(t, string(example), `flag.`, "membersdk/example uses flag")
-			require.Regexp(t, regexp.MustCompile(`flag\.\w+\("`+regexp.QuoteMeta(name)+`"`), string(example), "members: flag -%s", name)
+			require.Regexp(t, regexp.MustCompile(`flag\.\w+\((\w+, )?"`+regexp.QuoteMeta(name)+`"`), string(example), "members: flag -%s", name)
 		}
 	}
 
