@@ -76,15 +76,17 @@ func (f *fakeAPI) last(t *testing.T) seen {
 	return r[len(r)-1]
 }
 
-// isolate clears the RSC_* environment and points the config file at a
-// temporary path, so the developer's own settings never leak in.
+// isolate clears streamctl's environment (and the RSC_* names it still
+// reads) and points the config file at a temporary path, so the developer's
+// own settings never leak in.
 func isolate(t *testing.T) string {
 	t.Helper()
-	for _, k := range []string{"RSC_URL", "RSC_USER", "RSC_PASSWORD", "RSC_TOKEN"} {
+	for _, k := range []string{"RSC_URL", "RSC_USER", "RSC_PASSWORD", "RSC_TOKEN", "RSC_CONFIG",
+		"STREAMCTL_URL", "STREAMCTL_USER", "STREAMCTL_PASSWORD", "STREAMCTL_TOKEN"} {
 		t.Setenv(k, "")
 	}
 	path := filepath.Join(t.TempDir(), "streamctl", "config.yaml")
-	t.Setenv("RSC_CONFIG", path)
+	t.Setenv("STREAMCTL_CONFIG", path)
 	return path
 }
 
@@ -209,13 +211,13 @@ func TestSettingsPrecedence(t *testing.T) {
 	require.Equal(t, 0, ctl(t, "groups", "list").code)
 	require.Equal(t, "Bearer file-token", fileSrv.last(t).Auth, "config file: URL and token")
 
-	t.Setenv("RSC_URL", envSrv.URL)
-	t.Setenv("RSC_USER", "env-user")
-	t.Setenv("RSC_PASSWORD", "env-pw")
+	t.Setenv("STREAMCTL_URL", envSrv.URL)
+	t.Setenv("STREAMCTL_USER", "env-user")
+	t.Setenv("STREAMCTL_PASSWORD", "env-pw")
 	require.Equal(t, 0, ctl(t, "groups").code)
 	require.Equal(t, "Basic ZW52LXVzZXI6ZW52LXB3", envSrv.last(t).Auth, "env credentials beat the file's token")
 
-	t.Setenv("RSC_TOKEN", "env-token")
+	t.Setenv("STREAMCTL_TOKEN", "env-token")
 	require.Equal(t, 0, ctl(t, "groups").code)
 	require.Equal(t, "Bearer env-token", envSrv.last(t).Auth, "within a layer the token wins")
 
@@ -224,9 +226,9 @@ func TestSettingsPrecedence(t *testing.T) {
 
 	// A config file others can read is used, with a warning.
 	require.NoError(t, os.Chmod(path, 0o644))
-	t.Setenv("RSC_URL", "")
-	t.Setenv("RSC_TOKEN", "")
-	t.Setenv("RSC_USER", "")
+	t.Setenv("STREAMCTL_URL", "")
+	t.Setenv("STREAMCTL_TOKEN", "")
+	t.Setenv("STREAMCTL_USER", "")
 	r := ctl(t, "groups")
 	require.Equal(t, 0, r.code)
 	require.Contains(t, r.stderr, "chmod 600")
