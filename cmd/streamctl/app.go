@@ -28,6 +28,11 @@ type app struct {
 	}
 	cfg *settings
 	c   *client
+
+	// args are the command line (to tell a negative number from a flag).
+	args []string
+	// interactive overrides the terminal check of standard input (tests).
+	interactive func() bool
 }
 
 const defaultURL = "http://127.0.0.1:8080"

@@ -59,14 +59,18 @@ func run(args []string, stdout, stderr io.Writer) int {
 }
 
 func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	a := &app{stdin: stdin, stdout: stdout, stderr: stderr}
+	return runApp(ctx, &app{stdin: stdin, stdout: stdout, stderr: stderr}, args)
+}
+
+func runApp(ctx context.Context, a *app, args []string) int {
+	a.args = args
 	root := a.rootCmd()
 	root.SetArgs(args)
-	root.SetIn(stdin)
-	root.SetOut(stdout)
-	root.SetErr(stderr)
+	root.SetIn(a.stdin)
+	root.SetOut(a.stdout)
+	root.SetErr(a.stderr)
 	_, err := root.ExecuteContextC(ctx)
-	return exitCode(err, stderr)
+	return exitCode(err, a.stderr)
 }
 
 // usageError is a mistake in the command line (exit 2).
