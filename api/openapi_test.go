@@ -281,7 +281,7 @@ func TestOpenAPIRequiredFields(t *testing.T) {
 		}
 		checked++
 	}
-	require.Equal(t, 7, checked)
+	require.Equal(t, 8, checked)
 }
 
 func reflectName(v any) string { return reflect.TypeOf(v).Name() }
