@@ -81,6 +81,19 @@ func TestScaleToZeroAsksFirst(t *testing.T) {
 	require.Len(t, f.requests(), 3)
 }
 
+func TestStreamsDeleteSendsBody(t *testing.T) {
+	isolate(t)
+	f := newFakeAPI(t)
+	f.on("DELETE", "/coord/v1/streams/orders", 200, `{"streamPrefix":"orders","deleted":true}`)
+	r := ctl(t, "--url", f.URL, "--requested-by", "alice", "streams", "delete", "orders", "--reason", "retired")
+	require.Equal(t, 0, r.code, r.stderr)
+	require.Contains(t, r.stdout, "Stream orders deleted.")
+	s := f.last(t)
+	require.Equal(t, "DELETE /coord/v1/streams/orders", s.Method+" "+s.Path)
+	require.Equal(t, "alice", s.Body["requestedBy"])
+	require.Equal(t, "retired", s.Body["reason"])
+}
+
 func TestMigrationsTableAndDetail(t *testing.T) {
 	isolate(t)
 	f := newFakeAPI(t)

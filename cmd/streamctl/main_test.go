@@ -130,6 +130,8 @@ func TestExitCodes(t *testing.T) {
 	f.on("GET", "/coord/v1/monitoring/streams/orders/groups/g", 200, `{"streamPrefix":"orders","consumerGroup":"g","state":"STABLE","shardCount":4}`)
 	f.on("GET", "/coord/v1/monitoring/streams/orders/groups/nope", 404, `{"status":"NOT_FOUND","errorCode":"GROUP_NOT_FOUND","message":"group orders/nope not found"}`)
 	f.on("POST", "/coord/v1/streams/orders", 409, `{"status":"CONFLICT","errorCode":"STREAM_PREFIX_ALREADY_EXISTS","message":"stream orders already exists"}`)
+	f.on("DELETE", "/coord/v1/streams/orders", 409, `{"status":"CONFLICT","errorCode":"STREAM_NOT_EMPTY","message":"stream orders still has group(s) billing: delete them first"}`)
+	f.on("DELETE", "/coord/v1/streams/nope", 404, `{"status":"NOT_FOUND","errorCode":"STREAM_NOT_FOUND","message":"stream nope not found"}`)
 	f.on("GET", "/coord/v1/monitoring/ready", 503, `{"status":"DOWN","errorCode":"UNAVAILABLE","message":"coordinator is not ready"}`)
 	cases := []struct {
 		args []string
@@ -138,11 +140,12 @@ func TestExitCodes(t *testing.T) {
 	}{
 		{[]string{"group", "orders", "g"}, 0, ""},
 		{[]string{"groups", "describe", "orders", "g"}, 0, ""},
-		{[]string{"group", "orders", "nope"}, 3, "HTTP 404 GROUP_NOT_FOUND"},  // legacy spelling, 404
-		{[]string{"offsets", "orders", "nope"}, 3, "HTTP 404 NOT_FOUND"},      // 404
-		{[]string{"streams", "create", "orders"}, 1, "already exists"},        // 409
-		{[]string{"health"}, 1, "not ready"},                                  // 503
-		{[]string{"streams", "delete", "orders"}, 1, "no route that deletes"}, // missing route
+		{[]string{"group", "orders", "nope"}, 3, "HTTP 404 GROUP_NOT_FOUND"}, // legacy spelling, 404
+		{[]string{"offsets", "orders", "nope"}, 3, "HTTP 404 NOT_FOUND"},     // 404
+		{[]string{"streams", "create", "orders"}, 1, "already exists"},       // 409
+		{[]string{"health"}, 1, "not ready"},                                 // 503
+		{[]string{"streams", "delete", "orders"}, 1, "delete them first (HTTP 409 STREAM_NOT_EMPTY)"},
+		{[]string{"streams", "delete", "nope"}, 3, "HTTP 404 STREAM_NOT_FOUND"},
 		{[]string{"bogus"}, 2, "unknown command"},
 		{[]string{"streams", "bogus"}, 2, "unknown command"},
 		{[]string{"groups", "describe", "orders"}, 2, "wants PREFIX GROUP"},
