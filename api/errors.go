@@ -25,6 +25,7 @@ import (
 //	                                                        retrying helps only once the state shrinks or the limit is raised)
 //	ErrMigrationActive                                  409 ACTIVE_MIGRATION_EXISTS
 //	ErrGroupHasMembers                                  409 GROUP_HAS_ACTIVE_MEMBERS
+//	ErrStreamNotEmpty                                   409 STREAM_NOT_EMPTY
 //	ErrStateConflict                                    409 STATE_VERSION_CONFLICT
 //	ErrRollbackNotAllowed                               422 ROLLBACK_NOT_ALLOWED
 //	ErrMemberOwnedByAnotherPrincipal                    403 MEMBER_OWNED_BY_ANOTHER_PRINCIPAL
@@ -115,6 +116,7 @@ var sentinels = []sentinel{
 	{ErrLimitExceeded, http.StatusTooManyRequests, protocol.CodeLimitExceeded},
 	{ErrMigrationActive, http.StatusConflict, protocol.CodeMigrationActive},
 	{ErrGroupHasMembers, http.StatusConflict, protocol.CodeGroupHasMembers},
+	{ErrStreamNotEmpty, http.StatusConflict, protocol.CodeStreamNotEmpty},
 	{ErrStateConflict, http.StatusConflict, protocol.CodeStateConflict},
 	{ErrRollbackNotAllowed, http.StatusUnprocessableEntity, protocol.CodeRollbackNotAllowed},
 	{ErrNotImplemented, http.StatusNotImplemented, protocol.CodeNotImplemented},

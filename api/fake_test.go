@@ -84,6 +84,11 @@ func (f *fakeService) CreateGroup(ctx context.Context, p, g string, req protocol
 	return f.group(p, g), f.err
 }
 
+func (f *fakeService) DeleteStream(_ context.Context, p string, req protocol.DeleteStreamRequest) (protocol.DeleteStreamResponse, error) {
+	f.record("DeleteStream "+p, req)
+	return protocol.DeleteStreamResponse{StreamPrefix: p, Deleted: true}, f.err
+}
+
 func (f *fakeService) DeleteGroup(_ context.Context, p, g string, req protocol.DeleteGroupRequest) (protocol.DeleteGroupResponse, error) {
 	f.record("DeleteGroup "+p+"/"+g, req)
 	return protocol.DeleteGroupResponse{StreamPrefix: p, ConsumerGroup: g, Deleted: true}, f.err

@@ -114,6 +114,7 @@ var requestRequired = map[string][]string{
 	"CreateStreamRequest": {"requestedBy"},
 	"CreateGroupRequest":  {"requestedBy"},
 	"DeleteGroupRequest":  {"requestedBy"},
+	"DeleteStreamRequest": {"requestedBy"},
 	"ScaleRequest":        {"requestedBy", "targetShardCount"},
 	"RollbackRequest":     {"requestedBy"},
 	"LoginRequest":        {"password", "username"},

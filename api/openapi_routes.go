@@ -60,6 +60,11 @@ var routeDocs = map[string]opDoc{
 		tag:     "admin", req: protocol.CreateStreamRequest{}, resp: protocol.CreateStreamResponse{}, ok: 201, service: true,
 		errs: []error{ErrStreamExists, ErrLimitExceeded},
 	},
+	"DELETE /coord/v1/streams/:streamPrefix": {
+		summary: "Delete a stream with 0 shards, no migration in progress and no groups (409 STREAM_NOT_EMPTY names what to do first).",
+		tag:     "admin", req: protocol.DeleteStreamRequest{}, resp: protocol.DeleteStreamResponse{}, ok: 200, service: true,
+		errs: []error{ErrStreamNotFound, ErrStreamNotEmpty, ErrStateConflict},
+	},
 	"POST /coord/v1/streams/:streamPrefix/groups/:consumerGroup": {
 		summary: "Create a consumer group explicitly: its Redis consumer group on every shard, from the start of the stream (the only way when groups.creation is explicit).",
 		tag:     "admin", req: protocol.CreateGroupRequest{}, resp: protocol.GroupResponse{}, ok: 201, service: true,

@@ -288,7 +288,7 @@ func TestOpenAPIRequiredFields(t *testing.T) {
 		}
 		checked++
 	}
-	require.Equal(t, 8, checked)
+	require.Equal(t, 9, checked)
 }
 
 func reflectName(v any) string { return reflect.TypeOf(v).Name() }

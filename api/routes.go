@@ -11,6 +11,7 @@ import (
 //
 //	POST   /coord/v1/streams/:p/groups/:g/members/:memberId/heartbeat   MEMBER*  heartbeat (200 for every protocol outcome)
 //	POST   /coord/v1/streams/:p                                         WRITE    create stream → 201, limited
+//	DELETE /coord/v1/streams/:p                                         WRITE    delete an empty stream, limited
 //	POST   /coord/v1/streams/:p/groups/:g                               WRITE    create group → 201, limited
 //	GET    /coord/v1/streams/:p/groups/:g                               WRITE    group (never creates it: 404 GROUP_NOT_FOUND)
 //	DELETE /coord/v1/streams/:p/groups/:g                               WRITE    delete group, limited
@@ -61,6 +62,7 @@ func (s *Server) routes() {
 	s.add(fiber.MethodGet, v1+"/streams", accessRead, nil, s.streams)
 	s.add(fiber.MethodGet, v1+"/streams/:streamPrefix", accessRead, nil, s.stream)
 	s.add(fiber.MethodPost, v1+"/streams/:streamPrefix", accessWrite, adminKey, s.createStream)
+	s.add(fiber.MethodDelete, v1+"/streams/:streamPrefix", accessWrite, adminKey, s.deleteStream)
 	s.add(fiber.MethodPost, group, accessWrite, adminKey, s.createGroup)
 	s.add(fiber.MethodGet, group, accessWrite, nil, s.getGroup)
 	s.add(fiber.MethodDelete, group, accessWrite, adminKey, s.deleteGroup)

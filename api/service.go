@@ -26,6 +26,9 @@ type Service interface {
 	// group is ErrGroupNotFound, as the reference answers a GET).
 	Group(ctx context.Context, streamPrefix, group string) (protocol.GroupResponse, error)
 	DeleteGroup(ctx context.Context, streamPrefix, group string, req protocol.DeleteGroupRequest) (protocol.DeleteGroupResponse, error)
+	// DeleteStream deletes a stream with 0 shards, no migration in progress
+	// and no groups; otherwise ErrStreamNotEmpty naming what is left.
+	DeleteStream(ctx context.Context, streamPrefix string, req protocol.DeleteStreamRequest) (protocol.DeleteStreamResponse, error)
 	// ProducerRouting creates the group on first use (stream must exist)
 	// unless groups.creation is explicit (then an unknown group is
 	// ErrGroupNotFound): the reference's producers ask for routing before
@@ -84,6 +87,7 @@ var (
 	ErrShardNotFound      = errors.New("coordinator: shard not found")
 	ErrStreamExists       = errors.New("coordinator: stream already exists")
 	ErrGroupHasMembers    = errors.New("coordinator: group has live members")
+	ErrStreamNotEmpty     = errors.New("coordinator: stream is not empty")
 	ErrStateConflict      = errors.New("coordinator: state changed concurrently; retry")
 	ErrMigrationActive    = errors.New("coordinator: a migration is already active")
 	ErrRollbackNotAllowed = errors.New("coordinator: rollback no longer allowed")

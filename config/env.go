@@ -30,7 +30,7 @@ func (l *loader) envKey(name, val string) (string, any) {
 	}
 	section, _, _ := strings.Cut(strings.TrimPrefix(name, EnvPrefix), "_")
 	switch {
-	case name == EnvConfigFile || k8sServiceLink.MatchString(name):
+	case name == EnvConfigFile || k8sServiceLink.MatchString(name) || streamctlEnvs[name]:
 	case sections[strings.ToLower(section)] || suggestEnv(name) != "":
 		l.errs = append(l.errs, fmt.Errorf("config: unknown environment variable %s%s", name, didYouMeanEnv(name)))
 	default:

@@ -427,17 +427,22 @@ func TestUnknownEnvFailsWhenItLooksLikeOursAndWarnsOtherwise(t *testing.T) {
 		require.Error(t, err, kv)
 		assert.Contains(t, err.Error(), "config: unknown environment variable "+strings.Split(kv, "=")[0], kv)
 	}
-	// Anything else with our prefix may belong to another tool (streamctl's
-	// RSC_URL/RSC_USER/RSC_PASSWORD/RSC_TOKEN, the chaos run's RSC_CHAOS_*): warn, go on.
-	others := []string{"RSC_DASHBOARD_THEME=dark", "RSC_SDK_TOKEN=s3cret", "RSC_URL=http://x", "RSC_USER=u",
-		"RSC_PASSWORD=pw", "RSC_TOKEN=t", "RSC_CHAOS_SEED=1", "RSC_TEST_ALLOW_NO_REDIS=1"}
-	cfg, warnings, err := LoadWithWarnings(nil, append(others, "RSC_LOG_LEVEL=debug"))
+	// Anything else with our prefix may belong to another tool (the chaos
+	// run's RSC_CHAOS_*): warn, go on.
+	others := []string{"RSC_DASHBOARD_THEME=dark", "RSC_SDK_TOKEN=s3cret", "RSC_CHAOS_SEED=1", "RSC_TEST_ALLOW_NO_REDIS=1"}
+	// streamctl's variables, and the RSC_* names it still reads for one
+	// release, are neither an error nor a warning.
+	streamctl := []string{"RSC_URL=http://x", "RSC_USER=u", "RSC_PASSWORD=pw", "RSC_TOKEN=t",
+		"STREAMCTL_URL=http://x", "STREAMCTL_TOKEN=t", "STREAMCTL_CONFIG=/tmp/streamctl.yaml"}
+	cfg, warnings, err := LoadWithWarnings(nil, append(append(others, streamctl...), "RSC_LOG_LEVEL=debug"))
 	require.NoError(t, err)
 	assert.Equal(t, "debug", cfg.Log.Level)
 	require.Len(t, warnings, len(others))
 	assert.Contains(t, strings.Join(warnings, "\n"), "RSC_DASHBOARD_THEME is not a coordinator setting and is ignored")
 	assert.Contains(t, strings.Join(warnings, "\n"), "RSC_SDK_TOKEN")
 	assert.NotContains(t, strings.Join(warnings, "\n"), "s3cret")
+	assert.NotContains(t, strings.Join(warnings, "\n"), "RSC_URL")
+	assert.NotContains(t, strings.Join(warnings, "\n"), "STREAMCTL")
 }
 
 func TestDecodeErrorsNameKeyValueAndSource(t *testing.T) {

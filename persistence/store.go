@@ -25,6 +25,11 @@ type Store interface {
 	// one; ErrNotFound if the stream does not exist. CreatedAt/CreatedBy are
 	// kept from the stored record.
 	UpdateStream(ctx context.Context, rec StreamRecord, expectedRevision int64) (StreamRecord, error)
+	// DeleteStream removes the stream record iff its stored revision equals
+	// expectedRevision (ErrConflict otherwise; ErrNotFound if absent). It
+	// touches nothing else: the caller checks that no shard and no group
+	// is left first. A prefix deleted can be created again (Revision 1).
+	DeleteStream(ctx context.Context, streamPrefix string, expectedRevision int64) error
 
 	// Activate takes the group for a new activation: atomically bumps the
 	// activation epoch (fencing every older one), records owner, and returns

@@ -35,6 +35,18 @@ type DeleteGroupResponse struct {
 	LiveMembers   int    `json:"liveMembers"`
 }
 
+// DeleteStreamRequest is the body of DELETE /coord/v1/streams/{p}.
+type DeleteStreamRequest struct {
+	RequestedBy string `json:"requestedBy"`
+	Reason      string `json:"reason"`
+}
+
+// DeleteStreamResponse answers a stream deletion.
+type DeleteStreamResponse struct {
+	StreamPrefix string `json:"streamPrefix"`
+	Deleted      bool   `json:"deleted"`
+}
+
 // ScaleRequest is the body of POST /coord/v1/streams/{p}/scale.
 type ScaleRequest struct {
 	TargetShardCount *int   `json:"targetShardCount"`

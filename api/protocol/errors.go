@@ -31,6 +31,7 @@ const (
 	CodeGroupMoving        = "GROUP_MOVING"
 	CodeRateLimited        = "RATE_LIMIT_EXCEEDED"    // the reference's code; ours was RATE_LIMITED
 	CodeStateConflict      = "STATE_VERSION_CONFLICT" // state changed concurrently; retry (409)
+	CodeStreamNotEmpty     = "STREAM_NOT_EMPTY"       // a stream delete while shards, a migration or groups are left (409)
 	CodeLimitExceeded      = "LIMIT_EXCEEDED"         // a configured limits.* bound; the message names the key
 	CodeNotFound           = "NOT_FOUND"
 	CodeMethodNotAllowed   = "METHOD_NOT_ALLOWED"

@@ -28,6 +28,11 @@ type app struct {
 	}
 	cfg *settings
 	c   *client
+
+	// args are the command line (to tell a negative number from a flag).
+	args []string
+	// interactive overrides the terminal check of standard input (tests).
+	interactive func() bool
 }
 
 const defaultURL = "http://127.0.0.1:8080"
@@ -38,11 +43,17 @@ func (a *app) rootCmd() *cobra.Command {
 		Short: "Operate a Redis Stream Coordinator",
 		Long: `streamctl speaks the Redis Stream Coordinator's HTTP API.
 
-Connection and credentials, highest first: flags; the environment (RSC_URL,
-RSC_USER, RSC_PASSWORD, RSC_TOKEN); the config file (--config, RSC_CONFIG, or
-~/.config/streamctl/config.yaml, where 'streamctl login' stores a token).
-Credentials are taken from the highest of these that sets any; within it a
-token wins over a user and password.
+Connection and credentials, highest first: flags; the environment
+(STREAMCTL_URL, STREAMCTL_USER, STREAMCTL_PASSWORD, STREAMCTL_TOKEN); the
+config file (--config, STREAMCTL_CONFIG, or ~/.config/streamctl/config.yaml,
+where 'streamctl login' stores a token). Credentials are taken from the
+highest of these that sets any; within it a token wins over a user and
+password.
+
+streamctl and the coordinator share no file and no variable: RSC_CONFIG (the
+coordinator's config file) is never read or written by streamctl, and login
+refuses to rewrite a file that is not streamctl's. RSC_URL, RSC_USER,
+RSC_PASSWORD and RSC_TOKEN are still read for one release, with a warning.
 
 Output: human tables by default; -o json prints the API's JSON unchanged.
 Exit codes: 0 ok, 1 failure, 2 usage, 3 not found.`,
@@ -54,12 +65,12 @@ Exit codes: 0 ok, 1 failure, 2 usage, 3 not found.`,
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{msg: err.Error()} })
 	pf := root.PersistentFlags()
-	pf.StringVar(&a.flags.url, "url", "", "coordinator base URL (env RSC_URL; default "+defaultURL+")")
-	pf.StringVar(&a.flags.user, "user", "", "Basic Auth user (env RSC_USER)")
-	pf.StringVar(&a.flags.password, "password", "", "Basic Auth password (env RSC_PASSWORD)")
-	pf.StringVar(&a.flags.token, "token", "", "bearer token from 'streamctl login' or POST /coord/v1/auth/login (env RSC_TOKEN)")
+	pf.StringVar(&a.flags.url, "url", "", "coordinator base URL (env STREAMCTL_URL; default "+defaultURL+")")
+	pf.StringVar(&a.flags.user, "user", "", "Basic Auth user (env STREAMCTL_USER)")
+	pf.StringVar(&a.flags.password, "password", "", "Basic Auth password (env STREAMCTL_PASSWORD)")
+	pf.StringVar(&a.flags.token, "token", "", "bearer token from 'streamctl login' or POST /coord/v1/auth/login (env STREAMCTL_TOKEN)")
 	pf.StringVarP(&a.flags.output, "output", "o", "table", "output format: table or json")
-	pf.StringVar(&a.flags.config, "config", "", "config file (env RSC_CONFIG; default ~/.config/streamctl/config.yaml)")
+	pf.StringVar(&a.flags.config, "config", "", "streamctl's config file (env STREAMCTL_CONFIG; default "+defaultConfigHint+")")
 	pf.StringVar(&a.flags.requestedBy, "requested-by", requester(), "who asks, recorded with admin changes")
 	pf.DurationVar(&a.flags.timeout, "timeout", 15*time.Second, "timeout of each HTTP request")
 
@@ -85,8 +96,8 @@ func (a *app) resolve(cmd *cobra.Command) error {
 	if err != nil {
 		return &runError{err: err}
 	}
-	if s.insecure != "" {
-		fmt.Fprintf(a.stderr, "streamctl: warning: %s\n", s.insecure)
+	for _, w := range s.warnings {
+		fmt.Fprintf(a.stderr, "streamctl: warning: %s\n", w)
 	}
 	f := cmd.Flags()
 	flag := func(name, v string) (string, bool) { return v, f.Changed(name) }

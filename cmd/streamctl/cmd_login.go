@@ -24,7 +24,15 @@ func (a *app) loginCmd() *cobra.Command {
 				password = strings.TrimRight(line, "\r\n")
 			}
 			if user == "" || password == "" {
-				return usagef("login needs a user and a password: --user U and --password P (or --password-stdin), or RSC_USER / RSC_PASSWORD")
+				return usagef("login needs a user and a password: --user U and --password P (or --password-stdin), or STREAMCTL_USER / STREAMCTL_PASSWORD")
+			}
+			if a.cfg.ignoredRSCConfig != "" {
+				fmt.Fprintf(a.stderr, "streamctl: note: RSC_CONFIG (%s) is the coordinator's config file; streamctl never uses it and stores its token in %s (choose with --config or STREAMCTL_CONFIG)\n",
+					a.cfg.ignoredRSCConfig, a.cfg.path)
+			}
+			// Refused before logging in: a token that cannot be stored is of no use.
+			if err := checkConfigWritable(a.cfg.path); err != nil {
+				return err
 			}
 			a.c.token, a.c.user, a.c.password = "", "", ""
 			var resp protocol.LoginResponse
@@ -39,13 +47,18 @@ func (a *app) loginCmd() *cobra.Command {
 				return a.printJSON(mustJSON(map[string]any{"url": a.cfg.url, "user": user, "roles": resp.Roles,
 					"expiresAt": resp.ExpiresAt, "configFile": a.cfg.path}))
 			}
-			fmt.Fprintf(a.stdout, "Logged in to %s as %s (roles %s); the token expires at %s.\nSaved to %s (mode 0600).\n",
+			fmt.Fprintf(a.stdout, "Logged in to %s as %s (roles %s); the token expires at %s.\nSaved to %s.\n",
 				a.cfg.url, user, strings.Join(resp.Roles, ", "), resp.ExpiresAt, a.cfg.path)
 			return nil
 		})
 	c.Long = `Log in with a user and password and store the bearer token (with the URL)
-in the config file, created with mode 0600. Later commands use the token
-unless credentials are given by flags or the environment.`
+in streamctl's config file (--config, STREAMCTL_CONFIG, or
+~/.config/streamctl/config.yaml). A new file is created with mode 0600; an
+existing one keeps its mode, its comments and its other keys. A file that
+holds anything but streamctl's keys (url, user, password, token,
+tokenExpiresAt), such as the coordinator's config, is never rewritten: login
+refuses and says so. Later commands use the token unless credentials are
+given by flags or the environment.`
 	c.Example = `  streamctl --url https://rsc.example:8080 login --user ops --password-stdin < pw.txt`
 	c.Flags().BoolVar(&passwordStdin, "password-stdin", false, "read the password from standard input")
 	return c

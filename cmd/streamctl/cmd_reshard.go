@@ -14,11 +14,19 @@ import (
 
 func (a *app) scaleCmd() *cobra.Command {
 	var reason string
+	var yes bool
 	c := cmd("scale PREFIX COUNT", "Reshard a stream to COUNT shards (0 drains everything)", exactly("PREFIX", "COUNT"),
 		func(c *cobra.Command, args []string) error {
 			n, err := strconv.Atoi(args[1])
-			if err != nil || n < 0 {
-				return usagef("COUNT %q: must be an integer ≥ 0", args[1])
+			switch {
+			case err != nil:
+				return usagef("COUNT %q: the shard count must be a whole number, 0 or more", args[1])
+			case n < 0:
+				return usagef("COUNT %s: the shard count must be 0 or more, got %d", args[1], n)
+			case n == 0 && !yes:
+				if err := a.confirmDrain(args[0]); err != nil {
+					return err
+				}
 			}
 			var resp protocol.ScaleResponse
 			raw, err := a.c.send(c.Context(), http.MethodPost, apiPath("/coord/v1/streams", args[0], "/scale"),
@@ -38,9 +46,12 @@ func (a *app) scaleCmd() *cobra.Command {
 		})
 	c.Long = `Starts resharding every group of the stream (POST /coord/v1/streams/{p}/scale).
 Follow it with 'streamctl migrations PREFIX GROUP' or 'streamctl watch'.
-409 when a migration is already active.`
-	c.Example = "  streamctl scale orders 8 --reason 'peak season'"
+409 when a migration is already active. COUNT 0 drains and retires every
+shard: it asks for confirmation on a terminal, and needs --yes otherwise.`
+	c.Example = "  streamctl scale orders 8 --reason 'peak season'\n  streamctl scale orders 0 --yes --reason 'service retired'"
 	c.Flags().StringVar(&reason, "reason", "", "reason recorded with the migration")
+	c.Flags().BoolVarP(&yes, "yes", "y", false, "scale to 0 without asking for confirmation")
+	c.SetFlagErrorFunc(a.scaleFlagError)
 	return c
 }
 

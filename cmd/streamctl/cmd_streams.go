@@ -10,12 +10,11 @@ import (
 	"github.com/redisstream/coordinator/api/protocol"
 )
 
-// Streams are listed and described by GET /coord/v1/streams[/{p}]; the
-// coordinator has no route that deletes a stream (delete says what to do
-// instead).
+// Streams are listed and described by GET /coord/v1/streams[/{p}] and
+// deleted (when empty) by DELETE /coord/v1/streams/{p}.
 
 func (a *app) streamsCmd() *cobra.Command {
-	g := group("streams", "Create, list, describe streams", "stream")
+	g := group("streams", "Create, list, describe, delete streams", "stream")
 	g.AddCommand(a.streamsCreateCmd(), a.streamsListCmd(), a.streamsDescribeCmd(), a.streamsDeleteCmd())
 	return g
 }
@@ -132,11 +131,27 @@ func (a *app) streamsDescribeCmd() *cobra.Command {
 }
 
 func (a *app) streamsDeleteCmd() *cobra.Command {
-	c := cmd("delete PREFIX", "Not available: the coordinator has no route that deletes a stream", exactly("PREFIX"),
+	var reason string
+	c := cmd("delete PREFIX", "Delete a stream with 0 shards and no groups (DELETE /coord/v1/streams/{p})", exactly("PREFIX"),
 		func(c *cobra.Command, args []string) error {
-			return fmt.Errorf("cannot delete stream %s: the coordinator has no route that deletes a stream (no DELETE /coord/v1/streams/{prefix}). "+
-				"To empty it, scale it to 0 shards (streamctl scale %s 0), which drains and retires every shard, and delete its groups (streamctl groups delete)", args[0], args[0])
+			var resp protocol.DeleteStreamResponse
+			raw, err := a.c.send(c.Context(), http.MethodDelete, apiPath("/coord/v1/streams", args[0]),
+				protocol.DeleteStreamRequest{RequestedBy: a.flags.requestedBy, Reason: reason}, &resp)
+			if err != nil {
+				return err
+			}
+			if a.jsonOut() {
+				return a.printJSON(raw)
+			}
+			fmt.Fprintf(a.stdout, "Stream %s deleted.\n", resp.StreamPrefix)
+			return nil
 		})
-	c.Long = "The coordinator has no route that deletes a stream; this command says so and\nexits 1. Scale the stream to 0 shards to drain and retire its shard streams,\nand delete its groups."
+	c.Long = `Deletes a stream that has 0 shards (none still draining), no migration in
+progress and no groups. Otherwise nothing is deleted and the coordinator says
+what to do first (409 STREAM_NOT_EMPTY, exit 1): scale the stream to 0
+(streamctl scale PREFIX 0 --yes) and wait for the migration to finish, and
+delete its groups (streamctl groups delete PREFIX GROUP). Exit 3 if unknown.`
+	c.Example = "  streamctl streams delete orders --reason 'service retired'"
+	c.Flags().StringVar(&reason, "reason", "", "reason recorded with the change")
 	return c
 }

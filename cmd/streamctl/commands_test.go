@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -33,10 +34,64 @@ func TestScaleSendsTargetAndRendersMigrations(t *testing.T) {
 
 	// Scale to 0 is allowed (drain everything); the server decides on errors.
 	f.on("POST", "/coord/v1/streams/orders/scale", 409, `{"status":"CONFLICT","errorCode":"ACTIVE_MIGRATION_EXISTS","message":"migration rs-7 is active"}`)
-	r = ctl(t, "--url", f.URL, "scale", "orders", "0")
+	r = ctl(t, "--url", f.URL, "scale", "orders", "0", "--yes")
 	require.Equal(t, 1, r.code)
 	require.Equal(t, float64(0), f.last(t).Body["targetShardCount"])
 	require.Contains(t, r.stderr, "migration rs-7 is active (HTTP 409 ACTIVE_MIGRATION_EXISTS)")
+}
+
+func TestScaleToZeroAsksFirst(t *testing.T) {
+	isolate(t)
+	f := newFakeAPI(t)
+	f.on("POST", "/coord/v1/streams/orders/scale", 202, `{"streamPrefix":"orders","targetShardCount":0,"affectedConsumerGroups":[],"migrations":[]}`)
+	scale := func(terminal bool, stdin string, args ...string) result {
+		var out, errOut bytes.Buffer
+		a := &app{stdin: strings.NewReader(stdin), stdout: &out, stderr: &errOut, interactive: func() bool { return terminal }}
+		code := runApp(t.Context(), a, append([]string{"--url", f.URL, "scale", "orders", "0"}, args...))
+		return result{code, out.String(), errOut.String()}
+	}
+
+	// No terminal, no --yes: refused, nothing sent.
+	r := scale(false, "y\n")
+	require.Equal(t, 2, r.code)
+	require.Contains(t, r.stderr, "add --yes to scale to 0")
+	require.Empty(t, f.requests())
+
+	// A terminal: the answer decides.
+	r = scale(true, "n\n")
+	require.Equal(t, 1, r.code)
+	require.Contains(t, r.stderr, "Scale orders to 0 shards?")
+	require.Contains(t, r.stderr, "not scaled")
+	require.Empty(t, f.requests())
+	r = scale(true, "")
+	require.Equal(t, 1, r.code, "no answer is no")
+	require.Empty(t, f.requests())
+
+	r = scale(true, "y\n")
+	require.Equal(t, 0, r.code, r.stderr)
+	require.Len(t, f.requests(), 1)
+	require.Equal(t, float64(0), f.last(t).Body["targetShardCount"])
+
+	// --yes (or -y) skips the question.
+	r = scale(false, "", "--yes")
+	require.Equal(t, 0, r.code, r.stderr)
+	require.NotContains(t, r.stderr, "[y/N]")
+	r = scale(false, "", "-y")
+	require.Equal(t, 0, r.code, r.stderr)
+	require.Len(t, f.requests(), 3)
+}
+
+func TestStreamsDeleteSendsBody(t *testing.T) {
+	isolate(t)
+	f := newFakeAPI(t)
+	f.on("DELETE", "/coord/v1/streams/orders", 200, `{"streamPrefix":"orders","deleted":true}`)
+	r := ctl(t, "--url", f.URL, "--requested-by", "alice", "streams", "delete", "orders", "--reason", "retired")
+	require.Equal(t, 0, r.code, r.stderr)
+	require.Contains(t, r.stdout, "Stream orders deleted.")
+	s := f.last(t)
+	require.Equal(t, "DELETE /coord/v1/streams/orders", s.Method+" "+s.Path)
+	require.Equal(t, "alice", s.Body["requestedBy"])
+	require.Equal(t, "retired", s.Body["reason"])
 }
 
 func TestMigrationsTableAndDetail(t *testing.T) {

@@ -16,9 +16,12 @@
 //	routing PREFIX GROUP [KEY...]             routing table, or the shard of each key
 //	debug [PREFIX GROUP]                      live actor state on the node answering
 //
-// Settings come from flags, then RSC_URL, RSC_USER, RSC_PASSWORD, RSC_TOKEN,
-// then the config file (~/.config/streamctl/config.yaml, or --config /
-// RSC_CONFIG). Exit codes: 0 ok, 1 failure, 2 usage, 3 not found.
+// Settings come from flags, then STREAMCTL_URL, STREAMCTL_USER,
+// STREAMCTL_PASSWORD, STREAMCTL_TOKEN (the RSC_* names of earlier releases
+// still work, with a warning), then the config file
+// (~/.config/streamctl/config.yaml, or --config / STREAMCTL_CONFIG; never
+// RSC_CONFIG, the coordinator's). Exit codes: 0 ok, 1 failure, 2 usage,
+// 3 not found.
 package main
 
 import (
@@ -56,14 +59,18 @@ func run(args []string, stdout, stderr io.Writer) int {
 }
 
 func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	a := &app{stdin: stdin, stdout: stdout, stderr: stderr}
+	return runApp(ctx, &app{stdin: stdin, stdout: stdout, stderr: stderr}, args)
+}
+
+func runApp(ctx context.Context, a *app, args []string) int {
+	a.args = args
 	root := a.rootCmd()
 	root.SetArgs(args)
-	root.SetIn(stdin)
-	root.SetOut(stdout)
-	root.SetErr(stderr)
+	root.SetIn(a.stdin)
+	root.SetOut(a.stdout)
+	root.SetErr(a.stderr)
 	_, err := root.ExecuteContextC(ctx)
-	return exitCode(err, stderr)
+	return exitCode(err, a.stderr)
 }
 
 // usageError is a mistake in the command line (exit 2).

@@ -76,15 +76,17 @@ func (f *fakeAPI) last(t *testing.T) seen {
 	return r[len(r)-1]
 }
 
-// isolate clears the RSC_* environment and points the config file at a
-// temporary path, so the developer's own settings never leak in.
+// isolate clears streamctl's environment (and the RSC_* names it still
+// reads) and points the config file at a temporary path, so the developer's
+// own settings never leak in.
 func isolate(t *testing.T) string {
 	t.Helper()
-	for _, k := range []string{"RSC_URL", "RSC_USER", "RSC_PASSWORD", "RSC_TOKEN"} {
+	for _, k := range []string{"RSC_URL", "RSC_USER", "RSC_PASSWORD", "RSC_TOKEN", "RSC_CONFIG",
+		"STREAMCTL_URL", "STREAMCTL_USER", "STREAMCTL_PASSWORD", "STREAMCTL_TOKEN"} {
 		t.Setenv(k, "")
 	}
 	path := filepath.Join(t.TempDir(), "streamctl", "config.yaml")
-	t.Setenv("RSC_CONFIG", path)
+	t.Setenv("STREAMCTL_CONFIG", path)
 	return path
 }
 
@@ -128,6 +130,8 @@ func TestExitCodes(t *testing.T) {
 	f.on("GET", "/coord/v1/monitoring/streams/orders/groups/g", 200, `{"streamPrefix":"orders","consumerGroup":"g","state":"STABLE","shardCount":4}`)
 	f.on("GET", "/coord/v1/monitoring/streams/orders/groups/nope", 404, `{"status":"NOT_FOUND","errorCode":"GROUP_NOT_FOUND","message":"group orders/nope not found"}`)
 	f.on("POST", "/coord/v1/streams/orders", 409, `{"status":"CONFLICT","errorCode":"STREAM_PREFIX_ALREADY_EXISTS","message":"stream orders already exists"}`)
+	f.on("DELETE", "/coord/v1/streams/orders", 409, `{"status":"CONFLICT","errorCode":"STREAM_NOT_EMPTY","message":"stream orders still has group(s) billing: delete them first"}`)
+	f.on("DELETE", "/coord/v1/streams/nope", 404, `{"status":"NOT_FOUND","errorCode":"STREAM_NOT_FOUND","message":"stream nope not found"}`)
 	f.on("GET", "/coord/v1/monitoring/ready", 503, `{"status":"DOWN","errorCode":"UNAVAILABLE","message":"coordinator is not ready"}`)
 	cases := []struct {
 		args []string
@@ -136,18 +140,22 @@ func TestExitCodes(t *testing.T) {
 	}{
 		{[]string{"group", "orders", "g"}, 0, ""},
 		{[]string{"groups", "describe", "orders", "g"}, 0, ""},
-		{[]string{"group", "orders", "nope"}, 3, "HTTP 404 GROUP_NOT_FOUND"},  // legacy spelling, 404
-		{[]string{"offsets", "orders", "nope"}, 3, "HTTP 404 NOT_FOUND"},      // 404
-		{[]string{"streams", "create", "orders"}, 1, "already exists"},        // 409
-		{[]string{"health"}, 1, "not ready"},                                  // 503
-		{[]string{"streams", "delete", "orders"}, 1, "no route that deletes"}, // missing route
+		{[]string{"group", "orders", "nope"}, 3, "HTTP 404 GROUP_NOT_FOUND"}, // legacy spelling, 404
+		{[]string{"offsets", "orders", "nope"}, 3, "HTTP 404 NOT_FOUND"},     // 404
+		{[]string{"streams", "create", "orders"}, 1, "already exists"},       // 409
+		{[]string{"health"}, 1, "not ready"},                                 // 503
+		{[]string{"streams", "delete", "orders"}, 1, "delete them first (HTTP 409 STREAM_NOT_EMPTY)"},
+		{[]string{"streams", "delete", "nope"}, 3, "HTTP 404 STREAM_NOT_FOUND"},
 		{[]string{"bogus"}, 2, "unknown command"},
 		{[]string{"streams", "bogus"}, 2, "unknown command"},
 		{[]string{"groups", "describe", "orders"}, 2, "wants PREFIX GROUP"},
 		{[]string{"members", "orders", "g", "extra"}, 2, "wants PREFIX GROUP"},
 		{[]string{"--nope", "health"}, 2, "unknown flag"},
 		{[]string{"-o", "yaml", "health"}, 2, "--output"},
-		{[]string{"scale", "orders", "-3"}, 2, "unknown shorthand flag"},
+		{[]string{"scale", "orders", "-3"}, 2, "the shard count must be 0 or more, got -3"},
+		{[]string{"scale", "orders", "-1", "--reason", "x"}, 2, "the shard count must be 0 or more, got -1"},
+		{[]string{"scale", "orders", "--", "-1"}, 2, "the shard count must be 0 or more, got -1"},
+		{[]string{"scale", "orders", "2", "-z"}, 2, "unknown shorthand flag: 'z'"},
 		{[]string{"scale", "orders", "x"}, 2, "COUNT"},
 		{[]string{"messages", "orders", "x"}, 2, "SHARD"},
 		{[]string{"watch", "orders", "g", "--interval", "1ms"}, 2, "--interval"},
@@ -209,13 +217,13 @@ func TestSettingsPrecedence(t *testing.T) {
 	require.Equal(t, 0, ctl(t, "groups", "list").code)
 	require.Equal(t, "Bearer file-token", fileSrv.last(t).Auth, "config file: URL and token")
 
-	t.Setenv("RSC_URL", envSrv.URL)
-	t.Setenv("RSC_USER", "env-user")
-	t.Setenv("RSC_PASSWORD", "env-pw")
+	t.Setenv("STREAMCTL_URL", envSrv.URL)
+	t.Setenv("STREAMCTL_USER", "env-user")
+	t.Setenv("STREAMCTL_PASSWORD", "env-pw")
 	require.Equal(t, 0, ctl(t, "groups").code)
 	require.Equal(t, "Basic ZW52LXVzZXI6ZW52LXB3", envSrv.last(t).Auth, "env credentials beat the file's token")
 
-	t.Setenv("RSC_TOKEN", "env-token")
+	t.Setenv("STREAMCTL_TOKEN", "env-token")
 	require.Equal(t, 0, ctl(t, "groups").code)
 	require.Equal(t, "Bearer env-token", envSrv.last(t).Auth, "within a layer the token wins")
 
@@ -224,9 +232,9 @@ func TestSettingsPrecedence(t *testing.T) {
 
 	// A config file others can read is used, with a warning.
 	require.NoError(t, os.Chmod(path, 0o644))
-	t.Setenv("RSC_URL", "")
-	t.Setenv("RSC_TOKEN", "")
-	t.Setenv("RSC_USER", "")
+	t.Setenv("STREAMCTL_URL", "")
+	t.Setenv("STREAMCTL_TOKEN", "")
+	t.Setenv("STREAMCTL_USER", "")
 	r := ctl(t, "groups")
 	require.Equal(t, 0, r.code)
 	require.Contains(t, r.stderr, "chmod 600")

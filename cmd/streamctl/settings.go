@@ -1,13 +1,10 @@
 package main
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
-
-	"go.yaml.in/yaml/v3"
+	"strings"
 )
 
 // Settings layers, lowest first.
@@ -26,32 +23,46 @@ type settings struct {
 	user, password, token string
 	userLayer, tokenLayer int
 
-	// insecure is a warning about the config file's permissions ("" if fine).
-	insecure string
+	// warnings are printed on stderr before the command runs: deprecated
+	// variables, a config file readable by others, keys it does not know.
+	warnings []string
+	// ignoredRSCConfig is RSC_CONFIG when set and not used (it names the
+	// coordinator's config file); login mentions it.
+	ignoredRSCConfig string
 }
 
-// fileConfig is the config file. login writes url, token and
-// tokenExpiresAt; user and password may be written by hand.
-type fileConfig struct {
-	URL            string `yaml:"url,omitempty"`
-	User           string `yaml:"user,omitempty"`
-	Password       string `yaml:"password,omitempty"`
-	Token          string `yaml:"token,omitempty"`
-	TokenExpiresAt string `yaml:"tokenExpiresAt,omitempty"`
+// Environment variables. streamctl's own are STREAMCTL_*; the RSC_* names
+// of earlier releases are still read (with a warning) for one release, except
+// RSC_CONFIG, the coordinator's config file, which streamctl never uses.
+const (
+	envConfig   = "STREAMCTL_CONFIG"
+	envURL      = "STREAMCTL_URL"
+	envUser     = "STREAMCTL_USER"
+	envPassword = "STREAMCTL_PASSWORD"
+	envToken    = "STREAMCTL_TOKEN"
+	envRSCConf  = "RSC_CONFIG"
+)
+
+// deprecatedEnv maps each variable streamctl reads to the RSC_* name it had.
+var deprecatedEnv = [][2]string{
+	{envURL, "RSC_URL"}, {envUser, "RSC_USER"}, {envPassword, "RSC_PASSWORD"}, {envToken, "RSC_TOKEN"},
 }
+
+const defaultConfigHint = "~/.config/streamctl/config.yaml"
 
 type credFields struct {
 	user, password, token          string
 	hasUser, hasPassword, hasToken bool
 }
 
-// configPath is --config, else RSC_CONFIG, else
+// configPath is --config, else STREAMCTL_CONFIG, else
 // $XDG_CONFIG_HOME/streamctl/config.yaml, else ~/.config/streamctl/config.yaml.
+// RSC_CONFIG is never used: it names the coordinator's config file.
 func configPath(flag string, getenv func(string) string) string {
 	if flag != "" {
 		return flag
 	}
-	if p := getenv("RSC_CONFIG"); p != "" {
+	if p := getenv(envConfig); p != "" {
 		return p
 	}
 	dir := getenv("XDG_CONFIG_HOME")
@@ -65,23 +76,58 @@ func configPath(flag string, getenv func(string) string) string {
 	return filepath.Join(dir, "streamctl", "config.yaml")
 }
 
+// environ reads streamctl's variables: STREAMCTL_X, else the deprecated
+// RSC_X (with a warning naming the new name).
+func (s *settings) environ(getenv func(string) string) func(string) string {
+	vals := map[string]string{}
+	for _, p := range deprecatedEnv {
+		name, old := p[0], p[1]
+		v, ov := getenv(name), getenv(old)
+		switch {
+		case ov == "":
+		case v != "":
+			s.warnings = append(s.warnings, fmt.Sprintf("%s is ignored: %s is set (streamctl's variables are STREAMCTL_*; unset %s)", old, name, old))
+		default:
+			v = ov
+			s.warnings = append(s.warnings, fmt.Sprintf("%s is deprecated for streamctl and will stop working in the next release: use %s", old, name))
+		}
+		vals[name] = v
+	}
+	return func(name string) string { return vals[name] }
+}
+
 // loadSettings reads the config file (a missing one is empty) and the
 // environment.
 func loadSettings(flagPath string, getenv func(string) string) (*settings, error) {
 	s := &settings{path: configPath(flagPath, getenv)}
-	fc, mode, err := readConfig(s.path)
+	if rc := getenv(envRSCConf); rc != "" && flagPath == "" && getenv(envConfig) == "" {
+		s.ignoredRSCConfig = rc
+	}
+	d, err := readConfigDoc(s.path)
 	if err != nil {
 		return nil, err
 	}
-	if (fc.Token != "" || fc.Password != "") && mode&0o077 != 0 {
-		s.insecure = fmt.Sprintf("config file %s holds credentials and is readable by others (mode %04o): chmod 600 it", s.path, mode.Perm())
+	fc, err := d.settings()
+	if err != nil {
+		return nil, err
+	}
+	if foreign, coord := d.foreignKeys(); len(coord) > 0 {
+		s.warnings = append(s.warnings, fmt.Sprintf("config file %s looks like the coordinator's config (it has %s): only streamctl's keys (%s) are read from it; "+
+			"give streamctl a file of its own with --config FILE or STREAMCTL_CONFIG", s.path, keyList(coord), strings.Join(fileKeys, ", ")))
+	} else if len(foreign) > 0 {
+		s.warnings = append(s.warnings, fmt.Sprintf("config file %s: key(s) %s are not streamctl settings and are ignored (its keys are %s)",
+			s.path, keyList(foreign), strings.Join(fileKeys, ", ")))
+	}
+	if (fc.Token != "" || fc.Password != "") && d.mode&0o077 != 0 {
+		s.warnings = append(s.warnings, fmt.Sprintf("config file %s holds credentials and is readable by others (mode %04o): chmod 600 it", s.path, d.mode.Perm()))
 	}
 	s.apply(fc.URL, fc.URL != "")
 	s.applyCreds(layerFile, credFields{user: fc.User, password: fc.Password, token: fc.Token,
 		hasUser: fc.User != "", hasPassword: fc.Password != "", hasToken: fc.Token != ""})
-	s.apply(getenv("RSC_URL"), getenv("RSC_URL") != "")
-	s.applyCreds(layerEnv, credFields{user: getenv("RSC_USER"), password: getenv("RSC_PASSWORD"), token: getenv("RSC_TOKEN"),
-		hasUser: getenv("RSC_USER") != "", hasPassword: getenv("RSC_PASSWORD") != "", hasToken: getenv("RSC_TOKEN") != ""})
+	env := s.environ(getenv)
+	s.apply(env(envURL), env(envURL) != "")
+	s.applyCreds(layerEnv, credFields{user: env(envUser), password: env(envPassword), token: env(envToken),
+		hasUser: env(envUser) != "", hasPassword: env(envPassword) != "", hasToken: env(envToken) != ""})
 	return s, nil
 }
 
@@ -110,74 +156,4 @@ func (s *settings) applyCreds(layer int, c credFields) {
 // useToken: the token comes from a layer at least as high as the user's.
 func (s *settings) useToken() bool {
 	return s.token != "" && s.tokenLayer >= s.userLayer
-}
-
-func readConfig(path string) (fileConfig, fs.FileMode, error) {
-	var fc fileConfig
-	if path == "" {
-		return fc, 0, nil
-	}
-	b, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return fc, 0, nil
-	}
-	if err != nil {
-		return fc, 0, fmt.Errorf("config file: %w", err)
-	}
-	if err := yaml.Unmarshal(b, &fc); err != nil {
-		return fc, 0, fmt.Errorf("config file %s: %w", path, err)
-	}
-	st, err := os.Stat(path)
-	if err != nil {
-		return fc, 0, fmt.Errorf("config file: %w", err)
-	}
-	return fc, st.Mode(), nil
-}
-
-// saveToken stores url, token and its expiry in the config file (other keys
-// kept), created with mode 0600 in a 0700 directory; an existing file is
-// made 0600.
-func saveToken(path, url, token, expiresAt string) error {
-	if path == "" {
-		return errors.New("no config file path: set --config or RSC_CONFIG (no home directory)")
-	}
-	doc := map[string]any{}
-	if b, err := os.ReadFile(path); err == nil {
-		if err := yaml.Unmarshal(b, &doc); err != nil {
-			return fmt.Errorf("config file %s: %w", path, err)
-		}
-		if doc == nil {
-			doc = map[string]any{}
-		}
-	} else if !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("config file: %w", err)
-	}
-	doc["url"], doc["token"], doc["tokenExpiresAt"] = url, token, expiresAt
-	out, err := yaml.Marshal(doc)
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return fmt.Errorf("config directory: %w", err)
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".config-*.yaml")
-	if err != nil {
-		return fmt.Errorf("config file: %w", err)
-	}
-	defer os.Remove(tmp.Name()) // no-op after the rename
-	if err := tmp.Chmod(0o600); err != nil {
-		tmp.Close()
-		return fmt.Errorf("config file: %w", err)
-	}
-	if _, err := tmp.Write(out); err != nil {
-		tmp.Close()
-		return fmt.Errorf("config file: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("config file: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("config file: %w", err)
-	}
-	return nil
 }

@@ -25,6 +25,7 @@ func Run(t *testing.T, newStore func(t *testing.T) persistence.Store) {
 		{"StreamList", testStreamList},
 		{"StreamUpdate", testStreamUpdate},
 		{"StreamUpdateConflicts", testStreamUpdateConflicts},
+		{"StreamDelete", testStreamDelete},
 		{"ActivateNewGroup", testActivateNewGroup},
 		{"ActivateFencesOlder", testActivateFencesOlder},
 		{"RevisionConflict", testRevisionConflict},
