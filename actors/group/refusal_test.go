@@ -44,7 +44,7 @@ func (w *syncBuffer) String() string {
 	return w.b.String()
 }
 
-func identityShell(t *testing.T, m Metrics, log *syncBuffer, lost func(persistence.GroupKey, string, time.Time)) *shell {
+func identityShell(t *testing.T, m Metrics, log *syncBuffer, lost func(persistence.GroupKey, string, string, time.Time)) *shell {
 	s := &shell{t: t, system: actor.NewActorSystem(), store: memstore.New(), prov: memstore.NewProvisioner()}
 	t.Cleanup(func() {
 		for _, pid := range s.pids {
@@ -74,7 +74,7 @@ func (s *shell) beatAs(id, inc, principal string, epoch int64, owned ...int) pro
 func TestIdentityRefusalsWriteNothingAndAreLoggedOnce(t *testing.T) {
 	ic, log := &identityCounter{}, &syncBuffer{}
 	var lost atomic.Int64
-	s := identityShell(t, ic, log, func(persistence.GroupKey, string, time.Time) { lost.Add(1) })
+	s := identityShell(t, ic, log, func(persistence.GroupKey, string, string, time.Time) { lost.Add(1) })
 	a := s.beatAs("vm-m0", "p1", "team", 0)
 	a = s.beatAs("vm-m0", "p1", "team", a.MemberEpoch, 0, 1, 2, 3)
 	require.Equal(t, protocol.StatusOK, a.Status)
