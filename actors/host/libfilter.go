@@ -21,6 +21,9 @@ import (
 //     and our cluster code retries elsewhere.
 //   - peer-lost: "EndpointWriter lost connection" — a peer's connection
 //     closed, as it does when that peer stops.
+//   - peer-gossip: "sendGossipForMember failed" — a gossip round to a peer
+//     that is stopping (or stopped) times out; membership follows from the
+//     next rounds and the peer's departure.
 //   - health-server-closed: "Automanaged server stopping..!" with the error
 //     http.ErrServerClosed — the provider's health server closed by a clean
 //     shutdown (any other error, such as a port in use, is kept).
@@ -36,6 +39,7 @@ var libraryLines = []libraryLine{
 	{msg: "EndpointWriter failed to send connect request", kind: "peer-connect"},
 	{msg: "EndpointWriter failed to receive connect response", kind: "peer-connect"},
 	{msg: "EndpointWriter lost connection", kind: "peer-lost"},
+	{msg: "sendGossipForMember failed", kind: "peer-gossip"},
 	{msg: "Automanaged server stopping..!", kind: "health-server-closed", errHas: "Server closed"},
 }
 
