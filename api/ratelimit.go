@@ -45,29 +45,14 @@ func (l *limiter) allow(key string) (bool, time.Duration) {
 	if l == nil {
 		return true, 0
 	}
-	now := l.now()
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	b, ok := l.buckets[key]
-	if !ok {
-		if len(l.buckets) >= maxBuckets {
-			l.evict(now)
-		}
-		b = &bucket{tokens: l.burst, last: now}
-		l.buckets[key] = b
-	}
-	if elapsed := now.Sub(b.last).Seconds(); elapsed > 0 {
-		b.tokens = math.Min(l.burst, b.tokens+elapsed*l.rate)
-	}
-	b.last = now
+	b := l.bucketAt(key, l.now())
 	if b.tokens >= 1 {
 		b.tokens--
 		return true, 0
 	}
-	if l.rate <= 0 {
-		return false, time.Hour
-	}
-	return false, time.Duration((1 - b.tokens) / l.rate * float64(time.Second))
+	return false, l.waitFor(b)
 }
 
 // evict drops full buckets; if that is not enough, arbitrary ones.
