@@ -70,3 +70,91 @@ func TestReshardScaleRightAfterFinishIsNotLost(t *testing.T) {
 		return len(marked) == 0
 	}, 5*time.Second, 10*time.Millisecond, "the stream stays marked as resharding after its migrations finished")
 }
+
+// raceHook interleaves a scale with a driver that finishes the previous
+// migration: the scale marks the stream before the driver's unmark and
+// records its migration only after the driver looked again and gave its
+// lease up.
+type raceHook struct {
+	persistence.Store
+	armed    atomic.Bool   // the next unmark starts the scale
+	scaling  atomic.Bool   // the scale's record write waits for released
+	marked   chan struct{} // the scale marked the stream
+	released chan struct{} // the driver gave its lease up
+	start    func()
+}
+
+func (r *raceHook) UnmarkResharding(ctx context.Context, p string) error {
+	if r.armed.CompareAndSwap(true, false) {
+		r.scaling.Store(true)
+		go r.start()
+		<-r.marked
+	}
+	return r.Store.UnmarkResharding(ctx, p)
+}
+
+func (r *raceHook) MarkResharding(ctx context.Context, p string) error {
+	err := r.Store.MarkResharding(ctx, p)
+	if r.scaling.Load() {
+		select {
+		case r.marked <- struct{}{}:
+		default:
+		}
+	}
+	return err
+}
+
+func (r *raceHook) UpdateStream(ctx context.Context, rec persistence.StreamRecord, rev int64) (persistence.StreamRecord, error) {
+	if r.scaling.CompareAndSwap(true, false) {
+		select {
+		case <-r.released:
+		case <-time.After(5 * time.Second):
+		}
+	}
+	return r.Store.UpdateStream(ctx, rec, rev)
+}
+
+func (r *raceHook) ReleaseDriver(ctx context.Context, p, owner string) error {
+	err := r.Store.ReleaseDriver(ctx, p, owner)
+	select {
+	case r.released <- struct{}{}:
+	default:
+	}
+	return err
+}
+
+// A scale that marks the stream before a finishing driver's unmark and
+// records its migration after the driver's second look is still driven to
+// its end (it was left ACTIVE and unmarked, never driven again).
+func TestReshardScaleMarkedBeforeUnmarkSavedAfterIsDriven(t *testing.T) {
+	srv := redistest.Start(t)
+	store, err := redisstore.New(srv.Client(), redisstore.Options{})
+	require.NoError(t, err)
+	hook := &raceHook{Store: store, marked: make(chan struct{}, 1), released: make(chan struct{}, 1)}
+	opts := reshardOpts()
+	opts.Store, opts.Provisioner, opts.NodeID = hook, redisstore.NewProvisioner(srv.Client()), "n1"
+	h := New(opts)
+	t.Cleanup(h.Stop)
+	require.NoError(t, h.Start(context.Background()))
+	ctx := context.Background()
+	two := 2
+	_, err = h.CreateStream(ctx, "orders", protocol.CreateStreamRequest{InitialShardCount: &two, RequestedBy: "test"})
+	require.NoError(t, err)
+	a := &reshardMember{id: "a"}
+	require.Eventually(t, func() bool { a.beat(t, h); return len(ownedSet(a)) == 2 }, 10*time.Second, 10*time.Millisecond)
+
+	var second atomic.Pointer[string]
+	hook.start = func() {
+		resp, err := scaleTo(t, h, 4)
+		if err == nil {
+			id := resp.Migrations[0].ReshardingID
+			second.Store(&id)
+		}
+	}
+	resp, err := scaleTo(t, h, 3)
+	require.NoError(t, err)
+	hook.armed.Store(true)
+	waitMigration(t, h, resp.Migrations[0].ReshardingID, reshard.StateDeprecated, a)
+	require.Eventually(t, func() bool { return second.Load() != nil }, 10*time.Second, 10*time.Millisecond)
+	waitMigration(t, h, *second.Load(), reshard.StateDeprecated, a)
+}

@@ -68,6 +68,14 @@ func (h *Host) Scale(ctx context.Context, streamPrefix string, req protocol.Scal
 			slog.Int("from", m.From), slog.Int("to", m.To), slog.String("requestedBy", req.RequestedBy), slog.String("reason", req.Reason))
 		break
 	}
+	// Marked again now that the migration is recorded: a driver finishing the
+	// previous migration may have unmarked the stream after the first mark and
+	// looked again before the save (it re-marks only what it sees recorded).
+	// A mark after the save is either seen by the drivers or follows a driver's
+	// unmark whose second look found this migration.
+	if err := h.opts.Store.MarkResharding(ctx, streamPrefix); err != nil {
+		return protocol.ScaleResponse{}, mapStoreErr(err)
+	}
 	if err := h.driveNow(streamPrefix, m.ID); err != nil {
 		return protocol.ScaleResponse{}, err
 	}
