@@ -1,7 +1,8 @@
 // Package api is the coordinator's HTTP front (SPEC §4–§5): a fiber app that
 // decodes, validates, authenticates, rate-limits and maps errors, and hands
-// every decision to a Service (service.go) implemented by the actor host.
-// It never decides ownership.
+// every decision to a coordinator.Service (the transport-neutral boundary,
+// implemented by the actor host). It is one adapter of that Service; it
+// never decides ownership.
 //
 // # Use
 //

@@ -10,9 +10,11 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/redisstream/coordinator/api/protocol"
+	"github.com/redisstream/coordinator/coordinator"
 )
 
-// This file is the only place where errors become HTTP statuses.
+// This file is the only place where errors become HTTP statuses. The Err*
+// sentinels are the Service's (coordinator/errors.go).
 //
 //	ErrInvalidArgument                                  400 INVALID_ARGUMENT
 //	ErrStreamNotFound / ErrGroupNotFound /
@@ -38,11 +40,6 @@ import (
 // 4xx and 501 messages carry the error text (written by the coordinator,
 // meant for the caller); 500 and 503 messages are generic and the detail goes
 // to the log only.
-
-// ErrMemberOwnedByAnotherPrincipal: a heartbeat or leave for a member id that
-// another principal joined; the Service changed nothing (no fence, no epoch
-// move, no lease effect).
-var ErrMemberOwnedByAnotherPrincipal = errors.New("coordinator: member is owned by another principal")
 
 // httpError is an error that already knows its HTTP answer.
 type httpError struct {
@@ -105,22 +102,22 @@ type sentinel struct {
 }
 
 var sentinels = []sentinel{
-	{ErrInvalidArgument, http.StatusBadRequest, protocol.CodeInvalidArgument},
-	{ErrStreamNotFound, http.StatusNotFound, protocol.CodeStreamNotFound},
-	{ErrGroupNotFound, http.StatusNotFound, protocol.CodeGroupNotFound},
-	{ErrMigrationNotFound, http.StatusNotFound, protocol.CodeMigrationNotFound},
-	{ErrShardNotFound, http.StatusNotFound, protocol.CodeShardNotFound},
-	{ErrShardKeyNotStream, http.StatusConflict, protocol.CodeWrongKeyType},
-	{ErrStreamExists, http.StatusConflict, protocol.CodeStreamExists},
-	{ErrGroupExists, http.StatusConflict, protocol.CodeGroupExists},
-	{ErrLimitExceeded, http.StatusTooManyRequests, protocol.CodeLimitExceeded},
-	{ErrMigrationActive, http.StatusConflict, protocol.CodeMigrationActive},
-	{ErrGroupHasMembers, http.StatusConflict, protocol.CodeGroupHasMembers},
-	{ErrStreamNotEmpty, http.StatusConflict, protocol.CodeStreamNotEmpty},
-	{ErrStateConflict, http.StatusConflict, protocol.CodeStateConflict},
-	{ErrRollbackNotAllowed, http.StatusUnprocessableEntity, protocol.CodeRollbackNotAllowed},
-	{ErrNotImplemented, http.StatusNotImplemented, protocol.CodeNotImplemented},
-	{ErrMemberOwnedByAnotherPrincipal, http.StatusForbidden, protocol.CodeMemberOwnedByAnotherPrincipal},
+	{coordinator.ErrInvalidArgument, http.StatusBadRequest, protocol.CodeInvalidArgument},
+	{coordinator.ErrStreamNotFound, http.StatusNotFound, protocol.CodeStreamNotFound},
+	{coordinator.ErrGroupNotFound, http.StatusNotFound, protocol.CodeGroupNotFound},
+	{coordinator.ErrMigrationNotFound, http.StatusNotFound, protocol.CodeMigrationNotFound},
+	{coordinator.ErrShardNotFound, http.StatusNotFound, protocol.CodeShardNotFound},
+	{coordinator.ErrShardKeyNotStream, http.StatusConflict, protocol.CodeWrongKeyType},
+	{coordinator.ErrStreamExists, http.StatusConflict, protocol.CodeStreamExists},
+	{coordinator.ErrGroupExists, http.StatusConflict, protocol.CodeGroupExists},
+	{coordinator.ErrLimitExceeded, http.StatusTooManyRequests, protocol.CodeLimitExceeded},
+	{coordinator.ErrMigrationActive, http.StatusConflict, protocol.CodeMigrationActive},
+	{coordinator.ErrGroupHasMembers, http.StatusConflict, protocol.CodeGroupHasMembers},
+	{coordinator.ErrStreamNotEmpty, http.StatusConflict, protocol.CodeStreamNotEmpty},
+	{coordinator.ErrStateConflict, http.StatusConflict, protocol.CodeStateConflict},
+	{coordinator.ErrRollbackNotAllowed, http.StatusUnprocessableEntity, protocol.CodeRollbackNotAllowed},
+	{coordinator.ErrNotImplemented, http.StatusNotImplemented, protocol.CodeNotImplemented},
+	{coordinator.ErrMemberOwnedByAnotherPrincipal, http.StatusForbidden, protocol.CodeMemberOwnedByAnotherPrincipal},
 }
 
 // toHTTPError turns any error into its HTTP answer. internal reports whether
@@ -140,9 +137,9 @@ func toHTTPError(err error) (e *httpError, internal bool) {
 		}
 	}
 	switch {
-	case errors.Is(err, ErrUnavailable):
+	case errors.Is(err, coordinator.ErrUnavailable):
 		return &httpError{status: 503, code: protocol.CodeStoreUnavailable, msg: "the coordinator store is unavailable; retry", retryAfter: 1}, true
-	case errors.Is(err, ErrGroupMoving):
+	case errors.Is(err, coordinator.ErrGroupMoving):
 		return &httpError{status: 503, code: protocol.CodeGroupMoving, msg: "the group is moving between coordinator nodes; retry", retryAfter: 1}, true
 	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled):
 		return &httpError{status: 503, code: protocol.CodeTimeout, msg: "the coordinator did not answer in time; retry", retryAfter: 1}, true

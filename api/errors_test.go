@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/redisstream/coordinator/api/protocol"
+	"github.com/redisstream/coordinator/coordinator"
 )
 
 func TestServiceErrorMapping(t *testing.T) {
@@ -19,21 +20,21 @@ func TestServiceErrorMapping(t *testing.T) {
 		code       string
 		retryAfter string
 	}{
-		{ErrInvalidArgument, 400, protocol.CodeInvalidArgument, ""},
-		{ErrStreamNotFound, 404, protocol.CodeStreamNotFound, ""},
-		{ErrGroupNotFound, 404, protocol.CodeGroupNotFound, ""},
-		{ErrMigrationNotFound, 404, protocol.CodeMigrationNotFound, ""},
-		{ErrStreamExists, 409, protocol.CodeStreamExists, ""},
-		{ErrGroupExists, 409, protocol.CodeGroupExists, ""},
-		{ErrLimitExceeded, 429, protocol.CodeLimitExceeded, ""},
-		{ErrMigrationActive, 409, protocol.CodeMigrationActive, ""},
-		{ErrGroupHasMembers, 409, protocol.CodeGroupHasMembers, ""},
-		{ErrStateConflict, 409, protocol.CodeStateConflict, ""},
-		{ErrRollbackNotAllowed, 422, protocol.CodeRollbackNotAllowed, ""},
-		{ErrNotImplemented, 501, protocol.CodeNotImplemented, ""},
-		{ErrMemberOwnedByAnotherPrincipal, 403, protocol.CodeMemberOwnedByAnotherPrincipal, ""},
-		{ErrUnavailable, 503, protocol.CodeStoreUnavailable, "1"},
-		{ErrGroupMoving, 503, protocol.CodeGroupMoving, "1"},
+		{coordinator.ErrInvalidArgument, 400, protocol.CodeInvalidArgument, ""},
+		{coordinator.ErrStreamNotFound, 404, protocol.CodeStreamNotFound, ""},
+		{coordinator.ErrGroupNotFound, 404, protocol.CodeGroupNotFound, ""},
+		{coordinator.ErrMigrationNotFound, 404, protocol.CodeMigrationNotFound, ""},
+		{coordinator.ErrStreamExists, 409, protocol.CodeStreamExists, ""},
+		{coordinator.ErrGroupExists, 409, protocol.CodeGroupExists, ""},
+		{coordinator.ErrLimitExceeded, 429, protocol.CodeLimitExceeded, ""},
+		{coordinator.ErrMigrationActive, 409, protocol.CodeMigrationActive, ""},
+		{coordinator.ErrGroupHasMembers, 409, protocol.CodeGroupHasMembers, ""},
+		{coordinator.ErrStateConflict, 409, protocol.CodeStateConflict, ""},
+		{coordinator.ErrRollbackNotAllowed, 422, protocol.CodeRollbackNotAllowed, ""},
+		{coordinator.ErrNotImplemented, 501, protocol.CodeNotImplemented, ""},
+		{coordinator.ErrMemberOwnedByAnotherPrincipal, 403, protocol.CodeMemberOwnedByAnotherPrincipal, ""},
+		{coordinator.ErrUnavailable, 503, protocol.CodeStoreUnavailable, "1"},
+		{coordinator.ErrGroupMoving, 503, protocol.CodeGroupMoving, "1"},
 		{context.DeadlineExceeded, 503, protocol.CodeTimeout, "1"},
 		{errors.New("boom"), 500, protocol.CodeInternal, ""},
 	}

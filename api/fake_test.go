@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/redisstream/coordinator/api/protocol"
+	"github.com/redisstream/coordinator/coordinator"
 )
 
 // fakeService records calls and answers with canned values or err.
@@ -79,7 +80,7 @@ func (f *fakeService) Group(_ context.Context, p, g string) (protocol.GroupRespo
 func (f *fakeService) CreateGroup(ctx context.Context, p, g string, req protocol.CreateGroupRequest) (protocol.GroupResponse, error) {
 	f.record("CreateGroup "+p+"/"+g, req)
 	f.mu.Lock()
-	f.requestID = RequestIDFrom(ctx)
+	f.requestID = coordinator.RequestIDFrom(ctx)
 	f.mu.Unlock()
 	return f.group(p, g), f.err
 }
@@ -187,4 +188,4 @@ func (f *fakeService) DebugGroup(_ context.Context, p, g string) (any, error) {
 	return map[string]any{"group": p + "/" + g}, f.err
 }
 
-var _ Service = (*fakeService)(nil)
+var _ coordinator.Service = (*fakeService)(nil)

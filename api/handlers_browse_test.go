@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/redisstream/coordinator/api/protocol"
+	"github.com/redisstream/coordinator/coordinator"
 )
 
 func TestOffsetsRoute(t *testing.T) {
@@ -97,11 +98,11 @@ func TestBrowseErrorMapping(t *testing.T) {
 		status int
 		code   string
 	}{
-		{ErrStreamNotFound, 404, protocol.CodeStreamNotFound},
-		{ErrGroupNotFound, 404, protocol.CodeGroupNotFound},
-		{ErrShardNotFound, 404, protocol.CodeShardNotFound},
-		{ErrInvalidArgument, 400, protocol.CodeInvalidArgument},
-		{ErrUnavailable, 503, protocol.CodeStoreUnavailable},
+		{coordinator.ErrStreamNotFound, 404, protocol.CodeStreamNotFound},
+		{coordinator.ErrGroupNotFound, 404, protocol.CodeGroupNotFound},
+		{coordinator.ErrShardNotFound, 404, protocol.CodeShardNotFound},
+		{coordinator.ErrInvalidArgument, 400, protocol.CodeInvalidArgument},
+		{coordinator.ErrUnavailable, 503, protocol.CodeStoreUnavailable},
 		{errors.New("boom"), 500, protocol.CodeInternal},
 	}
 	for _, tc := range cases {

@@ -1,28 +1,22 @@
 package api
 
 import (
-	"context"
 	"errors"
 
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/redisstream/coordinator/api/protocol"
+	"github.com/redisstream/coordinator/coordinator"
 )
-
-// ClusterService is implemented by a Service that can list the coordinator
-// nodes and the groups each hosts (actors/host). A Service without it
-// answers GET /coord/v1/monitoring/cluster with 501.
-type ClusterService interface {
-	Cluster(ctx context.Context) (protocol.ClusterResponse, error)
-}
 
 // cluster: GET /coord/v1/monitoring/cluster, READ. Every node this node
 // knows of, its incarnation, address, start time, whether it refuses to
-// serve, and the groups it hosts.
+// serve, and the groups it hosts. A Service without
+// coordinator.ClusterService (actors/host has it) answers 501.
 func (s *Server) cluster(c *fiber.Ctx) error {
-	cs, ok := s.svc.(ClusterService)
+	cs, ok := s.svc.(coordinator.ClusterService)
 	if !ok {
-		return errors.Join(ErrNotImplemented, errors.New("this coordinator cannot list its cluster's nodes"))
+		return errors.Join(coordinator.ErrNotImplemented, errors.New("this coordinator cannot list its cluster's nodes"))
 	}
 	ctx, cancel := s.ctx()
 	defer cancel()

@@ -2,6 +2,7 @@ package api
 
 import (
 	"github.com/redisstream/coordinator/api/protocol"
+	"github.com/redisstream/coordinator/coordinator"
 )
 
 // opDoc describes one route for the OpenAPI document (openapi_gen.go). Who
@@ -58,62 +59,62 @@ var routeDocs = map[string]opDoc{
 	"POST /coord/v1/streams/:streamPrefix": {
 		summary: "Create a stream: provision its shard streams.",
 		tag:     "admin", req: protocol.CreateStreamRequest{}, resp: protocol.CreateStreamResponse{}, ok: 201, service: true,
-		errs: []error{ErrStreamExists, ErrLimitExceeded},
+		errs: []error{coordinator.ErrStreamExists, coordinator.ErrLimitExceeded},
 	},
 	"DELETE /coord/v1/streams/:streamPrefix": {
 		summary: "Delete a stream with 0 shards, no migration in progress and no groups (409 STREAM_NOT_EMPTY names what to do first).",
 		tag:     "admin", req: protocol.DeleteStreamRequest{}, resp: protocol.DeleteStreamResponse{}, ok: 200, service: true,
-		errs: []error{ErrStreamNotFound, ErrStreamNotEmpty, ErrStateConflict},
+		errs: []error{coordinator.ErrStreamNotFound, coordinator.ErrStreamNotEmpty, coordinator.ErrStateConflict},
 	},
 	"POST /coord/v1/streams/:streamPrefix/groups/:consumerGroup": {
 		summary: "Create a consumer group explicitly: its Redis consumer group on every shard, from the start of the stream (the only way when groups.creation is explicit).",
 		tag:     "admin", req: protocol.CreateGroupRequest{}, resp: protocol.GroupResponse{}, ok: 201, service: true,
-		errs: []error{ErrStreamNotFound, ErrGroupExists, ErrLimitExceeded},
+		errs: []error{coordinator.ErrStreamNotFound, coordinator.ErrGroupExists, coordinator.ErrLimitExceeded},
 	},
 	"GET /coord/v1/streams/:streamPrefix/groups/:consumerGroup": {
 		summary: "Group metadata of an existing group (never creates it: 404 GROUP_NOT_FOUND).",
 		tag:     "admin", resp: protocol.GroupResponse{}, ok: 200, service: true,
-		errs: []error{ErrStreamNotFound, ErrGroupNotFound},
+		errs: []error{coordinator.ErrStreamNotFound, coordinator.ErrGroupNotFound},
 	},
 	"DELETE /coord/v1/streams/:streamPrefix/groups/:consumerGroup": {
 		summary: "Delete a group's coordinator metadata (409 while it has live members, unless force).",
 		tag:     "admin", req: protocol.DeleteGroupRequest{}, resp: protocol.DeleteGroupResponse{}, ok: 200, service: true,
-		errs: []error{ErrStreamNotFound, ErrGroupNotFound, ErrGroupHasMembers, ErrStateConflict},
+		errs: []error{coordinator.ErrStreamNotFound, coordinator.ErrGroupNotFound, coordinator.ErrGroupHasMembers, coordinator.ErrStateConflict},
 	},
 	"GET /coord/v1/streams/:streamPrefix/groups/:consumerGroup/producer-routing": {
 		summary: "Producer routing: shard count, key pattern and Redis Cluster slot of every shard; creates the group on first use unless groups.creation is explicit (so a browser request from another origin is refused, 403).",
 		tag:     "routing", resp: protocol.ProducerRouting{}, ok: 200, service: true, crossOriginGuard: true,
-		errs: []error{ErrStreamNotFound, ErrGroupNotFound, ErrLimitExceeded},
+		errs: []error{coordinator.ErrStreamNotFound, coordinator.ErrGroupNotFound, coordinator.ErrLimitExceeded},
 	},
 	"POST /coord/v1/streams/:streamPrefix/scale": {
 		summary: "Reshard a stream to targetShardCount: starts one migration per group.",
 		tag:     "resharding", req: protocol.ScaleRequest{}, resp: protocol.ScaleResponse{}, ok: 202, service: true,
-		errs: []error{ErrStreamNotFound, ErrMigrationActive, ErrStateConflict, ErrNotImplemented},
+		errs: []error{coordinator.ErrStreamNotFound, coordinator.ErrMigrationActive, coordinator.ErrStateConflict, coordinator.ErrNotImplemented},
 	},
 	"GET /coord/v1/streams/:streamPrefix/groups/:consumerGroup/migrations/:reshardingId": {
 		summary: "One migration of a group.",
 		tag:     "resharding", resp: protocol.Migration{}, ok: 200, service: true,
-		errs: []error{ErrStreamNotFound, ErrGroupNotFound, ErrMigrationNotFound},
+		errs: []error{coordinator.ErrStreamNotFound, coordinator.ErrGroupNotFound, coordinator.ErrMigrationNotFound},
 	},
 	"POST /coord/v1/streams/:streamPrefix/groups/:consumerGroup/migrations/:reshardingId/rollback": {
 		summary: "Roll a migration back while that is still allowed.",
 		tag:     "resharding", req: protocol.RollbackRequest{}, resp: protocol.Migration{}, ok: 202, service: true,
-		errs: []error{ErrStreamNotFound, ErrGroupNotFound, ErrMigrationNotFound, ErrRollbackNotAllowed, ErrStateConflict, ErrNotImplemented},
+		errs: []error{coordinator.ErrStreamNotFound, coordinator.ErrGroupNotFound, coordinator.ErrMigrationNotFound, coordinator.ErrRollbackNotAllowed, coordinator.ErrStateConflict, coordinator.ErrNotImplemented},
 	},
 	"GET /coord/v1/streams/:streamPrefix/migrations": {
 		summary: "A stream's migrations, newest first, and the active one's id; works for a stream without groups.",
 		tag:     "resharding", resp: protocol.MigrationsResponse{}, ok: 200, service: true,
-		errs: []error{ErrStreamNotFound},
+		errs: []error{coordinator.ErrStreamNotFound},
 	},
 	"GET /coord/v1/streams/:streamPrefix/migrations/:reshardingId": {
 		summary: "One migration of a stream (with or without groups).",
 		tag:     "resharding", resp: protocol.Migration{}, ok: 200, service: true,
-		errs: []error{ErrStreamNotFound, ErrMigrationNotFound},
+		errs: []error{coordinator.ErrStreamNotFound, coordinator.ErrMigrationNotFound},
 	},
 	"POST /coord/v1/streams/:streamPrefix/migrations/:reshardingId/rollback": {
 		summary: "Roll a stream's migration back while that is still allowed (with or without groups).",
 		tag:     "resharding", req: protocol.RollbackRequest{}, resp: protocol.Migration{}, ok: 202, service: true,
-		errs: []error{ErrStreamNotFound, ErrMigrationNotFound, ErrRollbackNotAllowed, ErrStateConflict, ErrNotImplemented},
+		errs: []error{coordinator.ErrStreamNotFound, coordinator.ErrMigrationNotFound, coordinator.ErrRollbackNotAllowed, coordinator.ErrStateConflict, coordinator.ErrNotImplemented},
 	},
 	"POST /coord/v1/auth/login": {
 		summary: "Trade a username and password (body, or Basic credentials with an empty body) for a bearer token. 400 AUTHENTICATION_DISABLED when no users are configured.",
@@ -148,42 +149,42 @@ var routeDocs = map[string]opDoc{
 	},
 	"GET /coord/v1/streams/:streamPrefix": {
 		summary: "One stream and the names of its groups.", tag: "admin",
-		resp: protocol.StreamView{}, ok: 200, service: true, errs: []error{ErrStreamNotFound},
+		resp: protocol.StreamView{}, ok: 200, service: true, errs: []error{coordinator.ErrStreamNotFound},
 	},
 	"GET /coord/v1/monitoring/cluster": {
 		summary: "Every coordinator node: incarnation, address, start time, refusing or not, and the groups it hosts.", tag: "monitoring",
-		resp: protocol.ClusterResponse{}, ok: 200, service: true, errs: []error{ErrNotImplemented},
+		resp: protocol.ClusterResponse{}, ok: 200, service: true, errs: []error{coordinator.ErrNotImplemented},
 	},
 	"GET /coord/v1/monitoring/groups": {
 		summary: "Every group (of the user's streams, for a user scoped to some).", tag: "monitoring", resp: protocol.GroupsResponse{}, ok: 200, service: true,
 	},
 	"GET /coord/v1/monitoring/streams/:streamPrefix/groups/:consumerGroup": {
 		summary: "One group (never creates it).", tag: "monitoring", resp: protocol.GroupResponse{}, ok: 200, service: true,
-		errs: []error{ErrStreamNotFound, ErrGroupNotFound},
+		errs: []error{coordinator.ErrStreamNotFound, coordinator.ErrGroupNotFound},
 	},
 	"GET /coord/v1/monitoring/streams/:streamPrefix/groups/:consumerGroup/members": {
 		summary: "Members of a group with state, epoch, lease and assignment.", tag: "monitoring",
-		resp: protocol.MembersResponse{}, ok: 200, service: true, errs: []error{ErrStreamNotFound, ErrGroupNotFound},
+		resp: protocol.MembersResponse{}, ok: 200, service: true, errs: []error{coordinator.ErrStreamNotFound, coordinator.ErrGroupNotFound},
 	},
 	"GET /coord/v1/monitoring/streams/:streamPrefix/groups/:consumerGroup/assignments": {
 		summary: "Target and current assignment, revocations in progress and invariant checks.", tag: "monitoring",
-		resp: protocol.AssignmentsResponse{}, ok: 200, service: true, errs: []error{ErrStreamNotFound, ErrGroupNotFound},
+		resp: protocol.AssignmentsResponse{}, ok: 200, service: true, errs: []error{coordinator.ErrStreamNotFound, coordinator.ErrGroupNotFound},
 	},
 	"GET /coord/v1/monitoring/streams/:streamPrefix/groups/:consumerGroup/consumption": {
 		summary: "Per member, per shard progress as members report it.", tag: "monitoring",
-		resp: protocol.ConsumptionResponse{}, ok: 200, service: true, errs: []error{ErrStreamNotFound, ErrGroupNotFound},
+		resp: protocol.ConsumptionResponse{}, ok: 200, service: true, errs: []error{coordinator.ErrStreamNotFound, coordinator.ErrGroupNotFound},
 	},
 	"GET /coord/v1/monitoring/streams/:streamPrefix/groups/:consumerGroup/migrations": {
 		summary: "Migrations of a group and the active one.", tag: "monitoring",
-		resp: protocol.MigrationsResponse{}, ok: 200, service: true, errs: []error{ErrStreamNotFound, ErrGroupNotFound},
+		resp: protocol.MigrationsResponse{}, ok: 200, service: true, errs: []error{coordinator.ErrStreamNotFound, coordinator.ErrGroupNotFound},
 	},
 	"GET /coord/v1/streams/:streamPrefix/groups/:consumerGroup/offsets": {
 		summary: "Per shard: length, last id, entries read, lag, pending, consumers, memory usage and owner, read from Redis.",
-		tag:     "data", resp: protocol.OffsetsResponse{}, ok: 200, service: true, errs: []error{ErrStreamNotFound, ErrGroupNotFound, ErrShardKeyNotStream},
+		tag:     "data", resp: protocol.OffsetsResponse{}, ok: 200, service: true, errs: []error{coordinator.ErrStreamNotFound, coordinator.ErrGroupNotFound, coordinator.ErrShardKeyNotStream},
 	},
 	"GET /coord/v1/streams/:streamPrefix/shards/:shardIndex/messages": {
 		summary: "Entries of one shard, oldest first from the cursor `from` (exclusive), at most `count`; `next` is the cursor of the following page.",
-		tag:     "data", resp: protocol.MessagesResponse{}, ok: 200, service: true, errs: []error{ErrStreamNotFound, ErrShardNotFound, ErrShardKeyNotStream},
+		tag:     "data", resp: protocol.MessagesResponse{}, ok: 200, service: true, errs: []error{coordinator.ErrStreamNotFound, coordinator.ErrShardNotFound, coordinator.ErrShardKeyNotStream},
 		query: []queryParam{
 			{name: "from", typ: "string", description: "entry id to start after (exclusive); empty or \"-\" = from the start"},
 			{name: "count", typ: "integer", description: "most entries to return (default 50, at most limits.browse-max-count)"},
@@ -194,7 +195,7 @@ var routeDocs = map[string]opDoc{
 	},
 	"GET /debug/streams/:streamPrefix/groups/:consumerGroup": {
 		summary: "One group's live actor state on this node.", tag: "debug", resp: schemaObj{"type": "object"}, ok: 200, service: true,
-		errs: []error{ErrStreamNotFound, ErrGroupNotFound},
+		errs: []error{coordinator.ErrStreamNotFound, coordinator.ErrGroupNotFound},
 	},
 	"GET /metrics": {
 		summary: "Prometheus metrics (text exposition; every stream: 403 for users scoped to some streams). Also served without authentication on metrics.addr when set.",

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/redisstream/coordinator/api/protocol"
+	"github.com/redisstream/coordinator/coordinator"
 )
 
 var updateOpenAPI = flag.Bool("update-openapi", false, "rewrite api/openapi.json from the route table")
@@ -196,7 +197,7 @@ func TestOpenAPIStatusesAreReal(t *testing.T) {
 			send(hl, probe{body: body, hdr: []string{"Authorization", boss}})
 			send(hl, probe{body: body, hdr: []string{"Authorization", boss}})
 		}
-		errs := append([]error{errors.New("boom"), ErrUnavailable}, d.errs...)
+		errs := append([]error{errors.New("boom"), coordinator.ErrUnavailable}, d.errs...)
 		for _, err := range errs {
 			h.fake.err = err
 			send(h, probe{body: body, hdr: []string{"Authorization", boss}})

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
+
+	"github.com/redisstream/coordinator/coordinator"
 )
 
 // Request ids. Every request gets one: the client's X-Request-Id when it is
@@ -14,28 +16,15 @@ import (
 // that header, the body's requestId (adoptRequestID); else a generated one
 // (32 hex digits). It is echoed in the X-Request-Id response header, written
 // in the audit log and in the request's error logs, and handed to the
-// Service in the call's context (RequestIDFrom): the actor host writes it in
-// the log lines of the changes it makes (stream created, group created,
-// group deleted). A heartbeat's requestId travels in the actor message
+// Service in the call's context (coordinator.WithRequestID): the actor host
+// writes it in the log lines of the changes it makes (stream created, group
+// created, group deleted). A heartbeat's requestId travels in the actor message
 // itself and comes back as responseTo.
 
 // HeaderRequestID is the request id header.
 const HeaderRequestID = "X-Request-Id"
 
 const requestIDKey = "rsc.requestId"
-
-type requestIDCtxKey struct{}
-
-// WithRequestID returns ctx carrying the request id id.
-func WithRequestID(ctx context.Context, id string) context.Context {
-	return context.WithValue(ctx, requestIDCtxKey{}, id)
-}
-
-// RequestIDFrom is the request id carried by ctx, or "".
-func RequestIDFrom(ctx context.Context) string {
-	id, _ := ctx.Value(requestIDCtxKey{}).(string)
-	return id
-}
 
 // assignRequestID takes the client's X-Request-Id when it is valid: stored
 // in the locals and echoed in the response header. Without one the id is
@@ -91,5 +80,5 @@ func adoptRequestID(c *fiber.Ctx, id string) {
 // reqCtx is ctx() carrying the request's id.
 func (s *Server) reqCtx(c *fiber.Ctx) (context.Context, context.CancelFunc) {
 	ctx, cancel := s.ctx()
-	return WithRequestID(ctx, requestID(c)), cancel
+	return coordinator.WithRequestID(ctx, requestID(c)), cancel
 }

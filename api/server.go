@@ -14,6 +14,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/redisstream/coordinator/api/metrics"
+	"github.com/redisstream/coordinator/coordinator"
 )
 
 // Server is the coordinator's HTTP front: a fiber app with the routes of
@@ -21,7 +22,7 @@ import (
 // It decodes, validates and authorizes; every decision is the Service's.
 type Server struct {
 	cfg      Config
-	svc      Service
+	svc      coordinator.Service
 	app      *fiber.App
 	log      *slog.Logger
 	auth     *authenticator  // nil: auth off
@@ -51,7 +52,7 @@ func WithClock(now func() time.Time) Option { return func(s *Server) { s.now = n
 // configuration at start-up, before calling New. With no users configured,
 // authentication is off and New logs a warning that this is for development
 // only.
-func New(cfg Config, svc Service, opts ...Option) *Server {
+func New(cfg Config, svc coordinator.Service, opts ...Option) *Server {
 	if err := cfg.Validate(); err != nil {
 		panic(fmt.Sprintf("api.New: invalid config: %v", err))
 	}

@@ -16,8 +16,8 @@ import (
 
 	"github.com/redisstream/coordinator/actors/group"
 	"github.com/redisstream/coordinator/actors/wire"
-	"github.com/redisstream/coordinator/api"
 	"github.com/redisstream/coordinator/api/protocol"
+	"github.com/redisstream/coordinator/coordinator"
 	"github.com/redisstream/coordinator/persistence"
 )
 
@@ -182,12 +182,12 @@ func (h *Host) askCluster(key persistence.GroupKey, msg any, timeout time.Durati
 		left := time.Until(deadline)
 		if left <= 0 {
 			h.observeGrain(op, id, start, "unavailable")
-			return nil, fmt.Errorf("group %s could not be placed or did not answer within %s: %w", key, timeout, api.ErrGroupMoving)
+			return nil, fmt.Errorf("group %s could not be placed or did not answer within %s: %w", key, timeout, coordinator.ErrGroupMoving)
 		}
 		res, err := h.requestGrain(id, req, left)
 		if err != nil {
 			h.observeGrain(op, id, start, "unavailable")
-			return nil, fmt.Errorf("group %s did not answer within %s: %v: %w", key, timeout, err, api.ErrGroupMoving)
+			return nil, fmt.Errorf("group %s did not answer within %s: %v: %w", key, timeout, err, coordinator.ErrGroupMoving)
 		}
 		switch r := res.(type) {
 		case *wire.GroupReply:
@@ -207,7 +207,7 @@ func (h *Host) askCluster(key persistence.GroupKey, msg any, timeout time.Durati
 			time.Sleep(min(10*time.Millisecond, left))
 		default:
 			h.observeGrain(op, id, start, "unavailable")
-			return nil, fmt.Errorf("group %s answered %T: %w", key, res, api.ErrGroupMoving)
+			return nil, fmt.Errorf("group %s answered %T: %w", key, res, coordinator.ErrGroupMoving)
 		}
 	}
 }

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/redisstream/coordinator/actors/group"
-	"github.com/redisstream/coordinator/api"
 	"github.com/redisstream/coordinator/api/protocol"
+	"github.com/redisstream/coordinator/coordinator"
 	"github.com/redisstream/coordinator/persistence"
 )
 
@@ -55,8 +55,8 @@ func (h *Host) groupStored(ctx context.Context, key persistence.GroupKey) (bool,
 }
 
 // createGroup creates the group of an existing stream unless it exists
-// (api.ErrGroupExists) or its stream is at limits.groups-per-stream
-// (api.ErrLimitExceeded, counted). Creations on this node are serialized, so
+// (coordinator.ErrGroupExists) or its stream is at limits.groups-per-stream
+// (coordinator.ErrLimitExceeded, counted). Creations on this node are serialized, so
 // the count cannot race past the limit here; nodes of a cluster counting at
 // the same moment could each add one.
 func (h *Host) createGroup(ctx context.Context, key persistence.GroupKey) (*group.Description, error) {
@@ -72,7 +72,7 @@ func (h *Host) createGroup(ctx context.Context, key persistence.GroupKey) (*grou
 		return nil, err
 	}
 	if stored {
-		return nil, fmt.Errorf("group %s: %w", key, api.ErrGroupExists)
+		return nil, fmt.Errorf("group %s: %w", key, coordinator.ErrGroupExists)
 	}
 	if limit := h.opts.Limits.GroupsPerStream; limit > 0 {
 		n, cached := h.full[key.StreamPrefix]
@@ -91,7 +91,7 @@ func (h *Host) createGroup(ctx context.Context, key persistence.GroupKey) (*grou
 		if n.count >= limit {
 			h.limitRejected(LimitGroupsPerStream)
 			return nil, fmt.Errorf("stream %s already has %d consumer groups, the most %s = %d allows; delete an unused group (DELETE …/groups/{g}) or raise the limit: %w",
-				key.StreamPrefix, n.count, LimitGroupsPerStream, limit, api.ErrLimitExceeded)
+				key.StreamPrefix, n.count, LimitGroupsPerStream, limit, coordinator.ErrLimitExceeded)
 		}
 	}
 	res, err := h.ask(ctx, key, &group.DescribeRequest{})
@@ -180,7 +180,7 @@ func (h *Host) CreateGroup(ctx context.Context, streamPrefix, groupName string, 
 	if err != nil {
 		return protocol.GroupResponse{}, err
 	}
-	h.opts.Logger.Info("group created", slog.String("group", key.String()), slog.String("requestId", api.RequestIDFrom(ctx)),
+	h.opts.Logger.Info("group created", slog.String("group", key.String()), slog.String("requestId", coordinator.RequestIDFrom(ctx)),
 		slog.String("requestedBy", req.RequestedBy), slog.String("reason", req.Reason))
 	return d.Group, nil
 }
@@ -208,11 +208,11 @@ func (h *Host) heartbeatUnknownGroup(ctx context.Context, key persistence.GroupK
 	}
 	_, err := h.createGroup(ctx, key)
 	switch {
-	case err == nil, errors.Is(err, api.ErrGroupExists): // created, or by a concurrent request
+	case err == nil, errors.Is(err, coordinator.ErrGroupExists): // created, or by a concurrent request
 		return protocol.HeartbeatResponse{}, false
-	case errors.Is(err, api.ErrLimitExceeded):
-		return h.outcome(req, protocol.StatusRetry, strings.TrimSuffix(err.Error(), ": "+api.ErrLimitExceeded.Error())+"; retry later"), true
-	case errors.Is(err, api.ErrStreamNotFound):
+	case errors.Is(err, coordinator.ErrLimitExceeded):
+		return h.outcome(req, protocol.StatusRetry, strings.TrimSuffix(err.Error(), ": "+coordinator.ErrLimitExceeded.Error())+"; retry later"), true
+	case errors.Is(err, coordinator.ErrStreamNotFound):
 		return h.outcome(req, protocol.StatusUnknownMemberID,
 			"stream "+key.StreamPrefix+" does not exist: create it, then rejoin with memberEpoch 0"), true
 	}

@@ -10,8 +10,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/redisstream/coordinator/actors/groupstate"
-	"github.com/redisstream/coordinator/api"
 	"github.com/redisstream/coordinator/api/protocol"
+	"github.com/redisstream/coordinator/coordinator"
 	"github.com/redisstream/coordinator/persistence"
 	"github.com/redisstream/coordinator/persistence/memstore"
 )
@@ -112,10 +112,10 @@ func TestGroupsPerStreamLimit(t *testing.T) {
 	require.Equal(t, "r-m", r.ResponseTo)
 
 	_, err = h.ProducerRouting(ctx, "orders", "g3")
-	require.ErrorIs(t, err, api.ErrLimitExceeded)
+	require.ErrorIs(t, err, coordinator.ErrLimitExceeded)
 	require.Contains(t, err.Error(), "limits.groups-per-stream")
 	_, err = h.CreateGroup(ctx, "orders", "g4", protocol.CreateGroupRequest{RequestedBy: "ops"})
-	require.ErrorIs(t, err, api.ErrLimitExceeded)
+	require.ErrorIs(t, err, coordinator.ErrLimitExceeded)
 
 	require.Len(t, storedGroups(t, store), 2)
 	require.Len(t, h.activeKeys(), 2)
@@ -137,7 +137,7 @@ func TestGroupsPerStreamLimit(t *testing.T) {
 	_, err = h.CreateGroup(ctx, "orders", "g5", protocol.CreateGroupRequest{RequestedBy: "ops"})
 	require.NoError(t, err)
 	_, err = h.CreateGroup(ctx, "orders", "g6", protocol.CreateGroupRequest{RequestedBy: "ops"})
-	require.ErrorIs(t, err, api.ErrLimitExceeded)
+	require.ErrorIs(t, err, coordinator.ErrLimitExceeded)
 }
 
 // Concurrent joins for many new groups never exceed the limit on one node.
@@ -167,9 +167,9 @@ func TestExplicitGroupCreation(t *testing.T) {
 	require.Equal(t, protocol.StatusUnknownMemberID, r.Status)
 	require.Contains(t, r.Message, "groups.creation is explicit")
 	_, err = h.ProducerRouting(ctx, "orders", "workers")
-	require.ErrorIs(t, err, api.ErrGroupNotFound)
+	require.ErrorIs(t, err, coordinator.ErrGroupNotFound)
 	_, err = h.Group(ctx, "orders", "workers")
-	require.ErrorIs(t, err, api.ErrGroupNotFound)
+	require.ErrorIs(t, err, coordinator.ErrGroupNotFound)
 	require.Empty(t, storedGroups(t, store))
 	require.Empty(t, h.activeKeys())
 
@@ -178,9 +178,9 @@ func TestExplicitGroupCreation(t *testing.T) {
 	require.Equal(t, "workers", g.ConsumerGroup)
 	require.Equal(t, 4, g.ShardCount)
 	_, err = h.CreateGroup(ctx, "orders", "workers", protocol.CreateGroupRequest{RequestedBy: "ops"})
-	require.ErrorIs(t, err, api.ErrGroupExists)
+	require.ErrorIs(t, err, coordinator.ErrGroupExists)
 	_, err = h.CreateGroup(ctx, "nosuch", "workers", protocol.CreateGroupRequest{RequestedBy: "ops"})
-	require.ErrorIs(t, err, api.ErrStreamNotFound)
+	require.ErrorIs(t, err, coordinator.ErrStreamNotFound)
 
 	r, err = h.Heartbeat(ctx, "orders", "workers", "m", join("m"))
 	require.NoError(t, err)

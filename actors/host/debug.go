@@ -10,8 +10,8 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/redisstream/coordinator/actors/group"
-	"github.com/redisstream/coordinator/api"
 	"github.com/redisstream/coordinator/api/protocol"
+	"github.com/redisstream/coordinator/coordinator"
 	"github.com/redisstream/coordinator/persistence"
 )
 
@@ -108,10 +108,10 @@ func (h *Host) DebugGroup(ctx context.Context, streamPrefix, groupName string) (
 		// Forwarded to the grain, wherever it runs; a group that is not stored must not be
 		// created by looking at it.
 		if stored, err := h.groupStored(ctx, key); err != nil || !stored {
-			return nil, errors.Join(api.ErrGroupNotFound, fmt.Errorf("group %s is not stored: %v", key, err))
+			return nil, errors.Join(coordinator.ErrGroupNotFound, fmt.Errorf("group %s is not stored: %v", key, err))
 		}
 	} else if _, ok := h.active(key); !ok {
-		return nil, errors.Join(api.ErrGroupNotFound, errors.New("no actor for group "+key.String()+" on node "+h.opts.NodeID))
+		return nil, errors.Join(coordinator.ErrGroupNotFound, errors.New("no actor for group "+key.String()+" on node "+h.opts.NodeID))
 	}
 	res, err := h.ask(ctx, key, &group.DebugRequest{})
 	if err != nil {

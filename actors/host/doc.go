@@ -1,7 +1,7 @@
 // Package host runs the actor system of one coordinator node and implements
-// api.Service on top of it: it finds (or activates) the group actor for a
-// {streamPrefix, consumerGroup}, sends it the request as a message and waits
-// for the reply with a deadline.
+// coordinator.Service on top of it: it finds (or activates) the group actor
+// for a {streamPrefix, consumerGroup}, sends it the request as a message and
+// waits for the reply with a deadline.
 //
 // Single-node mode keeps a local registry of group actors. Groups are
 // activated on first request, and by the sweep (sweep.go) when they have live

@@ -13,7 +13,7 @@ import (
 
 	"github.com/redisstream/coordinator/actors/group"
 	"github.com/redisstream/coordinator/actors/groupstate"
-	"github.com/redisstream/coordinator/api"
+	"github.com/redisstream/coordinator/coordinator"
 	"github.com/redisstream/coordinator/persistence"
 )
 
@@ -102,7 +102,7 @@ type NodeMetrics interface {
 }
 
 // Host is one coordinator node: an actor system with a group actor per
-// active group. It implements api.Service.
+// active group. It implements coordinator.Service.
 type Host struct {
 	opts   Options
 	deps   *group.Deps
@@ -126,7 +126,10 @@ type Host struct {
 	done     chan struct{}
 }
 
-var _ api.Service = (*Host)(nil)
+var (
+	_ coordinator.Service        = (*Host)(nil)
+	_ coordinator.ClusterService = (*Host)(nil)
+)
 
 // New builds a host; Start starts it.
 func New(opts Options) *Host {
@@ -367,7 +370,7 @@ func (h *Host) askWithin(timeout time.Duration, key persistence.GroupKey, msg an
 		pid := h.pid(key)
 		res, err := h.system.Root.RequestFuture(pid, msg, timeout).Result()
 		if err != nil {
-			return nil, fmt.Errorf("group %s did not answer within %s: %w", key, timeout, api.ErrUnavailable)
+			return nil, fmt.Errorf("group %s did not answer within %s: %w", key, timeout, coordinator.ErrUnavailable)
 		}
 		if _, dead := res.(*actor.DeadLetterResponse); dead {
 			h.mu.Lock()
@@ -378,7 +381,7 @@ func (h *Host) askWithin(timeout time.Duration, key persistence.GroupKey, msg an
 			if attempt == 0 {
 				continue
 			}
-			return nil, fmt.Errorf("group %s: %w", key, api.ErrGroupMoving)
+			return nil, fmt.Errorf("group %s: %w", key, coordinator.ErrGroupMoving)
 		}
 		return res, nil
 	}
@@ -390,11 +393,11 @@ func mapStoreErr(err error) error {
 	case err == nil:
 		return nil
 	case errors.Is(err, persistence.ErrUnavailable), errors.Is(err, context.DeadlineExceeded):
-		return fmt.Errorf("%w: %v", api.ErrUnavailable, err)
+		return fmt.Errorf("%w: %v", coordinator.ErrUnavailable, err)
 	case errors.Is(err, persistence.ErrFenced):
-		return fmt.Errorf("%w: %v", api.ErrGroupMoving, err)
+		return fmt.Errorf("%w: %v", coordinator.ErrGroupMoving, err)
 	case errors.Is(err, persistence.ErrConflict):
-		return fmt.Errorf("%w: %v", api.ErrStateConflict, err)
+		return fmt.Errorf("%w: %v", coordinator.ErrStateConflict, err)
 	}
 	return err
 }

@@ -8,7 +8,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/redisstream/coordinator/actors/group"
-	"github.com/redisstream/coordinator/api"
+	"github.com/redisstream/coordinator/coordinator"
 	"github.com/redisstream/coordinator/persistence"
 )
 
@@ -64,7 +64,7 @@ func (h *Host) askHeartbeat(key persistence.GroupKey, pid *actor.PID, hb *group.
 		switch {
 		case !ok:
 			// The actor may still answer on call.reply: the call is not reused.
-			return nil, fmt.Errorf("group %s did not answer within %s: %w", key, timeout, api.ErrUnavailable)
+			return nil, fmt.Errorf("group %s did not answer within %s: %w", key, timeout, coordinator.ErrUnavailable)
 		case r != group.DeadLetterReply:
 			localCalls.Put(call) // answered: nothing more will be sent on it
 			return r, nil
@@ -72,7 +72,7 @@ func (h *Host) askHeartbeat(key persistence.GroupKey, pid *actor.PID, hb *group.
 		h.dropDead(key, pid)
 		if attempt > 0 {
 			localCalls.Put(call)
-			return nil, fmt.Errorf("group %s: %w", key, api.ErrGroupMoving)
+			return nil, fmt.Errorf("group %s: %w", key, coordinator.ErrGroupMoving)
 		}
 	}
 }

@@ -12,8 +12,8 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/redisstream/coordinator/actors/group"
-	"github.com/redisstream/coordinator/api"
 	"github.com/redisstream/coordinator/api/protocol"
+	"github.com/redisstream/coordinator/coordinator"
 	"github.com/redisstream/coordinator/persistence"
 )
 
@@ -249,13 +249,13 @@ func (r *registry) holdSweep() bool { return r.refusing.Load() || r.suspect.Load
 
 // refusal returns the error group routes answer while this node refuses to
 // serve — evicted, or a node conflict (refusingRequests) — nil otherwise:
-// api.ErrUnavailable (503, Retry-After) with the why.
+// coordinator.ErrUnavailable (503, Retry-After) with the why.
 func (h *Host) refusal() error {
 	why := h.refusingRequests()
 	if why == "" {
 		return nil
 	}
-	return fmt.Errorf("this coordinator node refuses to serve: %s: %w", why, api.ErrUnavailable)
+	return fmt.Errorf("this coordinator node refuses to serve: %s: %w", why, coordinator.ErrUnavailable)
 }
 
 // reason is the one-line why of a refusal.

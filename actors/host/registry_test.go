@@ -12,8 +12,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/redisstream/coordinator/api"
 	"github.com/redisstream/coordinator/api/protocol"
+	"github.com/redisstream/coordinator/coordinator"
 	"github.com/redisstream/coordinator/persistence"
 	"github.com/redisstream/coordinator/persistence/redisstore"
 	"github.com/redisstream/coordinator/test/redistest"
@@ -109,12 +109,12 @@ func TestLaterNodeSharingTheStoreRefusesToServe(t *testing.T) {
 	require.Equal(t, protocol.StatusRetry, r.Status)
 	require.Contains(t, r.Message, "refuses to serve")
 	_, err = b.Group(context.Background(), "orders", "workers")
-	require.ErrorIs(t, err, api.ErrUnavailable)
+	require.ErrorIs(t, err, coordinator.ErrUnavailable)
 	require.Contains(t, err.Error(), "n1")
 	_, err = b.Groups(context.Background())
-	require.ErrorIs(t, err, api.ErrUnavailable)
+	require.ErrorIs(t, err, coordinator.ErrUnavailable)
 	_, err = b.CreateStream(context.Background(), "other", protocol.CreateStreamRequest{})
-	require.ErrorIs(t, err, api.ErrUnavailable)
+	require.ErrorIs(t, err, coordinator.ErrUnavailable)
 	require.Empty(t, b.activeKeys())
 	// An activation that slips in anyway (a request racing the refusal) is released at the next round.
 	b.pid(workers)
@@ -319,7 +319,7 @@ func TestRefusalDecisionRoundByRound(t *testing.T) {
 	round(b, d)
 	require.True(t, r.refusing.Load())
 	require.True(t, r.published.Load())
-	require.ErrorIs(t, c.refusal(), api.ErrUnavailable)
+	require.ErrorIs(t, c.refusal(), coordinator.ErrUnavailable)
 	require.Contains(t, c.refusal().Error(), "node b")
 
 	// b stops: round 1 clears the flag but keeps refusing, round 2 still refuses, round 3 serves.

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/redisstream/coordinator/actors/group"
-	"github.com/redisstream/coordinator/api"
 	"github.com/redisstream/coordinator/api/protocol"
+	"github.com/redisstream/coordinator/coordinator"
 	"github.com/redisstream/coordinator/persistence"
 	"github.com/redisstream/coordinator/reshard"
 )
@@ -431,7 +431,7 @@ func (h *Host) resizeGroups(ctx context.Context, p string, count int, mv int64, 
 				err = er.Err
 			}
 		}
-		if err != nil && errors.Is(h.groupErr(k, err), api.ErrGroupNotFound) {
+		if err != nil && errors.Is(h.groupErr(k, err), coordinator.ErrGroupNotFound) {
 			err = nil // deleted meanwhile: nothing to tell
 		}
 		if err != nil {

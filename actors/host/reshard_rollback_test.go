@@ -7,8 +7,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/redisstream/coordinator/api"
 	"github.com/redisstream/coordinator/api/protocol"
+	"github.com/redisstream/coordinator/coordinator"
 	"github.com/redisstream/coordinator/reshard"
 	"github.com/redisstream/coordinator/test/redistest"
 )
@@ -39,7 +39,7 @@ func TestReshardRollbackOfScaleOut(t *testing.T) {
 	require.Equal(t, reshard.StateRollingBack, rb.State)
 	require.Empty(t, rb.ConsumerGroup, "the stream's view names no group")
 	_, err = h.Rollback(ctx, "orders", "billing", id, protocol.RollbackRequest{RequestedBy: "sre"})
-	require.ErrorIs(t, err, api.ErrRollbackNotAllowed)
+	require.ErrorIs(t, err, coordinator.ErrRollbackNotAllowed)
 	m := waitMigration(t, h, id, reshard.StateRolledBack, a)
 	require.Equal(t, "sre", m.RollbackRequestedBy)
 	r, err := h.ProducerRouting(ctx, "orders", "billing")
@@ -70,11 +70,11 @@ func TestReshardRollbackOfScaleOut(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, reshard.StateRolledBack, one1.State)
 	_, err = h.StreamMigration(ctx, "orders", "rs-9")
-	require.ErrorIs(t, err, api.ErrMigrationNotFound)
+	require.ErrorIs(t, err, coordinator.ErrMigrationNotFound)
 	_, err = h.StreamMigrations(ctx, "ghost")
-	require.ErrorIs(t, err, api.ErrStreamNotFound)
+	require.ErrorIs(t, err, coordinator.ErrStreamNotFound)
 	_, err = h.StreamRollback(ctx, "orders", id, protocol.RollbackRequest{RequestedBy: "sre"})
-	require.ErrorIs(t, err, api.ErrRollbackNotAllowed)
+	require.ErrorIs(t, err, coordinator.ErrRollbackNotAllowed)
 }
 
 // A stream without groups shows its migration through the stream's routes
@@ -102,5 +102,5 @@ func TestStreamMigrationsWithoutGroups(t *testing.T) {
 	require.Len(t, list.Migrations, 1)
 	require.Equal(t, 4, list.Migrations[0].ToShardCount)
 	_, err = h.Migrations(ctx, "bare", "nobody")
-	require.ErrorIs(t, err, api.ErrGroupNotFound)
+	require.ErrorIs(t, err, coordinator.ErrGroupNotFound)
 }

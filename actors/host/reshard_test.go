@@ -8,8 +8,8 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
 
-	"github.com/redisstream/coordinator/api"
 	"github.com/redisstream/coordinator/api/protocol"
+	"github.com/redisstream/coordinator/coordinator"
 	"github.com/redisstream/coordinator/reshard"
 	"github.com/redisstream/coordinator/test/redistest"
 )
@@ -135,7 +135,7 @@ func TestReshardOutInAndRollback(t *testing.T) {
 		return false
 	}, 10*time.Second, 10*time.Millisecond, "shard 3 must wait for its undelivered entry")
 	_, err = scaleTo(t, h, 5)
-	require.ErrorIs(t, err, api.ErrMigrationActive, "a second scale while one is in progress")
+	require.ErrorIs(t, err, coordinator.ErrMigrationActive, "a second scale while one is in progress")
 	g, err := h.MonitorGroup(ctx, "orders", "billing")
 	require.NoError(t, err)
 	require.Equal(t, 4, g.ShardCount, "removed shards stay assigned while they drain")
@@ -149,7 +149,7 @@ func TestReshardOutInAndRollback(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, all.Streams, 1)
 	_, err = h.Stream(ctx, "ghost")
-	require.ErrorIs(t, err, api.ErrStreamNotFound)
+	require.ErrorIs(t, err, coordinator.ErrStreamNotFound)
 	require.NotNil(t, g.ActiveMigration)
 	require.EqualValues(t, 1, c.Exists(ctx, "orders:3").Val())
 	got, err := c.XReadGroup(ctx, &redis.XReadGroupArgs{Group: "billing", Consumer: "x", Streams: []string{"orders:3", ">"}, Count: 10}).Result()
@@ -176,11 +176,11 @@ func TestReshardOutInAndRollback(t *testing.T) {
 	waitMigration(t, h, id, reshard.StateDeprecated, a, b)
 	// Bad requests change nothing.
 	_, err = scaleTo(t, h, 3)
-	require.ErrorIs(t, err, api.ErrInvalidArgument)
+	require.ErrorIs(t, err, coordinator.ErrInvalidArgument)
 	_, err = h.Rollback(ctx, "orders", "billing", "rs-99", protocol.RollbackRequest{RequestedBy: "sre"})
-	require.ErrorIs(t, err, api.ErrMigrationNotFound)
+	require.ErrorIs(t, err, coordinator.ErrMigrationNotFound)
 	_, err = h.Rollback(ctx, "orders", "billing", id, protocol.RollbackRequest{RequestedBy: "sre"})
-	require.ErrorIs(t, err, api.ErrRollbackNotAllowed, "a finished scale-out")
+	require.ErrorIs(t, err, coordinator.ErrRollbackNotAllowed, "a finished scale-out")
 	list, err := h.Migrations(ctx, "orders", "billing")
 	require.NoError(t, err)
 	require.Len(t, list.Migrations, 3)

@@ -7,8 +7,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/redisstream/coordinator/api"
 	"github.com/redisstream/coordinator/api/protocol"
+	"github.com/redisstream/coordinator/coordinator"
 	"github.com/redisstream/coordinator/persistence"
 )
 
@@ -40,7 +40,7 @@ func (h *Host) Offsets(ctx context.Context, streamPrefix, groupName string) (pro
 
 	infos, err := h.opts.Provisioner.ShardOffsets(ctx, streamPrefix, groupName, shards)
 	if errors.Is(err, persistence.ErrWrongKeyType) {
-		return protocol.OffsetsResponse{}, fmt.Errorf("offsets of %s/%s: %v: %w", streamPrefix, groupName, err, api.ErrShardKeyNotStream)
+		return protocol.OffsetsResponse{}, fmt.Errorf("offsets of %s/%s: %v: %w", streamPrefix, groupName, err, coordinator.ErrShardKeyNotStream)
 	}
 	if err != nil {
 		return protocol.OffsetsResponse{}, mapStoreErr(fmt.Errorf("offsets of %s/%s: %w", streamPrefix, groupName, err))
@@ -110,7 +110,7 @@ func (h *Host) Messages(ctx context.Context, streamPrefix string, shard int, fro
 		return protocol.MessagesResponse{}, err
 	}
 	if shard < 0 || count < 1 {
-		return protocol.MessagesResponse{}, fmt.Errorf("shard %d, count %d: %w", shard, count, api.ErrInvalidArgument)
+		return protocol.MessagesResponse{}, fmt.Errorf("shard %d, count %d: %w", shard, count, coordinator.ErrInvalidArgument)
 	}
 	rec, l, err := h.layout(ctx, streamPrefix)
 	if err != nil {
@@ -119,15 +119,15 @@ func (h *Host) Messages(ctx context.Context, streamPrefix string, shard int, fro
 	key := protocol.StreamKey(streamPrefix, shard)
 	if n := max(rec.ShardCount, l.ConsumeCount(rec.ShardCount)); shard >= n {
 		return protocol.MessagesResponse{}, fmt.Errorf("shard %d of stream %s: the stream has shards 0..%d (shardCount %d): %w",
-			shard, streamPrefix, n-1, rec.ShardCount, api.ErrShardNotFound)
+			shard, streamPrefix, n-1, rec.ShardCount, coordinator.ErrShardNotFound)
 	}
 	entries, more, err := h.opts.Provisioner.ReadShard(ctx, streamPrefix, shard, from, count)
 	if errors.Is(err, persistence.ErrInvalidStreamID) {
-		return protocol.MessagesResponse{}, fmt.Errorf("from: %s: %w", strings.TrimPrefix(err.Error(), "read shard "+key+": "), api.ErrInvalidArgument)
+		return protocol.MessagesResponse{}, fmt.Errorf("from: %s: %w", strings.TrimPrefix(err.Error(), "read shard "+key+": "), coordinator.ErrInvalidArgument)
 	}
 	if errors.Is(err, persistence.ErrWrongKeyType) {
 		return protocol.MessagesResponse{}, fmt.Errorf("shard %d of stream %s: key %s holds no stream (written by something other than the coordinator's producers?): %w",
-			shard, streamPrefix, key, api.ErrShardKeyNotStream)
+			shard, streamPrefix, key, coordinator.ErrShardKeyNotStream)
 	}
 	if err != nil {
 		return protocol.MessagesResponse{}, mapStoreErr(err)

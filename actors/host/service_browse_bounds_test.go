@@ -8,8 +8,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/redisstream/coordinator/actors/groupstate"
-	"github.com/redisstream/coordinator/api"
 	"github.com/redisstream/coordinator/api/protocol"
+	"github.com/redisstream/coordinator/coordinator"
 	"github.com/redisstream/coordinator/persistence"
 	"github.com/redisstream/coordinator/persistence/memstore"
 	"github.com/redisstream/coordinator/reshard"
@@ -41,6 +41,6 @@ func TestMessagesReadsDrainingShards(t *testing.T) {
 	require.Len(t, page.Messages, 1)
 	require.Equal(t, "1", page.Messages[0].Fields["n"])
 	_, err = h.Messages(ctx, "orders", 8, "-", 10)
-	require.ErrorIs(t, err, api.ErrShardNotFound)
+	require.ErrorIs(t, err, coordinator.ErrShardNotFound)
 	require.Contains(t, err.Error(), "shards 0..7 (shardCount 4)")
 }

@@ -8,8 +8,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/redisstream/coordinator/actors/groupstate"
-	"github.com/redisstream/coordinator/api"
 	"github.com/redisstream/coordinator/api/protocol"
+	"github.com/redisstream/coordinator/coordinator"
 	"github.com/redisstream/coordinator/persistence"
 	"github.com/redisstream/coordinator/persistence/memstore"
 )
@@ -32,9 +32,9 @@ func TestOffsetsShowsOwnersAndRedisState(t *testing.T) {
 	h, prov := newBrowseHost(t)
 	ctx := context.Background()
 	_, err := h.Offsets(ctx, "orders", "workers")
-	require.ErrorIs(t, err, api.ErrGroupNotFound, "offsets never create a group")
+	require.ErrorIs(t, err, coordinator.ErrGroupNotFound, "offsets never create a group")
 	_, err = h.Offsets(ctx, "nope", "workers")
-	require.ErrorIs(t, err, api.ErrStreamNotFound)
+	require.ErrorIs(t, err, coordinator.ErrStreamNotFound)
 
 	req := protocol.HeartbeatRequest{ProtocolVersion: 1, RequestID: "r1", MemberID: "m1",
 		RuntimeConsumerCapacity: protocol.Capacity{RuntimeMaxConcurrency: 4, AvailableConcurrency: 4}}
@@ -73,7 +73,7 @@ func TestOffsetsShowsOwnersAndRedisState(t *testing.T) {
 
 	prov.SetError(persistence.ErrUnavailable)
 	_, err = h.Offsets(ctx, "orders", "workers")
-	require.ErrorIs(t, err, api.ErrUnavailable)
+	require.ErrorIs(t, err, coordinator.ErrUnavailable)
 }
 
 func TestShardOwnersListsEveryClaimant(t *testing.T) {
@@ -116,17 +116,17 @@ func TestMessagesPagesAndBounds(t *testing.T) {
 	require.Nil(t, page.NextCursor)
 
 	_, err = h.Messages(ctx, "orders", 4, "-", 10)
-	require.ErrorIs(t, err, api.ErrShardNotFound)
+	require.ErrorIs(t, err, coordinator.ErrShardNotFound)
 	require.Contains(t, err.Error(), "shardCount 4")
 	_, err = h.Messages(ctx, "nope", 0, "-", 10)
-	require.ErrorIs(t, err, api.ErrStreamNotFound)
+	require.ErrorIs(t, err, coordinator.ErrStreamNotFound)
 	_, err = h.Messages(ctx, "orders", 0, "x", 10)
-	require.ErrorIs(t, err, api.ErrInvalidArgument)
+	require.ErrorIs(t, err, coordinator.ErrInvalidArgument)
 
 	// A key beyond the count that the stream does not drain is not the
 	// stream's: not read, whatever it holds (TestMessagesReadsDrainingShards).
 	prov.AddEntries("orders", 6, persistence.StreamEntry{Fields: map[string]string{"foreign": "1"}})
 	_, err = h.Messages(ctx, "orders", 6, "-", 10)
-	require.ErrorIs(t, err, api.ErrShardNotFound)
+	require.ErrorIs(t, err, coordinator.ErrShardNotFound)
 	require.Contains(t, err.Error(), "shards 0..3")
 }

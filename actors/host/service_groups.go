@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/redisstream/coordinator/actors/group"
-	"github.com/redisstream/coordinator/api"
 	"github.com/redisstream/coordinator/api/protocol"
+	"github.com/redisstream/coordinator/coordinator"
 	"github.com/redisstream/coordinator/persistence"
 	"github.com/redisstream/coordinator/reshard"
 )
@@ -31,7 +31,7 @@ func (h *Host) Heartbeat(ctx context.Context, streamPrefix, groupName, pathMembe
 			return h.outcome(req, status, msg), nil
 		}
 		if _, err := h.stream(ctx, streamPrefix); err != nil {
-			if errors.Is(err, api.ErrStreamNotFound) {
+			if errors.Is(err, coordinator.ErrStreamNotFound) {
 				return h.outcome(req, protocol.StatusUnknownMemberID,
 					"stream "+streamPrefix+" does not exist: create it, then rejoin with memberEpoch 0"), nil
 			}
@@ -77,7 +77,7 @@ func (h *Host) Heartbeat(ctx context.Context, streamPrefix, groupName, pathMembe
 	}
 	resp := res.(*group.HeartbeatReply).Response
 	if err := group.Refusal(resp); err != nil {
-		return protocol.HeartbeatResponse{}, fmt.Errorf("%w: %w", api.ErrMemberOwnedByAnotherPrincipal, err)
+		return protocol.HeartbeatResponse{}, fmt.Errorf("%w: %w", coordinator.ErrMemberOwnedByAnotherPrincipal, err)
 	}
 	return resp, nil
 }
@@ -111,16 +111,16 @@ func (h *Host) describe(ctx context.Context, streamPrefix, groupName string, cre
 		switch {
 		case errors.Is(err, persistence.ErrNotFound):
 			if !create {
-				return nil, fmt.Errorf("group %s: %w", key, api.ErrGroupNotFound)
+				return nil, fmt.Errorf("group %s: %w", key, coordinator.ErrGroupNotFound)
 			}
 			if h.opts.Limits.ExplicitGroupCreation {
-				return nil, fmt.Errorf("group %s does not exist and groups.creation is explicit: create it with POST /coord/v1/streams/{streamPrefix}/groups/{consumerGroup}: %w", key, api.ErrGroupNotFound)
+				return nil, fmt.Errorf("group %s does not exist and groups.creation is explicit: create it with POST /coord/v1/streams/{streamPrefix}/groups/{consumerGroup}: %w", key, coordinator.ErrGroupNotFound)
 			}
 			d, err := h.createGroup(ctx, key)
 			if err == nil {
 				return d, nil
 			}
-			if !errors.Is(err, api.ErrGroupExists) { // created meanwhile: describe it below
+			if !errors.Is(err, coordinator.ErrGroupExists) { // created meanwhile: describe it below
 				return nil, err
 			}
 		case err != nil:
@@ -145,10 +145,10 @@ func (h *Host) describe(ctx context.Context, streamPrefix, groupName string, cre
 // groupErr maps an error a group actor reported.
 func (h *Host) groupErr(key persistence.GroupKey, err error) error {
 	if errors.Is(err, persistence.ErrNotFound) {
-		return fmt.Errorf("group %s: %w", key, api.ErrGroupNotFound)
+		return fmt.Errorf("group %s: %w", key, coordinator.ErrGroupNotFound)
 	}
 	if errors.Is(err, group.ErrStreamMissing) {
-		return fmt.Errorf("stream %s: %w", key.StreamPrefix, api.ErrStreamNotFound)
+		return fmt.Errorf("stream %s: %w", key.StreamPrefix, coordinator.ErrStreamNotFound)
 	}
 	return mapStoreErr(err)
 }
@@ -213,7 +213,7 @@ func (h *Host) Groups(ctx context.Context) (protocol.GroupsResponse, error) {
 	layouts := map[string]*reshard.Layout{}
 	for _, k := range keys {
 		d, err := h.describe(ctx, k.StreamPrefix, k.ConsumerGroup, false)
-		if errors.Is(err, api.ErrGroupNotFound) || errors.Is(err, api.ErrStreamNotFound) {
+		if errors.Is(err, coordinator.ErrGroupNotFound) || errors.Is(err, coordinator.ErrStreamNotFound) {
 			continue // deleted meanwhile
 		}
 		if err != nil {
@@ -231,7 +231,7 @@ func (h *Host) DeleteGroup(ctx context.Context, streamPrefix, groupName string, 
 	if _, err := h.describe(ctx, streamPrefix, groupName, false); err != nil {
 		return protocol.DeleteGroupResponse{}, err
 	}
-	res, err := h.ask(ctx, key, &group.DeleteRequest{Force: req.Force, RequestID: api.RequestIDFrom(ctx)})
+	res, err := h.ask(ctx, key, &group.DeleteRequest{Force: req.Force, RequestID: coordinator.RequestIDFrom(ctx)})
 	if err != nil {
 		return protocol.DeleteGroupResponse{}, err
 	}
@@ -241,11 +241,11 @@ func (h *Host) DeleteGroup(ctx context.Context, streamPrefix, groupName string, 
 	case r.Err != nil:
 		return out, h.groupErr(key, r.Err)
 	case !r.Deleted:
-		return out, fmt.Errorf("group %s has %d live member(s); stop them or pass force=true: %w", key, r.LiveMembers, api.ErrGroupHasMembers)
+		return out, fmt.Errorf("group %s has %d live member(s); stop them or pass force=true: %w", key, r.LiveMembers, coordinator.ErrGroupHasMembers)
 	}
 	h.forgetFull(streamPrefix)
 	h.forgetKnown(key)
-	h.opts.Logger.Info("group deleted", "group", key.String(), "requestId", api.RequestIDFrom(ctx), "requestedBy", req.RequestedBy, "reason", req.Reason, "force", req.Force)
+	h.opts.Logger.Info("group deleted", "group", key.String(), "requestId", coordinator.RequestIDFrom(ctx), "requestedBy", req.RequestedBy, "reason", req.Reason, "force", req.Force)
 	return out, nil
 }
 

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"log/slog"
 
-	"github.com/redisstream/coordinator/api"
 	"github.com/redisstream/coordinator/api/protocol"
+	"github.com/redisstream/coordinator/coordinator"
 	"github.com/redisstream/coordinator/persistence"
 	"github.com/redisstream/coordinator/reshard"
 )
@@ -37,7 +37,7 @@ func (h *Host) migration(ctx context.Context, p, g, id string) (protocol.Migrati
 	m, ok := l.Find(id)
 	if !ok {
 		return protocol.Migration{}, fmt.Errorf("migration %s of stream %s (kept: the active one and the last %d finished; list them with GET /coord/v1/streams/%s/migrations): %w",
-			id, p, h.opts.Resharding.History, p, api.ErrMigrationNotFound)
+			id, p, h.opts.Resharding.History, p, coordinator.ErrMigrationNotFound)
 	}
 	return migrationView(m, p, g), nil
 }
@@ -103,9 +103,9 @@ func (h *Host) rollback(ctx context.Context, p, g, id string, req protocol.Rollb
 		m, err := r.Rollback(id, req.RequestedBy, req.Reason, h.opts.NodeID, h.opts.Now())
 		switch {
 		case errors.Is(err, reshard.ErrNotFound):
-			return protocol.Migration{}, fmt.Errorf("migration %s of stream %s: %w", id, p, api.ErrMigrationNotFound)
+			return protocol.Migration{}, fmt.Errorf("migration %s of stream %s: %w", id, p, coordinator.ErrMigrationNotFound)
 		case errors.Is(err, reshard.ErrRollbackNotAllowed):
-			return protocol.Migration{}, fmt.Errorf("%s: %w", err.Error(), api.ErrRollbackNotAllowed)
+			return protocol.Migration{}, fmt.Errorf("%s: %w", err.Error(), coordinator.ErrRollbackNotAllowed)
 		case err != nil:
 			return protocol.Migration{}, err
 		}

@@ -7,8 +7,8 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/redisstream/coordinator/api"
 	"github.com/redisstream/coordinator/api/protocol"
+	"github.com/redisstream/coordinator/coordinator"
 	"github.com/redisstream/coordinator/persistence"
 	"github.com/redisstream/coordinator/reshard"
 )
@@ -33,7 +33,7 @@ func (h *Host) Scale(ctx context.Context, streamPrefix string, req protocol.Scal
 		}
 		l, err := reshard.Decode(rec.Extra)
 		if err != nil {
-			return protocol.ScaleResponse{}, fmt.Errorf("stream %s: %w: %w", streamPrefix, api.ErrUnavailable, err)
+			return protocol.ScaleResponse{}, fmt.Errorf("stream %s: %w: %w", streamPrefix, coordinator.ErrUnavailable, err)
 		}
 		if a := l.Active; a != nil && a.To == target && a.RollbackBy == "" {
 			// The same scale posted again (a retry after a 503 or a lost answer): answer
@@ -45,9 +45,9 @@ func (h *Host) Scale(ctx context.Context, streamPrefix string, req protocol.Scal
 		started, err := r.Start(target, req.RequestedBy, req.Reason, h.opts.NodeID, h.opts.Now())
 		switch {
 		case errors.Is(err, reshard.ErrActive):
-			return protocol.ScaleResponse{}, fmt.Errorf("stream %s: %s; wait for it to finish or roll it back: %w", streamPrefix, err.Error(), api.ErrMigrationActive)
+			return protocol.ScaleResponse{}, fmt.Errorf("stream %s: %s; wait for it to finish or roll it back: %w", streamPrefix, err.Error(), coordinator.ErrMigrationActive)
 		case errors.Is(err, reshard.ErrSameCount):
-			return protocol.ScaleResponse{}, fmt.Errorf("targetShardCount %d: stream %s already has %d shards: %w", target, streamPrefix, rec.ShardCount, api.ErrInvalidArgument)
+			return protocol.ScaleResponse{}, fmt.Errorf("targetShardCount %d: stream %s already has %d shards: %w", target, streamPrefix, rec.ShardCount, coordinator.ErrInvalidArgument)
 		case err != nil:
 			return protocol.ScaleResponse{}, err
 		}
@@ -118,10 +118,10 @@ func (h *Host) driveNow(p, id string) error {
 			}
 			if h.stillPreparing(p, id) {
 				return fmt.Errorf("migration %s of %s: provisioning failed half-way (%v); nothing was activated and routing is unchanged; the coordinator retries it, or POST the same scale again, or roll it back: %w",
-					id, p, err, api.ErrUnavailable)
+					id, p, err, coordinator.ErrUnavailable)
 			}
 			return fmt.Errorf("migration %s of %s: a step failed (%v); its outcome may have landed; the coordinator retries it — GET the migration for its state: %w",
-				id, p, err, api.ErrUnavailable)
+				id, p, err, coordinator.ErrUnavailable)
 		}
 		if done {
 			return nil
@@ -163,7 +163,7 @@ func (h *Host) scaleResponse(ctx context.Context, p string, target int, id strin
 	l, _ := reshard.Decode(rec.Extra)
 	m, ok := l.Find(id)
 	if !ok {
-		return protocol.ScaleResponse{}, fmt.Errorf("migration %s of %s vanished: %w", id, p, api.ErrMigrationNotFound)
+		return protocol.ScaleResponse{}, fmt.Errorf("migration %s of %s vanished: %w", id, p, coordinator.ErrMigrationNotFound)
 	}
 	keys, err := h.opts.Store.ListGroups(ctx, p)
 	if err != nil {
@@ -188,7 +188,7 @@ func (h *Host) layout(ctx context.Context, p string) (persistence.StreamRecord, 
 	}
 	l, err := reshard.Decode(rec.Extra)
 	if err != nil {
-		return rec, l, fmt.Errorf("stream %s: %w: %w", p, api.ErrUnavailable, err)
+		return rec, l, fmt.Errorf("stream %s: %w: %w", p, coordinator.ErrUnavailable, err)
 	}
 	return rec, l, nil
 }

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/redisstream/coordinator/api"
 	"github.com/redisstream/coordinator/api/protocol"
+	"github.com/redisstream/coordinator/coordinator"
 	"github.com/redisstream/coordinator/persistence"
 	"github.com/redisstream/coordinator/reshard"
 )
@@ -26,16 +26,16 @@ func (h *Host) DeleteStream(ctx context.Context, streamPrefix string, req protoc
 	}
 	l, err := reshard.Decode(rec.Extra)
 	if err != nil {
-		return protocol.DeleteStreamResponse{}, fmt.Errorf("stream %s: %w: %w", streamPrefix, api.ErrUnavailable, err)
+		return protocol.DeleteStreamResponse{}, fmt.Errorf("stream %s: %w: %w", streamPrefix, coordinator.ErrUnavailable, err)
 	}
 	q := shellQuote(streamPrefix)
 	if a := l.Active; a != nil {
 		return protocol.DeleteStreamResponse{}, fmt.Errorf("stream %s has a migration in progress (%s, %d → %d shards): wait for it to finish (streamctl streams describe %s), then delete the stream: %w",
-			streamPrefix, a.ID, a.From, a.To, q, api.ErrStreamNotEmpty)
+			streamPrefix, a.ID, a.From, a.To, q, coordinator.ErrStreamNotEmpty)
 	}
 	if n := l.ConsumeCount(rec.ShardCount); n > 0 {
 		return protocol.DeleteStreamResponse{}, fmt.Errorf("stream %s has %d shard(s): scale it to 0 first (streamctl scale %s 0 --yes, or POST /coord/v1/streams/{prefix}/scale {\"targetShardCount\":0}) and wait for the migration to finish: %w",
-			streamPrefix, n, q, api.ErrStreamNotEmpty)
+			streamPrefix, n, q, coordinator.ErrStreamNotEmpty)
 	}
 	keys, err := h.opts.Store.ListGroups(ctx, streamPrefix)
 	if err != nil {
@@ -47,17 +47,17 @@ func (h *Host) DeleteStream(ctx context.Context, streamPrefix string, req protoc
 			names[i] = k.ConsumerGroup
 		}
 		return protocol.DeleteStreamResponse{}, fmt.Errorf("stream %s still has group(s) %s: delete them first (streamctl groups delete %s %s): %w",
-			streamPrefix, strings.Join(names, ", "), q, shellQuote(names[0]), api.ErrStreamNotEmpty)
+			streamPrefix, strings.Join(names, ", "), q, shellQuote(names[0]), coordinator.ErrStreamNotEmpty)
 	}
 	err = h.opts.Store.DeleteStream(ctx, streamPrefix, rec.Revision)
 	if errors.Is(err, persistence.ErrNotFound) {
-		return protocol.DeleteStreamResponse{}, fmt.Errorf("stream %s: %w", streamPrefix, api.ErrStreamNotFound)
+		return protocol.DeleteStreamResponse{}, fmt.Errorf("stream %s: %w", streamPrefix, coordinator.ErrStreamNotFound)
 	}
 	if err != nil {
 		return protocol.DeleteStreamResponse{}, mapStoreErr(err)
 	}
 	h.forgetFull(streamPrefix)
-	h.opts.Logger.Info("stream deleted", "stream", streamPrefix, "requestId", api.RequestIDFrom(ctx), "requestedBy", req.RequestedBy, "reason", req.Reason)
+	h.opts.Logger.Info("stream deleted", "stream", streamPrefix, "requestId", coordinator.RequestIDFrom(ctx), "requestedBy", req.RequestedBy, "reason", req.Reason)
 	return protocol.DeleteStreamResponse{StreamPrefix: streamPrefix, Deleted: true}, nil
 }
 

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/redisstream/coordinator/api"
 	"github.com/redisstream/coordinator/api/protocol"
+	"github.com/redisstream/coordinator/coordinator"
 	"github.com/redisstream/coordinator/persistence"
 )
 
@@ -26,10 +26,10 @@ func (h *Host) CreateStream(ctx context.Context, streamPrefix string, req protoc
 		count = *req.InitialShardCount
 	}
 	if count < 1 || count > MaxShardCount {
-		return protocol.CreateStreamResponse{}, fmt.Errorf("initialShardCount = %d: must be between 1 and %d: %w", count, MaxShardCount, api.ErrInvalidArgument)
+		return protocol.CreateStreamResponse{}, fmt.Errorf("initialShardCount = %d: must be between 1 and %d: %w", count, MaxShardCount, coordinator.ErrInvalidArgument)
 	}
 	if _, err := h.opts.Store.GetStream(ctx, streamPrefix); err == nil {
-		return protocol.CreateStreamResponse{}, fmt.Errorf("stream %s: %w", streamPrefix, api.ErrStreamExists)
+		return protocol.CreateStreamResponse{}, fmt.Errorf("stream %s: %w", streamPrefix, coordinator.ErrStreamExists)
 	} else if !errors.Is(err, persistence.ErrNotFound) {
 		return protocol.CreateStreamResponse{}, mapStoreErr(err)
 	}
@@ -42,12 +42,12 @@ func (h *Host) CreateStream(ctx context.Context, streamPrefix string, req protoc
 		CreatedAt: now, UpdatedAt: now, CreatedBy: req.RequestedBy, Reason: req.Reason,
 	})
 	if errors.Is(err, persistence.ErrExists) {
-		return protocol.CreateStreamResponse{}, fmt.Errorf("stream %s: %w", streamPrefix, api.ErrStreamExists)
+		return protocol.CreateStreamResponse{}, fmt.Errorf("stream %s: %w", streamPrefix, coordinator.ErrStreamExists)
 	}
 	if err != nil {
 		return protocol.CreateStreamResponse{}, mapStoreErr(err)
 	}
-	h.opts.Logger.Info("stream created", "stream", streamPrefix, "shards", count, "requestId", api.RequestIDFrom(ctx), "requestedBy", req.RequestedBy, "reason", req.Reason)
+	h.opts.Logger.Info("stream created", "stream", streamPrefix, "shards", count, "requestId", coordinator.RequestIDFrom(ctx), "requestedBy", req.RequestedBy, "reason", req.Reason)
 	return protocol.CreateStreamResponse{StreamPrefix: rec.StreamPrefix, ShardCount: rec.ShardCount, MetadataVersion: rec.MetadataVersion}, nil
 }
 
@@ -55,7 +55,7 @@ func (h *Host) CreateStream(ctx context.Context, streamPrefix string, req protoc
 func (h *Host) stream(ctx context.Context, streamPrefix string) (persistence.StreamRecord, error) {
 	rec, err := h.opts.Store.GetStream(ctx, streamPrefix)
 	if errors.Is(err, persistence.ErrNotFound) {
-		return rec, fmt.Errorf("stream %s: %w", streamPrefix, api.ErrStreamNotFound)
+		return rec, fmt.Errorf("stream %s: %w", streamPrefix, coordinator.ErrStreamNotFound)
 	}
 	return rec, mapStoreErr(err)
 }

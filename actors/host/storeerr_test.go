@@ -8,7 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/redisstream/coordinator/api"
+	"github.com/redisstream/coordinator/coordinator"
 	"github.com/redisstream/coordinator/persistence"
 )
 
@@ -17,10 +17,10 @@ import (
 // reference's 409 STATE_VERSION_CONFLICT).
 func TestMapStoreErr(t *testing.T) {
 	for _, tc := range []struct{ in, want error }{
-		{fmt.Errorf("save: %w", persistence.ErrConflict), api.ErrStateConflict},
-		{fmt.Errorf("save: %w", persistence.ErrFenced), api.ErrGroupMoving},
-		{fmt.Errorf("save: %w", persistence.ErrUnavailable), api.ErrUnavailable},
-		{context.DeadlineExceeded, api.ErrUnavailable},
+		{fmt.Errorf("save: %w", persistence.ErrConflict), coordinator.ErrStateConflict},
+		{fmt.Errorf("save: %w", persistence.ErrFenced), coordinator.ErrGroupMoving},
+		{fmt.Errorf("save: %w", persistence.ErrUnavailable), coordinator.ErrUnavailable},
+		{context.DeadlineExceeded, coordinator.ErrUnavailable},
 	} {
 		require.ErrorIs(t, mapStoreErr(tc.in), tc.want, "%v", tc.in)
 	}

@@ -7,8 +7,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/redisstream/coordinator/api"
 	"github.com/redisstream/coordinator/api/protocol"
+	"github.com/redisstream/coordinator/coordinator"
 	"github.com/redisstream/coordinator/test/redistest"
 )
 
@@ -28,7 +28,7 @@ func TestDeleteStreamOnlyWhenEmpty(t *testing.T) {
 	}
 
 	err = del()
-	require.ErrorIs(t, err, api.ErrStreamNotEmpty)
+	require.ErrorIs(t, err, coordinator.ErrStreamNotEmpty)
 	require.Contains(t, err.Error(), "stream orders has 2 shard(s): scale it to 0 first (streamctl scale orders 0 --yes")
 
 	resp, err := scaleTo(t, h, 0)
@@ -42,7 +42,7 @@ func TestDeleteStreamOnlyWhenEmpty(t *testing.T) {
 	}, 20*time.Second, 20*time.Millisecond)
 
 	err = del()
-	require.ErrorIs(t, err, api.ErrStreamNotEmpty)
+	require.ErrorIs(t, err, coordinator.ErrStreamNotEmpty)
 	require.Contains(t, err.Error(), "stream orders still has group(s) billing: delete them first (streamctl groups delete orders billing)")
 	_, err = store.GetStream(ctx, "orders")
 	require.NoError(t, err, "a refused delete keeps the record")
@@ -53,8 +53,8 @@ func TestDeleteStreamOnlyWhenEmpty(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, protocol.DeleteStreamResponse{StreamPrefix: "orders", Deleted: true}, out)
 	_, err = h.Stream(ctx, "orders")
-	require.ErrorIs(t, err, api.ErrStreamNotFound)
-	require.ErrorIs(t, del(), api.ErrStreamNotFound)
+	require.ErrorIs(t, err, coordinator.ErrStreamNotFound)
+	require.ErrorIs(t, del(), coordinator.ErrStreamNotFound)
 	list, err := h.Streams(ctx)
 	require.NoError(t, err)
 	require.Empty(t, list.Streams)

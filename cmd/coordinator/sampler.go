@@ -5,8 +5,8 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/redisstream/coordinator/api"
 	"github.com/redisstream/coordinator/api/metrics"
+	"github.com/redisstream/coordinator/coordinator"
 	"github.com/redisstream/coordinator/persistence"
 )
 
@@ -17,7 +17,7 @@ import (
 // samples every group, so the series carry the same values on each node
 // (aggregate with max, not sum).
 type groupSampler struct {
-	svc      api.Service
+	svc      coordinator.Monitoring
 	info     shardInfoer
 	m        *metrics.Metrics
 	log      *slog.Logger

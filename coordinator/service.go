@@ -1,21 +1,45 @@
-package api
+package coordinator
 
 import (
 	"context"
-	"errors"
 
 	"github.com/redisstream/coordinator/api/protocol"
 )
 
-// Service is what the HTTP front needs from the coordinator. The actor host
-// implements it; api/ only decodes, validates, authorizes and maps errors.
-// Every method is safe for concurrent use. Errors are the sentinels below,
-// wrapped with context; api/ maps them to HTTP statuses (errors.go).
+// Service is everything a transport offers: one value implementing every
+// use (the actor host does). Every method is safe for concurrent use.
+// Errors are the sentinels of errors.go, wrapped with context; transports
+// map them to their answers. Callers validate names and bodies before they
+// call: invalid input never reaches the Service.
 type Service interface {
+	Members
+	Admin
+	Monitoring
+	Browse
+	Debug
+}
+
+// Members is what the members' SDK calls: consumers heartbeat (joining,
+// leaving and acknowledging revocations are heartbeats too), producers ask
+// for the routing of a group.
+type Members interface {
 	// Heartbeat routes a decoded heartbeat to the group's actor. Protocol
 	// outcomes (FENCED, RETRY, …) come back in the response, not as errors.
+	// A heartbeat for a member id another principal joined is
+	// ErrMemberOwnedByAnotherPrincipal and changes nothing.
 	Heartbeat(ctx context.Context, streamPrefix, group, pathMemberID string, req protocol.HeartbeatRequest) (protocol.HeartbeatResponse, error)
 
+	// ProducerRouting creates the group on first use (stream must exist)
+	// unless groups.creation is explicit (then an unknown group is
+	// ErrGroupNotFound): the reference's producers ask for routing before
+	// any member joins, and rely on the group's Redis consumer group
+	// existing from then on.
+	ProducerRouting(ctx context.Context, streamPrefix, group string) (protocol.ProducerRouting, error)
+}
+
+// Admin creates and deletes streams and groups, reshards a stream and reads
+// or rolls back its migrations.
+type Admin interface {
 	CreateStream(ctx context.Context, streamPrefix string, req protocol.CreateStreamRequest) (protocol.CreateStreamResponse, error)
 	// CreateGroup creates a group of an existing stream (its Redis consumer
 	// group on every shard, then its stored state): ErrGroupExists if it
@@ -29,12 +53,6 @@ type Service interface {
 	// DeleteStream deletes a stream with 0 shards, no migration in progress
 	// and no groups; otherwise ErrStreamNotEmpty naming what is left.
 	DeleteStream(ctx context.Context, streamPrefix string, req protocol.DeleteStreamRequest) (protocol.DeleteStreamResponse, error)
-	// ProducerRouting creates the group on first use (stream must exist)
-	// unless groups.creation is explicit (then an unknown group is
-	// ErrGroupNotFound): the reference's producers ask for routing before
-	// any member joins, and rely on the group's Redis consumer group
-	// existing from then on.
-	ProducerRouting(ctx context.Context, streamPrefix, group string) (protocol.ProducerRouting, error)
 
 	Scale(ctx context.Context, streamPrefix string, req protocol.ScaleRequest) (protocol.ScaleResponse, error)
 	Migration(ctx context.Context, streamPrefix, group, reshardingID string) (protocol.Migration, error)
@@ -45,7 +63,11 @@ type Service interface {
 	StreamMigrations(ctx context.Context, streamPrefix string) (protocol.MigrationsResponse, error)
 	StreamMigration(ctx context.Context, streamPrefix, reshardingID string) (protocol.Migration, error)
 	StreamRollback(ctx context.Context, streamPrefix, reshardingID string, req protocol.RollbackRequest) (protocol.Migration, error)
+}
 
+// Monitoring reads the coordinator's health, its streams and its groups.
+// No method creates anything.
+type Monitoring interface {
 	Health(ctx context.Context) protocol.HealthResponse
 	Groups(ctx context.Context) (protocol.GroupsResponse, error)
 	// Streams lists every stream; Stream describes one (ErrStreamNotFound).
@@ -58,7 +80,19 @@ type Service interface {
 	Assignments(ctx context.Context, streamPrefix, group string) (protocol.AssignmentsResponse, error)
 	Consumption(ctx context.Context, streamPrefix, group string) (protocol.ConsumptionResponse, error)
 	Migrations(ctx context.Context, streamPrefix, group string) (protocol.MigrationsResponse, error)
+}
 
+// ClusterService is implemented by a Service that can list the coordinator
+// nodes and the groups each hosts (actors/host). It is optional: a
+// transport answers a Service without it as not implemented
+// (ErrNotImplemented).
+type ClusterService interface {
+	Cluster(ctx context.Context) (protocol.ClusterResponse, error)
+}
+
+// Browse reads what Redis holds for a stream: offsets per shard and the
+// entries of one shard stream.
+type Browse interface {
 	// Offsets reports, per shard of an existing group, what Redis says of
 	// the shard stream and the group's consumer group on it, with the
 	// coordinator's current and target owner. Unknown group:
@@ -70,40 +104,14 @@ type Service interface {
 	// 0 ≤ shard < the consuming shard count are read (the routing count,
 	// plus the shards a scale-in still drains), whatever other keys of the
 	// same name exist; ErrShardKeyNotStream when the key holds no stream.
-	// api/ validates from and count before calling.
+	// The caller validates from and count before calling.
 	Messages(ctx context.Context, streamPrefix string, shard int, from string, count int) (protocol.MessagesResponse, error)
+}
 
+// Debug shows live actor state, for operators.
+type Debug interface {
 	// DebugActors and DebugGroup return live actor state on this node as a
 	// JSON-encodable value.
 	DebugActors(ctx context.Context) (any, error)
 	DebugGroup(ctx context.Context, streamPrefix, group string) (any, error)
 }
-
-// Errors the Service returns; api/ maps them to HTTP statuses and error codes.
-var (
-	ErrStreamNotFound     = errors.New("coordinator: stream not found")
-	ErrGroupNotFound      = errors.New("coordinator: group not found")
-	ErrMigrationNotFound  = errors.New("coordinator: migration not found")
-	ErrShardNotFound      = errors.New("coordinator: shard not found")
-	ErrStreamExists       = errors.New("coordinator: stream already exists")
-	ErrGroupHasMembers    = errors.New("coordinator: group has live members")
-	ErrStreamNotEmpty     = errors.New("coordinator: stream is not empty")
-	ErrStateConflict      = errors.New("coordinator: state changed concurrently; retry")
-	ErrMigrationActive    = errors.New("coordinator: a migration is already active")
-	ErrRollbackNotAllowed = errors.New("coordinator: rollback no longer allowed")
-	ErrInvalidArgument    = errors.New("coordinator: invalid argument")
-	ErrUnavailable        = errors.New("coordinator: store unavailable")
-	ErrGroupMoving        = errors.New("coordinator: group is moving between nodes")
-	ErrNotImplemented     = errors.New("coordinator: not implemented yet")
-)
-
-// Errors of group creation and limits.
-var (
-	ErrGroupExists = errors.New("coordinator: group already exists")
-	// ErrLimitExceeded: a configured limit (limits.*) refuses the request;
-	// the wrapping message names the limit's config key.
-	ErrLimitExceeded = errors.New("coordinator: limit exceeded")
-	// ErrShardKeyNotStream: a shard's Redis key holds something other than
-	// a stream (written by hand); 409, nothing is read.
-	ErrShardKeyNotStream = errors.New("coordinator: shard key holds no stream")
-)

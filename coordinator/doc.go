@@ -1,0 +1,28 @@
+// Package coordinator is the coordinator's transport-neutral service
+// boundary: the operations a transport offers (members, admin, monitoring,
+// browse, debug) as Go interfaces, the error sentinels they return, and the
+// request id a call carries in its context.
+//
+// The actor host (actors/host) implements Service. Every transport adapts
+// this package and nothing else: api/ (HTTP, fiber) decodes, validates,
+// authorizes, calls a Service and maps its errors to HTTP statuses
+// (api/errors.go); a Redis mailbox transport would map them to its own
+// answers. A transport never decides ownership.
+//
+// # What this package may import
+//
+// The standard library and the wire types of the protocol (api/protocol)
+// only: never fiber (or any other transport), never protoactor, never
+// actors/ or api/ (TestServiceImportsOnlyStdlibAndWireTypes). No package
+// under actors/ depends on fiber or on api/ either, the wire types excepted
+// (TestNoTransportInActorsOrService): the actor shell implements Service and
+// knows no transport.
+//
+// # Errors
+//
+// Service methods return the sentinels of errors.go, wrapped with context
+// (match them with errors.Is). Their messages start with "coordinator: ".
+// Protocol outcomes of a heartbeat (FENCED, RETRY, …) are not errors: they
+// come back in the response. Any other error, and a context that ran out,
+// is the transport's to answer as unavailable or internal.
+package coordinator
