@@ -32,12 +32,6 @@ type opDoc struct {
 	service bool
 	// query parameters: name → description.
 	query []queryParam
-	// pending: the route is served by a handler that may be absent from
-	// this build of the router (added alongside); the router test then
-	// accepts its absence, and checks it fully once it is registered.
-	pending bool
-	// role documents the access of a pending route (no table entry yet).
-	role access
 	// crossOriginGuard: a GET refused to cross-origin browser requests,
 	// because it may create state (producer routing; origin.go).
 	crossOriginGuard bool
