@@ -30,7 +30,6 @@ func TestServiceErrorMapping(t *testing.T) {
 		{ErrGroupHasMembers, 409, protocol.CodeGroupHasMembers, ""},
 		{ErrStateConflict, 409, protocol.CodeStateConflict, ""},
 		{ErrRollbackNotAllowed, 422, protocol.CodeRollbackNotAllowed, ""},
-		{ErrNotImplemented, 501, protocol.CodeNotImplemented, ""},
 		{ErrMemberOwnedByAnotherPrincipal, 403, protocol.CodeMemberOwnedByAnotherPrincipal, ""},
 		{ErrUnavailable, 503, protocol.CodeStoreUnavailable, "1"},
 		{ErrGroupMoving, 503, protocol.CodeGroupMoving, "1"},
@@ -67,7 +66,7 @@ func TestServiceErrorMapping(t *testing.T) {
 			e := r.errorBody(t)
 			require.Equal(t, tc.code, e.ErrorCode)
 			require.Equal(t, tc.retryAfter, r.header.Get("Retry-After"))
-			if tc.status >= 500 && tc.status != 501 {
+			if tc.status >= 500 {
 				require.NotContains(t, string(r.body), "secret-detail")
 				require.Contains(t, h.logs.String(), "secret-detail", "5xx detail is logged")
 			} else {

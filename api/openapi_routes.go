@@ -82,7 +82,7 @@ var routeDocs = map[string]opDoc{
 	"POST /coord/v1/streams/:streamPrefix/scale": {
 		summary: "Reshard a stream to targetShardCount: starts one migration per group.",
 		tag:     "resharding", req: protocol.ScaleRequest{}, resp: protocol.ScaleResponse{}, ok: 202, service: true,
-		errs: []error{ErrStreamNotFound, ErrMigrationActive, ErrStateConflict, ErrNotImplemented},
+		errs: []error{ErrStreamNotFound, ErrMigrationActive, ErrStateConflict},
 	},
 	"GET /coord/v1/streams/:streamPrefix/groups/:consumerGroup/migrations/:reshardingId": {
 		summary: "One migration of a group.",
@@ -92,7 +92,7 @@ var routeDocs = map[string]opDoc{
 	"POST /coord/v1/streams/:streamPrefix/groups/:consumerGroup/migrations/:reshardingId/rollback": {
 		summary: "Roll a migration back while that is still allowed.",
 		tag:     "resharding", req: protocol.RollbackRequest{}, resp: protocol.Migration{}, ok: 202, service: true,
-		errs: []error{ErrStreamNotFound, ErrGroupNotFound, ErrMigrationNotFound, ErrRollbackNotAllowed, ErrStateConflict, ErrNotImplemented},
+		errs: []error{ErrStreamNotFound, ErrGroupNotFound, ErrMigrationNotFound, ErrRollbackNotAllowed, ErrStateConflict},
 	},
 	"GET /coord/v1/streams/:streamPrefix/migrations": {
 		summary: "A stream's migrations, newest first, and the active one's id; works for a stream without groups.",
@@ -107,7 +107,7 @@ var routeDocs = map[string]opDoc{
 	"POST /coord/v1/streams/:streamPrefix/migrations/:reshardingId/rollback": {
 		summary: "Roll a stream's migration back while that is still allowed (with or without groups).",
 		tag:     "resharding", req: protocol.RollbackRequest{}, resp: protocol.Migration{}, ok: 202, service: true,
-		errs: []error{ErrStreamNotFound, ErrMigrationNotFound, ErrRollbackNotAllowed, ErrStateConflict, ErrNotImplemented},
+		errs: []error{ErrStreamNotFound, ErrMigrationNotFound, ErrRollbackNotAllowed, ErrStateConflict},
 	},
 	"POST /coord/v1/auth/login": {
 		summary: "Trade a username and password (body, or Basic credentials with an empty body) for a bearer token. 400 AUTHENTICATION_DISABLED when no users are configured.",
@@ -146,7 +146,7 @@ var routeDocs = map[string]opDoc{
 	},
 	"GET /coord/v1/monitoring/cluster": {
 		summary: "Every coordinator node: incarnation, address, start time, refusing or not, and the groups it hosts.", tag: "monitoring",
-		resp: protocol.ClusterResponse{}, ok: 200, service: true, errs: []error{ErrNotImplemented},
+		resp: protocol.ClusterResponse{}, ok: 200, service: true,
 	},
 	"GET /coord/v1/monitoring/groups": {
 		summary: "Every group (of the user's streams, for a user scoped to some).", tag: "monitoring", resp: protocol.GroupsResponse{}, ok: 200, service: true,

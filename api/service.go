@@ -58,6 +58,9 @@ type Service interface {
 	Assignments(ctx context.Context, streamPrefix, group string) (protocol.AssignmentsResponse, error)
 	Consumption(ctx context.Context, streamPrefix, group string) (protocol.ConsumptionResponse, error)
 	Migrations(ctx context.Context, streamPrefix, group string) (protocol.MigrationsResponse, error)
+	// Cluster lists the coordinator nodes this node knows of and the groups
+	// each hosts.
+	Cluster(ctx context.Context) (protocol.ClusterResponse, error)
 
 	// Offsets reports, per shard of an existing group, what Redis says of
 	// the shard stream and the group's consumer group on it, with the
@@ -94,7 +97,6 @@ var (
 	ErrInvalidArgument    = errors.New("coordinator: invalid argument")
 	ErrUnavailable        = errors.New("coordinator: store unavailable")
 	ErrGroupMoving        = errors.New("coordinator: group is moving between nodes")
-	ErrNotImplemented     = errors.New("coordinator: not implemented yet")
 )
 
 // Errors of group creation and limits.
