@@ -31,13 +31,12 @@ import (
 //	ErrStateConflict                                    409 STATE_VERSION_CONFLICT
 //	ErrRollbackNotAllowed                               422 ROLLBACK_NOT_ALLOWED
 //	ErrMemberOwnedByAnotherPrincipal                    403 MEMBER_OWNED_BY_ANOTHER_PRINCIPAL
-//	ErrNotImplemented                                   501 NOT_IMPLEMENTED
 //	ErrUnavailable                                      503 STORE_UNAVAILABLE, Retry-After: 1
 //	ErrGroupMoving                                      503 GROUP_MOVING, Retry-After: 1
 //	context deadline / cancel                           503 TIMEOUT, Retry-After: 1
 //	anything else                                       500 INTERNAL, generic message (detail logged)
 //
-// 4xx and 501 messages carry the error text (written by the coordinator,
+// 4xx messages carry the error text (written by the coordinator,
 // meant for the caller); 500 and 503 messages are generic and the detail goes
 // to the log only.
 
@@ -82,7 +81,6 @@ var statusNames = map[int]string{
 	429: "TOO_MANY_REQUESTS",
 	431: "REQUEST_HEADER_FIELDS_TOO_LARGE",
 	500: "INTERNAL_SERVER_ERROR",
-	501: "NOT_IMPLEMENTED",
 	503: "SERVICE_UNAVAILABLE",
 }
 
@@ -116,7 +114,6 @@ var sentinels = []sentinel{
 	{coordinator.ErrStreamNotEmpty, http.StatusConflict, protocol.CodeStreamNotEmpty},
 	{coordinator.ErrStateConflict, http.StatusConflict, protocol.CodeStateConflict},
 	{coordinator.ErrRollbackNotAllowed, http.StatusUnprocessableEntity, protocol.CodeRollbackNotAllowed},
-	{coordinator.ErrNotImplemented, http.StatusNotImplemented, protocol.CodeNotImplemented},
 	{coordinator.ErrMemberOwnedByAnotherPrincipal, http.StatusForbidden, protocol.CodeMemberOwnedByAnotherPrincipal},
 }
 

@@ -31,7 +31,6 @@ func TestServiceErrorMapping(t *testing.T) {
 		{coordinator.ErrGroupHasMembers, 409, protocol.CodeGroupHasMembers, ""},
 		{coordinator.ErrStateConflict, 409, protocol.CodeStateConflict, ""},
 		{coordinator.ErrRollbackNotAllowed, 422, protocol.CodeRollbackNotAllowed, ""},
-		{coordinator.ErrNotImplemented, 501, protocol.CodeNotImplemented, ""},
 		{coordinator.ErrMemberOwnedByAnotherPrincipal, 403, protocol.CodeMemberOwnedByAnotherPrincipal, ""},
 		{coordinator.ErrUnavailable, 503, protocol.CodeStoreUnavailable, "1"},
 		{coordinator.ErrGroupMoving, 503, protocol.CodeGroupMoving, "1"},
@@ -68,7 +67,7 @@ func TestServiceErrorMapping(t *testing.T) {
 			e := r.errorBody(t)
 			require.Equal(t, tc.code, e.ErrorCode)
 			require.Equal(t, tc.retryAfter, r.header.Get("Retry-After"))
-			if tc.status >= 500 && tc.status != 501 {
+			if tc.status >= 500 {
 				require.NotContains(t, string(r.body), "secret-detail")
 				require.Contains(t, h.logs.String(), "secret-detail", "5xx detail is logged")
 			} else {

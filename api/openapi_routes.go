@@ -33,12 +33,6 @@ type opDoc struct {
 	service bool
 	// query parameters: name → description.
 	query []queryParam
-	// pending: the route is served by a handler that may be absent from
-	// this build of the router (added alongside); the router test then
-	// accepts its absence, and checks it fully once it is registered.
-	pending bool
-	// role documents the access of a pending route (no table entry yet).
-	role access
 	// crossOriginGuard: a GET refused to cross-origin browser requests,
 	// because it may create state (producer routing; origin.go).
 	crossOriginGuard bool
@@ -89,7 +83,7 @@ var routeDocs = map[string]opDoc{
 	"POST /coord/v1/streams/:streamPrefix/scale": {
 		summary: "Reshard a stream to targetShardCount: starts one migration per group.",
 		tag:     "resharding", req: protocol.ScaleRequest{}, resp: protocol.ScaleResponse{}, ok: 202, service: true,
-		errs: []error{coordinator.ErrStreamNotFound, coordinator.ErrMigrationActive, coordinator.ErrStateConflict, coordinator.ErrNotImplemented},
+		errs: []error{coordinator.ErrStreamNotFound, coordinator.ErrMigrationActive, coordinator.ErrStateConflict},
 	},
 	"GET /coord/v1/streams/:streamPrefix/groups/:consumerGroup/migrations/:reshardingId": {
 		summary: "One migration of a group.",
@@ -99,7 +93,7 @@ var routeDocs = map[string]opDoc{
 	"POST /coord/v1/streams/:streamPrefix/groups/:consumerGroup/migrations/:reshardingId/rollback": {
 		summary: "Roll a migration back while that is still allowed.",
 		tag:     "resharding", req: protocol.RollbackRequest{}, resp: protocol.Migration{}, ok: 202, service: true,
-		errs: []error{coordinator.ErrStreamNotFound, coordinator.ErrGroupNotFound, coordinator.ErrMigrationNotFound, coordinator.ErrRollbackNotAllowed, coordinator.ErrStateConflict, coordinator.ErrNotImplemented},
+		errs: []error{coordinator.ErrStreamNotFound, coordinator.ErrGroupNotFound, coordinator.ErrMigrationNotFound, coordinator.ErrRollbackNotAllowed, coordinator.ErrStateConflict},
 	},
 	"GET /coord/v1/streams/:streamPrefix/migrations": {
 		summary: "A stream's migrations, newest first, and the active one's id; works for a stream without groups.",
@@ -114,7 +108,7 @@ var routeDocs = map[string]opDoc{
 	"POST /coord/v1/streams/:streamPrefix/migrations/:reshardingId/rollback": {
 		summary: "Roll a stream's migration back while that is still allowed (with or without groups).",
 		tag:     "resharding", req: protocol.RollbackRequest{}, resp: protocol.Migration{}, ok: 202, service: true,
-		errs: []error{coordinator.ErrStreamNotFound, coordinator.ErrMigrationNotFound, coordinator.ErrRollbackNotAllowed, coordinator.ErrStateConflict, coordinator.ErrNotImplemented},
+		errs: []error{coordinator.ErrStreamNotFound, coordinator.ErrMigrationNotFound, coordinator.ErrRollbackNotAllowed, coordinator.ErrStateConflict},
 	},
 	"POST /coord/v1/auth/login": {
 		summary: "Trade a username and password (body, or Basic credentials with an empty body) for a bearer token. 400 AUTHENTICATION_DISABLED when no users are configured.",
@@ -153,7 +147,7 @@ var routeDocs = map[string]opDoc{
 	},
 	"GET /coord/v1/monitoring/cluster": {
 		summary: "Every coordinator node: incarnation, address, start time, refusing or not, and the groups it hosts.", tag: "monitoring",
-		resp: protocol.ClusterResponse{}, ok: 200, service: true, errs: []error{coordinator.ErrNotImplemented},
+		resp: protocol.ClusterResponse{}, ok: 200, service: true,
 	},
 	"GET /coord/v1/monitoring/groups": {
 		summary: "Every group (of the user's streams, for a user scoped to some).", tag: "monitoring", resp: protocol.GroupsResponse{}, ok: 200, service: true,

@@ -18,7 +18,6 @@ var (
 	ErrInvalidArgument    = errors.New("coordinator: invalid argument")
 	ErrUnavailable        = errors.New("coordinator: store unavailable")
 	ErrGroupMoving        = errors.New("coordinator: group is moving between nodes")
-	ErrNotImplemented     = errors.New("coordinator: not implemented yet")
 )
 
 // Errors of group creation and limits.

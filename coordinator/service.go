@@ -80,13 +80,8 @@ type Monitoring interface {
 	Assignments(ctx context.Context, streamPrefix, group string) (protocol.AssignmentsResponse, error)
 	Consumption(ctx context.Context, streamPrefix, group string) (protocol.ConsumptionResponse, error)
 	Migrations(ctx context.Context, streamPrefix, group string) (protocol.MigrationsResponse, error)
-}
-
-// ClusterService is implemented by a Service that can list the coordinator
-// nodes and the groups each hosts (actors/host). It is optional: a
-// transport answers a Service without it as not implemented
-// (ErrNotImplemented).
-type ClusterService interface {
+	// Cluster lists the coordinator nodes this node knows of and the groups
+	// each hosts.
 	Cluster(ctx context.Context) (protocol.ClusterResponse, error)
 }
 

@@ -78,7 +78,7 @@ func (a *groupActor) evaluate(ctx actor.Context, msg *HeartbeatRequest) protocol
 		a.fenceCause = ""
 	}
 	r := dec.Response
-	if r.Status == groupstate.StatusOK || r.Status == groupstate.StatusRevokePending || r.Status == groupstate.StatusSyncMetadata {
+	if r.Status == groupstate.StatusOK || r.Status == groupstate.StatusSyncMetadata {
 		// Only for members still known: a leave (also of a member never known) answers OK
 		// too, and its rows would stay forever.
 		if len(req.ShardProgress) > 0 && a.state.Known(req.MemberID) {

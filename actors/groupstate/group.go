@@ -24,7 +24,6 @@ type Group struct {
 	live     int // members in the target (STARTING/ACTIVE)
 	leaving  int // LEAVING members
 	retained int // EXPIRED/FENCED members
-	revoking int // STARTING/ACTIVE/LEAVING members with a non-empty Revoking
 	// name is the member name last stored: the members of a group mostly share one (the
 	// application's), so their records share its bytes instead of each keeping the copy its
 	// join request was decoded into (putCopy).
@@ -206,9 +205,6 @@ func (g *Group) index(m *Member) {
 	if retained(m.State) {
 		g.retained++
 	}
-	if revokingLive(m) {
-		g.revoking++
-	}
 }
 
 func (g *Group) unindex(m *Member) {
@@ -228,9 +224,6 @@ func (g *Group) unindex(m *Member) {
 	}
 	if retained(m.State) {
 		g.retained--
-	}
-	if revokingLive(m) {
-		g.revoking--
 	}
 }
 

@@ -127,7 +127,7 @@ func (g *Group) accepted(hb *Heartbeat, r report, m *Member, atPrev bool, now ti
 		// retry at that epoch must still be accepted, not fenced for an epoch it never saw.
 		c.PrevEpoch = m.PrevEpoch
 	}
-	st, allowed, msg := t.metadataStatus(hb.MetadataVersion, c, m)
+	st, allowed, msg := t.metadataStatus(hb.MetadataVersion)
 	grant(c, allowed && !g.holding(now), g.holderOf)
 	resp := t.respond(st, c, msg)
 	if g.holding(now) {
@@ -136,11 +136,10 @@ func (g *Group) accepted(hb *Heartbeat, r report, m *Member, atPrev bool, now ti
 	return Decision{Response: resp, Change: t.change()}
 }
 
-// metadataStatus applies the metadata rules for a member reporting metadataVersion reported: a
-// version above the group's is answered SYNC_METADATA and never adopted; a correction round (only
-// ever present in records persisted by an older coordinator) runs to its end; c is the member's new version (after settle), old its group version (nil for a
-// brand-new member). It returns the status and whether new shards may be granted.
-func (t *txn) metadataStatus(reported int64, c, old *Member) (Status, bool, string) {
+// metadataStatus applies the metadata rule for a member reporting metadataVersion reported: a
+// version above the group's is answered SYNC_METADATA and never adopted. It returns the status,
+// whether new shards may be granted, and the message.
+func (t *txn) metadataStatus(reported int64) (Status, bool, string) {
 	if reported > t.meta.MetadataVersion {
 		// Only the coordinator issues versions: a member's report is never adopted (a buggy or
 		// hostile client would otherwise move the group's and the routing's version, and the
@@ -149,21 +148,5 @@ func (t *txn) metadataStatus(reported int64, c, old *Member) (Status, bool, stri
 			"member reported metadataVersion %d, but this group's metadata is at version %d and only the coordinator issues versions; adopt %d, keep only assignedShards, start nothing new",
 			reported, t.meta.MetadataVersion, t.meta.MetadataVersion)
 	}
-	if !t.meta.CorrectionRound {
-		return StatusOK, true, ""
-	}
-	if reported < t.meta.MetadataVersion {
-		return StatusSyncMetadata, false, fmt.Sprintf(
-			"a metadata correction round is running; adopt metadataVersion %d, keep only assignedShards, start nothing new", t.meta.MetadataVersion)
-	}
-	others := t.g.revoking
-	if old != nil && revokingLive(old) {
-		others--
-	}
-	if others > 0 || len(c.Revoking) > 0 {
-		return StatusRevokePending, false, "a metadata correction round is still draining revocations; keep draining, start nothing new"
-	}
-	t.meta.CorrectionRound = false
-	t.metaDirty = true
 	return StatusOK, true, ""
 }

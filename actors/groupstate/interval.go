@@ -36,13 +36,13 @@ func ShortInterval(cfg Config) time.Duration {
 
 // IntervalFor is the heartbeat interval to tell member c (its version after the evaluation)
 // in a response with status st: ShortInterval when st lets the member act on its assignment
-// (OK, REVOKE_PENDING, SYNC_METADATA) and the member is STARTING, has Pending shards or
+// (OK, SYNC_METADATA) and the member is STARTING, has Pending shards or
 // still has shards to revoke; Config.HeartbeatInterval otherwise.
 //
 // othersOverdue (Group.othersOverdue) also makes it ShortInterval, for the failover above.
 func IntervalFor(cfg Config, st Status, c *Member, othersOverdue bool) time.Duration {
 	switch st {
-	case StatusOK, StatusRevokePending, StatusSyncMetadata:
+	case StatusOK, StatusSyncMetadata:
 	default:
 		return cfg.HeartbeatInterval
 	}

@@ -23,7 +23,7 @@ func (g *Group) CheckInvariants() []string {
 	}
 	holders := map[int]string{}
 	targetOwner := map[int]string{}
-	live, revoking, leaving, kept := 0, 0, 0, 0
+	live, leaving, kept := 0, 0, 0
 	minT, maxT := -1, -1
 	active := 0
 	for _, m := range g.members {
@@ -70,9 +70,6 @@ func (g *Group) CheckInvariants() []string {
 				}
 				holders[s] = id
 			}
-		}
-		if revokingLive(m) {
-			revoking++
 		}
 		if m.State == StateLeaving {
 			leaving++
@@ -130,9 +127,9 @@ func (g *Group) CheckInvariants() []string {
 			add("holder index misses shard %d held by %s", s, id)
 		}
 	}
-	if live != g.live || revoking != g.revoking || leaving != g.leaving || kept != g.retained {
-		add("counters live=%d revoking=%d leaving=%d retained=%d, records say %d, %d, %d, %d",
-			g.live, g.revoking, g.leaving, g.retained, live, revoking, leaving, kept)
+	if live != g.live || leaving != g.leaving || kept != g.retained {
+		add("counters live=%d leaving=%d retained=%d, records say %d, %d, %d",
+			g.live, g.leaving, g.retained, live, leaving, kept)
 	}
 	if live > 0 && mt.AssignmentEpoch == mt.GroupEpoch {
 		if len(targetOwner) != mt.ShardCount {

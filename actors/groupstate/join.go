@@ -52,7 +52,7 @@ func (g *Group) join(hb *Heartbeat, now time.Time) Decision {
 	// A joining member has no previous epoch worth accepting: whatever ran under the old one
 	// has lost its state (or is a zombie that must be fenced).
 	c.PrevEpoch = 0
-	st, allowed, msg := t.metadataStatus(hb.MetadataVersion, c, m)
+	st, allowed, msg := t.metadataStatus(hb.MetadataVersion)
 	grant(c, allowed && !g.holding(now), g.holderOf)
 	if msg == "" && m != nil && inTarget(m.State) {
 		msg = fmt.Sprintf("member %q rejoined while known: everything it held is released", m.ID)

@@ -40,7 +40,6 @@ type Meta struct {
 	AssignmentEpoch int64  `json:"assignmentEpoch"`
 	MetadataVersion int64  `json:"metadataVersion"`
 	ShardCount      int    `json:"shardCount"`
-	CorrectionRound bool   `json:"correctionRound"`
 }
 
 // inTarget reports whether members in state s take part in the target assignment.
@@ -48,11 +47,6 @@ func inTarget(s MemberState) bool { return s == StateStarting || s == StateActiv
 
 // holds reports whether members in state s may still be reading their Assigned ∪ Revoking.
 func holds(s MemberState) bool { return s != StateExpired }
-
-// revokingLive reports whether m counts for the correction round's "still revoking".
-func revokingLive(m *Member) bool {
-	return (inTarget(m.State) || m.State == StateLeaving) && len(m.Revoking) > 0
-}
 
 func validState(s MemberState) bool {
 	switch s {

@@ -118,7 +118,7 @@ func (s *sim) deliver(hb Heartbeat) Response {
 
 func (s *sim) handle(m *simMember, hb Heartbeat, r Response) {
 	switch r.Status {
-	case StatusOK, StatusSyncMetadata, StatusRevokePending:
+	case StatusOK, StatusSyncMetadata:
 		m.lastOK = s.now
 		m.mv = r.MetadataVersion
 		m.revoked = nil

@@ -22,9 +22,9 @@ import (
 func (g *Group) steady(hb *Heartbeat, m *Member, now time.Time) bool {
 	meta := &g.meta
 	return m.State == StateActive && hb.MemberEpoch == m.Epoch &&
-		// No recompute pending, no epoch to advance to (settle), no metadata round (metadataStatus).
+		// No recompute pending, no epoch to advance to (settle), no version ahead (metadataStatus).
 		meta.GroupEpoch <= meta.AssignmentEpoch && m.Epoch >= meta.AssignmentEpoch &&
-		!meta.CorrectionRound && hb.MetadataVersion <= meta.MetadataVersion &&
+		hb.MetadataVersion <= meta.MetadataVersion &&
 		// settle and grant have nothing to move.
 		len(m.Revoking) == 0 && m.RevokeDeadline.IsZero() && len(m.Pending) == 0 &&
 		slices.Equal(m.Assigned, m.Target) &&

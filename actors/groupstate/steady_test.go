@@ -32,18 +32,18 @@ func checkSteadyAgrees(t testing.TB, g *Group, hb Heartbeat, now time.Time, got 
 // describeDecision renders what a Decision means (nil and empty sets alike).
 func describeDecision(d Decision) string {
 	r := d.Response
-	s := fmt.Sprintf("%s member=%s epoch=%d ge=%d ae=%d mv=%d assigned=%v pending=%v interval=%s msg=%q limit=%q",
+	s := fmt.Sprintf("%s member=%s epoch=%d ge=%d ae=%d mv=%d assigned=%v pending=%v interval=%s msg=%q limit=%q inuse=%v",
 		r.Status, r.MemberID, r.MemberEpoch, r.GroupEpoch, r.AssignmentEpoch, r.MetadataVersion,
-		slices.Clip(r.Assigned), slices.Clip(r.Pending), r.HeartbeatInterval, r.Message, r.Limit)
+		slices.Clip(r.Assigned), slices.Clip(r.Pending), r.HeartbeatInterval, r.Message, r.Limit, r.IDInUse)
 	c := d.Change
 	if c == nil {
 		return s + " change=nil"
 	}
 	s += fmt.Sprintf(" durable=%v meta=%v removed=%v trimmed=%d bucket=%v", c.Durable, c.Meta, c.Removed, c.Trimmed, c.bucket)
 	for _, m := range c.Members {
-		s += fmt.Sprintf(" {%s %q %s e=%d pe=%d cap=%v t=%v a=%v r=%v p=%v j=%s ss=%s hb=%s lease=%s rd=%s}",
+		s += fmt.Sprintf(" {%s %q %s e=%d pe=%d cap=%v t=%v a=%v r=%v p=%v j=%s ss=%s principal=%q inc=%q hb=%s lease=%s rd=%s}",
 			m.ID, m.Name, m.State, m.Epoch, m.PrevEpoch, m.Capacity, nz(m.Target), nz(m.Assigned), nz(m.Revoking), nz(m.Pending),
-			m.JoinedAt, m.StateSince, m.LastHeartbeat, m.LeaseDeadline, m.RevokeDeadline)
+			m.JoinedAt, m.StateSince, m.Principal, m.Incarnation, m.LastHeartbeat, m.LeaseDeadline, m.RevokeDeadline)
 	}
 	return s
 }

@@ -1,7 +1,9 @@
 package groupstate
 
 import (
+	"encoding/json"
 	"slices"
+	"strconv"
 	"testing"
 	"time"
 )
@@ -90,9 +92,11 @@ func TestSteadyHeartbeatIsNotDurable(t *testing.T) {
 	}
 }
 
-// A correction round can no longer be started by a member (only the coordinator issues
-// versions), but a persisted record may still carry one: it runs to its end as before.
-func TestCorrectionRoundRestoredFromAnOlderRecord(t *testing.T) {
+// A record persisted by a coordinator from before members could no longer start metadata
+// correction rounds may still say "correctionRound": true. The field is gone: such a record
+// restores, and its members are answered by the ordinary rules (no shard is granted while its
+// previous holder still revokes it).
+func TestOlderRecordWithACorrectionRoundRestores(t *testing.T) {
 	h := newHarness(t, 4)
 	h.join("A")
 	h.send(hbFor("A", 1, []int{0, 1, 2, 3}))
@@ -102,8 +106,12 @@ func TestCorrectionRoundRestoredFromAnOlderRecord(t *testing.T) {
 	if !slices.Equal(h.member("A").Revoking, []int{2, 3}) {
 		t.Fatalf("A revoking: %s", table(h.g))
 	}
-	meta := h.g.Meta()
-	meta.MetadataVersion, meta.CorrectionRound = 5, true
+	var meta Meta
+	if err := json.Unmarshal([]byte(`{"streamPrefix":"orders","consumerGroup":"workers","groupEpoch":`+
+		strconv.FormatInt(h.g.Meta().GroupEpoch, 10)+`,"assignmentEpoch":`+strconv.FormatInt(h.g.Meta().AssignmentEpoch, 10)+
+		`,"metadataVersion":5,"shardCount":4,"correctionRound":true}`), &meta); err != nil {
+		t.Fatal(err)
+	}
 	g, err := Restore(testCfg, meta, h.g.Members(), h.now)
 	if err != nil {
 		t.Fatal(err)
@@ -112,21 +120,17 @@ func TestCorrectionRoundRestoredFromAnOlderRecord(t *testing.T) {
 	eB := h.member("B").Epoch
 	hb := hbFor("B", eB, nil)
 	hb.MetadataVersion = 5
-	if r := h.send(hb); r.Status != StatusRevokePending {
-		t.Fatalf("got %s", fmtResp(r))
-	}
-	hb.MetadataVersion = 4
-	if r := h.send(hb); r.Status != StatusSyncMetadata || r.MetadataVersion != 5 {
-		t.Fatalf("behind during a round: %s", fmtResp(r))
+	if r := h.send(hb); r.Status != StatusOK || len(r.Assigned) != 0 || !slices.Equal(r.Pending, []int{2, 3}) {
+		t.Fatalf("while A revokes: %s", fmtResp(r))
 	}
 	hb = hbFor("A", 1, []int{0, 1})
 	hb.MetadataVersion = 5
-	if r := h.send(hb); r.Status != StatusOK || h.g.Meta().CorrectionRound {
-		t.Fatalf("round must clear once nobody revokes: %s", fmtResp(r))
+	if r := h.send(hb); r.Status != StatusOK {
+		t.Fatalf("A released: %s", fmtResp(r))
 	}
 	hb = hbFor("B", eB, nil)
 	hb.MetadataVersion = 5
-	if r := h.send(hb); r.Status != StatusOK || !slices.Equal(r.Assigned, []int{2, 3}) {
+	if r := h.send(hb); r.Status != StatusOK || !slices.Equal(r.Assigned, []int{2, 3}) || r.MetadataVersion != 5 {
 		t.Fatalf("got %s", fmtResp(r))
 	}
 }
@@ -167,7 +171,7 @@ func TestMembersCannotInflateVersionsOrEpochs(t *testing.T) {
 			if r.Status != tc.status {
 				t.Fatalf("got %s, want %s", fmtResp(r), tc.status)
 			}
-			if r.MetadataVersion != before.MetadataVersion || after.MetadataVersion != before.MetadataVersion || after.CorrectionRound {
+			if r.MetadataVersion != before.MetadataVersion || after.MetadataVersion != before.MetadataVersion {
 				t.Fatalf("metadataVersion moved: response %d, group %d → %d", r.MetadataVersion, before.MetadataVersion, after.MetadataVersion)
 			}
 			if after.GroupEpoch > before.GroupEpoch+1 || r.MemberEpoch >= 1e15 || r.GroupEpoch > before.GroupEpoch+1 {

@@ -42,7 +42,6 @@ const (
 	StatusOK                  Status = "OK"
 	StatusRetry               Status = "RETRY"
 	StatusSyncMetadata        Status = "SYNC_METADATA"
-	StatusRevokePending       Status = "REVOKE_PENDING"
 	StatusUnknownMemberID     Status = "UNKNOWN_MEMBER_ID"
 	StatusFencedMemberEpoch   Status = "FENCED_MEMBER_EPOCH"
 	StatusUnsupportedProtocol Status = "UNSUPPORTED_PROTOCOL"

@@ -127,8 +127,7 @@ type Host struct {
 }
 
 var (
-	_ coordinator.Service        = (*Host)(nil)
-	_ coordinator.ClusterService = (*Host)(nil)
+	_ coordinator.Service = (*Host)(nil)
 )
 
 // New builds a host; Start starts it.

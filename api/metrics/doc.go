@@ -3,7 +3,7 @@
 // programs do not collide.
 //
 // One process-wide instance, Default, is what the HTTP server serves on
-// /metrics and what the package-level functions below write to. Every method
+// /metrics and what cmd/coordinator hands to the actors. Every method
 // is safe for concurrent use, and every method of a nil *Metrics is a no-op,
 // so code under test may pass nil.
 //
@@ -16,7 +16,8 @@
 //	                                                   or REJECTED (4xx at the edge) / ERROR (5xx)
 //	  rsc_heartbeat_duration_seconds                   histogram, whole handler
 //
-//	actors/ (group and member actors), through the package-level functions:
+//	actors/ (group and member actors), through group.Deps.Metrics and the
+//	host's options, which cmd/coordinator maps to these methods:
 //	  PersistDuration(seconds)  rsc_persist_duration_seconds  one successful or failed store write
 //	  PersistError()            rsc_persist_errors_total      a store write that failed
 //	  SetGroupsActive(n)        rsc_groups_active             group activations on this node

@@ -85,12 +85,3 @@ func TestRecordedValues(t *testing.T) {
 	require.NotContains(t, v, "rsc_members{consumer_group=workers,state=ACTIVE,stream_prefix=orders}")
 	require.Contains(t, v, "rsc_members{consumer_group=other,state=STARTING,stream_prefix=orders}")
 }
-
-func TestPackageFunctionsWriteDefault(t *testing.T) {
-	before := values(t, Default)["rsc_persist_errors_total{}"]
-	PersistError()
-	SetGroupsActive(2)
-	v := values(t, Default)
-	require.Equal(t, before+1, v["rsc_persist_errors_total{}"])
-	require.Equal(t, 2.0, v["rsc_groups_active{}"])
-}

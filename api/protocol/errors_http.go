@@ -2,7 +2,6 @@ package protocol
 
 // Error codes added by the HTTP front (api/) next to those in errors.go.
 const (
-	CodeNotImplemented      = "NOT_IMPLEMENTED"
 	CodeTimeout             = "TIMEOUT"     // the coordinator did not answer in time (503, retry)
 	CodeUnavailable         = "UNAVAILABLE" // health DOWN (503)
 	CodeHeadersTooLarge     = "REQUEST_HEADERS_TOO_LARGE"

@@ -275,23 +275,19 @@ func TestConsoleShowsHandOff(t *testing.T) {
 	require.True(t, loginHidden, "no login form and no log-out button when authentication is off")
 	shots = append(shots, br.screenshot("5-auth-off"))
 
-	// A resharding, on a server that has it (501 otherwise): the migration
-	// shows in the history at once, with who asked and why.
+	// A resharding: the migration shows in the history at once, with who
+	// asked and why.
 	n := 6
 	var scaled protocol.ScaleResponse
 	status, raw, err := c.Do("POST", "/coord/v1/streams/orders/scale", protocol.ScaleRequest{TargetShardCount: &n, RequestedBy: "console-test", Reason: "more shards"}, &scaled)
 	require.NoError(t, err)
-	if status == 202 {
-		require.Len(t, scaled.Migrations, 1)
-		id := scaled.Migrations[0].ReshardingID
-		waitFor(br, "the migration in the history", `[...document.querySelectorAll('#migrations tbody tr[data-migration]')].map(tr =>
-			[tr.dataset.migration, tr.cells[1].textContent, tr.cells[3].textContent, tr.cells[4].textContent].join(' | '))`,
-			func(v []string) bool { return len(v) == 1 && v[0] == id+" | 4 → 6 | console-test | more shards" })
-		shots = append(shots, br.screenshot("6-resharding"))
-	} else {
-		require.Equal(t, 501, status, "scale: %s", raw)
-		t.Log("this server has no resharding: the migration history is checked against a stub only (TestConsoleRendersMigrationsAndEscapes)")
-	}
+	require.Equal(t, 202, status, "scale: %s", raw)
+	require.Len(t, scaled.Migrations, 1)
+	id := scaled.Migrations[0].ReshardingID
+	waitFor(br, "the migration in the history", `[...document.querySelectorAll('#migrations tbody tr[data-migration]')].map(tr =>
+		[tr.dataset.migration, tr.cells[1].textContent, tr.cells[3].textContent, tr.cells[4].textContent].join(' | '))`,
+		func(v []string) bool { return len(v) == 1 && v[0] == id+" | 4 → 6 | console-test | more shards" })
+	shots = append(shots, br.screenshot("6-resharding"))
 
 	require.Empty(t, br.scriptErrors(), "the page logged script or security errors")
 	t.Logf("console test took %s; screenshots:\n  %s", time.Since(start).Round(time.Millisecond), strings.Join(shots, "\n  "))

@@ -143,7 +143,7 @@
       window.RSC.cluster.render(await api('/monitoring/cluster'), '', ago);
     } catch (e) {
       if (e.status === 401) throw e;
-      window.RSC.cluster.render(null, routeMissing(e) || e.status === 501
+      window.RSC.cluster.render(null, routeMissing(e)
         ? 'This coordinator cannot list its cluster\'s nodes.' : 'Cluster view unavailable: ' + e.message, ago);
     }
   }
