@@ -286,6 +286,9 @@ func (s *Server) require(need access) fiber.Handler {
 		if err != nil {
 			return err
 		}
+		// Stored before the role and scope checks: a refusal is audited
+		// under the principal that was refused, not as anonymous.
+		c.Locals(principalKey, p)
 		if p.roles&want == 0 {
 			return forbidden
 		}
@@ -295,7 +298,6 @@ func (s *Server) require(need access) fiber.Handler {
 		if !groupAllowed(p.groups, c) {
 			return newError(403, protocol.CodeForbidden, "user "+p.name+" is scoped to consumer groups "+p.groups.String()+" (auth.users[].groups)")
 		}
-		c.Locals(principalKey, p)
 		return c.Next()
 	}
 }
