@@ -45,6 +45,9 @@ import (
 //	GET    /docs                                                        public   offline viewer of the OpenAPI document (one embedded page)
 //	GET    /console, /console/*                                         public   web console's static files (its data comes from the READ routes above)
 //
+// Routes that change a whole stream (create, delete, scale, rollback) refuse
+// users scoped to groups (wholeStream, groupscope.go); list routes filter by
+// stream and group scope (scopefilter.go).
 // Every non-GET route, and producer routing, refuses cross-origin browser
 // requests (origin.go); every route with a body takes only JSON
 // (contenttype.go). Every route added here must be described in openapi_routes.go:
@@ -61,18 +64,18 @@ func (s *Server) routes() {
 
 	s.add(fiber.MethodGet, v1+"/streams", accessRead, nil, s.streams)
 	s.add(fiber.MethodGet, v1+"/streams/:streamPrefix", accessRead, nil, s.stream)
-	s.add(fiber.MethodPost, v1+"/streams/:streamPrefix", accessWrite, adminKey, s.createStream)
-	s.add(fiber.MethodDelete, v1+"/streams/:streamPrefix", accessWrite, adminKey, s.deleteStream)
+	s.add(fiber.MethodPost, v1+"/streams/:streamPrefix", accessWrite, adminKey, wholeStream(s.createStream))
+	s.add(fiber.MethodDelete, v1+"/streams/:streamPrefix", accessWrite, adminKey, wholeStream(s.deleteStream))
 	s.add(fiber.MethodPost, group, accessWrite, adminKey, s.createGroup)
 	s.add(fiber.MethodGet, group, accessWrite, nil, s.getGroup)
 	s.add(fiber.MethodDelete, group, accessWrite, adminKey, s.deleteGroup)
 	s.add(fiber.MethodGet, group+"/producer-routing", accessRouting, nil, s.sameOriginOnly(s.producerRouting))
-	s.add(fiber.MethodPost, v1+"/streams/:streamPrefix/scale", accessWrite, adminKey, s.scale)
+	s.add(fiber.MethodPost, v1+"/streams/:streamPrefix/scale", accessWrite, adminKey, wholeStream(s.scale))
 	s.add(fiber.MethodGet, group+"/migrations/:reshardingId", accessRead, nil, s.migration)
-	s.add(fiber.MethodPost, group+"/migrations/:reshardingId/rollback", accessWrite, adminKey, s.rollback)
+	s.add(fiber.MethodPost, group+"/migrations/:reshardingId/rollback", accessWrite, adminKey, wholeStream(s.rollback))
 	s.add(fiber.MethodGet, v1+"/streams/:streamPrefix/migrations", accessRead, nil, s.streamMigrations)
 	s.add(fiber.MethodGet, v1+"/streams/:streamPrefix/migrations/:reshardingId", accessRead, nil, s.streamMigration)
-	s.add(fiber.MethodPost, v1+"/streams/:streamPrefix/migrations/:reshardingId/rollback", accessWrite, adminKey, s.streamRollback)
+	s.add(fiber.MethodPost, v1+"/streams/:streamPrefix/migrations/:reshardingId/rollback", accessWrite, adminKey, wholeStream(s.streamRollback))
 	s.add(fiber.MethodGet, group+"/offsets", accessRead, nil, s.offsets)
 	s.add(fiber.MethodGet, v1+"/streams/:streamPrefix/shards/:shardIndex/messages", accessRead, nil, s.messages)
 	s.add(fiber.MethodPost, v1+"/auth/login", accessPublic, loginKey, s.login)
