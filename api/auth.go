@@ -8,6 +8,7 @@ import (
 	"encoding/base64"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/gofiber/fiber/v2"
 	"golang.org/x/crypto/bcrypt"
@@ -110,9 +111,25 @@ type authenticator struct {
 	tokens *tokenSigner
 	dummy  []byte // bcrypt hash checked for unknown users: the same cost as a known one
 
+	cost     checkCost // how long a bcrypt check takes here (checkcost.go)
+	now      func() time.Time
 	cacheKey [32]byte
 	mu       sync.Mutex
-	verified map[string][32]byte // user → HMAC(cacheKey, password) last accepted by bcrypt
+	verified map[string]verifiedEntry // configured user → the password bcrypt last accepted
+}
+
+// verifiedTTL is how long a password bcrypt accepted is remembered. Short:
+// the entry (an HMAC under a per-process random key) is what lets a memory
+// snapshot test guesses quickly, so it lives only while the user is busy;
+// and long enough that a member fleet heartbeating every few seconds with
+// Basic credentials pays one bcrypt check per user per 2 minutes, not per
+// request. The map holds at most one entry per configured user (unknown
+// names are never cached), so its size is bounded by auth.users.
+const verifiedTTL = 2 * time.Minute
+
+type verifiedEntry struct {
+	mac   [32]byte // HMAC(cacheKey, user, password)
+	until time.Time
 }
 
 func isBcrypt(p string) bool {
@@ -129,7 +146,7 @@ func checkBcryptHash(h string) error {
 var bcryptCompare = bcrypt.CompareHashAndPassword
 
 func newAuthenticator(cfg Config, signer *tokenSigner) *authenticator {
-	a := &authenticator{users: map[string]*credential{}, tokens: signer, verified: map[string][32]byte{}}
+	a := &authenticator{users: map[string]*credential{}, tokens: signer, verified: map[string]verifiedEntry{}, now: signer.now}
 	_, _ = rand.Read(a.cacheKey[:])
 	cost := bcrypt.MinCost
 	for _, u := range cfg.Auth.Users {
@@ -156,7 +173,18 @@ func newAuthenticator(cfg Config, signer *tokenSigner) *authenticator {
 	var pw [16]byte
 	_, _ = rand.Read(pw[:])
 	a.dummy, _ = bcrypt.GenerateFromPassword(pw[:], cost)
+	start := time.Now()
+	_ = bcrypt.CompareHashAndPassword(a.dummy, pw[1:])
+	a.cost.observe(time.Since(start))
 	return a
+}
+
+// compare is a timed bcrypt check.
+func (a *authenticator) compare(hash []byte, password string) error {
+	start := time.Now()
+	err := bcryptCompare(hash, []byte(password))
+	a.cost.observe(time.Since(start))
+	return err
 }
 
 func (a *authenticator) known(user string) bool { _, ok := a.users[user]; return ok }
@@ -166,31 +194,44 @@ func (a *authenticator) known(user string) bool { _, ok := a.users[user]; return
 func (a *authenticator) checkPassword(user, password string) (*credential, bool) {
 	cr, known := a.users[user]
 	if !known {
-		_ = bcryptCompare(a.dummy, []byte(password))
+		_ = a.compare(a.dummy, password)
 		return nil, false
 	}
-	// bcrypt is deliberately slow; remember the last password that passed
-	// (as a keyed hash) so that clients sending Basic credentials on every
-	// request do not pay it each time.
+	if a.cached(user, password) {
+		return cr, true
+	}
+	if a.compare(cr.bcrypt, password) != nil {
+		return cr, false
+	}
+	a.mu.Lock()
+	a.verified[user] = verifiedEntry{mac: a.cacheMAC(user, password), until: a.now().Add(verifiedTTL)}
+	a.mu.Unlock()
+	return cr, true
+}
+
+// cached reports whether password is the one bcrypt accepted for user in
+// the last verifiedTTL (no bcrypt spent: clients sending Basic credentials
+// on every request do not pay it each time).
+func (a *authenticator) cached(user, password string) bool {
+	key := a.cacheMAC(user, password)
+	a.mu.Lock()
+	e, ok := a.verified[user]
+	if ok && !a.now().Before(e.until) {
+		delete(a.verified, user)
+		ok = false
+	}
+	a.mu.Unlock()
+	return ok && subtle.ConstantTimeCompare(e.mac[:], key[:]) == 1
+}
+
+func (a *authenticator) cacheMAC(user, password string) [32]byte {
 	mac := hmac.New(sha256.New, a.cacheKey[:])
 	mac.Write([]byte(user))
 	mac.Write([]byte{0})
 	mac.Write([]byte(password))
 	var key [32]byte
 	copy(key[:], mac.Sum(nil))
-	a.mu.Lock()
-	cached, ok := a.verified[user]
-	a.mu.Unlock()
-	if ok && subtle.ConstantTimeCompare(cached[:], key[:]) == 1 {
-		return cr, true
-	}
-	if bcryptCompare(cr.bcrypt, []byte(password)) != nil {
-		return cr, false
-	}
-	a.mu.Lock()
-	a.verified[user] = key
-	a.mu.Unlock()
-	return cr, true
+	return key
 }
 
 // basicUser is the username of Basic credentials in header.
