@@ -7,7 +7,8 @@ import (
 )
 
 // Route table (SPEC §5). Access: see auth.go. "limited": admin mutations,
-// rate-limited per principal; login, rate-limited per client IP.
+// rate-limited per principal, and audited; login is audited (its failed
+// credentials are limited like on every route: authlimit.go).
 //
 //	POST   /coord/v1/streams/:p/groups/:g/members/:memberId/heartbeat   MEMBER*  heartbeat (200 for every protocol outcome)
 //	POST   /coord/v1/streams/:p                                         WRITE    create stream → 201, limited
@@ -24,7 +25,7 @@ import (
 //	POST   /coord/v1/streams/:p/migrations/:id/rollback                 WRITE    rollback → 202, limited
 //	GET    /coord/v1/streams/:p/groups/:g/offsets                       READ     per-shard offsets, lag, consumers, owners
 //	GET    /coord/v1/streams/:p/shards/:shardIndex/messages             READ     one page of a shard stream (?from=&count=)
-//	POST   /coord/v1/auth/login                                         public   token, limited per IP
+//	POST   /coord/v1/auth/login                                         public   token, audited
 //	GET    /coord/v1/monitoring/health (and HEAD)                       public   always 200, UP/DEGRADED/DOWN in the body
 //	GET    /coord/v1/monitoring/ready (and HEAD)                        public   probes: 200 UP/DEGRADED, 503 DOWN
 //	GET    /coord/v1/monitoring/live                                    public   liveness: 200 while serving, also while draining (drain.go)
