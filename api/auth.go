@@ -27,6 +27,8 @@ import (
 //	accessMember    MEMBER when auth.authenticate-member-api is on, else public (heartbeats)
 //	accessProtocol  any role when auth.authenticate-member-api is on, else public
 //	                (compatibility: what member clients read before heartbeating)
+//	accessAdmin     ADMIN (a user configured with the ADMIN role; its token
+//	                grants it while it carries READ, WRITE and MEMBER)
 //
 // Missing or wrong credentials: 401 UNAUTHENTICATED with
 // WWW-Authenticate: Basic realm="rsc" (not to scripts that send
@@ -48,6 +50,7 @@ const (
 	accessMember
 	accessProtocol
 	accessRouting
+	accessAdmin
 )
 
 type roleSet uint8
@@ -56,7 +59,12 @@ const (
 	roleRead roleSet = 1 << iota
 	roleWrite
 	roleMember
+	roleAdmin // only a user configured ADMIN: revoking tokens
 )
+
+// roleAll are the roles a token lists for an ADMIN user (the reference's
+// names: the token never lists ADMIN itself).
+const roleAll = roleRead | roleWrite | roleMember
 
 func parseRole(s string) (roleSet, bool) {
 	switch strings.ToUpper(strings.TrimSpace(s)) {
@@ -67,7 +75,7 @@ func parseRole(s string) (roleSet, bool) {
 	case RoleMember:
 		return roleMember, true
 	case RoleAdmin:
-		return roleRead | roleWrite | roleMember, true
+		return roleAll | roleAdmin, true
 	case RoleMonitor:
 		return roleRead, true
 	}
@@ -93,6 +101,9 @@ type principal struct {
 	roles   roleSet
 	streams streamScope
 	groups  streamScope // consumer groups (auth.users[].groups; groupscope.go)
+	// bearer: authenticated by a token of generation tokenGen (tokengen.go).
+	bearer   bool
+	tokenGen int64
 }
 
 const principalKey = "rsc.principal"
@@ -295,7 +306,11 @@ func (a *authenticator) authenticate(header string) (p principal, knownUser stri
 				granted |= rs
 			}
 		}
-		return principal{name: claims.Subject, roles: granted & cr.roles, streams: cr.streams, groups: cr.groups}, claims.Subject, true
+		if granted&roleAll == roleAll {
+			granted |= roleAdmin // kept only if the user is still configured ADMIN
+		}
+		return principal{name: claims.Subject, roles: granted & cr.roles, streams: cr.streams, groups: cr.groups,
+			bearer: true, tokenGen: claims.Gen}, claims.Subject, true
 	}
 	return principal{}, "", false
 }
@@ -318,12 +333,14 @@ func (s *Server) require(need access) fiber.Handler {
 		want, wantName = roleMember, "MEMBER"
 	case accessRouting:
 		want, wantName = roleRead|roleMember, "READ or MEMBER"
+	case accessAdmin:
+		want, wantName = roleAdmin, "ADMIN"
 	default:
 		want, wantName = roleRead|roleWrite|roleMember, "READ, WRITE or MEMBER"
 	}
 	forbidden := newError(403, protocol.CodeForbidden, "this route needs the "+wantName+" role")
 	return func(c *fiber.Ctx) error {
-		p, err := s.authenticateLimited(c, c.Get(fiber.HeaderAuthorization))
+		p, err := s.authenticateLimited(c, c.Get(fiber.HeaderAuthorization), need)
 		if err != nil {
 			return err
 		}

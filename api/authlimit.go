@@ -2,6 +2,7 @@ package api
 
 import (
 	"math"
+	"net/http"
 	"strconv"
 	"time"
 
@@ -78,7 +79,7 @@ const (
 
 // authenticateLimited is authenticate under the failure limiter. It returns
 // the principal, or the error to answer (401 or 429).
-func (s *Server) authenticateLimited(c *fiber.Ctx, header string) (principal, error) {
+func (s *Server) authenticateLimited(c *fiber.Ctx, header string, need access) (principal, error) {
 	ip := c.IP()
 	name, basic := basicUser(header)
 	known := basic && s.auth.known(name)
@@ -99,6 +100,17 @@ func (s *Server) authenticateLimited(c *fiber.Ctx, header string) (principal, er
 		waitLikeCheck(s.auth.cost.average()) // no bcrypt for a made-up name at a locked address
 	} else {
 		p, user, ok = s.auth.authenticate(header)
+	}
+	if ok && p.bearer && s.gens != nil {
+		// Revoked tokens (tokengen.go): WRITE and ADMIN routes fail closed
+		// when the generations cannot be read, the others fail open.
+		strict := need == accessWrite || need == accessAdmin
+		gen, fresh := s.gens.generation(p.name, strict)
+		if strict && !fresh {
+			return principal{}, &httpError{status: http.StatusServiceUnavailable, code: protocol.CodeStoreUnavailable, retryAfter: 1,
+				msg: "token revocations cannot be read from the store: this route refuses bearer tokens until they can; retry, or use Basic credentials"}
+		}
+		ok = p.tokenGen >= gen
 	}
 	if ok {
 		return p, nil

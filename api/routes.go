@@ -26,6 +26,7 @@ import (
 //	GET    /coord/v1/streams/:p/groups/:g/offsets                       READ     per-shard offsets, lag, consumers, owners
 //	GET    /coord/v1/streams/:p/shards/:shardIndex/messages             READ     one page of a shard stream (?from=&count=)
 //	POST   /coord/v1/auth/login                                         public   token, audited
+//	POST   /coord/v1/auth/users/:username/revoke-tokens                 ADMIN    refuse every token of the user issued so far, limited
 //	GET    /coord/v1/monitoring/health (and HEAD)                       public   always 200, UP/DEGRADED/DOWN in the body
 //	GET    /coord/v1/monitoring/ready (and HEAD)                        public   probes: 200 UP/DEGRADED, 503 DOWN
 //	GET    /coord/v1/monitoring/live                                    public   liveness: 200 while serving, also while draining (drain.go)
@@ -80,6 +81,7 @@ func (s *Server) routes() {
 	s.add(fiber.MethodGet, group+"/offsets", accessRead, nil, s.offsets)
 	s.add(fiber.MethodGet, v1+"/streams/:streamPrefix/shards/:shardIndex/messages", accessRead, nil, s.messages)
 	s.add(fiber.MethodPost, v1+"/auth/login", accessPublic, loginKey, s.login)
+	s.add(fiber.MethodPost, v1+"/auth/users/:username/revoke-tokens", accessAdmin, adminKey, s.revokeTokens)
 
 	s.add(fiber.MethodGet, v1+"/monitoring/health", accessPublic, nil, s.health)
 	s.add(fiber.MethodHead, v1+"/monitoring/health", accessPublic, nil, s.health)
