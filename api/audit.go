@@ -12,8 +12,8 @@ import (
 	"github.com/gofiber/fiber/v2"
 )
 
-// Audit log. Every admin mutation (create stream, create or delete group,
-// scale, rollback) and every login is written, once the answer is known and
+// Audit log. Every admin mutation (create or delete stream, create or
+// delete group, scale, rollback, revoke a user's tokens) and every login is written, once the answer is known and
 // after authentication, as one structured log line at INFO with the message
 // "audit":
 //
