@@ -12,8 +12,8 @@ import (
 	"github.com/gofiber/fiber/v2"
 )
 
-// Audit log. Every admin mutation (create stream, create or delete group,
-// scale, rollback) and every login is written, once the answer is known and
+// Audit log. Every admin mutation (create or delete stream, create or
+// delete group, scale, rollback, revoke a user's tokens) and every login is written, once the answer is known and
 // after authentication, as one structured log line at INFO with the message
 // "audit":
 //
@@ -32,10 +32,12 @@ import (
 //	            checked by the server: never trust them for who did it
 //
 // No value derived from a secret is written: no body hash (a login body holds
-// a password). Requests refused before authentication (401) are not audited
-// one by one: the first from an address in each audit window is, and the
-// rest become one summary record per address (refusals.go), so anonymous
-// floods cannot push authenticated records out of a capped stream. Control
+// a password). Refused requests (401 and 429 before authentication; 403 and
+// 429 of an authenticated principal without the role or scope) are not
+// audited one by one: the first per address (or principal) in each audit
+// window is, and the rest become one summary record (refusals.go), so
+// floods of requests bound to be refused cannot push the records of real
+// changes out of a capped stream. Control
 // characters are escaped (\n, \x1b...) in every field a sink receives
 // (AuditRecord.Fields). An AuditSink (WithAuditSink) receives each record as
 // well, e.g. to append it to a capped Redis stream.
@@ -125,8 +127,8 @@ func (s *Server) audited(c *fiber.Ctx) error {
 			rec.RequestedBy, rec.Reason = truncate(f.RequestedBy, 200), truncate(f.Reason, 500)
 		}
 	}
-	if refusedBeforeAuth(c, status) {
-		s.refused(rec)
+	if summarise, authd := refusalKind(c, status); summarise {
+		s.refused(rec, authd)
 	} else {
 		s.writeAudit(rec)
 	}

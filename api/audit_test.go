@@ -58,7 +58,7 @@ func TestAuditAdminMutationsAndLogins(t *testing.T) {
 	require.Contains(t, lines[0], "status=201 result=ok")
 	require.Contains(t, lines[0], "route=/coord/v1/streams/:streamPrefix/groups/:consumerGroup")
 	require.NotContains(t, h.logs.String(), "bodySha256", "no secret-derived value")
-	require.Contains(t, lines[1], "principal=anonymous") // authentication succeeded but the role is missing: no principal stored
+	require.Contains(t, lines[1], "principal=grafana") // authenticated, without the role: refused under its own name
 	require.Contains(t, lines[1], "status=403 result=denied")
 	require.Contains(t, lines[2], "principal=admin")
 	require.Contains(t, lines[2], "caller.requestId="+gen)

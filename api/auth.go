@@ -8,6 +8,7 @@ import (
 	"encoding/base64"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/gofiber/fiber/v2"
 	"golang.org/x/crypto/bcrypt"
@@ -26,6 +27,8 @@ import (
 //	accessMember    MEMBER when auth.authenticate-member-api is on, else public (heartbeats)
 //	accessProtocol  any role when auth.authenticate-member-api is on, else public
 //	                (compatibility: what member clients read before heartbeating)
+//	accessAdmin     ADMIN (a user configured with the ADMIN role; its token
+//	                grants it while it carries READ, WRITE and MEMBER)
 //
 // Missing or wrong credentials: 401 UNAUTHENTICATED with
 // WWW-Authenticate: Basic realm="rsc" (not to scripts that send
@@ -47,6 +50,7 @@ const (
 	accessMember
 	accessProtocol
 	accessRouting
+	accessAdmin
 )
 
 type roleSet uint8
@@ -55,7 +59,12 @@ const (
 	roleRead roleSet = 1 << iota
 	roleWrite
 	roleMember
+	roleAdmin // only a user configured ADMIN: revoking tokens
 )
+
+// roleAll are the roles a token lists for an ADMIN user (the reference's
+// names: the token never lists ADMIN itself).
+const roleAll = roleRead | roleWrite | roleMember
 
 func parseRole(s string) (roleSet, bool) {
 	switch strings.ToUpper(strings.TrimSpace(s)) {
@@ -66,7 +75,7 @@ func parseRole(s string) (roleSet, bool) {
 	case RoleMember:
 		return roleMember, true
 	case RoleAdmin:
-		return roleRead | roleWrite | roleMember, true
+		return roleAll | roleAdmin, true
 	case RoleMonitor:
 		return roleRead, true
 	}
@@ -92,6 +101,9 @@ type principal struct {
 	roles   roleSet
 	streams streamScope
 	groups  streamScope // consumer groups (auth.users[].groups; groupscope.go)
+	// bearer: authenticated by a token of generation tokenGen (tokengen.go).
+	bearer   bool
+	tokenGen int64
 }
 
 const principalKey = "rsc.principal"
@@ -110,9 +122,25 @@ type authenticator struct {
 	tokens *tokenSigner
 	dummy  []byte // bcrypt hash checked for unknown users: the same cost as a known one
 
+	cost     checkCost // how long a bcrypt check takes here (checkcost.go)
+	now      func() time.Time
 	cacheKey [32]byte
 	mu       sync.Mutex
-	verified map[string][32]byte // user → HMAC(cacheKey, password) last accepted by bcrypt
+	verified map[string]verifiedEntry // configured user → the password bcrypt last accepted
+}
+
+// verifiedTTL is how long a password bcrypt accepted is remembered. Short:
+// the entry (an HMAC under a per-process random key) is what lets a memory
+// snapshot test guesses quickly, so it lives only while the user is busy;
+// and long enough that a member fleet heartbeating every few seconds with
+// Basic credentials pays one bcrypt check per user per 2 minutes, not per
+// request. The map holds at most one entry per configured user (unknown
+// names are never cached), so its size is bounded by auth.users.
+const verifiedTTL = 2 * time.Minute
+
+type verifiedEntry struct {
+	mac   [32]byte // HMAC(cacheKey, user, password)
+	until time.Time
 }
 
 func isBcrypt(p string) bool {
@@ -129,7 +157,7 @@ func checkBcryptHash(h string) error {
 var bcryptCompare = bcrypt.CompareHashAndPassword
 
 func newAuthenticator(cfg Config, signer *tokenSigner) *authenticator {
-	a := &authenticator{users: map[string]*credential{}, tokens: signer, verified: map[string][32]byte{}}
+	a := &authenticator{users: map[string]*credential{}, tokens: signer, verified: map[string]verifiedEntry{}, now: signer.now}
 	_, _ = rand.Read(a.cacheKey[:])
 	cost := bcrypt.MinCost
 	for _, u := range cfg.Auth.Users {
@@ -156,7 +184,18 @@ func newAuthenticator(cfg Config, signer *tokenSigner) *authenticator {
 	var pw [16]byte
 	_, _ = rand.Read(pw[:])
 	a.dummy, _ = bcrypt.GenerateFromPassword(pw[:], cost)
+	start := time.Now()
+	_ = bcrypt.CompareHashAndPassword(a.dummy, pw[1:])
+	a.cost.observe(time.Since(start))
 	return a
+}
+
+// compare is a timed bcrypt check.
+func (a *authenticator) compare(hash []byte, password string) error {
+	start := time.Now()
+	err := bcryptCompare(hash, []byte(password))
+	a.cost.observe(time.Since(start))
+	return err
 }
 
 func (a *authenticator) known(user string) bool { _, ok := a.users[user]; return ok }
@@ -166,31 +205,44 @@ func (a *authenticator) known(user string) bool { _, ok := a.users[user]; return
 func (a *authenticator) checkPassword(user, password string) (*credential, bool) {
 	cr, known := a.users[user]
 	if !known {
-		_ = bcryptCompare(a.dummy, []byte(password))
+		_ = a.compare(a.dummy, password)
 		return nil, false
 	}
-	// bcrypt is deliberately slow; remember the last password that passed
-	// (as a keyed hash) so that clients sending Basic credentials on every
-	// request do not pay it each time.
+	if a.cached(user, password) {
+		return cr, true
+	}
+	if a.compare(cr.bcrypt, password) != nil {
+		return cr, false
+	}
+	a.mu.Lock()
+	a.verified[user] = verifiedEntry{mac: a.cacheMAC(user, password), until: a.now().Add(verifiedTTL)}
+	a.mu.Unlock()
+	return cr, true
+}
+
+// cached reports whether password is the one bcrypt accepted for user in
+// the last verifiedTTL (no bcrypt spent: clients sending Basic credentials
+// on every request do not pay it each time).
+func (a *authenticator) cached(user, password string) bool {
+	key := a.cacheMAC(user, password)
+	a.mu.Lock()
+	e, ok := a.verified[user]
+	if ok && !a.now().Before(e.until) {
+		delete(a.verified, user)
+		ok = false
+	}
+	a.mu.Unlock()
+	return ok && subtle.ConstantTimeCompare(e.mac[:], key[:]) == 1
+}
+
+func (a *authenticator) cacheMAC(user, password string) [32]byte {
 	mac := hmac.New(sha256.New, a.cacheKey[:])
 	mac.Write([]byte(user))
 	mac.Write([]byte{0})
 	mac.Write([]byte(password))
 	var key [32]byte
 	copy(key[:], mac.Sum(nil))
-	a.mu.Lock()
-	cached, ok := a.verified[user]
-	a.mu.Unlock()
-	if ok && subtle.ConstantTimeCompare(cached[:], key[:]) == 1 {
-		return cr, true
-	}
-	if bcryptCompare(cr.bcrypt, []byte(password)) != nil {
-		return cr, false
-	}
-	a.mu.Lock()
-	a.verified[user] = key
-	a.mu.Unlock()
-	return cr, true
+	return key
 }
 
 // basicUser is the username of Basic credentials in header.
@@ -254,7 +306,11 @@ func (a *authenticator) authenticate(header string) (p principal, knownUser stri
 				granted |= rs
 			}
 		}
-		return principal{name: claims.Subject, roles: granted & cr.roles, streams: cr.streams, groups: cr.groups}, claims.Subject, true
+		if granted&roleAll == roleAll {
+			granted |= roleAdmin // kept only if the user is still configured ADMIN
+		}
+		return principal{name: claims.Subject, roles: granted & cr.roles, streams: cr.streams, groups: cr.groups,
+			bearer: true, tokenGen: claims.Gen}, claims.Subject, true
 	}
 	return principal{}, "", false
 }
@@ -277,15 +333,20 @@ func (s *Server) require(need access) fiber.Handler {
 		want, wantName = roleMember, "MEMBER"
 	case accessRouting:
 		want, wantName = roleRead|roleMember, "READ or MEMBER"
+	case accessAdmin:
+		want, wantName = roleAdmin, "ADMIN"
 	default:
 		want, wantName = roleRead|roleWrite|roleMember, "READ, WRITE or MEMBER"
 	}
 	forbidden := newError(403, protocol.CodeForbidden, "this route needs the "+wantName+" role")
 	return func(c *fiber.Ctx) error {
-		p, err := s.authenticateLimited(c, c.Get(fiber.HeaderAuthorization))
+		p, err := s.authenticateLimited(c, c.Get(fiber.HeaderAuthorization), need)
 		if err != nil {
 			return err
 		}
+		// Stored before the role and scope checks: a refusal is audited
+		// under the principal that was refused, not as anonymous.
+		c.Locals(principalKey, p)
 		if p.roles&want == 0 {
 			return forbidden
 		}
@@ -295,7 +356,6 @@ func (s *Server) require(need access) fiber.Handler {
 		if !groupAllowed(p.groups, c) {
 			return newError(403, protocol.CodeForbidden, "user "+p.name+" is scoped to consumer groups "+p.groups.String()+" (auth.users[].groups)")
 		}
-		c.Locals(principalKey, p)
 		return c.Next()
 	}
 }

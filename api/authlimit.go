@@ -2,6 +2,7 @@ package api
 
 import (
 	"math"
+	"net/http"
 	"strconv"
 	"time"
 
@@ -20,32 +21,44 @@ import (
 //	per user at address  auth.failed-auth-per-user-rate / -burst: failures
 //	                     of one configured user from one address
 //
-// The rules, for Basic credentials (user, password) from address A:
+// Unknown usernames get buckets of their own (same rate and burst, kept
+// apart so that a flood of made-up names cannot evict a real user's
+// bucket), so that a name's answers do not depend on whether it is
+// configured. The rules, for Basic credentials (name, password) from
+// address A:
 //
-//   - a configured user whose bucket at A is empty is refused 429 without a
-//     password check;
-//   - otherwise its password is checked, even when A itself is locked: a
+//   - a name whose bucket at A is empty is refused 429 without a check,
+//     known or not;
+//   - otherwise, when A is not locked, the password is checked with bcrypt
+//     (an unknown name against a dummy hash: authenticator.checkPassword);
+//   - when A is locked, a configured user's password is still checked: a
 //     real user behind the same address (NAT, proxy) passes with the right
-//     password; the cost is bounded by that user's own bucket at A;
-//   - an unknown user from a locked A is refused 429 without a check (no
-//     bcrypt spent); from an unlocked A it costs the same bcrypt check as a
-//     known user (authenticator.checkPassword);
-//   - a failure while A is locked answers 429 for known and unknown users
-//     alike, so the status does not tell them apart.
+//     password, and the cost is bounded by that user's own bucket at A. An
+//     unknown name is not checked but answered after the time a check takes
+//     on this node (checkcost.go): the same answer at the same time, without
+//     the CPU, so a stream of made-up names is no CPU sink;
+//   - a failure while A is locked answers 429, known and unknown names alike.
+//
+// So status and timing are the same for known and unknown names on every
+// path (a known user whose password was verified recently answers faster,
+// but only with its right password).
 //
 // A bearer token is cheap to check, so it is always checked; a bad token
 // counts against A. 429 carries Retry-After (whole seconds) and the standard
 // error body. The failure that empties a bucket writes one audit record
-// (result "locked"): one per burst, not one per attempt. Metrics:
+// (result "locked"): one per burst, not one per attempt (an unknown name's
+// bucket writes none: its address's lock-out is audited). Metrics:
 // rsc_auth_failures_total{outcome="failed"|"locked"}.
 
 type failureLimiter struct {
-	addr *limiter // key: address
-	user *limiter // key: user + "\x00" + address
+	addr    *limiter // key: address
+	user    *limiter // key: user + "\x00" + address, configured users
+	unknown *limiter // key: name + "\x00" + address, names not configured
 }
 
 func newFailureLimiter(cfg Config, now func() time.Time) *failureLimiter {
-	return &failureLimiter{addr: newLimiter(cfg.FailedAuthPerAddress, now), user: newLimiter(cfg.FailedAuthPerUser, now)}
+	return &failureLimiter{addr: newLimiter(cfg.FailedAuthPerAddress, now), user: newLimiter(cfg.FailedAuthPerUser, now),
+		unknown: newLimiter(cfg.FailedAuthPerUser, now)}
 }
 
 // authRefusal is a 429 for credentials refused by the failure limiter.
@@ -66,20 +79,39 @@ const (
 
 // authenticateLimited is authenticate under the failure limiter. It returns
 // the principal, or the error to answer (401 or 429).
-func (s *Server) authenticateLimited(c *fiber.Ctx, header string) (principal, error) {
+func (s *Server) authenticateLimited(c *fiber.Ctx, header string, need access) (principal, error) {
 	ip := c.IP()
-	if u, ok := basicUser(header); ok && s.auth.known(u) {
-		if locked, wait := s.fails.user.blocked(u + "\x00" + ip); locked {
+	name, basic := basicUser(header)
+	known := basic && s.auth.known(name)
+	names := s.fails.unknown
+	if known {
+		names = s.fails.user
+	}
+	if basic {
+		if locked, wait := names.blocked(name + "\x00" + ip); locked {
 			s.metrics.AuthFailure("locked")
 			return principal{}, authRefusal(wait, keyFailUser)
 		}
-	} else if ok || isBearer(header) {
-		if locked, wait := s.fails.addr.blocked(ip); locked && !isBearer(header) {
-			s.metrics.AuthFailure("locked")
-			return principal{}, authRefusal(wait, keyFailAddr)
-		}
 	}
-	p, user, ok := s.auth.authenticate(header)
+	var p principal
+	var user string
+	ok := false
+	if addrLocked, _ := s.fails.addr.blocked(ip); basic && addrLocked && !known {
+		waitLikeCheck(s.auth.cost.average()) // no bcrypt for a made-up name at a locked address
+	} else {
+		p, user, ok = s.auth.authenticate(header)
+	}
+	if ok && p.bearer && s.gens != nil {
+		// Revoked tokens (tokengen.go): WRITE and ADMIN routes fail closed
+		// when the generations cannot be read, the others fail open.
+		strict := need == accessWrite || need == accessAdmin
+		gen, fresh := s.gens.generation(p.name, strict)
+		if strict && !fresh {
+			return principal{}, &httpError{status: http.StatusServiceUnavailable, code: protocol.CodeStoreUnavailable, retryAfter: 1,
+				msg: "token revocations cannot be read from the store: this route refuses bearer tokens until they can; retry, or use Basic credentials"}
+		}
+		ok = p.tokenGen >= gen
+	}
 	if ok {
 		return p, nil
 	}
@@ -93,9 +125,10 @@ func (s *Server) authenticateLimited(c *fiber.Ctx, header string) (principal, er
 	if addrEmptied {
 		s.auditLockout(c, "", ip, keyFailAddr)
 	}
-	if user != "" {
-		if _, emptied, _ := s.fails.user.take(user + "\x00" + ip); emptied {
-			s.auditLockout(c, user, ip, keyFailUser)
+	if basic {
+		// Unknown names are not audited: the address's lock-out is.
+		if _, emptied, _ := names.take(name + "\x00" + ip); emptied && known {
+			s.auditLockout(c, name, ip, keyFailUser)
 		}
 	}
 	if !addrOK {

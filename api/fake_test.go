@@ -19,6 +19,7 @@ type fakeService struct {
 	quiet  bool // record nothing (benchmarks)
 	// requestID is the request id the last CreateGroup call's context carried.
 	requestID string
+	gens      map[string]int64 // token generations (fake_tokens_test.go)
 }
 
 func newFake() *fakeService {

@@ -46,7 +46,7 @@ func (s *Server) login(c *fiber.Ctx) error {
 		return newError(http.StatusUnauthorized, protocol.CodeUnauthenticated,
 			"send {\"username\",\"password\"} in the body or Basic credentials in the Authorization header")
 	}
-	p, err := s.authenticateLimited(c, header)
+	p, err := s.authenticateLimited(c, header, accessPublic)
 	if err != nil {
 		if u, ok := basicUser(header); ok && s.auth.known(u) {
 			c.Locals(auditUserKey, u)
@@ -56,7 +56,13 @@ func (s *Server) login(c *fiber.Ctx) error {
 	user, roles := p.name, p.roles
 	c.Locals(auditUserKey, user)
 	names := roles.names()
-	token, exp, err := s.tokens.issue(user, names, s.auth.users[user].password)
+	var gen int64
+	if s.gens != nil {
+		// Never higher than the stored one: at worst the token is refused
+		// after the next read, never accepted after a revocation.
+		gen, _ = s.gens.generation(user, true)
+	}
+	token, exp, err := s.tokens.issue(user, names, s.auth.users[user].password, gen)
 	if err != nil {
 		return err
 	}

@@ -96,7 +96,8 @@ func (s *Server) groups(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	resp.Groups = scopedGroups(requestScope(c), resp.Groups) // scopefilter.go
+	streams, groups := requestScope(c)
+	resp.Groups = scopedGroups(streams, groups, resp.Groups) // scopefilter.go
 	if resp.Groups == nil {
 		resp.Groups = []protocol.GroupResponse{}
 	}

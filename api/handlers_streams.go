@@ -15,7 +15,8 @@ func (s *Server) streams(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	resp.Streams = scopedStreams(requestScope(c), resp.Streams)
+	streams, _ := requestScope(c)
+	resp.Streams = scopedStreams(streams, resp.Streams)
 	if resp.Streams == nil {
 		resp.Streams = []protocol.StreamView{}
 	}
@@ -35,6 +36,8 @@ func (s *Server) stream(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
+	_, groups := requestScope(c)
+	v.Groups = scopedGroupNames(groups, v.Groups) // scopefilter.go
 	if v.Groups == nil {
 		v.Groups = []string{}
 	}

@@ -53,7 +53,7 @@ func newHarness(t testing.TB, cfg Config, opts ...Option) *harness {
 	cfg.Logger = slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	f := newFake()
 	m := metrics.New()
-	srv := New(cfg, f, append([]Option{WithMetrics(m)}, opts...)...)
+	srv := New(cfg, f, append([]Option{WithMetrics(m), WithTokenGenerations(f)}, opts...)...)
 	tt, _ := t.(*testing.T)
 	return &harness{t: tt, srv: srv, fake: f, logs: logs, m: m}
 }

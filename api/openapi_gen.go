@@ -21,7 +21,7 @@ import (
 // it with `go test ./api -run TestOpenAPIUpToDate -update-openapi`).
 //
 // Extensions: x-rsc-role on every operation (PUBLIC, READ, WRITE, MEMBER,
-// READ_OR_MEMBER, ANY_ROLE; MEMBER and ANY_ROLE routes are public when
+// READ_OR_MEMBER, ANY_ROLE, ADMIN; MEMBER and ANY_ROLE routes are public when
 // auth.authenticate-member-api is off), x-rsc-rate-limited and x-rsc-audited
 // on admin mutations and login.
 
@@ -38,6 +38,8 @@ func roleName(a access) string {
 		return "READ_OR_MEMBER"
 	case accessProtocol:
 		return "ANY_ROLE"
+	case accessAdmin:
+		return "ADMIN"
 	}
 	return "PUBLIC"
 }
@@ -118,6 +120,7 @@ var requestRequired = map[string][]string{
 	"ScaleRequest":        {"requestedBy", "targetShardCount"},
 	"RollbackRequest":     {"requestedBy"},
 	"LoginRequest":        {"password", "username"},
+	"RevokeTokensRequest": {"requestedBy"},
 }
 
 // buildOpenAPI renders the document for a route table. Routes missing from

@@ -115,6 +115,10 @@ var routeDocs = map[string]opDoc{
 		tag:     "auth", req: protocol.LoginRequest{}, reqOptional: true, resp: protocol.LoginResponse{}, ok: 200,
 		extra: []int{400, 401, 503}, // 503: draining
 	},
+	"POST /coord/v1/auth/users/:username/revoke-tokens": {
+		summary: "Revoke every bearer token of a user issued so far (ADMIN): refused on this node at once, on the others within otherNodesWithinSeconds. The password is unchanged; the user logs in again. 400 AUTHENTICATION_DISABLED when no users are configured.",
+		tag:     "auth", req: protocol.RevokeTokensRequest{}, resp: protocol.RevokeTokensResponse{}, ok: 200, service: true,
+	},
 	"GET /coord/v1/monitoring/health": {
 		summary: "Health: always 200, UP, DEGRADED or DOWN in the body (dashboards). Probes use /monitoring/ready and /monitoring/live.",
 		tag:     "monitoring", resp: protocol.HealthResponse{}, ok: 200,

@@ -106,7 +106,7 @@ type probe struct {
 // concrete fills a fiber path's parameters.
 func concrete(p string) string {
 	r := strings.NewReplacer(":streamPrefix", "orders", ":consumerGroup", "g", ":memberId", "m-1",
-		":reshardingId", "r1", ":shardIndex", "0")
+		":reshardingId", "r1", ":shardIndex", "0", ":username", "grafana")
 	return r.Replace(p)
 }
 
@@ -278,7 +278,7 @@ func TestOpenAPIRequiredFields(t *testing.T) {
 		}
 		checked++
 	}
-	require.Equal(t, 9, checked)
+	require.Equal(t, 10, checked)
 }
 
 func reflectName(v any) string { return reflect.TypeOf(v).Name() }

@@ -7,7 +7,8 @@ import (
 )
 
 // Route table (SPEC §5). Access: see auth.go. "limited": admin mutations,
-// rate-limited per principal; login, rate-limited per client IP.
+// rate-limited per principal, and audited; login is audited (its failed
+// credentials are limited like on every route: authlimit.go).
 //
 //	POST   /coord/v1/streams/:p/groups/:g/members/:memberId/heartbeat   MEMBER*  heartbeat (200 for every protocol outcome)
 //	POST   /coord/v1/streams/:p                                         WRITE    create stream → 201, limited
@@ -24,7 +25,8 @@ import (
 //	POST   /coord/v1/streams/:p/migrations/:id/rollback                 WRITE    rollback → 202, limited
 //	GET    /coord/v1/streams/:p/groups/:g/offsets                       READ     per-shard offsets, lag, consumers, owners
 //	GET    /coord/v1/streams/:p/shards/:shardIndex/messages             READ     one page of a shard stream (?from=&count=)
-//	POST   /coord/v1/auth/login                                         public   token, limited per IP
+//	POST   /coord/v1/auth/login                                         public   token, audited
+//	POST   /coord/v1/auth/users/:username/revoke-tokens                 ADMIN    refuse every token of the user issued so far, limited
 //	GET    /coord/v1/monitoring/health (and HEAD)                       public   always 200, UP/DEGRADED/DOWN in the body
 //	GET    /coord/v1/monitoring/ready (and HEAD)                        public   probes: 200 UP/DEGRADED, 503 DOWN
 //	GET    /coord/v1/monitoring/live                                    public   liveness: 200 while serving, also while draining (drain.go)
@@ -45,6 +47,9 @@ import (
 //	GET    /docs                                                        public   offline viewer of the OpenAPI document (one embedded page)
 //	GET    /console, /console/*                                         public   web console's static files (its data comes from the READ routes above)
 //
+// Routes that change a whole stream (create, delete, scale, rollback) refuse
+// users scoped to groups (wholeStream, groupscope.go); list routes filter by
+// stream and group scope (scopefilter.go).
 // Every non-GET route, and producer routing, refuses cross-origin browser
 // requests (origin.go); every route with a body takes only JSON
 // (contenttype.go). Every route added here must be described in openapi_routes.go:
@@ -61,21 +66,22 @@ func (s *Server) routes() {
 
 	s.add(fiber.MethodGet, v1+"/streams", accessRead, nil, s.streams)
 	s.add(fiber.MethodGet, v1+"/streams/:streamPrefix", accessRead, nil, s.stream)
-	s.add(fiber.MethodPost, v1+"/streams/:streamPrefix", accessWrite, adminKey, s.createStream)
-	s.add(fiber.MethodDelete, v1+"/streams/:streamPrefix", accessWrite, adminKey, s.deleteStream)
+	s.add(fiber.MethodPost, v1+"/streams/:streamPrefix", accessWrite, adminKey, wholeStream(s.createStream))
+	s.add(fiber.MethodDelete, v1+"/streams/:streamPrefix", accessWrite, adminKey, wholeStream(s.deleteStream))
 	s.add(fiber.MethodPost, group, accessWrite, adminKey, s.createGroup)
 	s.add(fiber.MethodGet, group, accessWrite, nil, s.getGroup)
 	s.add(fiber.MethodDelete, group, accessWrite, adminKey, s.deleteGroup)
 	s.add(fiber.MethodGet, group+"/producer-routing", accessRouting, nil, s.sameOriginOnly(s.producerRouting))
-	s.add(fiber.MethodPost, v1+"/streams/:streamPrefix/scale", accessWrite, adminKey, s.scale)
+	s.add(fiber.MethodPost, v1+"/streams/:streamPrefix/scale", accessWrite, adminKey, wholeStream(s.scale))
 	s.add(fiber.MethodGet, group+"/migrations/:reshardingId", accessRead, nil, s.migration)
-	s.add(fiber.MethodPost, group+"/migrations/:reshardingId/rollback", accessWrite, adminKey, s.rollback)
+	s.add(fiber.MethodPost, group+"/migrations/:reshardingId/rollback", accessWrite, adminKey, wholeStream(s.rollback))
 	s.add(fiber.MethodGet, v1+"/streams/:streamPrefix/migrations", accessRead, nil, s.streamMigrations)
 	s.add(fiber.MethodGet, v1+"/streams/:streamPrefix/migrations/:reshardingId", accessRead, nil, s.streamMigration)
-	s.add(fiber.MethodPost, v1+"/streams/:streamPrefix/migrations/:reshardingId/rollback", accessWrite, adminKey, s.streamRollback)
+	s.add(fiber.MethodPost, v1+"/streams/:streamPrefix/migrations/:reshardingId/rollback", accessWrite, adminKey, wholeStream(s.streamRollback))
 	s.add(fiber.MethodGet, group+"/offsets", accessRead, nil, s.offsets)
 	s.add(fiber.MethodGet, v1+"/streams/:streamPrefix/shards/:shardIndex/messages", accessRead, nil, s.messages)
 	s.add(fiber.MethodPost, v1+"/auth/login", accessPublic, loginKey, s.login)
+	s.add(fiber.MethodPost, v1+"/auth/users/:username/revoke-tokens", accessAdmin, adminKey, s.revokeTokens)
 
 	s.add(fiber.MethodGet, v1+"/monitoring/health", accessPublic, nil, s.health)
 	s.add(fiber.MethodHead, v1+"/monitoring/health", accessPublic, nil, s.health)

@@ -8,33 +8,50 @@ import (
 	"github.com/redisstream/coordinator/api/protocol"
 )
 
-// Stream scopes on routes that name no stream (scope.go covers the routes
-// that do). A user scoped to some streams (auth.users[].streams):
+// Stream and group scopes on routes that name no stream, or no group
+// (scope.go and groupscope.go cover the routes that do). A user scoped to
+// some streams (auth.users[].streams) or some groups (auth.users[].groups):
 //
-//	GET /coord/v1/monitoring/groups   lists only the groups of its streams
+//	GET /coord/v1/monitoring/groups   lists only the groups in its scopes
 //	GET /coord/v1/streams             lists only its streams
-//	GET /debug/actors, GET /metrics   403 FORBIDDEN: they show every stream of the node,
-//	                                  and are for operators (unscoped users); a scoped
+//	GET /coord/v1/streams/{p}         lists only its groups of the stream
+//	GET /debug/actors, GET /metrics,  403 FORBIDDEN: they show every stream and group of the
+//	GET /coord/v1/monitoring/cluster  node, and are for operators (unscoped users); a scoped
 //	                                  user reads /debug/streams/{p}/groups/{g} instead
 //
 // With auth off, or for an unscoped user, nothing is filtered.
 
-// requestScope is the stream scope of the request's principal (nil: every stream).
-func requestScope(c *fiber.Ctx) streamScope {
+// requestScope is the stream and group scope of the request's principal
+// (nil: every stream, every group).
+func requestScope(c *fiber.Ctx) (streams, groups streamScope) {
 	if p, ok := c.Locals(principalKey).(principal); ok {
-		return p.streams
+		return p.streams, p.groups
 	}
-	return nil
+	return nil, nil
 }
 
-// scopedGroups keeps the groups whose stream the scope allows.
-func scopedGroups(scope streamScope, groups []protocol.GroupResponse) []protocol.GroupResponse {
-	if scope == nil {
+// scopedGroups keeps the groups whose stream and name the scopes allow.
+func scopedGroups(streams, groupScope streamScope, groups []protocol.GroupResponse) []protocol.GroupResponse {
+	if streams == nil && groupScope == nil {
 		return groups
 	}
 	out := groups[:0]
 	for _, g := range groups {
-		if scope.allows(g.StreamPrefix) {
+		if streams.allows(g.StreamPrefix) && groupScope.allows(g.ConsumerGroup) {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+// scopedGroupNames keeps the group names the group scope allows.
+func scopedGroupNames(groupScope streamScope, names []string) []string {
+	if groupScope == nil {
+		return names
+	}
+	out := names[:0]
+	for _, g := range names {
+		if groupScope.allows(g) {
 			out = append(out, g)
 		}
 	}
@@ -55,13 +72,18 @@ func scopedStreams(scope streamScope, streams []protocol.StreamView) []protocol.
 	return out
 }
 
-// unscopedOnly guards a route that shows every stream at once.
+// unscopedOnly guards a route that shows every stream and group at once.
 func unscopedOnly(what string, h fiber.Handler) fiber.Handler {
 	return func(c *fiber.Ctx) error {
-		if p, ok := c.Locals(principalKey).(principal); ok && p.streams != nil {
-			return newError(http.StatusForbidden, protocol.CodeForbidden, what+" shows every stream of this node, and user "+p.name+
-				" is scoped to streams "+p.streams.String()+" (auth.users[].streams): ask an operator with an unscoped user, or read the per-group routes (/coord/v1/monitoring/streams/{streamPrefix}/groups/{consumerGroup}, /debug/streams/{streamPrefix}/groups/{consumerGroup})")
+		p, ok := c.Locals(principalKey).(principal)
+		if !ok || (p.streams == nil && p.groups == nil) {
+			return h(c)
 		}
-		return h(c)
+		scope := "streams " + p.streams.String() + " (auth.users[].streams)"
+		if p.streams == nil {
+			scope = "consumer groups " + p.groups.String() + " (auth.users[].groups)"
+		}
+		return newError(http.StatusForbidden, protocol.CodeForbidden, what+" shows every stream and group of this node, and user "+p.name+
+			" is scoped to "+scope+": ask an operator with an unscoped user, or read the per-group routes (/coord/v1/monitoring/streams/{streamPrefix}/groups/{consumerGroup}, /debug/streams/{streamPrefix}/groups/{consumerGroup})")
 	}
 }

@@ -34,9 +34,11 @@ type Server struct {
 	metrics  *metrics.Metrics
 	now      func() time.Time
 	addr     atomic.Pointer[net.Addr]
-	table    []routeEntry // every route, in registration order (routes.go)
-	audit    *auditor     // audit.go
-	drain    drainState   // drain.go
+	table    []routeEntry     // every route, in registration order (routes.go)
+	audit    *auditor         // audit.go
+	drain    drainState       // drain.go
+	genStore TokenGenerations // tokengen.go; nil: tokens cannot be revoked
+	gens     *tokenGens       // nil: auth off or no genStore
 }
 
 // Option customises a Server.
@@ -64,6 +66,9 @@ func New(cfg Config, svc coordinator.Service, opts ...Option) *Server {
 	if cfg.AuthEnabled() {
 		s.tokens = newTokenSigner(cfg.Auth.TokenSecret, cfg.Auth.PreviousTokenSecrets, cfg.Auth.TokenTTL, s.now)
 		s.auth = newAuthenticator(cfg, s.tokens)
+		if s.genStore != nil {
+			s.gens = newTokenGens(s.genStore, s.now, s.log, s.metrics.TokenGenerationReadFailed)
+		}
 	} else {
 		s.log.Warn("AUTHENTICATION IS OFF: no auth.users configured, every route (admin included) is open to anyone who can reach this port. Development only.")
 	}

@@ -32,7 +32,8 @@ import (
 // iat is written but not checked: coordinator nodes' clocks may differ by a
 // little, and a token issued by a node ahead of this one must still pass. A token is also
 // rejected when its user is no longer configured or its password changed
-// (the cred claim, credentialFP); the roles it grants are
+// (the cred claim, credentialFP), or its generation (gen) was revoked
+// (tokengen.go); the roles it grants are
 // those it carries that the user still has (auth.go).
 
 const (
@@ -49,6 +50,9 @@ type tokenClaims struct {
 	// Cred fingerprints the user's configured password (credentialFP): a
 	// password change or a removed user invalidates the token on every node.
 	Cred string `json:"cred,omitempty"`
+	// Gen is the user's token generation at issue (tokengen.go): a token
+	// whose generation is below the stored one was revoked.
+	Gen int64 `json:"gen,omitempty"`
 	jwt.RegisteredClaims
 }
 
@@ -88,12 +92,13 @@ func keyID(secret string) string {
 }
 
 // issue returns a signed token for user with roles, and its expiry.
-func (t *tokenSigner) issue(user string, roles []string, password string) (string, time.Time, error) {
+func (t *tokenSigner) issue(user string, roles []string, password string, gen int64) (string, time.Time, error) {
 	now := t.now()
 	exp := now.Add(t.ttl).Truncate(time.Second)
 	tok := jwt.NewWithClaims(jwt.SigningMethodHS256, tokenClaims{
 		Roles: roles,
 		Cred:  credentialFP(t.secret, user, password),
+		Gen:   gen,
 		RegisteredClaims: jwt.RegisteredClaims{
 			Issuer:    tokenIssuer,
 			Subject:   user,

@@ -17,7 +17,7 @@ const otherSecret = "another-secret-0123456789"
 func TestTokenVerifyRejectsMalformed(t *testing.T) {
 	clock := newClock()
 	ts := newTokenSigner(testSecret, nil, time.Hour, clock.Now)
-	tok, exp, err := ts.issue("admin", []string{"READ"}, "pw")
+	tok, exp, err := ts.issue("admin", []string{"READ"}, "pw", 0)
 	require.NoError(t, err)
 	require.Equal(t, clock.Now().Add(time.Hour), exp)
 	c, err := ts.verify(tok)
@@ -68,7 +68,7 @@ func TestTokenVerifyRejectsMalformed(t *testing.T) {
 
 func TestTokenHeaderNamesKeyAndAlgorithm(t *testing.T) {
 	ts := newTokenSigner(testSecret, nil, time.Hour, newClock().Now)
-	tok, _, err := ts.issue("admin", []string{"READ"}, "pw")
+	tok, _, err := ts.issue("admin", []string{"READ"}, "pw", 0)
 	require.NoError(t, err)
 	parsed, _, err := jwt.NewParser().ParseUnverified(tok, &tokenClaims{})
 	require.NoError(t, err)
@@ -88,14 +88,14 @@ func TestTokenHeaderNamesKeyAndAlgorithm(t *testing.T) {
 func TestTokenRotationOverlap(t *testing.T) {
 	clock := newClock()
 	old := newTokenSigner(testSecret, nil, time.Hour, clock.Now)
-	oldTok, _, err := old.issue("admin", []string{"READ"}, "pw")
+	oldTok, _, err := old.issue("admin", []string{"READ"}, "pw", 0)
 	require.NoError(t, err)
 
 	overlap := newTokenSigner(otherSecret, []string{testSecret}, time.Hour, clock.Now)
 	c, err := overlap.verify(oldTok)
 	require.NoError(t, err, "old token during the overlap window")
 	require.Equal(t, "admin", c.Subject)
-	newTok, _, err := overlap.issue("admin", []string{"READ"}, "pw")
+	newTok, _, err := overlap.issue("admin", []string{"READ"}, "pw", 0)
 	require.NoError(t, err)
 	parsed, _, err := jwt.NewParser().ParseUnverified(newTok, &tokenClaims{})
 	require.NoError(t, err)

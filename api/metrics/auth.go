@@ -10,6 +10,9 @@ import "github.com/prometheus/client_golang/prometheus"
 //	                                   outcome="locked": refused 429 without a
 //	                                   check because the address or the user
 //	                                   at that address is locked out
+//	rsc_auth_token_generation_read_failures_total
+//	                                   failed reads of the token generations
+//	                                   (api/tokengen.go)
 func (m *Metrics) registerAuth() {
 	m.authFailures = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "rsc_auth_failures_total",
@@ -18,6 +21,19 @@ func (m *Metrics) registerAuth() {
 	m.authFailures.WithLabelValues("failed")
 	m.authFailures.WithLabelValues("locked")
 	m.reg.MustRegister(m.authFailures)
+	m.tokenGenReadFailures = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "rsc_auth_token_generation_read_failures_total",
+		Help: "Failed reads of the users' token generations (token revocation, api/tokengen.go); while they fail, admin routes refuse bearer tokens 503.",
+	})
+	m.reg.MustRegister(m.tokenGenReadFailures)
+}
+
+// TokenGenerationReadFailed counts one failed read of the token generations.
+func (m *Metrics) TokenGenerationReadFailed() {
+	if m == nil {
+		return
+	}
+	m.tokenGenReadFailures.Inc()
 }
 
 // AuthFailure counts one failed credential by outcome ("failed" or "locked").

@@ -46,6 +46,8 @@ type Metrics struct {
 	principalRefs prometheus.Counter     // identity.go
 	sampled       sampledMetrics         // sampled.go
 	authFailures  *prometheus.CounterVec // auth.go
+
+	tokenGenReadFailures prometheus.Counter // auth.go
 }
 
 // LimitKeys are the config keys of the limits counted by LimitRejected; their

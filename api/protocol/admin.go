@@ -178,3 +178,23 @@ type LoginResponse struct {
 	ExpiresInSeconds int64    `json:"expiresInSeconds"`
 	Roles            []string `json:"roles"`
 }
+
+// RevokeTokensRequest is the body of POST /coord/v1/auth/users/{username}/revoke-tokens.
+type RevokeTokensRequest struct {
+	RequestedBy string `json:"requestedBy"`
+	Reason      string `json:"reason,omitempty"`
+}
+
+// RevokeTokensResponse answers a token revocation: every token of the user
+// issued before it carries a lower generation and is refused.
+type RevokeTokensResponse struct {
+	Username string `json:"username"`
+	// TokenGeneration is the user's new token generation.
+	TokenGeneration int64 `json:"tokenGeneration"`
+	// Configured is false when no auth.users entry of this node has the name
+	// (revoking is still recorded: another node may have it).
+	Configured bool `json:"configured"`
+	// OtherNodesWithinSeconds bounds how long other coordinator nodes may
+	// still accept the revoked tokens.
+	OtherNodesWithinSeconds int `json:"otherNodesWithinSeconds"`
+}

@@ -138,7 +138,7 @@ func run(args, environ []string) int {
 	go sampler.run(ctx)
 
 	var apiOpts []api.Option
-	apiOpts = append(apiOpts, api.WithMetrics(reg))
+	apiOpts = append(apiOpts, api.WithMetrics(reg), api.WithTokenGenerations(tokenGenerations{store}))
 	var audit *redisAudit
 	if cfg.Audit.RedisStream != "" {
 		audit = newRedisAudit(client, cfg.Audit.RedisStream, cfg.Audit.RedisMaxLen, logger)

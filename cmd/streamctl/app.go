@@ -79,7 +79,7 @@ Exit codes: 0 ok, 1 failure, 2 usage, 3 not found.`,
 		a.streamsCmd(), a.groupsCmd(),
 		a.membersCmd(), a.assignmentsCmd(), a.consumptionCmd(), a.offsetsCmd(), a.messagesCmd(),
 		a.scaleCmd(), a.migrationsCmd(), a.migrationCmd(), a.rollbackCmd(),
-		a.watchCmd(), a.routingCmd(), a.debugCmd(),
+		a.watchCmd(), a.routingCmd(), a.debugCmd(), a.usersCmd(),
 	)
 	return root
 }

@@ -319,3 +319,19 @@ func TestStreamsAndGroupsCommands(t *testing.T) {
 	require.Equal(t, 0, r.code, r.stderr)
 	require.Equal(t, map[string]any{"requestedBy": f.last(t).Body["requestedBy"], "reason": "gone", "force": true}, f.last(t).Body)
 }
+
+func TestUsersRevokeTokens(t *testing.T) {
+	isolate(t)
+	f := newFakeAPI(t)
+	f.on("POST", "/coord/v1/auth/users/ci%20bot/revoke-tokens", 200, `{"username":"ci bot","tokenGeneration":3,"configured":false,"otherNodesWithinSeconds":10}`)
+	r := ctl(t, "--url", f.URL, "--requested-by", "alice", "users", "revoke-tokens", "ci bot", "--reason", "leaked")
+	require.Equal(t, 0, r.code, r.stderr)
+	require.Contains(t, r.stdout, "Tokens of ci bot revoked (token generation 3)")
+	require.Contains(t, r.stdout, "within 10s")
+	require.Contains(t, r.stderr, `no user "ci bot" in auth.users`)
+	s := f.last(t)
+	require.Equal(t, "alice", s.Body["requestedBy"])
+	require.Equal(t, "leaked", s.Body["reason"])
+	r = ctl(t, "--url", f.URL, "users", "revoke-tokens")
+	require.Equal(t, 2, r.code, "USER is required")
+}

@@ -24,6 +24,7 @@ type Store struct {
 	writes      int64
 	resharding  map[string]bool
 	drivers     map[string]driverLease
+	tokenGens   map[string]int64 // tokens.go
 }
 
 type group struct {
@@ -75,6 +76,7 @@ func (s *Store) Flush() {
 	s.nodes = map[string]*node{}
 	s.live = map[persistence.GroupKey]int64{}
 	s.instance = nil
+	s.tokenGens = nil
 }
 
 // SetNow replaces the store's clock (node record expiry, timestamps).

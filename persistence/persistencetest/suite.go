@@ -51,6 +51,7 @@ func Run(t *testing.T, newStore func(t *testing.T) persistence.Store) {
 		{"Handover", testHandover},
 		{"Events", testEvents},
 		{"Behind", testBehind},
+		{"TokenGenerations", testTokenGenerations},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1,0 +1,60 @@
+package api
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/redisstream/coordinator/api/protocol"
+)
+
+// revokeTokens: POST /coord/v1/auth/users/:username/revoke-tokens
+// {requestedBy, reason} → 200 RevokeTokensResponse. ADMIN only, audited and
+// rate-limited like every admin change. Every token of the user issued
+// before is refused: on this node at once, on the others within
+// tokenGenStale (tokengen.go). The user's password and its Basic
+// credentials are untouched; it logs in again for a new token. A name no
+// auth.users entry of this node has is still revoked (configured=false):
+// during a rolling change of the configuration another node may have it.
+// Auth off: 400 AUTHENTICATION_DISABLED.
+func (s *Server) revokeTokens(c *fiber.Ctx) error {
+	if s.auth == nil {
+		return newError(http.StatusBadRequest, protocol.CodeAuthDisabled,
+			"authentication is disabled on this server (no auth.users configured): there are no tokens to revoke")
+	}
+	user, err := unescape(c, "username", "username")
+	if err != nil {
+		return err
+	}
+	user = strings.Clone(user) // fiber's params alias the request buffer, reused after the request
+	if strings.TrimSpace(user) == "" || strings.ContainsAny(user, ":") || len(user) > maxCredential {
+		return invalidArgument("username %q is not a valid auth.users[].username (non-empty, no ':', at most %d bytes)", user, maxCredential)
+	}
+	if err := checkText("username", user, maxCredential, false); err != nil {
+		return err
+	}
+	var req protocol.RevokeTokensRequest
+	if err := decodeBody(c, &req); err != nil {
+		return err
+	}
+	if err := checkRequestedBy(req.RequestedBy); err != nil {
+		return err
+	}
+	if err := checkText("reason", req.Reason, maxReason, true); err != nil {
+		return err
+	}
+	if s.gens == nil {
+		return &httpError{status: http.StatusServiceUnavailable, code: protocol.CodeStoreUnavailable, retryAfter: 1,
+			msg: "this node has no store for token generations: tokens cannot be revoked here"}
+	}
+	ctx, cancel := s.reqCtx(c)
+	defer cancel()
+	gen, err := s.gens.revoke(ctx, user)
+	if err != nil {
+		return err
+	}
+	s.log.Info("tokens revoked", "user", user, "tokenGeneration", gen, "requestId", requestID(c))
+	return c.JSON(protocol.RevokeTokensResponse{Username: user, TokenGeneration: gen, Configured: s.auth.known(user),
+		OtherNodesWithinSeconds: int(tokenGenStale.Seconds())})
+}
