@@ -36,7 +36,7 @@ import (
 //     of no revocation.
 
 // TokenGenerations is the store of per-user token generations
-// (persistence.TokenGenerations, its errors mapped to ErrUnavailable).
+// (persistence.TokenGenerations, its errors mapped to coordinator.ErrUnavailable).
 type TokenGenerations interface {
 	TokenGenerations(ctx context.Context) (map[string]int64, error)
 	RevokeTokens(ctx context.Context, user string) (int64, error)

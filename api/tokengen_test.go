@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/redisstream/coordinator/api/protocol"
+	"github.com/redisstream/coordinator/coordinator"
 )
 
 const revokePath = "/coord/v1/auth/users/grafana/revoke-tokens"
@@ -82,7 +83,7 @@ func (f *flakyGens) TokenGenerations(context.Context) (map[string]int64, error) 
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.down {
-		return nil, ErrUnavailable
+		return nil, coordinator.ErrUnavailable
 	}
 	return map[string]int64{"grafana": f.gens["grafana"], "boss": f.gens["boss"]}, nil
 }
@@ -91,7 +92,7 @@ func (f *flakyGens) RevokeTokens(_ context.Context, user string) (int64, error) 
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.down {
-		return 0, ErrUnavailable
+		return 0, coordinator.ErrUnavailable
 	}
 	f.gens[user]++
 	return f.gens[user], nil

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/redisstream/coordinator/api"
+	"github.com/redisstream/coordinator/coordinator"
 	"github.com/redisstream/coordinator/persistence"
 )
 
@@ -25,7 +25,7 @@ func (t tokenGenerations) RevokeTokens(ctx context.Context, user string) (int64,
 
 func mapStoreErr(err error) error {
 	if err != nil && errors.Is(err, persistence.ErrUnavailable) {
-		return fmt.Errorf("%w: %w", api.ErrUnavailable, err)
+		return fmt.Errorf("%w: %w", coordinator.ErrUnavailable, err)
 	}
 	return err
 }
