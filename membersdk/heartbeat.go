@@ -62,14 +62,17 @@ func (c *Consumer) sendAsync(ctx context.Context, req protocol.HeartbeatRequest,
 		c.ls.rejoin = false
 	}
 	sentAt := c.now()
-	round := c.ls.interval
+	round := c.ls.roundBound
+	if round == 0 {
+		round = c.ls.interval
+	}
 	go func() {
 		out <- c.send(ctx, req, sentAt, round)
 	}()
 }
 
-// send sends one heartbeat round, bounded to round (the heartbeat interval
-// the coordinator last told): a request hanging on a coordinator that went
+// send sends one heartbeat round, bounded to round (the longest heartbeat
+// interval the coordinator told; not the short one of a hand-off): a request hanging on a coordinator that went
 // silent is abandoned within one interval, and apply starts the next round
 // at the latest one interval after this one started. So a member that can
 // reach a coordinator node has a heartbeat reach it at least once per
@@ -181,6 +184,7 @@ func (c *Consumer) apply(r hbResult) (time.Time, error) {
 func (c *Consumer) updateTiming(resp protocol.HeartbeatResponse) {
 	if resp.HeartbeatIntervalMs > 0 {
 		c.ls.interval = time.Duration(resp.HeartbeatIntervalMs) * time.Millisecond
+		c.ls.roundBound = max(c.ls.roundBound, c.ls.interval)
 	}
 	if resp.RebalanceTimeoutMs > 0 {
 		c.ls.rebalance = time.Duration(resp.RebalanceTimeoutMs) * time.Millisecond
