@@ -63,11 +63,12 @@ const nodeInfoName = "rsc-node"
 type clusterState struct {
 	c *cluster.Cluster
 
-	mu       sync.Mutex
-	leaving  bool         // Stop began: refuse to host groups, answer RETRY
-	evicted  atomic.Bool  // read on every heartbeat (refusingRequests): no lock
-	members  []memberView // last topology event's members (onTopology)
-	joinedAt time.Time    // when a member last joined (placement.go)
+	mu             sync.Mutex
+	leaving        bool         // Stop began: refuse to host groups, answer RETRY
+	evicted        atomic.Bool  // read on every heartbeat (refusingRequests): no lock
+	blockedLeaving atomic.Bool  // peers blocked this node while it was leaving (logged once)
+	members        []memberView // last topology event's members (onTopology)
+	joinedAt       time.Time    // when a member last joined (placement.go)
 
 	inflight atomic.Int64 // cluster requests waiting for an answer (requestGrain)
 
