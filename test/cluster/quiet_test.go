@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -13,9 +14,10 @@ import (
 // A 3-node cluster started together (every process launched at once) on a new Redis with
 // the default store.trust-empty-store (false), a stream created and members heartbeating
 // while the cluster is still forming (groups active while membership converges, so
-// placements move), serving, then two nodes stopped together with SIGTERM and the third after
-// them: no node logs a WARN or an ERROR — nothing abnormal happened, so nothing may page
-// anyone — and no stop waits a fixed time for peers that are leaving too.
+// placements move), serving, then the hosting node and another stopped together with
+// SIGTERM (the group handed over to the third while its members heartbeat) and the third
+// after them: no node logs a WARN or an ERROR — nothing abnormal happened, so nothing may
+// page anyone — and no stop waits a fixed time for peers that are leaving too.
 func TestNormalRunLogsNoWarningOrError(t *testing.T) {
 	if testing.Short() {
 		t.Skip("cluster: three coordinator processes, not in -short")
@@ -37,6 +39,10 @@ func TestNormalRunLogsNoWarningOrError(t *testing.T) {
 	beatAll := func() int {
 		n := 0
 		for _, m := range fms {
+			// A well-behaved member finishes draining a revoked shard promptly (nothing in
+			// flight here): one kept for ever is rightly fenced at the rebalance timeout
+			// (a WARN, and not normal operation).
+			m.Release()
 			w.beat(m)
 			n += len(m.Shards())
 		}
@@ -66,14 +72,25 @@ func TestNormalRunLogsNoWarningOrError(t *testing.T) {
 		wg.Wait()
 		return time.Since(start)
 	}
-	took := stopTogether(cl.Nodes[0], cl.Nodes[1])
-	t.Logf("n1 and n2 stopped together in %s", took.Round(time.Millisecond))
+	// The hosting node leaves with another one, so the group is handed over to the last node
+	// while its members heartbeat: a graceful move must fence nobody.
+	host, _, err := w.hostingNode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, last := (host+1)%3, (host+2)%3
+	took := stopTogether(cl.Nodes[host], cl.Nodes[other])
+	t.Logf("n%d (hosting the group) and n%d stopped together in %s", host+1, other+1, took.Round(time.Millisecond))
 	if took > 4*time.Second {
 		t.Errorf("stopping 2 of 3 nodes together took %s: a node waited a fixed time for a peer that was leaving too", took)
 	}
-	waitUntil(t, 30*time.Second, "n3 serves every shard", func() bool { return beatAll() == w.shards })
-	took = stopTogether(cl.Nodes[2])
-	t.Logf("n3 stopped in %s", took.Round(time.Millisecond))
+	waitUntil(t, 30*time.Second, fmt.Sprintf("n%d serves every shard", last+1), func() bool { return beatAll() == w.shards })
+	for i := 0; i < 5; i++ { // a few steady rounds on the last node
+		beatAll()
+		time.Sleep(heartbeat)
+	}
+	took = stopTogether(cl.Nodes[last])
+	t.Logf("n%d stopped in %s", last+1, took.Round(time.Millisecond))
 	if took > 4*time.Second {
 		t.Errorf("stopping the last node took %s", took)
 	}
