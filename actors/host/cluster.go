@@ -368,6 +368,7 @@ func (h *Host) leaveCluster() {
 	h.cl.mu.Lock()
 	h.cl.leaving = true
 	h.cl.mu.Unlock()
+	h.lib.tracker().leave() // peers stopping with this node: their connection lines are expected
 	o := h.opts.Cluster
 	start := time.Now()
 	if err := o.Provider.Shutdown(true); err != nil {
@@ -534,9 +535,12 @@ func (m memberView) Address() string { return m.Addr }
 // event is delivered, before the provider touches the slice again).
 func (h *Host) onTopology(t *cluster.ClusterTopology) {
 	out := make([]memberView, 0, len(t.Members))
+	keys := make([]string, 0, 2*len(t.Members))
 	for _, m := range t.Members {
 		out = append(out, memberView{ID: m.Id, Addr: m.Address()})
+		keys = append(keys, m.Id, m.Address())
 	}
+	h.lib.tracker().topology(keys) // a peer gone from the list has left: its connection lines are expected
 	h.cl.mu.Lock()
 	h.notePlacementMove(h.cl.members, out)
 	h.cl.members = out
