@@ -25,6 +25,14 @@ import (
 //   - peer-gossip: "sendGossipForMember failed" — a gossip round to a peer
 //     that is stopping (or stopped) times out; membership follows from the
 //     next rounds and the peer's departure.
+//   - grain-moved: "cluster.RequestFuture failed" with a dead letter — a
+//     request reached a group grain's cached PID after that activation
+//     stopped (moved when the member list changed, passivated, or fenced by
+//     a newer one). The library drops the cached PID and retries with a fresh
+//     lookup, as askCluster does; what the caller finally got is counted in
+//     rsc's grain request metrics. Nothing in our code can avoid it: the
+//     requesting node learns of the move only after the owner stopped the
+//     grain. A timeout (the grain did not answer) is kept.
 //   - health-server-closed: "Automanaged server stopping..!" with the error
 //     http.ErrServerClosed — the provider's health server closed by a clean
 //     shutdown (any other error, such as a port in use, is kept).
@@ -45,6 +53,7 @@ var libraryLines = []libraryLine{
 	{msg: "EndpointWriter failed to receive connect response", kind: "peer-connect", peer: true},
 	{msg: "EndpointWriter lost connection", kind: "peer-lost", peer: true},
 	{msg: "sendGossipForMember failed", kind: "peer-gossip", peer: true},
+	{msg: "cluster.RequestFuture failed", kind: "grain-moved", errHas: "dead letter"},
 	{msg: "Automanaged server stopping..!", kind: "health-server-closed", errHas: "Server closed"},
 }
 

@@ -87,3 +87,15 @@ func TestPeerLinesAreKeptUnlessThePeerLeft(t *testing.T) {
 	connect(at.Add(4*peerWarnEvery), "10.0.0.2:1")
 	require.Empty(t, buf.String())
 }
+
+// A request that reached a grain's stale PID (dead letter) is retried by the library and by
+// askCluster: dropped and counted. One that timed out is kept.
+func TestGrainDeadLetterIsFilteredTimeoutKept(t *testing.T) {
+	buf, h, c := peerLineLog(t, time.Now())
+	log := slog.New(h)
+	log.Error("cluster.RequestFuture failed", slog.Any("error", errors.New("future: dead letter")), slog.String("pid", "127.0.0.1:1/partition-activator/orders/workers$3"))
+	require.Empty(t, buf.String())
+	require.Equal(t, map[string]int{"error/grain-moved": 1}, c.got)
+	log.Error("cluster.RequestFuture failed", slog.Any("error", errors.New("future: timeout")), slog.String("pid", "127.0.0.1:1/partition-activator/orders/workers$3"))
+	require.Contains(t, buf.String(), "future: timeout")
+}
