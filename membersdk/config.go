@@ -72,7 +72,8 @@ type ConsumerConfig struct {
 	// each request).
 	HTTPClient *http.Client
 	Auth       Auth
-	// RequestTimeout bounds one heartbeat request to one URL (default 5s).
+	// RequestTimeout bounds one heartbeat request to one URL (default 5s); a
+	// heartbeat round over all URLs is also bounded by the heartbeat interval.
 	RequestTimeout time.Duration
 	// RetryInterval is the first wait before retrying after RETRY, a refused
 	// join or a failed heartbeat round (default 1s, never more than the

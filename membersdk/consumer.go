@@ -77,6 +77,7 @@ type loopState struct {
 	epoch           int64
 	metadataVersion int64
 	interval        time.Duration
+	roundBound      time.Duration // longest interval told: bounds a heartbeat round (send)
 	rebalance       time.Duration
 	lease           time.Duration
 	workers         map[int]*worker

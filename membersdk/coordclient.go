@@ -79,6 +79,21 @@ func (cc *coordClient) current() string { return cc.urls[int(cc.cur.Load())%len(
 // until one answers 2xx. It returns the URL that answered. 401/403 stop the
 // round at once with an *AuthError.
 func (cc *coordClient) do(ctx context.Context, method, path string, in, out any) (string, error) {
+	return cc.doWithin(ctx, 0, method, path, in, out)
+}
+
+// doWithin is do with the whole round bounded to round (0: unbounded): each
+// URL gets an equal share of it (at most the request timeout), so that one
+// URL that hangs cannot keep the round from reaching the others, and the
+// round ends within round however the URLs answer.
+func (cc *coordClient) doWithin(ctx context.Context, round time.Duration, method, path string, in, out any) (string, error) {
+	perURL := cc.timeout
+	if round > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, round)
+		defer cancel()
+		perURL = min(perURL, round/time.Duration(len(cc.urls)))
+	}
 	var body []byte
 	if in != nil {
 		var err error
@@ -91,7 +106,7 @@ func (cc *coordClient) do(ctx context.Context, method, path string, in, out any)
 	for i := range cc.urls {
 		idx := (start + i) % len(cc.urls)
 		base := cc.urls[idx]
-		err := cc.once(ctx, method, base+path, body, out)
+		err := cc.once(ctx, perURL, method, base+path, body, out)
 		if err == nil {
 			if idx != start {
 				cc.cur.Store(int32(idx))
@@ -113,8 +128,8 @@ func (cc *coordClient) do(ctx context.Context, method, path string, in, out any)
 	return "", fmt.Errorf("membersdk: no coordinator answered: %w", errors.Join(errs...))
 }
 
-func (cc *coordClient) once(ctx context.Context, method, fullURL string, body []byte, out any) error {
-	ctx, cancel := context.WithTimeout(ctx, cc.timeout)
+func (cc *coordClient) once(ctx context.Context, timeout time.Duration, method, fullURL string, body []byte, out any) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	var rd io.Reader
 	if body != nil {

@@ -62,14 +62,25 @@ func (c *Consumer) sendAsync(ctx context.Context, req protocol.HeartbeatRequest,
 		c.ls.rejoin = false
 	}
 	sentAt := c.now()
+	round := c.ls.roundBound
+	if round == 0 {
+		round = c.ls.interval
+	}
 	go func() {
-		out <- c.send(ctx, req, sentAt)
+		out <- c.send(ctx, req, sentAt, round)
 	}()
 }
 
-func (c *Consumer) send(ctx context.Context, req protocol.HeartbeatRequest, sentAt time.Time) hbResult {
+// send sends one heartbeat round, bounded to round (the longest heartbeat
+// interval the coordinator told; not the short one of a hand-off): a request hanging on a coordinator that went
+// silent is abandoned within one interval, and apply starts the next round
+// at the latest one interval after this one started. So a member that can
+// reach a coordinator node has a heartbeat reach it at least once per
+// interval (plus one answer's latency): what a new data set's quiet wait
+// relies on (docs/RELIABILITY.md, "A new data set").
+func (c *Consumer) send(ctx context.Context, req protocol.HeartbeatRequest, sentAt time.Time, round time.Duration) hbResult {
 	var resp protocol.HeartbeatResponse
-	url, err := c.coord.do(ctx, "POST", c.path, req, &resp)
+	url, err := c.coord.doWithin(ctx, round, "POST", c.path, req, &resp)
 	return hbResult{req: req, resp: resp, url: url, err: err, sentAt: sentAt}
 }
 
@@ -90,7 +101,9 @@ func (c *Consumer) apply(r hbResult) (time.Time, error) {
 		}
 		c.log.Warn("heartbeat failed on every coordinator URL", "error", r.err)
 		c.emit(Event{Type: EventHeartbeatFailed, Err: r.err, URL: c.coord.current()})
-		return now.Add(c.retryInterval()), nil
+		// Counted from when the round started: a round that hung until its bound
+		// is retried at once, so rounds start at most one interval apart.
+		return later(now, r.sentAt.Add(c.retryInterval())), nil
 	}
 	resp := r.resp
 	c.updateTiming(resp)
@@ -171,6 +184,7 @@ func (c *Consumer) apply(r hbResult) (time.Time, error) {
 func (c *Consumer) updateTiming(resp protocol.HeartbeatResponse) {
 	if resp.HeartbeatIntervalMs > 0 {
 		c.ls.interval = time.Duration(resp.HeartbeatIntervalMs) * time.Millisecond
+		c.ls.roundBound = max(c.ls.roundBound, c.ls.interval)
 	}
 	if resp.RebalanceTimeoutMs > 0 {
 		c.ls.rebalance = time.Duration(resp.RebalanceTimeoutMs) * time.Millisecond
@@ -206,4 +220,12 @@ func (c *Consumer) retryInterval() time.Duration {
 		c.ls.hbRetry = newRetryPacer(base, c.ls.interval, 2)
 	}
 	return c.ls.hbRetry.next()
+}
+
+// later is the later of a and b.
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }

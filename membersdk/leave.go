@@ -38,7 +38,7 @@ func (c *Consumer) leave(inFlight bool, results chan hbResult) error {
 		if now := c.now(); reachable && !now.Before(next) {
 			// Progress reports while draining; skipped once the coordinator
 			// stops answering so that shutdown is not held up by timeouts.
-			r := c.send(ctx, c.buildRequest(), now)
+			r := c.send(ctx, c.buildRequest(), now, 0)
 			reachable = r.err == nil
 			c.applyLeaveAnswer(r)
 			next = c.now().Add(c.ls.interval)
@@ -54,7 +54,7 @@ func (c *Consumer) leave(inFlight bool, results chan hbResult) error {
 		case <-timer.C:
 		}
 	}
-	r := c.send(ctx, c.buildRequest(), c.now())
+	r := c.send(ctx, c.buildRequest(), c.now(), 0)
 	if r.err != nil {
 		c.log.Warn("final leave heartbeat failed; the coordinator will expire the member after its lease", "error", r.err)
 	} else {

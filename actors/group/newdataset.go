@@ -16,7 +16,9 @@ import (
 // data set would leave behind:
 //
 //   - a member still heartbeating reports itself within one heartbeat
-//     interval of the coordinator answering (its retries never wait longer):
+//     interval of the coordinator answering (the protocol's heartbeat timing
+//     rule: each attempt bounded to the interval, the next one started at the
+//     latest one interval after the previous one; the SDK follows it):
 //     a group activated in a young data set grants nothing for QuietWait from
 //     its activation (the first request that reached it), and
 //     until Until a member reporting an epoch and shards this group never had

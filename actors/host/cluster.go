@@ -63,11 +63,12 @@ const nodeInfoName = "rsc-node"
 type clusterState struct {
 	c *cluster.Cluster
 
-	mu       sync.Mutex
-	leaving  bool         // Stop began: refuse to host groups, answer RETRY
-	evicted  atomic.Bool  // read on every heartbeat (refusingRequests): no lock
-	members  []memberView // last topology event's members (onTopology)
-	joinedAt time.Time    // when a member last joined (placement.go)
+	mu             sync.Mutex
+	leaving        bool         // Stop began: refuse to host groups, answer RETRY
+	evicted        atomic.Bool  // read on every heartbeat (refusingRequests): no lock
+	blockedLeaving atomic.Bool  // peers blocked this node while it was leaving (logged once)
+	members        []memberView // last topology event's members (onTopology)
+	joinedAt       time.Time    // when a member last joined (placement.go)
 
 	inflight atomic.Int64 // cluster requests waiting for an answer (requestGrain)
 
@@ -367,6 +368,7 @@ func (h *Host) leaveCluster() {
 	h.cl.mu.Lock()
 	h.cl.leaving = true
 	h.cl.mu.Unlock()
+	h.lib.tracker().leave() // peers stopping with this node: their connection lines are expected
 	o := h.opts.Cluster
 	start := time.Now()
 	if err := o.Provider.Shutdown(true); err != nil {
@@ -533,9 +535,12 @@ func (m memberView) Address() string { return m.Addr }
 // event is delivered, before the provider touches the slice again).
 func (h *Host) onTopology(t *cluster.ClusterTopology) {
 	out := make([]memberView, 0, len(t.Members))
+	keys := make([]string, 0, 2*len(t.Members))
 	for _, m := range t.Members {
 		out = append(out, memberView{ID: m.Id, Addr: m.Address()})
+		keys = append(keys, m.Id, m.Address())
 	}
+	h.lib.tracker().topology(keys) // a peer gone from the list has left: its connection lines are expected
 	h.cl.mu.Lock()
 	h.notePlacementMove(h.cl.members, out)
 	h.cl.members = out

@@ -2,6 +2,7 @@ package host
 
 import (
 	"fmt"
+	"log/slog"
 	"slices"
 	"strings"
 
@@ -61,6 +62,18 @@ func evictedByPeers(self persistence.NodeRegistration, peers []persistence.NodeR
 // checkEvicted runs evictedByPeers on one renewal's view (cluster mode).
 func (h *Host) checkEvicted(self persistence.NodeRegistration, peers []persistence.NodeRegistration) {
 	if blockers, evicted := evictedByPeers(self, peers); evicted {
+		h.cl.mu.Lock()
+		leaving := h.cl.leaving
+		h.cl.mu.Unlock()
+		if leaving {
+			// Peers block a member that left: the expected end of this node's own
+			// departure, not an eviction (it stops anyway).
+			if h.cl.blockedLeaving.CompareAndSwap(false, true) {
+				h.opts.Logger.Info("the other nodes no longer accept this node: it is leaving the cluster",
+					slog.String("blockedBy", strings.Join(blockers, ", ")))
+			}
+			return
+		}
 		h.evict(fmt.Sprintf("the other nodes of the cluster evicted it (blocked by %s); it cannot rejoin", strings.Join(blockers, ", ")))
 	}
 }

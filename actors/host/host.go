@@ -114,7 +114,8 @@ type Host struct {
 	pinger *actor.PID // answers health checks of the actor loop
 	node   *node
 	loss   lossState
-	reg    *registry // nodes sharing the store (registry.go)
+	reg    *registry  // nodes sharing the store (registry.go)
+	lib    *libFilter // the actor system's library-line filter (libfilter.go)
 
 	cl clusterState // cluster mode (cluster.go); zero in single mode
 	rs reshardState // resharding driver (reshard_driver.go)
@@ -166,6 +167,7 @@ func New(opts Options) *Host {
 	actorLog.lib.countInto(opts.NodeMetrics)
 	h := &Host{
 		opts:   opts,
+		lib:    actorLog.lib,
 		groups: map[persistence.GroupKey]*actor.PID{},
 		done:   make(chan struct{}),
 		system: actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {

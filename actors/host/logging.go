@@ -42,7 +42,7 @@ type repeatState struct {
 }
 
 func newMinLevel(h slog.Handler, min slog.Level) minLevel {
-	return minLevel{Handler: h, min: min, repeats: &repeatFilter{seen: map[string]*repeatState{}}, lib: &libFilter{}}
+	return minLevel{Handler: h, min: min, repeats: &repeatFilter{seen: map[string]*repeatState{}}, lib: newLibFilter(time.Now())}
 }
 
 func (h minLevel) Enabled(ctx context.Context, l slog.Level) bool {
@@ -50,8 +50,14 @@ func (h minLevel) Enabled(ctx context.Context, l slog.Level) bool {
 }
 
 func (h minLevel) Handle(ctx context.Context, r slog.Record) error {
-	if h.lib != nil && h.lib.expected(r) {
-		return nil
+	if h.lib != nil {
+		out, keep, rated := h.lib.filter(r)
+		if !keep {
+			return nil
+		}
+		if rated { // limited per peer already: not thinned again per message
+			return h.Handler.Handle(ctx, out)
+		}
 	}
 	if h.repeats != nil {
 		dropped, pass := h.repeats.admit(r.Message, r.Time)

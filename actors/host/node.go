@@ -29,7 +29,7 @@ type node struct {
 	prevRenews    int64
 	prevTakeovers int64
 	lastOK        time.Time // start of the last successful round
-	failing       bool      // the last round failed (log once per outage)
+	warned        bool      // this outage was logged at WARN (once per outage)
 	left          bool      // leave ran: the node stopped, no more rounds
 }
 
@@ -58,17 +58,13 @@ func (n *node) round(ctx context.Context) error {
 		Registration: h.registration(),
 	})
 	if err != nil {
-		if !n.failing {
-			h.opts.Logger.Warn("cannot renew this node's record in the store; its groups answer RETRY until it can",
-				slog.Any("err", err))
-		}
-		n.failing = true
+		n.failed(start, err)
 		return err
 	}
-	if n.failing {
+	if n.warned {
 		h.opts.Logger.Info("node record renewed again")
-		n.failing = false
 	}
+	n.warned = false
 	check := st.Takeovers != n.prevTakeovers
 	lease := h.opts.Rules.LeaseTTL + h.opts.Rules.HeartbeatInterval
 	switch {
@@ -113,6 +109,27 @@ func (n *node) round(ctx context.Context) error {
 	}
 	h.mu.Unlock()
 	return nil
+}
+
+// failed logs a renewal that failed at start. Its groups keep answering for
+// group.Validity after the last renewal that succeeded: a round that times out
+// once on a busy store (the next one, a confirm interval later, succeeds)
+// changes nothing a member sees and is logged at DEBUG. Once renewals have
+// failed for Validity (or before the first one ever succeeded) the groups
+// answer RETRY: that is logged once per outage at WARN.
+func (n *node) failed(start time.Time, err error) {
+	h := n.h
+	if n.warned {
+		return
+	}
+	if !n.lastOK.IsZero() && start.Sub(n.lastOK) < group.Validity(h.opts.Rules) {
+		h.opts.Logger.Debug("a renewal of this node's record failed; its groups still answer until it has failed for the confirmation validity",
+			slog.Any("err", err), slog.Duration("sinceLastRenewal", start.Sub(n.lastOK)))
+		return
+	}
+	n.warned = true
+	h.opts.Logger.Warn("cannot renew this node's record in the store; its groups answer RETRY until it can",
+		slog.Any("err", err))
 }
 
 // verify runs a round now, before a group without stored state is served.

@@ -47,7 +47,16 @@ func describeExchanges(ex []harness.Exchange, last int) string {
 	}
 	var b strings.Builder
 	for _, e := range ex {
-		fmt.Fprintf(&b, "%s %s → %s epoch=%d owned=%v: ", clock(e.SentAt), e.Member, e.URL, e.Request.MemberEpoch, protocol.Indexes(e.Request.OwnedShards))
+		fmt.Fprintf(&b, "%s %s → %s epoch=%d owned=%v", clock(e.SentAt), e.Member, e.URL, e.Request.MemberEpoch, protocol.Indexes(e.Request.OwnedShards))
+		if len(e.Request.RevokingShards) > 0 {
+			// Still draining: a shard listed here is not released, however "owned" reads.
+			var rv []int
+			for _, r := range e.Request.RevokingShards {
+				rv = append(rv, r.Shard.ShardIndex)
+			}
+			fmt.Fprintf(&b, " revoking=%v", rv)
+		}
+		b.WriteString(": ")
 		switch {
 		case e.Err != nil:
 			fmt.Fprintf(&b, "error %v", e.Err)

@@ -22,6 +22,14 @@ type ClusterOptions struct {
 	RedisAddr string            // required: a real redis-server shared by every node
 	Env       map[string]string // extra RSC_* settings for every node
 	Args      []string          // extra flags for every node
+	// Together launches every process at once and then waits for all of them
+	// to answer (a cluster started together, as after a host reboot); by
+	// default each node is started once the previous one answers.
+	Together bool
+	// NoWaitFormed returns as soon as every node answers its health route,
+	// before the cluster is formed: the caller can use it while membership
+	// converges, and calls WaitFormed itself.
+	NoWaitFormed bool
 }
 
 // Cluster is N coordinator processes started as one automanaged cluster.
@@ -44,7 +52,7 @@ type Cluster struct {
 }
 
 // StartCluster starts o.Nodes coordinators as one automanaged cluster and
-// waits until it is formed (WaitFormed). Every node is killed at test
+// waits until it is formed (WaitFormed; not with o.NoWaitFormed). Every node is killed at test
 // cleanup.
 func StartCluster(t testing.TB, o ClusterOptions) *Cluster {
 	t.Helper()
@@ -80,9 +88,24 @@ func StartCluster(t testing.TB, o ClusterOptions) *Cluster {
 			args = append(args, fmt.Sprintf("--cluster.manage-port=%d", c.ManagePorts[i]))
 		}
 		args = append(args, o.Args...)
+		opts := Options{RedisAddr: o.RedisAddr, Env: o.Env, Args: args, Port: c.HTTPPorts[i]}
+		if o.Together {
+			c.Nodes = append(c.Nodes, launchCoordinator(t, opts))
+			continue
+		}
 		start := time.Now()
-		c.Nodes = append(c.Nodes, StartCoordinator(t, Options{RedisAddr: o.RedisAddr, Env: o.Env, Args: args, Port: c.HTTPPorts[i]}))
+		c.Nodes = append(c.Nodes, StartCoordinator(t, opts))
 		t.Logf("cluster: n%d answering after %s", i+1, time.Since(start).Round(time.Millisecond))
+	}
+	if o.Together {
+		start := time.Now()
+		for _, n := range c.Nodes {
+			n.waitAnswering()
+		}
+		t.Logf("cluster: %d nodes launched together, all answering after %s", o.Nodes, time.Since(start).Round(time.Millisecond))
+	}
+	if o.NoWaitFormed {
+		return c
 	}
 	start := time.Now()
 	if err := c.WaitFormed(60 * time.Second); err != nil {

@@ -44,6 +44,15 @@ type Options struct {
 // and waits until its health route answers. It is killed at test cleanup.
 func StartCoordinator(t testing.TB, o Options) *Coordinator {
 	t.Helper()
+	c := launchCoordinator(t, o)
+	c.waitAnswering()
+	return c
+}
+
+// launchCoordinator starts the process without waiting for it to answer
+// (waitAnswering does), so that several can start at the same moment.
+func launchCoordinator(t testing.TB, o Options) *Coordinator {
+	t.Helper()
 	bin, err := Binary("coordinator")
 	if err != nil {
 		t.Fatal(err)
@@ -66,7 +75,7 @@ func StartCoordinator(t testing.TB, o Options) *Coordinator {
 		env = append(env, k+"="+v)
 	}
 	c := &Coordinator{t: t, bin: bin, env: env, args: o.Args, addr: "127.0.0.1:" + fmt.Sprint(port), logs: &logBuffer{}}
-	c.start()
+	c.launch()
 	t.Cleanup(func() {
 		c.Kill()
 		if t.Failed() {
@@ -94,6 +103,12 @@ func (c *Coordinator) Logs() string { return c.logs.String() }
 
 func (c *Coordinator) start() {
 	c.t.Helper()
+	c.launch()
+	c.waitAnswering()
+}
+
+func (c *Coordinator) launch() {
+	c.t.Helper()
 	cmd := exec.Command(c.bin, c.args...)
 	cmd.Env = append(environWithoutRSC(), c.env...)
 	cmd.Stdout = c.logs
@@ -105,6 +120,14 @@ func (c *Coordinator) start() {
 	go func() { _ = cmd.Wait(); close(done) }()
 	c.mu.Lock()
 	c.cmd, c.done = cmd, done
+	c.mu.Unlock()
+}
+
+// waitAnswering waits until the launched process' health route answers.
+func (c *Coordinator) waitAnswering() {
+	c.t.Helper()
+	c.mu.Lock()
+	done := c.done
 	c.mu.Unlock()
 	deadline := time.Now().Add(60 * time.Second)
 	for time.Now().Before(deadline) {

@@ -29,6 +29,7 @@ type SlowProxy struct {
 	ln     net.Listener
 	delay  atomic.Int64 // nanoseconds
 	served atomic.Int64
+	held   atomic.Int64 // requests waiting out their delay now
 }
 
 // StartSlowProxy starts a proxy to targetURL (e.g. Coordinator.URL()) on a
@@ -57,6 +58,8 @@ func StartSlowProxy(t testing.TB, targetURL string) *SlowProxy {
 	}
 	p.srv = &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if d := time.Duration(p.delay.Load()); d > 0 {
+			p.held.Add(1)
+			defer p.held.Add(-1)
 			select {
 			case <-time.After(d):
 			case <-r.Context().Done():
@@ -85,6 +88,9 @@ func (p *SlowProxy) Delay() time.Duration { return time.Duration(p.delay.Load())
 
 // Served counts the requests forwarded so far.
 func (p *SlowProxy) Served() int64 { return p.served.Load() }
+
+// Held counts the requests waiting out their delay right now.
+func (p *SlowProxy) Held() int64 { return p.held.Load() }
 
 // Close stops the proxy; requests in flight are cut.
 func (p *SlowProxy) Close() { _ = p.srv.Close() }
