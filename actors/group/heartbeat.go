@@ -43,7 +43,7 @@ func (a *groupActor) evaluate(ctx actor.Context, msg *HeartbeatRequest) groupsta
 		// hold: checked after the evaluation, so that an accepted heartbeat pays nothing.
 		if hold, ok := a.state.UnknownClaims(&hb, a.youngDataSet(now), now); ok {
 			a.state.HoldGrantsUntil(hold.Until)
-			a.deps.GroupStateLost(a.key, LossMemberClaims, hold.Reason, hold.Until)
+			a.deps.Node.GroupStateLost(a.key, LossMemberClaims, hold.Reason, hold.Until)
 		}
 	}
 	if dec.Response.Limit != "" {
