@@ -59,11 +59,13 @@ func (h *Host) Heartbeat(ctx context.Context, streamPrefix, groupName, pathMembe
 		wait = h.opts.RequestTimeout
 	}
 	// The deadline travels in the message and bounds the wait: no context timer of its own.
-	now := time.Now()
-	deadline := now.Add(wait)
-	if dl, ok := ctx.Deadline(); ok && dl.Before(deadline) {
-		deadline = dl
+	// It is set on the node's clock, which the group actor checks it with; the context's
+	// deadline is on the wall clock: what is left of it counts.
+	if dl, ok := ctx.Deadline(); ok {
+		wait = min(wait, time.Until(dl))
 	}
+	now := h.opts.Now()
+	deadline := now.Add(wait)
 	msg := &group.HeartbeatRequest{PathMemberID: pathMemberID, Request: req, Deadline: deadline}
 	var res any
 	var err error
