@@ -65,7 +65,7 @@ func (a *groupActor) activate(ctx actor.Context) error {
 		// No stored state: a new group, or a store that lost its data. Make sure the node
 		// knows which before anything is granted (it holds grants after a loss); if the
 		// store cannot say, do not serve the group yet (members get RETRY).
-		if err := a.deps.VerifyStore(); err != nil {
+		if err := a.deps.Node.VerifyStore(); err != nil {
 			a.lastErr = err
 			return fmt.Errorf("activate %s: cannot check the store for lost data before serving a group with no stored state: %w", a.key, err)
 		}
@@ -91,7 +91,7 @@ func (a *groupActor) activate(ctx actor.Context) error {
 			state = carried
 		}
 	}
-	if hold := a.deps.Hold(a.key); now.Before(hold) {
+	if hold := a.deps.Node.Hold(a.key); now.Before(hold) {
 		state.HoldGrantsUntil(hold)
 	}
 	a.quietHold(state, now)

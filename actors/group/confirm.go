@@ -118,7 +118,7 @@ func (a *groupActor) onStoreLost(msg *StoreLost) {
 // (node-wide hold, health, metric), memory is dropped and the group is
 // activated again from what the store still has, with grants held.
 func (a *groupActor) lost(ctx actor.Context, why string) {
-	a.deps.StateLost(a.key.String() + ": " + why)
+	a.deps.Node.StateLost(a.key.String() + ": " + why)
 	if a.state != nil {
 		meta := a.state.Meta()
 		a.carry = &meta

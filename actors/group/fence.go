@@ -10,20 +10,16 @@ import (
 )
 
 // Shard fences (docs/PROTOCOL.md "Shard fence", issue 13): before a durable
-// change is saved, the fence of every shard whose holder it changes is
-// written — owner = the new holder, or "" when nobody holds the shard after
-// the change — so that a member is never told it may read a shard whose
-// fence does not name it, and a member that stopped holding a shard (released,
-// expired, left) can no longer acknowledge on it. The holder of a shard is
-// the member having it in Assigned ∪ Revoking in any state but EXPIRED (a
-// FENCED member keeps holding until its lease runs out). Steady heartbeats
-// change no holder and write nothing.
+// change is saved, the fence of every shard whose holder it moves is written
+// (groupstate.Change.FenceMoves: the rules decide which, and to whom) — owner =
+// the new holder, or "" when nobody holds the shard after the change. Steady
+// heartbeats move no holder and write nothing.
 
 // writeFences writes the fences c needs, before c is saved. On error nothing
 // of c is saved (the caller answers RETRY or retries its timers); the shards
 // are remembered as possibly stale, since some writes may have landed.
 func (a *groupActor) writeFences(c *groupstate.Change) error {
-	updates := a.fenceUpdates(c)
+	updates := fenceUpdates(c)
 	if len(updates) == 0 {
 		return nil
 	}
@@ -39,7 +35,7 @@ func (a *groupActor) writeFences(c *groupstate.Change) error {
 // fenceSaveFailed records that c's fences were written but c itself may not
 // have been saved: those fences may name a holder memory does not have.
 func (a *groupActor) fenceSaveFailed(c *groupstate.Change) {
-	a.markFencesStale(a.fenceUpdates(c))
+	a.markFencesStale(fenceUpdates(c))
 }
 
 func (a *groupActor) markFencesStale(updates []persistence.FenceUpdate) {
@@ -182,71 +178,15 @@ func (a *groupActor) countFenceWrites(updates []persistence.FenceUpdate) {
 	fm.FenceWrites(set, clear)
 }
 
-// fenceUpdates returns one update per shard whose holder differs between
-// memory and memory with c applied, sorted by shard. It looks only at the
-// members c changes or removes, so its cost is that of c, not of the group.
-func (a *groupActor) fenceUpdates(c *groupstate.Change) []persistence.FenceUpdate {
-	if c == nil || !c.Durable || a.state == nil {
+// fenceUpdates is the fence writes c's moves call for (groupstate.FenceMove).
+func fenceUpdates(c *groupstate.Change) []persistence.FenceUpdate {
+	moves := c.FenceMoves()
+	if len(moves) == 0 {
 		return nil
 	}
-	changed := make(map[string]bool, len(c.Members)+len(c.Removed))
-	touched := map[int]struct{}{}
-	after := map[int]*groupstate.Member{}
-	addBefore := func(id string) {
-		if m, ok := a.state.Member(id); ok && m.State != groupstate.StateExpired {
-			for _, s := range held(&m) {
-				touched[s] = struct{}{}
-			}
-		}
+	updates := make([]persistence.FenceUpdate, len(moves))
+	for i, m := range moves {
+		updates[i] = persistence.FenceUpdate{Shard: m.Shard, Owner: m.Holder, Epoch: m.Epoch}
 	}
-	for i := range c.Members {
-		m := &c.Members[i]
-		changed[m.ID] = true
-		addBefore(m.ID)
-		if m.State != groupstate.StateExpired {
-			for _, s := range held(m) {
-				touched[s] = struct{}{}
-				after[s] = m
-			}
-		}
-	}
-	for _, id := range c.Removed { // Apply removes after it puts: a removed member holds nothing
-		changed[id] = true
-		addBefore(id)
-		for s, m := range after {
-			if m.ID == id {
-				delete(after, s)
-			}
-		}
-	}
-	// A shard beyond the shard set (after c) was retired by a scale-in before the
-	// set shrank: its stream is gone and its fence is deleted by the migration, so
-	// its holders' releases write nothing there.
-	bound := a.state.Meta().ShardCount
-	if c.Meta != nil {
-		bound = c.Meta.ShardCount
-	}
-	var updates []persistence.FenceUpdate
-	for s := range touched {
-		if s >= bound {
-			continue
-		}
-		was, _ := a.state.Holder(s)
-		var now string
-		var epoch int64
-		if m := after[s]; m != nil {
-			now, epoch = m.ID, m.Epoch
-		} else if was != "" && !changed[was] {
-			now = was // held by a member c does not touch
-		}
-		if now != was {
-			updates = append(updates, persistence.FenceUpdate{Shard: s, Owner: now, Epoch: epoch})
-		}
-	}
-	slices.SortFunc(updates, func(x, y persistence.FenceUpdate) int { return x.Shard - y.Shard })
 	return updates
-}
-
-func held(m *groupstate.Member) []int {
-	return append(append(make([]int, 0, len(m.Assigned)+len(m.Revoking)), m.Assigned...), m.Revoking...)
 }

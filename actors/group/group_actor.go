@@ -98,7 +98,7 @@ func (a *groupActor) Receive(ctx actor.Context) {
 			}
 			a.key = key
 		}
-		if why := a.deps.Refusing(); why != "" {
+		if why := a.deps.Node.Refusing(); why != "" {
 			// Placed here while this node may not host groups: answer RETRY and stop; the
 			// cluster places the group elsewhere once it knows.
 			a.deps.Logger.Debug("not activating group", slog.String("group", a.key.String()), slog.String("reason", why))
@@ -106,7 +106,7 @@ func (a *groupActor) Receive(ctx actor.Context) {
 			ctx.Poison(ctx.Self())
 			return
 		}
-		a.deps.OnStart(a.key, ctx.Self())
+		a.deps.Node.GroupStarted(a.key, ctx.Self())
 		if err := a.activate(ctx); err != nil {
 			a.deps.Logger.Warn("group activation failed; will retry on the next request",
 				slog.String("group", a.key.String()), a.reqAttr(), slog.Any("err", err))
@@ -126,7 +126,7 @@ func (a *groupActor) Receive(ctx actor.Context) {
 		case !a.stopped:
 			// Never activated (store down): nothing to release, but the host must forget it.
 			a.stopped = true
-			a.deps.OnStop(a.key, ctx.Self())
+			a.deps.Node.GroupStopped(a.key, ctx.Self())
 		}
 		a.members = map[string]memberRef{} // they stop with it; not to be re-spawned
 	case *actor.Stopped:
@@ -306,7 +306,7 @@ func (a *groupActor) halt(ctx actor.Context) {
 		delete(a.members, id)
 	}
 	a.deps.Metrics.Members(a.key, nil)
-	a.deps.OnStop(a.key, ctx.Self())
+	a.deps.Node.GroupStopped(a.key, ctx.Self())
 	ctx.Poison(ctx.Self())
 }
 

@@ -2,8 +2,6 @@ package group
 
 import (
 	"errors"
-	"fmt"
-	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 
@@ -16,52 +14,37 @@ import (
 // content is not durable.
 func (a *groupActor) heartbeat(ctx actor.Context, msg *HeartbeatRequest) protocol.HeartbeatResponse {
 	start := a.deps.Now()
-	req := msg.Request
-	resp := a.evaluate(ctx, msg)
-	resp.ResponseTo = req.RequestID
-	if resp.HeartbeatIntervalMs <= 0 { // the rules' hint (groupstate.IntervalFor), else the configured interval
-		resp.HeartbeatIntervalMs = a.deps.Rules.HeartbeatInterval.Milliseconds()
-	}
-	resp.RebalanceTimeoutMs = a.deps.Rules.RebalanceTimeout.Milliseconds()
-	resp.MemberLeaseTTLMs = a.deps.Rules.LeaseTTL.Milliseconds()
-	if resp.MemberID == "" {
-		resp.MemberID = req.MemberID
-	}
-	if resp.Assignment.AssignedShards == nil {
-		resp.Assignment.AssignedShards = []protocol.ShardID{}
-	}
-	if resp.Assignment.PendingShards == nil {
-		resp.Assignment.PendingShards = []protocol.ShardID{}
-	}
+	resp := Respond(&msg.Request, a.evaluate(ctx, msg), a.deps.Rules)
 	a.deps.Metrics.Heartbeat(string(resp.Status), a.deps.Now().Sub(start))
 	return resp
 }
 
-func (a *groupActor) evaluate(ctx actor.Context, msg *HeartbeatRequest) protocol.HeartbeatResponse {
+func (a *groupActor) evaluate(ctx actor.Context, msg *HeartbeatRequest) groupstate.Response {
 	req := msg.Request
 	if err := a.ready(ctx); err != nil {
 		if errors.Is(a.lastErr, ErrStreamMissing) {
-			return protocol.HeartbeatResponse{Status: protocol.StatusUnknownMemberID, MemberEpoch: req.MemberEpoch,
-				Message: "stream " + a.key.StreamPrefix + " does not exist: create it, then rejoin with memberEpoch 0"}
+			return unevaluated(&req, groupstate.CauseStreamMissing, a.key.StreamPrefix)
 		}
-		return retry(req, "the coordinator cannot reach its store right now; keep current ownership and retry")
+		return unevaluated(&req, groupstate.CauseStoreUnreachable, "")
 	}
 	now := a.deps.Now()
 	if !msg.Deadline.IsZero() && now.After(msg.Deadline) {
-		return retry(req, "the request waited too long in the coordinator's queue and was not evaluated; retry")
+		return unevaluated(&req, groupstate.CauseQueueWait, "")
 	}
 	if !a.confirmed(now) {
-		return retry(req, "the coordinator cannot confirm with Redis that it still owns this group; keep current ownership and retry")
+		return unevaluated(&req, groupstate.CauseUnconfirmed, "")
 	}
-	dec := a.state.Heartbeat(toCore(msg), now)
+	hb := toCore(msg)
+	dec := a.state.Heartbeat(hb, now)
 	a.noteRefusal(req, dec.Response)
 	if dec.Change == nil && dec.Response.Status == groupstate.StatusUnknownMemberID {
 		// Only a rejected request can come from a member the group does not know (with
 		// memberEpoch > 0 it always is rejected), and a rejection does not depend on the
 		// hold: checked after the evaluation, so that an accepted heartbeat pays nothing.
-		// An identity refusal (MEMBER_ID_IN_USE, another principal) is never a sign of
-		// store loss: it is answered only for a member the group knows.
-		a.claimsUnknown(req, now)
+		if hold, ok := a.state.UnknownClaims(&hb, a.youngDataSet(now), now); ok {
+			a.state.HoldGrantsUntil(hold.Until)
+			a.deps.Node.GroupStateLost(a.key, LossMemberClaims, hold.Reason, hold.Until)
+		}
 	}
 	if dec.Response.Limit != "" {
 		a.deps.Metrics.LimitRejected(dec.Response.Limit)
@@ -72,7 +55,7 @@ func (a *groupActor) evaluate(ctx actor.Context, msg *HeartbeatRequest) protocol
 		}
 		if err := a.persist(ctx, dec.Change); err != nil {
 			a.fenceCause = ""
-			return retry(req, "the coordinator could not store this decision; keep current ownership and retry")
+			return unevaluated(&req, groupstate.CauseNotStored, "")
 		}
 		a.apply(ctx, dec.Change)
 		a.fenceCause = ""
@@ -88,47 +71,40 @@ func (a *groupActor) evaluate(ctx actor.Context, msg *HeartbeatRequest) protocol
 			a.noteInFlight(req.MemberID, req.RevokingShards)
 		}
 	}
-	return toWire(r)
+	return r
 }
 
-// claimsUnknown holds the group's grants for a lease when a member reports an
-// epoch and shards that this group, empty, has never heard of: the store
-// lost them (FLUSHALL, a restart without persistence, a lagging replica),
-// and that member may still read those shards until its lease runs out. The
-// member itself is told UNKNOWN_MEMBER_ID by the rules and rejoins.
-func (a *groupActor) claimsUnknown(req protocol.HeartbeatRequest, now time.Time) {
-	if req.MemberEpoch <= 0 || len(req.OwnedShards)+len(req.RevokingShards) == 0 || a.state.Known(req.MemberID) {
-		return
+// Respond is the wire answer to req from the rules' answer r: the timings the member
+// is told come from rules (unless r sets the interval, groupstate.IntervalFor), the
+// request id and an empty member id from the request.
+func Respond(req *protocol.HeartbeatRequest, r groupstate.Response, rules groupstate.Config) protocol.HeartbeatResponse {
+	resp := toWire(r)
+	resp.ResponseTo = req.RequestID
+	if resp.HeartbeatIntervalMs <= 0 {
+		resp.HeartbeatIntervalMs = rules.HeartbeatInterval.Milliseconds()
 	}
-	// In a young data set (newdataset.go) other members may have joined already while
-	// this one, of the earlier data set, was still retrying: its claim counts anyway.
-	if a.state.Occupied() > 0 && !a.youngDataSet(now) {
-		return
+	resp.RebalanceTimeoutMs = rules.RebalanceTimeout.Milliseconds()
+	resp.MemberLeaseTTLMs = rules.LeaseTTL.Milliseconds()
+	if resp.MemberID == "" {
+		resp.MemberID = req.MemberID
 	}
-	until := now.Add(a.deps.Rules.LeaseTTL + a.deps.Rules.HeartbeatInterval)
-	if !until.After(a.state.GrantsHeldUntil()) {
-		return
-	}
-	a.state.HoldGrantsUntil(until)
-	a.deps.GroupStateLost(a.key, LossMemberClaims, fmt.Sprintf("member %q reports memberEpoch %d and %d shard(s) the store does not know",
-		req.MemberID, req.MemberEpoch, len(req.OwnedShards)+len(req.RevokingShards)), until)
+	return resp
 }
 
-// Reject decides, without any group state, whether every group would reject a heartbeat
-// (UNSUPPORTED_PROTOCOL or INVALID_REQUEST), and why. The host asks before activating a group
-// that is not running, so that such a request does not create and store the group it names.
-func Reject(pathMemberID string, req protocol.HeartbeatRequest, rules groupstate.Config) (protocol.Status, string, bool) {
-	r := groupstate.New(rules, "", "", 0, 0).Heartbeat(toCore(&HeartbeatRequest{PathMemberID: pathMemberID, Request: req}), time.Time{}).Response
-	switch r.Status {
-	case groupstate.StatusUnsupportedProtocol, groupstate.StatusInvalidRequest:
-		return protocol.Status(r.Status), r.Message, true
-	}
-	return "", "", false
+// Unevaluated is the wire answer to a heartbeat the shell could not have evaluated, for
+// cause c (groupstate.Unevaluated).
+func Unevaluated(req *protocol.HeartbeatRequest, c groupstate.Cause, detail string, rules groupstate.Config) protocol.HeartbeatResponse {
+	return Respond(req, unevaluated(req, c, detail), rules)
 }
 
-func retry(req protocol.HeartbeatRequest, why string) protocol.HeartbeatResponse {
-	return protocol.HeartbeatResponse{Status: protocol.StatusRetry, MemberID: req.MemberID,
-		MemberEpoch: req.MemberEpoch, MetadataVersion: req.MetadataVersion, Message: why}
+func unevaluated(req *protocol.HeartbeatRequest, c groupstate.Cause, detail string) groupstate.Response {
+	hb := groupstate.Heartbeat{MemberID: req.MemberID, MemberEpoch: req.MemberEpoch, MetadataVersion: req.MetadataVersion}
+	return groupstate.Unevaluated(&hb, c, detail)
+}
+
+// RulesRequest is req as the rules read it (groupstate.Heartbeat).
+func RulesRequest(pathMemberID string, req protocol.HeartbeatRequest) groupstate.Heartbeat {
+	return toCore(&HeartbeatRequest{PathMemberID: pathMemberID, Request: req})
 }
 
 func toCore(msg *HeartbeatRequest) groupstate.Heartbeat {

@@ -60,12 +60,12 @@ func TestNewGroupIsNotServedWhenTheStoreCheckFails(t *testing.T) {
 	_, err := s.store.CreateStream(context.Background(), persistence.StreamRecord{StreamPrefix: "orders", ShardCount: 4, MetadataVersion: 1})
 	require.NoError(t, err)
 	s.deps = &Deps{Store: s.store, Provisioner: s.prov, Rules: rules, NodeID: "test", Now: time.Now,
-		VerifyStore: func() error {
+		Node: testNode{verify: func() error {
 			if !storeUp.Load() {
 				return errors.New("renew: store unavailable")
 			}
 			return nil
-		}}
+		}}}
 	s.spawn()
 	s.confirmLoop(time.Now)
 

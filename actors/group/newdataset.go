@@ -32,7 +32,7 @@ type NewDataSet struct {
 	Until time.Time // created + lease TTL + heartbeat interval
 }
 
-// Kinds of store data loss a group reports (Deps.GroupStateLost, Deps.StateLost);
+// Kinds of store data loss a group reports (Node.GroupStateLost, Node.StateLost);
 // the host's own are in actors/host. Logged and shown in health as "case".
 const (
 	// LossMemberClaims: a member reports an epoch and shards the group never had.
@@ -63,7 +63,7 @@ func (a *groupActor) quietHold(state *groupstate.Group, activated time.Time) {
 }
 
 // youngDataSet reports whether now is within the new data set's first lease.
-func (a *groupActor) youngDataSet(now time.Time) bool { return now.Before(a.deps.DataSet().Until) }
+func (a *groupActor) youngDataSet(now time.Time) bool { return now.Before(a.deps.Node.DataSet().Until) }
 
 // checkPriorReaders looks, for a group with no stored state in a young data
 // set, for Redis consumers of its consumer group that were active within one
@@ -97,7 +97,7 @@ func (a *groupActor) checkPriorReaders(state *groupstate.Group, stream persisten
 			}
 			until := now.Add(window)
 			state.HoldGrantsUntil(until)
-			a.deps.GroupStateLost(a.key, LossActiveReaders, fmt.Sprintf(
+			a.deps.Node.GroupStateLost(a.key, LossActiveReaders, fmt.Sprintf(
 				"shard stream %s:%d has Redis consumer %q of consumer group %s active %s ago, but the store has no record of this group: "+
 					"Redis lost its data (flush, restart without persistence) while members kept reading",
 				a.key.StreamPrefix, shards[i], c.Name, a.key.ConsumerGroup, idle.Round(time.Millisecond)), until)

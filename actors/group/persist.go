@@ -139,7 +139,7 @@ func (a *groupActor) reload(ctx actor.Context) {
 	if a.state != nil {
 		state.HoldGrantsUntil(a.state.GrantsHeldUntil())
 	}
-	state.HoldGrantsUntil(a.deps.Hold(a.key))
+	state.HoldGrantsUntil(a.deps.Node.Hold(a.key))
 	a.quietHold(state, a.activatedAt)
 	a.state, a.revision, a.unsure = state, snap.Revision, false
 	a.events.restore(snap.Events)

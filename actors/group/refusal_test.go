@@ -55,7 +55,7 @@ func identityShell(t *testing.T, m Metrics, log *syncBuffer, lost func(persisten
 	_, err := s.store.CreateStream(context.Background(), persistence.StreamRecord{StreamPrefix: "orders", ShardCount: 4, MetadataVersion: 1})
 	require.NoError(t, err)
 	s.deps = &Deps{Store: s.store, Provisioner: s.prov, Rules: rules, NodeID: "test", Now: time.Now, Metrics: m,
-		Logger: slog.New(slog.NewTextHandler(log, nil)), GroupStateLost: lost}
+		Logger: slog.New(slog.NewTextHandler(log, nil)), Node: testNode{lost: lost}}
 	s.spawn()
 	s.confirmLoop(time.Now)
 	return s

@@ -12,7 +12,7 @@ import (
 // paused): WARN, since members were told RETRY or fenced meanwhile.
 func (a *groupActor) logStop(why string) {
 	attrs := []any{slog.String("group", a.key.String()), a.reqAttr(), slog.Int64("activation", a.activation), slog.String("reason", why)}
-	if strings.HasPrefix(why, "fenced:") && a.deps.PlacementMoved() {
+	if strings.HasPrefix(why, "fenced:") && a.deps.Node.PlacementMoved() {
 		a.deps.Logger.Info("group actor stopping: the group moved to a node that joined the cluster", attrs...)
 		return
 	}

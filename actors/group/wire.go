@@ -17,12 +17,13 @@ import (
 var ErrBadWireRequest = errors.New("group: forwarded request not understood")
 
 // RequestToWire turns a request for a group actor into the protobuf message
-// that can cross nodes. Only the requests the host forwards are supported.
-func RequestToWire(msg any) (*wire.GroupRequest, error) {
+// that can cross nodes, at now on the node's clock. Only the requests the host
+// forwards are supported.
+func RequestToWire(msg any, now time.Time) (*wire.GroupRequest, error) {
 	switch m := msg.(type) {
 	case *HeartbeatRequest:
 		r := &wire.GroupRequest{Op: &wire.GroupRequest_Heartbeat{Heartbeat: heartbeatToWire(m)}}
-		SetDeadline(r, m.Deadline)
+		SetDeadline(r, m.Deadline, now)
 		return r, nil
 	case *DescribeRequest:
 		return &wire.GroupRequest{Op: &wire.GroupRequest_Describe{Describe: &wire.Describe{}}}, nil
@@ -43,12 +44,12 @@ func RequestToWire(msg any) (*wire.GroupRequest, error) {
 
 // requestFromWire is the inverse of RequestToWire, on the grain's side.
 // SetDeadline stamps a forwarded request with the caller's deadline d (zero:
-// none).
-func SetDeadline(r *wire.GroupRequest, d time.Time) {
+// none), set on the node's clock, which reads now.
+func SetDeadline(r *wire.GroupRequest, d, now time.Time) {
 	if d.IsZero() {
 		return
 	}
-	r.DeadlineUnixNano, r.TimeoutNanos = d.UnixNano(), max(int64(time.Until(d)), 1)
+	r.DeadlineUnixNano, r.TimeoutNanos = d.UnixNano(), max(int64(d.Sub(now)), 1)
 }
 
 // deadline is a forwarded request's deadline on this node: the caller's,

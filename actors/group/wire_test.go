@@ -67,7 +67,7 @@ func TestWireErrorCodes(t *testing.T) {
 	both := fmt.Errorf("x: %w", errors.Join(persistence.ErrBehind, persistence.ErrFenced))
 	require.Equal(t, wire.Code_BEHIND, CodeOf(both))
 	require.Nil(t, ErrorFromCode(wire.Code_OK, ""))
-	_, err := RequestToWire(&PruneTick{})
+	_, err := RequestToWire(&PruneTick{}, time.Now())
 	require.ErrorIs(t, err, ErrBadWireRequest)
 }
 
@@ -101,7 +101,7 @@ func TestWireCarriesRequestIDs(t *testing.T) {
 // as a forwarded request travels between nodes.
 func wireRoundTrip(t *testing.T, in any) any {
 	t.Helper()
-	w, err := RequestToWire(in)
+	w, err := RequestToWire(in, time.Now())
 	require.NoError(t, err)
 	b, err := proto.Marshal(w)
 	require.NoError(t, err)

@@ -40,6 +40,8 @@ type scenario struct {
 	// seen[id] lists the member epochs a client with that id was given, oldest first (reset
 	// by its joins): epoch=cur sends the last, epoch=prev the one before (a lost response).
 	seen map[string][]int64
+	// showFences (new fences=show): changes are printed with their fence moves.
+	showFences bool
 }
 
 // run executes one scenario command. Arguments are key=value (lists comma-separated, e.g.
@@ -74,6 +76,9 @@ func (sc *scenario) run(d *datadriven.TestData) string {
 		}
 		return def
 	}
+	if out, ok := sc.runAnswers(line, cmd, pos, args, num, dur); ok {
+		return out
+	}
 	if cmd != "new" && sc.h == nil {
 		sc.t.Fatalf("%s: run 'new' first", line)
 	}
@@ -84,6 +89,7 @@ func (sc *scenario) run(d *datadriven.TestData) string {
 			MaxMembers: int(num("max-members", 0)), MaxRetained: int(num("max-retained", 0)),
 			JoinRate: float64(num("join-rate", 0)), JoinBurst: int(num("join-burst", 0))}
 		sc.h = &harness{tb: sc.t, g: New(sc.cfg, "orders", "workers", int(num("shards", 4)), num("mv", 0)), now: t0}
+		sc.showFences = args["fences"] == "show"
 		return table(sc.h.g)
 	case "heartbeat", "leave":
 		seen := sc.seen[pos[0]]
@@ -98,23 +104,9 @@ func (sc *scenario) run(d *datadriven.TestData) string {
 			}
 			args["epoch"] = strconv.FormatInt(seen[len(seen)-back], 10)
 		}
-		hb := Heartbeat{ProtocolVersion: int(num("proto", 1)), RequestID: "req", MemberID: pos[0],
-			PathMemberID: pos[0], MemberName: args["name"], MemberEpoch: num("epoch", 0),
-			MetadataVersion: num("mv", 0), Capacity: Capacity{4, 4}, Incarnation: args["inc"], Principal: args["principal"]}
-		if p, ok := args["path"]; ok {
-			hb.PathMemberID = p
-		}
+		hb := sc.request(line, pos[0], args, num)
 		if cmd == "leave" {
 			hb.MemberEpoch = -1
-		}
-		hb.Owned = parseInts(sc.t, args["owned"])
-		for _, e := range splitList(args["revoking"]) {
-			s, st, _ := strings.Cut(e, ":")
-			n, err := strconv.Atoi(s)
-			if err != nil {
-				sc.t.Fatalf("%s: %v", line, err)
-			}
-			hb.Revoking = append(hb.Revoking, RevokingShard{Shard: n, State: RevokeState(st)})
 		}
 		before := snap(sc.h.g)
 		d := sc.h.g.Heartbeat(hb, sc.h.now)
@@ -137,7 +129,7 @@ func (sc *scenario) run(d *datadriven.TestData) string {
 			}
 			sc.seen[pos[0]] = seen
 		}
-		return fmtResp(d.Response) + "\n" + fmtChange(d.Change) + "\n" + table(sc.h.g)
+		return fmtResp(d.Response) + "\n" + sc.fmtChange(d.Change) + "\n" + table(sc.h.g)
 	case "advance":
 		sc.h.now = sc.h.now.Add(dur("by", 0) + parseDur(sc.t, pos))
 		return fmt.Sprintf("now=+%s", sc.h.now.Sub(t0))
@@ -145,11 +137,11 @@ func (sc *scenario) run(d *datadriven.TestData) string {
 		sc.h.now = sc.h.now.Add(parseDur(sc.t, pos))
 		c := sc.h.g.Tick(sc.h.now)
 		sc.h.apply(c)
-		return fmt.Sprintf("now=+%s %s\n%s", sc.h.now.Sub(t0), fmtChange(c), table(sc.h.g))
+		return fmt.Sprintf("now=+%s %s\n%s", sc.h.now.Sub(t0), sc.fmtChange(c), table(sc.h.g))
 	case "expire":
 		c := sc.h.g.Expire(pos[0], sc.h.now)
 		sc.h.apply(c)
-		return fmtChange(c) + "\n" + table(sc.h.g)
+		return sc.fmtChange(c) + "\n" + table(sc.h.g)
 	case "deadline":
 		d, ok := sc.h.g.NextDeadline(pos[0])
 		if !ok {
@@ -160,11 +152,11 @@ func (sc *scenario) run(d *datadriven.TestData) string {
 		sc.h.now = sc.h.now.Add(parseDur(sc.t, pos))
 		c := sc.h.g.Prune(sc.h.now)
 		sc.h.apply(c)
-		return fmt.Sprintf("now=+%s %s\n%s", sc.h.now.Sub(t0), fmtChange(c), table(sc.h.g))
+		return fmt.Sprintf("now=+%s %s\n%s", sc.h.now.Sub(t0), sc.fmtChange(c), table(sc.h.g))
 	case "resize":
 		c := sc.h.g.Resize(int(num("shards", 0)), num("mv", 0))
 		sc.h.apply(c)
-		return fmtChange(c) + "\n" + table(sc.h.g)
+		return sc.fmtChange(c) + "\n" + table(sc.h.g)
 	case "restore":
 		// Round-trip the durable records through JSON, as the shell would, and restore.
 		mb, _ := json.Marshal(sc.h.g.Meta())
@@ -196,6 +188,27 @@ func (sc *scenario) run(d *datadriven.TestData) string {
 	}
 	sc.t.Fatalf("unknown command %q", line)
 	return ""
+}
+
+// request builds the heartbeat of member id from a command's arguments: proto, epoch, mv, name,
+// inc, principal, path, owned=0,1 and revoking=2:DRAINING.
+func (sc *scenario) request(line, id string, args map[string]string, num func(string, int64) int64) Heartbeat {
+	hb := Heartbeat{ProtocolVersion: int(num("proto", 1)), RequestID: "req", MemberID: id,
+		PathMemberID: id, MemberName: args["name"], MemberEpoch: num("epoch", 0),
+		MetadataVersion: num("mv", 0), Capacity: Capacity{4, 4}, Incarnation: args["inc"], Principal: args["principal"]}
+	if p, ok := args["path"]; ok {
+		hb.PathMemberID = p
+	}
+	hb.Owned = parseInts(sc.t, args["owned"])
+	for _, e := range splitList(args["revoking"]) {
+		s, st, _ := strings.Cut(e, ":")
+		n, err := strconv.Atoi(s)
+		if err != nil {
+			sc.t.Fatalf("%s: %v", line, err)
+		}
+		hb.Revoking = append(hb.Revoking, RevokingShard{Shard: n, State: RevokeState(st)})
+	}
+	return hb
 }
 
 func equalSnap(a, b snapshot) bool { return fmt.Sprintf("%+v", a) == fmt.Sprintf("%+v", b) }

@@ -9,8 +9,10 @@
 // must follow this order:
 //
 //  1. evaluate (d := g.Heartbeat(hb, now));
-//  2. if d.Change != nil && d.Change.Durable, persist the Change (Meta, Members, Removed) and
-//     wait until it is durable; if persisting fails, drop the Change and answer RETRY;
+//  2. if d.Change != nil && d.Change.Durable, write the shard fences it moves
+//     (Change.FenceMoves, fences.go), then persist the Change (Meta, Members, Removed) and
+//     wait until it is durable; if either fails, drop the Change and answer RETRY
+//     (Unevaluated, CauseNotStored);
 //  3. g.Apply(d.Change) (also for non-durable Changes: they carry lease renewals);
 //  4. only then send d.Response. Nothing is told to a member before it is durable (SPEC §3 inv. 5).
 //
@@ -19,6 +21,11 @@
 // Change holding only that member (lease renewal): it costs O(shards of that member), never
 // O(group). Durable fields are everything except LastHeartbeat, LeaseDeadline and
 // RevokeDeadline (tagged `json:"-"`); a capacity-only change is also not worth a write.
+//
+// Answers decided without a group's state are made here too, so that no shell decides a
+// protocol outcome: Reject (what every group rejects), UnknownGroup (a group the store does
+// not have), Group.UnknownClaims (claims an empty group never had: a hold), and Unevaluated
+// (a cause the shell observed: the status and the text, answer.go).
 //
 // Timers: after Apply, the shell (re)arms a member timer at NextDeadline(id) and calls Expire
 // when it fires; a stale timer yields nil. Restore gives every non-expired member a fresh lease

@@ -71,7 +71,7 @@ func runFuzzOnce(t *testing.T, data []byte) {
 					c = g.Resize(int(b%10), int64(r.next()%4))
 				}
 			}
-			g.Apply(c)
+			applyChecked(t, g, c)
 			if v := g.CheckInvariants(); len(v) > 0 {
 				t.Fatalf("step %d: invariants:\n  %s\n%s", steps, strings.Join(v, "\n  "), table(g))
 			}

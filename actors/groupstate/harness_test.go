@@ -72,14 +72,14 @@ func (h *harness) send(hb Heartbeat) Response {
 	if d.Change == nil && d.Response.Status == StatusOK && hb.MemberEpoch > 0 {
 		h.tb.Fatalf("accepted heartbeat without a change (lease must be renewed)")
 	}
-	h.g.Apply(d.Change)
+	applyChecked(h.tb, h.g, d.Change)
 	h.check()
 	return d.Response
 }
 
 func (h *harness) apply(c *Change) {
 	h.tb.Helper()
-	h.g.Apply(c)
+	applyChecked(h.tb, h.g, c)
 	h.check()
 }
 

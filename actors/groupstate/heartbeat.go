@@ -10,13 +10,9 @@ import (
 // Rejected requests (UNSUPPORTED_PROTOCOL, INVALID_REQUEST, UNKNOWN_MEMBER_ID, heartbeats of
 // an already fenced member) come with a nil Change.
 func (g *Group) Heartbeat(hb Heartbeat, now time.Time) Decision {
-	if hb.ProtocolVersion != 1 {
-		return g.reject(&hb, StatusUnsupportedProtocol, 0,
-			fmt.Sprintf("protocolVersion %d is not supported; this coordinator speaks protocol version 1 only", hb.ProtocolVersion))
-	}
-	r, msg := validate(&hb)
-	if msg != "" {
-		return g.reject(&hb, StatusInvalidRequest, 0, "invalid heartbeat: "+msg+"; fix the client, do not retry unchanged")
+	st, msg, r := precheck(&hb)
+	if st != "" {
+		return g.reject(&hb, st, 0, msg)
 	}
 	if d, refused := g.identityRefusal(&hb, g.members[hb.MemberID]); refused {
 		return d
@@ -30,15 +26,26 @@ func (g *Group) Heartbeat(hb Heartbeat, now time.Time) Decision {
 	return g.heartbeatAt(&hb, r, now)
 }
 
+// precheck checks what every group rejects alike: the protocol version and the request's
+// contract (validate). It returns the status and message of the rejection ("" when none).
+func precheck(hb *Heartbeat) (Status, string, report) {
+	if hb.ProtocolVersion != 1 {
+		return StatusUnsupportedProtocol, fmt.Sprintf(
+			"protocolVersion %d is not supported; this coordinator speaks protocol version 1 only", hb.ProtocolVersion), report{}
+	}
+	r, msg := validate(hb)
+	if msg != "" {
+		return StatusInvalidRequest, "invalid heartbeat: " + msg + "; fix the client, do not retry unchanged", r
+	}
+	return "", "", r
+}
+
 // reject answers without any state change.
 func (g *Group) reject(hb *Heartbeat, st Status, epoch int64, msg string) Decision {
-	return Decision{Response: Response{
-		Status: st, MemberID: hb.MemberID, MemberEpoch: epoch,
-		GroupEpoch: g.meta.GroupEpoch, AssignmentEpoch: g.meta.AssignmentEpoch,
-		MetadataVersion: g.meta.MetadataVersion,
-		Assigned:        []int{}, Pending: []int{}, Message: msg,
-		HeartbeatInterval: g.cfg.HeartbeatInterval,
-	}}
+	r := answer(hb, st, epoch, g.meta.MetadataVersion, msg)
+	r.GroupEpoch, r.AssignmentEpoch = g.meta.GroupEpoch, g.meta.AssignmentEpoch
+	r.HeartbeatInterval = g.cfg.HeartbeatInterval
+	return Decision{Response: r}
 }
 
 // fenceDecision fences member id in a fresh txn and answers FENCED_MEMBER_EPOCH. held is what

@@ -39,7 +39,7 @@ func describeDecision(d Decision) string {
 	if c == nil {
 		return s + " change=nil"
 	}
-	s += fmt.Sprintf(" durable=%v meta=%v removed=%v trimmed=%d bucket=%v", c.Durable, c.Meta, c.Removed, c.Trimmed, c.bucket)
+	s += fmt.Sprintf(" durable=%v meta=%v removed=%v trimmed=%d bucket=%v fences=%v", c.Durable, c.Meta, c.Removed, c.Trimmed, c.bucket, c.FenceMoves())
 	for _, m := range c.Members {
 		s += fmt.Sprintf(" {%s %q %s e=%d pe=%d cap=%v t=%v a=%v r=%v p=%v j=%s ss=%s principal=%q inc=%q hb=%s lease=%s rd=%s}",
 			m.ID, m.Name, m.State, m.Epoch, m.PrevEpoch, m.Capacity, nz(m.Target), nz(m.Assigned), nz(m.Revoking), nz(m.Pending),

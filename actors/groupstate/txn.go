@@ -220,6 +220,11 @@ func (t *txn) change() *Change {
 			return 0
 		})
 	}
+	if c.Durable {
+		if moves := t.g.fenceMoves(c); len(moves) > 0 {
+			c.moves = &moves
+		}
+	}
 	return c
 }
 

@@ -144,7 +144,21 @@ type Change struct {
 	Trimmed int      // how many of Removed were dropped by MaxRetained (for a metric)
 	Durable bool     // false when only volatile fields changed: apply without persisting
 
+	// moves: FenceMoves. A pointer, not a slice: a steady heartbeat's Change (steady.go) is
+	// allocated with its member and must stay in its size class.
+	moves *[]FenceMove
+
 	bucket *joinBucket // volatile: the join token bucket after this evaluation (nil = unchanged)
+}
+
+// FenceMoves lists, sorted by shard, every shard whose holder a durable change moves
+// (fences.go): the shell writes those fences before it saves the change. Nil when the change
+// moves no holder (always when not Durable).
+func (c *Change) FenceMoves() []FenceMove {
+	if c == nil || c.moves == nil {
+		return nil
+	}
+	return *c.moves
 }
 
 // Decision is the result of evaluating one heartbeat. Change nil: nothing at all to apply.

@@ -164,23 +164,23 @@ func (h *Host) refusingRequests() string {
 // it, and waits for the reply until timeout. A grain that stopped between
 // lookup and delivery is looked up again.
 func (h *Host) askCluster(key persistence.GroupKey, msg any, timeout time.Duration) (any, error) {
-	req, err := group.RequestToWire(msg)
+	start := h.opts.Now()
+	req, err := group.RequestToWire(msg, start)
 	if err != nil {
 		return nil, err
 	}
 	req.FromNode = h.opts.NodeID
 	id := group.IdentityOf(key)
-	start := time.Now()
 	deadline := start.Add(timeout)
 	if req.DeadlineUnixNano == 0 {
 		// Every forwarded request carries a deadline: one still queued (or still being
 		// delivered by a lookup that outlived its caller) when nobody waits any more is not
 		// evaluated — a DELETE answered 503 must not run later.
-		group.SetDeadline(req, deadline)
+		group.SetDeadline(req, deadline, start)
 	}
 	op := opName(req)
 	for {
-		left := time.Until(deadline)
+		left := deadline.Sub(h.opts.Now())
 		if left <= 0 {
 			h.observeGrain(op, id, start, "unavailable")
 			return nil, fmt.Errorf("group %s could not be placed or did not answer within %s: %w", key, timeout, coordinator.ErrGroupMoving)
@@ -258,7 +258,7 @@ func (h *Host) observeGrain(op, id string, start time.Time, outcome string) {
 	if pid, ok := h.cl.c.PidCache.Get(id, group.Kind); ok && pid != nil {
 		remote = pid.Address != h.system.Address()
 	}
-	m.GrainRequest(op, remote, time.Since(start), outcome)
+	m.GrainRequest(op, remote, h.opts.Now().Sub(start), outcome)
 }
 
 func opName(r *wire.GroupRequest) string {

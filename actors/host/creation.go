@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/redisstream/coordinator/actors/group"
+	"github.com/redisstream/coordinator/actors/groupstate"
 	"github.com/redisstream/coordinator/api/protocol"
 	"github.com/redisstream/coordinator/coordinator"
 	"github.com/redisstream/coordinator/persistence"
@@ -185,53 +186,26 @@ func (h *Host) CreateGroup(ctx context.Context, streamPrefix, groupName string, 
 	return d.Group, nil
 }
 
-// heartbeatUnknownGroup answers a heartbeat for a group that exists nowhere.
-// It returns done=false only for a join that created the group; the caller
-// then sends the heartbeat to the new group actor.
-func (h *Host) heartbeatUnknownGroup(ctx context.Context, key persistence.GroupKey, req protocol.HeartbeatRequest) (protocol.HeartbeatResponse, bool) {
-	switch {
-	case req.MemberEpoch < 0:
-		// A leave from a group that does not exist: nothing to release
-		// (answered like the leave of an unknown member).
-		r := h.outcome(req, protocol.StatusOK, "")
-		r.MemberEpoch = -1
-		return r, true
-	case req.MemberEpoch > 0:
-		h.claimForUnknownGroup(key, req)
-		return h.outcome(req, protocol.StatusUnknownMemberID, fmt.Sprintf(
-			"group %s of stream %s does not exist (never created, or deleted): drop all shards and rejoin with memberEpoch 0",
-			key.ConsumerGroup, key.StreamPrefix)), true
-	case h.opts.Limits.ExplicitGroupCreation:
-		return h.outcome(req, protocol.StatusUnknownMemberID, fmt.Sprintf(
-			"group %s of stream %s does not exist and groups.creation is explicit: create it with POST /coord/v1/streams/{streamPrefix}/groups/{consumerGroup}, then rejoin with memberEpoch 0",
-			key.ConsumerGroup, key.StreamPrefix)), true
+// heartbeatUnknownGroup answers a heartbeat for a group that exists nowhere
+// (groupstate.UnknownGroup decides; hb is req as the rules read it). It returns
+// done=false only for a join that created the group; the caller then sends the
+// heartbeat to the new group actor.
+func (h *Host) heartbeatUnknownGroup(ctx context.Context, key persistence.GroupKey, hb *groupstate.Heartbeat, req protocol.HeartbeatRequest) (protocol.HeartbeatResponse, bool) {
+	d := groupstate.UnknownGroup(hb, key.StreamPrefix, key.ConsumerGroup, h.opts.Limits.ExplicitGroupCreation, h.opts.Rules, h.opts.Now())
+	if !d.Hold.Until.IsZero() {
+		h.groupStateLost(key, group.LossMemberClaims, d.Hold.Reason, d.Hold.Until)
+	}
+	if !d.Create {
+		return group.Respond(&req, d.Response, h.opts.Rules), true
 	}
 	_, err := h.createGroup(ctx, key)
 	switch {
 	case err == nil, errors.Is(err, coordinator.ErrGroupExists): // created, or by a concurrent request
 		return protocol.HeartbeatResponse{}, false
 	case errors.Is(err, coordinator.ErrLimitExceeded):
-		return h.outcome(req, protocol.StatusRetry, strings.TrimSuffix(err.Error(), ": "+coordinator.ErrLimitExceeded.Error())+"; retry later"), true
+		return h.unevaluated(&req, groupstate.CauseGroupLimit, strings.TrimSuffix(err.Error(), ": "+coordinator.ErrLimitExceeded.Error())), true
 	case errors.Is(err, coordinator.ErrStreamNotFound):
-		return h.outcome(req, protocol.StatusUnknownMemberID,
-			"stream "+key.StreamPrefix+" does not exist: create it, then rejoin with memberEpoch 0"), true
+		return h.unevaluated(&req, groupstate.CauseStreamMissing, key.StreamPrefix), true
 	}
-	return h.outcome(req, protocol.StatusRetry, "the coordinator could not create this group right now; keep current ownership and retry"), true
-}
-
-// claimForUnknownGroup: a member reports an epoch and shards for a group the
-// store does not have. Either the group was deleted under it, or the store
-// lost it (FLUSHALL, a restart without persistence, a lagging replica) and
-// that member may still read those shards until its lease runs out. The group
-// is not created, but if it is created before one lease has passed it grants
-// nothing until then (a hold of this group only, so a buggy client cannot
-// hold any other group).
-func (h *Host) claimForUnknownGroup(key persistence.GroupKey, req protocol.HeartbeatRequest) {
-	n := len(req.OwnedShards) + len(req.RevokingShards)
-	if n == 0 {
-		return
-	}
-	until := h.opts.Now().Add(h.opts.Rules.LeaseTTL + h.opts.Rules.HeartbeatInterval)
-	h.groupStateLost(key, group.LossMemberClaims, fmt.Sprintf("member %q reports memberEpoch %d and %d shard(s) of a group the store does not have",
-		req.MemberID, req.MemberEpoch, n), until)
+	return h.unevaluated(&req, groupstate.CauseCreateFailed, ""), true
 }

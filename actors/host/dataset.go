@@ -27,7 +27,7 @@ func (h *Host) newDataSet(created time.Time, why string) {
 		slog.Time("checkedUntil", ds.Until))
 }
 
-// dataSet is group.Deps.DataSet: the young data set, while it is young.
+// dataSet is group.Node.DataSet: the young data set, while it is young.
 func (h *Host) dataSet() group.NewDataSet {
 	h.loss.mu.Lock()
 	defer h.loss.mu.Unlock()

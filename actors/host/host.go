@@ -25,7 +25,12 @@ type Options struct {
 	NodeID      string
 	Logger      *slog.Logger
 	Metrics     group.Metrics
-	Now         func() time.Time
+	// Now is the node's one clock: every deadline the host sets and its group
+	// actors check (a request's deadline, store-loss holds, caches) is read
+	// from it, here and in group.Deps. Default time.Now. Waits on real timers
+	// and sleeps (the local reply wait, leaving a cluster, the reshard
+	// driver's store lease) run on the wall clock their timer runs on.
+	Now func() time.Time
 	// DefaultShardCount is used when a stream is created without a count.
 	DefaultShardCount int
 	// RequestTimeout bounds one request to a group actor.
@@ -184,19 +189,9 @@ func New(opts Options) *Host {
 	h.creating, h.full = make(chan struct{}, 1), map[string]fullStream{}
 	h.deps = &group.Deps{
 		Store: opts.Store, Provisioner: opts.Provisioner, Rules: opts.Rules, NodeID: opts.NodeID,
-		Owner: h.node.owner, IdlePassivation: opts.IdlePassivation,
+		Owner: h.node.owner, IdlePassivation: opts.IdlePassivation, Node: groupNode{h},
 		Now: opts.Now, Logger: logger, Metrics: opts.Metrics,
 		StoreTimeout: opts.RequestTimeout / 2,
-		OnStop:       h.forget,
-		OnStart:      h.register,
-		Refusing:     h.refusing,
-		Hold:         h.hold,
-		StateLost: func(reason string) {
-			h.stateLost(group.LossStoreBehind, reason, h.opts.Now().Add(opts.Rules.LeaseTTL+opts.Rules.HeartbeatInterval))
-		},
-		GroupStateLost: h.groupStateLost,
-		VerifyStore:    h.node.verify,
-		DataSet:        h.dataSet, PlacementMoved: h.placementMoved,
 	}
 	h.system.EventStream.Subscribe(onDeadLetter)
 	h.pinger = h.system.Root.Spawn(actor.PropsFromProducer(func() actor.Actor { return pingActor{} }))

@@ -52,6 +52,8 @@ func (c *localCall) arm(now, deadline time.Time) {
 func (h *Host) askHeartbeat(key persistence.GroupKey, pid *actor.PID, hb *group.HeartbeatRequest, timeout time.Duration) (any, error) {
 	call := localCalls.Get().(*localCall)
 	hb.Reply = call.reply
+	// The wait runs on the wall clock of its timer, not on Options.Now (a test's clock
+	// may stand still); hb.Deadline, which the group checks, is on Options.Now.
 	now := time.Now()
 	deadline := now.Add(timeout)
 	call.arm(now, deadline)

@@ -1,11 +1,9 @@
 package host
 
-import "time"
-
 // notePlacementMove records when the member list gained a member (called by
 // onTopology with h.cl.mu held): the cluster then places some groups on the
 // new member, whose activations fence this node's. That is a normal move, not
-// a duplicate activation (group.Deps.PlacementMoved).
+// a duplicate activation (group.Node.PlacementMoved).
 func (h *Host) notePlacementMove(prev, next []memberView) {
 	known := make(map[string]bool, len(prev))
 	for _, m := range prev {
@@ -13,7 +11,7 @@ func (h *Host) notePlacementMove(prev, next []memberView) {
 	}
 	for _, m := range next {
 		if !known[m.ID] {
-			h.cl.joinedAt = time.Now()
+			h.cl.joinedAt = h.opts.Now()
 			return
 		}
 	}
@@ -25,5 +23,5 @@ func (h *Host) notePlacementMove(prev, next []memberView) {
 func (h *Host) placementMoved() bool {
 	h.cl.mu.Lock()
 	defer h.cl.mu.Unlock()
-	return !h.cl.joinedAt.IsZero() && time.Since(h.cl.joinedAt) < h.opts.Rules.LeaseTTL+h.opts.Rules.HeartbeatInterval
+	return !h.cl.joinedAt.IsZero() && h.opts.Now().Sub(h.cl.joinedAt) < h.opts.Rules.LeaseTTL+h.opts.Rules.HeartbeatInterval
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/redisstream/coordinator/actors/group"
+	"github.com/redisstream/coordinator/actors/groupstate"
 	"github.com/redisstream/coordinator/api/protocol"
 	"github.com/redisstream/coordinator/coordinator"
 	"github.com/redisstream/coordinator/persistence"
@@ -21,28 +22,28 @@ import (
 // (heartbeatUnknownGroup); otherwise nothing is spawned or stored.
 func (h *Host) Heartbeat(ctx context.Context, streamPrefix, groupName, pathMemberID string, req protocol.HeartbeatRequest) (protocol.HeartbeatResponse, error) {
 	if why := h.refusingRequests(); why != "" {
-		return h.outcome(req, protocol.StatusRetry, "this coordinator node refuses to serve ("+why+"; see its health); keep current ownership and retry, through another node"), nil
+		return h.unevaluated(&req, groupstate.CauseRefusing, why), nil
 	}
 	key := persistence.GroupKey{StreamPrefix: streamPrefix, ConsumerGroup: groupName}
 	pid, active := h.active(key)
 	if !active && !h.knownStored(key) {
 		// A request every group rejects must not create (activate and store) the group.
-		if status, msg, rejected := group.Reject(pathMemberID, req, h.opts.Rules); rejected {
-			return h.outcome(req, status, msg), nil
+		hb := group.RulesRequest(pathMemberID, req)
+		if r, rejected := groupstate.Reject(&hb); rejected {
+			return group.Respond(&req, r, h.opts.Rules), nil
 		}
 		if _, err := h.stream(ctx, streamPrefix); err != nil {
 			if errors.Is(err, coordinator.ErrStreamNotFound) {
-				return h.outcome(req, protocol.StatusUnknownMemberID,
-					"stream "+streamPrefix+" does not exist: create it, then rejoin with memberEpoch 0"), nil
+				return h.unevaluated(&req, groupstate.CauseStreamMissing, streamPrefix), nil
 			}
-			return h.outcome(req, protocol.StatusRetry, "the coordinator cannot reach its store right now; keep current ownership and retry"), nil
+			return h.unevaluated(&req, groupstate.CauseStoreUnreachable, ""), nil
 		}
 		stored, err := h.groupStored(ctx, key)
 		if err != nil {
-			return h.outcome(req, protocol.StatusRetry, "the coordinator cannot reach its store right now; keep current ownership and retry"), nil
+			return h.unevaluated(&req, groupstate.CauseStoreUnreachable, ""), nil
 		}
 		if !stored {
-			if resp, done := h.heartbeatUnknownGroup(ctx, key, req); done {
+			if resp, done := h.heartbeatUnknownGroup(ctx, key, &hb, req); done {
 				return resp, nil
 			}
 		}
@@ -58,11 +59,13 @@ func (h *Host) Heartbeat(ctx context.Context, streamPrefix, groupName, pathMembe
 		wait = h.opts.RequestTimeout
 	}
 	// The deadline travels in the message and bounds the wait: no context timer of its own.
-	now := time.Now()
-	deadline := now.Add(wait)
-	if dl, ok := ctx.Deadline(); ok && dl.Before(deadline) {
-		deadline = dl
+	// It is set on the node's clock, which the group actor checks it with; the context's
+	// deadline is on the wall clock: what is left of it counts.
+	if dl, ok := ctx.Deadline(); ok {
+		wait = min(wait, time.Until(dl))
 	}
+	now := h.opts.Now()
+	deadline := now.Add(wait)
 	msg := &group.HeartbeatRequest{PathMemberID: pathMemberID, Request: req, Deadline: deadline}
 	var res any
 	var err error
@@ -73,7 +76,7 @@ func (h *Host) Heartbeat(ctx context.Context, streamPrefix, groupName, pathMembe
 		res, err = h.askHeartbeat(key, pid, msg, timeout)
 	}
 	if err != nil {
-		return h.outcome(req, protocol.StatusRetry, "the group is not answering right now (restarting or moving); keep current ownership and retry"), nil
+		return h.unevaluated(&req, groupstate.CauseNotAnswering, ""), nil
 	}
 	resp := res.(*group.HeartbeatReply).Response
 	if err := group.Refusal(resp); err != nil {
@@ -82,16 +85,9 @@ func (h *Host) Heartbeat(ctx context.Context, streamPrefix, groupName, pathMembe
 	return resp, nil
 }
 
-// outcome builds a response the host decides without the group actor.
-func (h *Host) outcome(req protocol.HeartbeatRequest, status protocol.Status, msg string) protocol.HeartbeatResponse {
-	r := h.opts.Rules
-	return protocol.HeartbeatResponse{
-		ResponseTo: req.RequestID, Status: status, MemberID: req.MemberID, MemberEpoch: req.MemberEpoch,
-		HeartbeatIntervalMs: r.HeartbeatInterval.Milliseconds(), RebalanceTimeoutMs: r.RebalanceTimeout.Milliseconds(),
-		MemberLeaseTTLMs: r.LeaseTTL.Milliseconds(), MetadataVersion: req.MetadataVersion,
-		Assignment: protocol.Assignment{AssignedShards: []protocol.ShardID{}, PendingShards: []protocol.ShardID{}, MetadataVersion: req.MetadataVersion},
-		Message:    msg,
-	}
+// unevaluated answers a heartbeat the host decides not to evaluate (groupstate.Unevaluated).
+func (h *Host) unevaluated(req *protocol.HeartbeatRequest, c groupstate.Cause, detail string) protocol.HeartbeatResponse {
+	return group.Unevaluated(req, c, detail, h.opts.Rules)
 }
 
 // describe asks the group actor for its views. With create false, or when
