@@ -29,7 +29,6 @@ var (
 	byKey     = map[string]*setting{}
 	byEnv     = map[string]*setting{}
 	sections  = map[string]bool{} // "coordination", ...: RSC_COORDINATION_* is ours
-	userKeys  = []string{"username", "password", "roles"}
 	knownEnvs = []string{EnvConfigFile}
 	// keysAndSections are the names an unknown key is compared with.
 	keysAndSections []string
