@@ -26,6 +26,13 @@ type Config struct {
 	Shutdown     Shutdown     `koanf:"shutdown"`
 	Audit        Audit        `koanf:"audit"`
 	Runtime      Runtime      `koanf:"runtime"`
+	Failpoint    Failpoint    `koanf:"failpoint"`
+}
+
+// Failpoint holds switches for tests only (test/reshard): they break the
+// coordinator on purpose. Leave them unset in production.
+type Failpoint struct {
+	ReshardHold string `koanf:"reshard-hold" help:"TEST ONLY: this node's resharding driver keeps every migration in this state (PREPARING, ACTIVE, DRAINING or ROLLING_BACK); empty = off"`
 }
 
 // Metrics configures where Prometheus metrics are served besides the

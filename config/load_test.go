@@ -101,6 +101,7 @@ var precedenceCases = []precedenceCase{
 	{key: "cluster.node-id", file: "n1", env: "n2", flag: "n3"},
 	{key: "log.level", file: "debug", env: "warn", flag: "error"},
 	{key: "log.format", file: "json", env: "text", flag: "json"},
+	{key: "failpoint.reshard-hold", file: "ACTIVE", env: "DRAINING", flag: "PREPARING"},
 }
 
 func TestPrecedenceCoversEveryKey(t *testing.T) {

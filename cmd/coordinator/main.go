@@ -112,7 +112,7 @@ func run(args, environ []string) int {
 		Resharding: host.ReshardOptions{
 			RoutingGrace: cfg.Resharding.RoutingGrace, PollInterval: cfg.Resharding.PollInterval,
 			RetiredRetention: cfg.Resharding.RetiredRetention, History: cfg.Resharding.History,
-			DriverLease: cfg.Resharding.DriverLease, HoldState: os.Getenv("RSC_FAILPOINT_RESHARD_HOLD"),
+			DriverLease: cfg.Resharding.DriverLease, HoldState: cfg.Failpoint.ReshardHold,
 		},
 		ReshardMetrics:  reg,
 		TrustEmptyStore: cfg.Store.TrustEmptyStore,
