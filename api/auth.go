@@ -13,6 +13,7 @@ import (
 	"golang.org/x/crypto/bcrypt"
 
 	"github.com/redisstream/coordinator/api/protocol"
+	"github.com/redisstream/coordinator/config"
 )
 
 // Authentication: HTTP Basic or "Authorization: Bearer <token>" (tokens.go).
@@ -57,17 +58,18 @@ const (
 	roleMember
 )
 
+// parseRole maps a role name of config.Roles (checked by config) to its rights.
 func parseRole(s string) (roleSet, bool) {
-	switch strings.ToUpper(strings.TrimSpace(s)) {
-	case RoleRead:
+	switch s {
+	case config.RoleRead:
 		return roleRead, true
-	case RoleWrite:
+	case config.RoleWrite:
 		return roleWrite | roleRead, true // WRITE implies READ
-	case RoleMember:
+	case config.RoleMember:
 		return roleMember, true
-	case RoleAdmin:
+	case config.RoleAdmin:
 		return roleRead | roleWrite | roleMember, true
-	case RoleMonitor:
+	case config.RoleMonitor:
 		return roleRead, true
 	}
 	return 0, false
@@ -78,7 +80,7 @@ func (r roleSet) names() []string {
 	for _, n := range []struct {
 		bit  roleSet
 		name string
-	}{{roleRead, RoleRead}, {roleWrite, RoleWrite}, {roleMember, RoleMember}} {
+	}{{roleRead, config.RoleRead}, {roleWrite, config.RoleWrite}, {roleMember, config.RoleMember}} {
 		if r&n.bit != 0 {
 			out = append(out, n.name)
 		}
@@ -115,15 +117,6 @@ type authenticator struct {
 	verified map[string][32]byte // user → HMAC(cacheKey, password) last accepted by bcrypt
 }
 
-func isBcrypt(p string) bool {
-	return strings.HasPrefix(p, "$2a$") || strings.HasPrefix(p, "$2b$") || strings.HasPrefix(p, "$2y$")
-}
-
-func checkBcryptHash(h string) error {
-	_, err := bcrypt.Cost([]byte(h))
-	return err
-}
-
 // bcryptCompare is bcrypt.CompareHashAndPassword; a seam for tests that
 // count the checks (unknown and known users must take the same path).
 var bcryptCompare = bcrypt.CompareHashAndPassword
@@ -133,7 +126,7 @@ func newAuthenticator(cfg Config, signer *tokenSigner) *authenticator {
 	_, _ = rand.Read(a.cacheKey[:])
 	cost := bcrypt.MinCost
 	for _, u := range cfg.Auth.Users {
-		if c, err := bcrypt.Cost([]byte(u.Password)); isBcrypt(u.Password) && err == nil && c > cost {
+		if c, err := bcrypt.Cost([]byte(u.Password)); config.IsBcrypt(u.Password) && err == nil && c > cost {
 			cost = c
 		}
 	}
@@ -143,7 +136,7 @@ func newAuthenticator(cfg Config, signer *tokenSigner) *authenticator {
 			rs, _ := parseRole(r)
 			cr.roles |= rs
 		}
-		if isBcrypt(u.Password) {
+		if config.IsBcrypt(u.Password) {
 			cr.bcrypt = []byte(u.Password)
 		} else {
 			// A plain password is checked like a hash of the highest
