@@ -14,6 +14,7 @@ import (
 	"golang.org/x/crypto/bcrypt"
 
 	"github.com/redisstream/coordinator/api/protocol"
+	"github.com/redisstream/coordinator/config"
 )
 
 // Authentication: HTTP Basic or "Authorization: Bearer <token>" (tokens.go).
@@ -66,17 +67,18 @@ const (
 // names: the token never lists ADMIN itself).
 const roleAll = roleRead | roleWrite | roleMember
 
+// parseRole maps a role name of config.Roles (checked by config) to its rights.
 func parseRole(s string) (roleSet, bool) {
-	switch strings.ToUpper(strings.TrimSpace(s)) {
-	case RoleRead:
+	switch s {
+	case config.RoleRead:
 		return roleRead, true
-	case RoleWrite:
+	case config.RoleWrite:
 		return roleWrite | roleRead, true // WRITE implies READ
-	case RoleMember:
+	case config.RoleMember:
 		return roleMember, true
-	case RoleAdmin:
+	case config.RoleAdmin:
 		return roleAll | roleAdmin, true
-	case RoleMonitor:
+	case config.RoleMonitor:
 		return roleRead, true
 	}
 	return 0, false
@@ -87,7 +89,7 @@ func (r roleSet) names() []string {
 	for _, n := range []struct {
 		bit  roleSet
 		name string
-	}{{roleRead, RoleRead}, {roleWrite, RoleWrite}, {roleMember, RoleMember}} {
+	}{{roleRead, config.RoleRead}, {roleWrite, config.RoleWrite}, {roleMember, config.RoleMember}} {
 		if r&n.bit != 0 {
 			out = append(out, n.name)
 		}
@@ -143,15 +145,6 @@ type verifiedEntry struct {
 	until time.Time
 }
 
-func isBcrypt(p string) bool {
-	return strings.HasPrefix(p, "$2a$") || strings.HasPrefix(p, "$2b$") || strings.HasPrefix(p, "$2y$")
-}
-
-func checkBcryptHash(h string) error {
-	_, err := bcrypt.Cost([]byte(h))
-	return err
-}
-
 // bcryptCompare is bcrypt.CompareHashAndPassword; a seam for tests that
 // count the checks (unknown and known users must take the same path).
 var bcryptCompare = bcrypt.CompareHashAndPassword
@@ -161,7 +154,7 @@ func newAuthenticator(cfg Config, signer *tokenSigner) *authenticator {
 	_, _ = rand.Read(a.cacheKey[:])
 	cost := bcrypt.MinCost
 	for _, u := range cfg.Auth.Users {
-		if c, err := bcrypt.Cost([]byte(u.Password)); isBcrypt(u.Password) && err == nil && c > cost {
+		if c, err := bcrypt.Cost([]byte(u.Password)); config.IsBcrypt(u.Password) && err == nil && c > cost {
 			cost = c
 		}
 	}
@@ -171,7 +164,7 @@ func newAuthenticator(cfg Config, signer *tokenSigner) *authenticator {
 			rs, _ := parseRole(r)
 			cr.roles |= rs
 		}
-		if isBcrypt(u.Password) {
+		if config.IsBcrypt(u.Password) {
 			cr.bcrypt = []byte(u.Password)
 		} else {
 			// A plain password is checked like a hash of the highest

@@ -12,6 +12,7 @@ import (
 	"golang.org/x/crypto/bcrypt"
 
 	"github.com/redisstream/coordinator/api/protocol"
+	"github.com/redisstream/coordinator/config"
 )
 
 const testSecret = "0123456789abcdef-test-secret"
@@ -43,16 +44,16 @@ func bcryptOf(t testing.TB, pw string) string {
 
 func authConfig(t testing.TB) Config {
 	grafana := bcryptOf(t, "grafana-pass")
-	return Config{Auth: AuthConfig{
+	return Config{Auth: config.Auth{
 		TokenSecret: testSecret,
 		TokenTTL:    time.Minute,
-		Users: []User{
+		Users: []config.User{
 			{Username: "admin", Password: "admin-pass", Roles: []string{"WRITE"}},
 			{Username: "grafana", Password: grafana, Roles: []string{"READ"}},
-			{Username: "legacy", Password: "$2y$" + strings.TrimPrefix(bcryptOf(t, "legacy-pass"), "$2a$"), Roles: []string{"read"}},
+			{Username: "legacy", Password: "$2y$" + strings.TrimPrefix(bcryptOf(t, "legacy-pass"), "$2a$"), Roles: []string{"READ"}},
 			{Username: "member", Password: "member-pass", Roles: []string{"MEMBER"}},
 			{Username: "boss", Password: "boss-pass", Roles: []string{"ADMIN"}},
-			{Username: "dash", Password: "dash-pass", Roles: []string{"monitor"}},
+			{Username: "dash", Password: "dash-pass", Roles: []string{"MONITOR"}},
 		},
 	}}
 }
@@ -68,22 +69,22 @@ var protectedRoutes = []struct {
 	method, path, body string
 	need               string
 }{
-	{"POST", "/coord/v1/streams/orders", `{"requestedBy":"ops"}`, RoleWrite},
-	{"GET", "/coord/v1/streams/orders/groups/g", "", RoleWrite},
-	{"DELETE", "/coord/v1/streams/orders/groups/g", `{"requestedBy":"ops"}`, RoleWrite},
+	{"POST", "/coord/v1/streams/orders", `{"requestedBy":"ops"}`, config.RoleWrite},
+	{"GET", "/coord/v1/streams/orders/groups/g", "", config.RoleWrite},
+	{"DELETE", "/coord/v1/streams/orders/groups/g", `{"requestedBy":"ops"}`, config.RoleWrite},
 	{"GET", "/coord/v1/streams/orders/groups/g/producer-routing", "", routing},
-	{"POST", "/coord/v1/streams/orders/scale", `{"targetShardCount":2,"requestedBy":"ops"}`, RoleWrite},
-	{"POST", "/coord/v1/streams/orders/groups/g/migrations/rs1/rollback", `{"requestedBy":"ops"}`, RoleWrite},
-	{"GET", "/coord/v1/streams/orders/groups/g/migrations/rs1", "", RoleRead},
-	{"GET", "/coord/v1/streams/orders/migrations", "", RoleRead},
-	{"POST", "/coord/v1/streams/orders/migrations/rs1/rollback", `{"requestedBy":"ops"}`, RoleWrite},
-	{"GET", "/coord/v1/streams/orders/groups/g/offsets", "", RoleRead},
-	{"GET", "/coord/v1/streams/orders/shards/0/messages", "", RoleRead},
-	{"GET", "/coord/v1/monitoring/groups", "", RoleRead},
-	{"GET", "/coord/v1/monitoring/streams/orders/groups/g/members", "", RoleRead},
-	{"GET", "/debug/actors", "", RoleRead},
-	{"GET", "/debug/streams/orders/groups/g", "", RoleRead},
-	{"GET", "/metrics", "", RoleRead},
+	{"POST", "/coord/v1/streams/orders/scale", `{"targetShardCount":2,"requestedBy":"ops"}`, config.RoleWrite},
+	{"POST", "/coord/v1/streams/orders/groups/g/migrations/rs1/rollback", `{"requestedBy":"ops"}`, config.RoleWrite},
+	{"GET", "/coord/v1/streams/orders/groups/g/migrations/rs1", "", config.RoleRead},
+	{"GET", "/coord/v1/streams/orders/migrations", "", config.RoleRead},
+	{"POST", "/coord/v1/streams/orders/migrations/rs1/rollback", `{"requestedBy":"ops"}`, config.RoleWrite},
+	{"GET", "/coord/v1/streams/orders/groups/g/offsets", "", config.RoleRead},
+	{"GET", "/coord/v1/streams/orders/shards/0/messages", "", config.RoleRead},
+	{"GET", "/coord/v1/monitoring/groups", "", config.RoleRead},
+	{"GET", "/coord/v1/monitoring/streams/orders/groups/g/members", "", config.RoleRead},
+	{"GET", "/debug/actors", "", config.RoleRead},
+	{"GET", "/debug/streams/orders/groups/g", "", config.RoleRead},
+	{"GET", "/metrics", "", config.RoleRead},
 }
 
 func TestProtectedRoutesNeedCredentials(t *testing.T) {
@@ -106,9 +107,9 @@ func TestRoles(t *testing.T) {
 		for user, pass := range users {
 			var allowed bool
 			switch rt.need {
-			case RoleWrite:
+			case config.RoleWrite:
 				allowed = user == "admin" || user == "boss"
-			case RoleRead:
+			case config.RoleRead:
 				allowed = reader[user]
 			case routing:
 				allowed = reader[user] || user == "member"
@@ -273,7 +274,7 @@ func TestConfigValidate(t *testing.T) {
 	require.NoError(t, Config{}.Validate())
 	mutate := func(f func(c *Config)) Config {
 		c := authConfig(t)
-		c.Auth.Users = append([]User(nil), c.Auth.Users...)
+		c.Auth.Users = append([]config.User(nil), c.Auth.Users...)
 		f(&c)
 		return c
 	}
@@ -283,7 +284,7 @@ func TestConfigValidate(t *testing.T) {
 		"unknown role":       mutate(func(c *Config) { c.Auth.Users[0].Roles = []string{"SUPERUSER"} }),
 		"short previous":     mutate(func(c *Config) { c.Auth.PreviousTokenSecrets = []string{"short"} }),
 		"previous = current": mutate(func(c *Config) { c.Auth.PreviousTokenSecrets = []string{testSecret} }),
-		"ttl too long":       mutate(func(c *Config) { c.Auth.TokenTTL = MaxTokenTTL + time.Second }),
+		"ttl too long":       mutate(func(c *Config) { c.Auth.TokenTTL = 8760*time.Hour + time.Second }),
 		"negative ttl":       mutate(func(c *Config) { c.Auth.TokenTTL = -time.Second }),
 		"no roles":           mutate(func(c *Config) { c.Auth.Users[0].Roles = nil }),
 		"empty password":     mutate(func(c *Config) { c.Auth.Users[0].Password = "" }),
@@ -365,7 +366,7 @@ func TestStreamScopedUsers(t *testing.T) {
 	cfg := authConfig(t)
 	cfg.Auth.AuthenticateMemberAPI = true
 	cfg.Auth.Users = append(cfg.Auth.Users,
-		User{Username: "orders-w", Password: "ow-pass", Roles: []string{"MEMBER", "READ"}, Streams: []string{"orders", "orders:*"}})
+		config.User{Username: "orders-w", Password: "ow-pass", Roles: []string{"MEMBER", "READ"}, Streams: []string{"orders", "orders:*"}})
 	auth := basic("orders-w", "ow-pass")
 	hb := func(h *harness, prefix, authz string) reply {
 		return h.do("POST", "/coord/v1/streams/"+prefix+"/groups/workers/members/10.0.3.7-m0/heartbeat", hbBody,

@@ -57,8 +57,10 @@ type failureLimiter struct {
 }
 
 func newFailureLimiter(cfg Config, now func() time.Time) *failureLimiter {
-	return &failureLimiter{addr: newLimiter(cfg.FailedAuthPerAddress, now), user: newLimiter(cfg.FailedAuthPerUser, now),
-		unknown: newLimiter(cfg.FailedAuthPerUser, now)}
+	a := cfg.Auth
+	return &failureLimiter{addr: newLimiter(a.FailedAuthPerAddressRate, a.FailedAuthPerAddressBurst, now),
+		user:    newLimiter(a.FailedAuthPerUserRate, a.FailedAuthPerUserBurst, now),
+		unknown: newLimiter(a.FailedAuthPerUserRate, a.FailedAuthPerUserBurst, now)}
 }
 
 // authRefusal is a 429 for credentials refused by the failure limiter.

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/redisstream/coordinator/config"
 )
 
 const groupsPath = "/coord/v1/monitoring/groups"
@@ -19,8 +21,8 @@ const groupsPath = "/coord/v1/monitoring/groups"
 // the lock-out is audited once.
 func TestBruteForceOnNonLoginRoute(t *testing.T) {
 	cfg := authConfig(t)
-	cfg.FailedAuthPerAddress = RateLimit{RequestsPerSecond: 0.001, Burst: 5}
-	cfg.FailedAuthPerUser = RateLimit{RequestsPerSecond: 0.001, Burst: 8}
+	cfg.Auth.FailedAuthPerAddressRate, cfg.Auth.FailedAuthPerAddressBurst = 0.001, 5
+	cfg.Auth.FailedAuthPerUserRate, cfg.Auth.FailedAuthPerUserBurst = 0.001, 8
 	cfg.Auth.AuthenticateMemberAPI = true
 	sink := &sinkRecorder{}
 	h := newHarness(t, cfg, WithClock(newClock().Now), WithAuditSink(sink))
@@ -143,7 +145,7 @@ func TestPasswordChangeRevokesTokens(t *testing.T) {
 func TestGroupScope(t *testing.T) {
 	cfg := authConfig(t)
 	cfg.Auth.AuthenticateMemberAPI = true
-	cfg.Auth.Users = append(cfg.Auth.Users, User{Username: "billing", Password: "billing-pass", Roles: []string{"MEMBER"}, Groups: []string{"bill*"}})
+	cfg.Auth.Users = append(cfg.Auth.Users, config.User{Username: "billing", Password: "billing-pass", Roles: []string{"MEMBER"}, Groups: []string{"bill*"}})
 	h := newHarness(t, cfg)
 	other := strings.Replace(hbPath, "/groups/workers/", "/groups/other/", 1)
 	r := h.do("POST", other, hbBody, "Authorization", basic("billing", "billing-pass"))

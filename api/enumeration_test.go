@@ -27,8 +27,8 @@ func countChecks(t *testing.T) (checks, waits *atomic.Int64) {
 // wait as long as one, without the CPU.
 func TestUnknownNamesAnswerLikeKnownOnes(t *testing.T) {
 	cfg := authConfig(t)
-	cfg.FailedAuthPerAddress = RateLimit{RequestsPerSecond: 0.001, Burst: 6}
-	cfg.FailedAuthPerUser = RateLimit{RequestsPerSecond: 0.001, Burst: 2}
+	cfg.Auth.FailedAuthPerAddressRate, cfg.Auth.FailedAuthPerAddressBurst = 0.001, 6
+	cfg.Auth.FailedAuthPerUserRate, cfg.Auth.FailedAuthPerUserBurst = 0.001, 2
 	h := newHarness(t, cfg, WithClock(newClock().Now))
 	checks, waits := countChecks(t)
 	try := func(user string) (status int, cost string) {

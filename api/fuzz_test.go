@@ -9,6 +9,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/redisstream/coordinator/api/protocol"
+	"github.com/redisstream/coordinator/config"
 )
 
 // direct serves one request through the app's handler without a connection
@@ -69,8 +70,9 @@ func FuzzAdminDecode(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	cfg := authConfig(f)
-	cfg.AdminRateLimit.RequestsPerSecond = -1
+	cfg.Auth.AdminRateLimit, cfg.Auth.AdminRateBurst = 1e9, 1_000_000 // never 429
 	h := newHarness(f, cfg)
+	maxShards := config.Default().Resharding.MaxShardCount
 	d := newDirect(h)
 	admin := basic("admin", "admin-pass")
 	routes := []struct{ method, path string }{
@@ -93,11 +95,11 @@ func FuzzAdminDecode(f *testing.F) {
 			}
 			switch req := h.fake.last.(type) {
 			case protocol.CreateStreamRequest:
-				if strings.TrimSpace(req.RequestedBy) == "" || (req.InitialShardCount != nil && (*req.InitialShardCount < 1 || *req.InitialShardCount > DefaultMaxShardCount)) {
+				if strings.TrimSpace(req.RequestedBy) == "" || (req.InitialShardCount != nil && (*req.InitialShardCount < 1 || *req.InitialShardCount > maxShards)) {
 					t.Fatalf("create accepted %+v", req)
 				}
 			case protocol.ScaleRequest:
-				if strings.TrimSpace(req.RequestedBy) == "" || req.TargetShardCount == nil || *req.TargetShardCount < 0 || *req.TargetShardCount > DefaultMaxShardCount {
+				if strings.TrimSpace(req.RequestedBy) == "" || req.TargetShardCount == nil || *req.TargetShardCount < 0 || *req.TargetShardCount > maxShards {
 					t.Fatalf("scale accepted %+v", req)
 				}
 			case protocol.DeleteGroupRequest:

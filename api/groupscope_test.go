@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/redisstream/coordinator/config"
 )
 
 // TestGroupScopeOnListAndStreamRoutes: a user scoped to groups sees only
@@ -13,8 +15,8 @@ import (
 func TestGroupScopeOnListAndStreamRoutes(t *testing.T) {
 	cfg := authConfig(t)
 	cfg.Auth.Users = append(cfg.Auth.Users,
-		User{Username: "gteam", Password: "gteam-pass", Roles: []string{"WRITE"}, Groups: []string{"g"}},
-		User{Username: "bteam", Password: "bteam-pass", Roles: []string{"READ"}, Groups: []string{"bill*"}})
+		config.User{Username: "gteam", Password: "gteam-pass", Roles: []string{"WRITE"}, Groups: []string{"g"}},
+		config.User{Username: "bteam", Password: "bteam-pass", Roles: []string{"READ"}, Groups: []string{"bill*"}})
 	h := newHarness(t, cfg)
 	get := func(user, path string) reply {
 		return h.do("GET", path, "", "Authorization", basic(user, user+"-pass"))

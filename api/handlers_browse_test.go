@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/redisstream/coordinator/api/protocol"
+	"github.com/redisstream/coordinator/config"
 	"github.com/redisstream/coordinator/coordinator"
 )
 
@@ -119,7 +120,7 @@ func TestBrowseErrorMapping(t *testing.T) {
 // Both routes name a stream, so stream-scoped users see only their streams.
 func TestBrowseRoutesAreStreamScoped(t *testing.T) {
 	cfg := authConfig(t)
-	cfg.Auth.Users = append(cfg.Auth.Users, User{Username: "orders-r", Password: "or-pass", Roles: []string{"READ"}, Streams: []string{"orders"}})
+	cfg.Auth.Users = append(cfg.Auth.Users, config.User{Username: "orders-r", Password: "or-pass", Roles: []string{"READ"}, Streams: []string{"orders"}})
 	auth := basic("orders-r", "or-pass")
 	h := newHarness(t, cfg)
 	require.Equal(t, 200, h.do("GET", "/coord/v1/streams/orders/groups/g/offsets", "", "Authorization", auth).status)

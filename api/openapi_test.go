@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/redisstream/coordinator/api/protocol"
+	"github.com/redisstream/coordinator/config"
 	"github.com/redisstream/coordinator/coordinator"
 )
 
@@ -154,7 +155,7 @@ func TestOpenAPIStatusesAreReal(t *testing.T) {
 		body := validBody(e.method, e.path)
 		cfg := authConfig(t)
 		cfg.Auth.AuthenticateMemberAPI = true
-		cfg.Auth.Users = append(cfg.Auth.Users, User{Username: "scoped", Password: "scoped-pass", Roles: []string{"ADMIN"}, Streams: []string{"other"}})
+		cfg.Auth.Users = append(cfg.Auth.Users, config.User{Username: "scoped", Password: "scoped-pass", Roles: []string{"ADMIN"}, Streams: []string{"other"}})
 		h := newHarness(t, cfg)
 		require.Equal(t, d.ok, send(h, probe{body: body, hdr: []string{"Authorization", boss}}), k)
 		send(h, probe{body: body})
@@ -173,7 +174,7 @@ func TestOpenAPIStatusesAreReal(t *testing.T) {
 		if strings.HasSuffix(e.path, "/login") {
 			send(h, probe{body: `{"username":"boss","password":"wrong"}`})
 			fl := cfg
-			fl.FailedAuthPerAddress = RateLimit{RequestsPerSecond: 0.001, Burst: 1}
+			fl.Auth.FailedAuthPerAddressRate, fl.Auth.FailedAuthPerAddressBurst = 0.001, 1
 			hf := newHarness(t, fl)
 			send(hf, probe{body: `{"username":"nobody","password":"wrong"}`})
 			send(hf, probe{body: `{"username":"nobody","password":"wrong"}`}) // 429: failed credentials
@@ -181,7 +182,7 @@ func TestOpenAPIStatusesAreReal(t *testing.T) {
 		}
 		if e.limited {
 			rl := cfg
-			rl.AdminRateLimit = RateLimit{RequestsPerSecond: 0.001, Burst: 1}
+			rl.Auth.AdminRateLimit, rl.Auth.AdminRateBurst = 0.001, 1
 			hl := newHarness(t, rl)
 			send(hl, probe{body: body, hdr: []string{"Authorization", boss}})
 			send(hl, probe{body: body, hdr: []string{"Authorization", boss}})

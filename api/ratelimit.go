@@ -31,12 +31,10 @@ type bucket struct {
 	last   time.Time
 }
 
-// newLimiter returns nil (no limiting) when rl.RequestsPerSecond < 0.
-func newLimiter(rl RateLimit, now func() time.Time) *limiter {
-	if rl.RequestsPerSecond < 0 {
-		return nil
-	}
-	return &limiter{rate: rl.RequestsPerSecond, burst: float64(rl.Burst), now: now, buckets: map[string]*bucket{}}
+// newLimiter refills rate tokens per second up to burst (auth.admin-rate-*,
+// auth.failed-auth-*-rate/-burst; config checks both are positive).
+func newLimiter(rate float64, burst int, now func() time.Time) *limiter {
+	return &limiter{rate: rate, burst: float64(burst), now: now, buckets: map[string]*bucket{}}
 }
 
 // allow takes one token for key. When none is left it returns false and how

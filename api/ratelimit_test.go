@@ -8,12 +8,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/redisstream/coordinator/api/protocol"
+	"github.com/redisstream/coordinator/config"
 )
 
 func TestAdminMutationsRateLimitedPerPrincipal(t *testing.T) {
 	cfg := authConfig(t)
-	cfg.Auth.Users = append(cfg.Auth.Users, User{Username: "admin2", Password: "admin2-pass", Roles: []string{"WRITE"}})
-	cfg.AdminRateLimit = RateLimit{RequestsPerSecond: 0.5, Burst: 2}
+	cfg.Auth.Users = append(cfg.Auth.Users, config.User{Username: "admin2", Password: "admin2-pass", Roles: []string{"WRITE"}})
+	cfg.Auth.AdminRateLimit, cfg.Auth.AdminRateBurst = 0.5, 2
 	clock := newClock()
 	h := newHarness(t, cfg, WithClock(clock.Now))
 	admin := basic("admin", "admin-pass")
@@ -49,20 +50,27 @@ func TestAdminMutationsRateLimitedPerPrincipal(t *testing.T) {
 	require.Equal(t, []string{"CreateStream orders", "Group orders/g", "CreateStream orders", "CreateStream orders"}, h.fake.Calls())
 }
 
-func TestRateLimitOffAndAuthOff(t *testing.T) {
-	h := newHarness(t, Config{AdminRateLimit: RateLimit{RequestsPerSecond: -1}})
+// The admin limit is never off (config wants it positive); a zero Config
+// takes config's default (auth.admin-rate-burst 20), a larger burst more.
+func TestRateLimitDefaultsAndAuthOff(t *testing.T) {
+	h := newHarness(t, Config{}, WithClock(newClock().Now))
+	for i := 0; i < config.Default().Auth.AdminRateBurst; i++ {
+		require.Equal(t, 201, h.do("POST", "/coord/v1/streams/orders", `{"requestedBy":"ops"}`).status)
+	}
+	require.Equal(t, 429, h.do("POST", "/coord/v1/streams/orders", `{"requestedBy":"ops"}`).status)
+	h = newHarness(t, Config{Auth: config.Auth{AdminRateLimit: 1e9, AdminRateBurst: 100}})
 	for i := 0; i < 50; i++ {
 		require.Equal(t, 201, h.do("POST", "/coord/v1/streams/orders", `{"requestedBy":"ops"}`).status)
 	}
 	// With auth off, the principal is the client IP.
-	h = newHarness(t, Config{AdminRateLimit: RateLimit{RequestsPerSecond: 1, Burst: 1}}, WithClock(newClock().Now))
+	h = newHarness(t, Config{Auth: config.Auth{AdminRateLimit: 1, AdminRateBurst: 1}}, WithClock(newClock().Now))
 	require.Equal(t, 201, h.do("POST", "/coord/v1/streams/orders", `{"requestedBy":"ops"}`).status)
 	require.Equal(t, 429, h.do("POST", "/coord/v1/streams/orders", `{"requestedBy":"ops"}`).status)
 }
 
 func TestLimiterEvictsFullBucketsFirst(t *testing.T) {
 	clock := newClock()
-	l := newLimiter(RateLimit{RequestsPerSecond: 1, Burst: 1}, clock.Now)
+	l := newLimiter(1, 1, clock.Now)
 	ok, _ := l.allow("hot")
 	require.True(t, ok)
 	for i := 0; i < maxBuckets+10; i++ {
@@ -78,7 +86,7 @@ func TestLimiterEvictsFullBucketsFirst(t *testing.T) {
 
 func TestFailedLoginsLimitedPerClientBehindTrustedProxy(t *testing.T) {
 	cfg := authConfig(t)
-	cfg.FailedAuthPerAddress = RateLimit{RequestsPerSecond: 0.001, Burst: 1}
+	cfg.Auth.FailedAuthPerAddressRate, cfg.Auth.FailedAuthPerAddressBurst = 0.001, 1
 	cfg.TrustedProxies = []string{"0.0.0.0/0", "::/0"}
 	h := newHarness(t, cfg, WithClock(newClock().Now))
 	loginFrom := func(ip, user string) int {

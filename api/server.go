@@ -72,7 +72,7 @@ func New(cfg Config, svc coordinator.Service, opts ...Option) *Server {
 	} else {
 		s.log.Warn("AUTHENTICATION IS OFF: no auth.users configured, every route (admin included) is open to anyone who can reach this port. Development only.")
 	}
-	s.limiter = newLimiter(cfg.AdminRateLimit, s.now)
+	s.limiter = newLimiter(cfg.Auth.AdminRateLimit, cfg.Auth.AdminRateBurst, s.now)
 	s.fails = newFailureLimiter(cfg, s.now)
 	s.refusals = newRefusals(cfg.AuditRefusalWindow, cfg.AuditRefusalAddresses)
 	fc := fiber.Config{

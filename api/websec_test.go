@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/redisstream/coordinator/api/protocol"
+	"github.com/redisstream/coordinator/config"
 )
 
 const scaleBody = `{"targetShardCount":0,"requestedBy":"ops","reason":"x"}`
@@ -96,8 +97,8 @@ func TestAllowedOriginsValidated(t *testing.T) {
 func TestListRoutesFollowStreamScope(t *testing.T) {
 	cfg := authConfig(t)
 	cfg.Auth.Users = append(cfg.Auth.Users,
-		User{Username: "team", Password: "team-pass", Roles: []string{"READ"}, Streams: []string{"orders"}},
-		User{Username: "other", Password: "other-pass", Roles: []string{"READ"}, Streams: []string{"billing", "pay:*"}})
+		config.User{Username: "team", Password: "team-pass", Roles: []string{"READ"}, Streams: []string{"orders"}},
+		config.User{Username: "other", Password: "other-pass", Roles: []string{"READ"}, Streams: []string{"billing", "pay:*"}})
 	h := newHarness(t, cfg)
 	list := func(user, path string) []byte {
 		r := h.do("GET", path, "", "Authorization", basic(user, user+"-pass"))

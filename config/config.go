@@ -26,35 +26,42 @@ type Config struct {
 	Shutdown     Shutdown     `koanf:"shutdown"`
 	Audit        Audit        `koanf:"audit"`
 	Runtime      Runtime      `koanf:"runtime"`
+	Failpoint    Failpoint    `koanf:"failpoint"`
+}
+
+// Failpoint holds switches for tests only (test/reshard): they break the
+// coordinator on purpose. Leave them unset in production.
+type Failpoint struct {
+	ReshardHold string `koanf:"reshard-hold" help:"TEST ONLY: this node's resharding driver keeps every migration in this state (PREPARING, ACTIVE, DRAINING or ROLLING_BACK); empty = off"`
 }
 
 // Metrics configures where Prometheus metrics are served besides the
 // authenticated /metrics route of http.addr.
 type Metrics struct {
 	Addr           string        `koanf:"addr" help:"extra listener host:port serving only GET /metrics without authentication, for scrapers (empty = none)"`
-	SampleInterval time.Duration `koanf:"sample-interval" help:"how often per-group gauges (unowned shards, lag, pending) are sampled from the assignments and Redis"`
+	SampleInterval time.Duration `koanf:"sample-interval" validate:"min=100ms,max=1h" help:"how often per-group gauges (unowned shards, lag, pending) are sampled from the assignments and Redis"`
 }
 
 // Shutdown bounds the graceful shutdown on SIGTERM.
 type Shutdown struct {
-	Timeout    time.Duration `koanf:"timeout" help:"most time from SIGTERM to exit: drain HTTP, finish in-flight requests, hand groups over; then exit anyway"`
-	DrainDelay time.Duration `koanf:"drain-delay" help:"after SIGTERM, keep the HTTP port open answering 503 SHUTTING_DOWN (readiness 503) this long before closing it, so load balancers notice"`
+	Timeout    time.Duration `koanf:"timeout" validate:"min=1s,max=10m" help:"most time from SIGTERM to exit: drain HTTP, finish in-flight requests, hand groups over; then exit anyway"`
+	DrainDelay time.Duration `koanf:"drain-delay" validate:"min=0" help:"after SIGTERM, keep the HTTP port open answering 503 SHUTTING_DOWN (readiness 503) this long before closing it, so load balancers notice"`
 }
 
 // Audit configures the audit log of admin mutations and logins (always
 // written to the log; optionally also to a capped Redis stream).
 type Audit struct {
 	RedisStream string `koanf:"redis-stream" help:"also XADD every audit record to this Redis stream key (empty = log only)"`
-	RedisMaxLen int    `koanf:"redis-maxlen" help:"approximate most entries kept in audit.redis-stream (XADD MAXLEN ~)"`
+	RedisMaxLen int    `koanf:"redis-maxlen" validate:"min=1,max=100000000" help:"approximate most entries kept in audit.redis-stream (XADD MAXLEN ~)"`
 	// Requests refused before authentication are summarised per address.
-	RefusalWindow    time.Duration `koanf:"refusal-window" help:"requests refused before authentication: the first per address per window is audited, the rest summarised in one record at its end"`
-	RefusalAddresses int           `koanf:"refusal-addresses" help:"most client addresses tracked per audit.refusal-window; refusals from more are summarised in one record"`
+	RefusalWindow    time.Duration `koanf:"refusal-window" validate:"min=1s,max=1h" help:"requests refused before authentication: the first per address per window is audited, the rest summarised in one record at its end"`
+	RefusalAddresses int           `koanf:"refusal-addresses" validate:"min=1,max=1000000" help:"most client addresses tracked per audit.refusal-window; refusals from more are summarised in one record"`
 }
 
 // HTTP configures the fiber front (member protocol, admin, monitoring, debug).
 type HTTP struct {
 	Addr      string   `koanf:"addr" help:"HTTP listen address host:port (port 0 picks a free port)"`
-	BodyLimit ByteSize `koanf:"body-limit" help:"largest accepted request body, e.g. 1MiB (1KiB..64MiB)"`
+	BodyLimit ByteSize `koanf:"body-limit" validate:"min=1024,max=67108864" help:"largest accepted request body, e.g. 1MiB (1KiB..64MiB)"`
 	// AllowedOrigins: pages on these origins may send state-changing
 	// requests (others are refused 403 CROSS_ORIGIN_REQUEST).
 	AllowedOrigins []string `koanf:"allowed-origins" help:"origins (scheme://host[:port]) whose browser pages may change state; empty = only the coordinator's own pages and non-browser clients"`
@@ -66,91 +73,50 @@ type Redis struct {
 	Addrs        []string      `koanf:"addrs" help:"Redis addresses host:port, comma separated; empty = embedded development Redis"`
 	Username     string        `koanf:"username" help:"Redis ACL username"`
 	Password     string        `koanf:"password" secret:"true" help:"Redis password"`
-	DB           int           `koanf:"db" help:"Redis logical database (standalone Redis only)"`
+	DB           int           `koanf:"db" validate:"min=0" help:"Redis logical database (standalone Redis only)"`
 	TLS          bool          `koanf:"tls" help:"connect to Redis over TLS"`
-	DialTimeout  time.Duration `koanf:"dial-timeout" help:"Redis connect timeout"`
-	ReadTimeout  time.Duration `koanf:"read-timeout" help:"Redis read timeout"`
-	WriteTimeout time.Duration `koanf:"write-timeout" help:"Redis write timeout"`
+	DialTimeout  time.Duration `koanf:"dial-timeout" validate:"gt=0" help:"Redis connect timeout"`
+	ReadTimeout  time.Duration `koanf:"read-timeout" validate:"gt=0" help:"Redis read timeout"`
+	WriteTimeout time.Duration `koanf:"write-timeout" validate:"gt=0" help:"Redis write timeout"`
 }
 
 // Store configures the persistence plugin.
 type Store struct {
 	KeyPrefix       string        `koanf:"key-prefix" help:"prefix of every coordinator-owned Redis key ([A-Za-z0-9._-])"`
-	WaitReplicas    int           `koanf:"wait-replicas" help:"every state write waits until this many Redis replicas acknowledged it (WAIT); 0 = do not wait"`
-	WaitTimeout     time.Duration `koanf:"wait-timeout" help:"how long a write waits for store.wait-replicas before it fails as unavailable (< redis.read-timeout)"`
+	WaitReplicas    int           `koanf:"wait-replicas" validate:"min=0,max=16" help:"every state write waits until this many Redis replicas acknowledged it (WAIT); 0 = do not wait"`
+	WaitTimeout     time.Duration `koanf:"wait-timeout" validate:"gt=0" help:"how long a write waits for store.wait-replicas before it fails as unavailable (< redis.read-timeout)"`
 	TrustEmptyStore bool          `koanf:"trust-empty-store" help:"treat a Redis without coordinator state as a new deployment and grant at once (default false: each group waits about one heartbeat interval and checks its shard streams for readers of an earlier data set)"`
 }
 
-// Auth configures authentication of the HTTP API.
-type Auth struct {
-	TokenSecret           string        `koanf:"token-secret" secret:"true" help:"HMAC secret for login tokens (>= 16 bytes; required when users are set)"`
-	PreviousTokenSecrets  []string      `koanf:"previous-token-secrets" secret:"true" help:"retired token secrets that still verify (never sign) tokens during a rotation; remove after token-ttl"`
-	TokenTTL              time.Duration `koanf:"token-ttl" help:"lifetime of a login token (1m..8760h)"`
-	AuthenticateMemberAPI bool          `koanf:"authenticate-member-api" help:"require a MEMBER credential on the member heartbeat API whenever auth.users is set (set false to opt out)"`
-	AllowUnauthenticated  bool          `koanf:"allow-unauthenticated" help:"allow a node listening beyond loopback with no auth.users (every route open); refused at start otherwise"`
-	Users                 []User        `koanf:"users" secret:"true" help:"API users (file or RSC_AUTH_USERS as a YAML/JSON list)"`
-	AdminRateLimit        float64       `koanf:"admin-rate-limit" help:"sustained admin API requests per second"`
-	AdminRateBurst        int           `koanf:"admin-rate-burst" help:"admin API burst size"`
-	// Failed-credential limits (every authenticated route and login): a
-	// token bucket per client address and one per user at an address.
-	FailedAuthPerAddressRate  float64 `koanf:"failed-auth-per-address-rate" help:"failed credentials per second one client address regains after its burst (then 429)"`
-	FailedAuthPerAddressBurst int     `koanf:"failed-auth-per-address-burst" help:"failed credentials one client address may send before it is refused 429"`
-	FailedAuthPerUserRate     float64 `koanf:"failed-auth-per-user-rate" help:"failed credentials per second one user at one address regains after its burst"`
-	FailedAuthPerUserBurst    int     `koanf:"failed-auth-per-user-burst" help:"failed credentials for one user from one address before that user is refused 429 there"`
-}
-
-// User is one API user. Password is plain text or a bcrypt hash ($2a$/$2b$/$2y$).
-type User struct {
-	Username string   `koanf:"username"`
-	Password string   `koanf:"password"`
-	Roles    []string `koanf:"roles"`
-	// Streams scopes the user to these stream prefixes ("orders", or "orders:*"
-	// for every prefix that starts with "orders:"); empty = every stream.
-	Streams []string `koanf:"streams"`
-	// Groups scopes the user to these consumer groups (same patterns);
-	// empty = every group.
-	Groups []string `koanf:"groups"`
-}
-
-// Roles a User may hold. ADMIN (all of READ, WRITE and MEMBER) and MONITOR
-// (= READ) are the reference coordinator's names.
-const (
-	RoleRead    = "READ"
-	RoleWrite   = "WRITE"
-	RoleMember  = "MEMBER"
-	RoleAdmin   = "ADMIN"
-	RoleMonitor = "MONITOR"
-)
-
 // Coordination holds the timing rules of the member protocol.
 type Coordination struct {
-	HeartbeatInterval time.Duration `koanf:"heartbeat-interval" help:"heartbeat interval told to members"`
-	MemberLeaseTTL    time.Duration `koanf:"member-lease-ttl" help:"a member silent this long is expired (> heartbeat-interval, >= 3x recommended)"`
-	RebalanceTimeout  time.Duration `koanf:"rebalance-timeout" help:"time a member has to release revoked shards before it is fenced"`
-	MemberRetention   time.Duration `koanf:"member-retention" help:"how long expired and fenced members are kept for monitoring"`
+	HeartbeatInterval time.Duration `koanf:"heartbeat-interval" validate:"gt=0" help:"heartbeat interval told to members"`
+	MemberLeaseTTL    time.Duration `koanf:"member-lease-ttl" validate:"gt=0" help:"a member silent this long is expired (> heartbeat-interval, >= 3x recommended)"`
+	RebalanceTimeout  time.Duration `koanf:"rebalance-timeout" validate:"gt=0" help:"time a member has to release revoked shards before it is fenced"`
+	MemberRetention   time.Duration `koanf:"member-retention" validate:"gt=0" help:"how long expired and fenced members are kept for monitoring"`
 }
 
 // Groups configures how consumer groups come into being and the life cycle
 // of their activations.
 type Groups struct {
 	Creation        string        `koanf:"creation" help:"implicit: a member's join (memberEpoch 0) or producer routing creates an unknown group; explicit: only POST /coord/v1/streams/{p}/groups/{g} does"`
-	IdlePassivation time.Duration `koanf:"idle-passivation" help:"a group with no live member for this long gives its activation up (0 = never)"`
-	SweepInterval   time.Duration `koanf:"sweep-interval" help:"how often groups with live members that no node hosts are activated, so dead members expire"`
+	IdlePassivation time.Duration `koanf:"idle-passivation" validate:"min=0" hint:"0 = never passivate" help:"a group with no live member for this long gives its activation up (0 = never)"`
+	SweepInterval   time.Duration `koanf:"sweep-interval" validate:"gt=0" help:"how often groups with live members that no node hosts are activated, so dead members expire"`
 }
 
 // Resharding configures how streams change their shard count (migrations).
 type Resharding struct {
-	MaxShardCount    int           `koanf:"max-shard-count" help:"largest targetShardCount (and initialShardCount) a stream may have (1..4096)"`
-	RoutingGrace     time.Duration `koanf:"routing-grace" help:"how long after a routing change producers may still write with the older routing (at least the producers' routing cache lifetime, 30s in the Go SDK); removed shards are retired no earlier"`
-	PollInterval     time.Duration `koanf:"poll-interval" help:"how often each node looks for migrations to drive"`
-	RetiredRetention time.Duration `koanf:"retired-retention" help:"how long a retired shard stream is kept, renamed, before Redis expires it (its data stays readable until then)"`
-	History          int           `koanf:"history" help:"finished migrations kept per stream for debugging (1..1000)"`
-	DriverLease      time.Duration `koanf:"driver-lease" help:"lease of the node driving a stream's migration; another node takes the migration over about this long after its driver died"`
+	MaxShardCount    int           `koanf:"max-shard-count" validate:"min=1,max=4096" help:"largest targetShardCount (and initialShardCount) a stream may have (1..4096)"`
+	RoutingGrace     time.Duration `koanf:"routing-grace" validate:"gt=0" help:"how long after a routing change producers may still write with the older routing (at least the producers' routing cache lifetime, 30s in the Go SDK); removed shards are retired no earlier"`
+	PollInterval     time.Duration `koanf:"poll-interval" validate:"gt=0" help:"how often each node looks for migrations to drive"`
+	RetiredRetention time.Duration `koanf:"retired-retention" validate:"min=1s" help:"how long a retired shard stream is kept, renamed, before Redis expires it (its data stays readable until then)"`
+	History          int           `koanf:"history" validate:"min=1,max=1000" help:"finished migrations kept per stream for debugging (1..1000)"`
+	DriverLease      time.Duration `koanf:"driver-lease" validate:"min=1s" help:"lease of the node driving a stream's migration; another node takes the migration over about this long after its driver died"`
 }
 
 // Defaults are applied to newly created streams.
 type Defaults struct {
-	InitialShardCount int `koanf:"initial-shard-count" help:"shard count of a stream created without one (1..4096)"`
+	InitialShardCount int `koanf:"initial-shard-count" validate:"min=1,max=4096" help:"shard count of a stream created without one (1..4096)"`
 }
 
 // Group creation modes.
@@ -163,12 +129,12 @@ const (
 // Each is enforced before anything is stored and refused with an error that
 // names its key (docs/OPERATIONS.md, "Limits").
 type Limits struct {
-	GroupsPerStream         int     `koanf:"groups-per-stream" help:"most consumer groups one stream may have; creating one more is refused"`
-	MembersPerGroup         int     `koanf:"members-per-group" help:"most members (any state but EXPIRED/FENCED) one group may have; a join beyond it is answered RETRY"`
-	JoinsPerSecond          float64 `koanf:"joins-per-second" help:"sustained joins (memberEpoch 0) per second per group; faster joins are answered RETRY"`
-	JoinBurst               int     `koanf:"join-burst" help:"joins one group accepts at once before limits.joins-per-second applies"`
-	RetainedMembersPerGroup int     `koanf:"retained-members-per-group" help:"most EXPIRED/FENCED members kept per group for monitoring; the oldest are dropped first"`
-	BrowseMaxCount          int     `koanf:"browse-max-count" help:"most messages one page of GET /coord/v1/streams/{p}/shards/{i}/messages returns; a larger count is refused with 400 (1..10000)"`
+	GroupsPerStream         int     `koanf:"groups-per-stream" validate:"min=1,max=1000000" help:"most consumer groups one stream may have; creating one more is refused"`
+	MembersPerGroup         int     `koanf:"members-per-group" validate:"min=1,max=1000000" help:"most members (any state but EXPIRED/FENCED) one group may have; a join beyond it is answered RETRY"`
+	JoinsPerSecond          float64 `koanf:"joins-per-second" validate:"finite,gt=0,max=1000000" hint:"joins per second per group" help:"sustained joins (memberEpoch 0) per second per group; faster joins are answered RETRY"`
+	JoinBurst               int     `koanf:"join-burst" validate:"min=1,max=1000000" help:"joins one group accepts at once before limits.joins-per-second applies"`
+	RetainedMembersPerGroup int     `koanf:"retained-members-per-group" validate:"min=0,max=1000000" help:"most EXPIRED/FENCED members kept per group for monitoring; the oldest are dropped first"`
+	BrowseMaxCount          int     `koanf:"browse-max-count" validate:"min=1,max=10000" hint:"messages per page" help:"most messages one page of GET /coord/v1/streams/{p}/shards/{i}/messages returns; a larger count is refused with 400 (1..10000)"`
 }
 
 // Cluster configures the actor host cluster. Which keys a provider uses is
@@ -178,8 +144,8 @@ type Cluster struct {
 	Provider      string   `koanf:"provider" help:"cluster provider: single (one node, no network), automanaged (static seeds), kubernetes (pod watch) or test (in-process)"`
 	Host          string   `koanf:"host" help:"host or IP the actor remote binds to (0.0.0.0 = all interfaces; then set cluster.advertise-host)"`
 	AdvertiseHost string   `koanf:"advertise-host" help:"host or IP other nodes reach this node's actor remote at (default: cluster.host; the pod IP on Kubernetes)"`
-	Port          int      `koanf:"port" help:"actor remote port; automanaged and kubernetes need a fixed one, test may use 0 (a free port); single opens none"`
-	ManagePort    int      `koanf:"manage-port" help:"automanaged: port of this node's cluster health endpoint, which the other nodes poll (required with automanaged)"`
+	Port          int      `koanf:"port" validate:"min=0,max=65535" hint:"0 picks a free port" help:"actor remote port; automanaged and kubernetes need a fixed one, test may use 0 (a free port); single opens none"`
+	ManagePort    int      `koanf:"manage-port" validate:"omitempty,min=1,max=65535" help:"automanaged: port of this node's cluster health endpoint, which the other nodes poll (required with automanaged)"`
 	Seeds         []string `koanf:"seeds" help:"automanaged: host:manage-port of ALL nodes, this one included, comma separated"`
 	NodeID        string   `koanf:"node-id" help:"unique id of this node (default: derived from the hostname)"`
 }
@@ -197,8 +163,8 @@ const DefaultClusterHost = "127.0.0.1"
 
 // Log configures logging.
 type Log struct {
-	Level  string `koanf:"level" help:"log level: debug, info, warn or error"`
-	Format string `koanf:"format" help:"log format: text or json"`
+	Level  string `koanf:"level" validate:"oneof=debug info warn error" help:"log level: debug, info, warn or error"`
+	Format string `koanf:"format" validate:"oneof=text json" help:"log format: text or json"`
 }
 
 // Default returns the built-in defaults (the first layer of Load). NodeID is

@@ -10,14 +10,24 @@ import (
 	"github.com/go-viper/mapstructure/v2"
 )
 
-// Decode errors, as the operator reads them.
+// Decode errors, as the operator reads them. Nothing here reads another
+// library's error text: a wrong type is found through mapstructure's typed
+// *DecodeError, which names the key, and what the key takes is said from
+// its Go type; unknown keys are found by comparing the merged tree with the
+// keys of Config.
 
 // explain turns mapstructure's error tree into one error per problem, each
 // naming the key, its value (never a secret) and where the value came from.
 func (l *loader) explain(err error) {
 	switch e := err.(type) {
 	case *mapstructure.DecodeError:
-		l.errs = append(l.errs, l.describe(e.Name(), e.Unwrap())...)
+		name, problem := e.Name(), "must be a value of another type"
+		if t := typeAt(name); t != nil && t.Kind() == reflect.Struct && !strings.Contains(name, ".") {
+			problem = "is a section and must be a mapping"
+		} else if t != nil {
+			problem = "must be " + kindOf(t)
+		}
+		l.errs = append(l.errs, fmt.Errorf("config: %s = %s (from %s): %s", name, l.show(name), l.source(name), problem))
 	case interface{ Unwrap() []error }:
 		for _, e := range e.Unwrap() {
 			l.explain(e)
@@ -29,27 +39,68 @@ func (l *loader) explain(err error) {
 	}
 }
 
-func (l *loader) describe(name string, err error) []error {
-	if rest, ok := strings.CutPrefix(err.Error(), "has invalid keys: "); ok { // ErrorUnused
-		var out []error
-		for _, k := range strings.Split(rest, ", ") {
-			key := strings.TrimPrefix(name+"."+k, ".")
-			hint := didYouMean(key, keysAndSections)
-			if strings.HasSuffix(name, "]") { // inside a list of users
-				hint = didYouMean(k, userKeys)
-			}
-			out = append(out, fmt.Errorf("config: %s: unknown key %q%s", l.source(key), key, hint))
+// unknownKeys reports every key of the merged tree that names no setting,
+// and every unknown key of an auth.users entry.
+func (l *loader) unknownKeys() {
+	seen := map[string]bool{}
+	for _, key := range l.k.Keys() {
+		name, rest, _ := strings.Cut(key, ".")
+		if sections[name] && rest != "" {
+			name += "." + strings.SplitN(rest, ".", 2)[0]
 		}
-		return out
+		if byKey[name] == nil && !sections[name] && !seen[name] {
+			seen[name] = true
+			l.errs = append(l.errs, fmt.Errorf("config: %s: unknown key %q%s", l.source(name), name, didYouMean(name, keysAndSections)))
+		}
 	}
-	problem := err.Error()
-	if s, ok := byKey[name]; ok {
-		problem = "must be " + kindOf(s.typ)
-	} else if sections[name] {
-		problem = "is a section and must be a mapping"
+	users, _ := l.k.Get("auth.users").([]any)
+	for i, u := range users {
+		m, _ := u.(map[string]any)
+		for k := range m {
+			if key := fmt.Sprintf("auth.users[%d].%s", i, k); typeAt(key) == nil {
+				l.errs = append(l.errs, fmt.Errorf("config: %s: unknown key %q%s", l.source(key), key, didYouMean(k, userKeys)))
+			}
+		}
 	}
-	return []error{fmt.Errorf("config: %s = %s (from %s): %s", name, l.show(name), l.source(name), problem)}
 }
+
+// typeAt is the Go type at a decode path such as "auth.users[0].roles", or
+// nil when the path names nothing in Config.
+func typeAt(path string) reflect.Type {
+	t := reflect.TypeOf(Config{})
+	for _, seg := range strings.Split(strings.ReplaceAll(path, "[", ".["), ".") {
+		switch {
+		case strings.HasPrefix(seg, "[") && t.Kind() == reflect.Slice:
+			t = t.Elem()
+		case t.Kind() == reflect.Struct:
+			f, ok := fieldByKey(t, seg)
+			if !ok {
+				return nil
+			}
+			t = f.Type
+		default:
+			return nil
+		}
+	}
+	return t
+}
+
+func fieldByKey(t reflect.Type, key string) (reflect.StructField, bool) {
+	for _, f := range reflect.VisibleFields(t) {
+		if f.Tag.Get("koanf") == key {
+			return f, true
+		}
+	}
+	return reflect.StructField{}, false
+}
+
+// userKeys are the keys of an auth.users entry.
+var userKeys = func() (out []string) {
+	for _, f := range reflect.VisibleFields(reflect.TypeOf(User{})) {
+		out = append(out, f.Tag.Get("koanf"))
+	}
+	return out
+}()
 
 // source is where the value at name (or the list or section holding it) came from.
 func (l *loader) source(name string) string {
@@ -88,6 +139,8 @@ func kindOf(t reflect.Type) string {
 		return `a byte size like "1MiB", "512KiB" or a number of bytes`
 	case usersType:
 		return "a list of {username, password, roles}"
+	case usersType.Elem():
+		return "a mapping {" + strings.Join(userKeys, ", ") + "}"
 	}
 	switch t.Kind() {
 	case reflect.Int:

@@ -1,7 +1,6 @@
 package config
 
 import (
-	"fmt"
 	"reflect"
 	"strings"
 )
@@ -20,7 +19,9 @@ type setting struct {
 	index  []int  // field index path in Config
 	typ    reflect.Type
 	help   string
-	secret bool // never echoed, no command-line flag
+	secret bool   // never echoed, no command-line flag
+	valid  string // its validate tag (bounds.go) and hint
+	hint   string
 }
 
 var (
@@ -28,7 +29,6 @@ var (
 	byKey     = map[string]*setting{}
 	byEnv     = map[string]*setting{}
 	sections  = map[string]bool{} // "coordination", ...: RSC_COORDINATION_* is ours
-	userKeys  = []string{"username", "password", "roles"}
 	knownEnvs = []string{EnvConfigFile}
 	// keysAndSections are the names an unknown key is compared with.
 	keysAndSections []string
@@ -79,44 +79,7 @@ func walkSettings(t reflect.Type, prefix string, index []int) []*setting {
 		}
 		env := EnvPrefix + strings.ToUpper(strings.NewReplacer(".", "_", "-", "_").Replace(key))
 		out = append(out, &setting{key: key, env: env, index: idx, typ: f.Type,
-			help: f.Tag.Get("help"), secret: f.Tag.Get("secret") == "true"})
+			help: f.Tag.Get("help"), secret: f.Tag.Get("secret") == "true", valid: f.Tag.Get("validate"), hint: f.Tag.Get("hint")})
 	}
 	return out
-}
-
-// didYouMean names the candidate closest to s when it is a plausible typo.
-func didYouMean(s string, candidates []string) string {
-	if c := suggest(s, candidates); c != "" {
-		return fmt.Sprintf(" (did you mean %s?)", c)
-	}
-	return ""
-}
-
-func suggest(s string, candidates []string) string {
-	best, bestD := "", 3+len(s)/8
-	for _, c := range candidates {
-		if d := levenshtein(strings.ToLower(s), strings.ToLower(c)); d < bestD {
-			best, bestD = c, d
-		}
-	}
-	return best
-}
-
-func levenshtein(a, b string) int {
-	prev, cur := make([]int, len(b)+1), make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

@@ -25,9 +25,9 @@ import (
 //     returns them), through the env provider;
 //  4. command-line flags in args (os.Args[1:]), through the posflag provider.
 //
-// The merged tree is decoded by koanf's UnmarshalWithConf (mapstructure, with
-// ErrorUnused for unknown keys and hooks for durations, byte sizes and
-// comma-separated lists). Unknown keys, unknown RSC_* variables that look
+// The merged tree is decoded by koanf's UnmarshalWithConf (mapstructure,
+// with hooks for durations, byte sizes and comma-separated lists); keys
+// that name no setting are found by unknownKeys. Unknown keys, unknown RSC_* variables that look
 // like ours (see envKey), unknown flags and values of the wrong type are
 // errors naming the key and where its value came from; then Validate runs.
 // All problems are reported at once, joined.
@@ -92,6 +92,7 @@ func LoadWithWarnings(args, environ []string) (Config, []string, error) {
 	if err := decode(l.k, &cfg); err != nil {
 		l.explain(err)
 	}
+	l.unknownKeys()
 	if len(l.errs) > 0 {
 		return Config{}, nil, errors.Join(l.errs...)
 	}
@@ -140,7 +141,6 @@ func decode(k *koanf.Koanf, cfg *Config) error {
 			splitList,                                   // "a:6379, b:6379"
 		),
 		WeaklyTypedInput: true, // "8" -> 8, "true" -> true: file and env values are text
-		ErrorUnused:      true, // an unknown key is an error, not ignored
 	}})
 }
 

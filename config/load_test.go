@@ -101,6 +101,7 @@ var precedenceCases = []precedenceCase{
 	{key: "cluster.node-id", file: "n1", env: "n2", flag: "n3"},
 	{key: "log.level", file: "debug", env: "warn", flag: "error"},
 	{key: "log.format", file: "json", env: "text", flag: "json"},
+	{key: "failpoint.reshard-hold", file: "ACTIVE", env: "DRAINING", flag: "PREPARING"},
 }
 
 func TestPrecedenceCoversEveryKey(t *testing.T) {
@@ -544,4 +545,21 @@ func TestNodeIDDerivedFromHostname(t *testing.T) {
 func TestValidationErrorsComeFromLoad(t *testing.T) {
 	_, err := Load(nil, []string{"RSC_COORDINATION_MEMBER_LEASE_TTL=2s"})
 	require.EqualError(t, err, "config: coordination.member-lease-ttl = 2s: must be greater than coordination.heartbeat-interval (3s)")
+}
+
+// Decode errors are said from the key's type, never from the decoder's
+// text; an unknown key is reported beside a wrong value in its section.
+func TestDecodeErrorsInsideSectionsAndUsers(t *testing.T) {
+	path := writeFile(t, "http:\n  body-limit: lots\n  adrr: x\nauth:\n  users:\n    - nope\n    - {username: a, password: p, roles: {x: 1}}\n")
+	_, err := Load([]string{"--config", path}, nil)
+	require.Error(t, err)
+	for _, want := range []string{
+		`config: http.body-limit = "lots" (from file ` + path + ` line 2): must be a byte size`,
+		`config: file ` + path + ` line 3: unknown key "http.adrr" (did you mean http.addr?)`,
+		`config: auth.users[0] = (redacted) (from file ` + path + ` line 5): must be a mapping {username, password, roles, streams, groups}`,
+		`config: auth.users[1].roles[0] = (redacted) (from file ` + path + ` line 7): must be a single string value`,
+	} {
+		assert.Contains(t, err.Error(), want)
+	}
+	assert.NotContains(t, err.Error(), "unconvertible", "no decoder text")
 }

@@ -96,3 +96,40 @@ func wordNear(w, c string) bool {
 	}
 	return levenshtein(w, c) <= 1 || strings.HasPrefix(c, w) || strings.HasPrefix(w, c)
 }
+
+// didYouMean names the candidate closest to s when it is a plausible typo.
+func didYouMean(s string, candidates []string) string {
+	if c := suggest(s, candidates); c != "" {
+		return fmt.Sprintf(" (did you mean %s?)", c)
+	}
+	return ""
+}
+
+func suggest(s string, candidates []string) string {
+	best, bestD := "", 3+len(s)/8
+	for _, c := range candidates {
+		if d := levenshtein(strings.ToLower(s), strings.ToLower(c)); d < bestD {
+			best, bestD = c, d
+		}
+	}
+	return best
+}
+
+func levenshtein(a, b string) int {
+	prev, cur := make([]int, len(b)+1), make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}

@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"net"
+	"slices"
 	"strings"
 )
 
@@ -11,11 +12,11 @@ import (
 // an error naming it (a node configured for a cluster that silently runs
 // alone is the failure this prevents); consistency checks only run on keys
 // that are valid on their own, so one mistake is reported once.
-func (cl Cluster) validate(bad func(key string, value any, format string, args ...any)) {
+func (cl Cluster) validate(bad badFunc, failed map[string]bool) {
 	if err := checkName(cl.Name); err != nil {
 		bad("cluster.name", cl.Name, "%v", err)
 	}
-	providerOK := oneOf(cl.Provider, validProviders)
+	providerOK := slices.Contains(validProviders, cl.Provider)
 	if !providerOK {
 		bad("cluster.provider", cl.Provider, "must be one of %s", strings.Join(validProviders, ", "))
 	}
@@ -38,14 +39,7 @@ func (cl Cluster) validate(bad func(key string, value any, format string, args .
 			advOK = false
 		}
 	}
-	portOK := cl.Port >= 0 && cl.Port <= 65535
-	if !portOK {
-		bad("cluster.port", cl.Port, "must be between 0 and 65535 (0 picks a free port)")
-	}
-	managePortOK := cl.ManagePort >= 0 && cl.ManagePort <= 65535
-	if !managePortOK {
-		bad("cluster.manage-port", cl.ManagePort, "must be between 1 and 65535")
-	}
+	portOK, managePortOK := !failed["cluster.port"], !failed["cluster.manage-port"]
 	seedsOK := true
 	for i, s := range cl.Seeds {
 		if err := checkHostPort(s, false, false); err != nil {

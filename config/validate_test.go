@@ -92,7 +92,7 @@ func TestValidateNamesFieldAndValue(t *testing.T) {
 		{"rate burst", func(c *Config) { c.Auth.AdminRateBurst = 0 },
 			`config: auth.admin-rate-burst = 0: must be at least 1`},
 		{"failed auth rate", func(c *Config) { c.Auth.FailedAuthPerAddressRate = 0 },
-			`config: auth.failed-auth-per-address-rate = 0: must be a number greater than 0 (failed credentials regained per second)`},
+			`config: auth.failed-auth-per-address-rate = 0: must be greater than 0 (failed credentials regained per second)`},
 		{"failed auth burst", func(c *Config) { c.Auth.FailedAuthPerUserBurst = 0 },
 			`config: auth.failed-auth-per-user-burst = 0: must be at least 1`},
 		{"refusal window", func(c *Config) { c.Audit.RefusalWindow = time.Millisecond },
@@ -188,9 +188,9 @@ func TestValidateAccepts(t *testing.T) {
 		User{Username: "member", Password: "m", Roles: []string{"MEMBER"}})
 	cfg.Auth.AuthenticateMemberAPI = true
 	cfg.HTTP.Addr = ":0"
-	cfg.HTTP.BodyLimit = MinBodyLimit
+	cfg.HTTP.BodyLimit = 1 * KiB
 	cfg.Redis.Addrs = []string{"[::1]:6379", "redis-0.redis:6379"}
-	cfg.Defaults.InitialShardCount = MaxInitialShards
+	cfg.Defaults.InitialShardCount = 4096
 	cfg.Cluster.Provider = ProviderAutomanaged
 	cfg.Cluster.Host = "::"
 	cfg.Cluster.AdvertiseHost = "rsc-1.internal"

@@ -112,7 +112,7 @@ func run(args, environ []string) int {
 		Resharding: host.ReshardOptions{
 			RoutingGrace: cfg.Resharding.RoutingGrace, PollInterval: cfg.Resharding.PollInterval,
 			RetiredRetention: cfg.Resharding.RetiredRetention, History: cfg.Resharding.History,
-			DriverLease: cfg.Resharding.DriverLease, HoldState: os.Getenv("RSC_FAILPOINT_RESHARD_HOLD"),
+			DriverLease: cfg.Resharding.DriverLease, HoldState: cfg.Failpoint.ReshardHold,
 		},
 		ReshardMetrics:  reg,
 		TrustEmptyStore: cfg.Store.TrustEmptyStore,
@@ -225,25 +225,12 @@ func shutdown(logger *slog.Logger, cfg config.Shutdown, srv *api.Server, m *metr
 }
 
 func apiConfig(cfg config.Config, logger *slog.Logger) api.Config {
-	users := make([]api.User, len(cfg.Auth.Users))
-	for i, u := range cfg.Auth.Users {
-		users[i] = api.User{Username: u.Username, Password: u.Password, Roles: u.Roles, Streams: u.Streams, Groups: u.Groups}
-	}
 	return api.Config{
-		BodyLimit: int(cfg.HTTP.BodyLimit),
-		Auth: api.AuthConfig{
-			TokenSecret:           cfg.Auth.TokenSecret,
-			PreviousTokenSecrets:  cfg.Auth.PreviousTokenSecrets,
-			TokenTTL:              cfg.Auth.TokenTTL,
-			AuthenticateMemberAPI: cfg.Auth.AuthenticateMemberAPI,
-			Users:                 users,
-		},
+		BodyLimit:             int(cfg.HTTP.BodyLimit),
+		Auth:                  cfg.Auth,
 		CoordinatorID:         cfg.Cluster.NodeID,
 		MaxShardCount:         cfg.Resharding.MaxShardCount,
-		AdminRateLimit:        api.RateLimit{RequestsPerSecond: cfg.Auth.AdminRateLimit, Burst: cfg.Auth.AdminRateBurst},
 		MaxBrowseCount:        cfg.Limits.BrowseMaxCount,
-		FailedAuthPerAddress:  api.RateLimit{RequestsPerSecond: cfg.Auth.FailedAuthPerAddressRate, Burst: cfg.Auth.FailedAuthPerAddressBurst},
-		FailedAuthPerUser:     api.RateLimit{RequestsPerSecond: cfg.Auth.FailedAuthPerUserRate, Burst: cfg.Auth.FailedAuthPerUserBurst},
 		AuditRefusalWindow:    cfg.Audit.RefusalWindow,
 		AuditRefusalAddresses: cfg.Audit.RefusalAddresses,
 		AllowedOrigins:        cfg.HTTP.AllowedOrigins,

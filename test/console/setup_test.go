@@ -21,6 +21,7 @@ import (
 	"github.com/redisstream/coordinator/actors/groupstate"
 	"github.com/redisstream/coordinator/actors/host"
 	"github.com/redisstream/coordinator/api"
+	"github.com/redisstream/coordinator/config"
 	"github.com/redisstream/coordinator/persistence/redisstore"
 	"github.com/redisstream/coordinator/test/harness"
 	"github.com/redisstream/coordinator/test/redistest"
@@ -55,11 +56,11 @@ func startCoordinator(t *testing.T) *coordinator {
 		Rules: rules, TrustEmptyStore: true, Logger: logger})
 	require.NoError(t, h.Start(context.Background()))
 	t.Cleanup(h.Stop)
-	secured := api.Config{CoordinatorID: "console-test", Logger: logger, Auth: api.AuthConfig{
+	secured := api.Config{CoordinatorID: "console-test", Logger: logger, Auth: config.Auth{
 		TokenSecret: "console-test-secret-0123456789",
-		Users: []api.User{
-			{Username: viewer, Password: viewerPass, Roles: []string{api.RoleRead}},
-			{Username: admin, Password: adminPass, Roles: []string{api.RoleWrite}},
+		Users: []config.User{
+			{Username: viewer, Password: viewerPass, Roles: []string{config.RoleRead}},
+			{Username: admin, Password: adminPass, Roles: []string{config.RoleWrite}},
 		},
 	}}
 	return &coordinator{

@@ -1,0 +1,165 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"golang.org/x/crypto/bcrypt"
+)
+
+// The auth section: the one definition of users, roles and the limits on
+// credentials. api.Config carries this struct as it is; api.New checks it
+// with Auth.Validate.
+
+// Auth configures authentication of the HTTP API.
+type Auth struct {
+	TokenSecret           string        `koanf:"token-secret" secret:"true" help:"HMAC secret for login tokens (>= 16 bytes; required when users are set)"`
+	PreviousTokenSecrets  []string      `koanf:"previous-token-secrets" secret:"true" help:"retired token secrets that still verify (never sign) tokens during a rotation; remove after token-ttl"`
+	TokenTTL              time.Duration `koanf:"token-ttl" validate:"gt=0,min=1m0s,max=8760h0m0s" help:"lifetime of a login token (1m..8760h)"`
+	AuthenticateMemberAPI bool          `koanf:"authenticate-member-api" help:"require a MEMBER credential on the member heartbeat API whenever auth.users is set (set false to opt out)"`
+	AllowUnauthenticated  bool          `koanf:"allow-unauthenticated" help:"allow a node listening beyond loopback with no auth.users (every route open); refused at start otherwise"`
+	Users                 []User        `koanf:"users" secret:"true" help:"API users (file or RSC_AUTH_USERS as a YAML/JSON list)"`
+	AdminRateLimit        float64       `koanf:"admin-rate-limit" validate:"finite,gt=0" hint:"requests per second" help:"sustained admin API requests per second"`
+	AdminRateBurst        int           `koanf:"admin-rate-burst" validate:"min=1" help:"admin API burst size"`
+	// Failed-credential limits (every authenticated route and login): a
+	// token bucket per client address and one per user at an address.
+	FailedAuthPerAddressRate  float64 `koanf:"failed-auth-per-address-rate" validate:"finite,gt=0" hint:"failed credentials regained per second" help:"failed credentials per second one client address regains after its burst (then 429)"`
+	FailedAuthPerAddressBurst int     `koanf:"failed-auth-per-address-burst" validate:"min=1" help:"failed credentials one client address may send before it is refused 429"`
+	FailedAuthPerUserRate     float64 `koanf:"failed-auth-per-user-rate" validate:"finite,gt=0" hint:"failed credentials regained per second" help:"failed credentials per second one user at one address regains after its burst"`
+	FailedAuthPerUserBurst    int     `koanf:"failed-auth-per-user-burst" validate:"min=1" help:"failed credentials for one user from one address before that user is refused 429 there"`
+}
+
+// User is one API user. Password is plain text or a bcrypt hash ($2a$/$2b$/$2y$).
+type User struct {
+	Username string   `koanf:"username"`
+	Password string   `koanf:"password"`
+	Roles    []string `koanf:"roles"`
+	// Streams scopes the user to these stream prefixes ("orders", or "orders:*"
+	// for every prefix that starts with "orders:"); empty = every stream.
+	Streams []string `koanf:"streams"`
+	// Groups scopes the user to these consumer groups (same patterns);
+	// empty = every group.
+	Groups []string `koanf:"groups"`
+}
+
+// Roles a User may hold. WRITE implies READ; MEMBER is separate (heartbeats and
+// producer routing). ADMIN (all of READ, WRITE and MEMBER) and MONITOR
+// (= READ) are the reference coordinator's names.
+const (
+	RoleRead    = "READ"
+	RoleWrite   = "WRITE"
+	RoleMember  = "MEMBER"
+	RoleAdmin   = "ADMIN"
+	RoleMonitor = "MONITOR"
+)
+
+// Roles lists every role name, in the order errors show them.
+var Roles = []string{RoleRead, RoleWrite, RoleMember, RoleAdmin, RoleMonitor}
+
+// MinTokenSecretLen is the shortest accepted token secret, in bytes.
+const MinTokenSecretLen = 16
+
+// Validate checks the auth section on its own: its bounds and the rules
+// written in check. Config.Validate covers it too; api.New calls this.
+func (a Auth) Validate() error {
+	var errs []error
+	bad := collect(&errs)
+	checkBounds("auth", a, bad)
+	a.check(bad, &errs)
+	return errors.Join(errs...)
+}
+
+// check holds the rules of the auth section no tag can say: secrets (never
+// echoed), users and the MEMBER role the member API needs.
+func (a Auth) check(bad badFunc, errs *[]error) {
+	secret := func(key string, format string, args ...any) {
+		*errs = append(*errs, fmt.Errorf("config: "+key+" = "+format, args...))
+	}
+	if n := len(a.TokenSecret); n > 0 && n < MinTokenSecretLen {
+		secret("auth.token-secret", "(%d bytes, redacted): must be at least %d bytes", n, MinTokenSecretLen)
+	} else if n == 0 && len(a.Users) > 0 {
+		secret("auth.token-secret", "\"\": is required (at least %d bytes) when auth.users is set", MinTokenSecretLen)
+	}
+	for i, p := range a.PreviousTokenSecrets {
+		key := fmt.Sprintf("auth.previous-token-secrets[%d]", i)
+		if len(p) < MinTokenSecretLen {
+			secret(key, "(%d bytes, redacted): must be at least %d bytes", len(p), MinTokenSecretLen)
+		} else if p == a.TokenSecret {
+			secret(key, "(redacted): is auth.token-secret itself; list only secrets being retired")
+		}
+	}
+	names := map[string]int{}
+	hasMember := false
+	for i, u := range a.Users {
+		key := fmt.Sprintf("auth.users[%d]", i)
+		switch j, dup := names[u.Username]; {
+		case u.Username == "":
+			bad(key+".username", u.Username, "must not be empty")
+		case strings.ContainsAny(u.Username, ": \t\r\n"):
+			bad(key+".username", u.Username, "must not contain ':' or whitespace (HTTP Basic Auth cannot carry it)")
+		case dup:
+			bad(key+".username", u.Username, "is already used by auth.users[%d]", j)
+		default:
+			names[u.Username] = i
+		}
+		if u.Password == "" {
+			bad(key+".password", "", "must not be empty")
+		} else if IsBcrypt(u.Password) {
+			if _, err := bcrypt.Cost([]byte(u.Password)); err != nil {
+				secret(key+".password", "(redacted): looks like a bcrypt hash but is malformed: %v", err)
+			}
+		}
+		if len(u.Roles) == 0 {
+			bad(key+".roles", u.Roles, "must name at least one of %s", strings.Join(Roles, ", "))
+		}
+		for j, r := range u.Roles {
+			if !slices.Contains(Roles, r) {
+				bad(fmt.Sprintf("%s.roles[%d]", key, j), r, "must be one of %s", strings.Join(Roles, ", "))
+			}
+			hasMember = hasMember || r == RoleMember || r == RoleAdmin
+		}
+		for j, p := range u.Streams {
+			if err := validStreamScope(p); err != nil {
+				bad(fmt.Sprintf("%s.streams[%d]", key, j), p, "%v", err)
+			}
+		}
+		for j, p := range u.Groups {
+			if err := validStreamScope(p); err != nil {
+				bad(fmt.Sprintf("%s.groups[%d]", key, j), p, "%v (a consumer group name, a name followed by '*', or '*')", err)
+			}
+		}
+	}
+	if len(a.Users) > 0 && a.AuthenticateMemberAPI && !hasMember {
+		bad("auth.authenticate-member-api", true, "needs at least one user in auth.users with role %s (or %s), or no member could heartbeat; add one, or set it false to leave heartbeats open", RoleMember, RoleAdmin)
+	}
+}
+
+// IsBcrypt reports whether a password is a bcrypt hash ($2a$, $2b$, $2y$)
+// rather than plain text.
+func IsBcrypt(p string) bool {
+	return strings.HasPrefix(p, "$2a$") || strings.HasPrefix(p, "$2b$") || strings.HasPrefix(p, "$2y$")
+}
+
+// validStreamScope checks one auth.users[].streams or .groups entry: a
+// prefix, or a prefix followed by "*" (every name that starts with it).
+func validStreamScope(p string) error {
+	name := strings.TrimSuffix(p, "*")
+	if strings.TrimSpace(name) == "" {
+		if p == "*" {
+			return nil
+		}
+		return errors.New("must be a stream prefix, a prefix followed by '*', or '*'")
+	}
+	if strings.ContainsAny(name, "{}*") {
+		return errors.New("may not contain '{', '}' or '*' except one trailing '*'")
+	}
+	for _, r := range name {
+		if r < 0x20 || r == 0x7f {
+			return errors.New("may not contain control characters")
+		}
+	}
+	return nil
+}

@@ -1,0 +1,29 @@
+package config
+
+import (
+	"go/parser"
+	"go/token"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// doc.go: config imports no other package of this module.
+func TestImportsNoPackageOfThisModule(t *testing.T) {
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range files {
+		f, err := parser.ParseFile(token.NewFileSet(), name, nil, parser.ImportsOnly)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, imp := range f.Imports {
+			if p, _ := strconv.Unquote(imp.Path.Value); strings.HasPrefix(p, "github.com/redisstream/coordinator/") {
+				t.Errorf("%s imports %s: config must not import packages of this module (doc.go)", name, p)
+			}
+		}
+	}
+}
