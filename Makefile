@@ -53,7 +53,7 @@ bench-quick: redis
 
 # Micro-benchmarks with their same-run baselines (see docs/BENCHMARKS.md).
 bench-micro: redis
-	$(GO) test -run '^$$' -bench . -benchmem -count=1 ./actors/groupstate/ ./persistence/redisstore/ ./api/ ./api/protocol/
+	$(GO) test -run '^$$' -bench . -benchmem -count=1 ./actors/groupstate/ ./persistence/redisstore/ ./api/ ./membersdk/protocol/
 
 # Data-plane benchmark of the member SDK against raw go-redis loops on its own
 # redis-server (see docs/BENCHMARKS.md, "Data plane (SDK)"); about 1 minute.
@@ -70,8 +70,8 @@ bench-cluster: redis
 
 # Each fuzz target for FUZZTIME.
 fuzz:
-	$(GO) test -run '^$$' -fuzz FuzzDecodeHeartbeat -fuzztime $(FUZZTIME) ./api/protocol/
-	$(GO) test -run '^$$' -fuzz FuzzAppendHeartbeatResponse -fuzztime $(FUZZTIME) ./api/protocol/
+	$(GO) test -run '^$$' -fuzz FuzzDecodeHeartbeat -fuzztime $(FUZZTIME) ./membersdk/protocol/
+	$(GO) test -run '^$$' -fuzz FuzzAppendHeartbeatResponse -fuzztime $(FUZZTIME) ./membersdk/protocol/
 	$(GO) test -run '^$$' -fuzz FuzzHeartbeat -fuzztime $(FUZZTIME) ./actors/groupstate/
 
 # Long chaos run (see docs/RELIABILITY.md): faults from a seed against real

@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 
-	"github.com/redisstream/coordinator/api/protocol"
+	"github.com/redisstream/coordinator/membersdk/protocol"
 )
 
 // Service is what the HTTP front needs from the coordinator. The actor host

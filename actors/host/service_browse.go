@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/redisstream/coordinator/api"
-	"github.com/redisstream/coordinator/api/protocol"
+	"github.com/redisstream/coordinator/membersdk/protocol"
 	"github.com/redisstream/coordinator/persistence"
 )
 

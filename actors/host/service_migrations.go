@@ -7,7 +7,7 @@ import (
 	"log/slog"
 
 	"github.com/redisstream/coordinator/api"
-	"github.com/redisstream/coordinator/api/protocol"
+	"github.com/redisstream/coordinator/membersdk/protocol"
 	"github.com/redisstream/coordinator/persistence"
 	"github.com/redisstream/coordinator/reshard"
 )

@@ -12,7 +12,7 @@ import (
 
 	"github.com/redisstream/coordinator/actors/host"
 	"github.com/redisstream/coordinator/api"
-	"github.com/redisstream/coordinator/api/protocol"
+	"github.com/redisstream/coordinator/membersdk/protocol"
 	"github.com/redisstream/coordinator/persistence/redisstore"
 	"github.com/redisstream/coordinator/test/harness"
 	"github.com/redisstream/coordinator/test/redistest"
