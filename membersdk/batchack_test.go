@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/redisstream/coordinator/membersdk/protocol"
-	"github.com/redisstream/coordinator/test/redistest"
+	"github.com/redisstream/coordinator/membersdk/redistest"
 	"github.com/stretchr/testify/require"
 )
 

@@ -13,9 +13,9 @@ import (
 
 	"github.com/redisstream/coordinator/actors/groupstate"
 	"github.com/redisstream/coordinator/membersdk/protocol"
+	"github.com/redisstream/coordinator/membersdk/redistest"
 	"github.com/redisstream/coordinator/persistence"
 	"github.com/redisstream/coordinator/persistence/redisstore"
-	"github.com/redisstream/coordinator/test/redistest"
 )
 
 var moveRules = groupstate.Config{HeartbeatInterval: 200 * time.Millisecond, LeaseTTL: 1200 * time.Millisecond,

@@ -14,9 +14,9 @@ import (
 
 	"github.com/redisstream/coordinator/api"
 	"github.com/redisstream/coordinator/membersdk/protocol"
+	"github.com/redisstream/coordinator/membersdk/redistest"
 	"github.com/redisstream/coordinator/persistence"
 	"github.com/redisstream/coordinator/persistence/redisstore"
-	"github.com/redisstream/coordinator/test/redistest"
 )
 
 // logBuffer is a goroutine-safe log sink.

@@ -9,8 +9,8 @@ import (
 
 	"github.com/redisstream/coordinator/api"
 	"github.com/redisstream/coordinator/membersdk/protocol"
+	"github.com/redisstream/coordinator/membersdk/redistest"
 	"github.com/redisstream/coordinator/reshard"
-	"github.com/redisstream/coordinator/test/redistest"
 )
 
 // A scale-out held ACTIVE (the failpoint) is rolled back through the

@@ -10,8 +10,8 @@ import (
 
 	"github.com/redisstream/coordinator/api"
 	"github.com/redisstream/coordinator/membersdk/protocol"
+	"github.com/redisstream/coordinator/membersdk/redistest"
 	"github.com/redisstream/coordinator/reshard"
-	"github.com/redisstream/coordinator/test/redistest"
 )
 
 // reshardMember is a well-behaved protocol member: it holds exactly what it

@@ -9,7 +9,7 @@ import (
 
 	"github.com/redisstream/coordinator/api"
 	"github.com/redisstream/coordinator/membersdk/protocol"
-	"github.com/redisstream/coordinator/test/redistest"
+	"github.com/redisstream/coordinator/membersdk/redistest"
 )
 
 // A stream is deleted only once it has 0 shards, no migration and no

@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/redisstream/coordinator/membersdk/protocol"
+	"github.com/redisstream/coordinator/membersdk/redistest"
 	"github.com/redisstream/coordinator/test/harness"
-	"github.com/redisstream/coordinator/test/redistest"
 )
 
 // Timing of every test here: short, so a lease runs out within seconds and

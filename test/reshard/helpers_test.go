@@ -10,8 +10,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/redisstream/coordinator/membersdk/protocol"
+	"github.com/redisstream/coordinator/membersdk/redistest"
 	"github.com/redisstream/coordinator/test/recorder"
-	"github.com/redisstream/coordinator/test/redistest"
 )
 
 // The proxy forwards until a client names the armed marker, then cuts every
