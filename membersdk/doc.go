@@ -59,4 +59,12 @@
 //
 // See docs/MEMBER-SDK.md for a guide and membersdk/example for a runnable
 // program.
+//
+// # Module and imports
+//
+// The SDK is a module of its own (github.com/redisstream/coordinator/membersdk,
+// go 1.24) so that an application gets none of the coordinator's
+// dependencies. This package may import the standard library, membersdk/protocol,
+// go-redis, backoff and uuid; its tests membersdk/redistest and testify too.
+// Nothing in this module may import the coordinator's module.
 package membersdk
