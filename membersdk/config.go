@@ -110,9 +110,6 @@ type ConsumerConfig struct {
 	MaxRetryBackoff time.Duration
 	// Logger defaults to a logger that discards everything.
 	Logger *slog.Logger
-	// Now is the clock (default time.Now). Timestamps and lease/self-fence
-	// deadlines are computed from it.
-	Now func() time.Time
 	// OnEvent, when set, is called synchronously for every Event, from
 	// several goroutines: it must be quick and safe for concurrent use.
 	OnEvent func(Event)
@@ -178,9 +175,6 @@ func (c *ConsumerConfig) setDefaults() error {
 	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
-	}
-	if c.Now == nil {
-		c.Now = time.Now
 	}
 	return nil
 }

@@ -50,6 +50,9 @@ type Consumer struct {
 	coord   *coordClient
 	log     *slog.Logger
 	path    string
+	// clock is time.Now; internal tests may replace it (with gate.now)
+	// right after NewConsumer. Not configurable: no test seam in the API.
+	clock func() time.Time
 	// incarnation is this consumer's incarnationId, random per NewConsumer
 	// (identity.go).
 	incarnation string
@@ -126,7 +129,8 @@ func NewConsumer(cfg ConsumerConfig, handler Handler) (*Consumer, error) {
 			workers:   map[int]*worker{},
 		},
 	}
-	c.gate.now = cfg.Now
+	c.clock = time.Now
+	c.gate.now = time.Now
 	cc.onFailover = func(from, to string) {
 		c.log.Warn("coordinator failover", "from", from, "to", to)
 		c.emit(Event{Type: EventFailover, URL: to})
@@ -356,7 +360,7 @@ func (c *Consumer) ownedIndexes() []int {
 	return out
 }
 
-func (c *Consumer) now() time.Time { return c.cfg.Now() }
+func (c *Consumer) now() time.Time { return c.clock() }
 
 func (c *Consumer) emit(e Event) {
 	if c.cfg.OnEvent == nil {
