@@ -26,7 +26,8 @@
 //     write of a member whose shard moved on while it was frozen between that
 //     check and the write: batch acknowledgements are a WATCH/MULTI/EXEC
 //     transaction on the shard fence (FencedAcker), claims and dead-letter
-//     moves a script that checks it (FencedXAck for acknowledgements).
+//     moves a script that checks it (NewFencedScriptAcker for
+//     acknowledgements).
 //   - A shard whose stream or consumer group is gone while owned is not read
 //     and nothing is recreated; it is released when the coordinator revokes
 //     it.

@@ -12,7 +12,7 @@
 //     in sequential rounds and side by side (both at once, same window);
 //   - acknowledgement cost of the shard fence: plain XACK against the fenced
 //     transaction (membersdk.FencedAcker, the Consumer's path) and the fence
-//     script (membersdk.FencedXAck), 100 ids per call, interleaved per call;
+//     script (membersdk.NewFencedScriptAcker), 100 ids per call, interleaved per call;
 //   - producer throughput: raw XADD against Producer.Publish;
 //   - consumer shutdown: cancel Run while the reader is blocked in
 //     XREADGROUP, until Run returns;
