@@ -113,6 +113,23 @@ type ConsumerConfig struct {
 	// OnEvent, when set, is called synchronously for every Event, from
 	// several goroutines: it must be quick and safe for concurrent use.
 	OnEvent func(Event)
+	// OnShardsAssigned, when set, is called with the shards (sorted) whose
+	// readers are about to start, before any handler call for them: set up
+	// per-shard state here. OnShardsRevoked, when set, is called with the
+	// shards whose readers have stopped — revoked by the coordinator,
+	// fenced, self-fenced, or given up by Run returning — once no read can
+	// deliver them entries and no XACK of them can reach Redis: flush or
+	// drop per-shard state here. Their handlers have returned, unless one
+	// ignored its context past the drain deadline (its work is abandoned
+	// and its acknowledgement refused). Every assignment of a shard is
+	// followed by exactly one revocation of it before the next assignment,
+	// and by the time Run returns every assigned shard was revoked. Both are
+	// called from Run's goroutine, one at a time, and delay its heartbeats:
+	// keep them short. ctx carries Run's values but is not cancelled when
+	// Run's is (a revocation while leaving can still write). See
+	// docs/MEMBER-SDK.md, "Shard callbacks".
+	OnShardsAssigned func(ctx context.Context, shards []int)
+	OnShardsRevoked  func(ctx context.Context, shards []int)
 }
 
 func (c *ConsumerConfig) setDefaults() error {

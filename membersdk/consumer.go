@@ -53,6 +53,8 @@ type Consumer struct {
 	// clock is time.Now; internal tests may replace it (with gate.now)
 	// right after NewConsumer. Not configurable: no test seam in the API.
 	clock func() time.Time
+	// cbCtx is the context of the shard callbacks (callbacks.go), set by Run.
+	cbCtx context.Context
 	// incarnation is this consumer's incarnationId, random per NewConsumer
 	// (identity.go).
 	incarnation string
@@ -166,7 +168,8 @@ func (c *Consumer) Run(ctx context.Context) error {
 	if !c.started.CompareAndSwap(false, true) {
 		return errors.New("membersdk: Consumer.Run called twice")
 	}
-	hbCtx, hbCancel := context.WithCancel(context.WithoutCancel(ctx))
+	c.cbCtx = context.WithoutCancel(ctx)
+	hbCtx, hbCancel := context.WithCancel(c.cbCtx)
 	defer hbCancel()
 	results := make(chan hbResult, 1)
 	timer := time.NewTimer(time.Hour)
@@ -296,6 +299,7 @@ func (c *Consumer) workerExited(w *worker) {
 		delete(c.ls.workers, w.shard)
 	}
 	c.emit(Event{Type: EventShardReleased, Shard: w.shard, Err: w.err()})
+	c.shardsRevoked(w.shard)
 }
 
 // reconcile applies an assignment: revoke running shards that are not in
@@ -328,6 +332,7 @@ func (c *Consumer) reconcile(assigned []int, startNew bool) {
 	}
 	sort.Ints(starts)
 	c.checkPoolSize(len(c.ls.workers) + len(starts))
+	c.shardsAssigned(starts)
 	for _, s := range starts {
 		w := newWorker(c, s)
 		c.ls.workers[s] = w
