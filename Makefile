@@ -2,6 +2,9 @@
 # install redis-server from Debian packages when it is missing).
 GO        ?= go
 PKGS      ?= ./...
+# The member SDK is a module of its own (membersdk/go.mod): its packages are
+# tested and vetted from its directory, relative to it.
+SDK_PKGS  ?= ./...
 FUZZTIME  ?= 30s
 
 .PHONY: all build test vet check demo bench bench-quick bench-micro bench-sdk bench-cluster fuzz clean redis chaos proto
@@ -20,16 +23,19 @@ redis:
 
 vet:
 	$(GO) vet $(PKGS)
+	cd membersdk && $(GO) vet $(SDK_PKGS)
 
-# Repository hygiene: no tracked binaries over 1 MiB, go.mod tidy.
+# Repository hygiene: no tracked binaries over 1 MiB, both modules' go.mod tidy.
 check:
 	@bash test/check-repo.sh
 
-# Unit, integration (real redis-server) and end-to-end tests, race detector on.
+# Unit, integration (real redis-server) and end-to-end tests, race detector on,
+# of both modules: the server's, then the member SDK's (membersdk/).
 # The in-process cluster tests (several protoactor remotes in one process, where
 # the library races on process-wide state) run in a second pass without -race.
 test: redis check vet
 	$(GO) test -race -count=1 -timeout 15m $(PKGS)
+	cd membersdk && $(GO) test -race -count=1 -timeout 15m $(SDK_PKGS)
 	$(GO) test -count=1 -timeout 5m -run 'Cluster' ./actors/host/
 
 # A walk-through on the embedded development Redis (or redis-server when on PATH).
@@ -53,13 +59,14 @@ bench-quick: redis
 
 # Micro-benchmarks with their same-run baselines (see docs/BENCHMARKS.md).
 bench-micro: redis
-	$(GO) test -run '^$$' -bench . -benchmem -count=1 ./actors/groupstate/ ./persistence/redisstore/ ./api/ ./api/protocol/
+	$(GO) test -run '^$$' -bench . -benchmem -count=1 ./actors/groupstate/ ./persistence/redisstore/ ./api/
+	cd membersdk && $(GO) test -run '^$$' -bench . -benchmem -count=1 ./protocol/
 
 # Data-plane benchmark of the member SDK against raw go-redis loops on its own
 # redis-server (see docs/BENCHMARKS.md, "Data plane (SDK)"); about 1 minute.
 # RSC_BENCH_QUICK=1 for a smoke run.
 bench-sdk: redis
-	$(GO) test -run '^$$' -bench DataPlane -benchtime 1x -count=1 -timeout 10m ./membersdk/bench/
+	cd membersdk && $(GO) test -run '^$$' -bench DataPlane -benchtime 1x -count=1 -timeout 10m ./bench/
 
 # Heartbeat throughput of an automanaged cluster of 1, 2 and 3 coordinator
 # processes on this machine (same run, ratios to one node) and the cost of
@@ -70,8 +77,8 @@ bench-cluster: redis
 
 # Each fuzz target for FUZZTIME.
 fuzz:
-	$(GO) test -run '^$$' -fuzz FuzzDecodeHeartbeat -fuzztime $(FUZZTIME) ./api/protocol/
-	$(GO) test -run '^$$' -fuzz FuzzAppendHeartbeatResponse -fuzztime $(FUZZTIME) ./api/protocol/
+	cd membersdk && $(GO) test -run '^$$' -fuzz FuzzDecodeHeartbeat -fuzztime $(FUZZTIME) ./protocol/
+	cd membersdk && $(GO) test -run '^$$' -fuzz FuzzAppendHeartbeatResponse -fuzztime $(FUZZTIME) ./protocol/
 	$(GO) test -run '^$$' -fuzz FuzzHeartbeat -fuzztime $(FUZZTIME) ./actors/groupstate/
 
 # Long chaos run (see docs/RELIABILITY.md): faults from a seed against real

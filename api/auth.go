@@ -13,8 +13,8 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"golang.org/x/crypto/bcrypt"
 
-	"github.com/redisstream/coordinator/api/protocol"
 	"github.com/redisstream/coordinator/config"
+	"github.com/redisstream/coordinator/membersdk/protocol"
 )
 
 // Authentication: HTTP Basic or "Authorization: Bearer <token>" (tokens.go).

@@ -11,8 +11,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"golang.org/x/crypto/bcrypt"
 
-	"github.com/redisstream/coordinator/api/protocol"
 	"github.com/redisstream/coordinator/config"
+	"github.com/redisstream/coordinator/membersdk/protocol"
 )
 
 const testSecret = "0123456789abcdef-test-secret"

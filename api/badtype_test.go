@@ -6,12 +6,12 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/redisstream/coordinator/api/protocol"
+	"github.com/redisstream/coordinator/membersdk/protocol"
 )
 
 // A mistyped field in any request body is answered 400 MALFORMED_REQUEST
 // with a message naming the JSON field and the JSON shape it must have,
-// never a Go type (api/protocol's TestWrongTypeErrorsNameTheJSONFieldAndShape
+// never a Go type (membersdk/protocol's TestWrongTypeErrorsNameTheJSONFieldAndShape
 // walks every field of every body; this checks each route passes it on).
 func TestWrongTypeAnswersNameTheJSONField(t *testing.T) {
 	const g = "/coord/v1/streams/orders/groups/workers"

@@ -9,8 +9,8 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	"github.com/redisstream/coordinator/api/protocol"
 	"github.com/redisstream/coordinator/coordinator"
+	"github.com/redisstream/coordinator/membersdk/protocol"
 )
 
 // This file is the only place where errors become HTTP statuses. The Err*

@@ -4,7 +4,7 @@ import (
 	"context"
 	"strconv"
 
-	"github.com/redisstream/coordinator/api/protocol"
+	"github.com/redisstream/coordinator/membersdk/protocol"
 )
 
 func (f *fakeService) Offsets(_ context.Context, p, g string) (protocol.OffsetsResponse, error) {

@@ -3,7 +3,7 @@ package api
 import (
 	"context"
 
-	"github.com/redisstream/coordinator/api/protocol"
+	"github.com/redisstream/coordinator/membersdk/protocol"
 )
 
 func (f *fakeService) Cluster(context.Context) (protocol.ClusterResponse, error) {

@@ -4,8 +4,8 @@ import (
 	"context"
 	"sync"
 
-	"github.com/redisstream/coordinator/api/protocol"
 	"github.com/redisstream/coordinator/coordinator"
+	"github.com/redisstream/coordinator/membersdk/protocol"
 )
 
 // fakeService records calls and answers with canned values or err.

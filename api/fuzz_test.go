@@ -8,8 +8,8 @@ import (
 
 	"github.com/valyala/fasthttp"
 
-	"github.com/redisstream/coordinator/api/protocol"
 	"github.com/redisstream/coordinator/config"
+	"github.com/redisstream/coordinator/membersdk/protocol"
 )
 
 // direct serves one request through the app's handler without a connection

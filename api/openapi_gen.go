@@ -10,7 +10,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	"github.com/redisstream/coordinator/api/protocol"
+	"github.com/redisstream/coordinator/membersdk/protocol"
 )
 
 // The OpenAPI 3.1 document (openapi.json, committed and embedded) is

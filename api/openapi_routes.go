@@ -1,8 +1,8 @@
 package api
 
 import (
-	"github.com/redisstream/coordinator/api/protocol"
 	"github.com/redisstream/coordinator/coordinator"
+	"github.com/redisstream/coordinator/membersdk/protocol"
 )
 
 // opDoc describes one route for the OpenAPI document (openapi_gen.go). Who

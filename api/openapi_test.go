@@ -14,9 +14,9 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"github.com/stretchr/testify/require"
 
-	"github.com/redisstream/coordinator/api/protocol"
 	"github.com/redisstream/coordinator/config"
 	"github.com/redisstream/coordinator/coordinator"
+	"github.com/redisstream/coordinator/membersdk/protocol"
 )
 
 var updateOpenAPI = flag.Bool("update-openapi", false, "rewrite api/openapi.json from the route table")

@@ -7,8 +7,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/redisstream/coordinator/api/protocol"
 	"github.com/redisstream/coordinator/config"
+	"github.com/redisstream/coordinator/membersdk/protocol"
 )
 
 func TestAdminMutationsRateLimitedPerPrincipal(t *testing.T) {

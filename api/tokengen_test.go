@@ -8,8 +8,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/redisstream/coordinator/api/protocol"
 	"github.com/redisstream/coordinator/coordinator"
+	"github.com/redisstream/coordinator/membersdk/protocol"
 )
 
 const revokePath = "/coord/v1/auth/users/grafana/revoke-tokens"

@@ -4,7 +4,7 @@ import (
 	"math"
 	"strings"
 
-	"github.com/redisstream/coordinator/api/protocol"
+	"github.com/redisstream/coordinator/membersdk/protocol"
 )
 
 // Checks on decoded bodies, made before the Service is called. The decoders

@@ -15,8 +15,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/redisstream/coordinator/api/protocol"
 	"github.com/redisstream/coordinator/config"
+	"github.com/redisstream/coordinator/membersdk/protocol"
 )
 
 const scaleBody = `{"targetShardCount":0,"requestedBy":"ops","reason":"x"}`

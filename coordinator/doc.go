@@ -11,10 +11,10 @@
 //
 // # What this package may import
 //
-// The standard library and the wire types of the protocol (api/protocol)
-// only: never fiber (or any other transport), never protoactor, never
+// The standard library and the wire types of the protocol
+// (membersdk/protocol) only: never fiber (or any other transport), never protoactor, never
 // actors/ or api/ (TestServiceImportsOnlyStdlibAndWireTypes). No package
-// under actors/ depends on fiber or on api/ either, the wire types excepted
+// under actors/ depends on fiber or on api/ either
 // (TestNoTransportInActorsOrService): the actor shell implements Service and
 // knows no transport.
 //

@@ -11,9 +11,9 @@ import (
 
 const module = "github.com/redisstream/coordinator"
 
-// wireTypes is the only package under api/ that the service boundary and the
-// actor shell may depend on: the protocol's wire types.
-const wireTypes = module + "/api/protocol"
+// wireTypes is the protocol's wire types (in the member SDK's module): the
+// only package besides the standard library the service boundary imports.
+const wireTypes = module + "/membersdk/protocol"
 
 // listed is one package of `go list -test -json`: a package, its test
 // variant or its test binary.
@@ -59,14 +59,12 @@ func goList(t *testing.T, patterns ...string) []listed {
 }
 
 // transport reports why dep must stay out of a package's dependencies:
-// a transport (fiber, the HTTP adapter api/ or anything under it but the
-// wire types) — or "" when dep is fine.
+// a transport (fiber, the HTTP adapter api/ or anything under it) — or ""
+// when dep is fine.
 func transport(dep string) string {
 	switch {
 	case strings.HasPrefix(dep, "github.com/gofiber/"), strings.HasPrefix(dep, "github.com/valyala/fasthttp"):
 		return "the HTTP framework"
-	case dep == wireTypes || strings.HasPrefix(dep, wireTypes+"/"):
-		return ""
 	case dep == module+"/api" || strings.HasPrefix(dep, module+"/api/"):
 		return "the HTTP adapter"
 	}
@@ -96,12 +94,12 @@ func forbidden(p listed, bad func(dep string) string) (deps []string, why string
 
 // The actor shell and the service boundary depend on no transport: no
 // package under actors/ or coordinator/ (its tests included) depends on
-// fiber or on api/, the wire types (api/protocol) excepted. Transports adapt
+// fiber or on api/. Transports adapt
 // coordinator.Service; the actors implement it.
 func TestNoTransportInActorsOrService(t *testing.T) {
 	for _, p := range goList(t, "./actors/...", "./coordinator/...") {
 		if deps, why := forbidden(p, transport); len(deps) > 0 {
-			t.Errorf("%s depends on %s (%s); use coordinator/ and api/protocol, not a transport", p.ImportPath, strings.Join(deps, ", "), why)
+			t.Errorf("%s depends on %s (%s); use coordinator/ and membersdk/protocol, not a transport", p.ImportPath, strings.Join(deps, ", "), why)
 		}
 	}
 }

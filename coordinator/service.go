@@ -3,7 +3,7 @@ package coordinator
 import (
 	"context"
 
-	"github.com/redisstream/coordinator/api/protocol"
+	"github.com/redisstream/coordinator/membersdk/protocol"
 )
 
 // Service is everything a transport offers: one value implementing every

@@ -63,7 +63,7 @@ func (w *worker) ackBatch(ids []string, epoch int64, onWorker bool) bool {
 // alternate on one socket, as in a hand-written loop) as a WATCH/MULTI/EXEC
 // transaction (FencedAcker: no Lua, about the cost of a plain XACK). Other
 // callers, and readers without a connection of their own (Cluster), use the
-// fence script (FencedXAck) through the pool.
+// fence script (fencedXAck) through the pool.
 func (w *worker) xack(ctx context.Context, onWorker bool, ids ...string) error {
 	if onWorker {
 		if a := w.reader.acker(w); a != nil {
@@ -76,7 +76,8 @@ func (w *worker) xack(ctx context.Context, onWorker bool, ids ...string) error {
 			w.c.log.Warn("Redis refused MULTI/WATCH; acknowledging through the fence script instead", "shard", w.shard, "error", err)
 		}
 	}
-	return FencedXAck(ctx, w.c.cfg.Redis, w.key, w.c.cfg.ConsumerGroup, w.c.cfg.MemberID, w.fence.token, ids...)
+	_, err := fencedXAck(ctx, w.c.cfg.Redis, w.key, w.c.cfg.ConsumerGroup, w.c.cfg.MemberID, w.fence.token, ids...)
+	return err
 }
 
 func newIntCmd(ctx context.Context, args ...any) redis.Cmder { return redis.NewIntCmd(ctx, args...) }

@@ -11,7 +11,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/redisstream/coordinator/api/protocol"
+	"github.com/redisstream/coordinator/membersdk/protocol"
 )
 
 // LoginTokenFunc returns an Auth.TokenFunc that logs in with

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/redisstream/coordinator/api/protocol"
-	"github.com/redisstream/coordinator/test/redistest"
+	"github.com/redisstream/coordinator/membersdk/protocol"
+	"github.com/redisstream/coordinator/membersdk/redistest"
 	"github.com/stretchr/testify/require"
 )
 
@@ -63,7 +63,6 @@ func TestBatchedAckIsRefusedAfterTheSelfFenceDeadline(t *testing.T) {
 	var offset atomic.Int64 // the member's clock runs ahead by this much
 	var ev events
 	cfg := testConfig(f, rc, "m0", &ev)
-	cfg.Now = func() time.Time { return time.Now().Add(time.Duration(offset.Load())) }
 	var calls atomic.Int32
 	c, err := NewConsumer(cfg, func(_ context.Context, m Message) error {
 		if calls.Add(1) == 2 {
@@ -74,6 +73,7 @@ func TestBatchedAckIsRefusedAfterTheSelfFenceDeadline(t *testing.T) {
 		return nil
 	})
 	require.NoError(t, err)
+	c.setClock(func() time.Time { return time.Now().Add(time.Duration(offset.Load())) })
 	c.maxAckDelay = 100 * time.Hour // keep the first entry's ack queued for the batch
 	// Both entries exist before the shard starts, so one read returns both.
 	first := xadd(t, rc, 0, "k", "1")

@@ -10,7 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/redisstream/coordinator/api/protocol"
+	"github.com/redisstream/coordinator/membersdk/protocol"
 )
 
 // TestRandomReassignmentsAndFences shuffles the target assignment of three

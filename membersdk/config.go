@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
-	"github.com/redisstream/coordinator/api/protocol"
+	"github.com/redisstream/coordinator/membersdk/protocol"
 )
 
 // Auth is how the SDK authenticates to the coordinator. Set at most one of
@@ -111,12 +111,26 @@ type ConsumerConfig struct {
 	MaxRetryBackoff time.Duration
 	// Logger defaults to a logger that discards everything.
 	Logger *slog.Logger
-	// Now is the clock (default time.Now). Timestamps and lease/self-fence
-	// deadlines are computed from it.
-	Now func() time.Time
 	// OnEvent, when set, is called synchronously for every Event, from
 	// several goroutines: it must be quick and safe for concurrent use.
 	OnEvent func(Event)
+	// OnShardsAssigned, when set, is called with the shards (sorted) whose
+	// readers are about to start, before any handler call for them: set up
+	// per-shard state here. OnShardsRevoked, when set, is called with the
+	// shards whose readers have stopped — revoked by the coordinator,
+	// fenced, self-fenced, or given up by Run returning — once no read can
+	// deliver them entries and no XACK of them can reach Redis: flush or
+	// drop per-shard state here. Their handlers have returned, unless one
+	// ignored its context past the drain deadline (its work is abandoned
+	// and its acknowledgement refused). Every assignment of a shard is
+	// followed by exactly one revocation of it before the next assignment,
+	// and by the time Run returns every assigned shard was revoked. Both are
+	// called from Run's goroutine, one at a time, and delay its heartbeats:
+	// keep them short. ctx carries Run's values but is not cancelled when
+	// Run's is (a revocation while leaving can still write). See
+	// docs/MEMBER-SDK.md, "Shard callbacks".
+	OnShardsAssigned func(ctx context.Context, shards []int)
+	OnShardsRevoked  func(ctx context.Context, shards []int)
 }
 
 func (c *ConsumerConfig) setDefaults() error {
@@ -179,9 +193,6 @@ func (c *ConsumerConfig) setDefaults() error {
 	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
-	}
-	if c.Now == nil {
-		c.Now = time.Now
 	}
 	return nil
 }

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
-	"github.com/redisstream/coordinator/api/protocol"
+	"github.com/redisstream/coordinator/membersdk/protocol"
 )
 
 // Handler processes one stream entry. Returning nil acknowledges the entry
@@ -50,6 +50,11 @@ type Consumer struct {
 	coord   *coordClient
 	log     *slog.Logger
 	path    string
+	// clock is time.Now; internal tests may replace it (with gate.now)
+	// right after NewConsumer. Not configurable: no test seam in the API.
+	clock func() time.Time
+	// cbCtx is the context of the shard callbacks (callbacks.go), set by Run.
+	cbCtx context.Context
 	// incarnation is this consumer's incarnationId, random per NewConsumer
 	// (identity.go).
 	incarnation string
@@ -127,7 +132,8 @@ func NewConsumer(cfg ConsumerConfig, handler Handler) (*Consumer, error) {
 			workers:   map[int]*worker{},
 		},
 	}
-	c.gate.now = cfg.Now
+	c.clock = time.Now
+	c.gate.now = time.Now
 	cc.onFailover = func(from, to string) {
 		c.log.Warn("coordinator failover", "from", from, "to", to)
 		c.emit(Event{Type: EventFailover, URL: to})
@@ -163,7 +169,8 @@ func (c *Consumer) Run(ctx context.Context) error {
 	if !c.started.CompareAndSwap(false, true) {
 		return errors.New("membersdk: Consumer.Run called twice")
 	}
-	hbCtx, hbCancel := context.WithCancel(context.WithoutCancel(ctx))
+	c.cbCtx = context.WithoutCancel(ctx)
+	hbCtx, hbCancel := context.WithCancel(c.cbCtx)
 	defer hbCancel()
 	results := make(chan hbResult, 1)
 	timer := time.NewTimer(time.Hour)
@@ -293,6 +300,7 @@ func (c *Consumer) workerExited(w *worker) {
 		delete(c.ls.workers, w.shard)
 	}
 	c.emit(Event{Type: EventShardReleased, Shard: w.shard, Err: w.err()})
+	c.shardsRevoked(w.shard)
 }
 
 // reconcile applies an assignment: revoke running shards that are not in
@@ -325,6 +333,7 @@ func (c *Consumer) reconcile(assigned []int, startNew bool) {
 	}
 	sort.Ints(starts)
 	c.checkPoolSize(len(c.ls.workers) + len(starts))
+	c.shardsAssigned(starts)
 	for _, s := range starts {
 		w := newWorker(c, s)
 		c.ls.workers[s] = w
@@ -357,7 +366,7 @@ func (c *Consumer) ownedIndexes() []int {
 	return out
 }
 
-func (c *Consumer) now() time.Time { return c.cfg.Now() }
+func (c *Consumer) now() time.Time { return c.clock() }
 
 func (c *Consumer) emit(e Event) {
 	if c.cfg.OnEvent == nil {

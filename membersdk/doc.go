@@ -26,7 +26,8 @@
 //     write of a member whose shard moved on while it was frozen between that
 //     check and the write: batch acknowledgements are a WATCH/MULTI/EXEC
 //     transaction on the shard fence (FencedAcker), claims and dead-letter
-//     moves a script that checks it (FencedXAck for acknowledgements).
+//     moves a script that checks it (NewFencedScriptAcker for
+//     acknowledgements).
 //   - A shard whose stream or consumer group is gone while owned is not read
 //     and nothing is recreated; it is released when the coordinator revokes
 //     it.
@@ -59,4 +60,12 @@
 //
 // See docs/MEMBER-SDK.md for a guide and membersdk/example for a runnable
 // program.
+//
+// # Module and imports
+//
+// The SDK is a module of its own (github.com/redisstream/coordinator/membersdk,
+// go 1.24) so that an application gets none of the coordinator's
+// dependencies. This package may import the standard library, membersdk/protocol,
+// go-redis, backoff and uuid; its tests membersdk/redistest and testify too.
+// Nothing in this module may import the coordinator's module.
 package membersdk

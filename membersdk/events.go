@@ -3,7 +3,7 @@ package membersdk
 import (
 	"time"
 
-	"github.com/redisstream/coordinator/api/protocol"
+	"github.com/redisstream/coordinator/membersdk/protocol"
 )
 
 // EventType names something that happened to a consumer. Events are for

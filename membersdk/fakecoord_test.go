@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
-	"github.com/redisstream/coordinator/api/protocol"
-	"github.com/redisstream/coordinator/test/redistest"
+	"github.com/redisstream/coordinator/membersdk/protocol"
+	"github.com/redisstream/coordinator/membersdk/redistest"
 	"github.com/stretchr/testify/require"
 )
 

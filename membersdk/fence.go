@@ -11,7 +11,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/redisstream/coordinator/api/protocol"
+	"github.com/redisstream/coordinator/membersdk/protocol"
 )
 
 // Shard fence (docs/PROTOCOL.md, "Shard fence"). The coordinator keeps one
@@ -171,19 +171,22 @@ func (s *fenceScript) run(ctx context.Context, rc redis.Cmdable, keys []string, 
 	return cmd, fenceRefusal(err)
 }
 
-// FencedXAck acknowledges ids on streamKey for group the way a Consumer
-// does: in one script that first checks the shard's fence
-// (fenceKey(streamKey, group)) names memberID with token. token 0 means
-// unfenced (the fence key must not exist). A refusal returns ErrFenced and
-// acknowledges nothing. It is exported for clients that read shards
-// themselves and for the data-plane benchmark.
-func FencedXAck(ctx context.Context, rc redis.Cmdable, streamKey, group, memberID string, token int64, ids ...string) error {
+// fencedXAck acknowledges ids on streamKey for group in one script that
+// first checks the shard's fence (fenceKey(streamKey, group)) names memberID
+// with token, and returns XACK's count. token 0 means unfenced (the fence
+// key must not exist). A refusal returns ErrFenced and acknowledges
+// nothing. Clients that read shards themselves reach it through
+// NewFencedScriptAcker.
+func fencedXAck(ctx context.Context, rc redis.Cmdable, streamKey, group, memberID string, token int64, ids ...string) (int64, error) {
 	h := fenceHold{key: fenceKey(streamKey, group), token: token, fenced: token != 0}
 	args := make([]any, 0, 3+len(ids))
 	args = append(args, memberID, h.tokenArg(), group)
 	for _, id := range ids {
 		args = append(args, id)
 	}
-	_, err := ackScript.run(ctx, rc, []string{streamKey, h.key}, args, newIntCmd)
-	return err
+	cmd, err := ackScript.run(ctx, rc, []string{streamKey, h.key}, args, newIntCmd)
+	if err != nil {
+		return 0, err
+	}
+	return cmd.(*redis.IntCmd).Val(), nil
 }

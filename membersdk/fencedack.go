@@ -27,17 +27,27 @@ import (
 // and HGET re-arm for the next Ack (EXEC drops every WATCH). A token that
 // differs after the EXEC disarms the acker, and the next Ack reports
 // ErrFenced when it re-arms. The guarantee is the one of the fence script
-// (FencedXAck): an XACK lands only while the fence names this holder at the
-// token held — at about the cost of a plain XACK, since Redis runs no Lua
-// (docs/BENCHMARKS.md, "Fenced acknowledgements").
+// (NewFencedScriptAcker): an XACK lands only while the fence names this
+// holder at the token held — at about the cost of a plain XACK, since Redis
+// runs no Lua (docs/BENCHMARKS.md, "Fenced acknowledgements").
 //
 // The fence key and the stream share a Redis Cluster slot, so the
-// transaction is valid on a Cluster node too. An acker is not safe for
-// concurrent use, and nothing else may run MULTI/EXEC or UNWATCH on its
-// connection. Close (UNWATCH) before the connection goes back to a pool: a
-// WATCH left on a pooled connection could abort someone else's transaction.
+// transaction is valid on a Cluster node too. A transaction acker is not
+// safe for concurrent use, and nothing else may run MULTI/EXEC or UNWATCH on
+// its connection. Close (UNWATCH) before the connection goes back to a pool:
+// a WATCH left on a pooled connection could abort someone else's
+// transaction.
+//
+// Without a connection of its own (a pool, a Cluster client, several
+// goroutines acknowledging, or a Redis that refuses transactions:
+// ErrTxRefused), use NewFencedScriptAcker: the same Ack through the fence
+// script, the one the Consumer uses for claims and dead-letter moves.
 type FencedAcker struct {
-	conn                 *redis.Conn
+	conn *redis.Conn
+	// script mode (NewFencedScriptAcker): rc set, conn nil.
+	rc                   redis.Cmdable
+	member               string
+	token                int64
 	stream, group, fence string
 	want                 string // token held, decimal; "" = unfenced (the fence must not exist)
 	armed                bool   // WATCH active on conn and the token seen after it
@@ -56,13 +66,27 @@ func NewFencedAcker(conn *redis.Conn, streamKey, group string, token int64) *Fen
 	return a
 }
 
+// NewFencedScriptAcker returns an acker for streamKey and group that
+// acknowledges through the fence script (EVALSHA) on rc, which may be a
+// pool or a Cluster client: each Ack checks, in Redis, that the shard's
+// fence names memberID with token (0: unfenced, the fence key must not
+// exist) and only then runs the XACK. It is safe for concurrent use and
+// Close does nothing.
+func NewFencedScriptAcker(rc redis.Cmdable, streamKey, group, memberID string, token int64) *FencedAcker {
+	return &FencedAcker{rc: rc, member: memberID, token: token, stream: streamKey, group: group, fence: fenceKey(streamKey, group)}
+}
+
 // Ack acknowledges ids (one XACK) if the fence still holds the token, and
 // returns how many were pending. ErrFenced or ErrTxRefused (wrapped):
 // nothing was acknowledged. Another error: the outcome is unknown (the
-// connection failed mid-way); the acker re-arms before its next Ack.
+// connection failed mid-way); a transaction acker re-arms before its next
+// Ack.
 func (a *FencedAcker) Ack(ctx context.Context, ids ...string) (int64, error) {
 	if len(ids) == 0 {
 		return 0, nil
+	}
+	if a.rc != nil {
+		return fencedXAck(ctx, a.rc, a.stream, a.group, a.member, a.token, ids...)
 	}
 	if !a.armed {
 		if err := a.arm(ctx); err != nil {
@@ -113,8 +137,8 @@ func (a *FencedAcker) Ack(ctx context.Context, ids ...string) (int64, error) {
 
 // ErrTxRefused: Redis refused MULTI, DISCARD or WATCH on the acker's
 // connection (an ACL without them, a proxy without transactions). Nothing
-// was acknowledged; acknowledge through the fence script (FencedXAck)
-// instead.
+// was acknowledged; acknowledge through the fence script
+// (NewFencedScriptAcker) instead.
 var ErrTxRefused = errors.New("membersdk: Redis refused the transaction commands the fenced acknowledgement needs")
 
 // arm sends MULTI, DISCARD (which also drops any WATCH), WATCH fence and
@@ -168,7 +192,7 @@ func (a *FencedAcker) tokenMatches(tok *redis.StringCmd) bool {
 // connection can go back to a pool. It does not close the connection.
 func (a *FencedAcker) Close(ctx context.Context) error {
 	a.armed = false
-	if !a.watched {
+	if a.conn == nil || !a.watched {
 		return nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, time.Second)

@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/redisstream/coordinator/api/protocol"
+	"github.com/redisstream/coordinator/membersdk/protocol"
 )
 
 // leave is the graceful shutdown: every shard is revoked (reading stops,

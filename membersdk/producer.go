@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
-	"github.com/redisstream/coordinator/api/protocol"
+	"github.com/redisstream/coordinator/membersdk/protocol"
 )
 
 // DefaultRoutingTTL is how long a producer trusts its cached routing.
@@ -44,7 +44,6 @@ type ProducerConfig struct {
 	// MaxLen, if > 0, trims each shard approximately (XADD MAXLEN ~ n).
 	MaxLen int64
 	Logger *slog.Logger
-	Now    func() time.Time
 }
 
 // Producer publishes entries to the shard SPEC §6 routes their partition key
@@ -54,6 +53,9 @@ type Producer struct {
 	coord *coordClient
 	log   *slog.Logger
 	path  string
+	// now is time.Now; internal tests replace it right after NewProducer
+	// (no test seam in ProducerConfig).
+	now func() time.Time
 
 	mu  sync.Mutex                    // serialises refreshes
 	cur atomic.Pointer[cachedRouting] // read without a lock by every Publish
@@ -89,9 +91,6 @@ func NewProducer(cfg ProducerConfig) (*Producer, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	if cfg.Now == nil {
-		cfg.Now = time.Now
-	}
 	cc, err := newCoordClient(cfg.CoordinatorURLs, cfg.HTTPClient, cfg.Auth, cfg.RequestTimeout)
 	if err != nil {
 		return nil, err
@@ -101,6 +100,7 @@ func NewProducer(cfg ProducerConfig) (*Producer, error) {
 		coord: cc,
 		log:   cfg.Logger.With("stream", cfg.StreamPrefix),
 		path:  groupPath(cfg.StreamPrefix, cfg.ConsumerGroup) + "/producer-routing",
+		now:   time.Now,
 	}
 	cc.onFailover = func(from, to string) { p.log.Warn("coordinator failover", "from", from, "to", to) }
 	return p, nil
@@ -144,7 +144,7 @@ func (p *Producer) routing(ctx context.Context) (*cachedRouting, error) {
 
 func (p *Producer) fresh() *cachedRouting {
 	c := p.cur.Load()
-	if c == nil || c.gen != p.gen.Load() || p.cfg.Now().Sub(c.fetchedAt) >= p.cfg.RoutingTTL {
+	if c == nil || c.gen != p.gen.Load() || p.now().Sub(c.fetchedAt) >= p.cfg.RoutingTTL {
 		return nil
 	}
 	return c
@@ -163,7 +163,7 @@ func (p *Producer) refreshLocked(ctx context.Context) (*cachedRouting, error) {
 		p.log.Info("producer routing changed", "metadataVersion", r.MetadataVersion, "shardCount", r.ShardCount,
 			"previousVersion", prev.r.MetadataVersion, "previousShardCount", prev.r.ShardCount)
 	}
-	c := &cachedRouting{r: r, fetchedAt: p.cfg.Now(), gen: gen}
+	c := &cachedRouting{r: r, fetchedAt: p.now(), gen: gen}
 	p.cur.Store(c)
 	return c, nil
 }

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
-	"github.com/redisstream/coordinator/api/protocol"
-	"github.com/redisstream/coordinator/test/redistest"
+	"github.com/redisstream/coordinator/membersdk/protocol"
+	"github.com/redisstream/coordinator/membersdk/redistest"
 	"github.com/stretchr/testify/require"
 )
 
@@ -152,8 +152,9 @@ func TestProducerRoutingCacheTTLAndVersion(t *testing.T) {
 	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
 	advance := func(d time.Duration) { mu.Lock(); now = now.Add(d); mu.Unlock() }
 	p, err := NewProducer(ProducerConfig{CoordinatorURLs: []string{"http://127.0.0.1:1", srv.URL}, StreamPrefix: testStream, ConsumerGroup: testGroup,
-		Redis: rc, RoutingTTL: 10 * time.Second, Now: clock, MaxLen: 10})
+		Redis: rc, RoutingTTL: 10 * time.Second, MaxLen: 10})
 	require.NoError(t, err)
+	p.now = clock
 	for i := range 300 {
 		_, err := p.Publish(ctx, fmt.Sprintf("k%d", i), map[string]any{"i": i})
 		require.NoError(t, err)

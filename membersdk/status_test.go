@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/redisstream/coordinator/api/protocol"
+	"github.com/redisstream/coordinator/membersdk/protocol"
 	"github.com/stretchr/testify/require"
 )
 

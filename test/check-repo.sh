@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Repository hygiene, run by `make test` (and so by CI):
 #  - no tracked file is a binary larger than 1 MiB (build outputs stay out);
-#  - go.mod and go.sum are tidy (`go mod tidy` would change nothing).
+#  - go.mod and go.sum of both modules (. and membersdk/) are tidy (`go mod
+#    tidy` would change nothing).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 fail=0
@@ -17,12 +18,17 @@ if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
 fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-cp go.mod go.sum "$tmp"/
-go mod tidy
-if ! cmp -s go.mod "$tmp/go.mod" || ! cmp -s go.sum "$tmp/go.sum"; then
-  echo "check-repo: go.mod/go.sum are not tidy; 'go mod tidy' changed them:" >&2
-  diff -u "$tmp/go.mod" go.mod >&2 || true
-  cp "$tmp/go.mod" "$tmp/go.sum" .
-  fail=1
-fi
+# Both modules: the server's (.) and the member SDK's (membersdk/, its own
+# module so that applications do not get the server's dependencies).
+for mod in . membersdk; do
+  mkdir -p "$tmp/$mod"
+  cp "$mod/go.mod" "$mod/go.sum" "$tmp/$mod/"
+  (cd "$mod" && go mod tidy)
+  if ! cmp -s "$mod/go.mod" "$tmp/$mod/go.mod" || ! cmp -s "$mod/go.sum" "$tmp/$mod/go.sum"; then
+    echo "check-repo: $mod/go.mod or $mod/go.sum is not tidy; 'go mod tidy' in $mod changed them:" >&2
+    diff -u "$tmp/$mod/go.mod" "$mod/go.mod" >&2 || true
+    cp "$tmp/$mod/go.mod" "$tmp/$mod/go.sum" "$mod/"
+    fail=1
+  fi
+done
 exit $fail

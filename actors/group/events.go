@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/redisstream/coordinator/actors/groupstate"
-	"github.com/redisstream/coordinator/api/protocol"
+	"github.com/redisstream/coordinator/membersdk/protocol"
 )
 
 // maxRecentEvents bounds the fencings and expiries a group remembers (and

@@ -1,6 +1,6 @@
 package group
 
-import "github.com/redisstream/coordinator/api/protocol"
+import "github.com/redisstream/coordinator/membersdk/protocol"
 
 // noteInFlight remembers the work in flight that member id's heartbeat
 // reported on each shard it is revoking (revokingShards[].inFlight), for the

@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/redisstream/coordinator/actors/groupstate"
-	"github.com/redisstream/coordinator/api/protocol"
+	"github.com/redisstream/coordinator/membersdk/protocol"
 )
 
 // Identity refusals (groupstate identity.go): a second live process on one member id

@@ -7,7 +7,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/redisstream/coordinator/actors/groupstate"
-	"github.com/redisstream/coordinator/api/protocol"
+	"github.com/redisstream/coordinator/membersdk/protocol"
 )
 
 // Description is every monitoring view of one group, computed in the actor

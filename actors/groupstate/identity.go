@@ -27,7 +27,7 @@ import "fmt"
 // An EXPIRED record binds nothing: it holds no shard, and the next join replaces it.
 
 // MaxIncarnationLength bounds Heartbeat.Incarnation in bytes (the wire decoder and the HTTP
-// front check the same limit, api/protocol.MaxIncarnationIDLength): it is stored with the
+// front check the same limit, membersdk/protocol.MaxIncarnationIDLength): it is stored with the
 // member record.
 const MaxIncarnationLength = 128
 

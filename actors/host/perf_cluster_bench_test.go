@@ -16,9 +16,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/redisstream/coordinator/actors/group"
-	"github.com/redisstream/coordinator/api/protocol"
+	"github.com/redisstream/coordinator/membersdk/protocol"
+	"github.com/redisstream/coordinator/membersdk/redistest"
 	"github.com/redisstream/coordinator/persistence/redisstore"
-	"github.com/redisstream/coordinator/test/redistest"
 )
 
 // TestIdleGroupsRedisReadsClusterBenchmark is TestIdleGroupsRedisReadsBenchmark on an

@@ -7,8 +7,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/redisstream/coordinator/api/protocol"
 	"github.com/redisstream/coordinator/coordinator"
+	"github.com/redisstream/coordinator/membersdk/protocol"
 	"github.com/redisstream/coordinator/persistence"
 )
 

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/redisstream/coordinator/actors/wire"
-	"github.com/redisstream/coordinator/api/protocol"
+	"github.com/redisstream/coordinator/membersdk/protocol"
 	"github.com/redisstream/coordinator/persistence"
 )
 

@@ -8,8 +8,8 @@ import (
 
 	"github.com/redisstream/coordinator/actors/group"
 	"github.com/redisstream/coordinator/actors/groupstate"
-	"github.com/redisstream/coordinator/api/protocol"
 	"github.com/redisstream/coordinator/coordinator"
+	"github.com/redisstream/coordinator/membersdk/protocol"
 	"github.com/redisstream/coordinator/persistence"
 	"github.com/redisstream/coordinator/reshard"
 )

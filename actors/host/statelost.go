@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/redisstream/coordinator/actors/group"
-	"github.com/redisstream/coordinator/api/protocol"
+	"github.com/redisstream/coordinator/membersdk/protocol"
 	"github.com/redisstream/coordinator/persistence"
 )
 

@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/redisstream/coordinator/api"
-	"github.com/redisstream/coordinator/test/redistest"
+	"github.com/redisstream/coordinator/membersdk/redistest"
 )
 
 // TestRedisAuditStream: records reach the capped stream with every field,

@@ -37,7 +37,8 @@ func parseDockerfile(t *testing.T, root string) dockerfile {
 	text := strings.ReplaceAll(string(data), "\\\n", " ")
 	d := dockerfile{stages: map[string][]string{}, outputs: map[string]string{}}
 	from := regexp.MustCompile(`(?m)^FROM\s+(\S+)(?:\s+AS\s+(\S+))?`)
-	build := regexp.MustCompile(`go build [^&]*?-o (/out/\S+) (\./\S+)`)
+	// "go build -C membersdk ... ./example" builds in the SDK's module.
+	build := regexp.MustCompile(`go build (?:-C (\S+) )?[^&]*?-o (/out/\S+) (\./\S+)`)
 	cur := ""
 	for _, line := range strings.Split(text, "\n") {
 		line = strings.TrimSpace(line)
@@ -48,7 +49,7 @@ func parseDockerfile(t *testing.T, root string) dockerfile {
 			continue
 		}
 		for _, m := range build.FindAllStringSubmatch(line, -1) {
-			d.outputs[m[1]] = m[2]
+			d.outputs[m[2]] = filepath.Join(m[1], m[3])
 		}
 		if strings.HasPrefix(line, "COPY --from=build ") {
 			f := strings.Fields(line)

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/redisstream/coordinator/api/protocol"
+	"github.com/redisstream/coordinator/membersdk/protocol"
 )
 
 func (d *demo) createStream() error {

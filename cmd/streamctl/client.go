@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/redisstream/coordinator/api/protocol"
+	"github.com/redisstream/coordinator/membersdk/protocol"
 )
 
 // client calls the coordinator's HTTP API with the resolved credentials:

@@ -8,7 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/redisstream/coordinator/api/protocol"
+	"github.com/redisstream/coordinator/membersdk/protocol"
 )
 
 const migrationJSON = `{"reshardingId":"rs-7","streamPrefix":"orders","consumerGroup":"billing","fromShardCount":4,"toShardCount":2,

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/redisstream/coordinator/api/protocol"
+	"github.com/redisstream/coordinator/membersdk/protocol"
 )
 
 func mustJSON(v any) []byte {

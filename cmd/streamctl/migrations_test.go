@@ -7,8 +7,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/redisstream/coordinator/membersdk/redistest"
 	"github.com/redisstream/coordinator/test/harness"
-	"github.com/redisstream/coordinator/test/redistest"
 )
 
 // Without a group, migrations, migration and rollback use the stream's own

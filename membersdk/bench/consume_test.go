@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
-	"github.com/redisstream/coordinator/api/protocol"
 	"github.com/redisstream/coordinator/membersdk"
+	"github.com/redisstream/coordinator/membersdk/protocol"
 )
 
 var payload = strings.Repeat("x", 64)

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/redisstream/coordinator/api/protocol"
+	"github.com/redisstream/coordinator/membersdk/protocol"
 )
 
 // staticCoord answers every heartbeat OK with every shard of the stream

@@ -13,7 +13,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 	"github.com/redisstream/coordinator/membersdk"
-	"github.com/redisstream/coordinator/test/redistest"
+	"github.com/redisstream/coordinator/membersdk/redistest"
 )
 
 // Sizes of the run; RSC_BENCH_QUICK=1 shrinks them for a smoke run.

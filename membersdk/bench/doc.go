@@ -1,7 +1,7 @@
 // Package bench holds the data-plane benchmark of the member SDK. It is not
 // part of `make test`: run it with `make bench-sdk` or
 //
-//	go test -run '^$' -bench DataPlane -benchtime 1x ./membersdk/bench/
+//	cd membersdk && go test -run '^$' -bench DataPlane -benchtime 1x ./bench/
 //
 // It starts its own redis-server on loopback and a static in-process
 // coordinator (every heartbeat is answered OK with every shard assigned, so
@@ -12,7 +12,7 @@
 //     in sequential rounds and side by side (both at once, same window);
 //   - acknowledgement cost of the shard fence: plain XACK against the fenced
 //     transaction (membersdk.FencedAcker, the Consumer's path) and the fence
-//     script (membersdk.FencedXAck), 100 ids per call, interleaved per call;
+//     script (membersdk.NewFencedScriptAcker), 100 ids per call, interleaved per call;
 //   - producer throughput: raw XADD against Producer.Publish;
 //   - consumer shutdown: cancel Run while the reader is blocked in
 //     XREADGROUP, until Run returns;
@@ -24,4 +24,7 @@
 // RSC_BENCH_QUICK=1 shrinks every section for a smoke run;
 // RSC_BENCH_ONLY=consume,race,fencedack,produce,shutdown,latency (any subset)
 // runs only those sections.
+//
+// It may import membersdk, membersdk/protocol, membersdk/redistest, go-redis
+// and the standard library.
 package bench

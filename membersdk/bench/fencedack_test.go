@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
-	"github.com/redisstream/coordinator/api/protocol"
 	"github.com/redisstream/coordinator/membersdk"
+	"github.com/redisstream/coordinator/membersdk/protocol"
 )
 
 // fencedAckBatch is the number of ids per acknowledgement call.
@@ -19,7 +19,7 @@ const fencedAckBatch = 100
 //
 //   - the FencedAcker transaction (WATCH/MULTI/XACK/EXEC on a connection of
 //     its own): what a Consumer sends for its batches;
-//   - the fence script (membersdk.FencedXAck, EVALSHA): what it sends through
+//   - the fence script (membersdk.NewFencedScriptAcker, EVALSHA): what it sends through
 //     the pool (several lanes per shard, Redis Cluster) and what other
 //     clients can use.
 //
@@ -50,13 +50,17 @@ func (e *env) fencedAck(rep *report, sz sizes) {
 	defer conn.Close()
 	acker := membersdk.NewFencedAcker(conn, key, "tx", 3)
 	defer func() { _ = acker.Close(ctx) }()
+	script := membersdk.NewFencedScriptAcker(e.rc, key, "script", "m", 3)
 	send := map[string]func(batch []string) error{
 		"plain": func(b []string) error { return e.rc.XAck(ctx, key, "plain", b...).Err() },
 		"tx": func(b []string) error {
 			_, err := acker.Ack(ctx, b...)
 			return err
 		},
-		"script": func(b []string) error { return membersdk.FencedXAck(ctx, e.rc, key, "script", "m", 3, b...) },
+		"script": func(b []string) error {
+			_, err := script.Ack(ctx, b...)
+			return err
+		},
 	}
 	// Warm up: load the script, open and arm the connection.
 	for _, g := range groups {
@@ -105,7 +109,7 @@ func (e *env) fencedAck(rep *report, sz sizes) {
 	_ = e.rc.Del(ctx, key).Err()
 	rep.add(fmt.Sprintf("acks/s, plain XACK, %d ids per call (%d ids / median call time; median of %d rounds of %d ids)", fencedAckBatch, fencedAckBatch, sz.ackRounds, sz.ackRound), fmt.Sprintf("%.0fk", median(rate["plain"])/1000))
 	rep.add(fmt.Sprintf("acks/s, fenced transaction (FencedAcker, the Consumer's path), %d ids per call", fencedAckBatch), fmt.Sprintf("%.0fk", median(rate["tx"])/1000))
-	rep.add(fmt.Sprintf("acks/s, fence script (FencedXAck, EVALSHA), %d ids per call", fencedAckBatch), fmt.Sprintf("%.0fk", median(rate["script"])/1000))
+	rep.add(fmt.Sprintf("acks/s, fence script (NewFencedScriptAcker, EVALSHA), %d ids per call", fencedAckBatch), fmt.Sprintf("%.0fk", median(rate["script"])/1000))
 	rep.add("**fenced transaction / plain XACK: median of the rounds' ratios**", fmt.Sprintf("**%.2f×** (rounds: %s)", median(txRatio), ratioList(txRatio)))
 	rep.add("**fence script / plain XACK: median of the rounds' ratios**", fmt.Sprintf("**%.2f×** (rounds: %s)", median(scriptRatio), ratioList(scriptRatio)))
 }

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
-	"github.com/redisstream/coordinator/api/protocol"
 	"github.com/redisstream/coordinator/membersdk"
+	"github.com/redisstream/coordinator/membersdk/protocol"
 )
 
 // latency publishes at a fixed rate and measures publish → handler latency:

@@ -6,8 +6,8 @@ import (
 	"slices"
 	"time"
 
-	"github.com/redisstream/coordinator/api/protocol"
 	"github.com/redisstream/coordinator/membersdk"
+	"github.com/redisstream/coordinator/membersdk/protocol"
 )
 
 // shutdown measures how long Run takes to return after its context is

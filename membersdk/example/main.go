@@ -1,15 +1,3 @@
-// Command example runs one or more member-SDK consumers (and optionally a
-// producer) against a coordinator and logs what they handle.
-//
-//	go run ./membersdk/example -coordinator http://127.0.0.1:8080 \
-//	    -redis 127.0.0.1:6379 -stream orders -group workers -members 2 -produce 100
-//
-// -member-id names the member (two processes on one host need different
-// ones); -produce-rate 100 publishes 100 entries/s over -keys partition keys
-// until stopped; several -redis addresses (repeated or comma-separated), or
-// -redis-cluster, connect to a Redis Cluster.
-//
-// Stop it with Ctrl-C: the members drain and leave the group gracefully.
 package main
 
 import (

@@ -5,9 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/redisstream/coordinator/membersdk/redistest"
 	"github.com/redisstream/coordinator/persistence"
 	"github.com/redisstream/coordinator/persistence/redisstore"
-	"github.com/redisstream/coordinator/test/redistest"
 )
 
 // memberBlob is about the size of a serialized member record.

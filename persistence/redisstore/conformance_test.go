@@ -9,10 +9,10 @@ import (
 	"github.com/alicebob/miniredis/v2"
 	"github.com/redis/go-redis/v9"
 
+	"github.com/redisstream/coordinator/membersdk/redistest"
 	"github.com/redisstream/coordinator/persistence"
 	"github.com/redisstream/coordinator/persistence/persistencetest"
 	"github.com/redisstream/coordinator/persistence/redisstore"
-	"github.com/redisstream/coordinator/test/redistest"
 )
 
 // newStoreFactory returns a factory that gives each subtest its own key

@@ -9,9 +9,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/redisstream/coordinator/membersdk/redistest"
 	"github.com/redisstream/coordinator/persistence"
 	"github.com/redisstream/coordinator/persistence/redisstore"
-	"github.com/redisstream/coordinator/test/redistest"
 )
 
 // With store.wait-replicas, a write is acknowledged only once a replica has it: with no replica

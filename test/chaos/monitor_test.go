@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/redisstream/coordinator/api/protocol"
+	"github.com/redisstream/coordinator/membersdk/protocol"
 	"github.com/redisstream/coordinator/test/harness"
 )
 

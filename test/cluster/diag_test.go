@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/redisstream/coordinator/api/protocol"
+	"github.com/redisstream/coordinator/membersdk/protocol"
 	"github.com/redisstream/coordinator/test/harness"
 )
 

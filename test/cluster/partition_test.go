@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/redisstream/coordinator/api/protocol"
+	"github.com/redisstream/coordinator/membersdk/protocol"
 )
 
 // TestPausedHostingNode is the partition test of issue 11 point 4: the node

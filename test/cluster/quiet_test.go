@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redisstream/coordinator/membersdk/redistest"
 	"github.com/redisstream/coordinator/test/harness"
-	"github.com/redisstream/coordinator/test/redistest"
 )
 
 // A 3-node cluster started together (every process launched at once) on a new Redis with

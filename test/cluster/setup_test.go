@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/redisstream/coordinator/api/protocol"
+	"github.com/redisstream/coordinator/membersdk/protocol"
+	"github.com/redisstream/coordinator/membersdk/redistest"
 	"github.com/redisstream/coordinator/test/harness"
-	"github.com/redisstream/coordinator/test/redistest"
 )
 
 // Timing of every test here: short, so a lease runs out within seconds and

@@ -20,8 +20,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/redisstream/coordinator/membersdk/redistest"
 	"github.com/redisstream/coordinator/test/harness"
-	"github.com/redisstream/coordinator/test/redistest"
 )
 
 // Users of the compat coordinator, one per role the reference knows.

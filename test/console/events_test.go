@@ -12,10 +12,10 @@ import (
 
 	"github.com/redisstream/coordinator/actors/host"
 	"github.com/redisstream/coordinator/api"
-	"github.com/redisstream/coordinator/api/protocol"
+	"github.com/redisstream/coordinator/membersdk/protocol"
+	"github.com/redisstream/coordinator/membersdk/redistest"
 	"github.com/redisstream/coordinator/persistence/redisstore"
 	"github.com/redisstream/coordinator/test/harness"
-	"github.com/redisstream/coordinator/test/redistest"
 )
 
 // startNode runs one node on a shared redis-server with an open API front

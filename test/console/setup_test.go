@@ -22,9 +22,9 @@ import (
 	"github.com/redisstream/coordinator/actors/host"
 	"github.com/redisstream/coordinator/api"
 	"github.com/redisstream/coordinator/config"
+	"github.com/redisstream/coordinator/membersdk/redistest"
 	"github.com/redisstream/coordinator/persistence/redisstore"
 	"github.com/redisstream/coordinator/test/harness"
-	"github.com/redisstream/coordinator/test/redistest"
 )
 
 // Users of the coordinator under test: the console logs in as the READ one;

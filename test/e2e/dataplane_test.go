@@ -7,10 +7,10 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/redisstream/coordinator/api/protocol"
+	"github.com/redisstream/coordinator/membersdk/protocol"
+	"github.com/redisstream/coordinator/membersdk/redistest"
 	"github.com/redisstream/coordinator/test/harness"
 	"github.com/redisstream/coordinator/test/recorder"
-	"github.com/redisstream/coordinator/test/redistest"
 	"github.com/redisstream/coordinator/test/seqprod"
 )
 

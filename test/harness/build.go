@@ -26,7 +26,9 @@ func RepoRoot() string {
 func Binary(name string) (string, error) { return BinaryOf("./cmd/" + name) }
 
 // BinaryOf builds the main package at pkg (a path relative to the module
-// root, like "./test/memberproc") once per process and returns its path.
+// root, like "./test/memberproc", or the import path of a package of a
+// module the server requires, like the SDK's example) once per process and
+// returns its path.
 func BinaryOf(pkg string) (string, error) {
 	name := filepath.Base(pkg)
 	buildOnce.Do(func() {

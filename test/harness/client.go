@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/redisstream/coordinator/api/protocol"
+	"github.com/redisstream/coordinator/membersdk/protocol"
 )
 
 // Client is a small HTTP client for the coordinator's routes.

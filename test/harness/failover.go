@@ -6,7 +6,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/redisstream/coordinator/api/protocol"
+	"github.com/redisstream/coordinator/membersdk/protocol"
 )
 
 // Exchange is one heartbeat round trip as the member saw it: what it sent,

@@ -8,8 +8,8 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
 
-	"github.com/redisstream/coordinator/api/protocol"
-	"github.com/redisstream/coordinator/test/redistest"
+	"github.com/redisstream/coordinator/membersdk/protocol"
+	"github.com/redisstream/coordinator/membersdk/redistest"
 )
 
 // Shard 1 is retired, created again, and acknowledged on by another member

@@ -8,7 +8,7 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
 
-	"github.com/redisstream/coordinator/test/redistest"
+	"github.com/redisstream/coordinator/membersdk/redistest"
 )
 
 func TestCheckFindsLostDuplicatesAndOverlaps(t *testing.T) {

@@ -10,7 +10,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/redisstream/coordinator/api/protocol"
+	"github.com/redisstream/coordinator/membersdk/protocol"
 	"github.com/redisstream/coordinator/test/recorder"
 	"github.com/redisstream/coordinator/test/seqprod"
 )

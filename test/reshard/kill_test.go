@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/redisstream/coordinator/api/protocol"
+	"github.com/redisstream/coordinator/membersdk/protocol"
 )
 
 // A coordinator is killed with kill -9 while a migration is in each of its

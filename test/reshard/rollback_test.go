@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/redisstream/coordinator/api/protocol"
+	"github.com/redisstream/coordinator/membersdk/protocol"
 )
 
 // A scale-out 3→6 is rolled back while ACTIVE (the failpoint keeps it

@@ -11,9 +11,9 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/redisstream/coordinator/membersdk"
+	"github.com/redisstream/coordinator/membersdk/redistest"
 	"github.com/redisstream/coordinator/test/harness"
 	"github.com/redisstream/coordinator/test/recorder"
-	"github.com/redisstream/coordinator/test/redistest"
 	"github.com/redisstream/coordinator/test/seqprod"
 )
 

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/redisstream/coordinator/api/protocol"
+	"github.com/redisstream/coordinator/membersdk/protocol"
 )
 
 // The stream walks 4→8→3→0→5 while both producers publish all the time and

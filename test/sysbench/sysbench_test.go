@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redisstream/coordinator/membersdk/redistest"
 	"github.com/redisstream/coordinator/test/harness"
-	"github.com/redisstream/coordinator/test/redistest"
 )
 
 // TestSystemBenchmark is skipped unless RSC_BENCH_SYSTEM=1 (make bench,

@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/redisstream/coordinator/test/redistest"
+	"github.com/redisstream/coordinator/membersdk/redistest"
 	"github.com/stretchr/testify/require"
 )
 

@@ -47,7 +47,7 @@ import (
 
 	"github.com/valyala/fasthttp"
 
-	"github.com/redisstream/coordinator/api/protocol"
+	"github.com/redisstream/coordinator/membersdk/protocol"
 )
 
 var (

@@ -8,7 +8,7 @@ import (
 	"net/url"
 	"time"
 
-	"github.com/redisstream/coordinator/api/protocol"
+	"github.com/redisstream/coordinator/membersdk/protocol"
 )
 
 // scaleFigures is one scale's convergence, each time from the scale request.

@@ -1,4 +1,4 @@
-package main
+package sdkexample_test
 
 import (
 	"bytes"
@@ -15,9 +15,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/redisstream/coordinator/api/protocol"
+	"github.com/redisstream/coordinator/membersdk/protocol"
+	"github.com/redisstream/coordinator/membersdk/redistest"
 	"github.com/redisstream/coordinator/test/harness"
-	"github.com/redisstream/coordinator/test/redistest"
 )
 
 type lockedBuffer struct {
@@ -58,7 +58,7 @@ func TestExampleOnRedisCluster(t *testing.T) {
 	}
 	require.Greater(t, len(owners), 1, "the shards are spread over several masters")
 
-	bin, err := harness.BinaryOf("./membersdk/example")
+	bin, err := harness.BinaryOf("github.com/redisstream/coordinator/membersdk/example")
 	require.NoError(t, err)
 	var logs lockedBuffer
 	cmd := exec.Command(bin, "-coordinator", coord.URL(), "-redis", rc.Addrs()[0], "-redis", strings.Join(rc.Addrs()[1:], ","),

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/redisstream/coordinator/test/redistest"
+	"github.com/redisstream/coordinator/membersdk/redistest"
 )
 
 func TestStartStopRestart(t *testing.T) {

@@ -1,11 +1,3 @@
-// Package redistest starts real redis-server processes for tests.
-//
-// Each Start gives the test its own redis-server on a free loopback port with
-// its own data directory (t.TempDir()); it is killed in t.Cleanup. There are
-// no globals: tests may start as many servers as they like, in parallel.
-//
-// If redis-server is not on PATH the test fails with a clear message (CI
-// installs it), unless RSC_TEST_ALLOW_NO_REDIS=1, in which case it is skipped.
 package redistest
 
 import (
