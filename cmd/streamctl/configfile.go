@@ -26,7 +26,7 @@ var fileKeys = []string{"url", "user", "password", "token", "tokenExpiresAt"}
 // coordinatorSections are the top-level sections of the coordinator's config
 // file (config/example.yaml): a file with one of them is the coordinator's.
 var coordinatorSections = []string{"http", "redis", "store", "auth", "coordination", "groups", "defaults",
-	"resharding", "limits", "cluster", "log", "metrics", "shutdown", "audit", "runtime"}
+	"resharding", "limits", "cluster", "log", "metrics", "shutdown", "audit", "runtime", "failpoint"}
 
 // errNotOurFile: the config file holds keys that are not streamctl's.
 var errNotOurFile = errors.New("streamctl: not a streamctl config file")
