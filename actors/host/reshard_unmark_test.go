@@ -57,9 +57,11 @@ func TestReshardScaleRightAfterFinishIsNotLost(t *testing.T) {
 			second.Store(&id)
 		})
 	}
+	// Armed before the first scale: its driver may finish and unmark the stream
+	// before scaleTo returns (a scale-out needs no grace).
+	hook.before.Store(&f)
 	resp, err := scaleTo(t, h, 3)
 	require.NoError(t, err)
-	hook.before.Store(&f)
 	waitMigration(t, h, resp.Migrations[0].ReshardingID, reshard.StateDeprecated, a)
 	require.Eventually(t, func() bool { return second.Load() != nil }, 5*time.Second, 10*time.Millisecond)
 	waitMigration(t, h, *second.Load(), reshard.StateDeprecated, a)
@@ -151,9 +153,9 @@ func TestReshardScaleMarkedBeforeUnmarkSavedAfterIsDriven(t *testing.T) {
 			second.Store(&id)
 		}
 	}
+	hook.armed.Store(true) // before the scale: see TestReshardScaleRightAfterFinishIsNotLost
 	resp, err := scaleTo(t, h, 3)
 	require.NoError(t, err)
-	hook.armed.Store(true)
 	waitMigration(t, h, resp.Migrations[0].ReshardingID, reshard.StateDeprecated, a)
 	require.Eventually(t, func() bool { return second.Load() != nil }, 10*time.Second, 10*time.Millisecond)
 	waitMigration(t, h, *second.Load(), reshard.StateDeprecated, a)
