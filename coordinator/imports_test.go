@@ -129,3 +129,22 @@ func TestServiceImportsOnlyStdlibAndWireTypes(t *testing.T) {
 		}
 	}
 }
+
+// The resharding rules (reshard) import the standard library only; their
+// driver (reshard/driver) runs beside them and depends on no actor package,
+// no protoactor and no transport, its tests included: the actor shell
+// depends on the driver, never the other way round.
+func TestReshardImportsNoActorOrTransport(t *testing.T) {
+	for _, p := range goList(t, "./reshard/...") {
+		if p.ImportPath == module+"/reshard" {
+			for _, imp := range p.Imports {
+				if strings.Contains(strings.SplitN(imp, "/", 2)[0], ".") {
+					t.Errorf("%s imports %s; the rules may import the standard library only", p.ImportPath, imp)
+				}
+			}
+		}
+		if deps, why := forbidden(p, actorOrTransport); len(deps) > 0 {
+			t.Errorf("%s depends on %s (%s); reach the node through driver.Node", p.ImportPath, strings.Join(deps, ", "), why)
+		}
+	}
+}

@@ -23,7 +23,7 @@
 // as soon as its shards exist, routing is switched and every group stored
 // its shard set.
 //
-// # Contract with the driver (the shell)
+// # Contract with the driver (reshard/driver)
 //
 // A migration is a list of steps. The driver runs the side effects of the
 // current step (Step), which are idempotent — provisioning, telling groups

@@ -15,6 +15,7 @@ import (
 	"github.com/redisstream/coordinator/actors/groupstate"
 	"github.com/redisstream/coordinator/coordinator"
 	"github.com/redisstream/coordinator/persistence"
+	"github.com/redisstream/coordinator/reshard/driver"
 )
 
 // Options configures a Host.
@@ -80,17 +81,10 @@ type Options struct {
 	// grace. Default with a ClusterView: 5 s; without: unused.
 	ClusterSettle time.Duration
 
-	// Resharding configures the migration driver (reshard_driver.go).
-	Resharding ReshardOptions
+	// Resharding configures the migration driver (reshard/driver).
+	Resharding driver.Options
 	// ReshardMetrics, if set, is told of migration state changes.
-	ReshardMetrics ReshardMetrics
-}
-
-// ReshardMetrics receives resharding events; implementations must be cheap
-// and safe for concurrent use.
-type ReshardMetrics interface {
-	// MigrationState counts a migration of stream entering state.
-	MigrationState(stream, state string)
+	ReshardMetrics driver.Metrics
 }
 
 // NodeMetrics receives node-level counts; implementations must be cheap and
@@ -123,7 +117,8 @@ type Host struct {
 	lib    *libFilter // the actor system's library-line filter (libfilter.go)
 
 	cl clusterState // cluster mode (cluster.go); zero in single mode
-	rs reshardState // resharding driver (reshard_driver.go)
+
+	rs *driver.Driver // resharding driver (reshard_node.go: what it sees of the host)
 
 	creating chan struct{}         // one slot: group creations on this node run one at a time
 	full     map[string]fullStream // streams at limits.groups-per-stream; guarded by the creating slot
@@ -158,7 +153,7 @@ func New(opts Options) *Host {
 	if opts.SweepInterval <= 0 {
 		opts.SweepInterval = 30 * time.Second
 	}
-	opts.Resharding.defaults()
+	opts.Resharding.Defaults()
 	if opts.Cluster != nil {
 		if opts.ClusterName == "" {
 			opts.ClusterName = opts.Cluster.Name
@@ -185,7 +180,7 @@ func New(opts Options) *Host {
 		h.opts.ClusterView = h.clusterView
 	}
 	h.reg = newRegistry(h)
-	h.rs = reshardState{running: map[string]bool{}, kick: make(chan struct{}, 1), held: map[string]bool{}, leases: map[string]bool{}}
+	h.rs = driver.New(driverNode{h}, opts.Resharding, opts.RequestTimeout)
 	h.creating, h.full = make(chan struct{}, 1), map[string]fullStream{}
 	h.deps = &group.Deps{
 		Store: opts.Store, Provisioner: opts.Provisioner, Rules: opts.Rules, NodeID: opts.NodeID,
@@ -218,7 +213,7 @@ func (h *Host) Start(ctx context.Context) error {
 	go h.node.loop()
 	go h.sweepLoop()
 	go h.pruneLoop()
-	go h.reshardLoop()
+	h.rs.Start()
 	return nil
 }
 
@@ -234,7 +229,7 @@ func (h *Host) Stop() {
 			// RETRY and hands no member timers over.
 			h.leaveCluster()
 			close(h.done)
-			h.releaseReshardLeases()
+			h.rs.Stop()
 			h.mu.Lock()
 			h.groups = map[persistence.GroupKey]*actor.PID{}
 			h.mu.Unlock()
@@ -242,7 +237,7 @@ func (h *Host) Stop() {
 			return
 		}
 		close(h.done)
-		h.releaseReshardLeases()
+		h.rs.Stop()
 		h.mu.Lock()
 		pids := make([]*actor.PID, 0, len(h.groups))
 		for _, pid := range h.groups {

@@ -12,6 +12,7 @@ import (
 	"github.com/redisstream/coordinator/membersdk/protocol"
 	"github.com/redisstream/coordinator/membersdk/redistest"
 	"github.com/redisstream/coordinator/reshard"
+	"github.com/redisstream/coordinator/reshard/driver"
 )
 
 // reshardMember is a well-behaved protocol member: it holds exactly what it
@@ -65,7 +66,7 @@ func waitMigration(t *testing.T, h *Host, id, state string, ms ...*reshardMember
 }
 
 func reshardOpts() Options {
-	return Options{Rules: quickRules, TrustEmptyStore: true, Resharding: ReshardOptions{
+	return Options{Rules: quickRules, TrustEmptyStore: true, Resharding: driver.Options{
 		RoutingGrace: 300 * time.Millisecond, PollInterval: 30 * time.Millisecond, DriverLease: 2 * time.Second, RetiredRetention: time.Hour}}
 }
 

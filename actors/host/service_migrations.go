@@ -113,7 +113,7 @@ func (h *Host) rollback(ctx context.Context, p, g, id string, req protocol.Rollb
 			return protocol.Migration{}, mapStoreErr(err)
 		}
 		view := migrationView(*m, p, g)
-		err = h.saveLayout(ctx, rec, r)
+		err = h.rs.SaveLayout(ctx, rec, r)
 		if errors.Is(err, persistence.ErrConflict) && attempt < 5 {
 			continue
 		}
@@ -122,7 +122,7 @@ func (h *Host) rollback(ctx context.Context, p, g, id string, req protocol.Rollb
 		}
 		h.opts.Logger.Info("migration rollback requested", slog.String("stream", p), slog.String("migration", id),
 			slog.Int("backTo", m.From), slog.String("requestedBy", req.RequestedBy), slog.String("reason", req.Reason))
-		h.kickReshard()
+		h.rs.Kick()
 		return view, nil
 	}
 }

@@ -56,7 +56,7 @@ func (h *Host) Scale(ctx context.Context, streamPrefix string, req protocol.Scal
 		if err := h.opts.Store.MarkResharding(ctx, streamPrefix); err != nil {
 			return protocol.ScaleResponse{}, mapStoreErr(err)
 		}
-		err = h.saveLayout(ctx, rec, r)
+		err = h.rs.SaveLayout(ctx, rec, r)
 		if errors.Is(err, persistence.ErrConflict) && attempt < 5 {
 			continue
 		}
@@ -76,81 +76,11 @@ func (h *Host) Scale(ctx context.Context, streamPrefix string, req protocol.Scal
 	if err := h.opts.Store.MarkResharding(ctx, streamPrefix); err != nil {
 		return protocol.ScaleResponse{}, mapStoreErr(err)
 	}
-	if err := h.driveNow(streamPrefix, m.ID); err != nil {
+	if err := h.rs.DriveNow(streamPrefix, m.ID); err != nil {
 		return protocol.ScaleResponse{}, err
 	}
-	h.kickReshard()
+	h.rs.Kick()
 	return h.scaleResponse(ctx, streamPrefix, target, m.ID)
-}
-
-// driveNow runs the preparing steps of migration id on this node if it can
-// take the driver lease now (else the driver that holds it does), and
-// reports a provisioning that failed.
-func (h *Host) driveNow(p, id string) error {
-	// The driver loop of this node may be on the stream right now (finishing the
-	// previous migration, or kicked by this one): wait for it, so that a scale this
-	// node can drive is answered after its preparing steps, as when the loop is idle.
-	for wait := time.Now().Add(h.opts.RequestTimeout / 2); !h.claimStream(p); time.Sleep(5 * time.Millisecond) {
-		if time.Now().After(wait) {
-			return nil // the loop goes on driving it
-		}
-	}
-	defer h.releaseStream(p)
-	ctx, cancel := context.WithTimeout(context.Background(), h.opts.RequestTimeout)
-	ok, err := h.opts.Store.AcquireDriver(ctx, p, h.node.owner, h.opts.Resharding.DriverLease)
-	cancel()
-	if err != nil || !ok {
-		return nil // the driver loop (here or elsewhere) takes it from here
-	}
-	h.noteLease(p, true)
-	leaseUntil := time.Now().Add(h.opts.Resharding.DriverLease * 9 / 10)
-	valid := func() error {
-		if time.Now().After(leaseUntil) {
-			return errLeaseLost
-		}
-		return nil
-	}
-	for range 4 {
-		done, err := h.reshardStep(p, valid, leaseUntil)
-		if err != nil {
-			if errors.Is(err, errLeaseLost) {
-				return nil
-			}
-			if h.stillPreparing(p, id) {
-				return fmt.Errorf("migration %s of %s: provisioning failed half-way (%v); nothing was activated and routing is unchanged; the coordinator retries it, or POST the same scale again, or roll it back: %w",
-					id, p, err, coordinator.ErrUnavailable)
-			}
-			return fmt.Errorf("migration %s of %s: a step failed (%v); its outcome may have landed; the coordinator retries it — GET the migration for its state: %w",
-				id, p, err, coordinator.ErrUnavailable)
-		}
-		if done {
-			return nil
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), h.opts.RequestTimeout)
-		rec, err := h.opts.Store.GetStream(ctx, p)
-		cancel()
-		if err != nil {
-			return nil
-		}
-		if l, _ := reshard.Decode(rec.Extra); l.Active == nil || l.Active.ID != id || l.Active.State != reshard.StatePreparing {
-			return nil // activated (or moved on): the driver loop continues
-		}
-	}
-	return nil
-}
-
-// stillPreparing reports whether migration id of p is recorded as
-// PREPARING (true also when the store cannot tell: then nothing is known to
-// have been activated by this request either).
-func (h *Host) stillPreparing(p, id string) bool {
-	ctx, cancel := context.WithTimeout(context.Background(), h.opts.RequestTimeout)
-	defer cancel()
-	_, l, err := h.layout(ctx, p)
-	if err != nil {
-		return true
-	}
-	m, ok := l.Find(id)
-	return !ok || m.State == reshard.StatePreparing
 }
 
 // scaleResponse answers an accepted scale: the migration as each group of

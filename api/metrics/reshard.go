@@ -3,7 +3,7 @@ package metrics
 import "github.com/prometheus/client_golang/prometheus"
 
 // reshardMetrics count migration state changes driven by this node
-// (actors/host/reshard_driver.go):
+// (reshard/driver):
 //
 //	rsc_migration_transitions_total{state}   migrations that entered state on this node's driver
 type reshardMetrics struct {

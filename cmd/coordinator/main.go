@@ -25,6 +25,7 @@ import (
 	"github.com/redisstream/coordinator/api/metrics"
 	"github.com/redisstream/coordinator/config"
 	"github.com/redisstream/coordinator/persistence/redisstore"
+	"github.com/redisstream/coordinator/reshard/driver"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
@@ -109,7 +110,7 @@ func run(args, environ []string) int {
 		GroupsActive:      reg.SetGroupsActive,
 		IdlePassivation:   cfg.Groups.IdlePassivation,
 		SweepInterval:     cfg.Groups.SweepInterval,
-		Resharding: host.ReshardOptions{
+		Resharding: driver.Options{
 			RoutingGrace: cfg.Resharding.RoutingGrace, PollInterval: cfg.Resharding.PollInterval,
 			RetiredRetention: cfg.Resharding.RetiredRetention, History: cfg.Resharding.History,
 			DriverLease: cfg.Resharding.DriverLease, HoldState: cfg.Failpoint.ReshardHold,
