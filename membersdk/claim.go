@@ -14,7 +14,9 @@ import (
 
 // claimPending takes over every entry pending in the group on this shard
 // (minimum idle 0: only this member may read the shard now) and processes it.
-func (w *worker) claimPending() {
+// It reports whether the pass reached the end (XAUTOCLAIM's cursor came back
+// to 0-0): every entry pending under another name was then taken.
+func (w *worker) claimPending() bool {
 	start := "0-0"
 	bo := newBackoff(100*time.Millisecond, 2*time.Second)
 	for w.readCtx.Err() == nil {
@@ -23,20 +25,20 @@ func (w *worker) claimPending() {
 		w.inRead.Store(true)
 		if w.readCtx.Err() != nil { // set, then check: see worker.watch
 			w.inRead.Store(false)
-			return
+			return false
 		}
 		msgs, next, err := w.xautoclaim(start)
 		w.inRead.Store(false)
 		if errors.Is(err, ErrFenced) {
 			w.fenced(err, w.c.epoch.Load())
-			return
+			return false
 		}
 		if errors.Is(err, errClaimNotOwned) {
-			return
+			return false
 		}
 		if err != nil {
 			if !w.recoverReadError(err, bo) {
-				return
+				return false
 			}
 			continue
 		}
@@ -46,10 +48,11 @@ func (w *worker) claimPending() {
 			w.process(msgs, counts)
 		}
 		if next == "0-0" || next == "0" || next == "" {
-			return
+			return true
 		}
 		start = next
 	}
+	return false
 }
 
 // xautoclaim claims up to BatchSize entries from start, through the fence

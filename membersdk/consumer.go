@@ -68,9 +68,10 @@ type Consumer struct {
 	exits       chan *worker // a worker has fully stopped
 	unconfirmed unconfirmedAcks
 	fencedOps   atomic.Int64 // writes the shard fence refused (FencedWrites)
+	namesGone   atomic.Int64 // dead consumer names deleted (ConsumerNamesDeleted)
 	// beforeWrite, when set (tests only), runs after a write's in-process
 	// ownership check and before the write is sent: op is "ack", "claim" or
-	// "deadletter". It makes the window a fence closes deterministic.
+	// "deadletter" ("dropnames" for dead consumer names). It makes the window a fence closes deterministic.
 	beforeWrite func(op string, shard int)
 	maxAckDelay time.Duration // see batch; a field so tests can hold acks back
 

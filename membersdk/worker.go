@@ -165,7 +165,9 @@ func (w *worker) run() {
 	}
 	w.c.emit(Event{Type: EventShardStarted, Shard: w.shard})
 	w.confirmAcks()
-	w.claimPending()
+	if w.claimPending() {
+		w.dropDeadNames()
+	}
 	w.readNew()
 }
 
@@ -215,6 +217,7 @@ func (w *worker) watch() {
 func (w *worker) readNew() {
 	bo := newBackoff(100*time.Millisecond, 2*time.Second)
 	lastSweep := w.c.now()
+	lastNames := lastSweep
 	for w.readCtx.Err() == nil {
 		if now := w.c.now(); now.Sub(lastSweep) >= orphanSweepEvery {
 			lastSweep = now
@@ -222,12 +225,18 @@ func (w *worker) readNew() {
 				w.reclaim.Store(true)
 			}
 		}
+		if now := w.c.now(); now.Sub(lastNames) >= namesSweepEvery {
+			lastNames = now
+			w.dropDeadNames()
+		}
 		if w.reclaim.Swap(false) {
 			// A failed XACK or a read whose reply was lost leaves entries in
 			// this consumer's PEL that nothing would deliver again; nothing is
 			// in flight here, so settle and claim them back.
 			w.confirmAcks()
-			w.claimPending()
+			if w.claimPending() {
+				w.dropDeadNames()
+			}
 			continue
 		}
 		res, err := w.reader.read(w)

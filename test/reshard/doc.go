@@ -16,6 +16,10 @@
 //     key, kept with a TTL; its fences deleted), and a migration's history
 //     lists its states in order;
 //   - entries of a key whose shard does not change are processed in order;
+//   - members that read without acknowledging and die leave no Redis
+//     consumer names behind: the shard owners claim their entries and
+//     delete their names (at most 3 per shard, nothing pending), around a
+//     rolled-back and a completed scale-in;
 //   - bad input is refused with the error body and changes nothing; a scale
 //     that meets a Redis outage answers 503, activates nothing, and a retry
 //     completes it.
