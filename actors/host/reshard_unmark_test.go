@@ -28,6 +28,23 @@ func (u *unmarkHook) UnmarkResharding(ctx context.Context, p string) error {
 	return u.Store.UnmarkResharding(ctx, p)
 }
 
+// hookedHost starts a node on store (a hook around the Redis store of srv)
+// with a 2-shard stream "orders" and a member a holding both shards.
+func hookedHost(t *testing.T, srv *redistest.Server, store persistence.Store) (*Host, *reshardMember) {
+	t.Helper()
+	opts := reshardOpts()
+	opts.Store, opts.Provisioner, opts.NodeID = store, redisstore.NewProvisioner(srv.Client()), "n1"
+	h := New(opts)
+	t.Cleanup(h.Stop)
+	require.NoError(t, h.Start(context.Background()))
+	two := 2
+	_, err := h.CreateStream(context.Background(), "orders", protocol.CreateStreamRequest{InitialShardCount: &two, RequestedBy: "test"})
+	require.NoError(t, err)
+	a := &reshardMember{id: "a"}
+	require.Eventually(t, func() bool { a.beat(t, h); return len(ownedSet(a)) == 2 }, 10*time.Second, 10*time.Millisecond)
+	return h, a
+}
+
 // A scale recorded between the driver's read (no active migration) and its
 // unmark is still driven to its end.
 func TestReshardScaleRightAfterFinishIsNotLost(t *testing.T) {
@@ -35,17 +52,8 @@ func TestReshardScaleRightAfterFinishIsNotLost(t *testing.T) {
 	store, err := redisstore.New(srv.Client(), redisstore.Options{})
 	require.NoError(t, err)
 	hook := &unmarkHook{Store: store}
-	opts := reshardOpts()
-	opts.Store, opts.Provisioner, opts.NodeID = hook, redisstore.NewProvisioner(srv.Client()), "n1"
-	h := New(opts)
-	t.Cleanup(h.Stop)
-	require.NoError(t, h.Start(context.Background()))
+	h, a := hookedHost(t, srv, hook)
 	ctx := context.Background()
-	two := 2
-	_, err = h.CreateStream(ctx, "orders", protocol.CreateStreamRequest{InitialShardCount: &two, RequestedBy: "test"})
-	require.NoError(t, err)
-	a := &reshardMember{id: "a"}
-	require.Eventually(t, func() bool { a.beat(t, h); return len(ownedSet(a)) == 2 }, 10*time.Second, 10*time.Millisecond)
 
 	var second atomic.Pointer[string] // written by the store hook, on the driver's goroutine
 	var once sync.Once
@@ -133,17 +141,7 @@ func TestReshardScaleMarkedBeforeUnmarkSavedAfterIsDriven(t *testing.T) {
 	store, err := redisstore.New(srv.Client(), redisstore.Options{})
 	require.NoError(t, err)
 	hook := &raceHook{Store: store, marked: make(chan struct{}, 1), released: make(chan struct{}, 1)}
-	opts := reshardOpts()
-	opts.Store, opts.Provisioner, opts.NodeID = hook, redisstore.NewProvisioner(srv.Client()), "n1"
-	h := New(opts)
-	t.Cleanup(h.Stop)
-	require.NoError(t, h.Start(context.Background()))
-	ctx := context.Background()
-	two := 2
-	_, err = h.CreateStream(ctx, "orders", protocol.CreateStreamRequest{InitialShardCount: &two, RequestedBy: "test"})
-	require.NoError(t, err)
-	a := &reshardMember{id: "a"}
-	require.Eventually(t, func() bool { a.beat(t, h); return len(ownedSet(a)) == 2 }, 10*time.Second, 10*time.Millisecond)
+	h, a := hookedHost(t, srv, hook)
 
 	var second atomic.Pointer[string]
 	hook.start = func() {
