@@ -114,6 +114,9 @@ func (c Config) withDefaults() Config {
 	if a.TokenTTL == 0 {
 		a.TokenTTL = d.TokenTTL
 	}
+	if a.TokenRevocationWindow == 0 {
+		a.TokenRevocationWindow = d.TokenRevocationWindow
+	}
 	if c.AuditRefusalWindow <= 0 {
 		c.AuditRefusalWindow = def.Audit.RefusalWindow
 	}

@@ -13,7 +13,7 @@ import (
 // {requestedBy, reason} → 200 RevokeTokensResponse. ADMIN only, audited and
 // rate-limited like every admin change. Every token of the user issued
 // before is refused: on this node at once, on the others within
-// tokenGenStale (tokengen.go). The user's password and its Basic
+// auth.token-revocation-window (tokengen.go). The user's password and its Basic
 // credentials are untouched; it logs in again for a new token. A name no
 // auth.users entry of this node has is still revoked (configured=false):
 // during a rolling change of the configuration another node may have it.
@@ -56,5 +56,5 @@ func (s *Server) revokeTokens(c *fiber.Ctx) error {
 	}
 	s.log.Info("tokens revoked", "user", user, "tokenGeneration", gen, "requestId", requestID(c))
 	return c.JSON(protocol.RevokeTokensResponse{Username: user, TokenGeneration: gen, Configured: s.auth.known(user),
-		OtherNodesWithinSeconds: int(tokenGenStale.Seconds())})
+		OtherNodesWithinSeconds: int(s.cfg.Auth.TokenRevocationWindow.Seconds())})
 }

@@ -67,7 +67,7 @@ func New(cfg Config, svc coordinator.Service, opts ...Option) *Server {
 		s.tokens = newTokenSigner(cfg.Auth.TokenSecret, cfg.Auth.PreviousTokenSecrets, cfg.Auth.TokenTTL, s.now)
 		s.auth = newAuthenticator(cfg, s.tokens)
 		if s.genStore != nil {
-			s.gens = newTokenGens(s.genStore, s.now, s.log, s.metrics.TokenGenerationReadFailed)
+			s.gens = newTokenGens(s.genStore, cfg.Auth.TokenRevocationWindow, s.now, s.log, s.metrics.TokenGenerationReadFailed)
 		}
 	} else {
 		s.log.Warn("AUTHENTICATION IS OFF: no auth.users configured, every route (admin included) is open to anyone who can reach this port. Development only.")

@@ -16,16 +16,16 @@ import (
 //
 // Each node keeps the generations of every revoked user in memory and
 // reads them again (one HGETALL) when a bearer request finds them older
-// than tokenGenRefresh, in the background; the request goes on with what
+// than half of the revocation window (auth.token-revocation-window), in the background; the request goes on with what
 // is known. The node that revokes updates its copy at once. So a revoked
 // token is refused on the revoking node at once and on the others within
-// tokenGenStale (while the store answers): a request that finds the copy
+// the revocation window (auth.token-revocation-window) (while the store answers): a request that finds the copy
 // older than that waits for a fresh read (up to tokenGenWait).
 //
 // When the store cannot answer, the copy goes stale, and:
 //
 //   - WRITE and ADMIN routes fail closed: a bearer token is refused 503
-//     STORE_UNAVAILABLE while the copy is older than tokenGenStale (those
+//     STORE_UNAVAILABLE while the copy is older than the revocation window (auth.token-revocation-window) (those
 //     routes need the store anyway; Basic credentials are not affected);
 //   - every other route — READ, producer routing and member heartbeats —
 //     fails open: the last generations read stay in force, so members are
@@ -48,15 +48,16 @@ func WithTokenGenerations(tg TokenGenerations) Option {
 	return func(s *Server) { s.genStore = tg }
 }
 
+// The revocation window (auth.token-revocation-window, default 10 s) is set per
+// server; a copy older than half of it is read again in the background.
 const (
-	tokenGenRefresh = 5 * time.Second  // a copy this old is read again in the background
-	tokenGenStale   = 10 * time.Second // older: strict routes wait for a read, or refuse
-	tokenGenWait    = time.Second      // how long a request waits for that read
-	tokenGenRetry   = time.Second      // at most one read per second while the store fails
+	tokenGenWait  = time.Second // how long a request waits for that read
+	tokenGenRetry = time.Second // at most one read per second while the store fails
 )
 
 type tokenGens struct {
 	store TokenGenerations
+	stale time.Duration // auth.token-revocation-window: older, strict routes wait for a read, or refuse
 	now   func() time.Time
 	log   *slog.Logger
 	fail  func() // counts a failed read (metric)
@@ -69,17 +70,17 @@ type tokenGens struct {
 	failing  bool          // the last read failed (log once per outage)
 }
 
-func newTokenGens(store TokenGenerations, now func() time.Time, log *slog.Logger, fail func()) *tokenGens {
-	return &tokenGens{store: store, now: now, log: log, fail: fail, gens: map[string]int64{}}
+func newTokenGens(store TokenGenerations, window time.Duration, now func() time.Time, log *slog.Logger, fail func()) *tokenGens {
+	return &tokenGens{store: store, stale: window, now: now, log: log, fail: fail, gens: map[string]int64{}}
 }
 
 // generation is user's generation as known here, and whether that is from
-// a read within tokenGenStale. strict waits for a read when it is not.
+// a read within the revocation window (auth.token-revocation-window). strict waits for a read when it is not.
 func (t *tokenGens) generation(user string, strict bool) (int64, bool) {
 	t.mu.Lock()
 	now := t.now()
-	fresh := !t.loadedAt.IsZero() && now.Sub(t.loadedAt) < tokenGenStale
-	if (t.loadedAt.IsZero() || now.Sub(t.loadedAt) >= tokenGenRefresh) && t.inflight == nil && now.Sub(t.lastTry) >= tokenGenRetry {
+	fresh := !t.loadedAt.IsZero() && now.Sub(t.loadedAt) < t.stale
+	if (t.loadedAt.IsZero() || now.Sub(t.loadedAt) >= t.stale/2) && t.inflight == nil && now.Sub(t.lastTry) >= tokenGenRetry {
 		t.startRead(now)
 	}
 	done := t.inflight
@@ -98,7 +99,7 @@ func (t *tokenGens) generation(user string, strict bool) (int64, bool) {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return t.gens[user], !t.loadedAt.IsZero() && t.now().Sub(t.loadedAt) < tokenGenStale
+	return t.gens[user], !t.loadedAt.IsZero() && t.now().Sub(t.loadedAt) < t.stale
 }
 
 // startRead reads the generations in the background. Callers hold t.mu.
@@ -116,7 +117,7 @@ func (t *tokenGens) startRead(now time.Time) {
 		if err != nil {
 			t.fail()
 			if !t.failing {
-				t.log.Warn("cannot read token generations: admin routes refuse bearer tokens once the last read is older than "+tokenGenStale.String()+", other routes go on with the last generations read",
+				t.log.Warn("cannot read token generations: admin routes refuse bearer tokens once the last read is older than "+t.stale.String()+", other routes go on with the last generations read",
 					slog.Any("err", err))
 			}
 			t.failing = true

@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/redisstream/coordinator/config"
 	"github.com/redisstream/coordinator/coordinator"
 	"github.com/redisstream/coordinator/membersdk/protocol"
 )
@@ -39,7 +40,7 @@ func TestRevokeTokens(t *testing.T) {
 	var resp protocol.RevokeTokensResponse
 	r.decode(t, &resp)
 	require.Equal(t, protocol.RevokeTokensResponse{Username: "grafana", TokenGeneration: 1, Configured: true,
-		OtherNodesWithinSeconds: int(tokenGenStale.Seconds())}, resp)
+		OtherNodesWithinSeconds: int(config.Default().Auth.TokenRevocationWindow.Seconds())}, resp)
 
 	rr := h.do("GET", groupsPath, "", "Authorization", old)
 	require.Equal(t, 401, rr.status, "the revoked token: %s %s", rr.body, h.logs.String())
@@ -58,7 +59,7 @@ func TestRevokeTokens(t *testing.T) {
 
 // TestRevokedTokenOnAnotherNode: a node that did not revoke refuses the
 // token once its copy of the generations is read again, within
-// tokenGenStale.
+// auth.token-revocation-window.
 func TestRevokedTokenOnAnotherNode(t *testing.T) {
 	clock := newClock()
 	cfg := authConfig(t) // the same bcrypt hashes on both nodes
@@ -68,8 +69,8 @@ func TestRevokedTokenOnAnotherNode(t *testing.T) {
 	require.Equal(t, 200, b.do("GET", groupsPath, "", "Authorization", tok).status, "b read the generations: none revoked")
 	require.Equal(t, 200, a.do("POST", revokePath, `{"requestedBy":"ops"}`, "Authorization", basic("boss", "boss-pass")).status)
 	require.Equal(t, 200, b.do("GET", groupsPath, "", "Authorization", tok).status, "b's copy is fresh: not yet seen")
-	clock.Advance(tokenGenStale)
-	require.Equal(t, 401, b.do("GET", groupsPath, "", "Authorization", tok).status, "a copy older than tokenGenStale is read again first")
+	clock.Advance(config.Default().Auth.TokenRevocationWindow)
+	require.Equal(t, 401, b.do("GET", groupsPath, "", "Authorization", tok).status, "a copy older than the revocation window is read again first")
 }
 
 // flakyGens is a generation store that can be made to fail.
@@ -98,7 +99,7 @@ func (f *flakyGens) RevokeTokens(_ context.Context, user string) (int64, error) 
 	return f.gens[user], nil
 }
 
-// TestTokenGenerationsUnavailable: with the store down past tokenGenStale,
+// TestTokenGenerationsUnavailable: with the store down past the revocation window,
 // WRITE and ADMIN routes refuse bearer tokens 503 (fail closed) while READ
 // routes and member heartbeats go on with the last generations read (fail
 // open); Basic credentials are not affected; the failure is counted.
@@ -115,7 +116,7 @@ func TestTokenGenerationsUnavailable(t *testing.T) {
 	store.mu.Lock()
 	store.down = true
 	store.mu.Unlock()
-	clock.Advance(tokenGenStale)
+	clock.Advance(config.Default().Auth.TokenRevocationWindow)
 	r := h.do("POST", "/coord/v1/streams/orders/groups/g", `{"requestedBy":"ops"}`, "Authorization", boss)
 	require.Equal(t, 503, r.status, "WRITE route: fail closed")
 	require.Equal(t, "STORE_UNAVAILABLE", r.errorBody(t).ErrorCode)

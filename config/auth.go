@@ -19,6 +19,10 @@ type Auth struct {
 	TokenSecret           string        `koanf:"token-secret" secret:"true" help:"HMAC secret for login tokens (>= 16 bytes; required when users are set)"`
 	PreviousTokenSecrets  []string      `koanf:"previous-token-secrets" secret:"true" help:"retired token secrets that still verify (never sign) tokens during a rotation; remove after token-ttl"`
 	TokenTTL              time.Duration `koanf:"token-ttl" validate:"gt=0,min=1m0s,max=8760h0m0s" help:"lifetime of a login token (1m..8760h)"`
+	// TokenRevocationWindow bounds how long a revoked token still works on
+	// the nodes that did not revoke it (they re-read the generations after
+	// half of it).
+	TokenRevocationWindow time.Duration `koanf:"token-revocation-window" validate:"min=1s,max=10m0s" help:"how long a token revoked on one node may still work on the others (1s..10m); each node re-reads the revocations after half of it"`
 	AuthenticateMemberAPI bool          `koanf:"authenticate-member-api" help:"require a MEMBER credential on the member heartbeat API whenever auth.users is set (set false to opt out)"`
 	AllowUnauthenticated  bool          `koanf:"allow-unauthenticated" help:"allow a node listening beyond loopback with no auth.users (every route open); refused at start otherwise"`
 	Users                 []User        `koanf:"users" secret:"true" help:"API users (file or RSC_AUTH_USERS as a YAML/JSON list)"`

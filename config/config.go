@@ -181,6 +181,7 @@ func Default() Config {
 		Store: Store{KeyPrefix: "rsc", WaitTimeout: 200 * time.Millisecond},
 		Auth: Auth{
 			TokenTTL:              7 * 24 * time.Hour,
+			TokenRevocationWindow: 10 * time.Second,
 			PreviousTokenSecrets:  []string{},
 			AuthenticateMemberAPI: true,
 			Users:                 []User{},

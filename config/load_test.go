@@ -42,6 +42,7 @@ var precedenceCases = []precedenceCase{
 	{key: "auth.token-secret", file: secret16 + "f", env: secret16 + "e"},
 	{key: "auth.previous-token-secrets", file: secret16 + "f", env: secret16 + "e"},
 	{key: "auth.token-ttl", file: "2h", env: "3h", flag: "4h"},
+	{key: "auth.token-revocation-window", file: "20s", env: "30s", flag: "40s"},
 	{key: "auth.authenticate-member-api", file: "false", env: "true", flag: "false",
 		fileExtra: map[string]string{"auth.users": memberUsers, "auth.token-secret": secret16}},
 	{key: "auth.users", file: `[{username: a, password: pa, roles: [READ]}]`,
