@@ -16,9 +16,9 @@ import (
 
 // Auth configures authentication of the HTTP API.
 type Auth struct {
-	TokenSecret           string        `koanf:"token-secret" secret:"true" help:"HMAC secret for login tokens (>= 16 bytes; required when users are set)"`
-	PreviousTokenSecrets  []string      `koanf:"previous-token-secrets" secret:"true" help:"retired token secrets that still verify (never sign) tokens during a rotation; remove after token-ttl"`
-	TokenTTL              time.Duration `koanf:"token-ttl" validate:"gt=0,min=1m0s,max=8760h0m0s" help:"lifetime of a login token (1m..8760h)"`
+	TokenSecret          string        `koanf:"token-secret" secret:"true" help:"HMAC secret for login tokens (>= 16 bytes; required when users are set)"`
+	PreviousTokenSecrets []string      `koanf:"previous-token-secrets" secret:"true" help:"retired token secrets that still verify (never sign) tokens during a rotation; remove after token-ttl"`
+	TokenTTL             time.Duration `koanf:"token-ttl" validate:"gt=0,min=1m0s,max=8760h0m0s" help:"lifetime of a login token (1m..8760h)"`
 	// TokenRevocationWindow bounds how long a revoked token still works on
 	// the nodes that did not revoke it (they re-read the generations after
 	// half of it).
