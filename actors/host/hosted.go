@@ -38,30 +38,18 @@ func (h *Host) HostedGroups(timeout time.Duration) (out []HostedGroup, failed []
 	asks := make([]ask, 0, len(keys))
 	for _, k := range keys {
 		if pid, ok := h.active(k); ok {
-			asks = append(asks, ask{k, h.system.Root.RequestFuture(pid, &group.DescribeRequest{}, timeout)})
+			asks = append(asks, ask{k, h.system.Root.RequestFuture(pid, &group.SampleRequest{}, timeout)})
 		}
 	}
 	out = make([]HostedGroup, 0, len(asks))
 	for _, q := range asks {
 		res, err := q.f.Result()
-		d, ok := res.(*group.Description)
-		if err != nil || !ok || d.Err != nil {
+		r, ok := res.(*group.SampleReply)
+		if err != nil || !ok || r.Err != nil {
 			failed = append(failed, q.key)
 			continue
 		}
-		owned := map[int]bool{}
-		for _, shards := range d.Assignments.CurrentAssignments {
-			for _, s := range shards {
-				owned[s.ShardIndex] = true
-			}
-		}
-		unowned := 0
-		for i := 0; i < d.Group.ShardCount; i++ {
-			if !owned[i] {
-				unowned++
-			}
-		}
-		out = append(out, HostedGroup{Key: q.key, ShardCount: d.Group.ShardCount, Unowned: unowned})
+		out = append(out, HostedGroup{Key: q.key, ShardCount: r.ShardCount, Unowned: r.Unowned})
 	}
 	return out, failed
 }

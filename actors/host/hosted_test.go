@@ -34,6 +34,16 @@ func TestHostedGroupsListsActivationsOnly(t *testing.T) {
 	require.Equal(t, workers, got[0].Key)
 	require.Equal(t, 4, got[0].ShardCount)
 	require.Equal(t, 4-len(r.Assignment.AssignedShards), got[0].Unowned)
+	// The same count as the assignments view's current assignments.
+	a, err := h.Assignments(context.Background(), "orders", "workers")
+	require.NoError(t, err)
+	owned := map[int]bool{}
+	for _, shards := range a.CurrentAssignments {
+		for _, s := range shards {
+			owned[s.ShardIndex] = true
+		}
+	}
+	require.Equal(t, 4-len(owned), got[0].Unowned)
 
 	require.Equal(t, protocol.StatusOK, beat(t, h, "a", -1, nil).Status)
 	require.Eventually(t, func() bool { g, _ := h.HostedGroups(time.Second); return len(g) == 0 },
