@@ -196,6 +196,8 @@ func (a *groupActor) handle(ctx actor.Context, msg any) any {
 			return &Description{Err: err}
 		}
 		return a.describe()
+	case *SampleRequest:
+		return a.sample(ctx)
 	case *DebugRequest:
 		return a.debug(ctx)
 	case *DeleteRequest:

@@ -40,6 +40,19 @@ type HeartbeatReply struct {
 // DescribeRequest asks for the monitoring views of the group. Reply: *Description.
 type DescribeRequest struct{}
 
+// SampleRequest asks for what the metrics sampler needs, from the group's
+// own state: cheaper than a DescribeRequest (no views are built). Sent by
+// the hosting node to its own activations only. Reply: *SampleReply.
+type SampleRequest struct{}
+
+// SampleReply: the stream's shard count and how many shards are in no
+// member's current assignment (as Description's CurrentAssignments counts
+// them); Err when the activation cannot answer (stopped, not loaded).
+type SampleReply struct {
+	ShardCount, Unowned int
+	Err                 error
+}
+
 // DebugRequest asks for the live actor state. Reply: *DebugState.
 type DebugRequest struct{}
 

@@ -219,3 +219,26 @@ func nonNil(s []int) []int {
 	}
 	return s
 }
+
+// sample answers a SampleRequest: a shard is owned when it is in the
+// Assigned set of a member that has not expired.
+func (a *groupActor) sample(ctx actor.Context) *SampleReply {
+	if err := a.ready(ctx); err != nil {
+		return &SampleReply{Err: err}
+	}
+	shards := a.state.Meta().ShardCount
+	owned := make([]bool, shards)
+	unowned := shards
+	for _, m := range a.state.Members() {
+		if m.State == groupstate.StateExpired {
+			continue
+		}
+		for _, s := range m.Assigned {
+			if s >= 0 && s < shards && !owned[s] {
+				owned[s] = true
+				unowned--
+			}
+		}
+	}
+	return &SampleReply{ShardCount: shards, Unowned: unowned}
+}

@@ -10,9 +10,15 @@ import "github.com/prometheus/client_golang/prometheus"
 //	rsc_group_lag                entries not yet delivered to the group, summed over shards (Redis XINFO GROUPS lag)
 //	rsc_group_pending            entries delivered but not acknowledged, summed over shards
 //	rsc_group_sample_errors_total  samples that failed (Redis or coordinator unreachable)
+//	rsc_metrics_sample_rounds_cut_total  sampling rounds cut at their deadline (the interval)
+//	rsc_metrics_sample_round_seconds     duration of the last sampling round
+//
+// Each node samples the groups it hosts, so each group's series come from
+// one node (aggregate with sum or max alike).
 type sampledMetrics struct {
 	shards, unowned, lag, pending *prometheus.GaugeVec
-	errors                        prometheus.Counter
+	errors, cut                   prometheus.Counter
+	round                         prometheus.Gauge
 }
 
 func (m *Metrics) registerSampled() {
@@ -23,8 +29,10 @@ func (m *Metrics) registerSampled() {
 		lag:     prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "rsc_group_lag", Help: "Entries not yet delivered to the group, summed over its shards (Redis consumer-group lag, sampled)."}, labels),
 		pending: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "rsc_group_pending", Help: "Entries delivered to the group but not acknowledged, summed over its shards (sampled)."}, labels),
 		errors:  prometheus.NewCounter(prometheus.CounterOpts{Name: "rsc_group_sample_errors_total", Help: "Group samples (assignment or Redis lag reads) that failed."}),
+		cut:     prometheus.NewCounter(prometheus.CounterOpts{Name: "rsc_metrics_sample_rounds_cut_total", Help: "Sampling rounds cut at their deadline (the sample interval); the rest is sampled first next round."}),
+		round:   prometheus.NewGauge(prometheus.GaugeOpts{Name: "rsc_metrics_sample_round_seconds", Help: "Duration of this node's last sampling round of the per-group gauges."}),
 	}
-	m.reg.MustRegister(m.sampled.shards, m.sampled.unowned, m.sampled.lag, m.sampled.pending, m.sampled.errors)
+	m.reg.MustRegister(m.sampled.shards, m.sampled.unowned, m.sampled.lag, m.sampled.pending, m.sampled.errors, m.sampled.cut, m.sampled.round)
 }
 
 // GroupSample sets one group's sampled gauges. lag < 0 means Redis could not
@@ -55,5 +63,17 @@ func (m *Metrics) ForgetGroupSample(stream, group string) {
 func (m *Metrics) GroupSampleError() {
 	if m != nil {
 		m.sampled.errors.Inc()
+	}
+}
+
+// GroupSampleRound records one sampling round: its duration and whether it
+// was cut at its deadline.
+func (m *Metrics) GroupSampleRound(seconds float64, cut bool) {
+	if m == nil {
+		return
+	}
+	m.sampled.round.Set(seconds)
+	if cut {
+		m.sampled.cut.Inc()
 	}
 }

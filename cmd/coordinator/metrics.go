@@ -41,8 +41,9 @@ func (s shellMetrics) LimitRejected(limit string) { s.m.LimitRejected(limit) }
 func (s shellMetrics) RetainedTrimmed(n int)      { s.m.RetainedTrimmed(n) }
 
 func (s shellMetrics) Members(key persistence.GroupKey, counts map[string]int) {
-	if counts == nil {
+	if counts == nil { // the activation stopped: its node no longer exports the group
 		s.m.ForgetGroup(key.StreamPrefix, key.ConsumerGroup)
+		s.m.ForgetGroupSample(key.StreamPrefix, key.ConsumerGroup)
 		return
 	}
 	s.m.MembersByState(key.StreamPrefix, key.ConsumerGroup, counts)
