@@ -15,6 +15,7 @@ import (
 	"github.com/asynkron/protoactor-go/remote"
 
 	"github.com/redisstream/coordinator/actors/group"
+	"github.com/redisstream/coordinator/actors/node"
 	"github.com/redisstream/coordinator/actors/wire"
 	"github.com/redisstream/coordinator/coordinator"
 	"github.com/redisstream/coordinator/membersdk/protocol"
@@ -63,12 +64,10 @@ const nodeInfoName = "rsc-node"
 type clusterState struct {
 	c *cluster.Cluster
 
-	mu             sync.Mutex
-	leaving        bool         // Stop began: refuse to host groups, answer RETRY
-	evicted        atomic.Bool  // read on every heartbeat (refusingRequests): no lock
-	blockedLeaving atomic.Bool  // peers blocked this node while it was leaving (logged once)
-	members        []memberView // last topology event's members (onTopology)
-	joinedAt       time.Time    // when a member last joined (placement.go)
+	mu       sync.Mutex
+	leaving  bool         // Stop began: refuse to host groups, answer RETRY
+	members  []memberView // last topology event's members (onTopology)
+	joinedAt time.Time    // when a member last joined (placement.go)
 
 	inflight atomic.Int64 // cluster requests waiting for an answer (requestGrain)
 
@@ -131,34 +130,6 @@ func (h *Host) startCluster() (err error) {
 
 // clustered reports whether this host is a member of a cluster.
 func (h *Host) clustered() bool { return h.cl.c != nil }
-
-// refusing returns why this node must not host a group now ("" if it may):
-// it refuses requests (refusingRequests), or it is leaving.
-// leavingReason is refusing's answer while the node leaves the cluster; peers
-// recognise a leaving node by it (waitPeers).
-const leavingReason = "this node is shutting down and handing its groups over"
-
-func (h *Host) refusing() string {
-	if why := h.refusingRequests(); why != "" {
-		return why
-	}
-	h.cl.mu.Lock()
-	defer h.cl.mu.Unlock()
-	if h.cl.leaving {
-		return leavingReason
-	}
-	return ""
-}
-
-// refusingRequests returns why this node answers no request now ("" if it
-// does): evicted, or sharing its store with a node outside its cluster. A
-// node that is leaving still forwards requests to the other nodes.
-func (h *Host) refusingRequests() string {
-	if h.cl.evicted.Load() {
-		return "this node was evicted from the cluster and is exiting"
-	}
-	return h.conflictReason()
-}
 
 // askCluster forwards msg to the group's grain, wherever the cluster places
 // it, and waits for the reply until timeout. A grain that stopped between
@@ -403,7 +374,7 @@ func (h *Host) waitPeers(deadline time.Time, all bool) {
 	for time.Now().Before(deadline) {
 		peers, dropped := 0, 0
 		for _, info := range h.peerInfos(200 * time.Millisecond) {
-			if info != nil && info.GetRefusing() == leavingReason {
+			if info != nil && info.GetRefusing() == node.LeavingReason {
 				continue
 			}
 			peers++
@@ -479,7 +450,7 @@ func (h *Host) watchPause() {
 			gap := now.Sub(last)
 			last = now
 			if gap > limit {
-				h.evict(fmt.Sprintf("this process was paused for %s (the cluster evicts a node that is silent for %s)",
+				h.node.Evict(fmt.Sprintf("this process was paused for %s (the cluster evicts a node that is silent for %s)",
 					gap.Round(time.Millisecond), limit))
 				return
 			}
@@ -498,22 +469,6 @@ func (h *Host) evictionAfter() time.Duration {
 		return e
 	}
 	return 20 * time.Second
-}
-
-// evict handles this node's eviction: stop serving, tell the process.
-func (h *Host) evict(reason string) {
-	if !h.cl.evicted.CompareAndSwap(false, true) {
-		return
-	}
-	h.opts.Logger.Error("this node was evicted from the cluster and cannot rejoin it; exiting so that its supervisor restarts it fresh",
-		slog.String("reason", reason))
-	// Stop answering for the groups it hosted; their new activations elsewhere fence these.
-	for _, pid := range h.localPIDs() {
-		h.system.Root.Stop(pid)
-	}
-	if f := h.opts.Cluster.Evicted; f != nil {
-		f(reason)
-	}
 }
 
 // clusterMembers lists the cluster members this node sees.
@@ -571,20 +526,11 @@ func (a *nodeInfoActor) Receive(ctx actor.Context) {
 // nodeMembers is the part of NodeInfo that needs no group actor: who this
 // node is and which members it sees.
 func (h *Host) nodeMembers() *wire.NodeInfo {
-	out := &wire.NodeInfo{NodeId: h.opts.NodeID, Owner: h.node.owner, Address: h.system.Address(), Refusing: h.refusing()}
+	out := &wire.NodeInfo{NodeId: h.opts.NodeID, Owner: h.node.owner, Address: h.system.Address(), Refusing: h.node.Refusing()}
 	for _, m := range h.clusterMembers() {
 		out.MemberAddresses = append(out.MemberAddresses, m.Address())
 	}
 	return out
-}
-
-// conflictReason returns why this node refuses to serve because another node
-// shares its store without being in its cluster ("" if none).
-func (h *Host) conflictReason() string {
-	if h.reg == nil || !h.reg.refusing.Load() {
-		return ""
-	}
-	return h.reg.reason()
 }
 
 // clusterView is the node registry's view of this node's cluster: its own

@@ -1,4 +1,4 @@
-package host
+package node
 
 import (
 	"fmt"
@@ -60,44 +60,32 @@ func evictedByPeers(self persistence.NodeRegistration, peers []persistence.NodeR
 }
 
 // checkEvicted runs evictedByPeers on one renewal's view (cluster mode).
-func (h *Host) checkEvicted(self persistence.NodeRegistration, peers []persistence.NodeRegistration) {
+func (n *Node) checkEvicted(self persistence.NodeRegistration, peers []persistence.NodeRegistration) {
 	if blockers, evicted := evictedByPeers(self, peers); evicted {
-		h.cl.mu.Lock()
-		leaving := h.cl.leaving
-		h.cl.mu.Unlock()
-		if leaving {
+		if n.opts.Cluster.Leaving() {
 			// Peers block a member that left: the expected end of this node's own
 			// departure, not an eviction (it stops anyway).
-			if h.cl.blockedLeaving.CompareAndSwap(false, true) {
-				h.opts.Logger.Info("the other nodes no longer accept this node: it is leaving the cluster",
+			if n.blockedLeaving.CompareAndSwap(false, true) {
+				n.opts.Logger.Info("the other nodes no longer accept this node: it is leaving the cluster",
 					slog.String("blockedBy", strings.Join(blockers, ", ")))
 			}
 			return
 		}
-		h.evict(fmt.Sprintf("the other nodes of the cluster evicted it (blocked by %s); it cannot rejoin", strings.Join(blockers, ", ")))
+		n.Evict(fmt.Sprintf("the other nodes of the cluster evicted it (blocked by %s); it cannot rejoin", strings.Join(blockers, ", ")))
 	}
 }
 
-// blockedMembers lists the cluster member ids this node has evicted (nil in
-// single mode), sorted.
-func (h *Host) blockedMembers() []string {
-	if !h.clustered() {
-		return nil
+// Evict handles this node's eviction from its cluster (found by
+// checkEvicted, or by the host noticing its process was paused): the node
+// refuses every request from now on, and Cluster.Evicted stops its groups
+// and tells the process. Only the first call counts.
+func (n *Node) Evict(reason string) {
+	if !n.evicted.CompareAndSwap(false, true) {
+		return
 	}
-	out := h.cl.c.GetBlockedMembers().ToSlice()
-	slices.Sort(out)
-	return out
-}
-
-// selfMemberID is this node's id in the cluster's member list: the actor
-// system id for automanaged and test, a per-start id for kubernetes (found by
-// this node's address). Block lists hold these ids.
-func (h *Host) selfMemberID() string {
-	addr := h.system.Address()
-	for _, m := range h.clusterMembers() {
-		if m.Address() == addr {
-			return m.ID
-		}
+	n.opts.Logger.Error("this node was evicted from the cluster and cannot rejoin it; exiting so that its supervisor restarts it fresh",
+		slog.String("reason", reason))
+	if c := n.opts.Cluster; c != nil {
+		c.Evicted(reason)
 	}
-	return h.system.ID
 }
