@@ -124,7 +124,7 @@ func (h *Host) startCluster() (err error) {
 	}
 	h.opts.Logger.Info("joined the actor host cluster", slog.String("cluster", o.Name),
 		slog.String("provider", o.ProviderName), slog.String("address", h.system.Address()), slog.String("memberId", h.system.ID))
-	go h.watchPause()
+	go h.node.WatchPause(h.done, h.evictionAfter())
 	return nil
 }
 
@@ -432,33 +432,7 @@ func (h *Host) releaseAll(pids []*actor.PID) {
 	}
 }
 
-// watchPause notices that this process was paused (SIGSTOP, a frozen VM, a
-// stop-the-world stall) for longer than the cluster tolerates: the other
-// nodes have then evicted it for good, and it must not live on as a
-// zombie that re-activates groups the cluster placed elsewhere.
-func (h *Host) watchPause() {
-	const tick = 100 * time.Millisecond
-	limit := h.evictionAfter()
-	t := time.NewTicker(tick)
-	defer t.Stop()
-	last := time.Now()
-	for {
-		select {
-		case <-h.done:
-			return
-		case now := <-t.C:
-			gap := now.Sub(last)
-			last = now
-			if gap > limit {
-				h.node.Evict(fmt.Sprintf("this process was paused for %s (the cluster evicts a node that is silent for %s)",
-					gap.Round(time.Millisecond), limit))
-				return
-			}
-		}
-	}
-}
-
-// evictionAfter is how long a silent node can be sure it is still a member:
+// evictionAfter (node.WatchPause's limit) is how long a silent node can be sure it is still a member:
 // the provider's failure detection (automanaged pings every second or two
 // with a 2 s timeout) evicts sooner than gossip's heartbeat expiration.
 func (h *Host) evictionAfter() time.Duration {

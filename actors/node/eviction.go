@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/redisstream/coordinator/persistence"
 )
@@ -87,5 +88,31 @@ func (n *Node) Evict(reason string) {
 		slog.String("reason", reason))
 	if c := n.opts.Cluster; c != nil {
 		c.Evicted(reason)
+	}
+}
+
+// WatchPause notices that this process was paused (SIGSTOP, a frozen VM, a
+// stop-the-world stall) for longer than the cluster tolerates: the other
+// nodes have then evicted it for good, and it must not live on as a
+// zombie that re-activates groups the cluster placed elsewhere. It runs until
+// done is closed; limit is how long the cluster tolerates a silent member.
+func (n *Node) WatchPause(done <-chan struct{}, limit time.Duration) {
+	const tick = 100 * time.Millisecond
+	t := time.NewTicker(tick)
+	defer t.Stop()
+	last := time.Now()
+	for {
+		select {
+		case <-done:
+			return
+		case now := <-t.C:
+			gap := now.Sub(last)
+			last = now
+			if gap > limit {
+				n.Evict(fmt.Sprintf("this process was paused for %s (the cluster evicts a node that is silent for %s)",
+					gap.Round(time.Millisecond), limit))
+				return
+			}
+		}
 	}
 }
