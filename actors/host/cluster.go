@@ -3,8 +3,6 @@ package host
 import (
 	"fmt"
 	"log/slog"
-	"slices"
-	"sort"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -15,7 +13,6 @@ import (
 	"github.com/asynkron/protoactor-go/remote"
 
 	"github.com/redisstream/coordinator/actors/group"
-	"github.com/redisstream/coordinator/actors/node"
 	"github.com/redisstream/coordinator/actors/wire"
 	"github.com/redisstream/coordinator/coordinator"
 	"github.com/redisstream/coordinator/membersdk/protocol"
@@ -321,117 +318,6 @@ func (h *Host) register(key persistence.GroupKey, pid *actor.PID) {
 	h.mu.Unlock()
 }
 
-// leaveCluster hands this node's groups over with as little RETRY as the
-// providers allow. protoactor's own graceful shutdown stops answering at once
-// while the other nodes still place groups here until their provider notices
-// (automanaged: the next health poll, up to 2 s), so members would be told
-// RETRY for that long. Instead the node:
-//
-//  1. refuses new activations and leaves the provider's member list (the
-//     health endpoint closes, or the pod labels go), while its groups keep
-//     serving whatever reaches them;
-//  2. as soon as any peer no longer lists it (that peer now places its
-//     groups elsewhere), releases every group with its members' timers, so
-//     the new activations need no takeover wait and keep the leases;
-//  3. waits until no peer lists it (bounded), answering RETRY for groups
-//     placed here meanwhile, then shuts the cluster down.
-func (h *Host) leaveCluster() {
-	h.cl.mu.Lock()
-	h.cl.leaving = true
-	h.cl.mu.Unlock()
-	h.lib.tracker().leave() // peers stopping with this node: their connection lines are expected
-	o := h.opts.Cluster
-	start := time.Now()
-	if err := o.Provider.Shutdown(true); err != nil {
-		h.opts.Logger.Warn("leaving the cluster: the provider did not deregister this node; the others notice when it stops answering",
-			slog.Any("err", err))
-	}
-	h.opts.Logger.Info("leaving the cluster: deregistered; groups keep serving until a peer stops placing them here")
-	bound := h.leaveBound()
-	if len(h.localPIDs()) > 0 { // nothing to hand over: no need to wait for a peer to take it
-		h.waitPeers(time.Now().Add(bound), false)
-	}
-	pids := h.localPIDs()
-	h.releaseAll(pids)
-	h.opts.Logger.Info("leaving the cluster: groups handed over", slog.Int("groups", len(pids)),
-		slog.Duration("after", time.Since(start).Round(time.Millisecond)))
-	h.waitPeers(time.Now().Add(bound), true)
-	h.cl.c.Shutdown(false) // the provider already left; no fixed 2 s sleep
-	h.opts.Logger.Info("left the cluster", slog.Duration("after", time.Since(start).Round(time.Millisecond)))
-}
-
-// leaveBound bounds each wait of a leaving node for its peers: a provider
-// refresh plus the automanaged poll timeout, with slack.
-func (h *Host) leaveBound() time.Duration { return 5 * time.Second }
-
-// waitPeers polls every peer's member list until one (all=false) or every
-// (all=true) peer no longer lists this node, or until deadline. Peers that do
-// not answer count as no longer listing it; peers that are leaving themselves
-// (they refuse new activations, so they place no group here) do not count, so
-// nodes stopped together do not wait for each other.
-func (h *Host) waitPeers(deadline time.Time, all bool) {
-	self := h.system.Address()
-	for time.Now().Before(deadline) {
-		peers, dropped := 0, 0
-		for _, info := range h.peerInfos(200 * time.Millisecond) {
-			if info != nil && info.GetRefusing() == node.LeavingReason {
-				continue
-			}
-			peers++
-			if info == nil || !slices.Contains(info.GetMemberAddresses(), self) {
-				dropped++
-			}
-		}
-		if peers == 0 || (all && dropped == peers) || (!all && dropped > 0) {
-			return
-		}
-		// Short: a peer that dropped this node may activate one of its groups with its next
-		// request; released before that, the new activation needs no takeover wait.
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-// peerInfos asks every other member this node knows for its NodeInfo (nil
-// for a peer that did not answer within timeout).
-func (h *Host) peerInfos(timeout time.Duration) []*wire.NodeInfo {
-	self := h.system.Address()
-	var futures []*actor.Future
-	for _, m := range h.clusterMembers() {
-		if m.Address() != self {
-			futures = append(futures, h.system.Root.RequestFuture(actor.NewPID(m.Address(), nodeInfoName), &wire.NodeInfoRequest{Light: true}, timeout))
-		}
-	}
-	out := make([]*wire.NodeInfo, len(futures))
-	for i, f := range futures {
-		if res, err := f.Result(); err == nil {
-			out[i], _ = res.(*wire.NodeInfo)
-		}
-	}
-	return out
-}
-
-func (h *Host) localPIDs() []*actor.PID {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	pids := make([]*actor.PID, 0, len(h.groups))
-	for _, pid := range h.groups {
-		pids = append(pids, pid)
-	}
-	return pids
-}
-
-// releaseAll asks each local group actor to release its activation and
-// waits for all of them (bounded by the request timeout).
-func (h *Host) releaseAll(pids []*actor.PID) {
-	futures := make([]*actor.Future, len(pids))
-	for i, pid := range pids {
-		futures[i] = h.system.Root.RequestFuture(pid, &group.ReleaseRequest{}, h.opts.RequestTimeout)
-	}
-	for _, f := range futures {
-		_, _ = f.Result()
-	}
-}
-
 // evictionAfter (node.WatchPause's limit) is how long a silent node can be sure it is still a member:
 // the provider's failure detection (automanaged pings every second or two
 // with a 2 s timeout) evicts sooner than gossip's heartbeat expiration.
@@ -477,107 +363,4 @@ func (h *Host) onTopology(t *cluster.ClusterTopology) {
 	if m := h.opts.Cluster.Metrics; m != nil {
 		m.SetClusterMembers(len(out))
 	}
-}
-
-// nodeInfoActor answers NodeInfoRequest with this node's group activations.
-type nodeInfoActor struct{ h *Host }
-
-func (a *nodeInfoActor) Receive(ctx actor.Context) {
-	req, ok := ctx.Message().(*wire.NodeInfoRequest)
-	if !ok {
-		return
-	}
-	if req.GetLight() {
-		ctx.Respond(a.h.nodeMembers())
-		return
-	}
-	// The full view asks every local group actor: built off this actor, so that light
-	// requests (a leaving peer polls them with a short timeout) never wait behind it.
-	sender, root := ctx.Sender(), ctx.ActorSystem().Root
-	go func() { root.Send(sender, a.h.nodeInfo()) }()
-}
-
-// nodeMembers is the part of NodeInfo that needs no group actor: who this
-// node is and which members it sees.
-func (h *Host) nodeMembers() *wire.NodeInfo {
-	out := &wire.NodeInfo{NodeId: h.opts.NodeID, Owner: h.node.owner, Address: h.system.Address(), Refusing: h.node.Refusing()}
-	for _, m := range h.clusterMembers() {
-		out.MemberAddresses = append(out.MemberAddresses, m.Address())
-	}
-	return out
-}
-
-// clusterView is the node registry's view of this node's cluster: its own
-// advertised address and the addresses of the members it sees.
-func (h *Host) clusterView() (string, []string) {
-	if !h.clustered() {
-		return h.system.Address(), nil
-	}
-	var members []string
-	for _, m := range h.clusterMembers() {
-		members = append(members, m.Address())
-	}
-	return h.system.Address(), members
-}
-
-// nodeInfo is this node's part of the cluster-wide debug view.
-func (h *Host) nodeInfo() *wire.NodeInfo {
-	return h.nodeInfoOf(h.localDebug(h.opts.RequestTimeout / 2))
-}
-
-// nodeInfoOf summarizes this node's group states for the cluster view.
-func (h *Host) nodeInfoOf(states []*group.DebugState) *wire.NodeInfo {
-	out := h.nodeMembers()
-	for _, d := range states {
-		out.Activations = append(out.Activations, &wire.Activation{Group: d.Group, Actor: d.Actor,
-			ActivationEpoch: d.ActivationEpoch, Members: int32(len(d.Members))})
-	}
-	return out
-}
-
-// clusterHealth is this node's view of the cluster (nil in single mode).
-func (h *Host) clusterHealth() *protocol.ClusterHealth {
-	if !h.clustered() {
-		return nil
-	}
-	out := &protocol.ClusterHealth{
-		Name: h.opts.Cluster.Name, Provider: h.opts.Cluster.ProviderName,
-		Self:    protocol.ClusterMember{ID: h.system.ID, Address: h.system.Address()},
-		Members: []protocol.ClusterMember{}, Blocked: []string{},
-	}
-	for _, m := range h.clusterMembers() {
-		out.Members = append(out.Members, protocol.ClusterMember{ID: m.ID, Address: m.Address()})
-	}
-	sort.Slice(out.Members, func(i, j int) bool { return out.Members[i].Address < out.Members[j].Address })
-	out.Blocked = append(out.Blocked, h.cl.c.GetBlockedMembers().ToSlice()...)
-	sort.Strings(out.Blocked)
-	return out
-}
-
-// clusterNodes asks every cluster member's info actor which group
-// activations it hosts; self is this node's own part, already built.
-func (h *Host) clusterNodes(self *wire.NodeInfo) []*wire.NodeInfo {
-	members := h.clusterMembers()
-	out := make([]*wire.NodeInfo, len(members))
-	var wg sync.WaitGroup
-	for i, m := range members {
-		if m.Address() == h.system.Address() {
-			out[i] = self
-			continue
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			pid := actor.NewPID(m.Address(), nodeInfoName)
-			res, err := h.system.Root.RequestFuture(pid, &wire.NodeInfoRequest{}, h.opts.RequestTimeout).Result()
-			if info, ok := res.(*wire.NodeInfo); ok && err == nil {
-				out[i] = info
-				return
-			}
-			out[i] = &wire.NodeInfo{Address: m.Address(), Refusing: fmt.Sprintf("did not answer: %v", err)}
-		}()
-	}
-	wg.Wait()
-	sort.Slice(out, func(i, j int) bool { return out[i].Address < out[j].Address })
-	return out
 }
