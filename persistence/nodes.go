@@ -68,7 +68,7 @@ type NodeRenewal struct {
 // NodeRegistration is one node incarnation's entry in the node registry:
 // every node renewing under the same key prefix sees every other live one,
 // so that nodes that share a store without forming one cluster find each
-// other (actors/host/registry.go). An entry lives exactly as long as the
+// other (actors/node/registry.go). An entry lives exactly as long as the
 // node record (TTL of the last renewal) unless the node deregisters.
 type NodeRegistration struct {
 	Owner       string // "nodeId/incarnation"

@@ -3,8 +3,6 @@ package host
 import (
 	"fmt"
 	"log/slog"
-	"slices"
-	"sort"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -63,12 +61,10 @@ const nodeInfoName = "rsc-node"
 type clusterState struct {
 	c *cluster.Cluster
 
-	mu             sync.Mutex
-	leaving        bool         // Stop began: refuse to host groups, answer RETRY
-	evicted        atomic.Bool  // read on every heartbeat (refusingRequests): no lock
-	blockedLeaving atomic.Bool  // peers blocked this node while it was leaving (logged once)
-	members        []memberView // last topology event's members (onTopology)
-	joinedAt       time.Time    // when a member last joined (placement.go)
+	mu       sync.Mutex
+	leaving  bool         // Stop began: refuse to host groups, answer RETRY
+	members  []memberView // last topology event's members (onTopology)
+	joinedAt time.Time    // when a member last joined (placement.go)
 
 	inflight atomic.Int64 // cluster requests waiting for an answer (requestGrain)
 
@@ -125,40 +121,12 @@ func (h *Host) startCluster() (err error) {
 	}
 	h.opts.Logger.Info("joined the actor host cluster", slog.String("cluster", o.Name),
 		slog.String("provider", o.ProviderName), slog.String("address", h.system.Address()), slog.String("memberId", h.system.ID))
-	go h.watchPause()
+	go h.node.WatchPause(h.done, h.evictionAfter())
 	return nil
 }
 
 // clustered reports whether this host is a member of a cluster.
 func (h *Host) clustered() bool { return h.cl.c != nil }
-
-// refusing returns why this node must not host a group now ("" if it may):
-// it refuses requests (refusingRequests), or it is leaving.
-// leavingReason is refusing's answer while the node leaves the cluster; peers
-// recognise a leaving node by it (waitPeers).
-const leavingReason = "this node is shutting down and handing its groups over"
-
-func (h *Host) refusing() string {
-	if why := h.refusingRequests(); why != "" {
-		return why
-	}
-	h.cl.mu.Lock()
-	defer h.cl.mu.Unlock()
-	if h.cl.leaving {
-		return leavingReason
-	}
-	return ""
-}
-
-// refusingRequests returns why this node answers no request now ("" if it
-// does): evicted, or sharing its store with a node outside its cluster. A
-// node that is leaving still forwards requests to the other nodes.
-func (h *Host) refusingRequests() string {
-	if h.cl.evicted.Load() {
-		return "this node was evicted from the cluster and is exiting"
-	}
-	return h.conflictReason()
-}
 
 // askCluster forwards msg to the group's grain, wherever the cluster places
 // it, and waits for the reply until timeout. A grain that stopped between
@@ -350,144 +318,7 @@ func (h *Host) register(key persistence.GroupKey, pid *actor.PID) {
 	h.mu.Unlock()
 }
 
-// leaveCluster hands this node's groups over with as little RETRY as the
-// providers allow. protoactor's own graceful shutdown stops answering at once
-// while the other nodes still place groups here until their provider notices
-// (automanaged: the next health poll, up to 2 s), so members would be told
-// RETRY for that long. Instead the node:
-//
-//  1. refuses new activations and leaves the provider's member list (the
-//     health endpoint closes, or the pod labels go), while its groups keep
-//     serving whatever reaches them;
-//  2. as soon as any peer no longer lists it (that peer now places its
-//     groups elsewhere), releases every group with its members' timers, so
-//     the new activations need no takeover wait and keep the leases;
-//  3. waits until no peer lists it (bounded), answering RETRY for groups
-//     placed here meanwhile, then shuts the cluster down.
-func (h *Host) leaveCluster() {
-	h.cl.mu.Lock()
-	h.cl.leaving = true
-	h.cl.mu.Unlock()
-	h.lib.tracker().leave() // peers stopping with this node: their connection lines are expected
-	o := h.opts.Cluster
-	start := time.Now()
-	if err := o.Provider.Shutdown(true); err != nil {
-		h.opts.Logger.Warn("leaving the cluster: the provider did not deregister this node; the others notice when it stops answering",
-			slog.Any("err", err))
-	}
-	h.opts.Logger.Info("leaving the cluster: deregistered; groups keep serving until a peer stops placing them here")
-	bound := h.leaveBound()
-	if len(h.localPIDs()) > 0 { // nothing to hand over: no need to wait for a peer to take it
-		h.waitPeers(time.Now().Add(bound), false)
-	}
-	pids := h.localPIDs()
-	h.releaseAll(pids)
-	h.opts.Logger.Info("leaving the cluster: groups handed over", slog.Int("groups", len(pids)),
-		slog.Duration("after", time.Since(start).Round(time.Millisecond)))
-	h.waitPeers(time.Now().Add(bound), true)
-	h.cl.c.Shutdown(false) // the provider already left; no fixed 2 s sleep
-	h.opts.Logger.Info("left the cluster", slog.Duration("after", time.Since(start).Round(time.Millisecond)))
-}
-
-// leaveBound bounds each wait of a leaving node for its peers: a provider
-// refresh plus the automanaged poll timeout, with slack.
-func (h *Host) leaveBound() time.Duration { return 5 * time.Second }
-
-// waitPeers polls every peer's member list until one (all=false) or every
-// (all=true) peer no longer lists this node, or until deadline. Peers that do
-// not answer count as no longer listing it; peers that are leaving themselves
-// (they refuse new activations, so they place no group here) do not count, so
-// nodes stopped together do not wait for each other.
-func (h *Host) waitPeers(deadline time.Time, all bool) {
-	self := h.system.Address()
-	for time.Now().Before(deadline) {
-		peers, dropped := 0, 0
-		for _, info := range h.peerInfos(200 * time.Millisecond) {
-			if info != nil && info.GetRefusing() == leavingReason {
-				continue
-			}
-			peers++
-			if info == nil || !slices.Contains(info.GetMemberAddresses(), self) {
-				dropped++
-			}
-		}
-		if peers == 0 || (all && dropped == peers) || (!all && dropped > 0) {
-			return
-		}
-		// Short: a peer that dropped this node may activate one of its groups with its next
-		// request; released before that, the new activation needs no takeover wait.
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-// peerInfos asks every other member this node knows for its NodeInfo (nil
-// for a peer that did not answer within timeout).
-func (h *Host) peerInfos(timeout time.Duration) []*wire.NodeInfo {
-	self := h.system.Address()
-	var futures []*actor.Future
-	for _, m := range h.clusterMembers() {
-		if m.Address() != self {
-			futures = append(futures, h.system.Root.RequestFuture(actor.NewPID(m.Address(), nodeInfoName), &wire.NodeInfoRequest{Light: true}, timeout))
-		}
-	}
-	out := make([]*wire.NodeInfo, len(futures))
-	for i, f := range futures {
-		if res, err := f.Result(); err == nil {
-			out[i], _ = res.(*wire.NodeInfo)
-		}
-	}
-	return out
-}
-
-func (h *Host) localPIDs() []*actor.PID {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	pids := make([]*actor.PID, 0, len(h.groups))
-	for _, pid := range h.groups {
-		pids = append(pids, pid)
-	}
-	return pids
-}
-
-// releaseAll asks each local group actor to release its activation and
-// waits for all of them (bounded by the request timeout).
-func (h *Host) releaseAll(pids []*actor.PID) {
-	futures := make([]*actor.Future, len(pids))
-	for i, pid := range pids {
-		futures[i] = h.system.Root.RequestFuture(pid, &group.ReleaseRequest{}, h.opts.RequestTimeout)
-	}
-	for _, f := range futures {
-		_, _ = f.Result()
-	}
-}
-
-// watchPause notices that this process was paused (SIGSTOP, a frozen VM, a
-// stop-the-world stall) for longer than the cluster tolerates: the other
-// nodes have then evicted it for good, and it must not live on as a
-// zombie that re-activates groups the cluster placed elsewhere.
-func (h *Host) watchPause() {
-	const tick = 100 * time.Millisecond
-	limit := h.evictionAfter()
-	t := time.NewTicker(tick)
-	defer t.Stop()
-	last := time.Now()
-	for {
-		select {
-		case <-h.done:
-			return
-		case now := <-t.C:
-			gap := now.Sub(last)
-			last = now
-			if gap > limit {
-				h.evict(fmt.Sprintf("this process was paused for %s (the cluster evicts a node that is silent for %s)",
-					gap.Round(time.Millisecond), limit))
-				return
-			}
-		}
-	}
-}
-
-// evictionAfter is how long a silent node can be sure it is still a member:
+// evictionAfter (node.WatchPause's limit) is how long a silent node can be sure it is still a member:
 // the provider's failure detection (automanaged pings every second or two
 // with a 2 s timeout) evicts sooner than gossip's heartbeat expiration.
 func (h *Host) evictionAfter() time.Duration {
@@ -498,22 +329,6 @@ func (h *Host) evictionAfter() time.Duration {
 		return e
 	}
 	return 20 * time.Second
-}
-
-// evict handles this node's eviction: stop serving, tell the process.
-func (h *Host) evict(reason string) {
-	if !h.cl.evicted.CompareAndSwap(false, true) {
-		return
-	}
-	h.opts.Logger.Error("this node was evicted from the cluster and cannot rejoin it; exiting so that its supervisor restarts it fresh",
-		slog.String("reason", reason))
-	// Stop answering for the groups it hosted; their new activations elsewhere fence these.
-	for _, pid := range h.localPIDs() {
-		h.system.Root.Stop(pid)
-	}
-	if f := h.opts.Cluster.Evicted; f != nil {
-		f(reason)
-	}
 }
 
 // clusterMembers lists the cluster members this node sees.
@@ -548,116 +363,4 @@ func (h *Host) onTopology(t *cluster.ClusterTopology) {
 	if m := h.opts.Cluster.Metrics; m != nil {
 		m.SetClusterMembers(len(out))
 	}
-}
-
-// nodeInfoActor answers NodeInfoRequest with this node's group activations.
-type nodeInfoActor struct{ h *Host }
-
-func (a *nodeInfoActor) Receive(ctx actor.Context) {
-	req, ok := ctx.Message().(*wire.NodeInfoRequest)
-	if !ok {
-		return
-	}
-	if req.GetLight() {
-		ctx.Respond(a.h.nodeMembers())
-		return
-	}
-	// The full view asks every local group actor: built off this actor, so that light
-	// requests (a leaving peer polls them with a short timeout) never wait behind it.
-	sender, root := ctx.Sender(), ctx.ActorSystem().Root
-	go func() { root.Send(sender, a.h.nodeInfo()) }()
-}
-
-// nodeMembers is the part of NodeInfo that needs no group actor: who this
-// node is and which members it sees.
-func (h *Host) nodeMembers() *wire.NodeInfo {
-	out := &wire.NodeInfo{NodeId: h.opts.NodeID, Owner: h.node.owner, Address: h.system.Address(), Refusing: h.refusing()}
-	for _, m := range h.clusterMembers() {
-		out.MemberAddresses = append(out.MemberAddresses, m.Address())
-	}
-	return out
-}
-
-// conflictReason returns why this node refuses to serve because another node
-// shares its store without being in its cluster ("" if none).
-func (h *Host) conflictReason() string {
-	if h.reg == nil || !h.reg.refusing.Load() {
-		return ""
-	}
-	return h.reg.reason()
-}
-
-// clusterView is the node registry's view of this node's cluster: its own
-// advertised address and the addresses of the members it sees.
-func (h *Host) clusterView() (string, []string) {
-	if !h.clustered() {
-		return h.system.Address(), nil
-	}
-	var members []string
-	for _, m := range h.clusterMembers() {
-		members = append(members, m.Address())
-	}
-	return h.system.Address(), members
-}
-
-// nodeInfo is this node's part of the cluster-wide debug view.
-func (h *Host) nodeInfo() *wire.NodeInfo {
-	return h.nodeInfoOf(h.localDebug(h.opts.RequestTimeout / 2))
-}
-
-// nodeInfoOf summarizes this node's group states for the cluster view.
-func (h *Host) nodeInfoOf(states []*group.DebugState) *wire.NodeInfo {
-	out := h.nodeMembers()
-	for _, d := range states {
-		out.Activations = append(out.Activations, &wire.Activation{Group: d.Group, Actor: d.Actor,
-			ActivationEpoch: d.ActivationEpoch, Members: int32(len(d.Members))})
-	}
-	return out
-}
-
-// clusterHealth is this node's view of the cluster (nil in single mode).
-func (h *Host) clusterHealth() *protocol.ClusterHealth {
-	if !h.clustered() {
-		return nil
-	}
-	out := &protocol.ClusterHealth{
-		Name: h.opts.Cluster.Name, Provider: h.opts.Cluster.ProviderName,
-		Self:    protocol.ClusterMember{ID: h.system.ID, Address: h.system.Address()},
-		Members: []protocol.ClusterMember{}, Blocked: []string{},
-	}
-	for _, m := range h.clusterMembers() {
-		out.Members = append(out.Members, protocol.ClusterMember{ID: m.ID, Address: m.Address()})
-	}
-	sort.Slice(out.Members, func(i, j int) bool { return out.Members[i].Address < out.Members[j].Address })
-	out.Blocked = append(out.Blocked, h.cl.c.GetBlockedMembers().ToSlice()...)
-	sort.Strings(out.Blocked)
-	return out
-}
-
-// clusterNodes asks every cluster member's info actor which group
-// activations it hosts; self is this node's own part, already built.
-func (h *Host) clusterNodes(self *wire.NodeInfo) []*wire.NodeInfo {
-	members := h.clusterMembers()
-	out := make([]*wire.NodeInfo, len(members))
-	var wg sync.WaitGroup
-	for i, m := range members {
-		if m.Address() == h.system.Address() {
-			out[i] = self
-			continue
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			pid := actor.NewPID(m.Address(), nodeInfoName)
-			res, err := h.system.Root.RequestFuture(pid, &wire.NodeInfoRequest{}, h.opts.RequestTimeout).Result()
-			if info, ok := res.(*wire.NodeInfo); ok && err == nil {
-				out[i] = info
-				return
-			}
-			out[i] = &wire.NodeInfo{Address: m.Address(), Refusing: fmt.Sprintf("did not answer: %v", err)}
-		}()
-	}
-	wg.Wait()
-	sort.Slice(out, func(i, j int) bool { return out[i].Address < out[j].Address })
-	return out
 }

@@ -193,7 +193,7 @@ func (h *Host) CreateGroup(ctx context.Context, streamPrefix, groupName string, 
 func (h *Host) heartbeatUnknownGroup(ctx context.Context, key persistence.GroupKey, hb *groupstate.Heartbeat, req protocol.HeartbeatRequest) (protocol.HeartbeatResponse, bool) {
 	d := groupstate.UnknownGroup(hb, key.StreamPrefix, key.ConsumerGroup, h.opts.Limits.ExplicitGroupCreation, h.opts.Rules, h.opts.Now())
 	if !d.Hold.Until.IsZero() {
-		h.groupStateLost(key, group.LossMemberClaims, d.Hold.Reason, d.Hold.Until)
+		h.node.GroupStateLost(key, group.LossMemberClaims, d.Hold.Reason, d.Hold.Until)
 	}
 	if !d.Create {
 		return group.Respond(&req, d.Response, h.opts.Rules), true

@@ -5,9 +5,10 @@
 //
 // Single-node mode keeps a local registry of group actors. Groups are
 // activated on first request, and by the sweep (sweep.go) when they have live
-// members that no live node hosts; idle groups passivate. One renewal of the
-// node's record per round confirms every activation of the node (node.go);
-// the same renewal notices when Redis lost data (statelost.go). The
+// members that no live node hosts; idle groups passivate. The node's life —
+// one renewal of its record per round confirms every activation of the node,
+// notices when Redis lost data, and finds node conflicts and eviction — is
+// actors/node; the host composes it and is its group registry (nodeside.go). The
 // multi-node actor host cluster replaces the registry with cluster
 // identities; the group actor and the node record do not change, because
 // every write is fenced by the activation epoch in Redis and the

@@ -65,7 +65,7 @@ type Options struct {
 	// (cluster.go); nil: a single node with no listener.
 	Cluster *ClusterOptions
 
-	// Node registry (registry.go): every node registers in the store with its
+	// Node registry (actors/node): every node registers in the store with its
 	// renewal and refuses to serve if an earlier node shares the store
 	// without being a member of its cluster.
 	//
@@ -111,9 +111,7 @@ type Host struct {
 	groups map[persistence.GroupKey]*actor.PID
 
 	pinger *actor.PID // answers health checks of the actor loop
-	node   *node
-	loss   lossState
-	reg    *registry  // nodes sharing the store (registry.go)
+	node   hostNode   // this node's life: renewal, registry, holds (nodeside.go)
 	lib    *libFilter // the actor system's library-line filter (libfilter.go)
 
 	cl clusterState // cluster mode (cluster.go); zero in single mode
@@ -174,17 +172,15 @@ func New(opts Options) *Host {
 			return slog.New(actorLog).With(slog.String("component", "actor"))
 		})),
 	}
-	h.node = &node{h: h, owner: persistence.OwnerName(opts.NodeID, newIncarnation()),
-		ttl: opts.Rules.LeaseTTL + opts.Rules.HeartbeatInterval}
 	if opts.Cluster != nil && h.opts.ClusterView == nil {
 		h.opts.ClusterView = h.clusterView
 	}
-	h.reg = newRegistry(h)
+	h.node = newNode(h)
 	h.rs = driver.New(driverNode{h}, opts.Resharding, opts.RequestTimeout)
 	h.creating, h.full = make(chan struct{}, 1), map[string]fullStream{}
 	h.deps = &group.Deps{
 		Store: opts.Store, Provisioner: opts.Provisioner, Rules: opts.Rules, NodeID: opts.NodeID,
-		Owner: h.node.owner, IdlePassivation: opts.IdlePassivation, Node: groupNode{h},
+		Owner: h.node.owner, IdlePassivation: opts.IdlePassivation, Node: h.node.Node,
 		Now: opts.Now, Logger: logger, Metrics: opts.Metrics,
 		StoreTimeout: opts.RequestTimeout / 2,
 	}
@@ -207,10 +203,10 @@ func (h *Host) Start(ctx context.Context) error {
 	}
 	rctx, cancel := context.WithTimeout(ctx, h.opts.RequestTimeout)
 	defer cancel()
-	if err := h.node.round(rctx); err == nil {
+	if err := h.node.Round(rctx); err == nil {
 		h.sweep(rctx)
 	}
-	go h.node.loop()
+	go h.node.Loop(h.done)
 	go h.sweepLoop()
 	go h.pruneLoop()
 	h.rs.Start()
@@ -233,7 +229,7 @@ func (h *Host) Stop() {
 			h.mu.Lock()
 			h.groups = map[persistence.GroupKey]*actor.PID{}
 			h.mu.Unlock()
-			h.node.leave()
+			h.node.Leave()
 			return
 		}
 		close(h.done)
@@ -251,7 +247,7 @@ func (h *Host) Stop() {
 		for _, pid := range pids {
 			_ = h.system.Root.StopFuture(pid).Wait()
 		}
-		h.node.leave()
+		h.node.Leave()
 		h.system.Shutdown()
 	})
 }

@@ -16,11 +16,11 @@ func TestPlacementMovedAfterAJoinOnly(t *testing.T) {
 	t.Cleanup(h.Stop)
 	a, b := memberView{ID: "a", Addr: "x:1"}, memberView{ID: "b", Addr: "x:2"}
 	h.notePlacementMove(nil, []memberView{a})
-	require.True(t, h.placementMoved(), "the first member list is a join")
+	require.True(t, nodeSide{h}.PlacementMoved(), "the first member list is a join")
 	h.cl.joinedAt = time.Now().Add(-quickRules.LeaseTTL - quickRules.HeartbeatInterval)
-	require.False(t, h.placementMoved(), "a join longer ago than a lease")
+	require.False(t, nodeSide{h}.PlacementMoved(), "a join longer ago than a lease")
 	h.notePlacementMove([]memberView{a, b}, []memberView{a})
-	require.False(t, h.placementMoved(), "a member leaving is not a join")
+	require.False(t, nodeSide{h}.PlacementMoved(), "a member leaving is not a join")
 	h.notePlacementMove([]memberView{a}, []memberView{a, b})
-	require.True(t, h.placementMoved())
+	require.True(t, nodeSide{h}.PlacementMoved())
 }

@@ -52,7 +52,7 @@ func (h *Host) Cluster(ctx context.Context) (protocol.ClusterResponse, error) {
 			byOwner[n.GetOwner()] = v
 		}
 	}
-	for _, r := range h.registrations() {
+	for _, r := range h.node.Registrations() {
 		v, ok := byOwner[r.Owner]
 		if !ok {
 			v = &protocol.ClusterNode{NodeID: r.NodeID, Incarnation: incarnationOf(r.Owner), Address: r.Address, Groups: []protocol.ClusterGroup{}}
@@ -76,21 +76,6 @@ func (h *Host) Cluster(ctx context.Context) (protocol.ClusterResponse, error) {
 		resp.Nodes = append(resp.Nodes, *v)
 	}
 	return resp, nil
-}
-
-// registrations is the node registry as of this node's last renewal: this
-// node's entry and every other live one.
-func (h *Host) registrations() []persistence.NodeRegistration {
-	if h.reg == nil {
-		return nil
-	}
-	h.reg.mu.Lock()
-	defer h.reg.mu.Unlock()
-	var out []persistence.NodeRegistration
-	if h.reg.self.Owner != "" {
-		out = append(out, h.reg.self)
-	}
-	return append(out, h.reg.peers...)
 }
 
 // incarnationOf is the incarnation part of an owner "nodeId/incarnation".

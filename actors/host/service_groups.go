@@ -21,7 +21,7 @@ import (
 // groups.creation is implicit and limits.groups-per-stream allows it
 // (heartbeatUnknownGroup); otherwise nothing is spawned or stored.
 func (h *Host) Heartbeat(ctx context.Context, streamPrefix, groupName, pathMemberID string, req protocol.HeartbeatRequest) (protocol.HeartbeatResponse, error) {
-	if why := h.refusingRequests(); why != "" {
+	if why := h.node.RefusingRequests(); why != "" {
 		return h.unevaluated(&req, groupstate.CauseRefusing, why), nil
 	}
 	key := persistence.GroupKey{StreamPrefix: streamPrefix, ConsumerGroup: groupName}

@@ -72,16 +72,16 @@ func (h *Host) Health(ctx context.Context) protocol.HealthResponse {
 	if _, err := h.system.Root.RequestFuture(h.pinger, &ping{}, time.Second).Result(); err != nil {
 		out.Loop = "DOWN"
 	}
-	out.StateLost = h.lossReport(h.opts.Now())
+	out.StateLost = h.node.LossReport(h.opts.Now())
 	out.Cluster = h.clusterHealth()
-	out.Refusing = h.refusing()
-	out.NodeConflict = h.reg.report()
+	out.Refusing = h.node.Refusing()
+	out.NodeConflict = h.node.Conflict()
 	switch {
 	case out.Loop == "DOWN", out.Refusing != "":
 		out.Status = "DOWN"
 	case out.NodeConflict != nil && out.NodeConflict.Refusing:
 		// Another node shares the store without forming one cluster with this
-		// one and registered earlier: this node refuses to serve (registry.go).
+		// one and registered earlier: this node refuses to serve (actors/node).
 		out.Status = "DOWN"
 	case out.StateLost != nil:
 		// Grants are held while members that may still hold shards fence themselves.

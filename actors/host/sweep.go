@@ -18,8 +18,8 @@ import (
 // every member a fresh one). A swept group whose members are all gone then
 // passivates again. Cost: O(groups with live members), never O(groups).
 func (h *Host) sweep(ctx context.Context) {
-	if h.reg.holdSweep() {
-		return // this node activates no group while it refuses (or may refuse) to serve (registry.go)
+	if h.node.HoldsSweep() {
+		return // this node activates no group while it refuses (or may refuse) to serve (actors/node)
 	}
 	keys, err := h.opts.Store.Orphans(ctx, h.opts.NodeID)
 	if err != nil {

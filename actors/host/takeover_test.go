@@ -111,8 +111,8 @@ func TestStaleActivationStopsBeforeTheNewOneAnswers(t *testing.T) {
 			pa := &partStore{Store: mem}
 			a := manualHost(t, pa, prov, "a", clk)
 			b := manualHost(t, mem, prov, "b", clk)
-			require.NoError(t, a.node.round(ctx))
-			require.NoError(t, b.node.round(ctx))
+			require.NoError(t, a.node.Round(ctx))
+			require.NoError(t, b.node.Round(ctx))
 
 			key := persistence.GroupKey{StreamPrefix: "orders", ConsumerGroup: "workers"}
 			r, err := a.Heartbeat(ctx, "orders", "workers", "m", protocol.HeartbeatRequest{ProtocolVersion: 1, RequestID: "j", MemberID: "m"})
@@ -123,7 +123,7 @@ func TestStaleActivationStopsBeforeTheNewOneAnswers(t *testing.T) {
 			require.NoError(t, err)
 			require.Equal(t, protocol.StatusOK, r.Status)
 			clk.Advance(100 * time.Millisecond)
-			require.NoError(t, a.node.round(ctx))
+			require.NoError(t, a.node.Round(ctx))
 			settle(t, a)
 			if partitioned {
 				pa.down.Store(true) // A keeps answering from memory until its last round + validity
@@ -138,8 +138,8 @@ func TestStaleActivationStopsBeforeTheNewOneAnswers(t *testing.T) {
 			var lastA, firstB time.Time
 			for step := 0; step < 40; step++ {
 				clk.Advance(100 * time.Millisecond)
-				_ = a.node.round(ctx)
-				require.NoError(t, b.node.round(ctx))
+				_ = a.node.Round(ctx)
+				require.NoError(t, b.node.Round(ctx))
 				settle(t, a)
 				settle(t, b)
 				now := clk.Now()

@@ -58,7 +58,7 @@ func (m *Metrics) StateLost() {
 	}
 }
 
-// NodeConflicts sets the node conflict gauges (actors/host/registry.go).
+// NodeConflicts sets the node conflict gauges (actors/node/registry.go).
 func (m *Metrics) NodeConflicts(peers int, refusing bool) {
 	if m != nil {
 		m.node.conflicts.Set(float64(peers))

@@ -118,7 +118,7 @@ func run(args, environ []string) int {
 		ReshardMetrics:  reg,
 		TrustEmptyStore: cfg.Store.TrustEmptyStore,
 		NodeMetrics:     reg,
-		// The node registry (actors/host/registry.go) tells nodes that share the
+		// The node registry (actors/node/registry.go) tells nodes that share the
 		// store without forming one cluster apart. With no ClusterView the
 		// node's cluster is itself only; the cluster provider sets one.
 		ClusterName:     cfg.Cluster.Name,

@@ -13,7 +13,7 @@ import (
 )
 
 // RenewNode implements persistence.Nodes: one EVALSHA, which also renews
-// the node registry entry and reads the other live entries (registry.go).
+// the node registry entry and reads the other live entries (actors/node/registry.go).
 func (s *Store) RenewNode(ctx context.Context, r persistence.NodeRenewal) (persistence.NodeStatus, error) {
 	op := "renew node " + r.Owner
 	if err := checkCtx(ctx, op); err != nil {

@@ -1,10 +1,11 @@
-package host
+package node
 
 import (
 	"fmt"
 	"log/slog"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/redisstream/coordinator/persistence"
 )
@@ -60,44 +61,58 @@ func evictedByPeers(self persistence.NodeRegistration, peers []persistence.NodeR
 }
 
 // checkEvicted runs evictedByPeers on one renewal's view (cluster mode).
-func (h *Host) checkEvicted(self persistence.NodeRegistration, peers []persistence.NodeRegistration) {
+func (n *Node) checkEvicted(self persistence.NodeRegistration, peers []persistence.NodeRegistration) {
 	if blockers, evicted := evictedByPeers(self, peers); evicted {
-		h.cl.mu.Lock()
-		leaving := h.cl.leaving
-		h.cl.mu.Unlock()
-		if leaving {
+		if n.opts.Cluster.Leaving() {
 			// Peers block a member that left: the expected end of this node's own
 			// departure, not an eviction (it stops anyway).
-			if h.cl.blockedLeaving.CompareAndSwap(false, true) {
-				h.opts.Logger.Info("the other nodes no longer accept this node: it is leaving the cluster",
+			if n.blockedLeaving.CompareAndSwap(false, true) {
+				n.opts.Logger.Info("the other nodes no longer accept this node: it is leaving the cluster",
 					slog.String("blockedBy", strings.Join(blockers, ", ")))
 			}
 			return
 		}
-		h.evict(fmt.Sprintf("the other nodes of the cluster evicted it (blocked by %s); it cannot rejoin", strings.Join(blockers, ", ")))
+		n.Evict(fmt.Sprintf("the other nodes of the cluster evicted it (blocked by %s); it cannot rejoin", strings.Join(blockers, ", ")))
 	}
 }
 
-// blockedMembers lists the cluster member ids this node has evicted (nil in
-// single mode), sorted.
-func (h *Host) blockedMembers() []string {
-	if !h.clustered() {
-		return nil
+// Evict handles this node's eviction from its cluster (found by
+// checkEvicted, or by the host noticing its process was paused): the node
+// refuses every request from now on, and Cluster.Evicted stops its groups
+// and tells the process. Only the first call counts.
+func (n *Node) Evict(reason string) {
+	if !n.evicted.CompareAndSwap(false, true) {
+		return
 	}
-	out := h.cl.c.GetBlockedMembers().ToSlice()
-	slices.Sort(out)
-	return out
+	n.opts.Logger.Error("this node was evicted from the cluster and cannot rejoin it; exiting so that its supervisor restarts it fresh",
+		slog.String("reason", reason))
+	if c := n.opts.Cluster; c != nil {
+		c.Evicted(reason)
+	}
 }
 
-// selfMemberID is this node's id in the cluster's member list: the actor
-// system id for automanaged and test, a per-start id for kubernetes (found by
-// this node's address). Block lists hold these ids.
-func (h *Host) selfMemberID() string {
-	addr := h.system.Address()
-	for _, m := range h.clusterMembers() {
-		if m.Address() == addr {
-			return m.ID
+// WatchPause notices that this process was paused (SIGSTOP, a frozen VM, a
+// stop-the-world stall) for longer than the cluster tolerates: the other
+// nodes have then evicted it for good, and it must not live on as a
+// zombie that re-activates groups the cluster placed elsewhere. It runs until
+// done is closed; limit is how long the cluster tolerates a silent member.
+func (n *Node) WatchPause(done <-chan struct{}, limit time.Duration) {
+	const tick = 100 * time.Millisecond
+	t := time.NewTicker(tick)
+	defer t.Stop()
+	last := time.Now()
+	for {
+		select {
+		case <-done:
+			return
+		case now := <-t.C:
+			gap := now.Sub(last)
+			last = now
+			if gap > limit {
+				n.Evict(fmt.Sprintf("this process was paused for %s (the cluster evicts a node that is silent for %s)",
+					gap.Round(time.Millisecond), limit))
+				return
+			}
 		}
 	}
-	return h.system.ID
 }

@@ -1,4 +1,4 @@
-package host
+package node
 
 import (
 	"log/slog"
@@ -14,25 +14,25 @@ import (
 // waits one heartbeat interval before its first grant and checks its shard
 // streams for members of an earlier data set (group.NewDataSet,
 // docs/RELIABILITY.md "A new data set").
-func (h *Host) newDataSet(created time.Time, why string) {
-	ds := group.NewDataSet{Until: created.Add(h.opts.Rules.LeaseTTL + h.opts.Rules.HeartbeatInterval)}
-	h.loss.mu.Lock()
-	h.loss.dataSet = ds
-	h.loss.mu.Unlock()
-	if !h.opts.Now().Before(ds.Until) {
+func (n *Node) newDataSet(created time.Time, why string) {
+	ds := group.NewDataSet{Until: created.Add(n.lease())}
+	n.loss.mu.Lock()
+	n.loss.dataSet = ds
+	n.loss.mu.Unlock()
+	if !n.opts.Now().Before(ds.Until) {
 		return
 	}
-	h.opts.Logger.Info("new coordinator data set in Redis ("+why+"): a new deployment, or a Redis that lost its data while no coordinator ran; "+
+	n.opts.Logger.Info("new coordinator data set in Redis ("+why+"): a new deployment, or a Redis that lost its data while no coordinator ran; "+
 		"each group grants about one heartbeat interval after its first request, unless a member of an earlier data set reports itself or the group's shard streams show Redis consumers active within one lease (then that group is held for a lease, logged as a data loss)",
 		slog.Time("checkedUntil", ds.Until))
 }
 
-// dataSet is group.Node.DataSet: the young data set, while it is young.
-func (h *Host) dataSet() group.NewDataSet {
-	h.loss.mu.Lock()
-	defer h.loss.mu.Unlock()
-	if !h.opts.Now().Before(h.loss.dataSet.Until) {
+// DataSet returns the young data set, while it is young (group.Node).
+func (n *Node) DataSet() group.NewDataSet {
+	n.loss.mu.Lock()
+	defer n.loss.mu.Unlock()
+	if !n.opts.Now().Before(n.loss.dataSet.Until) {
 		return group.NewDataSet{}
 	}
-	return h.loss.dataSet
+	return n.loss.dataSet
 }

@@ -1,4 +1,4 @@
-package host
+package node
 
 import (
 	"bytes"
@@ -25,18 +25,18 @@ func TestHoldWarnNamesTheCaseAndTrustEmptyStore(t *testing.T) {
 		{group.LossActiveReaders, "or set store.trust-empty-store=true to skip this check", false},
 		{group.LossMemberClaims, "store.trust-empty-store does not skip this hold", false},
 		{group.LossStoreBehind, "store.trust-empty-store does not skip this hold", true},
-		{lossMarkerChanged, "store.trust-empty-store does not skip this hold", true},
-		{lossRecordVanished, "store.trust-empty-store does not skip this hold", true},
-		{lossRenewsBackwards, "store.trust-empty-store does not skip this hold", true},
+		{LossMarkerChanged, "store.trust-empty-store does not skip this hold", true},
+		{LossRecordVanished, "store.trust-empty-store does not skip this hold", true},
+		{LossRenewsBackwards, "store.trust-empty-store does not skip this hold", true},
 	} {
 		t.Run(tc.kind, func(t *testing.T) {
 			var buf bytes.Buffer
-			h := &Host{opts: Options{Logger: slog.New(slog.NewTextHandler(&buf, nil)), Now: func() time.Time { return now }}}
+			n := New(Options{Logger: slog.New(slog.NewTextHandler(&buf, nil)), Now: func() time.Time { return now }})
 			until := now.Add(18 * time.Second)
 			if tc.nodeWide {
-				h.stateLost(tc.kind, "why", until)
+				n.stateLost(tc.kind, "why", until)
 			} else {
-				h.groupStateLost(key, tc.kind, "why", until)
+				n.GroupStateLost(key, tc.kind, "why", until)
 			}
 			line := buf.String()
 			require.Contains(t, line, "level=WARN")
@@ -46,7 +46,7 @@ func TestHoldWarnNamesTheCaseAndTrustEmptyStore(t *testing.T) {
 			require.Contains(t, line, "granting no shard until 2024-05-01T10:00:18Z")
 
 			buf.Reset()
-			h.groupStateLost(key, tc.kind, "why again", until.Add(time.Second))
+			n.GroupStateLost(key, tc.kind, "why again", until.Add(time.Second))
 			require.NotContains(t, buf.String(), "level=WARN", "one WARN per hold")
 		})
 	}

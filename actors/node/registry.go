@@ -1,18 +1,16 @@
-package host
+package node
 
 import (
 	"fmt"
 	"log/slog"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/asynkron/protoactor-go/actor"
-
 	"github.com/redisstream/coordinator/actors/group"
-	"github.com/redisstream/coordinator/coordinator"
 	"github.com/redisstream/coordinator/membersdk/protocol"
 	"github.com/redisstream/coordinator/persistence"
 )
@@ -49,13 +47,12 @@ import (
 // resumeRounds rounds, so that a later node it was shielding sees its cleared
 // flag (and refuses) before this one serves.
 type registry struct {
-	h     *Host
+	n     *Node
 	grace time.Duration
 
 	refusing  atomic.Bool
 	published atomic.Bool // the Refusing flag this node registers (refusing or about to)
 	suspect   atomic.Bool // an earlier conflicting peer is seen, its grace not yet over
-	releasing atomic.Bool // a releaseGroups is running
 
 	mu        sync.Mutex
 	firstSeen map[string]time.Time           // peer owner → first round it was seen conflicting (host clock)
@@ -78,32 +75,33 @@ const resumeRounds = 3
 // no value is: a few member-list refreshes of protoactor's providers.
 const defaultClusterSettle = 5 * time.Second
 
-func newRegistry(h *Host) *registry {
-	grace := 3 * group.ConfirmInterval(h.opts.Rules)
-	if h.opts.ClusterView != nil {
-		settle := h.opts.ClusterSettle
+func newRegistry(n *Node) *registry {
+	grace := 3 * group.ConfirmInterval(n.opts.Rules)
+	if n.opts.ClusterView != nil {
+		settle := n.opts.ClusterSettle
 		if settle <= 0 {
 			settle = defaultClusterSettle
 		}
 		grace += settle
 	}
-	return &registry{h: h, grace: grace, firstSeen: map[string]time.Time{}, warned: map[string]bool{}}
+	return &registry{n: n, grace: grace, firstSeen: map[string]time.Time{}, warned: map[string]bool{}}
 }
 
 // registration is what this node registers with every renewal.
-func (h *Host) registration() persistence.NodeRegistration {
+func (n *Node) registration() persistence.NodeRegistration {
+	o := n.opts
 	addr := ""
-	if h.opts.ClusterView != nil {
-		addr, _ = h.opts.ClusterView()
+	if o.ClusterView != nil {
+		addr, _ = o.ClusterView()
 	}
-	provider := h.opts.ClusterProvider
+	provider := o.ClusterProvider
 	if provider == "" {
 		provider = "single"
 	}
-	reg := persistence.NodeRegistration{NodeID: h.opts.NodeID, ClusterName: h.opts.ClusterName, Provider: provider, Address: addr,
-		Refusing: h.reg.published.Load()}
-	if h.clustered() {
-		reg.MemberID, reg.Blocked = h.selfMemberID(), h.blockedMembers()
+	reg := persistence.NodeRegistration{NodeID: o.NodeID, ClusterName: o.ClusterName, Provider: provider, Address: addr,
+		Refusing: n.reg.published.Load()}
+	if c := o.Cluster; c != nil {
+		reg.MemberID, reg.Blocked = c.MemberID(), c.Blocked()
 	}
 	return reg
 }
@@ -119,7 +117,7 @@ func (r *registry) conflicting(p, self persistence.NodeRegistration, members map
 		// registered. One still renewing (within the grace) runs concurrently.
 		return p.RenewedAt.After(self.RegisteredAt) && self.RenewedAt.Sub(p.RenewedAt) < r.grace
 	}
-	if p.MemberID != "" && r.h.clustered() && r.h.cl.c.GetBlockedMembers().Contains(p.MemberID) {
+	if c := r.n.opts.Cluster; p.MemberID != "" && c != nil && slices.Contains(c.Blocked(), p.MemberID) {
 		// A member this node evicted: it reads that from this node's entry and exits
 		// (eviction.go); it must not make this node refuse meanwhile.
 		return false
@@ -128,10 +126,10 @@ func (r *registry) conflicting(p, self persistence.NodeRegistration, members map
 }
 
 // observe takes one successful renewal's view of the registry (called by
-// node.round, one at a time) and updates whether this node refuses to serve.
+// Node.Round, one at a time) and updates whether this node refuses to serve.
 func (r *registry) observe(self persistence.NodeRegistration, peers []persistence.NodeRegistration, now time.Time) {
 	var members map[string]bool
-	if view := r.h.opts.ClusterView; view != nil {
+	if view := r.n.opts.ClusterView; view != nil {
 		_, list := view()
 		members = make(map[string]bool, len(list))
 		for _, m := range list {
@@ -217,7 +215,7 @@ func (r *registry) observe(self persistence.NodeRegistration, peers []persistenc
 	}
 	r.mu.Unlock()
 
-	log := r.h.opts.Logger
+	log := r.n.opts.Logger
 	if logRefuse {
 		log.Error("this node REFUSES TO SERVE: "+describePeers(blocking)+" share(s) this node's Redis store and key prefix without being a member of its cluster, and registered earlier. "+
 			"Nodes that share a store but not a cluster take each group's activation from each other over and over. "+
@@ -233,11 +231,11 @@ func (r *registry) observe(self persistence.NodeRegistration, peers []persistenc
 			"This node keeps serving. Fix: one cluster (cluster.provider, cluster.seeds) or one store.key-prefix per deployment",
 			slog.String("self", describe(self)))
 	}
-	if m := r.h.opts.NodeMetrics; m != nil {
+	if m := r.n.opts.Metrics; m != nil {
 		m.NodeConflicts(len(counted), refuse)
 	}
 	if refuse {
-		r.h.releaseGroups()
+		r.n.opts.Groups.Release()
 	}
 }
 
@@ -247,15 +245,25 @@ func (r *registry) observe(self persistence.NodeRegistration, peers []persistenc
 // to release them a few rounds later would fence the earlier node's.
 func (r *registry) holdSweep() bool { return r.refusing.Load() || r.suspect.Load() }
 
-// refusal returns the error group routes answer while this node refuses to
-// serve — evicted, or a node conflict (refusingRequests) — nil otherwise:
-// coordinator.ErrUnavailable (503, Retry-After) with the why.
-func (h *Host) refusal() error {
-	why := h.refusingRequests()
-	if why == "" {
-		return nil
+// HoldsSweep reports whether the host's sweep should activate no group now
+// (registry.holdSweep).
+func (n *Node) HoldsSweep() bool { return n.reg.holdSweep() }
+
+// Conflict is the health view of the node registry (nil when no conflict
+// counts).
+func (n *Node) Conflict() *protocol.NodeConflict { return n.reg.report() }
+
+// Registrations returns this node's registration and the other live ones of
+// the last successful round (the cluster view of the registry).
+func (n *Node) Registrations() []persistence.NodeRegistration {
+	r := n.reg
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []persistence.NodeRegistration
+	if r.self.Owner != "" {
+		out = append(out, r.self)
 	}
-	return fmt.Errorf("this coordinator node refuses to serve: %s: %w", why, coordinator.ErrUnavailable)
+	return append(out, r.peers...)
 }
 
 // reason is the one-line why of a refusal.
@@ -295,38 +303,6 @@ func (r *registry) report() *protocol.NodeConflict {
 		out.Reason = "node(s) share this node's Redis store and key prefix without being members of its cluster; they registered later or refuse to serve themselves, so this node serves"
 	}
 	return out
-}
-
-// releaseGroups gives up every group activation of this node (as Stop does,
-// without stopping the node), in the background: the round that decides to
-// refuse holds the node lock, which group actors need to verify the store.
-// Called every round while refusing, so an activation that slipped in
-// between a route's check and its spawn is released at the next round.
-func (h *Host) releaseGroups() {
-	h.mu.Lock()
-	n := len(h.groups)
-	h.mu.Unlock()
-	if n == 0 || !h.reg.releasing.CompareAndSwap(false, true) {
-		return
-	}
-	go func() {
-		defer h.reg.releasing.Store(false)
-		h.mu.Lock()
-		keys := make([]persistence.GroupKey, 0, len(h.groups))
-		pids := make([]*actor.PID, 0, len(h.groups))
-		for k, pid := range h.groups {
-			keys, pids = append(keys, k), append(pids, pid)
-		}
-		h.mu.Unlock()
-		h.releaseAll(pids)
-		for i, pid := range pids {
-			// A released actor has stopped itself; one that had not loaded its
-			// group yet (nothing to release) is stopped here.
-			h.system.Root.Stop(pid)
-			h.forget(keys[i], pid)
-		}
-		h.opts.Logger.Info("released every group activation of this node while it refuses to serve", slog.Int("groups", len(pids)))
-	}()
 }
 
 func ownersOf(p []persistence.NodeRegistration) string {
