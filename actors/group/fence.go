@@ -80,8 +80,7 @@ func (a *groupActor) syncFences() error {
 			}
 		}
 		if len(stale) > 0 {
-			a.deps.Logger.Warn("shard fences out of step with the group's stored state (a write was interrupted); rewriting them",
-				slog.String("group", a.key.String()), a.reqAttr(), slog.Int("fences", len(stale)))
+			a.logStaleFences(len(stale))
 		}
 		a.markFencesStale(stale)
 		a.fencesUnchecked = false

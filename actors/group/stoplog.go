@@ -18,3 +18,19 @@ func (a *groupActor) logStop(why string) {
 	}
 	a.deps.Logger.Warn("group actor stopping", attrs...)
 }
+
+// logStaleFences logs that this activation found fences ahead of the stored
+// state: the previous activation wrote fences and was stopped before its
+// state write (fences are written first). Right after the cluster gained a
+// node that is the placement moving the group mid-write: INFO. Otherwise a
+// write was cut by a store failure or a duplicate activation: WARN. The
+// fences are rewritten to the stored holders either way; no member was told
+// of the unsaved assignment.
+func (a *groupActor) logStaleFences(n int) {
+	attrs := []any{slog.String("group", a.key.String()), a.reqAttr(), slog.Int("fences", n)}
+	if a.deps.Node.PlacementMoved() {
+		a.deps.Logger.Info("shard fences ahead of the group's stored state after the group moved to a node that joined; rewriting them", attrs...)
+		return
+	}
+	a.deps.Logger.Warn("shard fences out of step with the group's stored state (a write was interrupted); rewriting them", attrs...)
+}
