@@ -690,9 +690,18 @@ func everyHandledOrAcked(rec *recorder.Recorder, produced int64) bool {
 // whether it was lost. The recorder only sees an acknowledgement once the
 // member has read XACK's reply; a member killed (or Redis stopped) right
 // after the XACK reached Redis leaves the entry acknowledged in Redis with
-// no record. Such an entry is not lost if its handler ran, Redis shows it is
-// not pending, and a kill of that member or a Redis stop followed the
-// handler within 2 s. Everything else without an ACKED record is lost.
+// no record, and so does a member paused (SIGSTOP) with its XACK in flight:
+// Redis applies it, and the reply is read after the pause, once the ack's
+// deadline has passed, as a failure. Such an entry is not lost if its
+// handler ran, Redis shows it is not pending, and a kill or pause of that
+// member or a Redis stop began within 2 s after the handler (or up to
+// faultSkew before it: a fault is timed when the runner sends the signal,
+// and the member may finish its handler while the signal is delivered).
+// Everything else without an ACKED record is lost.
+// faultSkew: how long before a fault's recorded start its member may still
+// finish a handler (the signal is sent after the fault is timed).
+const faultSkew = 250 * time.Millisecond
+
 func classifyLoss(ctx context.Context, c *cluster, rep *Report, lines []recorder.Line, ran []injected, produced int64) {
 	acked := c.rec.AckedSeqs()
 	handled := map[int64][]recorder.Line{}
@@ -717,10 +726,10 @@ func classifyLoss(ctx context.Context, c *cluster, rep *Report, lines []recorder
 			}
 			for _, f := range ran {
 				after := f.Start.Sub(time.Unix(0, h.At))
-				if after < 0 || after > 2*time.Second {
+				if after < -faultSkew || after > 2*time.Second {
 					continue
 				}
-				if f.Kind == FaultRedisStop || (f.Kind == FaultMemberKill && f.Target == h.Member) {
+				if f.Kind == FaultRedisStop || ((f.Kind == FaultMemberKill || f.Kind == FaultMemberPause) && f.Target == h.Member) {
 					excuse = fmt.Sprintf("seq %d: %s handled shard %d entry %s at %s; %s %s at %s; not pending in Redis",
 						seq, h.Member, h.Shard, h.EntryID, clock(h.At), f.Kind, f.Target, f.Start.UTC().Format("15:04:05.000"))
 					break
