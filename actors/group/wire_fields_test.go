@@ -1,7 +1,6 @@
 package group
 
 import (
-	"fmt"
 	"reflect"
 	"slices"
 	"testing"
@@ -10,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/redisstream/coordinator/actors/groupstate"
+	"github.com/redisstream/coordinator/internal/fieldfill"
 	"github.com/redisstream/coordinator/membersdk/protocol"
 )
 
@@ -17,57 +17,16 @@ import (
 // by field. These tests set every field, change each in turn, and fail when a field added to
 // a type is not carried across (or listed below as deliberately left out).
 
-// leafFiller sets every exported field of a value, recursively, to a non-zero value from a
-// counter; the leaf numbered bump gets a different one. paths names the leaves in order.
-type leafFiller struct {
-	n, bump int
-	paths   []string
-}
-
-func (f *leafFiller) fill(v reflect.Value, path string) {
-	if v.Type() == reflect.TypeOf(time.Duration(0)) { // whole milliseconds: the wire's unit
-		v.SetInt(int64(time.Duration(f.next(path)) * time.Millisecond))
-		return
-	}
-	switch v.Kind() {
-	case reflect.Pointer:
-		v.Set(reflect.New(v.Type().Elem()))
-		f.fill(v.Elem(), path)
-	case reflect.Struct:
-		for i := 0; i < v.NumField(); i++ {
-			if v.Type().Field(i).IsExported() {
-				f.fill(v.Field(i), path+"."+v.Type().Field(i).Name)
-			}
-		}
-	case reflect.Slice:
-		v.Set(reflect.MakeSlice(v.Type(), 1, 1))
-		f.fill(v.Index(0), path+"[0]")
-	case reflect.String:
-		v.SetString(fmt.Sprintf("s%d", f.next(path)))
-	case reflect.Int, reflect.Int64:
-		v.SetInt(int64(f.next(path)))
-	case reflect.Bool:
-		v.SetBool(f.next(path)%2 == 0)
-	default:
-		panic(fmt.Sprintf("leafFiller: no non-zero value for %s (%s): teach fill", path, v.Type()))
-	}
-}
-
-// next returns twice the leaf's number, plus one when it is the bumped leaf.
-func (f *leafFiller) next(path string) int {
-	f.n++
-	f.paths = append(f.paths, path)
-	if f.n == f.bump {
-		return 2*f.n + 1
-	}
-	return 2 * f.n
-}
-
+// filledLeaves returns a T with every exported field set, the leaf numbered bump changed, and the
+// leaves' paths (internal/fieldfill); durations are whole milliseconds, the wire's unit.
 func filledLeaves[T any](bump int) (T, []string) {
-	var v T
-	f := &leafFiller{bump: bump}
-	f.fill(reflect.ValueOf(&v).Elem(), reflect.TypeOf(v).Name())
-	return v, f.paths
+	return fieldfill.Filled[T](bump, fieldfill.Options{Special: func(v reflect.Value, n int) bool {
+		if v.Type() != reflect.TypeOf(time.Duration(0)) {
+			return false
+		}
+		v.SetInt(int64(time.Duration(n) * time.Millisecond))
+		return true
+	}})
 }
 
 // notForTheRules are the request fields toCore deliberately leaves out.

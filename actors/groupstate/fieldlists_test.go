@@ -1,80 +1,31 @@
 package groupstate
 
 import (
-	"fmt"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
 	"time"
-	"unsafe"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/redisstream/coordinator/internal/fieldfill"
 )
 
 // durableEqual, deepCopy (member.go) and describeDecision (steady_test.go) name the fields of
 // Member, Response and Change one by one. These tests set every field, one at a time, and fail
 // when a field added to a type is missing from one of them.
 
-// filler sets every field of a value, recursively and unexported ones included, to a non-zero
-// value taken from a counter; the leaf numbered bump gets a different value. It records the
-// path of every leaf it sets, so that a test can say which field it missed.
-type filler struct {
-	n     int
-	bump  int
-	paths []string
-}
-
-func (f *filler) fill(v reflect.Value, path string) {
-	if v.Type() == reflect.TypeOf(time.Time{}) {
-		v.Set(reflect.ValueOf(t0.Add(time.Duration(f.next(path)) * time.Second)))
-		return
-	}
-	switch v.Kind() {
-	case reflect.Pointer:
-		v.Set(reflect.New(v.Type().Elem()))
-		f.fill(v.Elem(), path)
-	case reflect.Struct:
-		for i := 0; i < v.NumField(); i++ {
-			fv := v.Field(i)
-			if !fv.CanSet() { // unexported: reach it all the same
-				fv = reflect.NewAt(fv.Type(), unsafe.Pointer(fv.UnsafeAddr())).Elem()
-			}
-			f.fill(fv, path+"."+v.Type().Field(i).Name)
-		}
-	case reflect.Slice:
-		v.Set(reflect.MakeSlice(v.Type(), 1, 1))
-		f.fill(v.Index(0), path+"[0]")
-	case reflect.String:
-		v.SetString(fmt.Sprintf("s%d", f.next(path)))
-	case reflect.Int, reflect.Int64:
-		v.SetInt(int64(f.next(path)))
-	case reflect.Float64:
-		v.SetFloat(float64(f.next(path)))
-	case reflect.Bool:
-		v.SetBool(f.next(path)%2 == 0)
-	default:
-		panic(fmt.Sprintf("filler: no non-zero value for %s (%s): teach fill", path, v.Type()))
-	}
-}
-
-// next numbers a leaf and returns its value: twice its number, plus one when bumped (so a
-// bumped boolean flips).
-func (f *filler) next(path string) int {
-	f.n++
-	f.paths = append(f.paths, path)
-	if f.n == f.bump {
-		return 2*f.n + 1
-	}
-	return 2 * f.n
-}
-
-// filled returns a T with every field set, the leaf numbered bump changed, and the leaves' paths.
+// filled returns a Member, Response or Decision with every field (unexported ones included) set,
+// the leaf numbered bump changed, and the leaves' paths (internal/fieldfill); times count from t0.
 func filled[T any](bump int) (T, []string) {
-	var v T
-	f := &filler{bump: bump}
-	f.fill(reflect.ValueOf(&v).Elem(), reflect.TypeOf(v).Name())
-	return v, f.paths
+	return fieldfill.Filled[T](bump, fieldfill.Options{Unexported: true, Special: func(v reflect.Value, n int) bool {
+		if v.Type() != reflect.TypeOf(time.Time{}) {
+			return false
+		}
+		v.Set(reflect.ValueOf(t0.Add(time.Duration(n) * time.Second)))
+		return true
+	}})
 }
 
 // notDurable are the Member fields durableEqual deliberately ignores: a change to only these is
