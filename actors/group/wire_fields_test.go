@@ -43,17 +43,7 @@ func TestToCoreCarriesEveryRequestField(t *testing.T) {
 	core := func(req protocol.HeartbeatRequest) groupstate.Heartbeat {
 		return toCore(&HeartbeatRequest{PathMemberID: "path", Request: req})
 	}
-	base, paths := filledLeaves[protocol.HeartbeatRequest](0)
-	want := core(base)
-	for i, p := range paths {
-		req, _ := filledLeaves[protocol.HeartbeatRequest](i + 1)
-		got := core(req)
-		if slices.Contains(notForTheRules, p) {
-			require.Equal(t, want, got, "%s is listed as left out, yet toCore carries it", p)
-			continue
-		}
-		require.NotEqual(t, want, got, "toCore (heartbeat.go) drops %s: carry it, or list it in notForTheRules", p)
-	}
+	want := checkCarried(t, core, notForTheRules, "toCore", "notForTheRules")
 	// Every field of the rules' heartbeat is filled.
 	v := reflect.ValueOf(want)
 	for i := 0; i < v.NumField(); i++ {
@@ -69,15 +59,24 @@ var notOnTheWire = []string{
 }
 
 func TestToWireCarriesEveryResponseField(t *testing.T) {
-	base, paths := filledLeaves[groupstate.Response](0)
-	want := toWire(base)
+	checkCarried(t, toWire, notOnTheWire, "toWire", "notOnTheWire")
+}
+
+// checkCarried changes each leaf of a filled T in turn and fails unless conv's
+// result changes with it, or the leaf is listed in skip (named listName) and
+// the result does not change. It returns conv of the unchanged value.
+func checkCarried[T, U any](t *testing.T, conv func(T) U, skip []string, what, listName string) U {
+	t.Helper()
+	base, paths := filledLeaves[T](0)
+	want := conv(base)
 	for i, p := range paths {
-		r, _ := filledLeaves[groupstate.Response](i + 1)
-		got := toWire(r)
-		if slices.Contains(notOnTheWire, p) {
-			require.Equal(t, want, got, "%s is listed as left out, yet toWire carries it", p)
+		v, _ := filledLeaves[T](i + 1)
+		got := conv(v)
+		if slices.Contains(skip, p) {
+			require.Equal(t, want, got, "%s is listed as left out, yet %s carries it", p, what)
 			continue
 		}
-		require.NotEqual(t, want, got, "toWire (heartbeat.go) drops %s: carry it, or list it in notOnTheWire", p)
+		require.NotEqual(t, want, got, "%s (heartbeat.go) drops %s: carry it, or list it in %s", what, p, listName)
 	}
+	return want
 }
