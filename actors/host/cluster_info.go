@@ -33,7 +33,7 @@ func (a *nodeInfoActor) Receive(ctx actor.Context) {
 // nodeMembers is the part of NodeInfo that needs no group actor: who this
 // node is and which members it sees.
 func (h *Host) nodeMembers() *wire.NodeInfo {
-	out := &wire.NodeInfo{NodeId: h.opts.NodeID, Owner: h.node.owner, Address: h.system.Address(), Refusing: h.node.Refusing()}
+	out := &wire.NodeInfo{NodeId: h.opts.NodeID, Owner: h.node.Owner(), Address: h.system.Address(), Refusing: h.node.Refusing()}
 	for _, m := range h.clusterMembers() {
 		out.MemberAddresses = append(out.MemberAddresses, m.Address())
 	}

@@ -57,7 +57,7 @@ type ActivationView struct {
 
 // DebugActors shows every group actor running on this node.
 func (h *Host) DebugActors(ctx context.Context) (any, error) {
-	out := DebugNode{NodeID: h.opts.NodeID, Owner: h.node.owner, StateLost: h.node.LossReport(h.opts.Now()), Groups: h.localDebug(h.opts.RequestTimeout)}
+	out := DebugNode{NodeID: h.opts.NodeID, Owner: h.node.Owner(), StateLost: h.node.LossReport(h.opts.Now()), Groups: h.localDebug(h.opts.RequestTimeout)}
 	if h.clustered() {
 		for _, n := range h.clusterNodes(h.nodeInfoOf(out.Groups)) {
 			v := ClusterNodeView{NodeID: n.GetNodeId(), Owner: n.GetOwner(), Address: n.GetAddress(), Refusing: n.GetRefusing(), Activations: []ActivationView{}}

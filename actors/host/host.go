@@ -180,7 +180,7 @@ func New(opts Options) *Host {
 	h.creating, h.full = make(chan struct{}, 1), map[string]fullStream{}
 	h.deps = &group.Deps{
 		Store: opts.Store, Provisioner: opts.Provisioner, Rules: opts.Rules, NodeID: opts.NodeID,
-		Owner: h.node.owner, IdlePassivation: opts.IdlePassivation, Node: h.node.Node,
+		Owner: h.node.Owner(), IdlePassivation: opts.IdlePassivation, Node: h.node.Node,
 		Now: opts.Now, Logger: logger, Metrics: opts.Metrics,
 		StoreTimeout: opts.RequestTimeout / 2,
 	}
@@ -214,7 +214,7 @@ func (h *Host) Start(ctx context.Context) error {
 }
 
 // Owner is this node incarnation's name in the store ("nodeId/incarnation").
-func (h *Host) Owner() string { return h.node.owner }
+func (h *Host) Owner() string { return h.node.Owner() }
 
 // Stop stops every group actor and the actor system.
 func (h *Host) Stop() {

@@ -19,9 +19,6 @@ import (
 // reaches through nodeSide.
 type hostNode struct {
 	*node.Node
-	// owner is Node.Owner(), kept as a field for the resharding driver
-	// (reshard_driver.go) until the driver moves out of the host.
-	owner string
 	// releasing: a nodeSide.Release is running.
 	releasing atomic.Bool
 }
@@ -48,7 +45,7 @@ func newNode(h *Host) hostNode {
 		no.Cluster = nodeSide{h}
 	}
 	n := node.New(no)
-	return hostNode{Node: n, owner: n.Owner()}
+	return hostNode{Node: n}
 }
 
 // refusal returns the error group routes answer while this node refuses to

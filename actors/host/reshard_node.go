@@ -23,7 +23,7 @@ func (n driverNode) Store() persistence.Store             { return n.h.opts.Stor
 func (n driverNode) Provisioner() persistence.Provisioner { return n.h.opts.Provisioner }
 func (n driverNode) Refusal() error                       { return n.h.refusal() }
 func (n driverNode) NodeID() string                       { return n.h.opts.NodeID }
-func (n driverNode) Owner() string                        { return n.h.node.owner }
+func (n driverNode) Owner() string                        { return n.h.node.Owner() }
 func (n driverNode) Logger() *slog.Logger                 { return n.h.opts.Logger }
 func (n driverNode) Metrics() driver.Metrics              { return n.h.opts.ReshardMetrics }
 func (n driverNode) Now() time.Time                       { return n.h.opts.Now() }

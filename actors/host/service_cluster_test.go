@@ -45,7 +45,7 @@ func TestClusterViewListsNodesAndHostedGroups(t *testing.T) {
 		groups := 0
 		for i, n := range view.Nodes {
 			require.Equal(t, hosts[i].opts.NodeID, n.NodeID, "sorted by node id")
-			require.Equal(t, incarnationOf(hosts[i].node.owner), n.Incarnation)
+			require.Equal(t, incarnationOf(hosts[i].node.Owner()), n.Incarnation)
 			require.NotEmpty(t, n.Incarnation)
 			require.Equal(t, hosts[i].system.Address(), n.Address)
 			require.Equal(t, n.NodeID == asked.opts.NodeID, n.Self)
