@@ -16,16 +16,17 @@ import (
 //
 // Each node keeps the generations of every revoked user in memory and
 // reads them again (one HGETALL) when a bearer request finds them older
-// than half of the revocation window (auth.token-revocation-window), in the background; the request goes on with what
-// is known. The node that revokes updates its copy at once. So a revoked
-// token is refused on the revoking node at once and on the others within
-// the revocation window (auth.token-revocation-window) (while the store answers): a request that finds the copy
-// older than that waits for a fresh read (up to tokenGenWait).
+// than half of the revocation window (auth.token-revocation-window), in
+// the background; the request goes on with what is known. The node that
+// revokes updates its copy at once. So a revoked token is refused on the
+// revoking node at once and on the others within the window (while the
+// store answers): a request that finds the copy older than the window
+// waits for a fresh read (up to tokenGenWait).
 //
 // When the store cannot answer, the copy goes stale, and:
 //
 //   - WRITE and ADMIN routes fail closed: a bearer token is refused 503
-//     STORE_UNAVAILABLE while the copy is older than the revocation window (auth.token-revocation-window) (those
+//     STORE_UNAVAILABLE while the copy is older than the window (those
 //     routes need the store anyway; Basic credentials are not affected);
 //   - every other route — READ, producer routing and member heartbeats —
 //     fails open: the last generations read stay in force, so members are
@@ -75,7 +76,8 @@ func newTokenGens(store TokenGenerations, window time.Duration, now func() time.
 }
 
 // generation is user's generation as known here, and whether that is from
-// a read within the revocation window (auth.token-revocation-window). strict waits for a read when it is not.
+// a read within the revocation window. strict waits for a read when it is
+// not.
 func (t *tokenGens) generation(user string, strict bool) (int64, bool) {
 	t.mu.Lock()
 	now := t.now()
