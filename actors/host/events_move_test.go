@@ -53,6 +53,12 @@ func TestRecentEventsSurviveAGroupMove(t *testing.T) {
 	require.Equal(t, "a", before[1].MemberID)
 	require.Equal(t, "FENCED", before[1].State)
 	require.Contains(t, before[1].Cause, "stale or ahead")
+	// a takes b's shards over first (durable changes); only then is it steady.
+	require.Eventually(t, func() bool {
+		a = beat(t, first, "a", a.MemberEpoch, a.Assignment.AssignedShards)
+		return len(a.Assignment.AssignedShards) == 4 && len(a.Assignment.PendingShards) == 0
+	}, 10*time.Second, 50*time.Millisecond, "a holds every shard after b's expiry")
+	a = beat(t, first, "a", a.MemberEpoch, a.Assignment.AssignedShards) // reports what it holds
 
 	// Steady heartbeats do not write the events again.
 	rev := storedRevision(t, srv)
