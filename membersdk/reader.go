@@ -179,3 +179,17 @@ func isRefused(err error) bool {
 	var re redis.Error
 	return errors.As(err, &re)
 }
+
+// checkPoolSize warns once when the Redis pool is too small for one blocking
+// XREADGROUP per shard plus acknowledgements.
+func (c *Consumer) checkPoolSize(workers int) {
+	rc, ok := c.cfg.Redis.(*redis.Client)
+	if !ok || c.ls.warnedPool {
+		return
+	}
+	if pool := rc.Options().PoolSize; pool > 0 && workers+2 > pool {
+		c.ls.warnedPool = true
+		c.log.Warn("redis PoolSize is smaller than the shards this member reads plus 2; each shard holds a connection while it blocks in XREADGROUP",
+			"poolSize", pool, "shards", workers)
+	}
+}
