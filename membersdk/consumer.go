@@ -127,6 +127,10 @@ func NewConsumer(cfg ConsumerConfig, handler Handler) (*Consumer, error) {
 	}
 	c.clock = time.Now
 	c.gate.now = time.Now
+	if cfg.Transport == TransportRedis {
+		c.hb = newMailboxHeartbeater(&c.cfg)
+		return c, nil
+	}
 	cc, err := newCoordClient(cfg.CoordinatorURLs, cfg.HTTPClient, cfg.Auth, cfg.RequestTimeout)
 	if err != nil {
 		return nil, err

@@ -7,6 +7,17 @@ import (
 	"github.com/redisstream/coordinator/membersdk/protocol"
 )
 
+// Heartbeat transports (ConsumerConfig.Transport).
+const (
+	// TransportHTTP: heartbeats are POSTed to the coordinator's HTTP API
+	// (CoordinatorURLs, with failover). The default.
+	TransportHTTP = "http"
+	// TransportRedis: heartbeats go through the Redis mailbox
+	// (docs/PROTOCOL.md, "Redis mailbox") on the data-plane Redis client;
+	// the coordinator's HTTP port need not be reachable.
+	TransportRedis = "redis"
+)
+
 // heartbeater carries one heartbeat request to the coordinator and its
 // answer back. The consumer's heartbeat loop knows nothing else of the
 // transport: both implementations give the same errors for the same
