@@ -31,6 +31,7 @@ type fakeMailbox struct {
 	silent  int              // answer none of the next silent requests
 	status  int              // non-zero: answer every request with this status and an error body
 	stale   bool             // push a reply to another request (status 403) right before each answer
+	nudgeIn bool             // push a nudge right before the next answer (while the request is in flight)
 }
 
 func startFakeMailbox(t *testing.T, f *fakeCoord, rc *redis.Client, principal string) *fakeMailbox {
@@ -78,10 +79,11 @@ func (fm *fakeMailbox) serve(ctx context.Context) {
 func (fm *fakeMailbox) answer(ctx context.Context, v map[string]any) {
 	fm.mu.Lock()
 	fm.entries = append(fm.entries, v)
-	silent, status, stale := fm.silent > 0, fm.status, fm.stale
+	silent, status, stale, nudgeIn := fm.silent > 0, fm.status, fm.stale, fm.nudgeIn
 	if silent {
 		fm.silent--
 	}
+	fm.nudgeIn = false
 	fm.mu.Unlock()
 	body, _ := v[protocol.MailboxFieldBody].(string)
 	req, err := protocol.DecodeHeartbeat([]byte(body))
@@ -108,6 +110,9 @@ func (fm *fakeMailbox) answer(ctx context.Context, v map[string]any) {
 		// request, which would stop the member if it were taken for this one.
 		elems = append(elems, mustJSON(fm.t, protocol.MailboxReply{V: 1, Kind: protocol.MailboxKindReply, RequestID: "stale-" + req.RequestID, Status: 403,
 			Body: json.RawMessage(`{"status":"FORBIDDEN","errorCode":"FORBIDDEN","message":"stale"}`)}))
+	}
+	if nudgeIn {
+		elems = append(elems, `{"v":1,"kind":"nudge","reason":"shards-freed"}`)
 	}
 	fm.push(ctx, req.MemberID, elems...)
 }

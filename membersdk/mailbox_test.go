@@ -10,6 +10,7 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/redisstream/coordinator/membersdk/internal/mailbox"
 	"github.com/redisstream/coordinator/membersdk/protocol"
+	"github.com/redisstream/coordinator/membersdk/redistest"
 	"github.com/stretchr/testify/require"
 )
 
@@ -168,6 +169,14 @@ func TestMailboxNudgeHeartbeatsAtOnce(t *testing.T) {
 		eventually(t, func() bool { return len(f.requests("m0")) >= n+i }, 2*time.Second, "heartbeat %d after the nudge", i)
 		require.Less(t, time.Since(at), time.Second, "long before the 5s interval")
 	}
+	// A nudge that arrives while a heartbeat is in flight: the answer may
+	// predate it, so the member heartbeats again right after the answer.
+	n = len(f.requests("m0"))
+	fm.set(func(fm *fakeMailbox) { fm.nudgeIn = true })
+	at := time.Now()
+	fm.nudge("m0") // makes the heartbeat that meets nudgeIn
+	eventually(t, func() bool { return len(f.requests("m0")) >= n+2 }, 2*time.Second, "a second heartbeat right after the answer")
+	require.Less(t, time.Since(at), time.Second)
 	require.NoError(t, stop())
 }
 
@@ -249,4 +258,29 @@ func words(s string) []any {
 		out = append(out, w)
 	}
 	return out
+}
+
+// At steady state a mailbox heartbeat costs the member two Redis commands:
+// one XADD and the one BLPOP that returns its reply (the reader's block
+// outlasts the heartbeat interval, so it does not time out in between).
+func TestMailboxHeartbeatCostsOneXaddAndOneBlpop(t *testing.T) {
+	t.Parallel()
+	srv := redistest.Start(t)
+	rc := srv.Client()
+	f := newFakeCoord(t, 1)
+	startFakeMailbox(t, f, rc, "-")
+	var ev events
+	c, err := NewConsumer(mailboxConfig(f, rc, "m0", "-", &ev), func(ctx context.Context, m Message) error { return nil })
+	require.NoError(t, err)
+	stop, _ := runConsumer(t, c)
+	eventually(t, func() bool { return ev.has(EventJoined, "m0", -1) && len(f.requests("m0")) >= 3 }, 5*time.Second, "joined")
+	srv.ResetStats()
+	n := len(f.requests("m0"))
+	eventually(t, func() bool { return len(f.requests("m0")) >= n+20 }, 10*time.Second, "20 heartbeats")
+	calls := srv.CommandCalls()
+	heartbeats := int64(len(f.requests("m0")) - n)
+	t.Logf("%d heartbeats: %d XADD, %d BLPOP", heartbeats, calls["xadd"], calls["blpop"])
+	require.InDelta(t, heartbeats, calls["xadd"], 1)
+	require.InDelta(t, calls["xadd"], calls["blpop"], 1, "one BLPOP per reply")
+	require.NoError(t, stop())
 }
