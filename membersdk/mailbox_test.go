@@ -190,7 +190,9 @@ func TestMailboxConfigErrorsNameTheField(t *testing.T) {
 	}{
 		{func(c *ConsumerConfig) { c.Transport = "grpc" }, `Transport "grpc" is not "http" or "redis"`},
 		{func(c *ConsumerConfig) { c.Transport = TransportRedis }, "MailboxPrincipal is required"},
-		{func(c *ConsumerConfig) { c.Transport, c.MailboxPrincipal, c.MailboxKeyPrefix = TransportRedis, "a", "x{y}" }, "MailboxKeyPrefix"},
+		{func(c *ConsumerConfig) {
+			c.Transport, c.MailboxPrincipal, c.MailboxKeyPrefix = TransportRedis, "a", "x{y}"
+		}, "MailboxKeyPrefix"},
 		{func(c *ConsumerConfig) {}, "CoordinatorURLs"},
 	} {
 		cfg := base
