@@ -105,3 +105,31 @@ func TestNudgesAreSignalled(t *testing.T) {
 		t.Fatal("no nudge signalled")
 	}
 }
+
+// On Redis Cluster every key of a principal's mailbox is in one slot (the
+// {mb:<principal>} hash tag), and a Send and its reply work through a
+// cluster client.
+func TestSendOnRedisCluster(t *testing.T) {
+	cl := redistest.StartCluster(t, 3)
+	rc := cl.Client()
+	t.Cleanup(func() { _ = rc.Close() })
+	c := New(Config{Redis: rc, KeyPrefix: "rsc", Principal: "alice", Stream: "orders", Group: "g", Member: "m0"})
+	t.Cleanup(c.Close)
+	ctx := context.Background()
+	require.Equal(t, redisSlot(t, rc, c.RequestsKey()), redisSlot(t, rc, c.ReplyKey()))
+	answer := reply(t, "r1", 200)
+	go func() { // the coordinator: answer the first request
+		if err := rc.XRead(ctx, &redis.XReadArgs{Streams: []string{c.RequestsKey(), "0"}, Count: 1, Block: 5 * time.Second}).Err(); err == nil {
+			_ = rc.LPush(ctx, c.ReplyKey(), answer).Err()
+		}
+	}()
+	r, err := c.Send(ctx, "r1", []byte(`{}`), 5*time.Second)
+	require.NoError(t, err)
+	require.Equal(t, 200, r.Status)
+}
+
+func redisSlot(t *testing.T, rc *redis.ClusterClient, key string) int64 {
+	slot, err := rc.ClusterKeySlot(context.Background(), key).Result()
+	require.NoError(t, err)
+	return slot
+}
