@@ -3,6 +3,7 @@ package mailbox
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"sync"
 	"testing"
 	"time"
@@ -132,4 +133,25 @@ func redisSlot(t *testing.T, rc *redis.ClusterClient, key string) int64 {
 	slot, err := rc.ClusterKeySlot(context.Background(), key).Result()
 	require.NoError(t, err)
 	return slot
+}
+
+// A Redis user that may write its request stream but not read its reply
+// list gets ErrRefused (naming BLPOP), not an endless ErrNoReply.
+func TestSendRefusedReplyReadIsErrRefused(t *testing.T) {
+	srv := redistest.Start(t)
+	ctx := context.Background()
+	require.NoError(t, srv.Client().Do(ctx, "ACL", "SETUSER", "half", "on", ">pw", "resetkeys", "%W~rsc:{mb:half}:requests",
+		"resetchannels", "-@all", "+xadd", "+blpop", "+ping", "+hello", "+auth").Err())
+	rc := srv.NewClient(&redis.Options{Username: "half", Password: "pw"})
+	c := New(Config{Redis: rc, KeyPrefix: "rsc", Principal: "half", Stream: "orders", Group: "g", Member: "m0"})
+	t.Cleanup(c.Close)
+	require.Eventually(t, func() bool {
+		_, err := c.Send(ctx, "r1", []byte(`{}`), 100*time.Millisecond)
+		require.Error(t, err)
+		return errors.Is(err, ErrRefused)
+	}, 5*time.Second, 10*time.Millisecond, "the reader's NOPERM is reported")
+	_, err := c.Send(ctx, "r2", []byte(`{}`), 100*time.Millisecond)
+	require.ErrorIs(t, err, ErrRefused)
+	require.ErrorContains(t, err, "BLPOP rsc:{mb:half}:reply:m0")
+	require.ErrorContains(t, err, "NOPERM")
 }
