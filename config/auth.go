@@ -18,22 +18,22 @@ import (
 type Auth struct {
 	TokenSecret          string        `koanf:"token-secret" secret:"true" help:"HMAC secret for login tokens (>= 16 bytes; required when users are set)"`
 	PreviousTokenSecrets []string      `koanf:"previous-token-secrets" secret:"true" help:"retired token secrets that still verify (never sign) tokens during a rotation; remove after token-ttl"`
-	TokenTTL             time.Duration `koanf:"token-ttl" validate:"gt=0,min=1m0s,max=8760h0m0s" help:"lifetime of a login token (1m..8760h)"`
+	TokenTTL             time.Duration `koanf:"token-ttl" default:"168h" validate:"gt=0,min=1m0s,max=8760h0m0s" help:"lifetime of a login token (1m..8760h)"`
 	// TokenRevocationWindow bounds how long a revoked token still works on
 	// the nodes that did not revoke it (they re-read the generations after
 	// half of it).
-	TokenRevocationWindow time.Duration `koanf:"token-revocation-window" validate:"min=1s,max=10m0s" help:"how long a token revoked on one node may still work on the others (1s..10m); each node re-reads the revocations after half of it"`
-	AuthenticateMemberAPI bool          `koanf:"authenticate-member-api" help:"require a MEMBER credential on the member heartbeat API whenever auth.users is set (set false to opt out)"`
+	TokenRevocationWindow time.Duration `koanf:"token-revocation-window" default:"10s" validate:"min=1s,max=10m0s" help:"how long a token revoked on one node may still work on the others (1s..10m); each node re-reads the revocations after half of it"`
+	AuthenticateMemberAPI bool          `koanf:"authenticate-member-api" default:"true" help:"require a MEMBER credential on the member heartbeat API whenever auth.users is set (set false to opt out)"`
 	AllowUnauthenticated  bool          `koanf:"allow-unauthenticated" help:"allow a node listening beyond loopback with no auth.users (every route open); refused at start otherwise"`
 	Users                 []User        `koanf:"users" secret:"true" help:"API users (file or RSC_AUTH_USERS as a YAML/JSON list)"`
-	AdminRateLimit        float64       `koanf:"admin-rate-limit" validate:"finite,gt=0" hint:"requests per second" help:"sustained admin API requests per second"`
-	AdminRateBurst        int           `koanf:"admin-rate-burst" validate:"min=1" help:"admin API burst size"`
+	AdminRateLimit        float64       `koanf:"admin-rate-limit" default:"10" validate:"finite,gt=0" hint:"requests per second" help:"sustained admin API requests per second"`
+	AdminRateBurst        int           `koanf:"admin-rate-burst" default:"20" validate:"min=1" help:"admin API burst size"`
 	// Failed-credential limits (every authenticated route and login): a
 	// token bucket per client address and one per user at an address.
-	FailedAuthPerAddressRate  float64 `koanf:"failed-auth-per-address-rate" validate:"finite,gt=0" hint:"failed credentials regained per second" help:"failed credentials per second one client address regains after its burst (then 429)"`
-	FailedAuthPerAddressBurst int     `koanf:"failed-auth-per-address-burst" validate:"min=1" help:"failed credentials one client address may send before it is refused 429"`
-	FailedAuthPerUserRate     float64 `koanf:"failed-auth-per-user-rate" validate:"finite,gt=0" hint:"failed credentials regained per second" help:"failed credentials per second one user at one address regains after its burst"`
-	FailedAuthPerUserBurst    int     `koanf:"failed-auth-per-user-burst" validate:"min=1" help:"failed credentials for one user from one address before that user is refused 429 there"`
+	FailedAuthPerAddressRate  float64 `koanf:"failed-auth-per-address-rate" default:"0.2" validate:"finite,gt=0" hint:"failed credentials regained per second" help:"failed credentials per second one client address regains after its burst (then 429)"`
+	FailedAuthPerAddressBurst int     `koanf:"failed-auth-per-address-burst" default:"30" validate:"min=1" help:"failed credentials one client address may send before it is refused 429"`
+	FailedAuthPerUserRate     float64 `koanf:"failed-auth-per-user-rate" default:"0.1" validate:"finite,gt=0" hint:"failed credentials regained per second" help:"failed credentials per second one user at one address regains after its burst"`
+	FailedAuthPerUserBurst    int     `koanf:"failed-auth-per-user-burst" default:"10" validate:"min=1" help:"failed credentials for one user from one address before that user is refused 429 there"`
 }
 
 // User is one API user. Password is plain text or a bcrypt hash ($2a$/$2b$/$2y$).

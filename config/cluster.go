@@ -1,9 +1,32 @@
 package config
 
 import (
+	"errors"
+	"fmt"
 	"net"
 	"strconv"
 	"strings"
+)
+
+// Cluster configures the actor host cluster. Which keys a provider uses is
+// checked by Validate: a key the chosen provider would ignore is an error.
+type Cluster struct {
+	Name          string   `koanf:"name" default:"rsc" help:"cluster name; nodes only join a cluster of the same name"`
+	Provider      string   `koanf:"provider" default:"single" validate:"oneof=single automanaged kubernetes test" help:"cluster provider: single (one node, no network), automanaged (static seeds), kubernetes (pod watch) or test (in-process)"`
+	Host          string   `koanf:"host" default:"127.0.0.1" help:"host or IP the actor remote binds to (0.0.0.0 = all interfaces; then set cluster.advertise-host)"`
+	AdvertiseHost string   `koanf:"advertise-host" help:"host or IP other nodes reach this node's actor remote at (default: cluster.host; the pod IP on Kubernetes)"`
+	Port          int      `koanf:"port" validate:"min=0,max=65535" hint:"0 picks a free port" help:"actor remote port; automanaged and kubernetes need a fixed one, test may use 0 (a free port); single opens none"`
+	ManagePort    int      `koanf:"manage-port" validate:"omitempty,min=1,max=65535" help:"automanaged: port of this node's cluster health endpoint, which the other nodes poll (required with automanaged)"`
+	Seeds         []string `koanf:"seeds" help:"automanaged: host:manage-port of ALL nodes, this one included, comma separated"`
+	NodeID        string   `koanf:"node-id" help:"unique id of this node (default: derived from the hostname)"`
+}
+
+// Cluster providers.
+const (
+	ProviderSingle      = "single"
+	ProviderAutomanaged = "automanaged"
+	ProviderKubernetes  = "kubernetes"
+	ProviderTest        = "test"
 )
 
 // Advertised returns the host other nodes reach this node's actor remote
@@ -32,21 +55,32 @@ func isWildcardHost(h string) bool {
 
 // isLoopbackHost reports whether h is a loopback address or "localhost".
 func isLoopbackHost(h string) bool {
-	if strings.EqualFold(h, "localhost") {
-		return true
-	}
 	ip := net.ParseIP(h)
-	return ip != nil && ip.IsLoopback()
+	return strings.EqualFold(h, "localhost") || ip != nil && ip.IsLoopback()
+}
+
+// validHost accepts a host name or an IP address, without a port.
+func validHost(h string) bool {
+	return !strings.ContainsAny(h, " \t:/") || net.ParseIP(h) != nil
 }
 
 // sameHostPort compares two host:port strings, the host case-insensitively.
 func sameHostPort(a, b string) bool {
 	ha, pa, errA := net.SplitHostPort(a)
 	hb, pb, errB := net.SplitHostPort(b)
-	if errA != nil || errB != nil {
-		return false
+	pia, errPA := strconv.Atoi(pa)
+	pib, errPB := strconv.Atoi(pb)
+	return errors.Join(errA, errB, errPA, errPB) == nil && pia == pib && strings.EqualFold(ha, hb)
+}
+
+// checkLabelValue checks a Kubernetes label value: at most 63 characters,
+// [A-Za-z0-9._-], beginning and ending with a letter or digit.
+func checkLabelValue(s string) error {
+	alnum := func(b byte) bool { return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9' }
+	if len(s) > 63 {
+		return fmt.Errorf("must be at most 63 characters (has %d)", len(s))
+	} else if s != "" && (!alnum(s[0]) || !alnum(s[len(s)-1])) {
+		return errors.New("must begin and end with a letter or digit")
 	}
-	pia, errA := strconv.Atoi(pa)
-	pib, errB := strconv.Atoi(pb)
-	return errA == nil && errB == nil && pia == pib && strings.EqualFold(ha, hb)
+	return nil
 }

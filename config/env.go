@@ -8,6 +8,11 @@ import (
 
 // The RSC_* environment layer, read by koanf's env provider through envKey.
 
+// streamctlEnvs are the RSC_* names streamctl read before it moved to
+// STREAMCTL_* (it still reads them for one release): neither settings nor
+// typos of one, so passed over without a warning.
+var streamctlEnvs = map[string]bool{EnvPrefix + "URL": true, EnvPrefix + "USER": true, EnvPrefix + "PASSWORD": true, EnvPrefix + "TOKEN": true}
+
 // k8sServiceLink matches the variables Kubernetes injects for a Service named
 // "rsc" (RSC_SERVICE_HOST, RSC_PORT_8080_TCP_ADDR, ...): ignored silently.
 var k8sServiceLink = regexp.MustCompile(`^RSC_(SERVICE_HOST|SERVICE_PORT(_[A-Z0-9_]+)?|PORT(_[0-9]+_(TCP|UDP|SCTP)(_(PROTO|PORT|ADDR))?)?)$`)

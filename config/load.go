@@ -51,11 +51,7 @@ func LoadWithWarnings(args, environ []string) (Config, []string, error) {
 	}
 	l := &loader{k: koanf.New("."), src: map[string]string{}}
 
-	defaults, def := map[string]any{}, reflect.ValueOf(Default())
-	for _, s := range settings {
-		defaults[s.key] = def.FieldByIndex(s.index).Interface()
-	}
-	l.layer(confmap.Provider(defaults, "."), nil, func(string) string { return "default" })
+	l.layer(confmap.Provider(defaults(), "."), nil, func(string) string { return "default" })
 
 	path := *configFile
 	if !fs.Changed("config") {
@@ -145,16 +141,16 @@ func decode(k *koanf.Koanf, cfg *Config) error {
 }
 
 // splitList turns a comma-separated string into a list: surrounding spaces
-// are trimmed and empty items dropped, so "" is the empty list.
+// are trimmed and empty items dropped, so "" is the empty list (of any type).
 func splitList(from, to reflect.Type, data any) (any, error) {
-	if from.Kind() != reflect.String || to != reflect.TypeOf([]string(nil)) {
+	if from.Kind() != reflect.String || to.Kind() != reflect.Slice || (to != reflect.TypeOf([]string(nil)) && data != "") {
 		return data, nil
 	}
-	out := []string{}
+	out := reflect.MakeSlice(to, 0, 0)
 	for _, p := range strings.Split(data.(string), ",") {
 		if p = strings.TrimSpace(p); p != "" {
-			out = append(out, p)
+			out = reflect.Append(out, reflect.ValueOf(p))
 		}
 	}
-	return out, nil
+	return out.Interface(), nil
 }

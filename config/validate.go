@@ -10,11 +10,6 @@ import (
 	"strings"
 )
 
-var (
-	validProviders = []string{ProviderSingle, ProviderAutomanaged, ProviderKubernetes, ProviderTest}
-	validCreation  = []string{CreationImplicit, CreationExplicit}
-)
-
 // Validate checks every setting and returns all problems joined
 // (errors.Join), one per line, each naming the key and the offending value:
 //
@@ -30,7 +25,7 @@ func (c Config) Validate() error {
 	failed := checkBounds("", c, bad)
 	ok := func(keys ...string) bool { return !slices.ContainsFunc(keys, func(k string) bool { return failed[k] }) }
 
-	if err := checkHostPort(c.HTTP.Addr, true, true); err != nil {
+	if err := checkHostPort(c.HTTP.Addr, true, 0); err != nil {
 		bad("http.addr", c.HTTP.Addr, "%v", err)
 	}
 	for i, o := range c.HTTP.AllowedOrigins {
@@ -43,7 +38,7 @@ func (c Config) Validate() error {
 	}
 	for i, a := range c.Redis.Addrs {
 		key := fmt.Sprintf("redis.addrs[%d]", i)
-		if err := checkHostPort(a, false, false); err != nil {
+		if err := checkHostPort(a, false, 1); err != nil {
 			bad(key, a, "%v", err)
 		} else if slices.Contains(c.Redis.Addrs[:i], a) {
 			bad(key, a, "is listed twice")
@@ -65,9 +60,6 @@ func (c Config) Validate() error {
 	}
 	if ok("store.wait-replicas", "store.wait-timeout", "redis.read-timeout") && c.Store.WaitReplicas > 0 && c.Store.WaitTimeout >= c.Redis.ReadTimeout {
 		bad("store.wait-timeout", c.Store.WaitTimeout, "must be shorter than redis.read-timeout (%s): WAIT blocks the connection", c.Redis.ReadTimeout)
-	}
-	if !slices.Contains(validCreation, c.Groups.Creation) {
-		bad("groups.creation", c.Groups.Creation, "must be one of %s", strings.Join(validCreation, ", "))
 	}
 	rs := c.Resharding
 	if ok("defaults.initial-shard-count", "resharding.max-shard-count") && c.Defaults.InitialShardCount > rs.MaxShardCount {
@@ -111,24 +103,17 @@ func (c Config) Warnings() []string {
 }
 
 // checkHostPort checks "host:port". allowEmptyHost admits ":8080" (all
-// interfaces); allowZeroPort admits port 0 (pick a free port).
-func checkHostPort(s string, allowEmptyHost, allowZeroPort bool) error {
+// interfaces); lowest is 0 where port 0 (pick a free port) is allowed, else 1.
+func checkHostPort(s string, allowEmptyHost bool, lowest int) error {
 	host, port, err := net.SplitHostPort(s)
-	if err != nil {
+	switch p, perr := strconv.Atoi(port); {
+	case err != nil:
 		return errors.New("must be host:port")
-	}
-	if host == "" && !allowEmptyHost {
+	case host == "" && !allowEmptyHost:
 		return errors.New("must be host:port with a non-empty host")
-	}
-	if strings.ContainsAny(host, " \t/") {
+	case strings.ContainsAny(host, " \t/"):
 		return errors.New("must be host:port with a valid host")
-	}
-	p, err := strconv.Atoi(port)
-	lowest := 1
-	if allowZeroPort {
-		lowest = 0
-	}
-	if err != nil || p < lowest || p > 65535 {
+	case perr != nil || p < lowest || p > 65535:
 		return fmt.Errorf("port must be a number between %d and 65535", lowest)
 	}
 	return nil
@@ -139,10 +124,8 @@ func checkName(s string) error {
 	if s == "" {
 		return errors.New("must not be empty")
 	}
-	for _, r := range s {
-		if !isIDChar(r) {
-			return fmt.Errorf("contains %q; only letters, digits, '.', '_' and '-' are allowed", r)
-		}
+	if i := strings.IndexFunc(s, func(r rune) bool { return idChar(r) < 0 }); i >= 0 {
+		return fmt.Errorf("contains %q; only letters, digits, '.', '_' and '-' are allowed", []rune(s[i:])[0])
 	}
 	return nil
 }
@@ -154,11 +137,7 @@ func show(v any) string {
 	case string:
 		return strconv.Quote(x)
 	case []string:
-		q := make([]string, len(x))
-		for i, s := range x {
-			q[i] = strconv.Quote(s)
-		}
-		return "[" + strings.Join(q, ", ") + "]"
+		return "[" + strings.Join(each(x, strconv.Quote), ", ") + "]"
 	case float64:
 		return strconv.FormatFloat(x, 'g', -1, 64)
 	}
@@ -166,13 +145,8 @@ func show(v any) string {
 }
 
 // loopbackAddr reports whether a host:port listen address accepts loopback
-// connections only ("127.0.0.1:8080", "[::1]:0", "localhost:80"). An empty
-// host, 0.0.0.0, any other address or name listens beyond loopback. known is
-// false when addr is not host:port (reported by its own check).
+// connections only; known is false when addr is not host:port.
 func loopbackAddr(addr string) (loopback, known bool) {
 	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return false, false
-	}
-	return isLoopbackHost(host), true
+	return err == nil && isLoopbackHost(host), err == nil
 }
