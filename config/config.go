@@ -11,10 +11,8 @@ import (
 	"github.com/knadh/koanf/v2"
 )
 
-// Config is the whole coordinator configuration (SPEC §8). Every field has a
-// koanf tag naming its kebab-case key; the full key of a field is the dotted
-// path of tags, e.g. "coordination.member-lease-ttl". The help tag is the
-// one-line description shown in --help.
+// Config is the whole coordinator configuration (SPEC §8); a key is the
+// dotted path of koanf tags, e.g. "coordination.member-lease-ttl".
 type Config struct {
 	HTTP         HTTP         `koanf:"http"`
 	Redis        Redis        `koanf:"redis"`
@@ -34,14 +32,13 @@ type Config struct {
 	Failpoint    Failpoint    `koanf:"failpoint"`
 }
 
-// Failpoint holds switches for tests only (test/reshard): they break the
-// coordinator on purpose. Leave them unset in production.
+// Failpoint holds switches for tests only (test/reshard) that break the
+// coordinator on purpose; leave them unset in production.
 type Failpoint struct {
 	ReshardHold string `koanf:"reshard-hold" help:"TEST ONLY: this node's resharding driver keeps every migration in this state (PREPARING, ACTIVE, DRAINING or ROLLING_BACK); empty = off"`
 }
 
-// Metrics configures where Prometheus metrics are served besides the
-// authenticated /metrics route of http.addr.
+// Metrics configures the Prometheus metrics besides http.addr's /metrics.
 type Metrics struct {
 	Addr           string        `koanf:"addr" help:"extra listener host:port serving only GET /metrics without authentication, for scrapers (empty = none)"`
 	SampleInterval time.Duration `koanf:"sample-interval" default:"15s" validate:"min=100ms,max=1h" help:"how often per-group gauges (unowned shards, lag, pending) are sampled from the assignments and Redis"`
@@ -53,27 +50,22 @@ type Shutdown struct {
 	DrainDelay time.Duration `koanf:"drain-delay" default:"0s" validate:"min=0" help:"after SIGTERM, keep the HTTP port open answering 503 SHUTTING_DOWN (readiness 503) this long before closing it, so load balancers notice"`
 }
 
-// Audit configures the audit log of admin mutations and logins (always
-// written to the log; optionally also to a capped Redis stream).
+// Audit configures the audit log of admin mutations and logins.
 type Audit struct {
-	RedisStream string `koanf:"redis-stream" help:"also XADD every audit record to this Redis stream key (empty = log only)"`
-	RedisMaxLen int    `koanf:"redis-maxlen" default:"100000" validate:"min=1,max=100000000" help:"approximate most entries kept in audit.redis-stream (XADD MAXLEN ~)"`
-	// Requests refused before authentication are summarised per address.
+	RedisStream      string        `koanf:"redis-stream" help:"also XADD every audit record to this Redis stream key (empty = log only)"`
+	RedisMaxLen      int           `koanf:"redis-maxlen" default:"100000" validate:"min=1,max=100000000" help:"approximate most entries kept in audit.redis-stream (XADD MAXLEN ~)"`
 	RefusalWindow    time.Duration `koanf:"refusal-window" default:"1m" validate:"min=1s,max=1h" help:"requests refused before authentication: the first per address per window is audited, the rest summarised in one record at its end"`
 	RefusalAddresses int           `koanf:"refusal-addresses" default:"1000" validate:"min=1,max=1000000" help:"most client addresses tracked per audit.refusal-window; refusals from more are summarised in one record"`
 }
 
 // HTTP configures the fiber front (member protocol, admin, monitoring, debug).
 type HTTP struct {
-	Addr      string   `koanf:"addr" default:"127.0.0.1:8080" help:"HTTP listen address host:port (port 0 picks a free port)"`
-	BodyLimit ByteSize `koanf:"body-limit" default:"1MiB" validate:"min=1024,max=67108864" help:"largest accepted request body, e.g. 1MiB (1KiB..64MiB)"`
-	// AllowedOrigins: pages on these origins may send state-changing
-	// requests (others are refused 403 CROSS_ORIGIN_REQUEST).
+	Addr           string   `koanf:"addr" default:"127.0.0.1:8080" help:"HTTP listen address host:port (port 0 picks a free port)"`
+	BodyLimit      ByteSize `koanf:"body-limit" default:"1MiB" validate:"min=1024,max=67108864" help:"largest accepted request body, e.g. 1MiB (1KiB..64MiB)"`
 	AllowedOrigins []string `koanf:"allowed-origins" help:"origins (scheme://host[:port]) whose browser pages may change state; empty = only the coordinator's own pages and non-browser clients"`
 }
 
-// Redis configures the go-redis client. No addresses means an embedded
-// in-process Redis, for development only.
+// Redis configures the go-redis client.
 type Redis struct {
 	Addrs        []string      `koanf:"addrs" default:"127.0.0.1:6379" help:"Redis addresses host:port, comma separated; empty = embedded development Redis"`
 	Username     string        `koanf:"username" help:"Redis ACL username"`
@@ -101,8 +93,7 @@ type Coordination struct {
 	MemberRetention   time.Duration `koanf:"member-retention" default:"1h" validate:"gt=0" help:"how long expired and fenced members are kept for monitoring"`
 }
 
-// Groups configures how consumer groups come into being and the life cycle
-// of their activations.
+// Groups configures how groups are created and their activations' life.
 type Groups struct {
 	Creation        string        `koanf:"creation" default:"implicit" validate:"oneof=implicit explicit" help:"implicit: a member's join (memberEpoch 0) or producer routing creates an unknown group; explicit: only POST /coord/v1/streams/{p}/groups/{g} does"`
 	IdlePassivation time.Duration `koanf:"idle-passivation" default:"2m" validate:"min=0" hint:"0 = never passivate" help:"a group with no live member for this long gives its activation up (0 = never)"`
@@ -130,9 +121,8 @@ const (
 	CreationExplicit = "explicit"
 )
 
-// Limits bound the state members and callers can make the coordinator keep.
-// Each is enforced before anything is stored and refused with an error that
-// names its key (docs/OPERATIONS.md, "Limits").
+// Limits bound the state members and callers can make the coordinator keep
+// (docs/OPERATIONS.md, "Limits").
 type Limits struct {
 	GroupsPerStream         int     `koanf:"groups-per-stream" default:"100" validate:"min=1,max=1000000" help:"most consumer groups one stream may have; creating one more is refused"`
 	MembersPerGroup         int     `koanf:"members-per-group" default:"1000" validate:"min=1,max=1000000" help:"most members (any state but EXPIRED/FENCED) one group may have; a join beyond it is answered RETRY"`

@@ -37,7 +37,7 @@ func (l *loader) envKey(name, val string) (string, any) {
 	switch {
 	case name == EnvConfigFile || k8sServiceLink.MatchString(name) || streamctlEnvs[name]:
 	case sections[strings.ToLower(section)] || suggestEnv(name) != "":
-		l.errs = append(l.errs, fmt.Errorf("config: unknown environment variable %s%s", name, didYouMeanEnv(name)))
+		l.errs = append(l.errs, fmt.Errorf("config: unknown environment variable %s%s", name, didYouMean(suggestEnv(name))))
 	default:
 		l.warnings = append(l.warnings, fmt.Sprintf("environment variable %s is not a coordinator setting and is ignored; if it is meant for the coordinator, check its name in docs/OPERATIONS.md", name))
 	}
