@@ -52,7 +52,7 @@ type Shutdown struct {
 
 // Audit configures the audit log of admin mutations and logins.
 type Audit struct {
-	RedisStream      string        `koanf:"redis-stream" help:"also XADD every audit record to this Redis stream key (empty = log only)"`
+	RedisStream      string        `koanf:"redis-stream" validate:"omitempty,trimmed" help:"also XADD every audit record to this Redis stream key (empty = log only)"`
 	RedisMaxLen      int           `koanf:"redis-maxlen" default:"100000" validate:"min=1,max=100000000" help:"approximate most entries kept in audit.redis-stream (XADD MAXLEN ~)"`
 	RefusalWindow    time.Duration `koanf:"refusal-window" default:"1m" validate:"min=1s,max=1h" help:"requests refused before authentication: the first per address per window is audited, the rest summarised in one record at its end"`
 	RefusalAddresses int           `koanf:"refusal-addresses" default:"1000" validate:"min=1,max=1000000" help:"most client addresses tracked per audit.refusal-window; refusals from more are summarised in one record"`
@@ -60,14 +60,14 @@ type Audit struct {
 
 // HTTP configures the fiber front (member protocol, admin, monitoring, debug).
 type HTTP struct {
-	Addr           string   `koanf:"addr" default:"127.0.0.1:8080" help:"HTTP listen address host:port (port 0 picks a free port)"`
+	Addr           string   `koanf:"addr" default:"127.0.0.1:8080" validate:"listen" help:"HTTP listen address host:port (port 0 picks a free port)"`
 	BodyLimit      ByteSize `koanf:"body-limit" default:"1MiB" validate:"min=1024,max=67108864" help:"largest accepted request body, e.g. 1MiB (1KiB..64MiB)"`
-	AllowedOrigins []string `koanf:"allowed-origins" help:"origins (scheme://host[:port]) whose browser pages may change state; empty = only the coordinator's own pages and non-browser clients"`
+	AllowedOrigins []string `koanf:"allowed-origins" validate:"dive,origin" help:"origins (scheme://host[:port]) whose browser pages may change state; empty = only the coordinator's own pages and non-browser clients"`
 }
 
 // Redis configures the go-redis client.
 type Redis struct {
-	Addrs        []string      `koanf:"addrs" default:"127.0.0.1:6379" help:"Redis addresses host:port, comma separated; empty = embedded development Redis"`
+	Addrs        []string      `koanf:"addrs" default:"127.0.0.1:6379" validate:"dive,hostport" help:"Redis addresses host:port, comma separated; empty = embedded development Redis"`
 	Username     string        `koanf:"username" help:"Redis ACL username"`
 	Password     string        `koanf:"password" secret:"true" help:"Redis password"`
 	DB           int           `koanf:"db" validate:"min=0" help:"Redis logical database (standalone Redis only)"`
@@ -79,7 +79,7 @@ type Redis struct {
 
 // Store configures the persistence plugin.
 type Store struct {
-	KeyPrefix       string        `koanf:"key-prefix" default:"rsc" help:"prefix of every coordinator-owned Redis key ([A-Za-z0-9._-])"`
+	KeyPrefix       string        `koanf:"key-prefix" default:"rsc" validate:"name" help:"prefix of every coordinator-owned Redis key ([A-Za-z0-9._-])"`
 	WaitReplicas    int           `koanf:"wait-replicas" validate:"min=0,max=16" help:"every state write waits until this many Redis replicas acknowledged it (WAIT); 0 = do not wait"`
 	WaitTimeout     time.Duration `koanf:"wait-timeout" default:"200ms" validate:"gt=0" help:"how long a write waits for store.wait-replicas before it fails as unavailable (< redis.read-timeout)"`
 	TrustEmptyStore bool          `koanf:"trust-empty-store" help:"treat a Redis without coordinator state as a new deployment and grant at once (default false: each group waits about one heartbeat interval and checks its shard streams for readers of an earlier data set)"`

@@ -7,7 +7,7 @@ import (
 
 // Runtime configures the Go runtime of the coordinator process.
 type Runtime struct {
-	MemoryLimit string `koanf:"memory-limit" default:"auto" help:"soft memory limit of the process (Go GOMEMLIMIT): auto = GOMEMLIMIT if set, else 90% of the container's cgroup memory limit if it has one, else none; off = none; or a size such as 1GiB (>= 32MiB). Near the limit garbage is collected more often (more CPU) to stay under it"`
+	MemoryLimit string `koanf:"memory-limit" default:"auto" validate:"memlimit" help:"soft memory limit of the process (Go GOMEMLIMIT): auto = GOMEMLIMIT if set, else 90% of the container's cgroup memory limit if it has one, else none; off = none; or a size such as 1GiB (>= 32MiB). Near the limit garbage is collected more often (more CPU) to stay under it"`
 }
 
 // Memory limit values besides a size.

@@ -10,42 +10,20 @@ import (
 	"strings"
 )
 
-// Validate checks every setting and returns all problems joined
-// (errors.Join), one per line, each naming the key and the offending value:
-//
-//	config: coordination.member-lease-ttl = 2s: must be greater than coordination.heartbeat-interval (3s)
-//
-// The bounds of single keys are the validate tags of Config (bounds.go);
-// what follows are the formats and the rules between keys, each skipped
-// when a key it reads already failed. Secret values are never echoed.
-// Advice that is not an error is returned by Warnings.
+// Validate checks every setting and returns all problems joined, one per
+// line: "config: KEY = VALUE: what is wrong" (secrets never echoed). Single
+// keys are checked by their validate tags (bounds.go); what follows are the
+// rules between keys, each skipped when a key it reads already failed.
 func (c Config) Validate() error {
 	var errs []error
 	bad := collect(&errs)
 	failed := checkBounds("", c, bad)
 	ok := func(keys ...string) bool { return !slices.ContainsFunc(keys, func(k string) bool { return failed[k] }) }
 
-	if err := checkHostPort(c.HTTP.Addr, true, 0); err != nil {
-		bad("http.addr", c.HTTP.Addr, "%v", err)
-	}
-	for i, o := range c.HTTP.AllowedOrigins {
-		if u, err := url.Parse(o); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.User != nil {
-			bad(fmt.Sprintf("http.allowed-origins[%d]", i), o, "must be an origin scheme://host[:port] (http or https, no path), e.g. https://ops.example.com")
-		}
-	}
-	if _, err := ParseMemoryLimit(c.Runtime.MemoryLimit); err != nil {
-		bad("runtime.memory-limit", c.Runtime.MemoryLimit, "%v", err)
-	}
 	for i, a := range c.Redis.Addrs {
-		key := fmt.Sprintf("redis.addrs[%d]", i)
-		if err := checkHostPort(a, false, 1); err != nil {
-			bad(key, a, "%v", err)
-		} else if slices.Contains(c.Redis.Addrs[:i], a) {
+		if key := fmt.Sprintf("redis.addrs[%d]", i); !failed[key] && slices.Contains(c.Redis.Addrs[:i], a) {
 			bad(key, a, "is listed twice")
 		}
-	}
-	if err := checkName(c.Store.KeyPrefix); err != nil {
-		bad("store.key-prefix", c.Store.KeyPrefix, "%v", err)
 	}
 
 	c.Auth.check(bad, &errs)
@@ -77,9 +55,6 @@ func (c Config) Validate() error {
 	}
 	if ok("shutdown.drain-delay") && c.Shutdown.DrainDelay >= c.Shutdown.Timeout {
 		bad("shutdown.drain-delay", c.Shutdown.DrainDelay, "must be shorter than shutdown.timeout (%s)", c.Shutdown.Timeout)
-	}
-	if s := c.Audit.RedisStream; s != "" && strings.TrimSpace(s) != s {
-		bad("audit.redis-stream", s, "must not start or end with spaces")
 	}
 	c.Cluster.validate(bad, failed)
 	return errors.Join(errs...)
@@ -117,6 +92,13 @@ func checkHostPort(s string, allowEmptyHost bool, lowest int) error {
 		return fmt.Errorf("port must be a number between %d and 65535", lowest)
 	}
 	return nil
+}
+
+// checkOrigin checks an http.allowed-origins entry.
+func checkOrigin(o string) error {
+	u, err := url.Parse(o)
+	return errorIf(err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.User != nil,
+		"must be an origin scheme://host[:port] (http or https, no path), e.g. https://ops.example.com")
 }
 
 // checkName checks a non-empty identifier made of [A-Za-z0-9._-].

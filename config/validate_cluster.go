@@ -12,34 +12,15 @@ import (
 // failure this prevents); consistency checks only run on keys valid on their
 // own, so one mistake is reported once.
 func (cl Cluster) validate(bad badFunc, failed map[string]bool) {
-	if err := checkName(cl.Name); err != nil {
-		bad("cluster.name", cl.Name, "%v", err)
-	}
-	hostOK, advOK := cl.Host != "" && validHost(cl.Host), true
-	if cl.Host == "" {
-		bad("cluster.host", cl.Host, "must not be empty")
-	} else if !hostOK {
-		bad("cluster.host", cl.Host, "must be a host name or IP address (no port)")
-	}
-	if adv := cl.AdvertiseHost; adv != "" && !validHost(adv) {
-		bad("cluster.advertise-host", adv, "must be a host name or IP address (no port)")
-		advOK = false
-	} else if isWildcardHost(adv) {
-		bad("cluster.advertise-host", adv, "is the all-interfaces address, which no other node can connect to; advertise this node's own address")
-		advOK = false
-	}
-	portOK, managePortOK, seedsOK := !failed["cluster.port"], !failed["cluster.manage-port"], true
+	hostOK, advOK, portOK, managePortOK := !failed["cluster.host"], !failed["cluster.advertise-host"], !failed["cluster.port"], !failed["cluster.manage-port"]
+	seedsOK := true
 	for i, s := range cl.Seeds {
-		if err := checkHostPort(s, false, 1); err != nil {
-			bad(fmt.Sprintf("cluster.seeds[%d]", i), s, "%v", err)
+		if failed[fmt.Sprintf("cluster.seeds[%d]", i)] {
 			seedsOK = false
 		} else if j := slices.IndexFunc(cl.Seeds[:i], func(x string) bool { return sameHostPort(x, s) }); j >= 0 {
 			bad(fmt.Sprintf("cluster.seeds[%d]", i), s, "is listed twice (cluster.seeds[%d])", j)
 			seedsOK = false
 		}
-	}
-	if err := checkName(cl.NodeID); err != nil {
-		bad("cluster.node-id", cl.NodeID, "%v", err)
 	}
 	if failed["cluster.provider"] {
 		return
