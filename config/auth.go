@@ -20,7 +20,7 @@ type Auth struct {
 	TokenRevocationWindow time.Duration `koanf:"token-revocation-window" default:"10s" validate:"min=1s,max=10m0s" help:"how long a token revoked on one node may still work on the others (1s..10m); each node re-reads the revocations after half of it"`
 	AuthenticateMemberAPI bool          `koanf:"authenticate-member-api" default:"true" help:"require a MEMBER credential on the member heartbeat API whenever auth.users is set (set false to opt out)"`
 	AllowUnauthenticated  bool          `koanf:"allow-unauthenticated" help:"allow a node listening beyond loopback with no auth.users (every route open); refused at start otherwise"`
-	Users                 []User        `koanf:"users" secret:"true" help:"API users (file or RSC_AUTH_USERS as a YAML/JSON list)"`
+	Users                 []User        `koanf:"users" secret:"true" validate:"dive" help:"API users (file or RSC_AUTH_USERS as a YAML/JSON list)"`
 	AdminRateLimit        float64       `koanf:"admin-rate-limit" default:"10" validate:"finite,gt=0" hint:"requests per second" help:"sustained admin API requests per second"`
 	AdminRateBurst        int           `koanf:"admin-rate-burst" default:"20" validate:"min=1" help:"admin API burst size"`
 	// Failed credentials: a token bucket per client address and one per user at an address.
@@ -35,17 +35,14 @@ type User struct {
 	Username string   `koanf:"username"`
 	Password string   `koanf:"password"`
 	Roles    []string `koanf:"roles"`
-	// Streams scopes the user to these stream prefixes ("orders", or "orders:*"
-	// for every prefix that starts with "orders:"); empty = every stream.
-	Streams []string `koanf:"streams"`
-	// Groups scopes the user to these consumer groups (same patterns);
-	// empty = every group.
-	Groups []string `koanf:"groups"`
+	// Streams and Groups scope the user to these stream prefixes and groups
+	// ("orders", or "orders:*" for every name starting with "orders:"); empty = all.
+	Streams []string `koanf:"streams" validate:"dive,scope"`
+	Groups  []string `koanf:"groups" validate:"dive,groupscope"`
 }
 
-// Roles a User may hold. WRITE implies READ; MEMBER is separate (heartbeats and
-// producer routing). ADMIN (all of READ, WRITE and MEMBER) and MONITOR
-// (= READ) are the reference coordinator's names.
+// Roles a User may hold. WRITE implies READ; MEMBER: heartbeats and producer
+// routing; ADMIN (READ, WRITE and MEMBER) and MONITOR (= READ) are aliases.
 const (
 	RoleRead    = "READ"
 	RoleWrite   = "WRITE"
@@ -116,16 +113,6 @@ func (a Auth) check(bad badFunc, errs *[]error) {
 				bad(fmt.Sprintf("%s.roles[%d]", key, j), r, "must be one of %s", strings.Join(Roles, ", "))
 			}
 			hasMember = hasMember || r == RoleMember || r == RoleAdmin
-		}
-		for j, p := range u.Streams {
-			if err := validStreamScope(p); err != nil {
-				bad(fmt.Sprintf("%s.streams[%d]", key, j), p, "%v", err)
-			}
-		}
-		for j, p := range u.Groups {
-			if err := validStreamScope(p); err != nil {
-				bad(fmt.Sprintf("%s.groups[%d]", key, j), p, "%v (a consumer group name, a name followed by '*', or '*')", err)
-			}
 		}
 	}
 	if len(a.Users) > 0 && a.AuthenticateMemberAPI && !hasMember {

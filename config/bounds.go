@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"net"
 	"reflect"
 	"strconv"
 	"strings"
@@ -41,6 +42,17 @@ var formats = map[string]func(string) error{
 	"origin":   checkOrigin,
 	"trimmed":  func(s string) error { return errorIf(strings.TrimSpace(s) != s, "must not start or end with spaces") },
 	"memlimit": func(s string) error { _, err := ParseMemoryLimit(s); return err },
+	"addr": func(s string) error {
+		_, _, err := net.SplitHostPort(s)
+		return errorIf(err != nil, "must be host:port (or empty for no extra listener)")
+	},
+	"scope": validStreamScope,
+	"groupscope": func(s string) error {
+		if err := validStreamScope(s); err != nil {
+			return fmt.Errorf("%w (a consumer group name, a name followed by '*', or '*')", err)
+		}
+		return nil
+	},
 	"advertise": func(s string) error {
 		return errors.Join(checkHost(s), errorIf(isWildcardHost(s), "is the all-interfaces address, which no other node can connect to; advertise this node's own address"))
 	},

@@ -40,7 +40,7 @@ type Failpoint struct {
 
 // Metrics configures the Prometheus metrics besides http.addr's /metrics.
 type Metrics struct {
-	Addr           string        `koanf:"addr" help:"extra listener host:port serving only GET /metrics without authentication, for scrapers (empty = none)"`
+	Addr           string        `koanf:"addr" validate:"omitempty,addr" help:"extra listener host:port serving only GET /metrics without authentication, for scrapers (empty = none)"`
 	SampleInterval time.Duration `koanf:"sample-interval" default:"15s" validate:"min=100ms,max=1h" help:"how often per-group gauges (unowned shards, lag, pending) are sampled from the assignments and Redis"`
 }
 

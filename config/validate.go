@@ -46,12 +46,8 @@ func (c Config) Validate() error {
 	if ok("resharding.driver-lease", "resharding.poll-interval") && rs.DriverLease < 2*rs.PollInterval {
 		bad("resharding.driver-lease", rs.DriverLease, "must be at least twice resharding.poll-interval (%s): the driver renews it once per round", rs.PollInterval)
 	}
-	if a := c.Metrics.Addr; a != "" {
-		if _, _, err := net.SplitHostPort(a); err != nil {
-			bad("metrics.addr", a, "must be host:port (or empty for no extra listener)")
-		} else if a == c.HTTP.Addr && !strings.HasSuffix(a, ":0") {
-			bad("metrics.addr", a, "must differ from http.addr")
-		}
+	if a := c.Metrics.Addr; ok("metrics.addr") && a != "" && a == c.HTTP.Addr && !strings.HasSuffix(a, ":0") {
+		bad("metrics.addr", a, "must differ from http.addr")
 	}
 	if ok("shutdown.drain-delay") && c.Shutdown.DrainDelay >= c.Shutdown.Timeout {
 		bad("shutdown.drain-delay", c.Shutdown.DrainDelay, "must be shorter than shutdown.timeout (%s)", c.Shutdown.Timeout)
