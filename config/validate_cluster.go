@@ -6,11 +6,11 @@ import (
 	"slices"
 )
 
-// validate checks the cluster section: each key on its own, then whether the
-// keys fit cluster.provider. A key the provider would ignore is an error
-// naming it (a node configured for a cluster that silently runs alone is the
-// failure this prevents); consistency checks only run on keys valid on their
-// own, so one mistake is reported once.
+// validate checks the rules between the cluster keys (each key on its own is
+// checked by its tags): no duplicate seed, and the keys fit cluster.provider.
+// A key the provider would ignore is an error naming it (a node configured
+// for a cluster that silently runs alone is the failure this prevents); a
+// rule reading a key that already failed is skipped.
 func (cl Cluster) validate(bad badFunc, failed map[string]bool) {
 	hostOK, advOK, portOK, managePortOK := !failed["cluster.host"], !failed["cluster.advertise-host"], !failed["cluster.port"], !failed["cluster.manage-port"]
 	seedsOK := true
@@ -52,7 +52,10 @@ func (cl Cluster) validate(bad badFunc, failed map[string]bool) {
 		advOK = false
 	}
 	if ip := net.ParseIP(cl.Advertised()); hostOK && advOK && ip != nil && ip.To4() == nil && !ip.IsUnspecified() {
-		key := map[bool]string{true: "cluster.host", false: "cluster.advertise-host"}[cl.AdvertiseHost == ""]
+		key := "cluster.advertise-host"
+		if cl.AdvertiseHost == "" {
+			key = "cluster.host"
+		}
 		bad(key, cl.Advertised(), "is an IPv6 address, which other nodes cannot dial: protoactor-go writes member addresses as host:port without brackets; advertise an IPv4 address or a host name")
 		advOK = false
 	}
