@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"github.com/redisstream/coordinator/membersdk/internal/retry"
 )
 
 // batch is one read's entries on their way through the handlers. Handlers
@@ -189,7 +190,7 @@ func (b *batch) finish(acked bool, id string) {
 // entry. start has just checked ownership at now.
 func (b *batch) handle(msg Message, now time.Time) {
 	w := b.w
-	var bo *retryPacer
+	var bo *retry.Pacer
 	for attempt := 0; ; attempt++ {
 		if attempt > 0 && (w.workCtx.Err() != nil || !w.token.valid()) {
 			b.finish(false, msg.ID)
@@ -217,9 +218,9 @@ func (b *batch) handle(msg Message, now time.Time) {
 		}
 		w.c.log.Debug("handler failed; retrying", "shard", w.shard, "id", msg.ID, "delivery", msg.DeliveryCount, "error", err)
 		if bo == nil {
-			bo = newBackoff(w.c.cfg.RetryBackoff, w.c.cfg.MaxRetryBackoff)
+			bo = retry.NewBackoff(w.c.cfg.RetryBackoff, w.c.cfg.MaxRetryBackoff)
 		}
-		if !bo.wait(w.workCtx) {
+		if !bo.Wait(w.workCtx) {
 			b.finish(false, msg.ID)
 			return
 		}

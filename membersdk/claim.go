@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"github.com/redisstream/coordinator/membersdk/internal/retry"
 )
 
 // Claiming: the owner of a shard takes over entries other consumers left
@@ -18,7 +19,7 @@ import (
 // to 0-0): every entry pending under another name was then taken.
 func (w *worker) claimPending() bool {
 	start := "0-0"
-	bo := newBackoff(100*time.Millisecond, 2*time.Second)
+	bo := retry.NewBackoff(100*time.Millisecond, 2*time.Second)
 	for w.readCtx.Err() == nil {
 		// The command itself is not cancelled: abandoning a reply would lose
 		// track of entries Redis delivered to this consumer.
@@ -42,7 +43,7 @@ func (w *worker) claimPending() bool {
 			}
 			continue
 		}
-		bo.reset()
+		bo.Reset()
 		if len(msgs) > 0 {
 			counts := w.deliveryCounts(msgs)
 			w.process(msgs, counts)

@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/redisstream/coordinator/membersdk/internal/coordclient"
+	"github.com/redisstream/coordinator/membersdk/internal/retry"
 	"github.com/redisstream/coordinator/membersdk/protocol"
 )
 
@@ -95,9 +97,9 @@ type loopState struct {
 	pending         []int
 	warnedInterval  bool
 	warnedPool      bool
-	failing         bool        // the last heartbeat got no answer, or RETRY
-	hbRetry         *retryPacer // paces heartbeat retries (see retryInterval)
-	idRefused       bool        // the member id is refused (identity.go): logged once until it is ours
+	failing         bool         // the last heartbeat got no answer, or RETRY
+	hbRetry         *retry.Pacer // paces heartbeat retries (see retryInterval)
+	idRefused       bool         // the member id is refused (identity.go): logged once until it is ours
 }
 
 // NewConsumer validates cfg, fills in defaults and returns a consumer that
@@ -135,11 +137,11 @@ func NewConsumer(cfg ConsumerConfig, handler Handler) (*Consumer, error) {
 	if err != nil {
 		return nil, err
 	}
-	cc.onFailover = func(from, to string) {
+	cc.OnFailover = func(from, to string) {
 		c.log.Warn("coordinator failover", "from", from, "to", to)
 		c.emit(Event{Type: EventFailover, URL: to})
 	}
-	c.hb = httpHeartbeater{cc: cc, path: heartbeatPath(cfg.StreamPrefix, cfg.ConsumerGroup, cfg.MemberID)}
+	c.hb = httpHeartbeater{cc: cc, path: coordclient.HeartbeatPath(cfg.StreamPrefix, cfg.ConsumerGroup, cfg.MemberID)}
 	return c, nil
 }
 

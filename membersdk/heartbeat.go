@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/redisstream/coordinator/membersdk/internal/retry"
 	"github.com/redisstream/coordinator/membersdk/protocol"
 )
 
@@ -110,7 +111,7 @@ func (c *Consumer) apply(r hbResult) (time.Time, error) {
 	case protocol.StatusOK, protocol.StatusSyncMetadata, protocol.StatusRevokePending:
 		fresh := now.Sub(r.sentAt) < c.cfg.selfFenceAfter(c.ls.lease)
 		if c.ls.hbRetry != nil {
-			c.ls.hbRetry.reset()
+			c.ls.hbRetry.Reset()
 		}
 		c.ls.lastOK, c.ls.haveOK = r.sentAt, true
 		c.idFree()
@@ -215,10 +216,10 @@ func (c *Consumer) nextInterval() time.Duration {
 // A heartbeat that proves membership resets it.
 func (c *Consumer) retryInterval() time.Duration {
 	base := min(c.cfg.RetryInterval, c.ls.interval)
-	if p := c.ls.hbRetry; p == nil || p.b.InitialInterval != base || p.maxWait != c.ls.interval {
-		c.ls.hbRetry = newRetryPacer(base, c.ls.interval, 2)
+	if p := c.ls.hbRetry; p == nil || !p.Paces(base, c.ls.interval) {
+		c.ls.hbRetry = retry.New(base, c.ls.interval, 2)
 	}
-	return c.ls.hbRetry.next()
+	return c.ls.hbRetry.Next()
 }
 
 // later is the later of a and b.

@@ -39,7 +39,7 @@ func newMailboxHeartbeater(cfg *ConsumerConfig) *mailboxHeartbeater {
 // (the heartbeat interval) when set, as one HTTP request to one URL would.
 func (m *mailboxHeartbeater) heartbeat(ctx context.Context, round time.Duration, req protocol.HeartbeatRequest) (protocol.HeartbeatResponse, string, error) {
 	var resp protocol.HeartbeatResponse
-	body, err := json.Marshal(req) // the bytes the HTTP path sends (coordClient.doWithin)
+	body, err := json.Marshal(req) // the bytes the HTTP path sends (coordclient.Client.DoWithin)
 	if err != nil {
 		return resp, "", fmt.Errorf("membersdk: encode request: %w", err)
 	}

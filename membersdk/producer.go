@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"github.com/redisstream/coordinator/membersdk/internal/coordclient"
 	"github.com/redisstream/coordinator/membersdk/protocol"
 )
 
@@ -50,7 +51,7 @@ type ProducerConfig struct {
 // to. It is safe for concurrent use.
 type Producer struct {
 	cfg   ProducerConfig
-	coord *coordClient
+	coord *coordclient.Client
 	log   *slog.Logger
 	path  string
 	// now is time.Now; internal tests replace it right after NewProducer
@@ -99,10 +100,10 @@ func NewProducer(cfg ProducerConfig) (*Producer, error) {
 		cfg:   cfg,
 		coord: cc,
 		log:   cfg.Logger.With("stream", cfg.StreamPrefix),
-		path:  groupPath(cfg.StreamPrefix, cfg.ConsumerGroup) + "/producer-routing",
+		path:  coordclient.GroupPath(cfg.StreamPrefix, cfg.ConsumerGroup) + "/producer-routing",
 		now:   time.Now,
 	}
-	cc.onFailover = func(from, to string) { p.log.Warn("coordinator failover", "from", from, "to", to) }
+	cc.OnFailover = func(from, to string) { p.log.Warn("coordinator failover", "from", from, "to", to) }
 	return p, nil
 }
 
@@ -153,7 +154,7 @@ func (p *Producer) fresh() *cachedRouting {
 func (p *Producer) refreshLocked(ctx context.Context) (*cachedRouting, error) {
 	gen := p.gen.Load() // an Invalidate during the fetch makes the result stale
 	var r protocol.ProducerRouting
-	if _, err := p.coord.do(ctx, http.MethodGet, p.path, nil, &r); err != nil {
+	if _, err := p.coord.Do(ctx, http.MethodGet, p.path, nil, &r); err != nil {
 		return nil, fmt.Errorf("membersdk: fetch producer routing: %w", err)
 	}
 	if r.ShardCount < 0 {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/redisstream/coordinator/membersdk/internal/coordclient"
 	"github.com/redisstream/coordinator/membersdk/protocol"
 )
 
@@ -37,18 +38,18 @@ type heartbeater interface {
 }
 
 // httpHeartbeater POSTs heartbeats to the member's heartbeat path, failing
-// over across the coordinator URLs (coordClient).
+// over across the coordinator URLs (internal/coordclient).
 type httpHeartbeater struct {
-	cc   *coordClient
+	cc   *coordclient.Client
 	path string
 }
 
 func (h httpHeartbeater) heartbeat(ctx context.Context, round time.Duration, req protocol.HeartbeatRequest) (protocol.HeartbeatResponse, string, error) {
 	var resp protocol.HeartbeatResponse
-	url, err := h.cc.doWithin(ctx, round, "POST", h.path, req, &resp)
+	url, err := h.cc.DoWithin(ctx, round, "POST", h.path, req, &resp)
 	return resp, url, err
 }
 
-func (h httpHeartbeater) where() string           { return h.cc.current() }
+func (h httpHeartbeater) where() string           { return h.cc.Current() }
 func (h httpHeartbeater) nudges() <-chan struct{} { return nil }
 func (h httpHeartbeater) close()                  {}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"github.com/redisstream/coordinator/membersdk/internal/retry"
 	"github.com/redisstream/coordinator/membersdk/protocol"
 )
 
@@ -215,7 +216,7 @@ func (w *worker) watch() {
 
 // readNew reads new entries (XREADGROUP >) until the reader is cancelled.
 func (w *worker) readNew() {
-	bo := newBackoff(100*time.Millisecond, 2*time.Second)
+	bo := retry.NewBackoff(100*time.Millisecond, 2*time.Second)
 	lastSweep := w.c.now()
 	lastNames := lastSweep
 	for w.readCtx.Err() == nil {
@@ -241,7 +242,7 @@ func (w *worker) readNew() {
 		}
 		res, err := w.reader.read(w)
 		if errors.Is(err, redis.Nil) {
-			bo.reset()
+			bo.Reset()
 			continue
 		}
 		if err != nil {
@@ -250,7 +251,7 @@ func (w *worker) readNew() {
 			}
 			continue
 		}
-		bo.reset()
+		bo.Reset()
 		// Entries Redis delivered are ours to finish even if the reader was
 		// cancelled meanwhile (revoke drains them; kill leaves them pending).
 		for _, s := range res {
@@ -261,7 +262,7 @@ func (w *worker) readNew() {
 
 // recoverReadError logs err and waits before the next attempt. It returns
 // false when the worker must stop reading.
-func (w *worker) recoverReadError(err error, bo *retryPacer) bool {
+func (w *worker) recoverReadError(err error, bo *retry.Pacer) bool {
 	if w.readCtx.Err() != nil {
 		return false
 	}
@@ -270,7 +271,7 @@ func (w *worker) recoverReadError(err error, bo *retryPacer) bool {
 		return w.idleMissing(err)
 	}
 	w.c.log.Warn("redis read failed; retrying", "shard", w.shard, "key", w.key, "error", err)
-	return bo.wait(w.readCtx)
+	return bo.Wait(w.readCtx)
 }
 
 // isShardMissing reports Redis' answer to XREADGROUP/XAUTOCLAIM on a shard
@@ -293,8 +294,8 @@ func isShardMissing(err error) bool {
 func (w *worker) idleMissing(err error) bool {
 	w.c.log.Warn("shard stream or consumer group no longer exists; not reading the shard (nothing is recreated) until the coordinator revokes it or it comes back",
 		"shard", w.shard, "key", w.key, "error", err)
-	bo := newBackoff(500*time.Millisecond, 5*time.Second)
-	for bo.wait(w.readCtx) {
+	bo := retry.NewBackoff(500*time.Millisecond, 5*time.Second)
+	for bo.Wait(w.readCtx) {
 		if w.shardBack() {
 			w.c.log.Info("shard stream and consumer group exist again; reading the shard", "shard", w.shard, "key", w.key)
 			return w.holdFence()
@@ -325,7 +326,7 @@ func (w *worker) shardBack() bool {
 // worker was stopped while Redis could not be read.
 func (w *worker) holdFence() bool {
 	key := fenceKey(w.key, w.c.cfg.ConsumerGroup)
-	bo := newBackoff(100*time.Millisecond, 2*time.Second)
+	bo := retry.NewBackoff(100*time.Millisecond, 2*time.Second)
 	for {
 		h, err := readFence(context.WithoutCancel(w.readCtx), w.c.cfg.Redis, key, w.c.cfg.MemberID)
 		switch {
@@ -341,7 +342,7 @@ func (w *worker) holdFence() bool {
 			return false
 		}
 		w.c.log.Warn("reading the shard fence failed; retrying", "shard", w.shard, "fence", key, "error", err)
-		if !bo.wait(w.readCtx) {
+		if !bo.Wait(w.readCtx) {
 			return false
 		}
 	}
