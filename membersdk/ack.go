@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/redis/go-redis/v9"
+	"github.com/redisstream/coordinator/membersdk/internal/fence"
 )
 
 // ackBatch acknowledges entries of this shard whose handlers succeeded
@@ -76,7 +77,7 @@ func (w *worker) xack(ctx context.Context, onWorker bool, ids ...string) error {
 			w.c.log.Warn("Redis refused MULTI/WATCH; acknowledging through the fence script instead", "shard", w.shard, "error", err)
 		}
 	}
-	_, err := fencedXAck(ctx, w.c.cfg.Redis, w.key, w.c.cfg.ConsumerGroup, w.c.cfg.MemberID, w.fence.token, ids...)
+	_, err := fence.ScriptXAck(ctx, w.c.cfg.Redis, w.key, w.c.cfg.ConsumerGroup, w.c.cfg.MemberID, w.fence.Token, ids...)
 	return err
 }
 

@@ -165,7 +165,7 @@ func (b *batch) start(i int, slot *laneSlot) bool {
 	if b.counts != nil {
 		dc = b.counts[m.ID]
 	}
-	b.handle(Message{StreamKey: w.key, Shard: w.shard, ID: m.ID, Values: m.Values, Epoch: b.epoch, DeliveryCount: dc, FencingToken: w.fence.token}, now)
+	b.handle(Message{StreamKey: w.key, Shard: w.shard, ID: m.ID, Values: m.Values, Epoch: b.epoch, DeliveryCount: dc, FencingToken: w.fence.Token}, now)
 	return true
 }
 

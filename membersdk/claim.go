@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"github.com/redisstream/coordinator/membersdk/internal/fence"
 	"github.com/redisstream/coordinator/membersdk/internal/retry"
 )
 
@@ -63,8 +64,8 @@ func (w *worker) xautoclaim(start string) ([]redis.XMessage, string, error) {
 		return nil, "", errClaimNotOwned
 	}
 	w.hookBeforeWrite("claim")
-	cmd, err := claimScript.run(context.WithoutCancel(w.readCtx), w.c.cfg.Redis, []string{w.key, w.fence.key},
-		[]any{w.c.cfg.MemberID, w.fence.tokenArg(), w.c.cfg.ConsumerGroup, w.c.cfg.MemberID, 0, start, w.c.cfg.BatchSize},
+	cmd, err := fence.ClaimScript.Run(context.WithoutCancel(w.readCtx), w.c.cfg.Redis, []string{w.key, w.fence.Key},
+		[]any{w.c.cfg.MemberID, w.fence.TokenArg(), w.c.cfg.ConsumerGroup, w.c.cfg.MemberID, 0, start, w.c.cfg.BatchSize},
 		func(ctx context.Context, args ...any) redis.Cmder { return redis.NewXAutoClaimCmd(ctx, args...) })
 	if err != nil {
 		return nil, "", err

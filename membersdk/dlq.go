@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/redis/go-redis/v9"
+	"github.com/redisstream/coordinator/membersdk/internal/fence"
 )
 
 // Fields added to a dead-lettered entry, next to the entry's own fields.
@@ -67,7 +68,7 @@ func (w *worker) deadLetterCrossSlot(ctx context.Context, dlq, id string, fields
 // (docs/MEMBER-SDK.md, "Dead letters").
 func (w *worker) deadLetter(msg Message, cause error) bool {
 	args := make([]any, 0, 4+2*(len(msg.Values)+6))
-	args = append(args, w.c.cfg.MemberID, w.fence.tokenArg(), w.c.cfg.ConsumerGroup, msg.ID)
+	args = append(args, w.c.cfg.MemberID, w.fence.TokenArg(), w.c.cfg.ConsumerGroup, msg.ID)
 	for k, v := range msg.Values {
 		args = append(args, k, v)
 	}
@@ -83,7 +84,7 @@ func (w *worker) deadLetter(msg Message, cause error) bool {
 	var dlqID string
 	ran, err := w.token.withOwnership(func() error {
 		w.hookBeforeWrite("deadletter")
-		cmd, err := deadLetterScript.run(ctx, w.c.cfg.Redis, []string{w.key, w.fence.key, dlq}, args,
+		cmd, err := fence.DeadLetterScript.Run(ctx, w.c.cfg.Redis, []string{w.key, w.fence.Key, dlq}, args,
 			func(ctx context.Context, a ...any) redis.Cmder { return redis.NewStringCmd(ctx, a...) })
 		if err != nil && strings.HasPrefix(err.Error(), "CROSSSLOT") {
 			dlqID, err = w.deadLetterCrossSlot(ctx, dlq, msg.ID, args[4:])

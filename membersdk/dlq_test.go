@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"github.com/redisstream/coordinator/membersdk/internal/fence"
 	"github.com/redisstream/coordinator/membersdk/protocol"
 	"github.com/stretchr/testify/require"
 )
@@ -22,7 +23,7 @@ func TestShardDeadLetterKeySharesTheShardsHashTag(t *testing.T) {
 	require.Equal(t, "{orders:3}:dlq", ShardDeadLetterKey(stream))
 	tag := func(k string) string { return k[strings.IndexByte(k, '{')+1 : strings.IndexByte(k, '}')] }
 	require.Equal(t, stream, tag(ShardDeadLetterKey(stream)), "hash tag = the whole shard stream key")
-	require.Equal(t, tag(fenceKey(stream, "g")), tag(ShardDeadLetterKey(stream)), "same slot as the shard's fence")
+	require.Equal(t, tag(fence.Key(stream, "g")), tag(ShardDeadLetterKey(stream)), "same slot as the shard's fence")
 	require.Equal(t, "orders:dlq", DeadLetterKey("orders"))
 }
 

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"github.com/redisstream/coordinator/membersdk/internal/fence"
 	"github.com/redisstream/coordinator/membersdk/protocol"
 	"github.com/redisstream/coordinator/membersdk/redistest"
 	"github.com/stretchr/testify/require"
@@ -59,7 +60,7 @@ type fenceChange struct {
 // with f.mu held.
 func (f *fakeCoord) writeFence(s int, owner string, epoch int64) error {
 	ctx := context.Background()
-	key := fenceKey(protocol.StreamKey(testStream, s), testGroup)
+	key := fence.Key(protocol.StreamKey(testStream, s), testGroup)
 	var incr *redis.IntCmd
 	_, err := f.rc.TxPipelined(ctx, func(p redis.Pipeliner) error {
 		p.HSet(ctx, key, "owner", owner, "epoch", epoch, "at", time.Now().UTC().Format(time.RFC3339Nano))

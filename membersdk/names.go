@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"github.com/redisstream/coordinator/membersdk/internal/fence"
 )
 
 // Dead consumer names (docs/MEMBER-SDK.md, "Consumer names"). Every member
@@ -46,7 +47,7 @@ func (c *Consumer) ConsumerNamesDeleted() int64 { return c.namesGone.Load() }
 // dropNamesScript: KEYS = {stream, fence}; ARGV = {member, token, group}.
 // Deletes every consumer of the group other than the member whose pending
 // count is 0 and returns the deleted names.
-var dropNamesScript = newFenceScript(fenceCheck + `
+var dropNamesScript = fence.NewScript(fence.Check + `
 local dropped = {}
 for _, c in ipairs(redis.call('XINFO', 'CONSUMERS', KEYS[1], ARGV[3])) do
   local name, pending
@@ -65,12 +66,12 @@ return dropped
 // the worker's shard (see above). Failures are logged and left for the next
 // pass; a fence refusal stops the worker like any fenced write.
 func (w *worker) dropDeadNames() {
-	if !w.fence.fenced || !w.token.valid() {
+	if !w.fence.Fenced || !w.token.valid() {
 		return
 	}
 	w.hookBeforeWrite("dropnames")
-	cmd, err := dropNamesScript.run(context.WithoutCancel(w.readCtx), w.c.cfg.Redis, []string{w.key, w.fence.key},
-		[]any{w.c.cfg.MemberID, w.fence.tokenArg(), w.c.cfg.ConsumerGroup},
+	cmd, err := dropNamesScript.Run(context.WithoutCancel(w.readCtx), w.c.cfg.Redis, []string{w.key, w.fence.Key},
+		[]any{w.c.cfg.MemberID, w.fence.TokenArg(), w.c.cfg.ConsumerGroup},
 		func(ctx context.Context, args ...any) redis.Cmder { return redis.NewStringSliceCmd(ctx, args...) })
 	if err != nil {
 		if errors.Is(err, ErrFenced) {

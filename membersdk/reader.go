@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"github.com/redisstream/coordinator/membersdk/internal/fence"
 )
 
 // blockingReader runs a shard worker's XREADGROUP … BLOCK on a connection of
@@ -31,7 +32,7 @@ type blockingReader struct {
 	conn *redis.Conn
 	// ack acknowledges the worker's batches on conn (FencedAcker: a WATCH on
 	// the shard fence stays on conn); nil until the first acknowledgement.
-	ack *FencedAcker
+	ack *fence.Acker
 	id  atomic.Int64 // CLIENT ID of conn; 0: none
 	// noConn is set once dedicated connections turned out to be unavailable.
 	noConn bool
@@ -83,7 +84,7 @@ func (r *blockingReader) connection(ctx context.Context, w *worker) *redis.Conn 
 	id, err := conn.ClientID(ctx).Result()
 	if err != nil {
 		_ = conn.Close()
-		if isRefused(err) {
+		if fence.IsRefused(err) {
 			r.noConn = true
 			w.c.log.Warn("CLIENT ID refused; a stopping shard reader will wait out BlockTimeout", "shard", w.shard, "error", err)
 		}
@@ -96,14 +97,14 @@ func (r *blockingReader) connection(ctx context.Context, w *worker) *redis.Conn 
 
 // acker is the FencedAcker of the dedicated connection, if one is open
 // (nil: acknowledge through the pool). Only the worker goroutine may use it.
-func (r *blockingReader) acker(w *worker) *FencedAcker {
+func (r *blockingReader) acker(w *worker) *fence.Acker {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.conn == nil || r.noTx {
 		return nil
 	}
 	if r.ack == nil {
-		r.ack = NewFencedAcker(r.conn, w.key, w.c.cfg.ConsumerGroup, w.fence.token)
+		r.ack = fence.NewTx(r.conn, w.key, w.c.cfg.ConsumerGroup, w.fence.Token)
 	}
 	return r.ack
 }
@@ -173,12 +174,6 @@ func (r *blockingReader) unblock(w *worker) {
 			time.Sleep(time.Millisecond)
 		}
 	}()
-}
-
-// isRefused reports a Redis error reply (as opposed to a transport error).
-func isRefused(err error) bool {
-	var re redis.Error
-	return errors.As(err, &re)
 }
 
 // checkPoolSize warns once when the Redis pool is too small for one blocking

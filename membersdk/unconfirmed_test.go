@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"github.com/redisstream/coordinator/membersdk/internal/fence"
 	"github.com/stretchr/testify/require"
 )
 
@@ -66,7 +67,7 @@ func isAckScript(cmd redis.Cmder) bool {
 	if len(args) < 2 || !(strings.EqualFold(cmd.Name(), "evalsha") || strings.EqualFold(cmd.Name(), "eval")) {
 		return false
 	}
-	return args[1] == ackScript.sha || args[1] == ackScript.src
+	return args[1] == fence.AckScript.SHA || args[1] == fence.AckScript.Src
 }
 
 func TestFailedXackIsSettledWithoutRunningTheHandlerAgain(t *testing.T) {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"github.com/redisstream/coordinator/membersdk/internal/fence"
 	"github.com/redisstream/coordinator/membersdk/internal/retry"
 	"github.com/redisstream/coordinator/membersdk/protocol"
 )
@@ -28,7 +29,7 @@ type worker struct {
 	shard int
 	key   string
 	token *ownership
-	fence fenceHold // read in run before anything else touches the shard
+	fence fence.Hold // read in run before anything else touches the shard
 
 	readCtx    context.Context // cancelled: stop reading (revoke, kill)
 	readCancel context.CancelFunc
@@ -325,18 +326,18 @@ func (w *worker) shardBack() bool {
 // already superseded; a later heartbeat starts the shard again), or the
 // worker was stopped while Redis could not be read.
 func (w *worker) holdFence() bool {
-	key := fenceKey(w.key, w.c.cfg.ConsumerGroup)
+	key := fence.Key(w.key, w.c.cfg.ConsumerGroup)
 	bo := retry.NewBackoff(100*time.Millisecond, 2*time.Second)
 	for {
-		h, err := readFence(context.WithoutCancel(w.readCtx), w.c.cfg.Redis, key, w.c.cfg.MemberID)
+		h, err := fence.Read(context.WithoutCancel(w.readCtx), w.c.cfg.Redis, key, w.c.cfg.MemberID)
 		switch {
 		case err == nil:
 			w.fence = h
-			if !h.fenced {
+			if !h.Fenced {
 				w.c.log.Debug("shard has no fence in Redis (the coordinator does not fence); acknowledging unfenced", "shard", w.shard, "fence", key)
 			}
 			return true
-		case errors.Is(err, errFenceNotOwned):
+		case errors.Is(err, fence.ErrNotOwned):
 			w.c.log.Warn("shard assigned but its fence names another owner; not reading it, will retry on the next heartbeat", "shard", w.shard, "error", err)
 			w.c.emit(Event{Type: EventFenceNotHeld, Shard: w.shard, Err: err})
 			return false
