@@ -17,7 +17,7 @@ import (
 // the XACK fails (its outcome unknown) the entries are remembered for
 // confirmAcks.
 func (w *worker) ackBatch(ids []string, epoch int64, onWorker bool) bool {
-	ran, err := w.token.withOwnership(func() error {
+	ran, err := w.token.WithOwnership(func() error {
 		w.hookBeforeWrite("ack")
 		sent := w.c.now()
 		if err := w.xack(context.Background(), onWorker, ids...); err != nil {
@@ -46,7 +46,7 @@ func (w *worker) ackBatch(ids []string, epoch int64, onWorker bool) bool {
 	case err != nil:
 		w.c.log.Warn("XACK failed; it will be settled when Redis answers again", "shard", w.shard, "ids", len(ids), "first", ids[0], "error", err)
 		for _, id := range ids {
-			w.c.unconfirmed.add(w.shard, id, epoch)
+			w.c.unconfirmed.Add(w.shard, id, epoch)
 		}
 		w.reclaim.Store(true)
 		return false
@@ -67,13 +67,13 @@ func (w *worker) ackBatch(ids []string, epoch int64, onWorker bool) bool {
 // fence script (fencedXAck) through the pool.
 func (w *worker) xack(ctx context.Context, onWorker bool, ids ...string) error {
 	if onWorker {
-		if a := w.reader.acker(w); a != nil {
+		if a := w.reader.Acker(w.fence.Token); a != nil {
 			_, err := a.Ack(ctx, ids...)
 			if !errors.Is(err, ErrTxRefused) {
 				return err
 			}
 			// Nothing was sent that acknowledges: use the script from now on.
-			w.reader.refuseTx()
+			w.reader.RefuseTx()
 			w.c.log.Warn("Redis refused MULTI/WATCH; acknowledging through the fence script instead", "shard", w.shard, "error", err)
 		}
 	}

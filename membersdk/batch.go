@@ -8,6 +8,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 	"github.com/redisstream/coordinator/membersdk/internal/retry"
+	"github.com/redisstream/coordinator/membersdk/internal/shard"
 )
 
 // batch is one read's entries on their way through the handlers. Handlers
@@ -150,7 +151,7 @@ func (s *laneSlot) release(c *Consumer) {
 func (b *batch) start(i int, slot *laneSlot) bool {
 	w := b.w
 	now := b.wall0.Add(time.Since(b.mono0)) // ownership and ack delay share it
-	if w.workCtx.Err() != nil || !w.token.validAt(now) {
+	if w.workCtx.Err() != nil || !w.token.ValidAt(now) {
 		return false
 	}
 	if b.flushDue(now) {
@@ -192,7 +193,7 @@ func (b *batch) handle(msg Message, now time.Time) {
 	w := b.w
 	var bo *retry.Pacer
 	for attempt := 0; ; attempt++ {
-		if attempt > 0 && (w.workCtx.Err() != nil || !w.token.valid()) {
+		if attempt > 0 && (w.workCtx.Err() != nil || !w.token.Valid()) {
 			b.finish(false, msg.ID)
 			return
 		}
@@ -204,7 +205,7 @@ func (b *batch) handle(msg Message, now time.Time) {
 			b.queue(msg.ID, now)
 			return
 		}
-		if w.workCtx.Err() != nil || !w.token.valid() {
+		if w.workCtx.Err() != nil || !w.token.Valid() {
 			w.c.emit(Event{Type: EventAckRefused, Shard: w.shard, EntryID: msg.ID, Epoch: msg.Epoch, Err: err})
 			b.finish(false, msg.ID)
 			return
@@ -281,7 +282,7 @@ func (b *batch) flush(onWorker bool) {
 	}
 	if b.lanes > 1 { // finished out of order
 		for _, id := range ids {
-			if idLess(last, id) {
+			if shard.IDLess(last, id) {
 				last = id
 			}
 		}

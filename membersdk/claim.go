@@ -60,7 +60,7 @@ func (w *worker) claimPending() bool {
 // xautoclaim claims up to BatchSize entries from start, through the fence
 // script (fence.go): ErrFenced means nothing was claimed.
 func (w *worker) xautoclaim(start string) ([]redis.XMessage, string, error) {
-	if !w.token.valid() {
+	if !w.token.Valid() {
 		return nil, "", errClaimNotOwned
 	}
 	w.hookBeforeWrite("claim")

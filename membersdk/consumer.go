@@ -11,6 +11,7 @@ import (
 
 	"github.com/redisstream/coordinator/membersdk/internal/coordclient"
 	"github.com/redisstream/coordinator/membersdk/internal/retry"
+	"github.com/redisstream/coordinator/membersdk/internal/shard"
 	"github.com/redisstream/coordinator/membersdk/protocol"
 )
 
@@ -61,12 +62,12 @@ type Consumer struct {
 
 	sem         chan struct{} // handler slots shared by all shards
 	running     atomic.Int64  // handlers running now
-	gate        fenceGate     // self-fence state, shared by every ownership token
+	gate        shard.Gate    // self-fence state, shared by every ownership token
 	epoch       atomic.Int64  // member epoch, for messages and events
 	mv          atomic.Int64  // metadataVersion last adopted
 	started     atomic.Bool
 	exits       chan *worker // a worker has fully stopped
-	unconfirmed unconfirmedAcks
+	unconfirmed shard.Unconfirmed
 	fencedOps   atomic.Int64 // writes the shard fence refused (FencedWrites)
 	namesGone   atomic.Int64 // dead consumer names deleted (ConsumerNamesDeleted)
 	// beforeWrite, when set (tests only), runs after a write's in-process
@@ -128,7 +129,7 @@ func NewConsumer(cfg ConsumerConfig, handler Handler) (*Consumer, error) {
 		},
 	}
 	c.clock = time.Now
-	c.gate.now = time.Now
+	c.gate.Now = time.Now
 	if cfg.Transport == TransportRedis {
 		c.hb = newMailboxHeartbeater(&c.cfg)
 		return c, nil
@@ -267,7 +268,7 @@ func (c *Consumer) hasLiveWorkers() bool {
 // selfFence stops reading and acking every shard at once.
 func (c *Consumer) selfFence(now time.Time) {
 	c.ls.selfFenced = true
-	c.gate.fenced.Store(true) // blocks every XACK from here on
+	c.gate.Fenced.Store(true) // blocks every XACK from here on
 	shards := c.ownedIndexes()
 	for _, s := range shards {
 		c.ls.workers[s].kill()
@@ -291,7 +292,7 @@ func (c *Consumer) fence(status protocol.Status, msg string) {
 	c.ls.rejoin = true
 	c.ls.joined = false
 	c.ls.selfFenced = false
-	c.gate.fenced.Store(false) // old tokens are lost; new workers need a new OK anyway
+	c.gate.Fenced.Store(false) // old tokens are lost; new workers need a new OK anyway
 	c.ls.assigned, c.ls.pending = nil, nil
 }
 

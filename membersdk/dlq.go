@@ -82,7 +82,7 @@ func (w *worker) deadLetter(msg Message, cause error) bool {
 	ctx := context.Background()
 	dlq := w.deadLetterStream()
 	var dlqID string
-	ran, err := w.token.withOwnership(func() error {
+	ran, err := w.token.WithOwnership(func() error {
 		w.hookBeforeWrite("deadletter")
 		cmd, err := fence.DeadLetterScript.Run(ctx, w.c.cfg.Redis, []string{w.key, w.fence.Key, dlq}, args,
 			func(ctx context.Context, a ...any) redis.Cmder { return redis.NewStringCmd(ctx, a...) })

@@ -115,7 +115,7 @@ func (c *Consumer) apply(r hbResult) (time.Time, error) {
 		}
 		c.ls.lastOK, c.ls.haveOK = r.sentAt, true
 		c.idFree()
-		c.gate.extend(r.sentAt.Add(c.cfg.selfFenceAfter(c.ls.lease)))
+		c.gate.Extend(r.sentAt.Add(c.cfg.selfFenceAfter(c.ls.lease)))
 		if resp.MemberEpoch > 0 {
 			c.ls.epoch = resp.MemberEpoch
 			c.epoch.Store(resp.MemberEpoch)
@@ -128,7 +128,7 @@ func (c *Consumer) apply(r hbResult) (time.Time, error) {
 		c.mv.Store(mv)
 		if c.ls.selfFenced && fresh {
 			c.ls.selfFenced = false
-			c.gate.fenced.Store(false)
+			c.gate.Fenced.Store(false)
 			c.log.Info("heartbeat succeeded again; resuming", "status", resp.Status, "epoch", c.ls.epoch)
 			c.emit(Event{Type: EventResumed, Status: resp.Status})
 		}

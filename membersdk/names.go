@@ -66,7 +66,7 @@ return dropped
 // the worker's shard (see above). Failures are logged and left for the next
 // pass; a fence refusal stops the worker like any fenced write.
 func (w *worker) dropDeadNames() {
-	if !w.fence.Fenced || !w.token.valid() {
+	if !w.fence.Fenced || !w.token.Valid() {
 		return
 	}
 	w.hookBeforeWrite("dropnames")

@@ -12,6 +12,7 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/redisstream/coordinator/membersdk/internal/fence"
 	"github.com/redisstream/coordinator/membersdk/internal/retry"
+	"github.com/redisstream/coordinator/membersdk/internal/shard"
 	"github.com/redisstream/coordinator/membersdk/protocol"
 )
 
@@ -28,7 +29,7 @@ type worker struct {
 	c     *Consumer
 	shard int
 	key   string
-	token *ownership
+	token *shard.Ownership
 	fence fence.Hold // read in run before anything else touches the shard
 
 	readCtx    context.Context // cancelled: stop reading (revoke, kill)
@@ -41,8 +42,8 @@ type worker struct {
 	inFlight   atomic.Int64 // entries delivered to this worker and not finished
 	reclaim    atomic.Bool  // an XACK or a read failed: entries may sit in our PEL
 	drainTimer atomic.Pointer[time.Timer]
-	reader     blockingReader // the connection XREADGROUP blocks on
-	finished   chan struct{}  // closed when the worker has reported its exit
+	reader     *shard.Reader // the connection XREADGROUP blocks on
+	finished   chan struct{} // closed when the worker has reported its exit
 	finishOnce sync.Once
 
 	mu         sync.Mutex
@@ -53,14 +54,19 @@ type worker struct {
 	progressAt time.Time
 }
 
-func newWorker(c *Consumer, shard int) *worker {
+func newWorker(c *Consumer, index int) *worker {
 	w := &worker{
 		c:        c,
-		shard:    shard,
-		key:      protocol.StreamKey(c.cfg.StreamPrefix, shard),
-		token:    newOwnership(&c.gate),
+		shard:    index,
+		key:      protocol.StreamKey(c.cfg.StreamPrefix, index),
+		token:    shard.NewOwnership(&c.gate),
 		finished: make(chan struct{}),
 	}
+	w.reader = shard.NewReader(shard.ReaderConfig{
+		Redis: c.cfg.Redis, Group: c.cfg.ConsumerGroup, Member: c.cfg.MemberID,
+		Key: w.key, Shard: index, Count: c.cfg.BatchSize, Block: c.cfg.BlockTimeout,
+		Log: c.log, InRead: &w.inRead,
+	})
 	w.readCtx, w.readCancel = context.WithCancel(context.Background())
 	w.workCtx, w.workCancel = context.WithCancel(context.Background())
 	return w
@@ -75,14 +81,14 @@ func (w *worker) revoke(timeout time.Duration) {
 		return
 	}
 	w.readCancel()
-	w.reader.unblock(w)
+	w.reader.Unblock()
 	w.drainTimer.Store(time.AfterFunc(timeout, func() {
 		if w.inFlight.Load() > 0 {
 			w.mu.Lock()
 			w.exitErr = fmt.Errorf("membersdk: shard %d: in-flight work abandoned after rebalance timeout %s", w.shard, timeout)
 			w.mu.Unlock()
 		}
-		w.token.lose()
+		w.token.Lose()
 		w.workCancel()
 	}))
 }
@@ -90,10 +96,10 @@ func (w *worker) revoke(timeout time.Duration) {
 // kill stops reading and acking at once.
 func (w *worker) kill() {
 	w.state.Store(stateKilled)
-	w.token.lose()
+	w.token.Lose()
 	w.readCancel() // before workCancel: see watch
 	w.workCancel()
-	w.reader.unblock(w)
+	w.reader.Unblock()
 }
 
 // revokeState is what the heartbeat reports for a shard being given up.
@@ -133,7 +139,7 @@ func (w *worker) progress() protocol.ShardProgress {
 func (w *worker) noteRead(msgs []redis.XMessage) {
 	last := msgs[len(msgs)-1].ID
 	w.mu.Lock()
-	if idLess(w.lastRead, last) {
+	if shard.IDLess(w.lastRead, last) {
 		w.lastRead = last
 	}
 	w.pending += int64(len(msgs))
@@ -146,7 +152,7 @@ func (w *worker) noteRead(msgs []redis.XMessage) {
 func (w *worker) noteDone(n int, lastAcked string) {
 	w.mu.Lock()
 	w.pending -= int64(n)
-	if lastAcked != "" && idLess(w.lastAcked, lastAcked) {
+	if lastAcked != "" && shard.IDLess(w.lastAcked, lastAcked) {
 		w.lastAcked = lastAcked
 	}
 	w.progressAt = w.c.now()
@@ -180,10 +186,10 @@ func (w *worker) finish() {
 		if t := w.drainTimer.Load(); t != nil {
 			t.Stop()
 		}
-		w.token.seal() // no XACK from this worker after it reports its exit
+		w.token.Seal() // no XACK from this worker after it reports its exit
 		w.readCancel()
 		w.workCancel()
-		w.reader.release()
+		w.reader.Release()
 		close(w.finished)
 		w.c.exits <- w
 	})
@@ -241,7 +247,7 @@ func (w *worker) readNew() {
 			}
 			continue
 		}
-		res, err := w.reader.read(w)
+		res, err := w.reader.Read(w.readCtx)
 		if errors.Is(err, redis.Nil) {
 			bo.Reset()
 			continue
