@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/redisstream/coordinator/membersdk/internal/coordclient"
+	"github.com/redisstream/coordinator/membersdk/internal/hbtransport"
 	"github.com/redisstream/coordinator/membersdk/internal/retry"
 	"github.com/redisstream/coordinator/membersdk/internal/shard"
 	"github.com/redisstream/coordinator/membersdk/protocol"
@@ -49,7 +50,7 @@ type Message struct {
 type Consumer struct {
 	cfg     ConsumerConfig
 	handler Handler
-	hb      heartbeater // the transport (transport.go)
+	hb      hbtransport.Heartbeater // the transport (internal/hbtransport)
 	log     *slog.Logger
 	// clock is time.Now; internal tests may replace it (with gate.now)
 	// right after NewConsumer. Not configurable: no test seam in the API.
@@ -142,7 +143,7 @@ func NewConsumer(cfg ConsumerConfig, handler Handler) (*Consumer, error) {
 		c.log.Warn("coordinator failover", "from", from, "to", to)
 		c.emit(Event{Type: EventFailover, URL: to})
 	}
-	c.hb = httpHeartbeater{cc: cc, path: coordclient.HeartbeatPath(cfg.StreamPrefix, cfg.ConsumerGroup, cfg.MemberID)}
+	c.hb = hbtransport.HTTP{CC: cc, Path: coordclient.HeartbeatPath(cfg.StreamPrefix, cfg.ConsumerGroup, cfg.MemberID)}
 	return c, nil
 }
 
@@ -177,7 +178,7 @@ func (c *Consumer) Run(ctx context.Context) error {
 	c.cbCtx = context.WithoutCancel(ctx)
 	hbCtx, hbCancel := context.WithCancel(c.cbCtx)
 	defer hbCancel()
-	defer c.hb.close() // after the leave
+	defer c.hb.Close() // after the leave
 	results := make(chan hbResult, 1)
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
@@ -227,7 +228,7 @@ func (c *Consumer) Run(ctx context.Context) error {
 			default:
 				nextHB = c.now()
 			}
-		case <-c.hb.nudges():
+		case <-c.hb.Nudges():
 			// The coordinator asks for a heartbeat now (shards this member
 			// may get were freed): send one, or right after the answer to
 			// the one in flight (which may predate the change).
