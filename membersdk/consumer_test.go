@@ -87,6 +87,8 @@ func TestConsumerAppliesAndRevokesAssignment(t *testing.T) {
 	id1b := xadd(t, rc, 1, "k", "c")
 	eventually(t, func() bool { return len(h.ids(1)) == 2 }, 3*time.Second, "shard 1 still consumed")
 	require.Equal(t, id1b, h.ids(1)[1])
+	// Asserts that nothing happens: no event marks "not read", so give a
+	// wrongly running reader 200ms to show up.
 	time.Sleep(200 * time.Millisecond)
 	require.Len(t, h.ids(0), 1, "revoked shard must not be read")
 	require.False(t, ev.has(EventShardReleased, "m0", 1))
@@ -223,7 +225,7 @@ func TestRevokeDrainsInFlightThenReleases(t *testing.T) {
 	started := make(chan struct{}, 1)
 	c, err := NewConsumer(testConfig(f, rc, "m0", &ev), func(ctx context.Context, m Message) error {
 		started <- struct{}{}
-		time.Sleep(400 * time.Millisecond)
+		time.Sleep(400 * time.Millisecond) // a slow handler (simulated work), not a wait
 		return nil
 	})
 	require.NoError(t, err)
@@ -317,6 +319,8 @@ func TestSelfFenceWhenCoordinatorUnreachableThenResume(t *testing.T) {
 	require.Equal(t, int64(1), pendingCount(t, rc, 0))
 	eventually(t, func() bool { return ev.has(EventShardReleased, "m0", 0) }, 2*time.Second, "reader stopped")
 	xadd(t, rc, 0, "k", "while-fenced")
+	// Asserts that nothing happens: no event marks "not read", so give a
+	// wrongly running reader 300ms to show up.
 	time.Sleep(300 * time.Millisecond)
 	require.Equal(t, 1, h.count(), "nothing read while self-fenced")
 
@@ -365,7 +369,7 @@ func TestGracefulLeaveDrainsThenLeaves(t *testing.T) {
 	started := make(chan struct{}, 1)
 	c, err := NewConsumer(testConfig(f, rc, "m0", &ev), func(ctx context.Context, m Message) error {
 		started <- struct{}{}
-		time.Sleep(300 * time.Millisecond)
+		time.Sleep(300 * time.Millisecond) // a slow handler (simulated work), not a wait
 		return nil
 	})
 	require.NoError(t, err)

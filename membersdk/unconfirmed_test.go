@@ -95,6 +95,8 @@ func TestFailedXackIsSettledWithoutRunningTheHandlerAgain(t *testing.T) {
 			eventually(t, func() bool { return len(ev.find(EventAcked)) == 1 }, 5*time.Second, "acknowledgement settled")
 			require.Equal(t, id, ev.find(EventAcked)[0].EntryID)
 			require.Equal(t, int64(0), pendingCount(t, base, 0))
+			// Asserts that nothing happens (no second run): no event marks it,
+			// so give a wrong redelivery 200ms to show up.
 			time.Sleep(200 * time.Millisecond)
 			require.Equal(t, 1, h.count(), "the handler is not run again")
 			require.True(t, flaky.fired.Load(), "the fenced XACK failed once")
