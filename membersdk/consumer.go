@@ -13,6 +13,7 @@ import (
 	"github.com/redisstream/coordinator/membersdk/internal/hbtransport"
 	"github.com/redisstream/coordinator/membersdk/internal/retry"
 	"github.com/redisstream/coordinator/membersdk/internal/shard"
+	"github.com/redisstream/coordinator/membersdk/internal/shardworker"
 	"github.com/redisstream/coordinator/membersdk/protocol"
 )
 
@@ -67,7 +68,7 @@ type Consumer struct {
 	epoch       atomic.Int64  // member epoch, for messages and events
 	mv          atomic.Int64  // metadataVersion last adopted
 	started     atomic.Bool
-	exits       chan *worker // a worker has fully stopped
+	exits       chan *shardworker.Worker // a worker has fully stopped
 	unconfirmed shard.Unconfirmed
 	fencedOps   atomic.Int64 // writes the shard fence refused (FencedWrites)
 	namesGone   atomic.Int64 // dead consumer names deleted (ConsumerNamesDeleted)
@@ -75,7 +76,8 @@ type Consumer struct {
 	// ownership check and before the write is sent: op is "ack", "claim" or
 	// "deadletter" ("dropnames" for dead consumer names). It makes the window a fence closes deterministic.
 	beforeWrite func(op string, shard int)
-	maxAckDelay time.Duration // see batch; a field so tests can hold acks back
+	maxAckDelay time.Duration     // see shardworker; a field so tests can hold acks back
+	host        *shardworker.Host // what workers need of the consumer, built by Run
 
 	ls loopState // owned by the Run goroutine
 }
@@ -88,7 +90,7 @@ type loopState struct {
 	roundBound      time.Duration // longest interval told: bounds a heartbeat round (send)
 	rebalance       time.Duration
 	lease           time.Duration
-	workers         map[int]*worker
+	workers         map[int]*shardworker.Worker
 	lastOK          time.Time // send time of the last heartbeat that proved membership
 	haveOK          bool
 	selfFenced      bool
@@ -118,15 +120,15 @@ func NewConsumer(cfg ConsumerConfig, handler Handler) (*Consumer, error) {
 		handler: handler,
 		log:     cfg.Logger.With("memberId", cfg.MemberID, "stream", cfg.StreamPrefix, "group", cfg.ConsumerGroup),
 		sem:     make(chan struct{}, cfg.Concurrency),
-		exits:   make(chan *worker),
+		exits:   make(chan *shardworker.Worker),
 
-		maxAckDelay: maxAckDelay,
+		maxAckDelay: shardworker.MaxAckDelay,
 		incarnation: newIncarnation(),
 		ls: loopState{
 			interval:  DefaultHeartbeatInterval,
 			rebalance: DefaultRebalanceTimeout,
 			lease:     DefaultMemberLeaseTTL,
-			workers:   map[int]*worker{},
+			workers:   map[int]*shardworker.Worker{},
 		},
 	}
 	c.clock = time.Now
@@ -176,6 +178,7 @@ func (c *Consumer) Run(ctx context.Context) error {
 		return errors.New("membersdk: Consumer.Run called twice")
 	}
 	c.cbCtx = context.WithoutCancel(ctx)
+	c.host = c.workerHost()
 	hbCtx, hbCancel := context.WithCancel(c.cbCtx)
 	defer hbCancel()
 	defer c.hb.Close() // after the leave
@@ -259,7 +262,7 @@ func (c *Consumer) selfFenceDeadline() (time.Time, bool) {
 
 func (c *Consumer) hasLiveWorkers() bool {
 	for _, w := range c.ls.workers {
-		if w.stateNow() != stateKilled {
+		if w.StateNow() != shardworker.StateKilled {
 			return true
 		}
 	}
@@ -272,7 +275,7 @@ func (c *Consumer) selfFence(now time.Time) {
 	c.gate.Fenced.Store(true) // blocks every XACK from here on
 	shards := c.ownedIndexes()
 	for _, s := range shards {
-		c.ls.workers[s].kill()
+		c.ls.workers[s].Kill()
 	}
 	c.log.Warn("self-fenced: no successful heartbeat within lease TTL minus margin; stopped reading and acking",
 		"lastSuccess", c.ls.lastOK, "after", c.cfg.selfFenceAfter(c.ls.lease), "shards", shards)
@@ -284,7 +287,7 @@ func (c *Consumer) selfFence(now time.Time) {
 func (c *Consumer) fence(status protocol.Status, msg string) {
 	shards := c.ownedIndexes()
 	for _, s := range shards {
-		c.ls.workers[s].kill()
+		c.ls.workers[s].Kill()
 	}
 	c.log.Warn("fenced by the coordinator; stopped every shard, rejoining", "status", status, "message", msg, "epoch", c.ls.epoch, "shards", shards)
 	c.emit(Event{Type: EventFenced, Status: status, Shards: shards})
@@ -300,7 +303,7 @@ func (c *Consumer) fence(status protocol.Status, msg string) {
 // stopAll stops every worker at once and waits until they have exited.
 func (c *Consumer) stopAll() {
 	for _, w := range c.ls.workers {
-		w.kill()
+		w.Kill()
 	}
 	c.waitWorkers()
 }
@@ -311,12 +314,12 @@ func (c *Consumer) waitWorkers() {
 	}
 }
 
-func (c *Consumer) workerExited(w *worker) {
-	if cur, ok := c.ls.workers[w.shard]; ok && cur == w {
-		delete(c.ls.workers, w.shard)
+func (c *Consumer) workerExited(w *shardworker.Worker) {
+	if cur, ok := c.ls.workers[w.Shard()]; ok && cur == w {
+		delete(c.ls.workers, w.Shard())
 	}
-	c.emit(Event{Type: EventShardReleased, Shard: w.shard, Err: w.err()})
-	c.shardsRevoked(w.shard)
+	c.emit(Event{Type: EventShardReleased, Shard: w.Shard(), Err: w.Err()})
+	c.shardsRevoked(w.Shard())
 }
 
 // reconcile applies an assignment: revoke running shards that are not in
@@ -332,9 +335,9 @@ func (c *Consumer) reconcile(assigned []int, startNew bool) {
 	}
 	for _, s := range c.ownedIndexes() {
 		w := c.ls.workers[s]
-		if !want[s] && w.stateNow() == stateRunning {
+		if !want[s] && w.StateNow() == shardworker.StateRunning {
 			c.log.Info("revoking shard", "shard", s, "rebalanceTimeout", c.ls.rebalance)
-			w.revoke(c.ls.rebalance)
+			w.Revoke(c.ls.rebalance)
 			c.emit(Event{Type: EventShardRevoking, Shard: s})
 		}
 	}
@@ -351,10 +354,10 @@ func (c *Consumer) reconcile(assigned []int, startNew bool) {
 	c.checkPoolSize(len(c.ls.workers) + len(starts))
 	c.shardsAssigned(starts)
 	for _, s := range starts {
-		w := newWorker(c, s)
+		w := shardworker.New(c.host, s)
 		c.ls.workers[s] = w
 		c.log.Info("starting shard", "shard", s, "epoch", c.ls.epoch)
-		go w.run()
+		go w.Run()
 	}
 }
 

@@ -49,10 +49,10 @@ func (c *Consumer) buildRequest() protocol.HeartbeatRequest {
 		w := c.ls.workers[s]
 		id := protocol.ShardID{ShardIndex: s}
 		req.OwnedShards = append(req.OwnedShards, id)
-		if st := w.revokeState(); st != "" {
-			req.RevokingShards = append(req.RevokingShards, protocol.RevokingShard{Shard: id, State: st, InFlight: int(w.inFlight.Load())})
+		if st := w.RevokeState(); st != "" {
+			req.RevokingShards = append(req.RevokingShards, protocol.RevokingShard{Shard: id, State: st, InFlight: int(w.InFlight())})
 		}
-		req.ShardProgress = append(req.ShardProgress, w.progress())
+		req.ShardProgress = append(req.ShardProgress, w.Progress())
 	}
 	return req
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 	"github.com/redisstream/coordinator/membersdk/internal/fence"
+	"github.com/redisstream/coordinator/membersdk/internal/shardworker"
 	"github.com/redisstream/coordinator/membersdk/protocol"
 	"github.com/stretchr/testify/require"
 )
@@ -40,7 +41,7 @@ func TestDropNamesScriptKeepsPendingAndChecksTheFence(t *testing.T) {
 		require.NoError(t, rc.XGroupCreateConsumer(ctx, key, testGroup, n).Err())
 	}
 	run := func(member, token string) ([]string, error) {
-		cmd, err := dropNamesScript.Run(ctx, rc, []string{key, fk}, []any{member, token, testGroup},
+		cmd, err := shardworker.DropNamesScript.Run(ctx, rc, []string{key, fk}, []any{member, token, testGroup},
 			func(ctx context.Context, args ...any) redis.Cmder { return redis.NewStringSliceCmd(ctx, args...) })
 		if err != nil {
 			return nil, err
