@@ -14,9 +14,6 @@ import (
 	"github.com/redisstream/coordinator/persistence"
 )
 
-// ErrStreamMissing means the group's stream is not (or no longer) stored.
-var ErrStreamMissing = errors.New("group: stream does not exist")
-
 // activate takes the group from the store for this actor: it makes sure the
 // Redis consumer group exists on every shard (before any shard is handed
 // out), takes a new activation epoch (fencing older activations), restores

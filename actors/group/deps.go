@@ -6,6 +6,7 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
+	"github.com/redisstream/coordinator/actors/group/memberactor"
 	"github.com/redisstream/coordinator/actors/groupstate"
 	"github.com/redisstream/coordinator/persistence"
 )
@@ -94,6 +95,6 @@ func (d *Deps) withDefaults() *Deps {
 	if c.Node == nil {
 		c.Node = NopNode{}
 	}
-	c.memberProps = newMemberProps(&c)
+	c.memberProps = memberactor.Props(c.Now, c.memberHooks...)
 	return &c
 }

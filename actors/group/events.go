@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 
+	"github.com/redisstream/coordinator/actors/group/views"
 	"github.com/redisstream/coordinator/actors/groupstate"
 	"github.com/redisstream/coordinator/membersdk/protocol"
 )
@@ -101,9 +102,9 @@ func (a *groupActor) transitionEvents(c *groupstate.Change) []protocol.MemberEve
 // eventOf is member m's transition into FENCED or EXPIRED. fenceCause is
 // why a heartbeat was refused with a fencing ("" when a timer fenced it).
 func (a *groupActor) eventOf(m *groupstate.Member, fenceCause string) protocol.MemberEvent {
-	e := protocol.MemberEvent{MemberID: m.ID, State: string(m.State), MemberEpoch: m.Epoch, At: stamp(m.StateSince)}
+	e := protocol.MemberEvent{MemberID: m.ID, State: string(m.State), MemberEpoch: m.Epoch, At: views.Stamp(m.StateSince)}
 	if e.At == "" {
-		e.At = stamp(a.deps.Now())
+		e.At = views.Stamp(a.deps.Now())
 	}
 	switch {
 	case m.State == groupstate.StateExpired:

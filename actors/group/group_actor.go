@@ -10,6 +10,10 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/asynkron/protoactor-go/cluster"
 
+	"github.com/redisstream/coordinator/actors/group/dispatch"
+	"github.com/redisstream/coordinator/actors/group/groupmsg"
+	"github.com/redisstream/coordinator/actors/group/groupwire"
+	"github.com/redisstream/coordinator/actors/group/memberactor"
 	"github.com/redisstream/coordinator/actors/groupstate"
 	"github.com/redisstream/coordinator/actors/wire"
 	"github.com/redisstream/coordinator/membersdk/protocol"
@@ -33,7 +37,7 @@ func GrainProps(deps *Deps) *actor.Props {
 	// and the next request activates it afresh): no guardian here.
 	return actor.PropsFromProducer(func() actor.Actor {
 		return &groupActor{deps: d}
-	}, actor.WithSupervisor(memberSupervisor), actor.WithReceiverMiddleware(d.groupHooks...), actor.WithDispatcher(actorWorkers))
+	}, actor.WithSupervisor(memberSupervisor), actor.WithReceiverMiddleware(d.groupHooks...), actor.WithDispatcher(dispatch.Workers))
 }
 
 // groupActor is the shell around one groupstate.Group. Fields below state are
@@ -132,10 +136,10 @@ func (a *groupActor) Receive(ctx actor.Context) {
 	case *actor.Stopped:
 	case *actor.Terminated:
 		a.onMemberTerminated(ctx, msg.Who)
-	case *memberStarted:
+	case *memberactor.Started:
 		a.onMemberStarted(ctx, msg)
-	case *memberDue:
-		a.onMemberDue(ctx, msg.memberID)
+	case *memberactor.Due:
+		a.onMemberDue(ctx, msg.MemberID)
 	case *retryTimers:
 		a.retrying = false
 		if a.ready(ctx) != nil || !a.confirmed(a.deps.Now()) {
@@ -157,15 +161,15 @@ func (a *groupActor) Receive(ctx actor.Context) {
 	case *wire.GroupRequest:
 		// Forwarded by a node (maybe this one) through the cluster.
 		now := a.deps.Now()
-		req, err := requestFromWire(msg, now)
+		req, err := groupwire.RequestFromWire(msg, now)
 		var out *wire.GroupReply
 		switch {
 		case err != nil:
-			out = errorReply(err)
-		case !isHeartbeat(req) && !deadline(msg, now).IsZero() && a.deps.Now().After(deadline(msg, now)):
-			out = errorReply(fmt.Errorf("group %s: the request waited too long in the queue and was not evaluated: %w", a.key, persistence.ErrUnavailable))
+			out = groupwire.ErrorReply(err)
+		case !groupwire.IsHeartbeat(req) && !groupwire.Deadline(msg, now).IsZero() && a.deps.Now().After(groupwire.Deadline(msg, now)):
+			out = groupwire.ErrorReply(fmt.Errorf("group %s: the request waited too long in the queue and was not evaluated: %w", a.key, persistence.ErrUnavailable))
 		default:
-			out = replyToWire(a.handle(ctx, req))
+			out = groupwire.ReplyToWire(a.handle(ctx, req))
 		}
 		out.Node, out.ActivationEpoch = a.deps.NodeID, a.activation
 		ctx.Respond(out)
@@ -186,7 +190,7 @@ func (a *groupActor) Receive(ctx actor.Context) {
 // handle answers the requests a host sends (locally, or forwarded from
 // another node as *wire.GroupRequest). Nil: not a request.
 func (a *groupActor) handle(ctx actor.Context, msg any) any {
-	a.reqID = requestIDOf(msg)
+	a.reqID = groupmsg.RequestID(msg)
 	defer func() { a.reqID = "" }()
 	switch msg := msg.(type) {
 	case *HeartbeatRequest:
