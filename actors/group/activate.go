@@ -99,7 +99,7 @@ func (a *groupActor) activate(ctx actor.Context) error {
 		}
 	}
 	a.activation, a.revision, a.servableFrom, a.needsCheck, a.carry = snap.ActivationEpoch, snap.Revision, servableFrom, false, nil
-	a.events.restore(snap.Events) // the fencings and expiries recorded by earlier activations
+	a.events.Restore(snap.Events) // the fencings and expiries recorded by earlier activations
 	if snap.Meta == nil {
 		// A new group: store its meta so it is listed and survives restarts.
 		meta := state.Meta()
@@ -109,7 +109,7 @@ func (a *groupActor) activate(ctx actor.Context) error {
 		}
 	}
 	a.state, a.activatedAt, a.confirmedAt, a.lastErr, a.unsure = state, now, start, nil, false
-	a.fencesUnchecked = true // checked (and repaired) before the group answers (fence.go)
+	a.fenceBook().Activated() // checked (and repaired) before the group answers (fence.go)
 	meta := state.Meta()
 	if streamChanged(stream, meta.ShardCount, meta.MetadataVersion) {
 		if c := state.Resize(shardSet(stream), stream.MetadataVersion); c != nil {

@@ -11,6 +11,8 @@ import (
 	"github.com/asynkron/protoactor-go/cluster"
 
 	"github.com/redisstream/coordinator/actors/group/dispatch"
+	"github.com/redisstream/coordinator/actors/group/events"
+	"github.com/redisstream/coordinator/actors/group/fencing"
 	"github.com/redisstream/coordinator/actors/group/groupmsg"
 	"github.com/redisstream/coordinator/actors/group/groupwire"
 	"github.com/redisstream/coordinator/actors/group/memberactor"
@@ -70,16 +72,14 @@ type groupActor struct {
 	inFlight map[string]map[int]int
 	// events: the latest fencings and expiries (monitoring only, events.go); fenceCause is why
 	// the heartbeat whose change is being applied was refused with a fencing.
-	events     recentEvents
+	events     events.Ring
 	fenceCause string
 	// unsure: a write failed with an unknown outcome (it may have landed). Memory may be
 	// behind the store (e.g. a member the store has expired, its shards free), so it is
 	// reloaded before anything is answered from it again.
 	unsure bool
-	// fenceStale: shards whose fence a failed write may have left out of step with
-	// memory; repaired (rewritten to memory's holders) before anything is answered.
-	fenceStale      map[int]struct{}
-	fencesUnchecked bool // activated since the fences were last compared with memory
+	// fences: this activation's shard fences (fence.go).
+	fences fencing.Book
 	// refusals: identity refusals already logged (identity.go), so a retrying duplicate
 	// is logged once.
 	refusals refusalLog
@@ -348,14 +348,14 @@ func (a *groupActor) resize(ctx actor.Context, msg *ResizeRequest) error {
 		// Shards [old, new) are new incarnations (provisioned with a seeded fence) that
 		// may come back to a member still holding the previous incarnation: its holder
 		// does not change, so no ownership change writes their fences. Rewrite them to
-		// memory's holders before any of them is handed out (repairFences runs before
+		// memory's holders before any of them is handed out (fencing.Book.Repair runs before
 		// the group answers).
 		stale := make([]persistence.FenceUpdate, 0, msg.ShardCount-meta.ShardCount)
 		for s := meta.ShardCount; s < msg.ShardCount; s++ {
 			stale = append(stale, persistence.FenceUpdate{Shard: s})
 		}
-		a.markFencesStale(stale)
-		if err := a.repairFences(); err != nil {
+		a.fenceBook().MarkStale(stale)
+		if err := a.fenceBook().Repair(a.state); err != nil {
 			a.deps.Logger.Warn("could not write the fences of the shards a reshard added; retried before the group answers",
 				slog.String("group", a.key.String()), a.reqAttr(), slog.Any("err", err))
 		}
@@ -373,14 +373,14 @@ func (a *groupActor) delete(ctx actor.Context, msg *DeleteRequest) *DeleteReply 
 	if live > 0 && !msg.Force {
 		return &DeleteReply{LiveMembers: live}
 	}
-	cleared, err := a.clearFences()
+	cleared, err := a.fenceBook().Clear(a.state)
 	if err != nil {
 		return &DeleteReply{LiveMembers: live, Err: err} // nothing deleted; the caller may retry
 	}
 	sctx, cancel := a.storeCtx()
 	defer cancel()
 	if err := a.deps.Store.DeleteGroup(sctx, a.key, a.activation); err != nil {
-		a.markFencesStale(cleared) // the group lives on: its holders get their fences back
+		a.fenceBook().MarkStale(cleared) // the group lives on: its holders get their fences back
 		if errors.Is(err, persistence.ErrBehind) {
 			a.lost(ctx, "delete found the store behind: "+err.Error())
 		} else if errors.Is(err, persistence.ErrFenced) {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
+	"github.com/redisstream/coordinator/actors/group/events"
 	"github.com/redisstream/coordinator/actors/group/memberactor"
 	"github.com/redisstream/coordinator/actors/groupstate"
 	"github.com/redisstream/coordinator/persistence"
@@ -28,7 +29,7 @@ func (a *groupActor) persist(ctx actor.Context, c *groupstate.Change) error {
 	}
 	err := a.save(c)
 	if err != nil {
-		a.fenceSaveFailed(c)
+		a.fenceBook().SaveFailed(c)
 	}
 	switch {
 	case err == nil:
@@ -55,9 +56,9 @@ func (a *groupActor) save(c *groupstate.Change) error {
 	if err != nil {
 		return err
 	}
-	evs := a.transitionEvents(c)
+	evs := events.Transitions(a.state, c, a.fenceCause, a.deps.Now)
 	if len(evs) > 0 {
-		gc.Events = a.events.encodeWith(evs) // with the write that records them: no write of its own
+		gc.Events = a.events.EncodeWith(evs) // with the write that records them: no write of its own
 	}
 	sctx, cancel := a.storeCtx()
 	defer cancel()
@@ -69,7 +70,7 @@ func (a *groupActor) save(c *groupstate.Change) error {
 	}
 	a.revision = rev
 	for _, e := range evs {
-		a.events.add(e)
+		a.events.Add(e)
 	}
 	a.confirmedAt = start // the write proved the activation current after start (see onConfirm)
 	return nil
@@ -143,7 +144,7 @@ func (a *groupActor) reload(ctx actor.Context) {
 	state.HoldGrantsUntil(a.deps.Node.Hold(a.key))
 	a.quietHold(state, a.activatedAt)
 	a.state, a.revision, a.unsure = state, snap.Revision, false
-	a.events.restore(snap.Events)
+	a.events.Restore(snap.Events)
 	for _, m := range a.state.Members() {
 		a.armMember(ctx, m.ID)
 	}

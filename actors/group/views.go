@@ -1,7 +1,6 @@
 package group
 
 import (
-
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/redisstream/coordinator/actors/group/views"
@@ -11,7 +10,7 @@ import (
 // describe is every monitoring view of the group (views.Describe).
 func (a *groupActor) describe() *Description {
 	return views.Describe(a.state, views.Activity{
-		Events: a.events.list(), InFlight: a.inFlight, Progress: a.progress, RebalanceTimeout: a.deps.Rules.RebalanceTimeout,
+		Events: a.events.List(), InFlight: a.inFlight, Progress: a.progress, RebalanceTimeout: a.deps.Rules.RebalanceTimeout,
 	})
 }
 

@@ -1,30 +1,32 @@
-package group
+package events
 
 import (
 	"encoding/json"
 	"strings"
+	"time"
 
 	"github.com/redisstream/coordinator/actors/group/views"
 	"github.com/redisstream/coordinator/actors/groupstate"
 	"github.com/redisstream/coordinator/membersdk/protocol"
 )
 
-// maxRecentEvents bounds the fencings and expiries a group remembers (and
+// MaxRecent bounds the fencings and expiries a group remembers (and
 // stores: persistence.GroupChange.Events).
-const maxRecentEvents = 20
+const MaxRecent = 20
 
-// recentEvents is a ring of the group's latest fencings and expiries, for
+// Ring is a ring of the group's latest fencings and expiries, for
 // the members view only (protocol.MembersResponse.RecentEvents): no decision
 // reads it. It is stored with the write that records each fencing or expiry
 // (that write happens anyway), and read back on activation, so the list
 // survives the group's move to another node.
-type recentEvents struct {
+type Ring struct {
 	buf  []protocol.MemberEvent
 	next int // the oldest event (overwritten next) once buf is full
 }
 
-func (r *recentEvents) add(e protocol.MemberEvent) {
-	if len(r.buf) < maxRecentEvents {
+// Add adds e, dropping the oldest event when full.
+func (r *Ring) Add(e protocol.MemberEvent) {
+	if len(r.buf) < MaxRecent {
 		r.buf = append(r.buf, e)
 		return
 	}
@@ -32,8 +34,8 @@ func (r *recentEvents) add(e protocol.MemberEvent) {
 	r.next = (r.next + 1) % len(r.buf)
 }
 
-// list returns a copy of the events, newest first.
-func (r *recentEvents) list() []protocol.MemberEvent {
+// List returns a copy of the events, newest first.
+func (r *Ring) List() []protocol.MemberEvent {
 	out := make([]protocol.MemberEvent, 0, len(r.buf))
 	for i := len(r.buf) - 1; i >= 0; i-- {
 		out = append(out, r.buf[(r.next+i)%len(r.buf)])
@@ -41,33 +43,33 @@ func (r *recentEvents) list() []protocol.MemberEvent {
 	return out
 }
 
-// encodeWith is the stored record of the ring with evs added (the ring is
+// EncodeWith is the stored record of the ring with evs added (the ring is
 // not changed: the write may fail). JSON, newest first.
-func (r *recentEvents) encodeWith(evs []protocol.MemberEvent) []byte {
-	next := recentEvents{buf: append([]protocol.MemberEvent(nil), r.buf...), next: r.next}
+func (r *Ring) EncodeWith(evs []protocol.MemberEvent) []byte {
+	next := Ring{buf: append([]protocol.MemberEvent(nil), r.buf...), next: r.next}
 	for _, e := range evs {
-		next.add(e)
+		next.Add(e)
 	}
-	b, err := json.Marshal(next.list())
+	b, err := json.Marshal(next.List())
 	if err != nil {
 		return nil // cannot happen (plain strings and numbers); the events are then not stored
 	}
 	return b
 }
 
-// restore replaces the ring with a stored record (newest first). A record
+// Restore replaces the ring with a stored record (newest first). A record
 // that does not decode leaves the ring empty: the list is for monitoring.
-func (r *recentEvents) restore(b []byte) {
-	*r = recentEvents{}
+func (r *Ring) Restore(b []byte) {
+	*r = Ring{}
 	var stored []protocol.MemberEvent
 	if len(b) == 0 || json.Unmarshal(b, &stored) != nil {
 		return
 	}
-	if len(stored) > maxRecentEvents {
-		stored = stored[:maxRecentEvents]
+	if len(stored) > MaxRecent {
+		stored = stored[:MaxRecent]
 	}
 	for i := len(stored) - 1; i >= 0; i-- {
-		r.add(stored[i])
+		r.Add(stored[i])
 	}
 }
 
@@ -75,14 +77,16 @@ func (r *recentEvents) restore(b []byte) {
 // a member that did not finish revoking in time, and expire one whose lease
 // ran out.
 const (
-	causeRevokeTimeout = "did not finish revoking within the rebalance timeout"
-	causeLeaseExpired  = "lease expired: no heartbeat within the member lease TTL"
+	CauseRevokeTimeout = "did not finish revoking within the rebalance timeout"
+	CauseLeaseExpired  = "lease expired: no heartbeat within the member lease TTL"
 )
 
-// transitionEvents lists the members that change c moves into FENCED or
-// EXPIRED (compared with memory, before c is applied).
-func (a *groupActor) transitionEvents(c *groupstate.Change) []protocol.MemberEvent {
-	if a.state == nil || !c.Durable {
+// Transitions lists the members that change c moves into FENCED or EXPIRED
+// (compared with state, before c is applied). fenceCause is why a heartbeat
+// was refused with a fencing ("" when a timer fenced it); now is read for an
+// event without a StateSince.
+func Transitions(state *groupstate.Group, c *groupstate.Change, fenceCause string, now func() time.Time) []protocol.MemberEvent {
+	if state == nil || !c.Durable {
 		return nil
 	}
 	var out []protocol.MemberEvent
@@ -91,28 +95,28 @@ func (a *groupActor) transitionEvents(c *groupstate.Change) []protocol.MemberEve
 		if m.State != groupstate.StateFenced && m.State != groupstate.StateExpired {
 			continue
 		}
-		if was, ok := a.state.Member(m.ID); ok && was.State == m.State {
+		if was, ok := state.Member(m.ID); ok && was.State == m.State {
 			continue
 		}
-		out = append(out, a.eventOf(m, a.fenceCause))
+		out = append(out, Of(m, fenceCause, now))
 	}
 	return out
 }
 
-// eventOf is member m's transition into FENCED or EXPIRED. fenceCause is
-// why a heartbeat was refused with a fencing ("" when a timer fenced it).
-func (a *groupActor) eventOf(m *groupstate.Member, fenceCause string) protocol.MemberEvent {
+// Of is member m's transition into FENCED or EXPIRED. fenceCause is why a
+// heartbeat was refused with a fencing ("" when a timer fenced it).
+func Of(m *groupstate.Member, fenceCause string, now func() time.Time) protocol.MemberEvent {
 	e := protocol.MemberEvent{MemberID: m.ID, State: string(m.State), MemberEpoch: m.Epoch, At: views.Stamp(m.StateSince)}
 	if e.At == "" {
-		e.At = views.Stamp(a.deps.Now())
+		e.At = views.Stamp(now())
 	}
 	switch {
 	case m.State == groupstate.StateExpired:
-		e.Cause = causeLeaseExpired
+		e.Cause = CauseLeaseExpired
 	case fenceCause != "":
 		e.Cause, _, _ = strings.Cut(fenceCause, "; stop reading")
 	default:
-		e.Cause = causeRevokeTimeout
+		e.Cause = CauseRevokeTimeout
 	}
 	return e
 }
