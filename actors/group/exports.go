@@ -3,12 +3,14 @@ package group
 import (
 	"time"
 
+	"github.com/redisstream/coordinator/actors/group/groupdeps"
 	"github.com/redisstream/coordinator/actors/group/groupmsg"
 	"github.com/redisstream/coordinator/actors/group/groupwire"
 	"github.com/redisstream/coordinator/actors/wire"
 )
 
-// The group actor's messages live in group/groupmsg and their protobuf form in group/groupwire.
+// The group actor's messages live in group/groupmsg, their protobuf form in group/groupwire and
+// what it needs from its node in group/groupdeps.
 // These names keep the package's API for callers not yet moved to them (actors/host, while it
 // becomes actors/router and actors/service); new code should use groupmsg and groupwire.
 
@@ -57,3 +59,19 @@ func CodeOf(err error) wire.Code { return groupwire.CodeOf(err) }
 
 // ErrorFromCode is groupwire.ErrorFromCode.
 func ErrorFromCode(code wire.Code, msg string) error { return groupwire.ErrorFromCode(code, msg) }
+
+// What a group actor needs from its node (groupdeps).
+type (
+	Node            = groupdeps.Node
+	NopNode         = groupdeps.NopNode
+	NewDataSet      = groupdeps.NewDataSet
+	Metrics         = groupdeps.Metrics
+	IdentityMetrics = groupdeps.IdentityMetrics
+)
+
+// Kinds of store data loss a group reports (groupdeps).
+const (
+	LossMemberClaims  = groupdeps.LossMemberClaims
+	LossActiveReaders = groupdeps.LossActiveReaders
+	LossStoreBehind   = groupdeps.LossStoreBehind
+)
