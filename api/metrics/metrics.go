@@ -48,6 +48,7 @@ type Metrics struct {
 	authFailures  *prometheus.CounterVec // auth.go
 
 	tokenGenReadFailures prometheus.Counter // auth.go
+	mailbox              mailboxMetrics     // mailbox.go
 }
 
 // LimitKeys are the config keys of the limits counted by LimitRejected; their
@@ -121,6 +122,7 @@ func New() *Metrics {
 	m.registerIdentity()
 	m.registerSampled()
 	m.registerAuth()
+	m.registerMailbox()
 	return m
 }
 
