@@ -25,6 +25,7 @@ type Config struct {
 	Metrics      Metrics      `koanf:"metrics"`
 	Shutdown     Shutdown     `koanf:"shutdown"`
 	Audit        Audit        `koanf:"audit"`
+	Mailbox      Mailbox      `koanf:"mailbox"`
 	Runtime      Runtime      `koanf:"runtime"`
 	Failpoint    Failpoint    `koanf:"failpoint"`
 }
@@ -224,6 +225,7 @@ func Default() Config {
 		Shutdown: Shutdown{Timeout: 30 * time.Second, DrainDelay: 0},
 		Audit:    Audit{RedisStream: "", RedisMaxLen: 100000, RefusalWindow: time.Minute, RefusalAddresses: 1000},
 		Runtime:  Runtime{MemoryLimit: MemoryLimitAuto},
+		Mailbox:  Mailbox{Principals: []string{}, MaxRequests: 10000, ReplyTTL: 30 * time.Second, Block: time.Second, Batch: 100},
 	}
 }
 
@@ -238,6 +240,7 @@ func (c Config) Redacted() Config {
 	r.Redis.Addrs = cloneStrings(c.Redis.Addrs)
 	r.Cluster.Seeds = cloneStrings(c.Cluster.Seeds)
 	r.HTTP.AllowedOrigins = cloneStrings(c.HTTP.AllowedOrigins)
+	r.Mailbox.Principals = cloneStrings(c.Mailbox.Principals)
 	r.Redis.Password = redact(c.Redis.Password)
 	r.Auth.TokenSecret = redact(c.Auth.TokenSecret)
 	if c.Auth.PreviousTokenSecrets != nil {

@@ -89,6 +89,7 @@ func (c Config) Validate() error {
 	if s := c.Audit.RedisStream; s != "" && strings.TrimSpace(s) != s {
 		bad("audit.redis-stream", s, "must not start or end with spaces")
 	}
+	c.checkMailbox(bad)
 	c.Cluster.validate(bad, failed)
 	return errors.Join(errs...)
 }
