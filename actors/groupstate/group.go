@@ -2,6 +2,7 @@ package groupstate
 
 import (
 	"fmt"
+	"github.com/redisstream/coordinator/actors/groupstate/shardset"
 	"slices"
 	"sort"
 	"time"
@@ -79,11 +80,11 @@ func Restore(cfg Config, meta Meta, members []Member, now time.Time) (*Group, er
 			return nil, fmt.Errorf("groupstate: restore: member %q has unknown state %q", m.ID, m.State)
 		}
 		for name, s := range map[string][]int{"target": m.Target, "assigned": m.Assigned, "revoking": m.Revoking, "pending": m.Pending} {
-			if !sortedUnique(s) || (len(s) > 0 && s[len(s)-1] >= MaxShardCount) {
+			if !shardset.SortedUnique(s) || (len(s) > 0 && s[len(s)-1] >= MaxShardCount) {
 				return nil, fmt.Errorf("groupstate: restore: member %q %s %v is not sorted, unique and within [0, %d)", m.ID, name, s, MaxShardCount)
 			}
 		}
-		if len(intersect(m.Assigned, m.Revoking)) > 0 {
+		if len(shardset.Intersect(m.Assigned, m.Revoking)) > 0 {
 			return nil, fmt.Errorf("groupstate: restore: member %q has shards both assigned and revoking", m.ID)
 		}
 		if m.Epoch < 0 || m.PrevEpoch < 0 || m.Epoch > meta.AssignmentEpoch {
@@ -98,7 +99,7 @@ func Restore(cfg Config, meta Meta, members []Member, now time.Time) (*Group, er
 			if len(m.Revoking) > 0 {
 				m.RevokeDeadline = now.Add(cfg.RebalanceTimeout)
 			}
-			for _, s := range union(m.Assigned, m.Revoking) {
+			for _, s := range shardset.Union(m.Assigned, m.Revoking) {
 				if s < len(g.holder) && g.holder[s] != "" {
 					return nil, fmt.Errorf("groupstate: restore: shard %d held by both %q and %q", s, g.holder[s], m.ID)
 				}

@@ -2,6 +2,7 @@ package groupstate
 
 import (
 	"fmt"
+	"github.com/redisstream/coordinator/actors/groupstate/shardset"
 	"time"
 )
 
@@ -67,7 +68,7 @@ func (g *Group) fenceDecision(id string, now time.Time, why string, held []int) 
 		}
 	}
 	if len(claimed) > 0 {
-		c.Revoking = union(c.Revoking, claimed)
+		c.Revoking = shardset.Union(c.Revoking, claimed)
 	}
 	t.recompute()
 	resp := t.respond(StatusFencedMemberEpoch, c, why+"; stop reading every shard at once and rejoin with memberEpoch 0")
@@ -91,13 +92,13 @@ func (g *Group) heartbeatAt(hb *Heartbeat, r report, now time.Time) Decision {
 	atPrev := false
 	switch {
 	case hb.MemberEpoch == m.Epoch:
-	case hb.MemberEpoch == m.PrevEpoch && m.PrevEpoch > 0 && len(diff(r.owned, m.Assigned)) == 0:
+	case hb.MemberEpoch == m.PrevEpoch && m.PrevEpoch > 0 && len(shardset.Diff(r.owned, m.Assigned)) == 0:
 		// The response that raised the epoch was lost: accept as current.
 		atPrev = true
 	default:
 		return g.fenceDecision(m.ID, now, fmt.Sprintf("memberEpoch %d is stale or ahead (current %d)", hb.MemberEpoch, m.Epoch), r.held)
 	}
-	if s, bad := firstMissing(r.held, m.Assigned, m.Revoking); bad {
+	if s, bad := shardset.FirstMissing(r.held, m.Assigned, m.Revoking); bad {
 		return g.fenceDecision(m.ID, now, fmt.Sprintf("member %q claims shard %d it was not given", m.ID, s), r.held)
 	}
 	if !atPrev && g.steady(hb, m, now) {

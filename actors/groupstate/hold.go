@@ -2,6 +2,7 @@ package groupstate
 
 import (
 	"fmt"
+	"github.com/redisstream/coordinator/actors/groupstate/shardset"
 	"time"
 )
 
@@ -39,9 +40,9 @@ func (g *Group) holding(now time.Time) bool { return now.Before(g.holdUntil) }
 
 // heldResponse narrows a response during a grant hold to what the member reports reading.
 func (g *Group) heldResponse(resp *Response, c *Member, held []int) {
-	told := intersect(c.Assigned, held)
-	resp.Assigned = respSlice(told)
-	resp.Pending = respSlice(diff(c.Target, told))
+	told := shardset.Intersect(c.Assigned, held)
+	resp.Assigned = shardset.RespSlice(told)
+	resp.Pending = shardset.RespSlice(shardset.Diff(c.Target, told))
 	if resp.Message == "" && len(resp.Pending) > 0 && g.holdWhy != "" {
 		resp.Message = g.holdWhy + "; the coordinator grants no new shard until " + g.holdUntil.UTC().Format(time.RFC3339Nano) +
 			"; keep reading your assignedShards"

@@ -2,6 +2,7 @@ package groupstate
 
 import (
 	"fmt"
+	"github.com/redisstream/coordinator/actors/groupstate/shardset"
 	"slices"
 )
 
@@ -40,11 +41,11 @@ func (g *Group) CheckInvariants() []string {
 			add("member %s: unknown state %q", id, m.State)
 		}
 		for name, s := range map[string][]int{"target": m.Target, "assigned": m.Assigned, "revoking": m.Revoking, "pending": m.Pending} {
-			if !sortedUnique(s) {
+			if !shardset.SortedUnique(s) {
 				add("member %s: %s %v not sorted/unique/non-negative", id, name, s)
 			}
 		}
-		if x := intersect(m.Assigned, m.Revoking); len(x) > 0 {
+		if x := shardset.Intersect(m.Assigned, m.Revoking); len(x) > 0 {
 			add("member %s: shards %v both assigned and revoking", id, x)
 		}
 		if m.Epoch < 0 || m.PrevEpoch < 0 || m.PrevEpoch > m.Epoch || m.Epoch > mt.AssignmentEpoch {
@@ -64,7 +65,7 @@ func (g *Group) CheckInvariants() []string {
 			}
 		}
 		if holds(m.State) {
-			for _, s := range union(m.Assigned, m.Revoking) {
+			for _, s := range shardset.Union(m.Assigned, m.Revoking) {
 				if o, dup := holders[s]; dup {
 					add("shard %d held by both %s and %s", s, o, id)
 				}
@@ -85,12 +86,12 @@ func (g *Group) CheckInvariants() []string {
 			add("member %s: live with epoch %d", id, m.Epoch)
 		}
 		if m.Epoch == mt.AssignmentEpoch {
-			if x := diff(m.Assigned, m.Target); len(x) > 0 {
+			if x := shardset.Diff(m.Assigned, m.Target); len(x) > 0 {
 				add("member %s: assigned %v outside its target at the assignment epoch", id, x)
 			}
 		}
-		if !slices.Equal(m.Pending, diff(m.Target, m.Assigned)) {
-			add("member %s: pending %v != target − assigned %v", id, m.Pending, diff(m.Target, m.Assigned))
+		if !slices.Equal(m.Pending, shardset.Diff(m.Target, m.Assigned)) {
+			add("member %s: pending %v != target − assigned %v", id, m.Pending, shardset.Diff(m.Target, m.Assigned))
 		}
 		for _, s := range m.Target {
 			if s >= mt.ShardCount {

@@ -2,6 +2,7 @@ package groupstate
 
 import (
 	"fmt"
+	"github.com/redisstream/coordinator/actors/groupstate/shardset"
 	"time"
 )
 
@@ -45,7 +46,7 @@ func (g *Group) leave(hb *Heartbeat, r report, now time.Time) Decision {
 		return g.reject(hb, StatusFencedMemberEpoch, m.Epoch,
 			fmt.Sprintf("member %q is fenced; stop reading every shard at once, then leave again draining nothing", m.ID))
 	}
-	if s, bad := firstMissing(still, m.Assigned, m.Revoking); bad {
+	if s, bad := shardset.FirstMissing(still, m.Assigned, m.Revoking); bad {
 		return g.fenceDecision(m.ID, now, fmt.Sprintf("member %q drains shard %d it was not given", m.ID, s), still)
 	}
 	t := newTxn(g, now)
@@ -65,7 +66,7 @@ func (g *Group) leave(hb *Heartbeat, r report, now time.Time) Decision {
 		c.RevokeDeadline = now.Add(g.cfg.RebalanceTimeout)
 	}
 	bindIdentity(c, hb)
-	c.Revoking = intersect(union(c.Assigned, c.Revoking), still)
+	c.Revoking = shardset.Intersect(shardset.Union(c.Assigned, c.Revoking), still)
 	c.Assigned, c.Target, c.Pending = nil, nil, nil
 	t.touch(c)
 	t.recompute()

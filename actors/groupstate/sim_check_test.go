@@ -1,6 +1,7 @@
 package groupstate
 
 import (
+	"github.com/redisstream/coordinator/actors/groupstate/shardset"
 	"sort"
 	"strings"
 )
@@ -14,7 +15,7 @@ func (s *sim) apply(c *Change) {
 		for _, m := range c.Members {
 			old, ok := s.g.Member(m.ID)
 			if ok && old.State == StateActive && m.State == StateActive {
-				for _, sh := range diff(m.Revoking, old.Revoking) {
+				for _, sh := range shardset.Diff(m.Revoking, old.Revoking) {
 					if revoked == nil {
 						revoked = map[int]string{}
 					}
@@ -140,8 +141,8 @@ func (s *sim) checkSticky(old, cur map[string][]int) {
 	switch {
 	case len(added) == 0:
 		for id, sh := range cur {
-			if len(diff(old[id], sh)) > 0 {
-				s.fail("departure of %v moved shards %v away from %s", removed, diff(old[id], sh), id)
+			if len(shardset.Diff(old[id], sh)) > 0 {
+				s.fail("departure of %v moved shards %v away from %s", removed, shardset.Diff(old[id], sh), id)
 			}
 		}
 	case len(added) == 1 && len(removed) == 0 && s.holdsAny(added[0]):
@@ -155,8 +156,8 @@ func (s *sim) checkSticky(old, cur map[string][]int) {
 		var counts []int
 		moved := 0
 		for id, sh := range old {
-			if len(diff(cur[id], sh)) > 0 {
-				s.fail("join of %v gave old member %s new shards %v", added, id, diff(cur[id], sh))
+			if len(shardset.Diff(cur[id], sh)) > 0 {
+				s.fail("join of %v gave old member %s new shards %v", added, id, shardset.Diff(cur[id], sh))
 			}
 			moved += len(sh) - len(cur[id])
 			counts = append(counts, len(sh))

@@ -1,6 +1,7 @@
 package groupstate
 
 import (
+	"github.com/redisstream/coordinator/actors/groupstate/shardset"
 	"slices"
 	"time"
 )
@@ -58,7 +59,7 @@ func (g *Group) steadyDecision(hb *Heartbeat, m *Member, now time.Time) Decision
 			Status: StatusOK, MemberID: c.ID, MemberEpoch: c.Epoch,
 			GroupEpoch: g.meta.GroupEpoch, AssignmentEpoch: g.meta.AssignmentEpoch,
 			MetadataVersion: g.meta.MetadataVersion,
-			Assigned:        respSlice(c.Assigned), Pending: respSlice(c.Pending),
+			Assigned:        shardset.RespSlice(c.Assigned), Pending: shardset.RespSlice(c.Pending),
 			HeartbeatInterval: IntervalFor(g.cfg, StatusOK, c, g.othersOverdue(c.ID)),
 		},
 		Change: &sc.change,

@@ -2,6 +2,7 @@ package groupstate
 
 import (
 	"fmt"
+	"github.com/redisstream/coordinator/actors/groupstate/shardset"
 	"slices"
 	"testing"
 	"time"
@@ -20,7 +21,7 @@ func checkSteadyAgrees(t testing.TB, g *Group, hb Heartbeat, now time.Time, got 
 	if msg != "" || m == nil || m.State != StateActive || hb.MemberEpoch != m.Epoch {
 		return
 	}
-	if _, bad := firstMissing(r.held, m.Assigned, m.Revoking); bad || !g.steady(&hb, m, now) {
+	if _, bad := shardset.FirstMissing(r.held, m.Assigned, m.Revoking); bad || !g.steady(&hb, m, now) {
 		return
 	}
 	want := g.accepted(&hb, r, m, false, now)

@@ -1,6 +1,8 @@
 package groupstate
 
 import (
+	"github.com/redisstream/coordinator/actors/groupstate/assign"
+	"github.com/redisstream/coordinator/actors/groupstate/shardset"
 	"slices"
 	"time"
 )
@@ -152,7 +154,7 @@ func (t *txn) recompute() {
 		cur[i] = t.get(id)
 		prevOf[i] = keepOrder(cur[i])
 	}
-	next := assignSorted(prevOf, t.meta.ShardCount)
+	next := assign.Sorted(prevOf, t.meta.ShardCount)
 	for i, id := range ids {
 		nt := next[i]
 		if len(nt) == 0 {
@@ -167,7 +169,7 @@ func (t *txn) recompute() {
 		nt = slices.Clip(slices.Clone(nt))
 		c := t.mutable(id)
 		c.Target = nt
-		c.Pending = diff(nt, c.Assigned)
+		c.Pending = shardset.Diff(nt, c.Assigned)
 	}
 	t.meta.AssignmentEpoch = t.meta.GroupEpoch
 	t.metaDirty = true
@@ -183,7 +185,7 @@ func keepOrder(m *Member) []int {
 	if len(m.Pending) == 0 || len(m.Pending) == len(m.Target) {
 		return m.Target
 	}
-	given := diff(m.Target, m.Pending)
+	given := shardset.Diff(m.Target, m.Pending)
 	out := make([]int, 0, len(m.Target))
 	out = append(out, given...)
 	return append(out, m.Pending...)
@@ -234,7 +236,7 @@ func (t *txn) respond(status Status, c *Member, msg string) Response {
 		Status: status, MemberID: c.ID, MemberEpoch: c.Epoch,
 		GroupEpoch: t.meta.GroupEpoch, AssignmentEpoch: t.meta.AssignmentEpoch,
 		MetadataVersion: t.meta.MetadataVersion,
-		Assigned:        respSlice(c.Assigned), Pending: respSlice(c.Pending), Message: msg,
+		Assigned:        shardset.RespSlice(c.Assigned), Pending: shardset.RespSlice(c.Pending), Message: msg,
 		HeartbeatInterval: IntervalFor(t.g.cfg, status, c, t.g.othersOverdue(c.ID)),
 	}
 }

@@ -2,6 +2,7 @@ package groupstate
 
 import (
 	"fmt"
+	"github.com/redisstream/coordinator/actors/groupstate/shardset"
 	"slices"
 )
 
@@ -40,12 +41,12 @@ func validate(hb *Heartbeat) (report, string) {
 	if !slices.IsSorted(r.owned) {
 		// Members send them sorted; the report never ends up in the state, so a sorted
 		// list is used as it is (validate and the evaluation only read it).
-		r.owned = sortedCopy(r.owned)
+		r.owned = shardset.SortedCopy(r.owned)
 	}
 	if len(r.owned) > 0 && r.owned[0] < 0 {
 		return r, fmt.Sprintf("ownedShards contains negative shardIndex %d", r.owned[0])
 	}
-	if d, ok := firstDup(r.owned); ok {
+	if d, ok := shardset.FirstDup(r.owned); ok {
 		return r, fmt.Sprintf("ownedShards lists shard %d twice", d)
 	}
 	r.held = r.owned
@@ -72,13 +73,13 @@ func validate(hb *Heartbeat) (report, string) {
 		all = append(all, e.Shard)
 	}
 	slices.Sort(all)
-	if d, ok := firstDup(all); ok {
+	if d, ok := shardset.FirstDup(all); ok {
 		return r, fmt.Sprintf("revokingShards lists shard %d twice", d)
 	}
 	slices.Sort(r.draining)
 	if len(still) > 0 {
 		slices.Sort(still)
-		r.held = union(r.owned, still)
+		r.held = shardset.Union(r.owned, still)
 	}
 	return r, ""
 }
