@@ -23,7 +23,7 @@ type answer struct {
 	status    int
 	body      []byte
 	result    string
-	rawBody   string // the request body, for requestIDOf on a refusal
+	rawBody   string // the request body, for requestIDOf on a refusal (also an oversized one: its member must be able to correlate the 400)
 }
 
 // serve handles one request entry and replies.
@@ -59,9 +59,7 @@ func (r *Reader) evaluate(p *principal, m redis.XMessage, redisNow time.Time) an
 	}
 	a := answer{replyKey: protocol.MailboxReplyKey(r.o.KeyPrefix, p.name, member)}
 	body, _ := field(m, protocol.MailboxFieldBody)
-	if len(body) <= r.o.BodyLimit {
-		a.rawBody = body
-	}
+	a.rawBody = body
 	timeout, err := strconv.ParseInt(fieldOr(m, protocol.MailboxFieldTimeout), 10, 64)
 	if err != nil || timeout <= 0 {
 		return a.refuse(http.StatusBadRequest, protocol.CodeMalformedRequest, "field timeout must be the milliseconds the member waits for the reply (a positive integer)")
