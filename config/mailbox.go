@@ -12,10 +12,10 @@ import (
 type Mailbox struct {
 	Enabled     bool          `koanf:"enabled" help:"also answer member heartbeats sent through Redis (the mailbox transport, docs/PROTOCOL.md \"Redis mailbox\"); HTTP stays on"`
 	Principals  []string      `koanf:"principals" help:"principals whose request streams this node reads: auth users with MEMBER or ADMIN, or \"-\" when member authentication is off; empty = every such user (or \"-\")"`
-	MaxRequests int           `koanf:"max-requests" validate:"min=1,max=100000000" help:"approximate most entries of one principal's request stream (members XADD … MAXLEN ~ this; 1..100000000)"`
-	ReplyTTL    time.Duration `koanf:"reply-ttl" validate:"min=1s,max=1h" help:"a member's reply list expires this long after the last reply pushed to it (1s..1h)"`
-	Block       time.Duration `koanf:"block" validate:"min=10ms,max=10s" help:"how long one blocking read of the request streams waits (XREADGROUP BLOCK; 10ms..10s): also how long stopping the reader may take"`
-	Batch       int           `koanf:"batch" validate:"min=1,max=10000" help:"most requests one read returns (XREADGROUP COUNT; 1..10000)"`
+	MaxRequests int           `koanf:"max-requests" default:"10000" validate:"min=1,max=100000000" help:"approximate most entries of one principal's request stream (members XADD … MAXLEN ~ this; 1..100000000)"`
+	ReplyTTL    time.Duration `koanf:"reply-ttl" default:"30s" validate:"min=1s,max=1h" help:"a member's reply list expires this long after the last reply pushed to it (1s..1h)"`
+	Block       time.Duration `koanf:"block" default:"1s" validate:"min=10ms,max=10s" help:"how long one blocking read of the request streams waits (XREADGROUP BLOCK; 10ms..10s): also how long stopping the reader may take"`
+	Batch       int           `koanf:"batch" default:"100" validate:"min=1,max=10000" help:"most requests one read returns (XREADGROUP COUNT; 1..10000)"`
 }
 
 // NoAuthPrincipal is the mailbox principal when member authentication is
