@@ -48,7 +48,6 @@ type Metrics struct {
 	authFailures  *prometheus.CounterVec // auth.go
 
 	tokenGenReadFailures prometheus.Counter // auth.go
-	mailbox              mailboxMetrics     // mailbox.go
 }
 
 // LimitKeys are the config keys of the limits counted by LimitRejected; their
@@ -122,7 +121,6 @@ func New() *Metrics {
 	m.registerIdentity()
 	m.registerSampled()
 	m.registerAuth()
-	m.registerMailbox()
 	return m
 }
 

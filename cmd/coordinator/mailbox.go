@@ -34,7 +34,7 @@ func startMailbox(ctx context.Context, cfg config.Config, client redis.Universal
 		Block:       cfg.Mailbox.Block,
 		Batch:       cfg.Mailbox.Batch,
 		Logger:      logger.With(slog.String("transport", "mailbox")),
-		Metrics:     reg,
+		Metrics:     metrics.NewMailbox(reg),
 	})
 	if err != nil {
 		return nil, err
