@@ -67,6 +67,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 }
 
 type fixture struct {
+	srv     *redistest.Server
 	rdb     *redis.Client
 	members *fakeMembers
 	metrics *counts
@@ -74,10 +75,12 @@ type fixture struct {
 	carol   mbClient
 }
 
-func startReader(t *testing.T) *fixture {
+func startReader(t *testing.T) *fixture { return startReaderBlocking(t, 50*time.Millisecond) }
+
+func startReaderBlocking(t *testing.T, block time.Duration) *fixture {
 	srv := redistest.Start(t)
 	rdb := srv.Client()
-	f := &fixture{rdb: rdb, members: &fakeMembers{}, metrics: &counts{n: map[string]int{}}}
+	f := &fixture{srv: srv, rdb: rdb, members: &fakeMembers{}, metrics: &counts{n: map[string]int{}}}
 	auth := config.Default().Auth
 	auth.Users = []config.User{
 		{Username: "alice", Password: "a", Roles: []string{config.RoleMember}},
@@ -85,7 +88,7 @@ func startReader(t *testing.T) *fixture {
 	}
 	r, err := mailbox.New(rdb, f.members, mailbox.Options{
 		KeyPrefix: "rsc", NodeID: "n1", Principals: mailbox.DefaultPrincipals(auth), Auth: auth,
-		BodyLimit: 2048, ReplyTTL: 5 * time.Second, Block: 50 * time.Millisecond, Batch: 10, Metrics: f.metrics,
+		BodyLimit: 2048, ReplyTTL: 5 * time.Second, Block: block, Batch: 10, Metrics: f.metrics,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -225,5 +228,32 @@ func TestReaderBoundsAFlood(t *testing.T) {
 	keys := f.rdb.Keys(context.Background(), "rsc:{mb:alice}:reply:*").Val()
 	if len(keys) != 0 {
 		t.Fatalf("bogus entries created reply lists %v", keys)
+	}
+}
+
+// The budget: at most 4 Redis commands per mailbox heartbeat end to
+// end (XADD, a share of XREADGROUP, the reply script, BLPOP). Commands a
+// script runs (LPUSH, LTRIM, PEXPIRE) are not separate round trips.
+func TestRedisCommandsPerHeartbeat(t *testing.T) {
+	f := startReaderBlocking(t, 2*time.Second)
+	f.alice.heartbeat(t, "orders", "g", "m1", join("m1", "warm")) // loads the script
+	f.srv.ResetStats()
+	const n = 200
+	for i := 0; i < n; i++ {
+		f.alice.heartbeat(t, "orders", "g", "m1", join("m1", fmt.Sprintf("c%d", i)))
+	}
+	calls := f.srv.CommandCalls()
+	var total int64
+	for cmd, c := range calls {
+		switch cmd {
+		case "lpush", "ltrim", "pexpire", "info", "config|resetstat":
+			continue // inside the reply script, or the measurement itself
+		}
+		total += c
+	}
+	perBeat := float64(total) / n
+	t.Logf("Redis commands per mailbox heartbeat: %.2f (%v)", perBeat, calls)
+	if perBeat > 4.1 {
+		t.Fatalf("%.2f Redis commands per heartbeat, the budget is 4: %v", perBeat, calls)
 	}
 }
