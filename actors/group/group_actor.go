@@ -70,7 +70,7 @@ type groupActor struct {
 	retrying bool // a retryTimers message is scheduled
 	// inFlight: memberId → revoking shard → reported work in flight (monitoring only, inflight.go).
 	inFlight map[string]map[int]int
-	// events: the latest fencings and expiries (monitoring only, events.go); fenceCause is why
+	// events: the latest fencings and expiries (monitoring only, group/events); fenceCause is why
 	// the heartbeat whose change is being applied was refused with a fencing.
 	events     events.Ring
 	fenceCause string
