@@ -43,7 +43,7 @@ func (h *Host) nodeMembers() *wire.NodeInfo {
 // clusterView is the node registry's view of this node's cluster: its own
 // advertised address and the addresses of the members it sees.
 func (h *Host) clusterView() (string, []string) {
-	if !h.clustered() {
+	if !h.router.Clustered() {
 		return h.system.Address(), nil
 	}
 	var members []string
@@ -55,7 +55,7 @@ func (h *Host) clusterView() (string, []string) {
 
 // nodeInfo is this node's part of the cluster-wide debug view.
 func (h *Host) nodeInfo() *wire.NodeInfo {
-	return h.nodeInfoOf(h.localDebug(h.opts.RequestTimeout / 2))
+	return h.nodeInfoOf(h.router.LocalDebug(h.opts.RequestTimeout / 2))
 }
 
 // nodeInfoOf summarizes this node's group states for the cluster view.
@@ -70,7 +70,7 @@ func (h *Host) nodeInfoOf(states []*group.DebugState) *wire.NodeInfo {
 
 // clusterHealth is this node's view of the cluster (nil in single mode).
 func (h *Host) clusterHealth() *protocol.ClusterHealth {
-	if !h.clustered() {
+	if !h.router.Clustered() {
 		return nil
 	}
 	out := &protocol.ClusterHealth{

@@ -97,7 +97,7 @@ func TestClusterForwardsToOneActivation(t *testing.T) {
 	hosting := 0
 	key := persistence.GroupKey{StreamPrefix: "orders", ConsumerGroup: "billing"}
 	for _, h := range hosts {
-		if _, ok := h.active(key); ok {
+		if _, ok := h.router.Active(key); ok {
 			hosting++
 		}
 	}
@@ -150,7 +150,7 @@ func (m *clusterMember) beat(t *testing.T, h *Host) protocol.HeartbeatResponse {
 
 func hostOf(hosts []*Host, key persistence.GroupKey) int {
 	for i, h := range hosts {
-		if _, ok := h.active(key); ok {
+		if _, ok := h.router.Active(key); ok {
 			return i
 		}
 	}

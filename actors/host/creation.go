@@ -10,6 +10,7 @@ import (
 
 	"github.com/redisstream/coordinator/actors/group"
 	"github.com/redisstream/coordinator/actors/groupstate"
+	"github.com/redisstream/coordinator/actors/router"
 	"github.com/redisstream/coordinator/coordinator"
 	"github.com/redisstream/coordinator/membersdk/protocol"
 	"github.com/redisstream/coordinator/persistence"
@@ -42,7 +43,7 @@ type Limits struct {
 // groupStored reports whether the group has stored state (or an activation),
 // whether or not its actor runs on this node.
 func (h *Host) groupStored(ctx context.Context, key persistence.GroupKey) (bool, error) {
-	if _, ok := h.active(key); ok {
+	if _, ok := h.router.Active(key); ok {
 		return true, nil
 	}
 	_, err := h.opts.Store.LoadGroup(ctx, key)
@@ -50,7 +51,7 @@ func (h *Host) groupStored(ctx context.Context, key persistence.GroupKey) (bool,
 		return false, nil
 	}
 	if err != nil {
-		return false, mapStoreErr(err)
+		return false, router.StoreErr(err)
 	}
 	return true, nil
 }
@@ -95,17 +96,12 @@ func (h *Host) createGroup(ctx context.Context, key persistence.GroupKey) (*grou
 				key.StreamPrefix, n.count, LimitGroupsPerStream, limit, coordinator.ErrLimitExceeded)
 		}
 	}
-	res, err := h.ask(ctx, key, &group.DescribeRequest{})
+	d, err := h.router.Describe(ctx, key)
 	if err != nil {
-		h.drop(key)
+		// Not stored (or not answering): forget the actor, so that later requests go
+		// through these checks again instead of to an actor that would create it.
+		h.router.Drop(key)
 		return nil, err
-	}
-	d := res.(*group.Description)
-	if d.Err != nil {
-		// Not stored: forget the actor, so that later requests go through
-		// these checks again instead of to an actor that would create it.
-		h.drop(key)
-		return nil, h.groupErr(key, d.Err)
 	}
 	return d, nil
 }
@@ -134,32 +130,18 @@ func (h *Host) forgetFull(streamPrefix string) {
 func (h *Host) countGroups(ctx context.Context, streamPrefix string) (int, error) {
 	keys, err := h.opts.Store.ListGroups(ctx, streamPrefix)
 	if err != nil {
-		return 0, mapStoreErr(err)
+		return 0, router.StoreErr(err)
 	}
 	seen := make(map[persistence.GroupKey]bool, len(keys))
 	for _, k := range keys {
 		seen[k] = true
 	}
-	for _, k := range h.activeKeys() {
+	for _, k := range h.router.ActiveKeys() {
 		if k.StreamPrefix == streamPrefix {
 			seen[k] = true
 		}
 	}
 	return len(seen), nil
-}
-
-// drop stops and forgets a group actor whose creation did not complete.
-func (h *Host) drop(key persistence.GroupKey) {
-	h.mu.Lock()
-	pid, ok := h.groups[key]
-	if ok {
-		delete(h.groups, key)
-		h.reportGroups()
-	}
-	h.mu.Unlock()
-	if ok {
-		h.system.Root.Poison(pid)
-	}
 }
 
 func (h *Host) limitRejected(limit string) {
@@ -170,7 +152,7 @@ func (h *Host) limitRejected(limit string) {
 
 // CreateGroup creates a group explicitly (POST …/groups/{g}).
 func (h *Host) CreateGroup(ctx context.Context, streamPrefix, groupName string, req protocol.CreateGroupRequest) (protocol.GroupResponse, error) {
-	if err := h.refusal(); err != nil {
+	if err := h.router.Refusal(); err != nil {
 		return protocol.GroupResponse{}, err
 	}
 	key := persistence.GroupKey{StreamPrefix: streamPrefix, ConsumerGroup: groupName}

@@ -87,7 +87,7 @@ func TestHeartbeatForUnknownGroupCreatesNothingUnlessJoin(t *testing.T) {
 	require.Equal(t, int64(-1), r.MemberEpoch)
 
 	require.Empty(t, storedGroups(t, store))
-	require.Empty(t, h.activeKeys())
+	require.Empty(t, h.router.ActiveKeys())
 
 	r, err = h.Heartbeat(ctx, "orders", "real", "m", join("m"))
 	require.NoError(t, err)
@@ -118,7 +118,7 @@ func TestGroupsPerStreamLimit(t *testing.T) {
 	require.ErrorIs(t, err, coordinator.ErrLimitExceeded)
 
 	require.Len(t, storedGroups(t, store), 2)
-	require.Len(t, h.activeKeys(), 2)
+	require.Len(t, h.router.ActiveKeys(), 2)
 	require.Equal(t, 3, met.count(LimitGroupsPerStream))
 
 	// Existing groups keep working; another stream has its own budget.
@@ -171,7 +171,7 @@ func TestExplicitGroupCreation(t *testing.T) {
 	_, err = h.Group(ctx, "orders", "workers")
 	require.ErrorIs(t, err, coordinator.ErrGroupNotFound)
 	require.Empty(t, storedGroups(t, store))
-	require.Empty(t, h.activeKeys())
+	require.Empty(t, h.router.ActiveKeys())
 
 	g, err := h.CreateGroup(ctx, "orders", "workers", protocol.CreateGroupRequest{RequestedBy: "ops", Reason: "new service"})
 	require.NoError(t, err)

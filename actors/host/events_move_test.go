@@ -76,7 +76,7 @@ func TestRecentEventsSurviveAGroupMove(t *testing.T) {
 		r := beat(t, second, "a", a.MemberEpoch, a.Assignment.AssignedShards)
 		return r.Status == protocol.StatusOK
 	}, 10*time.Second, 50*time.Millisecond, "a is served by the second node")
-	_, hosted := second.active(workers)
+	_, hosted := second.router.Active(workers)
 	require.True(t, hosted, "the second node hosts the group now")
 	m, err := second.Members(ctx, "orders", "workers")
 	require.NoError(t, err)

@@ -40,7 +40,7 @@ func TestHostedGroupsOncePerCluster(t *testing.T) {
 	require.Eventually(t, func() bool {
 		seen := map[persistence.GroupKey]int{}
 		for _, h := range hosts {
-			got, failed := h.HostedGroups(time.Second)
+			got, failed := h.router.HostedGroups(time.Second)
 			if len(failed) > 0 {
 				return false
 			}

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/redisstream/coordinator/test/benchresult"
 	"io"
 	"log/slog"
 	"math"
@@ -20,6 +19,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/redisstream/coordinator/test/benchresult"
 
 	"github.com/stretchr/testify/require"
 
@@ -238,7 +239,7 @@ func TestMemoryPerMemberBenchmark(t *testing.T) {
 			steady, st.gcs, float64(steady)*n/st.took.Seconds(), per(st.rssMean, before.rss), per(st.rssMax, before.rss), per(st.rssLast, before.rss),
 			per(st.heapMean, before.heapInuse), per(st.heapMax, before.heapInuse), 100*st.gcCPU, memLimitString(), cmp.Or(os.Getenv("GOGC"), "100"))
 	}
-	require.Len(t, h.activeKeys(), groups)
+	require.Len(t, h.router.ActiveKeys(), groups)
 	writeBenchResult(t, res)
 	runtime.KeepAlive(f)
 }
@@ -332,7 +333,7 @@ func TestIdleGroupsRedisReadsBenchmark(t *testing.T) {
 		for r := 0; r < 3; r++ {
 			f.round(4)
 		}
-		require.Len(t, h.activeKeys(), n)
+		require.Len(t, h.router.ActiveKeys(), n)
 		calls, stats := idleReadsWindow(srv, window, func() { f.round(4) })
 		rounds := float64(window) / float64(group.ConfirmInterval(defaultRules))
 		t.Logf("%d active idle groups (1 steady member each), %s window (%.0f confirmation rounds): %.1f Redis commands/s (%d), %v; non-OK answers %d",

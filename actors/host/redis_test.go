@@ -70,7 +70,7 @@ func TestIdleNodeRedisCallsDoNotGrowWithStoredGroups(t *testing.T) {
 		}
 		trips[n] = stats["evalsha"] + stats["zrange"]
 		renewals[n], sweepReads[n] = stats["evalsha"], stats["zrange"]
-		require.Empty(t, h.activeKeys(), "an idle node activated stored groups")
+		require.Empty(t, h.router.ActiveKeys(), "an idle node activated stored groups")
 		t.Logf("%d stored groups: %d Redis commands, %d round trips in %s (%v)", n, calls[n], trips[n], window, stats)
 	}
 	rounds := int64(window / group.ConfirmInterval(quickRules))

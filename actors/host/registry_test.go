@@ -115,10 +115,10 @@ func TestLaterNodeSharingTheStoreRefusesToServe(t *testing.T) {
 	require.ErrorIs(t, err, coordinator.ErrUnavailable)
 	_, err = b.CreateStream(context.Background(), "other", protocol.CreateStreamRequest{})
 	require.ErrorIs(t, err, coordinator.ErrUnavailable)
-	require.Empty(t, b.activeKeys())
+	require.Empty(t, b.router.ActiveKeys())
 	// An activation that slips in anyway (a request racing the refusal) is released at the next round.
-	b.pid(workers)
-	require.Eventually(t, func() bool { return len(b.activeKeys()) == 0 }, 10*time.Second, 10*time.Millisecond)
+	b.router.PID(workers)
+	require.Eventually(t, func() bool { return len(b.router.ActiveKeys()) == 0 }, 10*time.Second, 10*time.Millisecond)
 
 	lines := strings.Split(logsB.String(), "\n")
 	var refuse []string
@@ -172,12 +172,12 @@ func TestRefusingNodeReleasesItsActivations(t *testing.T) {
 			return "n2", []string{"n2"}
 		}})
 	require.Equal(t, protocol.StatusOK, hb(b, "m-b").Status)
-	require.Equal(t, []persistence.GroupKey{workers}, b.activeKeys())
+	require.Equal(t, []persistence.GroupKey{workers}, b.router.ActiveKeys())
 	require.False(t, metB.refused.Load())
 
 	inCluster.Store(false)
 	require.Eventually(t, func() bool { return metB.refusing.Load() }, 10*time.Second, 10*time.Millisecond)
-	require.Eventually(t, func() bool { return len(b.activeKeys()) == 0 }, 10*time.Second, 10*time.Millisecond)
+	require.Eventually(t, func() bool { return len(b.router.ActiveKeys()) == 0 }, 10*time.Second, 10*time.Millisecond)
 	snap, err := b.opts.Store.LoadGroup(context.Background(), workers)
 	require.NoError(t, err)
 	require.Empty(t, snap.Owner, "the activation was released in the store, not only stopped")
@@ -241,8 +241,8 @@ func TestNodeThatMayRefuseDoesNotSweep(t *testing.T) {
 	require.True(t, b.node.HoldsSweep())
 	require.Empty(t, b.node.RefusingRequests(), "within the grace: not refusing yet")
 	b.sweep(ctx)
-	require.Empty(t, b.activeKeys())
+	require.Empty(t, b.router.ActiveKeys())
 	require.False(t, a.node.HoldsSweep(), "the earlier node sweeps")
 	a.sweep(ctx)
-	require.Equal(t, []persistence.GroupKey{k}, a.activeKeys())
+	require.Equal(t, []persistence.GroupKey{k}, a.router.ActiveKeys())
 }

@@ -48,7 +48,7 @@ func TestRejectedHeartbeatDoesNotCreateTheGroup(t *testing.T) {
 	keys, err := store.ListGroups(ctx, "")
 	require.NoError(t, err)
 	require.Empty(t, keys, "rejected heartbeats created groups")
-	require.Empty(t, h.activeKeys())
+	require.Empty(t, h.router.ActiveKeys())
 
 	// A valid join still creates the group.
 	r, err := h.Heartbeat(ctx, "orders", "g-ok", "m", protocol.HeartbeatRequest{ProtocolVersion: 1, RequestID: "j", MemberID: "m"})

@@ -17,9 +17,9 @@ import (
 // and renewal times, refusing flag), joined by incarnation. It answers also
 // while this node refuses to serve: that is when an operator needs it.
 func (h *Host) Cluster(ctx context.Context) (protocol.ClusterResponse, error) {
-	self := h.nodeInfoOf(h.localDebug(h.opts.RequestTimeout))
+	self := h.nodeInfoOf(h.router.LocalDebug(h.opts.RequestTimeout))
 	infos := []*wire.NodeInfo{self}
-	if h.clustered() {
+	if h.router.Clustered() {
 		infos = h.clusterNodes(self)
 	} else {
 		self.Address = "" // no cluster address: cluster.provider single

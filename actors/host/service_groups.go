@@ -8,6 +8,7 @@ import (
 
 	"github.com/redisstream/coordinator/actors/group"
 	"github.com/redisstream/coordinator/actors/groupstate"
+	"github.com/redisstream/coordinator/actors/router"
 	"github.com/redisstream/coordinator/coordinator"
 	"github.com/redisstream/coordinator/membersdk/protocol"
 	"github.com/redisstream/coordinator/persistence"
@@ -25,8 +26,7 @@ func (h *Host) Heartbeat(ctx context.Context, streamPrefix, groupName, pathMembe
 		return h.unevaluated(&req, groupstate.CauseRefusing, why), nil
 	}
 	key := persistence.GroupKey{StreamPrefix: streamPrefix, ConsumerGroup: groupName}
-	pid, active := h.active(key)
-	if !active && !h.knownStored(key) {
+	if _, active := h.router.Active(key); !active && !h.router.KnownStored(key) {
 		// A request every group rejects must not create (activate and store) the group.
 		hb := group.RulesRequest(pathMemberID, req)
 		if r, rejected := groupstate.Reject(&hb); rejected {
@@ -47,7 +47,7 @@ func (h *Host) Heartbeat(ctx context.Context, streamPrefix, groupName, pathMembe
 				return resp, nil
 			}
 		}
-		h.markKnown(key) // the next heartbeats through this node are forwarded without store reads
+		h.router.MarkKnown(key) // the next heartbeats through this node are forwarded without store reads
 	}
 	// Wait at most one heartbeat interval (members time out later than that);
 	// the group actor drops the request unevaluated once nobody waits for it.
@@ -66,19 +66,12 @@ func (h *Host) Heartbeat(ctx context.Context, streamPrefix, groupName, pathMembe
 	}
 	now := h.opts.Now()
 	deadline := now.Add(wait)
-	msg := &group.HeartbeatRequest{PathMemberID: pathMemberID, Request: req, Deadline: deadline}
-	var res any
-	var err error
-	if timeout := min(deadline.Sub(now), h.opts.RequestTimeout); h.clustered() || timeout <= 0 {
-		res, err = h.askWithin(timeout, key, msg)
-	} else {
-		// Refusal was checked above, and the actor found then is asked first.
-		res, err = h.askHeartbeat(key, pid, msg, timeout)
-	}
+	// Refusal was checked above.
+	rep, err := h.router.Heartbeat(ctx, key, &group.HeartbeatRequest{PathMemberID: pathMemberID, Request: req, Deadline: deadline})
 	if err != nil {
 		return h.unevaluated(&req, groupstate.CauseNotAnswering, ""), nil
 	}
-	resp := res.(*group.HeartbeatReply).Response
+	resp := rep.Response
 	if err := group.Refusal(resp); err != nil {
 		return protocol.HeartbeatResponse{}, fmt.Errorf("%w: %w", coordinator.ErrMemberOwnedByAnotherPrincipal, err)
 	}
@@ -94,11 +87,11 @@ func (h *Host) unevaluated(req *protocol.HeartbeatRequest, c groupstate.Cause, d
 // groups.creation is explicit, an unknown group is ErrGroupNotFound and no
 // actor is spawned for it; with create true it is created (createGroup).
 func (h *Host) describe(ctx context.Context, streamPrefix, groupName string, create bool) (*group.Description, error) {
-	if err := h.refusal(); err != nil {
+	if err := h.router.Refusal(); err != nil {
 		return nil, err
 	}
 	key := persistence.GroupKey{StreamPrefix: streamPrefix, ConsumerGroup: groupName}
-	if _, ok := h.active(key); !ok {
+	if _, ok := h.router.Active(key); !ok {
 		stream, err := h.stream(ctx, streamPrefix)
 		if err != nil {
 			return nil, err
@@ -120,33 +113,14 @@ func (h *Host) describe(ctx context.Context, streamPrefix, groupName string, cre
 				return nil, err
 			}
 		case err != nil:
-			return nil, mapStoreErr(err)
+			return nil, router.StoreErr(err)
 		default:
 			if d, ok := group.DescribeStored(h.opts.Rules, key, stream, snap, h.opts.Now()); ok {
 				return d, nil // idle: answered from the store, not activated (group/passivate.go)
 			}
 		}
 	}
-	res, err := h.ask(ctx, key, &group.DescribeRequest{})
-	if err != nil {
-		return nil, err
-	}
-	d := res.(*group.Description)
-	if d.Err != nil {
-		return nil, h.groupErr(key, d.Err)
-	}
-	return d, nil
-}
-
-// groupErr maps an error a group actor reported.
-func (h *Host) groupErr(key persistence.GroupKey, err error) error {
-	if errors.Is(err, persistence.ErrNotFound) {
-		return fmt.Errorf("group %s: %w", key, coordinator.ErrGroupNotFound)
-	}
-	if errors.Is(err, group.ErrStreamMissing) {
-		return fmt.Errorf("stream %s: %w", key.StreamPrefix, coordinator.ErrStreamNotFound)
-	}
-	return mapStoreErr(err)
+	return h.router.Describe(ctx, key)
 }
 
 // Group returns an existing group. A GET changes nothing: an unknown group
@@ -198,12 +172,12 @@ func (h *Host) Consumption(ctx context.Context, streamPrefix, groupName string) 
 
 // Groups lists every stored group with its state.
 func (h *Host) Groups(ctx context.Context) (protocol.GroupsResponse, error) {
-	if err := h.refusal(); err != nil {
+	if err := h.router.Refusal(); err != nil {
 		return protocol.GroupsResponse{}, err
 	}
 	keys, err := h.opts.Store.ListGroups(ctx, "")
 	if err != nil {
-		return protocol.GroupsResponse{}, mapStoreErr(err)
+		return protocol.GroupsResponse{}, router.StoreErr(err)
 	}
 	out := protocol.GroupsResponse{Groups: make([]protocol.GroupResponse, 0, len(keys))}
 	layouts := map[string]*reshard.Layout{}
@@ -227,20 +201,19 @@ func (h *Host) DeleteGroup(ctx context.Context, streamPrefix, groupName string, 
 	if _, err := h.describe(ctx, streamPrefix, groupName, false); err != nil {
 		return protocol.DeleteGroupResponse{}, err
 	}
-	res, err := h.ask(ctx, key, &group.DeleteRequest{Force: req.Force, RequestID: coordinator.RequestIDFrom(ctx)})
-	if err != nil {
+	r, err := h.router.Delete(ctx, key, &group.DeleteRequest{Force: req.Force, RequestID: coordinator.RequestIDFrom(ctx)})
+	if r == nil {
 		return protocol.DeleteGroupResponse{}, err
 	}
-	r := res.(*group.DeleteReply)
 	out := protocol.DeleteGroupResponse{StreamPrefix: streamPrefix, ConsumerGroup: groupName, Deleted: r.Deleted, LiveMembers: r.LiveMembers}
 	switch {
-	case r.Err != nil:
-		return out, h.groupErr(key, r.Err)
+	case err != nil:
+		return out, err
 	case !r.Deleted:
 		return out, fmt.Errorf("group %s has %d live member(s); stop them or pass force=true: %w", key, r.LiveMembers, coordinator.ErrGroupHasMembers)
 	}
 	h.forgetFull(streamPrefix)
-	h.forgetKnown(key)
+	h.router.ForgetKnown(key)
 	h.opts.Logger.Info("group deleted", "group", key.String(), "requestId", coordinator.RequestIDFrom(ctx), "requestedBy", req.RequestedBy, "reason", req.Reason, "force", req.Force)
 	return out, nil
 }

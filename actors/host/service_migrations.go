@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 
+	"github.com/redisstream/coordinator/actors/router"
 	"github.com/redisstream/coordinator/coordinator"
 	"github.com/redisstream/coordinator/membersdk/protocol"
 	"github.com/redisstream/coordinator/persistence"
@@ -76,7 +77,7 @@ func (h *Host) migrations(ctx context.Context, p, g string) (protocol.Migrations
 // group's stream; the driver carries it out. 404 for an unknown id, 422
 // when it finished or already rolls back.
 func (h *Host) Rollback(ctx context.Context, streamPrefix, groupName, reshardingID string, req protocol.RollbackRequest) (protocol.Migration, error) {
-	if err := h.refusal(); err != nil {
+	if err := h.router.Refusal(); err != nil {
 		return protocol.Migration{}, err
 	}
 	if _, err := h.describe(ctx, streamPrefix, groupName, false); err != nil {
@@ -87,7 +88,7 @@ func (h *Host) Rollback(ctx context.Context, streamPrefix, groupName, resharding
 
 // StreamRollback is Rollback for a stream (with or without groups).
 func (h *Host) StreamRollback(ctx context.Context, streamPrefix, reshardingID string, req protocol.RollbackRequest) (protocol.Migration, error) {
-	if err := h.refusal(); err != nil {
+	if err := h.router.Refusal(); err != nil {
 		return protocol.Migration{}, err
 	}
 	return h.rollback(ctx, streamPrefix, "", reshardingID, req)
@@ -110,7 +111,7 @@ func (h *Host) rollback(ctx context.Context, p, g, id string, req protocol.Rollb
 			return protocol.Migration{}, err
 		}
 		if err := h.opts.Store.MarkResharding(ctx, p); err != nil {
-			return protocol.Migration{}, mapStoreErr(err)
+			return protocol.Migration{}, router.StoreErr(err)
 		}
 		view := migrationView(*m, p, g)
 		err = h.rs.SaveLayout(ctx, rec, r)
@@ -118,7 +119,7 @@ func (h *Host) rollback(ctx context.Context, p, g, id string, req protocol.Rollb
 			continue
 		}
 		if err != nil {
-			return protocol.Migration{}, mapStoreErr(err)
+			return protocol.Migration{}, router.StoreErr(err)
 		}
 		h.opts.Logger.Info("migration rollback requested", slog.String("stream", p), slog.String("migration", id),
 			slog.Int("backTo", m.From), slog.String("requestedBy", req.RequestedBy), slog.String("reason", req.Reason))

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/redisstream/coordinator/actors/router"
 	"github.com/redisstream/coordinator/coordinator"
 	"github.com/redisstream/coordinator/membersdk/protocol"
 	"github.com/redisstream/coordinator/persistence"
@@ -21,7 +22,7 @@ import (
 // it, and posting the same scale again, while that migration has not
 // finished, answers it (202).
 func (h *Host) Scale(ctx context.Context, streamPrefix string, req protocol.ScaleRequest) (protocol.ScaleResponse, error) {
-	if err := h.refusal(); err != nil {
+	if err := h.router.Refusal(); err != nil {
 		return protocol.ScaleResponse{}, err
 	}
 	target := *req.TargetShardCount
@@ -54,14 +55,14 @@ func (h *Host) Scale(ctx context.Context, streamPrefix string, req protocol.Scal
 		// Marked first, so that a recorded migration is always found by the drivers (a
 		// mark without a migration is dropped by the next round).
 		if err := h.opts.Store.MarkResharding(ctx, streamPrefix); err != nil {
-			return protocol.ScaleResponse{}, mapStoreErr(err)
+			return protocol.ScaleResponse{}, router.StoreErr(err)
 		}
 		err = h.rs.SaveLayout(ctx, rec, r)
 		if errors.Is(err, persistence.ErrConflict) && attempt < 5 {
 			continue
 		}
 		if err != nil {
-			return protocol.ScaleResponse{}, mapStoreErr(err)
+			return protocol.ScaleResponse{}, router.StoreErr(err)
 		}
 		m = *started
 		h.opts.Logger.Info("migration started", slog.String("stream", streamPrefix), slog.String("migration", m.ID),
@@ -74,7 +75,7 @@ func (h *Host) Scale(ctx context.Context, streamPrefix string, req protocol.Scal
 	// A mark after the save is either seen by the drivers or follows a driver's
 	// unmark whose second look found this migration.
 	if err := h.opts.Store.MarkResharding(ctx, streamPrefix); err != nil {
-		return protocol.ScaleResponse{}, mapStoreErr(err)
+		return protocol.ScaleResponse{}, router.StoreErr(err)
 	}
 	if err := h.rs.DriveNow(streamPrefix, m.ID); err != nil {
 		return protocol.ScaleResponse{}, err
@@ -97,7 +98,7 @@ func (h *Host) scaleResponse(ctx context.Context, p string, target int, id strin
 	}
 	keys, err := h.opts.Store.ListGroups(ctx, p)
 	if err != nil {
-		return protocol.ScaleResponse{}, mapStoreErr(err)
+		return protocol.ScaleResponse{}, router.StoreErr(err)
 	}
 	out := protocol.ScaleResponse{StreamPrefix: p, TargetShardCount: target, AffectedConsumerGroups: []string{}, Migrations: []protocol.Migration{}}
 	for _, k := range keys {

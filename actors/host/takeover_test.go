@@ -83,7 +83,7 @@ func settle(t *testing.T, h *Host) {
 // answersOK asks the activation that runs on h right now (never activating a new one).
 func answersOK(t *testing.T, h *Host, key persistence.GroupKey, req protocol.HeartbeatRequest) bool {
 	t.Helper()
-	pid, ok := h.active(key)
+	pid, ok := h.router.Active(key)
 	if !ok {
 		return false
 	}

@@ -135,7 +135,7 @@ func run(args, environ []string) int {
 		}
 	}()
 
-	sampler := &groupSampler{hosts: h, redis: provisioner, m: reg, log: logger, interval: cfg.Metrics.SampleInterval}
+	sampler := &groupSampler{hosts: h.Router(), redis: provisioner, m: reg, log: logger, interval: cfg.Metrics.SampleInterval}
 	go sampler.run(ctx)
 
 	var apiOpts []api.Option
