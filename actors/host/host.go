@@ -11,7 +11,7 @@ import (
 	"github.com/redisstream/coordinator/actors/group"
 	"github.com/redisstream/coordinator/actors/groupstate"
 	"github.com/redisstream/coordinator/actors/router"
-	"github.com/redisstream/coordinator/coordinator"
+	"github.com/redisstream/coordinator/actors/service"
 	"github.com/redisstream/coordinator/persistence"
 	"github.com/redisstream/coordinator/reshard/driver"
 )
@@ -57,8 +57,9 @@ type Options struct {
 	TrustEmptyStore bool
 	// NodeMetrics, if set, counts node-level events.
 	NodeMetrics NodeMetrics
-	// Limits are the host's own limits and group creation mode (creation.go).
-	Limits Limits
+	// Limits are the service's own limits and group creation mode
+	// (actors/service/creation.go).
+	Limits service.Limits
 	// Cluster, if set, makes this node a member of an actor host cluster
 	// (cluster.go); nil: a single node with no listener.
 	Cluster *ClusterOptions
@@ -99,7 +100,9 @@ type NodeMetrics interface {
 }
 
 // Host is one coordinator node: an actor system with a group actor per
-// active group. It implements coordinator.Service.
+// active group, composed with the node's life (actors/node), the router
+// (actors/router), the resharding driver and the service (actors/service),
+// which Service returns.
 type Host struct {
 	opts   Options
 	deps   *group.Deps
@@ -115,16 +118,11 @@ type Host struct {
 
 	rs *driver.Driver // resharding driver (reshard_node.go: what it sees of the host)
 
-	creating chan struct{}         // one slot: group creations on this node run one at a time
-	full     map[string]fullStream // streams at limits.groups-per-stream; guarded by the creating slot
+	svc *service.Service // coordinator.Service of this node (actors/service)
 
 	stopOnce sync.Once
 	done     chan struct{}
 }
-
-var (
-	_ coordinator.Service = (*Host)(nil)
-)
 
 // New builds a host; Start starts it.
 func New(opts Options) *Host {
@@ -183,7 +181,6 @@ func New(opts Options) *Host {
 	})
 	h.node = newNode(h)
 	h.rs = driver.New(driverNode{h}, opts.Resharding, opts.RequestTimeout)
-	h.creating, h.full = make(chan struct{}, 1), map[string]fullStream{}
 	h.deps = &group.Deps{
 		Store: opts.Store, Provisioner: opts.Provisioner, Rules: opts.Rules, NodeID: opts.NodeID,
 		Owner: h.node.Owner(), IdlePassivation: opts.IdlePassivation, Node: h.node.Node,
@@ -191,6 +188,17 @@ func New(opts Options) *Host {
 		StoreTimeout: opts.RequestTimeout / 2,
 	}
 	h.pinger = h.system.Root.Spawn(actor.PropsFromProducer(func() actor.Actor { return pingActor{} }))
+	var limits service.LimitMetrics
+	if opts.Metrics != nil {
+		limits = opts.Metrics
+	}
+	h.svc = service.New(service.Options{
+		Store: opts.Store, Provisioner: opts.Provisioner, Rules: opts.Rules, NodeID: opts.NodeID,
+		Logger: logger, Metrics: limits, Now: opts.Now, DefaultShardCount: opts.DefaultShardCount,
+		RequestTimeout: opts.RequestTimeout, EmbeddedRedis: opts.EmbeddedRedis, Limits: opts.Limits,
+		MigrationHistory: opts.Resharding.History,
+		Router:           h.router, Node: h.node.Node, Reshard: h.rs, Cluster: views{h},
+	})
 	return h
 }
 
@@ -261,6 +269,9 @@ func (h *Host) pruneLoop() {
 		}
 	}
 }
+
+// Service is this node's coordinator.Service: what every transport is given.
+func (h *Host) Service() *service.Service { return h.svc }
 
 // Router is where this node's requests find each group's activation.
 func (h *Host) Router() *router.Router { return h.router }

@@ -35,7 +35,7 @@ func TestHostedGroupsListsActivationsOnly(t *testing.T) {
 	require.Equal(t, 4, got[0].ShardCount)
 	require.Equal(t, 4-len(r.Assignment.AssignedShards), got[0].Unowned)
 	// The same count as the assignments view's current assignments.
-	a, err := h.Assignments(context.Background(), "orders", "workers")
+	a, err := h.Service().Assignments(context.Background(), "orders", "workers")
 	require.NoError(t, err)
 	owned := map[int]bool{}
 	for _, shards := range a.CurrentAssignments {
@@ -73,7 +73,7 @@ func TestHostedGroupsCost(t *testing.T) {
 	require.NoError(t, h.Start(ctx))
 	for i := 0; i < n; i++ {
 		g := fmt.Sprintf("g%04d", i)
-		r, err := h.Heartbeat(ctx, "bench", g, "m", protocol.HeartbeatRequest{ProtocolVersion: 1, RequestID: g, MemberID: "m"})
+		r, err := h.Service().Heartbeat(ctx, "bench", g, "m", protocol.HeartbeatRequest{ProtocolVersion: 1, RequestID: g, MemberID: "m"})
 		require.NoError(t, err)
 		require.Equal(t, protocol.StatusOK, r.Status)
 	}

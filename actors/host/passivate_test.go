@@ -38,7 +38,7 @@ var workers = persistence.GroupKey{StreamPrefix: "orders", ConsumerGroup: "worke
 
 func beat(t *testing.T, h *Host, id string, epoch int64, owned []protocol.ShardID) protocol.HeartbeatResponse {
 	t.Helper()
-	r, err := h.Heartbeat(context.Background(), "orders", "workers", id,
+	r, err := h.Service().Heartbeat(context.Background(), "orders", "workers", id,
 		protocol.HeartbeatRequest{ProtocolVersion: 1, RequestID: id, MemberID: id, MemberEpoch: epoch, OwnedShards: owned})
 	require.NoError(t, err)
 	return r

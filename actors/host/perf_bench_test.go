@@ -121,7 +121,7 @@ func (f *perfFleet) beat(g, m int) {
 				UpdatedAt: now.UTC().Format(time.RFC3339Nano)})
 		}
 	}
-	r, err := f.h.Heartbeat(context.Background(), "orders", perfGroup(g), id, req)
+	r, err := f.h.Service().Heartbeat(context.Background(), "orders", perfGroup(g), id, req)
 	if err != nil {
 		f.bad.Add(1)
 		return
@@ -405,7 +405,7 @@ func BenchmarkHostHeartbeatSteady(b *testing.B) {
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
-		r, err := h.Heartbeat(ctx, "orders", perfGroup(0), id, req)
+		r, err := h.Service().Heartbeat(ctx, "orders", perfGroup(0), id, req)
 		if err != nil || r.Status != protocol.StatusOK || r.MemberEpoch != s.epoch {
 			b.Fatalf("not steady: %v %+v", err, r)
 		}

@@ -52,7 +52,7 @@ func TestIdleGroupsRedisReadsClusterBenchmark(t *testing.T) {
 			return len(hosts[0].clusterMembers()) == 2 && len(hosts[1].clusterMembers()) == 2
 		}, 10*time.Second, 50*time.Millisecond)
 		four := 4
-		_, err := hosts[0].CreateStream(context.Background(), "orders", protocol.CreateStreamRequest{InitialShardCount: &four, RequestedBy: "bench"})
+		_, err := hosts[0].Service().CreateStream(context.Background(), "orders", protocol.CreateStreamRequest{InitialShardCount: &four, RequestedBy: "bench"})
 		require.NoError(t, err)
 		fleets := []*perfFleet{newPerfFleet(hosts[0], n, 1), newPerfFleet(hosts[1], n, 1)}
 		fleets[1].state = fleets[0].state // the same members, through the other node

@@ -72,10 +72,10 @@ func registryHost(t *testing.T, srv *redistest.Server, id string, opts Options) 
 	return h, logs, met
 }
 
-func health(h *Host) protocol.HealthResponse { return h.Health(context.Background()) }
+func health(h *Host) protocol.HealthResponse { return h.Service().Health(context.Background()) }
 
 func hb(h *Host, id string) protocol.HeartbeatResponse {
-	r, _ := h.Heartbeat(context.Background(), "orders", "workers", id,
+	r, _ := h.Service().Heartbeat(context.Background(), "orders", "workers", id,
 		protocol.HeartbeatRequest{ProtocolVersion: 1, RequestID: id, MemberID: id, MemberEpoch: 0, OwnedShards: []protocol.ShardID{}})
 	return r
 }
@@ -86,7 +86,7 @@ func hb(h *Host, id string) protocol.HeartbeatResponse {
 func TestLaterNodeSharingTheStoreRefusesToServe(t *testing.T) {
 	srv := redistest.Start(t)
 	a, logsA, metA := registryHost(t, srv, "n1", Options{})
-	_, err := a.CreateStream(context.Background(), "orders", protocol.CreateStreamRequest{})
+	_, err := a.Service().CreateStream(context.Background(), "orders", protocol.CreateStreamRequest{})
 	require.NoError(t, err)
 
 	b, logsB, metB := registryHost(t, srv, "n2", Options{})
@@ -108,12 +108,12 @@ func TestLaterNodeSharingTheStoreRefusesToServe(t *testing.T) {
 	r := hb(b, "m-b2")
 	require.Equal(t, protocol.StatusRetry, r.Status)
 	require.Contains(t, r.Message, "refuses to serve")
-	_, err = b.Group(context.Background(), "orders", "workers")
+	_, err = b.Service().Group(context.Background(), "orders", "workers")
 	require.ErrorIs(t, err, coordinator.ErrUnavailable)
 	require.Contains(t, err.Error(), "n1")
-	_, err = b.Groups(context.Background())
+	_, err = b.Service().Groups(context.Background())
 	require.ErrorIs(t, err, coordinator.ErrUnavailable)
-	_, err = b.CreateStream(context.Background(), "other", protocol.CreateStreamRequest{})
+	_, err = b.Service().CreateStream(context.Background(), "other", protocol.CreateStreamRequest{})
 	require.ErrorIs(t, err, coordinator.ErrUnavailable)
 	require.Empty(t, b.router.ActiveKeys())
 	// An activation that slips in anyway (a request racing the refusal) is released at the next round.
@@ -160,7 +160,7 @@ func TestRefusingNodeReleasesItsActivations(t *testing.T) {
 	srv := redistest.Start(t)
 	a, _, _ := registryHost(t, srv, "n1", Options{ClusterSettle: time.Millisecond,
 		ClusterView: func() (string, []string) { return "n1", []string{"n1"} }})
-	_, err := a.CreateStream(context.Background(), "orders", protocol.CreateStreamRequest{})
+	_, err := a.Service().CreateStream(context.Background(), "orders", protocol.CreateStreamRequest{})
 	require.NoError(t, err)
 	inCluster := atomic.Bool{}
 	inCluster.Store(true)

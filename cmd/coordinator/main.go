@@ -21,6 +21,7 @@ import (
 
 	"github.com/redisstream/coordinator/actors/groupstate"
 	"github.com/redisstream/coordinator/actors/host"
+	"github.com/redisstream/coordinator/actors/service"
 	"github.com/redisstream/coordinator/api"
 	"github.com/redisstream/coordinator/api/metrics"
 	"github.com/redisstream/coordinator/config"
@@ -97,7 +98,7 @@ func run(args, environ []string) int {
 			JoinRate:          cfg.Limits.JoinsPerSecond,
 			JoinBurst:         cfg.Limits.JoinBurst,
 		},
-		Limits: host.Limits{
+		Limits: service.Limits{
 			GroupsPerStream:       cfg.Limits.GroupsPerStream,
 			ExplicitGroupCreation: cfg.Groups.Creation == config.CreationExplicit,
 		},
@@ -145,7 +146,7 @@ func run(args, environ []string) int {
 		audit = newRedisAudit(client, cfg.Audit.RedisStream, cfg.Audit.RedisMaxLen, logger)
 		apiOpts = append(apiOpts, api.WithAuditSink(audit))
 	}
-	srv := api.New(apiConfig(cfg, logger), h, apiOpts...)
+	srv := api.New(apiConfig(cfg, logger), h.Service(), apiOpts...)
 	ln, err := net.Listen("tcp", cfg.HTTP.Addr)
 	if err != nil {
 		logger.Error("cannot listen", slog.String("addr", cfg.HTTP.Addr), slog.Any("err", err))

@@ -1,4 +1,4 @@
-package host
+package service
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 
 // Streams lists every stream with its routing and consumed shard counts and
 // its active migration, from the stream records (one read each).
-func (h *Host) Streams(ctx context.Context) (protocol.StreamsResponse, error) {
+func (h Monitor) Streams(ctx context.Context) (protocol.StreamsResponse, error) {
 	if err := h.router.Refusal(); err != nil {
 		return protocol.StreamsResponse{}, err
 	}
@@ -28,7 +28,7 @@ func (h *Host) Streams(ctx context.Context) (protocol.StreamsResponse, error) {
 }
 
 // Stream describes one stream and names its groups.
-func (h *Host) Stream(ctx context.Context, streamPrefix string) (protocol.StreamView, error) {
+func (h Monitor) Stream(ctx context.Context, streamPrefix string) (protocol.StreamView, error) {
 	if err := h.router.Refusal(); err != nil {
 		return protocol.StreamView{}, err
 	}

@@ -1,4 +1,4 @@
-package host
+package service
 
 import (
 	"context"
@@ -16,11 +16,11 @@ import (
 // does) and the nodes registered in the same store (node registry: start
 // and renewal times, refusing flag), joined by incarnation. It answers also
 // while this node refuses to serve: that is when an operator needs it.
-func (h *Host) Cluster(ctx context.Context) (protocol.ClusterResponse, error) {
-	self := h.nodeInfoOf(h.router.LocalDebug(h.opts.RequestTimeout))
+func (h Monitor) Cluster(ctx context.Context) (protocol.ClusterResponse, error) {
+	self := h.views.NodeInfo(h.router.LocalDebug(h.opts.RequestTimeout))
 	infos := []*wire.NodeInfo{self}
 	if h.router.Clustered() {
-		infos = h.clusterNodes(self)
+		infos = h.views.Nodes(self)
 	} else {
 		self.Address = "" // no cluster address: cluster.provider single
 	}

@@ -1,4 +1,4 @@
-package host
+package service
 
 import (
 	"context"
@@ -18,7 +18,7 @@ import (
 // per-group ones check that the group exists and name it in the views.
 
 // Migration returns one migration of an existing group's stream.
-func (h *Host) Migration(ctx context.Context, streamPrefix, groupName, reshardingID string) (protocol.Migration, error) {
+func (h Admin) Migration(ctx context.Context, streamPrefix, groupName, reshardingID string) (protocol.Migration, error) {
 	if _, err := h.describe(ctx, streamPrefix, groupName, false); err != nil {
 		return protocol.Migration{}, err
 	}
@@ -26,11 +26,11 @@ func (h *Host) Migration(ctx context.Context, streamPrefix, groupName, reshardin
 }
 
 // StreamMigration returns one migration of a stream (with or without groups).
-func (h *Host) StreamMigration(ctx context.Context, streamPrefix, reshardingID string) (protocol.Migration, error) {
+func (h Admin) StreamMigration(ctx context.Context, streamPrefix, reshardingID string) (protocol.Migration, error) {
 	return h.migration(ctx, streamPrefix, "", reshardingID)
 }
 
-func (h *Host) migration(ctx context.Context, p, g, id string) (protocol.Migration, error) {
+func (h *core) migration(ctx context.Context, p, g, id string) (protocol.Migration, error) {
 	_, l, err := h.layout(ctx, p)
 	if err != nil {
 		return protocol.Migration{}, err
@@ -38,13 +38,13 @@ func (h *Host) migration(ctx context.Context, p, g, id string) (protocol.Migrati
 	m, ok := l.Find(id)
 	if !ok {
 		return protocol.Migration{}, fmt.Errorf("migration %s of stream %s (kept: the active one and the last %d finished; list them with GET /coord/v1/streams/%s/migrations): %w",
-			id, p, h.opts.Resharding.History, p, coordinator.ErrMigrationNotFound)
+			id, p, h.opts.MigrationHistory, p, coordinator.ErrMigrationNotFound)
 	}
 	return migrationView(m, p, g), nil
 }
 
 // Migrations lists an existing group's migrations, newest first.
-func (h *Host) Migrations(ctx context.Context, streamPrefix, groupName string) (protocol.MigrationsResponse, error) {
+func (h Monitor) Migrations(ctx context.Context, streamPrefix, groupName string) (protocol.MigrationsResponse, error) {
 	if _, err := h.describe(ctx, streamPrefix, groupName, false); err != nil {
 		return protocol.MigrationsResponse{}, err
 	}
@@ -53,11 +53,11 @@ func (h *Host) Migrations(ctx context.Context, streamPrefix, groupName string) (
 
 // StreamMigrations lists a stream's migrations, newest first (with or
 // without groups).
-func (h *Host) StreamMigrations(ctx context.Context, streamPrefix string) (protocol.MigrationsResponse, error) {
+func (h Admin) StreamMigrations(ctx context.Context, streamPrefix string) (protocol.MigrationsResponse, error) {
 	return h.migrations(ctx, streamPrefix, "")
 }
 
-func (h *Host) migrations(ctx context.Context, p, g string) (protocol.MigrationsResponse, error) {
+func (h *core) migrations(ctx context.Context, p, g string) (protocol.MigrationsResponse, error) {
 	_, l, err := h.layout(ctx, p)
 	if err != nil {
 		return protocol.MigrationsResponse{}, err
@@ -76,7 +76,7 @@ func (h *Host) migrations(ctx context.Context, p, g string) (protocol.Migrations
 // Rollback records a rollback of the active migration of an existing
 // group's stream; the driver carries it out. 404 for an unknown id, 422
 // when it finished or already rolls back.
-func (h *Host) Rollback(ctx context.Context, streamPrefix, groupName, reshardingID string, req protocol.RollbackRequest) (protocol.Migration, error) {
+func (h Admin) Rollback(ctx context.Context, streamPrefix, groupName, reshardingID string, req protocol.RollbackRequest) (protocol.Migration, error) {
 	if err := h.router.Refusal(); err != nil {
 		return protocol.Migration{}, err
 	}
@@ -87,20 +87,20 @@ func (h *Host) Rollback(ctx context.Context, streamPrefix, groupName, resharding
 }
 
 // StreamRollback is Rollback for a stream (with or without groups).
-func (h *Host) StreamRollback(ctx context.Context, streamPrefix, reshardingID string, req protocol.RollbackRequest) (protocol.Migration, error) {
+func (h Admin) StreamRollback(ctx context.Context, streamPrefix, reshardingID string, req protocol.RollbackRequest) (protocol.Migration, error) {
 	if err := h.router.Refusal(); err != nil {
 		return protocol.Migration{}, err
 	}
 	return h.rollback(ctx, streamPrefix, "", reshardingID, req)
 }
 
-func (h *Host) rollback(ctx context.Context, p, g, id string, req protocol.RollbackRequest) (protocol.Migration, error) {
+func (h *core) rollback(ctx context.Context, p, g, id string, req protocol.RollbackRequest) (protocol.Migration, error) {
 	for attempt := 0; ; attempt++ {
 		rec, l, err := h.layout(ctx, p)
 		if err != nil {
 			return protocol.Migration{}, err
 		}
-		r := reshard.Record{Routing: rec.ShardCount, MetadataVersion: rec.MetadataVersion, Layout: l, Keep: h.opts.Resharding.History}
+		r := reshard.Record{Routing: rec.ShardCount, MetadataVersion: rec.MetadataVersion, Layout: l, Keep: h.opts.MigrationHistory}
 		m, err := r.Rollback(id, req.RequestedBy, req.Reason, h.opts.NodeID, h.opts.Now())
 		switch {
 		case errors.Is(err, reshard.ErrNotFound):

@@ -1,4 +1,4 @@
-package host
+package service
 
 import (
 	"context"
@@ -17,7 +17,7 @@ import (
 // provisioner what Redis reports for every shard the group covers: shards
 // 0…shardCount-1, plus any shard beyond the count that a member still
 // holds or is targeted (a scale-in draining it).
-func (h *Host) Offsets(ctx context.Context, streamPrefix, groupName string) (protocol.OffsetsResponse, error) {
+func (h Browser) Offsets(ctx context.Context, streamPrefix, groupName string) (protocol.OffsetsResponse, error) {
 	d, err := h.describe(ctx, streamPrefix, groupName, false)
 	if err != nil {
 		return protocol.OffsetsResponse{}, err
@@ -106,7 +106,7 @@ func containsInt(xs []int, x int) bool {
 // even if a key of that name exists: it is not this stream's (a key
 // written by hand, a retired shard, another stream's key that happens to
 // share the name).
-func (h *Host) Messages(ctx context.Context, streamPrefix string, shard int, from string, count int) (protocol.MessagesResponse, error) {
+func (h Browser) Messages(ctx context.Context, streamPrefix string, shard int, from string, count int) (protocol.MessagesResponse, error) {
 	if err := h.router.Refusal(); err != nil {
 		return protocol.MessagesResponse{}, err
 	}

@@ -1,28 +1,15 @@
-package host
+package service
 
 import (
 	"context"
 	"errors"
 	"fmt"
 
-	"github.com/asynkron/protoactor-go/actor"
-
 	"github.com/redisstream/coordinator/actors/group"
 	"github.com/redisstream/coordinator/coordinator"
 	"github.com/redisstream/coordinator/membersdk/protocol"
 	"github.com/redisstream/coordinator/persistence"
 )
-
-// ping checks that the actor system processes messages.
-type ping struct{}
-
-type pingActor struct{}
-
-func (pingActor) Receive(ctx actor.Context) {
-	if _, ok := ctx.Message().(*ping); ok {
-		ctx.Respond(&ping{})
-	}
-}
 
 // DebugNode is the live actor state of this node.
 type DebugNode struct {
@@ -54,10 +41,10 @@ type ActivationView struct {
 }
 
 // DebugActors shows every group actor running on this node.
-func (h *Host) DebugActors(ctx context.Context) (any, error) {
+func (h Debugger) DebugActors(ctx context.Context) (any, error) {
 	out := DebugNode{NodeID: h.opts.NodeID, Owner: h.node.Owner(), StateLost: h.node.LossReport(h.opts.Now()), Groups: h.router.LocalDebug(h.opts.RequestTimeout)}
 	if h.router.Clustered() {
-		for _, n := range h.clusterNodes(h.nodeInfoOf(out.Groups)) {
+		for _, n := range h.views.Nodes(h.views.NodeInfo(out.Groups)) {
 			v := ClusterNodeView{NodeID: n.GetNodeId(), Owner: n.GetOwner(), Address: n.GetAddress(), Refusing: n.GetRefusing(), Activations: []ActivationView{}}
 			for _, a := range n.GetActivations() {
 				v.Activations = append(v.Activations, ActivationView{Group: a.GetGroup(), ActivationEpoch: a.GetActivationEpoch(), Members: int(a.GetMembers()), Actor: a.GetActor()})
@@ -69,7 +56,7 @@ func (h *Host) DebugActors(ctx context.Context) (any, error) {
 }
 
 // DebugGroup shows one group actor if it runs on this node.
-func (h *Host) DebugGroup(ctx context.Context, streamPrefix, groupName string) (any, error) {
+func (h Debugger) DebugGroup(ctx context.Context, streamPrefix, groupName string) (any, error) {
 	key := persistence.GroupKey{StreamPrefix: streamPrefix, ConsumerGroup: groupName}
 	if h.router.Clustered() {
 		// Forwarded to the grain, wherever it runs; a group that is not stored must not be

@@ -1,4 +1,4 @@
-package host
+package service
 
 import (
 	"context"
@@ -18,7 +18,7 @@ const MaxShardCount = 4096
 // CreateStream provisions every shard stream, then stores the stream record
 // (metadataVersion 1). Producers publish with XADD NOMKSTREAM, so routing
 // must never point at a shard that does not exist yet.
-func (h *Host) CreateStream(ctx context.Context, streamPrefix string, req protocol.CreateStreamRequest) (protocol.CreateStreamResponse, error) {
+func (h Admin) CreateStream(ctx context.Context, streamPrefix string, req protocol.CreateStreamRequest) (protocol.CreateStreamResponse, error) {
 	if err := h.router.Refusal(); err != nil {
 		return protocol.CreateStreamResponse{}, err
 	}
@@ -53,7 +53,7 @@ func (h *Host) CreateStream(ctx context.Context, streamPrefix string, req protoc
 }
 
 // stream reads a stream record: ErrStreamNotFound, or ErrUnavailable.
-func (h *Host) stream(ctx context.Context, streamPrefix string) (persistence.StreamRecord, error) {
+func (h *core) stream(ctx context.Context, streamPrefix string) (persistence.StreamRecord, error) {
 	rec, err := h.opts.Store.GetStream(ctx, streamPrefix)
 	if errors.Is(err, persistence.ErrNotFound) {
 		return rec, fmt.Errorf("stream %s: %w", streamPrefix, coordinator.ErrStreamNotFound)
@@ -63,18 +63,18 @@ func (h *Host) stream(ctx context.Context, streamPrefix string) (persistence.Str
 
 // Health reports the store, the actor loop and nodes that share the store
 // without forming one cluster with this node.
-func (h *Host) Health(ctx context.Context) protocol.HealthResponse {
+func (h Monitor) Health(ctx context.Context) protocol.HealthResponse {
 	out := protocol.HealthResponse{Status: "UP", CoordinatorID: h.opts.NodeID, Redis: "UP", Loop: "UP", Embedded: h.opts.EmbeddedRedis}
 	pctx, cancel := context.WithTimeout(ctx, time.Second)
 	defer cancel()
 	if err := h.opts.Store.Ping(pctx); err != nil {
 		out.Redis = "DOWN"
 	}
-	if _, err := h.system.Root.RequestFuture(h.pinger, &ping{}, time.Second).Result(); err != nil {
+	if err := h.views.LoopAlive(time.Second); err != nil {
 		out.Loop = "DOWN"
 	}
 	out.StateLost = h.node.LossReport(h.opts.Now())
-	out.Cluster = h.clusterHealth()
+	out.Cluster = h.views.Health()
 	out.Refusing = h.node.Refusing()
 	out.NodeConflict = h.node.Conflict()
 	switch {

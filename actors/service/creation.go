@@ -1,4 +1,4 @@
-package host
+package service
 
 import (
 	"context"
@@ -29,7 +29,7 @@ import (
 // labels the rejection metric and is named in every refusal.
 const LimitGroupsPerStream = "limits.groups-per-stream"
 
-// Limits are the limits the host enforces itself (the per-group ones live in
+// Limits are the limits the service enforces itself (the per-group ones live in
 // groupstate.Config).
 type Limits struct {
 	// GroupsPerStream bounds the groups of one stream; 0 means no limit
@@ -42,7 +42,7 @@ type Limits struct {
 
 // groupStored reports whether the group has stored state (or an activation),
 // whether or not its actor runs on this node.
-func (h *Host) groupStored(ctx context.Context, key persistence.GroupKey) (bool, error) {
+func (h *core) groupStored(ctx context.Context, key persistence.GroupKey) (bool, error) {
 	if _, ok := h.router.Active(key); ok {
 		return true, nil
 	}
@@ -61,7 +61,7 @@ func (h *Host) groupStored(ctx context.Context, key persistence.GroupKey) (bool,
 // (coordinator.ErrLimitExceeded, counted). Creations on this node are serialized, so
 // the count cannot race past the limit here; nodes of a cluster counting at
 // the same moment could each add one.
-func (h *Host) createGroup(ctx context.Context, key persistence.GroupKey) (*group.Description, error) {
+func (h *core) createGroup(ctx context.Context, key persistence.GroupKey) (*group.Description, error) {
 	select {
 	case h.creating <- struct{}{}:
 	case <-ctx.Done():
@@ -119,7 +119,7 @@ type fullStream struct {
 }
 
 // forgetFull drops the cached count of a stream whose groups changed.
-func (h *Host) forgetFull(streamPrefix string) {
+func (h *core) forgetFull(streamPrefix string) {
 	h.creating <- struct{}{}
 	delete(h.full, streamPrefix)
 	<-h.creating
@@ -127,7 +127,7 @@ func (h *Host) forgetFull(streamPrefix string) {
 
 // countGroups counts the stream's stored groups plus those whose actor runs
 // here (an activation may not have stored its meta yet).
-func (h *Host) countGroups(ctx context.Context, streamPrefix string) (int, error) {
+func (h *core) countGroups(ctx context.Context, streamPrefix string) (int, error) {
 	keys, err := h.opts.Store.ListGroups(ctx, streamPrefix)
 	if err != nil {
 		return 0, router.StoreErr(err)
@@ -144,14 +144,14 @@ func (h *Host) countGroups(ctx context.Context, streamPrefix string) (int, error
 	return len(seen), nil
 }
 
-func (h *Host) limitRejected(limit string) {
+func (h *core) limitRejected(limit string) {
 	if h.opts.Metrics != nil {
 		h.opts.Metrics.LimitRejected(limit)
 	}
 }
 
 // CreateGroup creates a group explicitly (POST …/groups/{g}).
-func (h *Host) CreateGroup(ctx context.Context, streamPrefix, groupName string, req protocol.CreateGroupRequest) (protocol.GroupResponse, error) {
+func (h Admin) CreateGroup(ctx context.Context, streamPrefix, groupName string, req protocol.CreateGroupRequest) (protocol.GroupResponse, error) {
 	if err := h.router.Refusal(); err != nil {
 		return protocol.GroupResponse{}, err
 	}
@@ -172,7 +172,7 @@ func (h *Host) CreateGroup(ctx context.Context, streamPrefix, groupName string, 
 // (groupstate.UnknownGroup decides; hb is req as the rules read it). It returns
 // done=false only for a join that created the group; the caller then sends the
 // heartbeat to the new group actor.
-func (h *Host) heartbeatUnknownGroup(ctx context.Context, key persistence.GroupKey, hb *groupstate.Heartbeat, req protocol.HeartbeatRequest) (protocol.HeartbeatResponse, bool) {
+func (h *core) heartbeatUnknownGroup(ctx context.Context, key persistence.GroupKey, hb *groupstate.Heartbeat, req protocol.HeartbeatRequest) (protocol.HeartbeatResponse, bool) {
 	d := groupstate.UnknownGroup(hb, key.StreamPrefix, key.ConsumerGroup, h.opts.Limits.ExplicitGroupCreation, h.opts.Rules, h.opts.Now())
 	if !d.Hold.Until.IsZero() {
 		h.node.GroupStateLost(key, group.LossMemberClaims, d.Hold.Reason, d.Hold.Until)

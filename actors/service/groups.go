@@ -1,4 +1,4 @@
-package host
+package service
 
 import (
 	"context"
@@ -21,7 +21,7 @@ import (
 // A group that does not exist is created only by a join, only when
 // groups.creation is implicit and limits.groups-per-stream allows it
 // (heartbeatUnknownGroup); otherwise nothing is spawned or stored.
-func (h *Host) Heartbeat(ctx context.Context, streamPrefix, groupName, pathMemberID string, req protocol.HeartbeatRequest) (protocol.HeartbeatResponse, error) {
+func (h Membership) Heartbeat(ctx context.Context, streamPrefix, groupName, pathMemberID string, req protocol.HeartbeatRequest) (protocol.HeartbeatResponse, error) {
 	if why := h.node.RefusingRequests(); why != "" {
 		return h.unevaluated(&req, groupstate.CauseRefusing, why), nil
 	}
@@ -79,14 +79,14 @@ func (h *Host) Heartbeat(ctx context.Context, streamPrefix, groupName, pathMembe
 }
 
 // unevaluated answers a heartbeat the host decides not to evaluate (groupstate.Unevaluated).
-func (h *Host) unevaluated(req *protocol.HeartbeatRequest, c groupstate.Cause, detail string) protocol.HeartbeatResponse {
+func (h *core) unevaluated(req *protocol.HeartbeatRequest, c groupstate.Cause, detail string) protocol.HeartbeatResponse {
 	return group.Unevaluated(req, c, detail, h.opts.Rules)
 }
 
 // describe asks the group actor for its views. With create false, or when
 // groups.creation is explicit, an unknown group is ErrGroupNotFound and no
 // actor is spawned for it; with create true it is created (createGroup).
-func (h *Host) describe(ctx context.Context, streamPrefix, groupName string, create bool) (*group.Description, error) {
+func (h *core) describe(ctx context.Context, streamPrefix, groupName string, create bool) (*group.Description, error) {
 	if err := h.router.Refusal(); err != nil {
 		return nil, err
 	}
@@ -126,7 +126,7 @@ func (h *Host) describe(ctx context.Context, streamPrefix, groupName string, cre
 // Group returns an existing group. A GET changes nothing: an unknown group
 // is ErrGroupNotFound (the reference answers 404 GROUP_NOT_FOUND), never
 // created; joins, producer routing and CreateGroup create groups.
-func (h *Host) Group(ctx context.Context, streamPrefix, groupName string) (protocol.GroupResponse, error) {
+func (h Admin) Group(ctx context.Context, streamPrefix, groupName string) (protocol.GroupResponse, error) {
 	d, err := h.describe(ctx, streamPrefix, groupName, false)
 	if err != nil {
 		return protocol.GroupResponse{}, err
@@ -135,7 +135,7 @@ func (h *Host) Group(ctx context.Context, streamPrefix, groupName string) (proto
 }
 
 // MonitorGroup returns an existing group.
-func (h *Host) MonitorGroup(ctx context.Context, streamPrefix, groupName string) (protocol.GroupResponse, error) {
+func (h Monitor) MonitorGroup(ctx context.Context, streamPrefix, groupName string) (protocol.GroupResponse, error) {
 	d, err := h.describe(ctx, streamPrefix, groupName, false)
 	if err != nil {
 		return protocol.GroupResponse{}, err
@@ -144,7 +144,7 @@ func (h *Host) MonitorGroup(ctx context.Context, streamPrefix, groupName string)
 }
 
 // Members lists an existing group's members.
-func (h *Host) Members(ctx context.Context, streamPrefix, groupName string) (protocol.MembersResponse, error) {
+func (h Monitor) Members(ctx context.Context, streamPrefix, groupName string) (protocol.MembersResponse, error) {
 	d, err := h.describe(ctx, streamPrefix, groupName, false)
 	if err != nil {
 		return protocol.MembersResponse{}, err
@@ -153,7 +153,7 @@ func (h *Host) Members(ctx context.Context, streamPrefix, groupName string) (pro
 }
 
 // Assignments shows target against current assignment of an existing group.
-func (h *Host) Assignments(ctx context.Context, streamPrefix, groupName string) (protocol.AssignmentsResponse, error) {
+func (h Monitor) Assignments(ctx context.Context, streamPrefix, groupName string) (protocol.AssignmentsResponse, error) {
 	d, err := h.describe(ctx, streamPrefix, groupName, false)
 	if err != nil {
 		return protocol.AssignmentsResponse{}, err
@@ -162,7 +162,7 @@ func (h *Host) Assignments(ctx context.Context, streamPrefix, groupName string) 
 }
 
 // Consumption shows the members' progress rows of an existing group.
-func (h *Host) Consumption(ctx context.Context, streamPrefix, groupName string) (protocol.ConsumptionResponse, error) {
+func (h Monitor) Consumption(ctx context.Context, streamPrefix, groupName string) (protocol.ConsumptionResponse, error) {
 	d, err := h.describe(ctx, streamPrefix, groupName, false)
 	if err != nil {
 		return protocol.ConsumptionResponse{}, err
@@ -171,7 +171,7 @@ func (h *Host) Consumption(ctx context.Context, streamPrefix, groupName string) 
 }
 
 // Groups lists every stored group with its state.
-func (h *Host) Groups(ctx context.Context) (protocol.GroupsResponse, error) {
+func (h Monitor) Groups(ctx context.Context) (protocol.GroupsResponse, error) {
 	if err := h.router.Refusal(); err != nil {
 		return protocol.GroupsResponse{}, err
 	}
@@ -196,7 +196,7 @@ func (h *Host) Groups(ctx context.Context) (protocol.GroupsResponse, error) {
 
 // DeleteGroup deletes a group's stored state (the Redis consumer groups on
 // the shards are kept: they hold the data plane's positions).
-func (h *Host) DeleteGroup(ctx context.Context, streamPrefix, groupName string, req protocol.DeleteGroupRequest) (protocol.DeleteGroupResponse, error) {
+func (h Admin) DeleteGroup(ctx context.Context, streamPrefix, groupName string, req protocol.DeleteGroupRequest) (protocol.DeleteGroupResponse, error) {
 	key := persistence.GroupKey{StreamPrefix: streamPrefix, ConsumerGroup: groupName}
 	if _, err := h.describe(ctx, streamPrefix, groupName, false); err != nil {
 		return protocol.DeleteGroupResponse{}, err
@@ -220,7 +220,7 @@ func (h *Host) DeleteGroup(ctx context.Context, streamPrefix, groupName string, 
 
 // ProducerRouting returns the routing table, creating the group (and its
 // Redis consumer group on every shard) on first use.
-func (h *Host) ProducerRouting(ctx context.Context, streamPrefix, groupName string) (protocol.ProducerRouting, error) {
+func (h Membership) ProducerRouting(ctx context.Context, streamPrefix, groupName string) (protocol.ProducerRouting, error) {
 	if _, err := h.describe(ctx, streamPrefix, groupName, true); err != nil {
 		return protocol.ProducerRouting{}, err
 	}

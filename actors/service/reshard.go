@@ -1,4 +1,4 @@
-package host
+package service
 
 import (
 	"context"
@@ -21,7 +21,7 @@ import (
 // left PREPARING (nothing activated, routing unchanged); the driver retries
 // it, and posting the same scale again, while that migration has not
 // finished, answers it (202).
-func (h *Host) Scale(ctx context.Context, streamPrefix string, req protocol.ScaleRequest) (protocol.ScaleResponse, error) {
+func (h Admin) Scale(ctx context.Context, streamPrefix string, req protocol.ScaleRequest) (protocol.ScaleResponse, error) {
 	if err := h.router.Refusal(); err != nil {
 		return protocol.ScaleResponse{}, err
 	}
@@ -42,7 +42,7 @@ func (h *Host) Scale(ctx context.Context, streamPrefix string, req protocol.Scal
 			m = *a
 			break
 		}
-		r := reshard.Record{Routing: rec.ShardCount, MetadataVersion: rec.MetadataVersion, Layout: l, Keep: h.opts.Resharding.History}
+		r := reshard.Record{Routing: rec.ShardCount, MetadataVersion: rec.MetadataVersion, Layout: l, Keep: h.opts.MigrationHistory}
 		started, err := r.Start(target, req.RequestedBy, req.Reason, h.opts.NodeID, h.opts.Now())
 		switch {
 		case errors.Is(err, reshard.ErrActive):
@@ -86,7 +86,7 @@ func (h *Host) Scale(ctx context.Context, streamPrefix string, req protocol.Scal
 
 // scaleResponse answers an accepted scale: the migration as each group of
 // the stream sees it.
-func (h *Host) scaleResponse(ctx context.Context, p string, target int, id string) (protocol.ScaleResponse, error) {
+func (h *core) scaleResponse(ctx context.Context, p string, target int, id string) (protocol.ScaleResponse, error) {
 	rec, err := h.stream(ctx, p)
 	if err != nil {
 		return protocol.ScaleResponse{}, err
@@ -112,7 +112,7 @@ func (h *Host) scaleResponse(ctx context.Context, p string, target int, id strin
 }
 
 // layout reads the stream's resharding layout.
-func (h *Host) layout(ctx context.Context, p string) (persistence.StreamRecord, reshard.Layout, error) {
+func (h *core) layout(ctx context.Context, p string) (persistence.StreamRecord, reshard.Layout, error) {
 	rec, err := h.stream(ctx, p)
 	if err != nil {
 		return rec, reshard.Layout{}, err
@@ -127,7 +127,7 @@ func (h *Host) layout(ctx context.Context, p string) (persistence.StreamRecord, 
 // withMigration fills in the group's active migration (layouts caches the
 // stream layouts read by one listing; nil: read each time). A layout that
 // cannot be read leaves the field empty: the group view still answers.
-func (h *Host) withMigration(ctx context.Context, g protocol.GroupResponse, layouts map[string]*reshard.Layout) protocol.GroupResponse {
+func (h *core) withMigration(ctx context.Context, g protocol.GroupResponse, layouts map[string]*reshard.Layout) protocol.GroupResponse {
 	l, ok := layouts[g.StreamPrefix]
 	if !ok {
 		if _, got, err := h.layout(ctx, g.StreamPrefix); err == nil {

@@ -1,4 +1,4 @@
-package host
+package service
 
 import (
 	"context"
@@ -17,7 +17,7 @@ import (
 // draining), no migration in progress and no groups. Otherwise it deletes
 // nothing and says what to do first. The write is a compare-and-set on the
 // record's revision, so a scale that lands meanwhile wins.
-func (h *Host) DeleteStream(ctx context.Context, streamPrefix string, req protocol.DeleteStreamRequest) (protocol.DeleteStreamResponse, error) {
+func (h Admin) DeleteStream(ctx context.Context, streamPrefix string, req protocol.DeleteStreamRequest) (protocol.DeleteStreamResponse, error) {
 	if err := h.router.Refusal(); err != nil {
 		return protocol.DeleteStreamResponse{}, err
 	}
