@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"sync"
+	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 
@@ -88,8 +89,9 @@ func (h *Host) clusterHealth() *protocol.ClusterHealth {
 }
 
 // clusterNodes asks every cluster member's info actor which group
-// activations it hosts; self is this node's own part, already built.
-func (h *Host) clusterNodes(self *wire.NodeInfo) []*wire.NodeInfo {
+// activations it hosts, waiting at most timeout; self is this node's own
+// part, already built.
+func (h *Host) clusterNodes(self *wire.NodeInfo, timeout time.Duration) []*wire.NodeInfo {
 	members := h.clusterMembers()
 	out := make([]*wire.NodeInfo, len(members))
 	var wg sync.WaitGroup
@@ -102,7 +104,7 @@ func (h *Host) clusterNodes(self *wire.NodeInfo) []*wire.NodeInfo {
 		go func() {
 			defer wg.Done()
 			pid := actor.NewPID(m.Address(), nodeInfoName)
-			res, err := h.system.Root.RequestFuture(pid, &wire.NodeInfoRequest{}, h.opts.RequestTimeout).Result()
+			res, err := h.system.Root.RequestFuture(pid, &wire.NodeInfoRequest{}, max(timeout, time.Millisecond)).Result()
 			if info, ok := res.(*wire.NodeInfo); ok && err == nil {
 				out[i] = info
 				return

@@ -28,8 +28,10 @@ type views struct{ h *Host }
 var _ service.ClusterViews = views{}
 
 func (v views) NodeInfo(states []*group.DebugState) *wire.NodeInfo { return v.h.nodeInfoOf(states) }
-func (v views) Nodes(self *wire.NodeInfo) []*wire.NodeInfo         { return v.h.clusterNodes(self) }
-func (v views) Health() *protocol.ClusterHealth                    { return v.h.clusterHealth() }
+func (v views) Nodes(self *wire.NodeInfo, timeout time.Duration) []*wire.NodeInfo {
+	return v.h.clusterNodes(self, timeout)
+}
+func (v views) Health() *protocol.ClusterHealth { return v.h.clusterHealth() }
 
 // LoopAlive checks that the actor system answers a ping within timeout.
 func (v views) LoopAlive(timeout time.Duration) error {

@@ -56,8 +56,9 @@ func (r *Router) HostedGroups(timeout time.Duration) (out []HostedGroup, failed 
 
 // LocalDebug asks every group actor on this node for its live state, all at
 // once (one timeout for the whole view), sorted by group; an actor that does
-// not answer is listed with why.
+// not answer is listed with why. A timeout of 0 or less is 1 ms.
 func (r *Router) LocalDebug(timeout time.Duration) []*group.DebugState {
+	timeout = max(timeout, time.Millisecond) // a negative one would wait for ever
 	keys := r.ActiveKeys()
 	sort.Slice(keys, func(i, j int) bool { return keys[i].Less(keys[j]) })
 	type ask struct {

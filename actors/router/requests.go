@@ -115,5 +115,6 @@ func (r *Router) Debug(ctx context.Context, key persistence.GroupKey) (*group.De
 	return d, nil
 }
 
-// RequestTimeout is the bound of one request to a group actor.
-func (r *Router) RequestTimeout() time.Duration { return r.o.RequestTimeout }
+// Within is what is left of ctx's deadline, at most the request timeout:
+// the bound of a view that asks many actors at once (LocalDebug).
+func (r *Router) Within(ctx context.Context) time.Duration { return r.timeout(ctx) }

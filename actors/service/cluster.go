@@ -17,10 +17,12 @@ import (
 // and renewal times, refusing flag), joined by incarnation. It answers also
 // while this node refuses to serve: that is when an operator needs it.
 func (h Monitor) Cluster(ctx context.Context) (protocol.ClusterResponse, error) {
-	self := h.views.NodeInfo(h.router.LocalDebug(h.opts.RequestTimeout))
+	// Both asks fit in the caller's deadline: this node's actors get half of it, the
+	// other nodes what is left (a node that does not answer is listed as such).
+	self := h.views.NodeInfo(h.router.LocalDebug(h.router.Within(ctx) / 2))
 	infos := []*wire.NodeInfo{self}
 	if h.router.Clustered() {
-		infos = h.views.Nodes(self)
+		infos = h.views.Nodes(self, h.router.Within(ctx))
 	} else {
 		self.Address = "" // no cluster address: cluster.provider single
 	}

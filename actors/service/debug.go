@@ -42,9 +42,9 @@ type ActivationView struct {
 
 // DebugActors shows every group actor running on this node.
 func (h Debugger) DebugActors(ctx context.Context) (any, error) {
-	out := DebugNode{NodeID: h.opts.NodeID, Owner: h.node.Owner(), StateLost: h.node.LossReport(h.opts.Now()), Groups: h.router.LocalDebug(h.opts.RequestTimeout)}
+	out := DebugNode{NodeID: h.opts.NodeID, Owner: h.node.Owner(), StateLost: h.node.LossReport(h.opts.Now()), Groups: h.router.LocalDebug(h.router.Within(ctx) / 2)}
 	if h.router.Clustered() {
-		for _, n := range h.views.Nodes(h.views.NodeInfo(out.Groups)) {
+		for _, n := range h.views.Nodes(h.views.NodeInfo(out.Groups), h.router.Within(ctx)) {
 			v := ClusterNodeView{NodeID: n.GetNodeId(), Owner: n.GetOwner(), Address: n.GetAddress(), Refusing: n.GetRefusing(), Activations: []ActivationView{}}
 			for _, a := range n.GetActivations() {
 				v.Activations = append(v.Activations, ActivationView{Group: a.GetGroup(), ActivationEpoch: a.GetActivationEpoch(), Members: int(a.GetMembers()), Actor: a.GetActor()})

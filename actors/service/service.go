@@ -59,8 +59,9 @@ type ClusterViews interface {
 	// states of its group activations.
 	NodeInfo(states []*group.DebugState) *wire.NodeInfo
 	// Nodes asks every cluster member for its part (self: this node's,
-	// already built), sorted by address; cluster mode only.
-	Nodes(self *wire.NodeInfo) []*wire.NodeInfo
+	// already built), waiting at most timeout, sorted by address; cluster
+	// mode only. A member that does not answer is listed with why.
+	Nodes(self *wire.NodeInfo, timeout time.Duration) []*wire.NodeInfo
 	// Health is this node's view of the cluster (nil in single mode).
 	Health() *protocol.ClusterHealth
 	// LoopAlive checks within timeout that the actor system processes
