@@ -10,6 +10,7 @@ import (
 
 	"github.com/redisstream/coordinator/actors/group"
 	"github.com/redisstream/coordinator/actors/groupstate"
+	"github.com/redisstream/coordinator/actors/node"
 	"github.com/redisstream/coordinator/actors/router"
 	"github.com/redisstream/coordinator/actors/service"
 	"github.com/redisstream/coordinator/persistence"
@@ -111,7 +112,7 @@ type Host struct {
 	router *router.Router // where each group's activation lives (actors/router)
 
 	pinger *actor.PID // answers health checks of the actor loop
-	node   hostNode   // this node's life: renewal, registry, holds (nodeside.go)
+	node   *node.Node // this node's life: renewal, registry, holds (nodeside.go)
 	lib    *libFilter // the actor system's library-line filter (libfilter.go)
 
 	cl clusterState // cluster mode (cluster.go); zero in single mode
@@ -183,7 +184,7 @@ func New(opts Options) *Host {
 	h.rs = driver.New(driverNode{h}, opts.Resharding, opts.RequestTimeout)
 	h.deps = &group.Deps{
 		Store: opts.Store, Provisioner: opts.Provisioner, Rules: opts.Rules, NodeID: opts.NodeID,
-		Owner: h.node.Owner(), IdlePassivation: opts.IdlePassivation, Node: h.node.Node,
+		Owner: h.node.Owner(), IdlePassivation: opts.IdlePassivation, Node: h.node,
 		Now: opts.Now, Logger: logger, Metrics: opts.Metrics,
 		StoreTimeout: opts.RequestTimeout / 2,
 	}
@@ -197,7 +198,7 @@ func New(opts Options) *Host {
 		Logger: logger, Metrics: limits, Now: opts.Now, DefaultShardCount: opts.DefaultShardCount,
 		RequestTimeout: opts.RequestTimeout, EmbeddedRedis: opts.EmbeddedRedis, Limits: opts.Limits,
 		MigrationHistory: opts.Resharding.History,
-		Router:           h.router, Node: h.node.Node, Reshard: h.rs, Cluster: views{h},
+		Router:           h.router, Node: h.node, Reshard: h.rs, Cluster: views{h},
 	})
 	return h
 }

@@ -7,14 +7,6 @@ import (
 	"github.com/redisstream/coordinator/actors/router"
 )
 
-// hostNode is the host's handle on its node (actors/node): the node's life
-// (renewal, registry, conflicts, eviction, store-loss holds) lives there; the
-// host only keeps the group actors' PIDs and the cluster, which the node
-// reaches through nodeSide.
-type hostNode struct {
-	*node.Node
-}
-
 // nodeSide is the host as its node sees it in cluster mode: node.Cluster.
 // The node's node.Groups (the group actors of this node) is the router.
 type nodeSide struct{ h *Host }
@@ -24,8 +16,11 @@ var (
 	_ node.Cluster = nodeSide{}
 )
 
-// newNode builds the host's node; h.opts is final (defaults applied).
-func newNode(h *Host) hostNode {
+// newNode builds the host's node (actors/node: renewal, registry, conflicts,
+// eviction, store-loss holds); h.opts is final (defaults applied). The node
+// reaches the group actors through the router and the cluster through
+// nodeSide.
+func newNode(h *Host) *node.Node {
 	o := h.opts
 	no := node.Options{
 		Store: o.Store, Rules: o.Rules, NodeID: o.NodeID, Logger: o.Logger, Now: o.Now,
@@ -36,8 +31,7 @@ func newNode(h *Host) hostNode {
 	if o.Cluster != nil {
 		no.Cluster = nodeSide{h}
 	}
-	n := node.New(no)
-	return hostNode{Node: n}
+	return node.New(no)
 }
 
 // MemberID is this node's id in the cluster's member list: the actor system
