@@ -1,30 +1,15 @@
-package host
+package service
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
-	"time"
-
-	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/redisstream/coordinator/actors/group"
 	"github.com/redisstream/coordinator/coordinator"
 	"github.com/redisstream/coordinator/membersdk/protocol"
 	"github.com/redisstream/coordinator/persistence"
 )
-
-// ping checks that the actor system processes messages.
-type ping struct{}
-
-type pingActor struct{}
-
-func (pingActor) Receive(ctx actor.Context) {
-	if _, ok := ctx.Message().(*ping); ok {
-		ctx.Respond(&ping{})
-	}
-}
 
 // DebugNode is the live actor state of this node.
 type DebugNode struct {
@@ -56,10 +41,10 @@ type ActivationView struct {
 }
 
 // DebugActors shows every group actor running on this node.
-func (h *Host) DebugActors(ctx context.Context) (any, error) {
-	out := DebugNode{NodeID: h.opts.NodeID, Owner: h.node.Owner(), StateLost: h.node.LossReport(h.opts.Now()), Groups: h.localDebug(h.opts.RequestTimeout)}
-	if h.clustered() {
-		for _, n := range h.clusterNodes(h.nodeInfoOf(out.Groups)) {
+func (h Debugger) DebugActors(ctx context.Context) (any, error) {
+	out := DebugNode{NodeID: h.opts.NodeID, Owner: h.node.Owner(), StateLost: h.node.LossReport(h.opts.Now()), Groups: h.router.LocalDebug(h.router.Within(ctx) / 2)}
+	if h.router.Clustered() {
+		for _, n := range h.views.Nodes(h.views.NodeInfo(out.Groups), h.router.Within(ctx)) {
 			v := ClusterNodeView{NodeID: n.GetNodeId(), Owner: n.GetOwner(), Address: n.GetAddress(), Refusing: n.GetRefusing(), Activations: []ActivationView{}}
 			for _, a := range n.GetActivations() {
 				v.Activations = append(v.Activations, ActivationView{Group: a.GetGroup(), ActivationEpoch: a.GetActivationEpoch(), Members: int(a.GetMembers()), Actor: a.GetActor()})
@@ -70,52 +55,21 @@ func (h *Host) DebugActors(ctx context.Context) (any, error) {
 	return out, nil
 }
 
-// localDebug asks every group actor on this node for its live state, all at
-// once (one timeout for the whole view), sorted by group; an actor that does
-// not answer is listed with why.
-func (h *Host) localDebug(timeout time.Duration) []*group.DebugState {
-	keys := h.activeKeys()
-	sort.Slice(keys, func(i, j int) bool { return keys[i].Less(keys[j]) })
-	type ask struct {
-		key persistence.GroupKey
-		pid *actor.PID
-		f   *actor.Future
-	}
-	var asks []ask
-	for _, k := range keys {
-		if pid, ok := h.active(k); ok {
-			asks = append(asks, ask{k, pid, h.system.Root.RequestFuture(pid, &group.DebugRequest{}, timeout)})
-		}
-	}
-	out := make([]*group.DebugState, 0, len(asks))
-	for _, q := range asks {
-		res, err := q.f.Result()
-		if err != nil {
-			out = append(out, &group.DebugState{Group: q.key.String(), NodeID: h.opts.NodeID, Actor: q.pid.String(), LastError: "not answering: " + err.Error()})
-			continue
-		}
-		if d, ok := res.(*group.DebugState); ok {
-			out = append(out, d)
-		}
-	}
-	return out
-}
-
 // DebugGroup shows one group actor if it runs on this node.
-func (h *Host) DebugGroup(ctx context.Context, streamPrefix, groupName string) (any, error) {
+func (h Debugger) DebugGroup(ctx context.Context, streamPrefix, groupName string) (any, error) {
 	key := persistence.GroupKey{StreamPrefix: streamPrefix, ConsumerGroup: groupName}
-	if h.clustered() {
+	if h.router.Clustered() {
 		// Forwarded to the grain, wherever it runs; a group that is not stored must not be
 		// created by looking at it.
 		if stored, err := h.groupStored(ctx, key); err != nil || !stored {
 			return nil, errors.Join(coordinator.ErrGroupNotFound, fmt.Errorf("group %s is not stored: %v", key, err))
 		}
-	} else if _, ok := h.active(key); !ok {
+	} else if _, ok := h.router.Active(key); !ok {
 		return nil, errors.Join(coordinator.ErrGroupNotFound, errors.New("no actor for group "+key.String()+" on node "+h.opts.NodeID))
 	}
-	res, err := h.ask(ctx, key, &group.DebugRequest{})
+	d, err := h.router.Debug(ctx, key)
 	if err != nil {
 		return nil, err
 	}
-	return res, nil
+	return d, nil
 }

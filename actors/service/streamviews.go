@@ -1,9 +1,10 @@
-package host
+package service
 
 import (
 	"context"
 	"time"
 
+	"github.com/redisstream/coordinator/actors/router"
 	"github.com/redisstream/coordinator/membersdk/protocol"
 	"github.com/redisstream/coordinator/persistence"
 	"github.com/redisstream/coordinator/reshard"
@@ -11,13 +12,13 @@ import (
 
 // Streams lists every stream with its routing and consumed shard counts and
 // its active migration, from the stream records (one read each).
-func (h *Host) Streams(ctx context.Context) (protocol.StreamsResponse, error) {
-	if err := h.refusal(); err != nil {
+func (h Monitor) Streams(ctx context.Context) (protocol.StreamsResponse, error) {
+	if err := h.router.Refusal(); err != nil {
 		return protocol.StreamsResponse{}, err
 	}
 	recs, err := h.opts.Store.ListStreams(ctx)
 	if err != nil {
-		return protocol.StreamsResponse{}, mapStoreErr(err)
+		return protocol.StreamsResponse{}, router.StoreErr(err)
 	}
 	out := protocol.StreamsResponse{Streams: make([]protocol.StreamView, 0, len(recs))}
 	for _, rec := range recs {
@@ -27,8 +28,8 @@ func (h *Host) Streams(ctx context.Context) (protocol.StreamsResponse, error) {
 }
 
 // Stream describes one stream and names its groups.
-func (h *Host) Stream(ctx context.Context, streamPrefix string) (protocol.StreamView, error) {
-	if err := h.refusal(); err != nil {
+func (h Monitor) Stream(ctx context.Context, streamPrefix string) (protocol.StreamView, error) {
+	if err := h.router.Refusal(); err != nil {
 		return protocol.StreamView{}, err
 	}
 	rec, err := h.stream(ctx, streamPrefix)
@@ -38,7 +39,7 @@ func (h *Host) Stream(ctx context.Context, streamPrefix string) (protocol.Stream
 	v := streamView(rec)
 	keys, err := h.opts.Store.ListGroups(ctx, streamPrefix)
 	if err != nil {
-		return protocol.StreamView{}, mapStoreErr(err)
+		return protocol.StreamView{}, router.StoreErr(err)
 	}
 	v.Groups = make([]string, 0, len(keys))
 	for _, k := range keys {

@@ -1,4 +1,4 @@
-package host
+package service_test
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/redisstream/coordinator/actors/groupstate"
+	"github.com/redisstream/coordinator/actors/host"
 	"github.com/redisstream/coordinator/coordinator"
 	"github.com/redisstream/coordinator/membersdk/protocol"
 	"github.com/redisstream/coordinator/persistence"
@@ -19,13 +20,13 @@ import (
 // read; shard 8 is not, even with a key of that name.
 func TestMessagesReadsDrainingShards(t *testing.T) {
 	store, prov := memstore.New(), memstore.NewProvisioner()
-	h := New(Options{Store: store, Provisioner: prov, NodeID: "test", TrustEmptyStore: true,
+	h := host.New(host.Options{Store: store, Provisioner: prov, NodeID: "test", TrustEmptyStore: true,
 		Rules: groupstate.Config{HeartbeatInterval: time.Second, LeaseTTL: 10 * time.Second, RebalanceTimeout: 10 * time.Second, Retention: time.Hour}})
 	t.Cleanup(h.Stop)
 	ctx := context.Background()
 	require.NoError(t, h.Start(ctx))
 	eight := 8
-	_, err := h.CreateStream(ctx, "orders", protocol.CreateStreamRequest{InitialShardCount: &eight, RequestedBy: "test"})
+	_, err := h.Service().CreateStream(ctx, "orders", protocol.CreateStreamRequest{InitialShardCount: &eight, RequestedBy: "test"})
 	require.NoError(t, err)
 	rec, err := store.GetStream(ctx, "orders")
 	require.NoError(t, err)
@@ -36,11 +37,11 @@ func TestMessagesReadsDrainingShards(t *testing.T) {
 
 	prov.AddEntries("orders", 7, persistence.StreamEntry{Fields: map[string]string{"n": "1"}})
 	prov.AddEntries("orders", 8, persistence.StreamEntry{Fields: map[string]string{"foreign": "1"}})
-	page, err := h.Messages(ctx, "orders", 7, "-", 10)
+	page, err := h.Service().Messages(ctx, "orders", 7, "-", 10)
 	require.NoError(t, err)
 	require.Len(t, page.Messages, 1)
 	require.Equal(t, "1", page.Messages[0].Fields["n"])
-	_, err = h.Messages(ctx, "orders", 8, "-", 10)
+	_, err = h.Service().Messages(ctx, "orders", 8, "-", 10)
 	require.ErrorIs(t, err, coordinator.ErrShardNotFound)
 	require.Contains(t, err.Error(), "shards 0..7 (shardCount 4)")
 }

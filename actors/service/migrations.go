@@ -1,4 +1,4 @@
-package host
+package service
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 
+	"github.com/redisstream/coordinator/actors/router"
 	"github.com/redisstream/coordinator/coordinator"
 	"github.com/redisstream/coordinator/membersdk/protocol"
 	"github.com/redisstream/coordinator/persistence"
@@ -17,7 +18,7 @@ import (
 // per-group ones check that the group exists and name it in the views.
 
 // Migration returns one migration of an existing group's stream.
-func (h *Host) Migration(ctx context.Context, streamPrefix, groupName, reshardingID string) (protocol.Migration, error) {
+func (h Admin) Migration(ctx context.Context, streamPrefix, groupName, reshardingID string) (protocol.Migration, error) {
 	if _, err := h.describe(ctx, streamPrefix, groupName, false); err != nil {
 		return protocol.Migration{}, err
 	}
@@ -25,11 +26,11 @@ func (h *Host) Migration(ctx context.Context, streamPrefix, groupName, reshardin
 }
 
 // StreamMigration returns one migration of a stream (with or without groups).
-func (h *Host) StreamMigration(ctx context.Context, streamPrefix, reshardingID string) (protocol.Migration, error) {
+func (h Admin) StreamMigration(ctx context.Context, streamPrefix, reshardingID string) (protocol.Migration, error) {
 	return h.migration(ctx, streamPrefix, "", reshardingID)
 }
 
-func (h *Host) migration(ctx context.Context, p, g, id string) (protocol.Migration, error) {
+func (h *core) migration(ctx context.Context, p, g, id string) (protocol.Migration, error) {
 	_, l, err := h.layout(ctx, p)
 	if err != nil {
 		return protocol.Migration{}, err
@@ -37,13 +38,13 @@ func (h *Host) migration(ctx context.Context, p, g, id string) (protocol.Migrati
 	m, ok := l.Find(id)
 	if !ok {
 		return protocol.Migration{}, fmt.Errorf("migration %s of stream %s (kept: the active one and the last %d finished; list them with GET /coord/v1/streams/%s/migrations): %w",
-			id, p, h.opts.Resharding.History, p, coordinator.ErrMigrationNotFound)
+			id, p, h.opts.MigrationHistory, p, coordinator.ErrMigrationNotFound)
 	}
 	return migrationView(m, p, g), nil
 }
 
 // Migrations lists an existing group's migrations, newest first.
-func (h *Host) Migrations(ctx context.Context, streamPrefix, groupName string) (protocol.MigrationsResponse, error) {
+func (h Monitor) Migrations(ctx context.Context, streamPrefix, groupName string) (protocol.MigrationsResponse, error) {
 	if _, err := h.describe(ctx, streamPrefix, groupName, false); err != nil {
 		return protocol.MigrationsResponse{}, err
 	}
@@ -52,11 +53,11 @@ func (h *Host) Migrations(ctx context.Context, streamPrefix, groupName string) (
 
 // StreamMigrations lists a stream's migrations, newest first (with or
 // without groups).
-func (h *Host) StreamMigrations(ctx context.Context, streamPrefix string) (protocol.MigrationsResponse, error) {
+func (h Admin) StreamMigrations(ctx context.Context, streamPrefix string) (protocol.MigrationsResponse, error) {
 	return h.migrations(ctx, streamPrefix, "")
 }
 
-func (h *Host) migrations(ctx context.Context, p, g string) (protocol.MigrationsResponse, error) {
+func (h *core) migrations(ctx context.Context, p, g string) (protocol.MigrationsResponse, error) {
 	_, l, err := h.layout(ctx, p)
 	if err != nil {
 		return protocol.MigrationsResponse{}, err
@@ -75,8 +76,8 @@ func (h *Host) migrations(ctx context.Context, p, g string) (protocol.Migrations
 // Rollback records a rollback of the active migration of an existing
 // group's stream; the driver carries it out. 404 for an unknown id, 422
 // when it finished or already rolls back.
-func (h *Host) Rollback(ctx context.Context, streamPrefix, groupName, reshardingID string, req protocol.RollbackRequest) (protocol.Migration, error) {
-	if err := h.refusal(); err != nil {
+func (h Admin) Rollback(ctx context.Context, streamPrefix, groupName, reshardingID string, req protocol.RollbackRequest) (protocol.Migration, error) {
+	if err := h.router.Refusal(); err != nil {
 		return protocol.Migration{}, err
 	}
 	if _, err := h.describe(ctx, streamPrefix, groupName, false); err != nil {
@@ -86,20 +87,20 @@ func (h *Host) Rollback(ctx context.Context, streamPrefix, groupName, resharding
 }
 
 // StreamRollback is Rollback for a stream (with or without groups).
-func (h *Host) StreamRollback(ctx context.Context, streamPrefix, reshardingID string, req protocol.RollbackRequest) (protocol.Migration, error) {
-	if err := h.refusal(); err != nil {
+func (h Admin) StreamRollback(ctx context.Context, streamPrefix, reshardingID string, req protocol.RollbackRequest) (protocol.Migration, error) {
+	if err := h.router.Refusal(); err != nil {
 		return protocol.Migration{}, err
 	}
 	return h.rollback(ctx, streamPrefix, "", reshardingID, req)
 }
 
-func (h *Host) rollback(ctx context.Context, p, g, id string, req protocol.RollbackRequest) (protocol.Migration, error) {
+func (h *core) rollback(ctx context.Context, p, g, id string, req protocol.RollbackRequest) (protocol.Migration, error) {
 	for attempt := 0; ; attempt++ {
 		rec, l, err := h.layout(ctx, p)
 		if err != nil {
 			return protocol.Migration{}, err
 		}
-		r := reshard.Record{Routing: rec.ShardCount, MetadataVersion: rec.MetadataVersion, Layout: l, Keep: h.opts.Resharding.History}
+		r := reshard.Record{Routing: rec.ShardCount, MetadataVersion: rec.MetadataVersion, Layout: l, Keep: h.opts.MigrationHistory}
 		m, err := r.Rollback(id, req.RequestedBy, req.Reason, h.opts.NodeID, h.opts.Now())
 		switch {
 		case errors.Is(err, reshard.ErrNotFound):
@@ -110,7 +111,7 @@ func (h *Host) rollback(ctx context.Context, p, g, id string, req protocol.Rollb
 			return protocol.Migration{}, err
 		}
 		if err := h.opts.Store.MarkResharding(ctx, p); err != nil {
-			return protocol.Migration{}, mapStoreErr(err)
+			return protocol.Migration{}, router.StoreErr(err)
 		}
 		view := migrationView(*m, p, g)
 		err = h.rs.SaveLayout(ctx, rec, r)
@@ -118,7 +119,7 @@ func (h *Host) rollback(ctx context.Context, p, g, id string, req protocol.Rollb
 			continue
 		}
 		if err != nil {
-			return protocol.Migration{}, mapStoreErr(err)
+			return protocol.Migration{}, router.StoreErr(err)
 		}
 		h.opts.Logger.Info("migration rollback requested", slog.String("stream", p), slog.String("migration", id),
 			slog.Int("backTo", m.From), slog.String("requestedBy", req.RequestedBy), slog.String("reason", req.Reason))

@@ -1,4 +1,4 @@
-package host
+package service
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/redisstream/coordinator/actors/router"
 	"github.com/redisstream/coordinator/coordinator"
 	"github.com/redisstream/coordinator/membersdk/protocol"
 	"github.com/redisstream/coordinator/persistence"
@@ -16,7 +17,7 @@ import (
 // provisioner what Redis reports for every shard the group covers: shards
 // 0…shardCount-1, plus any shard beyond the count that a member still
 // holds or is targeted (a scale-in draining it).
-func (h *Host) Offsets(ctx context.Context, streamPrefix, groupName string) (protocol.OffsetsResponse, error) {
+func (h Browser) Offsets(ctx context.Context, streamPrefix, groupName string) (protocol.OffsetsResponse, error) {
 	d, err := h.describe(ctx, streamPrefix, groupName, false)
 	if err != nil {
 		return protocol.OffsetsResponse{}, err
@@ -43,7 +44,7 @@ func (h *Host) Offsets(ctx context.Context, streamPrefix, groupName string) (pro
 		return protocol.OffsetsResponse{}, fmt.Errorf("offsets of %s/%s: %v: %w", streamPrefix, groupName, err, coordinator.ErrShardKeyNotStream)
 	}
 	if err != nil {
-		return protocol.OffsetsResponse{}, mapStoreErr(fmt.Errorf("offsets of %s/%s: %w", streamPrefix, groupName, err))
+		return protocol.OffsetsResponse{}, router.StoreErr(fmt.Errorf("offsets of %s/%s: %w", streamPrefix, groupName, err))
 	}
 	out := protocol.OffsetsResponse{
 		StreamPrefix: streamPrefix, ConsumerGroup: groupName,
@@ -105,8 +106,8 @@ func containsInt(xs []int, x int) bool {
 // even if a key of that name exists: it is not this stream's (a key
 // written by hand, a retired shard, another stream's key that happens to
 // share the name).
-func (h *Host) Messages(ctx context.Context, streamPrefix string, shard int, from string, count int) (protocol.MessagesResponse, error) {
-	if err := h.refusal(); err != nil {
+func (h Browser) Messages(ctx context.Context, streamPrefix string, shard int, from string, count int) (protocol.MessagesResponse, error) {
+	if err := h.router.Refusal(); err != nil {
 		return protocol.MessagesResponse{}, err
 	}
 	if shard < 0 || count < 1 {
@@ -130,7 +131,7 @@ func (h *Host) Messages(ctx context.Context, streamPrefix string, shard int, fro
 			shard, streamPrefix, key, coordinator.ErrShardKeyNotStream)
 	}
 	if err != nil {
-		return protocol.MessagesResponse{}, mapStoreErr(err)
+		return protocol.MessagesResponse{}, router.StoreErr(err)
 	}
 	out := protocol.MessagesResponse{StreamPrefix: streamPrefix, ShardIndex: shard, StreamKey: key,
 		Messages: make([]protocol.StreamMessage, len(entries))}

@@ -1,4 +1,4 @@
-package host
+package router
 
 import (
 	"testing"
@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/redisstream/coordinator/actors/groupstate"
 	"github.com/redisstream/coordinator/membersdk/protocol"
 	"github.com/redisstream/coordinator/persistence"
 )
@@ -15,16 +16,16 @@ import (
 // plain check for knownTTL; an answer that does not show the member known keeps nothing.
 func TestAcceptedForwardedHeartbeatKeepsGroupKnownForALease(t *testing.T) {
 	now := time.Unix(1_000_000, 0)
-	rules := defaultRules // 15 s lease, 3 s interval: kept for 18 s
+	rules := groupstate.Config{HeartbeatInterval: 3 * time.Second, LeaseTTL: 15 * time.Second} // kept for 18 s
 	h := New(Options{Rules: rules, NodeID: "n1", Now: func() time.Time { return now }})
 	key := persistence.GroupKey{StreamPrefix: "orders", ConsumerGroup: "billing"}
 
-	require.False(t, h.knownStored(key))
+	require.False(t, h.KnownStored(key))
 	h.keepKnown(key)
 	now = now.Add(knownTTL + time.Second)
-	require.True(t, h.knownStored(key), "kept past knownTTL")
+	require.True(t, h.KnownStored(key), "kept past knownTTL")
 	now = now.Add(rules.LeaseTTL + rules.HeartbeatInterval - knownTTL)
-	require.False(t, h.knownStored(key), "a kept entry lasts one lease + interval, not longer")
+	require.False(t, h.KnownStored(key), "a kept entry lasts one lease + interval, not longer")
 
 	for status, known := range map[protocol.Status]bool{
 		protocol.StatusOK: true, protocol.StatusRevokePending: true, protocol.StatusSyncMetadata: true,

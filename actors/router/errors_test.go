@@ -1,4 +1,4 @@
-package host
+package router
 
 import (
 	"context"
@@ -22,9 +22,9 @@ func TestMapStoreErr(t *testing.T) {
 		{fmt.Errorf("save: %w", persistence.ErrUnavailable), coordinator.ErrUnavailable},
 		{context.DeadlineExceeded, coordinator.ErrUnavailable},
 	} {
-		require.ErrorIs(t, mapStoreErr(tc.in), tc.want, "%v", tc.in)
+		require.ErrorIs(t, StoreErr(tc.in), tc.want, "%v", tc.in)
 	}
-	require.NoError(t, mapStoreErr(nil))
+	require.NoError(t, StoreErr(nil))
 	other := errors.New("boom")
-	require.Equal(t, other, mapStoreErr(other))
+	require.Equal(t, other, StoreErr(other))
 }

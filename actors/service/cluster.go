@@ -1,4 +1,4 @@
-package host
+package service
 
 import (
 	"context"
@@ -16,11 +16,13 @@ import (
 // does) and the nodes registered in the same store (node registry: start
 // and renewal times, refusing flag), joined by incarnation. It answers also
 // while this node refuses to serve: that is when an operator needs it.
-func (h *Host) Cluster(ctx context.Context) (protocol.ClusterResponse, error) {
-	self := h.nodeInfoOf(h.localDebug(h.opts.RequestTimeout))
+func (h Monitor) Cluster(ctx context.Context) (protocol.ClusterResponse, error) {
+	// Both asks fit in the caller's deadline: this node's actors get half of it, the
+	// other nodes what is left (a node that does not answer is listed as such).
+	self := h.views.NodeInfo(h.router.LocalDebug(h.router.Within(ctx) / 2))
 	infos := []*wire.NodeInfo{self}
-	if h.clustered() {
-		infos = h.clusterNodes(self)
+	if h.router.Clustered() {
+		infos = h.views.Nodes(self, h.router.Within(ctx))
 	} else {
 		self.Address = "" // no cluster address: cluster.provider single
 	}

@@ -1,4 +1,4 @@
-package host
+package service
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/redisstream/coordinator/actors/router"
 	"github.com/redisstream/coordinator/coordinator"
 	"github.com/redisstream/coordinator/membersdk/protocol"
 	"github.com/redisstream/coordinator/persistence"
@@ -17,8 +18,8 @@ const MaxShardCount = 4096
 // CreateStream provisions every shard stream, then stores the stream record
 // (metadataVersion 1). Producers publish with XADD NOMKSTREAM, so routing
 // must never point at a shard that does not exist yet.
-func (h *Host) CreateStream(ctx context.Context, streamPrefix string, req protocol.CreateStreamRequest) (protocol.CreateStreamResponse, error) {
-	if err := h.refusal(); err != nil {
+func (h Admin) CreateStream(ctx context.Context, streamPrefix string, req protocol.CreateStreamRequest) (protocol.CreateStreamResponse, error) {
+	if err := h.router.Refusal(); err != nil {
 		return protocol.CreateStreamResponse{}, err
 	}
 	count := h.opts.DefaultShardCount
@@ -31,10 +32,10 @@ func (h *Host) CreateStream(ctx context.Context, streamPrefix string, req protoc
 	if _, err := h.opts.Store.GetStream(ctx, streamPrefix); err == nil {
 		return protocol.CreateStreamResponse{}, fmt.Errorf("stream %s: %w", streamPrefix, coordinator.ErrStreamExists)
 	} else if !errors.Is(err, persistence.ErrNotFound) {
-		return protocol.CreateStreamResponse{}, mapStoreErr(err)
+		return protocol.CreateStreamResponse{}, router.StoreErr(err)
 	}
 	if err := h.opts.Provisioner.EnsureStreams(ctx, streamPrefix, 0, count); err != nil {
-		return protocol.CreateStreamResponse{}, mapStoreErr(fmt.Errorf("provision shards of %s: %w", streamPrefix, err))
+		return protocol.CreateStreamResponse{}, router.StoreErr(fmt.Errorf("provision shards of %s: %w", streamPrefix, err))
 	}
 	now := h.opts.Now()
 	rec, err := h.opts.Store.CreateStream(ctx, persistence.StreamRecord{
@@ -45,35 +46,35 @@ func (h *Host) CreateStream(ctx context.Context, streamPrefix string, req protoc
 		return protocol.CreateStreamResponse{}, fmt.Errorf("stream %s: %w", streamPrefix, coordinator.ErrStreamExists)
 	}
 	if err != nil {
-		return protocol.CreateStreamResponse{}, mapStoreErr(err)
+		return protocol.CreateStreamResponse{}, router.StoreErr(err)
 	}
 	h.opts.Logger.Info("stream created", "stream", streamPrefix, "shards", count, "requestId", coordinator.RequestIDFrom(ctx), "requestedBy", req.RequestedBy, "reason", req.Reason)
 	return protocol.CreateStreamResponse{StreamPrefix: rec.StreamPrefix, ShardCount: rec.ShardCount, MetadataVersion: rec.MetadataVersion}, nil
 }
 
 // stream reads a stream record: ErrStreamNotFound, or ErrUnavailable.
-func (h *Host) stream(ctx context.Context, streamPrefix string) (persistence.StreamRecord, error) {
+func (h *core) stream(ctx context.Context, streamPrefix string) (persistence.StreamRecord, error) {
 	rec, err := h.opts.Store.GetStream(ctx, streamPrefix)
 	if errors.Is(err, persistence.ErrNotFound) {
 		return rec, fmt.Errorf("stream %s: %w", streamPrefix, coordinator.ErrStreamNotFound)
 	}
-	return rec, mapStoreErr(err)
+	return rec, router.StoreErr(err)
 }
 
 // Health reports the store, the actor loop and nodes that share the store
 // without forming one cluster with this node.
-func (h *Host) Health(ctx context.Context) protocol.HealthResponse {
+func (h Monitor) Health(ctx context.Context) protocol.HealthResponse {
 	out := protocol.HealthResponse{Status: "UP", CoordinatorID: h.opts.NodeID, Redis: "UP", Loop: "UP", Embedded: h.opts.EmbeddedRedis}
 	pctx, cancel := context.WithTimeout(ctx, time.Second)
 	defer cancel()
 	if err := h.opts.Store.Ping(pctx); err != nil {
 		out.Redis = "DOWN"
 	}
-	if _, err := h.system.Root.RequestFuture(h.pinger, &ping{}, time.Second).Result(); err != nil {
+	if err := h.views.LoopAlive(time.Second); err != nil {
 		out.Loop = "DOWN"
 	}
 	out.StateLost = h.node.LossReport(h.opts.Now())
-	out.Cluster = h.clusterHealth()
+	out.Cluster = h.views.Health()
 	out.Refusing = h.node.Refusing()
 	out.NodeConflict = h.node.Conflict()
 	switch {

@@ -1,4 +1,4 @@
-package host
+package service
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/redisstream/coordinator/actors/group"
 	"github.com/redisstream/coordinator/actors/groupstate"
+	"github.com/redisstream/coordinator/actors/router"
 	"github.com/redisstream/coordinator/coordinator"
 	"github.com/redisstream/coordinator/membersdk/protocol"
 	"github.com/redisstream/coordinator/persistence"
@@ -28,7 +29,7 @@ import (
 // labels the rejection metric and is named in every refusal.
 const LimitGroupsPerStream = "limits.groups-per-stream"
 
-// Limits are the limits the host enforces itself (the per-group ones live in
+// Limits are the limits the service enforces itself (the per-group ones live in
 // groupstate.Config).
 type Limits struct {
 	// GroupsPerStream bounds the groups of one stream; 0 means no limit
@@ -41,8 +42,8 @@ type Limits struct {
 
 // groupStored reports whether the group has stored state (or an activation),
 // whether or not its actor runs on this node.
-func (h *Host) groupStored(ctx context.Context, key persistence.GroupKey) (bool, error) {
-	if _, ok := h.active(key); ok {
+func (h *core) groupStored(ctx context.Context, key persistence.GroupKey) (bool, error) {
+	if _, ok := h.router.Active(key); ok {
 		return true, nil
 	}
 	_, err := h.opts.Store.LoadGroup(ctx, key)
@@ -50,7 +51,7 @@ func (h *Host) groupStored(ctx context.Context, key persistence.GroupKey) (bool,
 		return false, nil
 	}
 	if err != nil {
-		return false, mapStoreErr(err)
+		return false, router.StoreErr(err)
 	}
 	return true, nil
 }
@@ -60,7 +61,7 @@ func (h *Host) groupStored(ctx context.Context, key persistence.GroupKey) (bool,
 // (coordinator.ErrLimitExceeded, counted). Creations on this node are serialized, so
 // the count cannot race past the limit here; nodes of a cluster counting at
 // the same moment could each add one.
-func (h *Host) createGroup(ctx context.Context, key persistence.GroupKey) (*group.Description, error) {
+func (h *core) createGroup(ctx context.Context, key persistence.GroupKey) (*group.Description, error) {
 	select {
 	case h.creating <- struct{}{}:
 	case <-ctx.Done():
@@ -95,17 +96,12 @@ func (h *Host) createGroup(ctx context.Context, key persistence.GroupKey) (*grou
 				key.StreamPrefix, n.count, LimitGroupsPerStream, limit, coordinator.ErrLimitExceeded)
 		}
 	}
-	res, err := h.ask(ctx, key, &group.DescribeRequest{})
+	d, err := h.router.Describe(ctx, key)
 	if err != nil {
-		h.drop(key)
+		// Not stored (or not answering): forget the actor, so that later requests go
+		// through these checks again instead of to an actor that would create it.
+		h.router.Drop(key)
 		return nil, err
-	}
-	d := res.(*group.Description)
-	if d.Err != nil {
-		// Not stored: forget the actor, so that later requests go through
-		// these checks again instead of to an actor that would create it.
-		h.drop(key)
-		return nil, h.groupErr(key, d.Err)
 	}
 	return d, nil
 }
@@ -123,7 +119,7 @@ type fullStream struct {
 }
 
 // forgetFull drops the cached count of a stream whose groups changed.
-func (h *Host) forgetFull(streamPrefix string) {
+func (h *core) forgetFull(streamPrefix string) {
 	h.creating <- struct{}{}
 	delete(h.full, streamPrefix)
 	<-h.creating
@@ -131,16 +127,16 @@ func (h *Host) forgetFull(streamPrefix string) {
 
 // countGroups counts the stream's stored groups plus those whose actor runs
 // here (an activation may not have stored its meta yet).
-func (h *Host) countGroups(ctx context.Context, streamPrefix string) (int, error) {
+func (h *core) countGroups(ctx context.Context, streamPrefix string) (int, error) {
 	keys, err := h.opts.Store.ListGroups(ctx, streamPrefix)
 	if err != nil {
-		return 0, mapStoreErr(err)
+		return 0, router.StoreErr(err)
 	}
 	seen := make(map[persistence.GroupKey]bool, len(keys))
 	for _, k := range keys {
 		seen[k] = true
 	}
-	for _, k := range h.activeKeys() {
+	for _, k := range h.router.ActiveKeys() {
 		if k.StreamPrefix == streamPrefix {
 			seen[k] = true
 		}
@@ -148,29 +144,15 @@ func (h *Host) countGroups(ctx context.Context, streamPrefix string) (int, error
 	return len(seen), nil
 }
 
-// drop stops and forgets a group actor whose creation did not complete.
-func (h *Host) drop(key persistence.GroupKey) {
-	h.mu.Lock()
-	pid, ok := h.groups[key]
-	if ok {
-		delete(h.groups, key)
-		h.reportGroups()
-	}
-	h.mu.Unlock()
-	if ok {
-		h.system.Root.Poison(pid)
-	}
-}
-
-func (h *Host) limitRejected(limit string) {
+func (h *core) limitRejected(limit string) {
 	if h.opts.Metrics != nil {
 		h.opts.Metrics.LimitRejected(limit)
 	}
 }
 
 // CreateGroup creates a group explicitly (POST …/groups/{g}).
-func (h *Host) CreateGroup(ctx context.Context, streamPrefix, groupName string, req protocol.CreateGroupRequest) (protocol.GroupResponse, error) {
-	if err := h.refusal(); err != nil {
+func (h Admin) CreateGroup(ctx context.Context, streamPrefix, groupName string, req protocol.CreateGroupRequest) (protocol.GroupResponse, error) {
+	if err := h.router.Refusal(); err != nil {
 		return protocol.GroupResponse{}, err
 	}
 	key := persistence.GroupKey{StreamPrefix: streamPrefix, ConsumerGroup: groupName}
@@ -190,7 +172,7 @@ func (h *Host) CreateGroup(ctx context.Context, streamPrefix, groupName string, 
 // (groupstate.UnknownGroup decides; hb is req as the rules read it). It returns
 // done=false only for a join that created the group; the caller then sends the
 // heartbeat to the new group actor.
-func (h *Host) heartbeatUnknownGroup(ctx context.Context, key persistence.GroupKey, hb *groupstate.Heartbeat, req protocol.HeartbeatRequest) (protocol.HeartbeatResponse, bool) {
+func (h *core) heartbeatUnknownGroup(ctx context.Context, key persistence.GroupKey, hb *groupstate.Heartbeat, req protocol.HeartbeatRequest) (protocol.HeartbeatResponse, bool) {
 	d := groupstate.UnknownGroup(hb, key.StreamPrefix, key.ConsumerGroup, h.opts.Limits.ExplicitGroupCreation, h.opts.Rules, h.opts.Now())
 	if !d.Hold.Until.IsZero() {
 		h.node.GroupStateLost(key, group.LossMemberClaims, d.Hold.Reason, d.Hold.Until)

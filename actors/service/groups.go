@@ -1,4 +1,4 @@
-package host
+package service
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/redisstream/coordinator/actors/group"
 	"github.com/redisstream/coordinator/actors/groupstate"
+	"github.com/redisstream/coordinator/actors/router"
 	"github.com/redisstream/coordinator/coordinator"
 	"github.com/redisstream/coordinator/membersdk/protocol"
 	"github.com/redisstream/coordinator/persistence"
@@ -20,13 +21,12 @@ import (
 // A group that does not exist is created only by a join, only when
 // groups.creation is implicit and limits.groups-per-stream allows it
 // (heartbeatUnknownGroup); otherwise nothing is spawned or stored.
-func (h *Host) Heartbeat(ctx context.Context, streamPrefix, groupName, pathMemberID string, req protocol.HeartbeatRequest) (protocol.HeartbeatResponse, error) {
+func (h Membership) Heartbeat(ctx context.Context, streamPrefix, groupName, pathMemberID string, req protocol.HeartbeatRequest) (protocol.HeartbeatResponse, error) {
 	if why := h.node.RefusingRequests(); why != "" {
 		return h.unevaluated(&req, groupstate.CauseRefusing, why), nil
 	}
 	key := persistence.GroupKey{StreamPrefix: streamPrefix, ConsumerGroup: groupName}
-	pid, active := h.active(key)
-	if !active && !h.knownStored(key) {
+	if _, active := h.router.Active(key); !active && !h.router.KnownStored(key) {
 		// A request every group rejects must not create (activate and store) the group.
 		hb := group.RulesRequest(pathMemberID, req)
 		if r, rejected := groupstate.Reject(&hb); rejected {
@@ -47,7 +47,7 @@ func (h *Host) Heartbeat(ctx context.Context, streamPrefix, groupName, pathMembe
 				return resp, nil
 			}
 		}
-		h.markKnown(key) // the next heartbeats through this node are forwarded without store reads
+		h.router.MarkKnown(key) // the next heartbeats through this node are forwarded without store reads
 	}
 	// Wait at most one heartbeat interval (members time out later than that);
 	// the group actor drops the request unevaluated once nobody waits for it.
@@ -66,19 +66,12 @@ func (h *Host) Heartbeat(ctx context.Context, streamPrefix, groupName, pathMembe
 	}
 	now := h.opts.Now()
 	deadline := now.Add(wait)
-	msg := &group.HeartbeatRequest{PathMemberID: pathMemberID, Request: req, Deadline: deadline}
-	var res any
-	var err error
-	if timeout := min(deadline.Sub(now), h.opts.RequestTimeout); h.clustered() || timeout <= 0 {
-		res, err = h.askWithin(timeout, key, msg)
-	} else {
-		// Refusal was checked above, and the actor found then is asked first.
-		res, err = h.askHeartbeat(key, pid, msg, timeout)
-	}
+	// Refusal was checked above.
+	rep, err := h.router.Heartbeat(ctx, key, &group.HeartbeatRequest{PathMemberID: pathMemberID, Request: req, Deadline: deadline})
 	if err != nil {
 		return h.unevaluated(&req, groupstate.CauseNotAnswering, ""), nil
 	}
-	resp := res.(*group.HeartbeatReply).Response
+	resp := rep.Response
 	if err := group.Refusal(resp); err != nil {
 		return protocol.HeartbeatResponse{}, fmt.Errorf("%w: %w", coordinator.ErrMemberOwnedByAnotherPrincipal, err)
 	}
@@ -86,19 +79,19 @@ func (h *Host) Heartbeat(ctx context.Context, streamPrefix, groupName, pathMembe
 }
 
 // unevaluated answers a heartbeat the host decides not to evaluate (groupstate.Unevaluated).
-func (h *Host) unevaluated(req *protocol.HeartbeatRequest, c groupstate.Cause, detail string) protocol.HeartbeatResponse {
+func (h *core) unevaluated(req *protocol.HeartbeatRequest, c groupstate.Cause, detail string) protocol.HeartbeatResponse {
 	return group.Unevaluated(req, c, detail, h.opts.Rules)
 }
 
 // describe asks the group actor for its views. With create false, or when
 // groups.creation is explicit, an unknown group is ErrGroupNotFound and no
 // actor is spawned for it; with create true it is created (createGroup).
-func (h *Host) describe(ctx context.Context, streamPrefix, groupName string, create bool) (*group.Description, error) {
-	if err := h.refusal(); err != nil {
+func (h *core) describe(ctx context.Context, streamPrefix, groupName string, create bool) (*group.Description, error) {
+	if err := h.router.Refusal(); err != nil {
 		return nil, err
 	}
 	key := persistence.GroupKey{StreamPrefix: streamPrefix, ConsumerGroup: groupName}
-	if _, ok := h.active(key); !ok {
+	if _, ok := h.router.Active(key); !ok {
 		stream, err := h.stream(ctx, streamPrefix)
 		if err != nil {
 			return nil, err
@@ -120,39 +113,20 @@ func (h *Host) describe(ctx context.Context, streamPrefix, groupName string, cre
 				return nil, err
 			}
 		case err != nil:
-			return nil, mapStoreErr(err)
+			return nil, router.StoreErr(err)
 		default:
 			if d, ok := group.DescribeStored(h.opts.Rules, key, stream, snap, h.opts.Now()); ok {
 				return d, nil // idle: answered from the store, not activated (group/passivate.go)
 			}
 		}
 	}
-	res, err := h.ask(ctx, key, &group.DescribeRequest{})
-	if err != nil {
-		return nil, err
-	}
-	d := res.(*group.Description)
-	if d.Err != nil {
-		return nil, h.groupErr(key, d.Err)
-	}
-	return d, nil
-}
-
-// groupErr maps an error a group actor reported.
-func (h *Host) groupErr(key persistence.GroupKey, err error) error {
-	if errors.Is(err, persistence.ErrNotFound) {
-		return fmt.Errorf("group %s: %w", key, coordinator.ErrGroupNotFound)
-	}
-	if errors.Is(err, group.ErrStreamMissing) {
-		return fmt.Errorf("stream %s: %w", key.StreamPrefix, coordinator.ErrStreamNotFound)
-	}
-	return mapStoreErr(err)
+	return h.router.Describe(ctx, key)
 }
 
 // Group returns an existing group. A GET changes nothing: an unknown group
 // is ErrGroupNotFound (the reference answers 404 GROUP_NOT_FOUND), never
 // created; joins, producer routing and CreateGroup create groups.
-func (h *Host) Group(ctx context.Context, streamPrefix, groupName string) (protocol.GroupResponse, error) {
+func (h Admin) Group(ctx context.Context, streamPrefix, groupName string) (protocol.GroupResponse, error) {
 	d, err := h.describe(ctx, streamPrefix, groupName, false)
 	if err != nil {
 		return protocol.GroupResponse{}, err
@@ -161,7 +135,7 @@ func (h *Host) Group(ctx context.Context, streamPrefix, groupName string) (proto
 }
 
 // MonitorGroup returns an existing group.
-func (h *Host) MonitorGroup(ctx context.Context, streamPrefix, groupName string) (protocol.GroupResponse, error) {
+func (h Monitor) MonitorGroup(ctx context.Context, streamPrefix, groupName string) (protocol.GroupResponse, error) {
 	d, err := h.describe(ctx, streamPrefix, groupName, false)
 	if err != nil {
 		return protocol.GroupResponse{}, err
@@ -170,7 +144,7 @@ func (h *Host) MonitorGroup(ctx context.Context, streamPrefix, groupName string)
 }
 
 // Members lists an existing group's members.
-func (h *Host) Members(ctx context.Context, streamPrefix, groupName string) (protocol.MembersResponse, error) {
+func (h Monitor) Members(ctx context.Context, streamPrefix, groupName string) (protocol.MembersResponse, error) {
 	d, err := h.describe(ctx, streamPrefix, groupName, false)
 	if err != nil {
 		return protocol.MembersResponse{}, err
@@ -179,7 +153,7 @@ func (h *Host) Members(ctx context.Context, streamPrefix, groupName string) (pro
 }
 
 // Assignments shows target against current assignment of an existing group.
-func (h *Host) Assignments(ctx context.Context, streamPrefix, groupName string) (protocol.AssignmentsResponse, error) {
+func (h Monitor) Assignments(ctx context.Context, streamPrefix, groupName string) (protocol.AssignmentsResponse, error) {
 	d, err := h.describe(ctx, streamPrefix, groupName, false)
 	if err != nil {
 		return protocol.AssignmentsResponse{}, err
@@ -188,7 +162,7 @@ func (h *Host) Assignments(ctx context.Context, streamPrefix, groupName string) 
 }
 
 // Consumption shows the members' progress rows of an existing group.
-func (h *Host) Consumption(ctx context.Context, streamPrefix, groupName string) (protocol.ConsumptionResponse, error) {
+func (h Monitor) Consumption(ctx context.Context, streamPrefix, groupName string) (protocol.ConsumptionResponse, error) {
 	d, err := h.describe(ctx, streamPrefix, groupName, false)
 	if err != nil {
 		return protocol.ConsumptionResponse{}, err
@@ -197,13 +171,13 @@ func (h *Host) Consumption(ctx context.Context, streamPrefix, groupName string) 
 }
 
 // Groups lists every stored group with its state.
-func (h *Host) Groups(ctx context.Context) (protocol.GroupsResponse, error) {
-	if err := h.refusal(); err != nil {
+func (h Monitor) Groups(ctx context.Context) (protocol.GroupsResponse, error) {
+	if err := h.router.Refusal(); err != nil {
 		return protocol.GroupsResponse{}, err
 	}
 	keys, err := h.opts.Store.ListGroups(ctx, "")
 	if err != nil {
-		return protocol.GroupsResponse{}, mapStoreErr(err)
+		return protocol.GroupsResponse{}, router.StoreErr(err)
 	}
 	out := protocol.GroupsResponse{Groups: make([]protocol.GroupResponse, 0, len(keys))}
 	layouts := map[string]*reshard.Layout{}
@@ -222,32 +196,31 @@ func (h *Host) Groups(ctx context.Context) (protocol.GroupsResponse, error) {
 
 // DeleteGroup deletes a group's stored state (the Redis consumer groups on
 // the shards are kept: they hold the data plane's positions).
-func (h *Host) DeleteGroup(ctx context.Context, streamPrefix, groupName string, req protocol.DeleteGroupRequest) (protocol.DeleteGroupResponse, error) {
+func (h Admin) DeleteGroup(ctx context.Context, streamPrefix, groupName string, req protocol.DeleteGroupRequest) (protocol.DeleteGroupResponse, error) {
 	key := persistence.GroupKey{StreamPrefix: streamPrefix, ConsumerGroup: groupName}
 	if _, err := h.describe(ctx, streamPrefix, groupName, false); err != nil {
 		return protocol.DeleteGroupResponse{}, err
 	}
-	res, err := h.ask(ctx, key, &group.DeleteRequest{Force: req.Force, RequestID: coordinator.RequestIDFrom(ctx)})
-	if err != nil {
+	r, err := h.router.Delete(ctx, key, &group.DeleteRequest{Force: req.Force, RequestID: coordinator.RequestIDFrom(ctx)})
+	if r == nil {
 		return protocol.DeleteGroupResponse{}, err
 	}
-	r := res.(*group.DeleteReply)
 	out := protocol.DeleteGroupResponse{StreamPrefix: streamPrefix, ConsumerGroup: groupName, Deleted: r.Deleted, LiveMembers: r.LiveMembers}
 	switch {
-	case r.Err != nil:
-		return out, h.groupErr(key, r.Err)
+	case err != nil:
+		return out, err
 	case !r.Deleted:
 		return out, fmt.Errorf("group %s has %d live member(s); stop them or pass force=true: %w", key, r.LiveMembers, coordinator.ErrGroupHasMembers)
 	}
 	h.forgetFull(streamPrefix)
-	h.forgetKnown(key)
+	h.router.ForgetKnown(key)
 	h.opts.Logger.Info("group deleted", "group", key.String(), "requestId", coordinator.RequestIDFrom(ctx), "requestedBy", req.RequestedBy, "reason", req.Reason, "force", req.Force)
 	return out, nil
 }
 
 // ProducerRouting returns the routing table, creating the group (and its
 // Redis consumer group on every shard) on first use.
-func (h *Host) ProducerRouting(ctx context.Context, streamPrefix, groupName string) (protocol.ProducerRouting, error) {
+func (h Membership) ProducerRouting(ctx context.Context, streamPrefix, groupName string) (protocol.ProducerRouting, error) {
 	if _, err := h.describe(ctx, streamPrefix, groupName, true); err != nil {
 		return protocol.ProducerRouting{}, err
 	}

@@ -1,4 +1,4 @@
-package host
+package service
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/redisstream/coordinator/actors/router"
 	"github.com/redisstream/coordinator/coordinator"
 	"github.com/redisstream/coordinator/membersdk/protocol"
 	"github.com/redisstream/coordinator/persistence"
@@ -20,8 +21,8 @@ import (
 // left PREPARING (nothing activated, routing unchanged); the driver retries
 // it, and posting the same scale again, while that migration has not
 // finished, answers it (202).
-func (h *Host) Scale(ctx context.Context, streamPrefix string, req protocol.ScaleRequest) (protocol.ScaleResponse, error) {
-	if err := h.refusal(); err != nil {
+func (h Admin) Scale(ctx context.Context, streamPrefix string, req protocol.ScaleRequest) (protocol.ScaleResponse, error) {
+	if err := h.router.Refusal(); err != nil {
 		return protocol.ScaleResponse{}, err
 	}
 	target := *req.TargetShardCount
@@ -41,7 +42,7 @@ func (h *Host) Scale(ctx context.Context, streamPrefix string, req protocol.Scal
 			m = *a
 			break
 		}
-		r := reshard.Record{Routing: rec.ShardCount, MetadataVersion: rec.MetadataVersion, Layout: l, Keep: h.opts.Resharding.History}
+		r := reshard.Record{Routing: rec.ShardCount, MetadataVersion: rec.MetadataVersion, Layout: l, Keep: h.opts.MigrationHistory}
 		started, err := r.Start(target, req.RequestedBy, req.Reason, h.opts.NodeID, h.opts.Now())
 		switch {
 		case errors.Is(err, reshard.ErrActive):
@@ -54,14 +55,14 @@ func (h *Host) Scale(ctx context.Context, streamPrefix string, req protocol.Scal
 		// Marked first, so that a recorded migration is always found by the drivers (a
 		// mark without a migration is dropped by the next round).
 		if err := h.opts.Store.MarkResharding(ctx, streamPrefix); err != nil {
-			return protocol.ScaleResponse{}, mapStoreErr(err)
+			return protocol.ScaleResponse{}, router.StoreErr(err)
 		}
 		err = h.rs.SaveLayout(ctx, rec, r)
 		if errors.Is(err, persistence.ErrConflict) && attempt < 5 {
 			continue
 		}
 		if err != nil {
-			return protocol.ScaleResponse{}, mapStoreErr(err)
+			return protocol.ScaleResponse{}, router.StoreErr(err)
 		}
 		m = *started
 		h.opts.Logger.Info("migration started", slog.String("stream", streamPrefix), slog.String("migration", m.ID),
@@ -74,7 +75,7 @@ func (h *Host) Scale(ctx context.Context, streamPrefix string, req protocol.Scal
 	// A mark after the save is either seen by the drivers or follows a driver's
 	// unmark whose second look found this migration.
 	if err := h.opts.Store.MarkResharding(ctx, streamPrefix); err != nil {
-		return protocol.ScaleResponse{}, mapStoreErr(err)
+		return protocol.ScaleResponse{}, router.StoreErr(err)
 	}
 	if err := h.rs.DriveNow(streamPrefix, m.ID); err != nil {
 		return protocol.ScaleResponse{}, err
@@ -85,7 +86,7 @@ func (h *Host) Scale(ctx context.Context, streamPrefix string, req protocol.Scal
 
 // scaleResponse answers an accepted scale: the migration as each group of
 // the stream sees it.
-func (h *Host) scaleResponse(ctx context.Context, p string, target int, id string) (protocol.ScaleResponse, error) {
+func (h *core) scaleResponse(ctx context.Context, p string, target int, id string) (protocol.ScaleResponse, error) {
 	rec, err := h.stream(ctx, p)
 	if err != nil {
 		return protocol.ScaleResponse{}, err
@@ -97,7 +98,7 @@ func (h *Host) scaleResponse(ctx context.Context, p string, target int, id strin
 	}
 	keys, err := h.opts.Store.ListGroups(ctx, p)
 	if err != nil {
-		return protocol.ScaleResponse{}, mapStoreErr(err)
+		return protocol.ScaleResponse{}, router.StoreErr(err)
 	}
 	out := protocol.ScaleResponse{StreamPrefix: p, TargetShardCount: target, AffectedConsumerGroups: []string{}, Migrations: []protocol.Migration{}}
 	for _, k := range keys {
@@ -111,7 +112,7 @@ func (h *Host) scaleResponse(ctx context.Context, p string, target int, id strin
 }
 
 // layout reads the stream's resharding layout.
-func (h *Host) layout(ctx context.Context, p string) (persistence.StreamRecord, reshard.Layout, error) {
+func (h *core) layout(ctx context.Context, p string) (persistence.StreamRecord, reshard.Layout, error) {
 	rec, err := h.stream(ctx, p)
 	if err != nil {
 		return rec, reshard.Layout{}, err
@@ -126,7 +127,7 @@ func (h *Host) layout(ctx context.Context, p string) (persistence.StreamRecord, 
 // withMigration fills in the group's active migration (layouts caches the
 // stream layouts read by one listing; nil: read each time). A layout that
 // cannot be read leaves the field empty: the group view still answers.
-func (h *Host) withMigration(ctx context.Context, g protocol.GroupResponse, layouts map[string]*reshard.Layout) protocol.GroupResponse {
+func (h *core) withMigration(ctx context.Context, g protocol.GroupResponse, layouts map[string]*reshard.Layout) protocol.GroupResponse {
 	l, ok := layouts[g.StreamPrefix]
 	if !ok {
 		if _, got, err := h.layout(ctx, g.StreamPrefix); err == nil {

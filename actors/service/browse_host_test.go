@@ -1,4 +1,4 @@
-package host
+package service_test
 
 import (
 	"context"
@@ -8,21 +8,22 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/redisstream/coordinator/actors/groupstate"
+	"github.com/redisstream/coordinator/actors/host"
 	"github.com/redisstream/coordinator/coordinator"
 	"github.com/redisstream/coordinator/membersdk/protocol"
 	"github.com/redisstream/coordinator/persistence"
 	"github.com/redisstream/coordinator/persistence/memstore"
 )
 
-func newBrowseHost(t *testing.T) (*Host, *memstore.Provisioner) {
+func newBrowseHost(t *testing.T) (*host.Host, *memstore.Provisioner) {
 	t.Helper()
 	prov := memstore.NewProvisioner()
-	h := New(Options{Store: memstore.New(), Provisioner: prov, NodeID: "test", TrustEmptyStore: true,
+	h := host.New(host.Options{Store: memstore.New(), Provisioner: prov, NodeID: "test", TrustEmptyStore: true,
 		Rules: groupstate.Config{HeartbeatInterval: time.Second, LeaseTTL: 10 * time.Second, RebalanceTimeout: 10 * time.Second, Retention: time.Hour}})
 	t.Cleanup(h.Stop)
 	require.NoError(t, h.Start(context.Background()))
 	four := 4
-	_, err := h.CreateStream(context.Background(), "orders", protocol.CreateStreamRequest{InitialShardCount: &four, RequestedBy: "test"})
+	_, err := h.Service().CreateStream(context.Background(), "orders", protocol.CreateStreamRequest{InitialShardCount: &four, RequestedBy: "test"})
 	require.NoError(t, err)
 	return h, prov
 }
@@ -31,20 +32,20 @@ func newBrowseHost(t *testing.T) (*Host, *memstore.Provisioner) {
 func TestOffsetsShowsOwnersAndRedisState(t *testing.T) {
 	h, prov := newBrowseHost(t)
 	ctx := context.Background()
-	_, err := h.Offsets(ctx, "orders", "workers")
+	_, err := h.Service().Offsets(ctx, "orders", "workers")
 	require.ErrorIs(t, err, coordinator.ErrGroupNotFound, "offsets never create a group")
-	_, err = h.Offsets(ctx, "nope", "workers")
+	_, err = h.Service().Offsets(ctx, "nope", "workers")
 	require.ErrorIs(t, err, coordinator.ErrStreamNotFound)
 
 	req := protocol.HeartbeatRequest{ProtocolVersion: 1, RequestID: "r1", MemberID: "m1",
 		RuntimeConsumerCapacity: protocol.Capacity{RuntimeMaxConcurrency: 4, AvailableConcurrency: 4}}
-	resp, err := h.Heartbeat(ctx, "orders", "workers", "m1", req)
+	resp, err := h.Service().Heartbeat(ctx, "orders", "workers", "m1", req)
 	require.NoError(t, err)
 	require.Equal(t, protocol.StatusOK, resp.Status)
 	require.Len(t, resp.Assignment.AssignedShards, 4)
 	req.RequestID, req.MemberEpoch, req.MetadataVersion = "r2", resp.MemberEpoch, resp.MetadataVersion
 	req.OwnedShards = resp.Assignment.AssignedShards
-	resp, err = h.Heartbeat(ctx, "orders", "workers", "m1", req)
+	resp, err = h.Service().Heartbeat(ctx, "orders", "workers", "m1", req)
 	require.NoError(t, err)
 	require.Equal(t, protocol.StatusOK, resp.Status)
 
@@ -52,7 +53,7 @@ func TestOffsetsShowsOwnersAndRedisState(t *testing.T) {
 	prov.SetShardInfo("orders", "workers", 0, persistence.ShardInfo{Length: 2, LastGeneratedID: "2-0", Pending: 1, Lag: 0, EntriesRead: 2, LastDeliveredID: "2-0"})
 	prov.SetConsumers("orders", "workers", 0, persistence.ShardConsumer{Name: "m1", Pending: 1, IdleMs: 5})
 
-	off, err := h.Offsets(ctx, "orders", "workers")
+	off, err := h.Service().Offsets(ctx, "orders", "workers")
 	require.NoError(t, err)
 	require.Equal(t, 4, off.ShardCount)
 	require.Len(t, off.Shards, 4)
@@ -72,16 +73,8 @@ func TestOffsetsShowsOwnersAndRedisState(t *testing.T) {
 	require.Positive(t, s0.MemoryUsage)
 
 	prov.SetError(persistence.ErrUnavailable)
-	_, err = h.Offsets(ctx, "orders", "workers")
+	_, err = h.Service().Offsets(ctx, "orders", "workers")
 	require.ErrorIs(t, err, coordinator.ErrUnavailable)
-}
-
-func TestShardOwnersListsEveryClaimant(t *testing.T) {
-	got := shardOwners(map[string][]protocol.ShardID{
-		"b": protocol.ShardIDs([]int{1, 2}),
-		"a": protocol.ShardIDs([]int{2, 5}),
-	})
-	require.Equal(t, map[int]string{1: "b", 2: "a,b", 5: "a"}, got)
 }
 
 func TestMessagesPagesAndBounds(t *testing.T) {
@@ -90,7 +83,7 @@ func TestMessagesPagesAndBounds(t *testing.T) {
 	for i := 0; i < 5; i++ {
 		prov.AddEntries("orders", 2, persistence.StreamEntry{Fields: map[string]string{"n": string(rune('a' + i))}})
 	}
-	page, err := h.Messages(ctx, "orders", 2, "-", 2)
+	page, err := h.Service().Messages(ctx, "orders", 2, "-", 2)
 	require.NoError(t, err)
 	require.Equal(t, "orders:2", page.StreamKey)
 	require.Equal(t, []protocol.StreamMessage{{ID: "1-0", Fields: map[string]string{"n": "a"}}, {ID: "2-0", Fields: map[string]string{"n": "b"}}}, page.Messages)
@@ -98,7 +91,7 @@ func TestMessagesPagesAndBounds(t *testing.T) {
 	var ids []string
 	cursor := "-"
 	for {
-		page, err := h.Messages(ctx, "orders", 2, cursor, 2)
+		page, err := h.Service().Messages(ctx, "orders", 2, cursor, 2)
 		require.NoError(t, err)
 		for _, m := range page.Messages {
 			ids = append(ids, m.ID)
@@ -110,23 +103,23 @@ func TestMessagesPagesAndBounds(t *testing.T) {
 	}
 	require.Equal(t, []string{"1-0", "2-0", "3-0", "4-0", "5-0"}, ids)
 
-	page, err = h.Messages(ctx, "orders", 1, "-", 10)
+	page, err = h.Service().Messages(ctx, "orders", 1, "-", 10)
 	require.NoError(t, err)
 	require.Empty(t, page.Messages)
 	require.Nil(t, page.NextCursor)
 
-	_, err = h.Messages(ctx, "orders", 4, "-", 10)
+	_, err = h.Service().Messages(ctx, "orders", 4, "-", 10)
 	require.ErrorIs(t, err, coordinator.ErrShardNotFound)
 	require.Contains(t, err.Error(), "shardCount 4")
-	_, err = h.Messages(ctx, "nope", 0, "-", 10)
+	_, err = h.Service().Messages(ctx, "nope", 0, "-", 10)
 	require.ErrorIs(t, err, coordinator.ErrStreamNotFound)
-	_, err = h.Messages(ctx, "orders", 0, "x", 10)
+	_, err = h.Service().Messages(ctx, "orders", 0, "x", 10)
 	require.ErrorIs(t, err, coordinator.ErrInvalidArgument)
 
 	// A key beyond the count that the stream does not drain is not the
 	// stream's: not read, whatever it holds (TestMessagesReadsDrainingShards).
 	prov.AddEntries("orders", 6, persistence.StreamEntry{Fields: map[string]string{"foreign": "1"}})
-	_, err = h.Messages(ctx, "orders", 6, "-", 10)
+	_, err = h.Service().Messages(ctx, "orders", 6, "-", 10)
 	require.ErrorIs(t, err, coordinator.ErrShardNotFound)
 	require.Contains(t, err.Error(), "shards 0..3")
 }

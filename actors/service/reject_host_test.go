@@ -1,4 +1,4 @@
-package host
+package service_test
 
 import (
 	"context"
@@ -8,20 +8,21 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/redisstream/coordinator/actors/groupstate"
+	"github.com/redisstream/coordinator/actors/host"
 	"github.com/redisstream/coordinator/membersdk/protocol"
 	"github.com/redisstream/coordinator/persistence"
 	"github.com/redisstream/coordinator/persistence/memstore"
 )
 
-func newTestHost(t *testing.T) (*Host, *memstore.Store) {
+func newTestHost(t *testing.T) (*host.Host, *memstore.Store) {
 	t.Helper()
 	store := memstore.New()
-	h := New(Options{Store: store, Provisioner: memstore.NewProvisioner(), NodeID: "test", TrustEmptyStore: true,
+	h := host.New(host.Options{Store: store, Provisioner: memstore.NewProvisioner(), NodeID: "test", TrustEmptyStore: true,
 		Rules: groupstate.Config{HeartbeatInterval: time.Second, LeaseTTL: 10 * time.Second, RebalanceTimeout: 10 * time.Second, Retention: time.Hour}})
 	t.Cleanup(h.Stop)
 	require.NoError(t, h.Start(context.Background()))
 	four := 4
-	_, err := h.CreateStream(context.Background(), "orders", protocol.CreateStreamRequest{InitialShardCount: &four, RequestedBy: "test"})
+	_, err := h.Service().CreateStream(context.Background(), "orders", protocol.CreateStreamRequest{InitialShardCount: &four, RequestedBy: "test"})
 	require.NoError(t, err)
 	return h, store
 }
@@ -39,7 +40,7 @@ func TestRejectedHeartbeatDoesNotCreateTheGroup(t *testing.T) {
 	want := map[string]protocol.Status{"v2": protocol.StatusUnsupportedProtocol,
 		"mismatch": protocol.StatusInvalidRequest, "epoch-5": protocol.StatusInvalidRequest}
 	for name, req := range cases {
-		r, err := h.Heartbeat(ctx, "orders", "g-"+name, "m", req)
+		r, err := h.Service().Heartbeat(ctx, "orders", "g-"+name, "m", req)
 		require.NoError(t, err)
 		require.Equal(t, want[name], r.Status, name)
 		require.NotEmpty(t, r.Message, name)
@@ -48,10 +49,10 @@ func TestRejectedHeartbeatDoesNotCreateTheGroup(t *testing.T) {
 	keys, err := store.ListGroups(ctx, "")
 	require.NoError(t, err)
 	require.Empty(t, keys, "rejected heartbeats created groups")
-	require.Empty(t, h.activeKeys())
+	require.Empty(t, h.Router().ActiveKeys())
 
 	// A valid join still creates the group.
-	r, err := h.Heartbeat(ctx, "orders", "g-ok", "m", protocol.HeartbeatRequest{ProtocolVersion: 1, RequestID: "j", MemberID: "m"})
+	r, err := h.Service().Heartbeat(ctx, "orders", "g-ok", "m", protocol.HeartbeatRequest{ProtocolVersion: 1, RequestID: "j", MemberID: "m"})
 	require.NoError(t, err)
 	require.Equal(t, protocol.StatusOK, r.Status)
 	keys, err = store.ListGroups(ctx, "")

@@ -1,4 +1,4 @@
-package host
+package router
 
 import (
 	"sort"
@@ -25,8 +25,8 @@ type HostedGroup struct {
 // one hosted elsewhere, is not listed, so across a cluster every active
 // group is listed by exactly one node. failed are the activations that did
 // not answer within timeout (stopping, or busy), left out of out.
-func (h *Host) HostedGroups(timeout time.Duration) (out []HostedGroup, failed []persistence.GroupKey) {
-	keys := h.activeKeys()
+func (r *Router) HostedGroups(timeout time.Duration) (out []HostedGroup, failed []persistence.GroupKey) {
+	keys := r.ActiveKeys()
 	if len(keys) == 0 {
 		return nil, nil
 	}
@@ -37,8 +37,8 @@ func (h *Host) HostedGroups(timeout time.Duration) (out []HostedGroup, failed []
 	}
 	asks := make([]ask, 0, len(keys))
 	for _, k := range keys {
-		if pid, ok := h.active(k); ok {
-			asks = append(asks, ask{k, h.system.Root.RequestFuture(pid, &group.SampleRequest{}, timeout)})
+		if pid, ok := r.Active(k); ok {
+			asks = append(asks, ask{k, r.o.System.Root.RequestFuture(pid, &group.SampleRequest{}, timeout)})
 		}
 	}
 	out = make([]HostedGroup, 0, len(asks))
@@ -52,4 +52,36 @@ func (h *Host) HostedGroups(timeout time.Duration) (out []HostedGroup, failed []
 		out = append(out, HostedGroup{Key: q.key, ShardCount: r.ShardCount, Unowned: r.Unowned})
 	}
 	return out, failed
+}
+
+// LocalDebug asks every group actor on this node for its live state, all at
+// once (one timeout for the whole view), sorted by group; an actor that does
+// not answer is listed with why. A timeout of 0 or less is 1 ms.
+func (r *Router) LocalDebug(timeout time.Duration) []*group.DebugState {
+	timeout = max(timeout, time.Millisecond) // a negative one would wait for ever
+	keys := r.ActiveKeys()
+	sort.Slice(keys, func(i, j int) bool { return keys[i].Less(keys[j]) })
+	type ask struct {
+		key persistence.GroupKey
+		pid *actor.PID
+		f   *actor.Future
+	}
+	var asks []ask
+	for _, k := range keys {
+		if pid, ok := r.Active(k); ok {
+			asks = append(asks, ask{k, pid, r.o.System.Root.RequestFuture(pid, &group.DebugRequest{}, timeout)})
+		}
+	}
+	out := make([]*group.DebugState, 0, len(asks))
+	for _, q := range asks {
+		res, err := q.f.Result()
+		if err != nil {
+			out = append(out, &group.DebugState{Group: q.key.String(), NodeID: r.o.NodeID, Actor: q.pid.String(), LastError: "not answering: " + err.Error()})
+			continue
+		}
+		if d, ok := res.(*group.DebugState); ok {
+			out = append(out, d)
+		}
+	}
+	return out
 }

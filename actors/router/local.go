@@ -1,4 +1,4 @@
-package host
+package router
 
 import (
 	"fmt"
@@ -47,9 +47,8 @@ func (c *localCall) arm(now, deadline time.Time) {
 	c.armed, c.at = true, deadline
 }
 
-// askHeartbeat is ask for a heartbeat on this node; pid, when not nil, is the
-// group's actor as just looked up.
-func (h *Host) askHeartbeat(key persistence.GroupKey, pid *actor.PID, hb *group.HeartbeatRequest, timeout time.Duration) (any, error) {
+// askHeartbeat is ask for a heartbeat on this node.
+func (r *Router) askHeartbeat(key persistence.GroupKey, hb *group.HeartbeatRequest, timeout time.Duration) (any, error) {
 	call := localCalls.Get().(*localCall)
 	hb.Reply = call.reply
 	// The wait runs on the wall clock of its timer, not on Options.Now (a test's clock
@@ -58,20 +57,18 @@ func (h *Host) askHeartbeat(key persistence.GroupKey, pid *actor.PID, hb *group.
 	deadline := now.Add(timeout)
 	call.arm(now, deadline)
 	for attempt := 0; ; attempt++ {
-		if pid == nil || attempt > 0 {
-			pid = h.pid(key)
-		}
-		h.system.Root.Send(pid, hb)
-		r, ok := call.wait(deadline)
+		pid := r.PID(key)
+		r.o.System.Root.Send(pid, hb)
+		rep, ok := call.wait(deadline)
 		switch {
 		case !ok:
 			// The actor may still answer on call.reply: the call is not reused.
 			return nil, fmt.Errorf("group %s did not answer within %s: %w", key, timeout, coordinator.ErrUnavailable)
-		case r != group.DeadLetterReply:
+		case rep != group.DeadLetterReply:
 			localCalls.Put(call) // answered: nothing more will be sent on it
-			return r, nil
+			return rep, nil
 		}
-		h.dropDead(key, pid)
+		r.dropDead(key, pid)
 		if attempt > 0 {
 			localCalls.Put(call)
 			return nil, fmt.Errorf("group %s: %w", key, coordinator.ErrGroupMoving)
@@ -94,15 +91,6 @@ func (c *localCall) wait(deadline time.Time) (*group.HeartbeatReply, bool) {
 			c.arm(now, deadline) // it fired at an earlier call's deadline
 		}
 	}
-}
-
-// dropDead forgets a group actor that turned out to be gone.
-func (h *Host) dropDead(key persistence.GroupKey, pid *actor.PID) {
-	h.mu.Lock()
-	if h.groups[key] == pid {
-		delete(h.groups, key)
-	}
-	h.mu.Unlock()
 }
 
 // onDeadLetter tells a local heartbeat caller that its request was not

@@ -1,4 +1,4 @@
-package host
+package service
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/redisstream/coordinator/actors/router"
 	"github.com/redisstream/coordinator/coordinator"
 	"github.com/redisstream/coordinator/membersdk/protocol"
 	"github.com/redisstream/coordinator/persistence"
@@ -16,8 +17,8 @@ import (
 // draining), no migration in progress and no groups. Otherwise it deletes
 // nothing and says what to do first. The write is a compare-and-set on the
 // record's revision, so a scale that lands meanwhile wins.
-func (h *Host) DeleteStream(ctx context.Context, streamPrefix string, req protocol.DeleteStreamRequest) (protocol.DeleteStreamResponse, error) {
-	if err := h.refusal(); err != nil {
+func (h Admin) DeleteStream(ctx context.Context, streamPrefix string, req protocol.DeleteStreamRequest) (protocol.DeleteStreamResponse, error) {
+	if err := h.router.Refusal(); err != nil {
 		return protocol.DeleteStreamResponse{}, err
 	}
 	rec, err := h.stream(ctx, streamPrefix)
@@ -39,7 +40,7 @@ func (h *Host) DeleteStream(ctx context.Context, streamPrefix string, req protoc
 	}
 	keys, err := h.opts.Store.ListGroups(ctx, streamPrefix)
 	if err != nil {
-		return protocol.DeleteStreamResponse{}, mapStoreErr(err)
+		return protocol.DeleteStreamResponse{}, router.StoreErr(err)
 	}
 	if len(keys) > 0 {
 		names := make([]string, len(keys))
@@ -54,7 +55,7 @@ func (h *Host) DeleteStream(ctx context.Context, streamPrefix string, req protoc
 		return protocol.DeleteStreamResponse{}, fmt.Errorf("stream %s: %w", streamPrefix, coordinator.ErrStreamNotFound)
 	}
 	if err != nil {
-		return protocol.DeleteStreamResponse{}, mapStoreErr(err)
+		return protocol.DeleteStreamResponse{}, router.StoreErr(err)
 	}
 	h.forgetFull(streamPrefix)
 	h.opts.Logger.Info("stream deleted", "stream", streamPrefix, "requestId", coordinator.RequestIDFrom(ctx), "requestedBy", req.RequestedBy, "reason", req.Reason)
