@@ -43,7 +43,7 @@ func readManifest() (*manifest, error) {
 		if len(bytes.TrimSpace(stripComments([]byte(doc)))) == 0 {
 			continue
 		}
-		obj, gvk, err := scheme.Codecs.UniversalDeserializer().Decode([]byte(doc), nil, nil)
+		obj, _, err := scheme.Codecs.UniversalDeserializer().Decode([]byte(doc), nil, nil)
 		if err != nil {
 			return nil, fmt.Errorf("%s, document %d: %w", manifestPath, i, err)
 		}
@@ -56,9 +56,7 @@ func readManifest() (*manifest, error) {
 			m.RoleBinding = o
 		case *appsv1.Deployment:
 			m.Deployment = o
-		default:
-			_ = gvk // Service, PodDisruptionBudget: nothing runs that would use them
-		}
+		} // the Service and PodDisruptionBudget: nothing runs that would use them
 	}
 	if m.ServiceAccount == nil || m.Role == nil || m.RoleBinding == nil || m.Deployment == nil {
 		return nil, fmt.Errorf("%s: want a ServiceAccount, a Role, a RoleBinding and a Deployment", manifestPath)

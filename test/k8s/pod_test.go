@@ -54,8 +54,8 @@ var podEnv = map[string]string{
 // sets its status to Running with pod IP ip through the status subresource,
 // writes its service account mount (a token from the TokenRequest API bound
 // to the pod, the CA, the namespace), starts the coordinator in a sandbox
-// whose hostname is the pod name, and marks the container Ready once the
-// template's readiness probe answers 200 (not when wait is false).
+// whose hostname is the pod name. markReadyWhenProbed does the readiness
+// part.
 func runPod(t *testing.T, ctx context.Context, ns, name, ip string, clusterPort int, redisAddr string) *pod {
 	t.Helper()
 	tmpl := man.Deployment.Spec.Template

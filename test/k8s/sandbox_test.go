@@ -49,9 +49,8 @@ func sandboxCommand(spec sandboxSpec, env []string) (*exec.Cmd, []string, error)
 	}
 	cmd := exec.Command(self)
 	attr := &syscall.SysProcAttr{
-		Cloneflags:   syscall.CLONE_NEWUTS | syscall.CLONE_NEWNS,
-		Unshareflags: 0,
-		Pdeathsig:    syscall.SIGKILL, // a test that dies takes its pods' processes along
+		Cloneflags: syscall.CLONE_NEWUTS | syscall.CLONE_NEWNS,
+		Pdeathsig:  syscall.SIGKILL, // a test that dies takes its pods' processes along
 	}
 	if os.Geteuid() != 0 {
 		attr.Cloneflags |= syscall.CLONE_NEWUSER
