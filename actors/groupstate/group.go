@@ -29,6 +29,8 @@ type Group struct {
 	// application's), so their records share its bytes instead of each keeping the copy its
 	// join request was decoded into (putCopy).
 	name string
+	// instances maps the instanceId of every live static member to its id (static.go).
+	instances map[string]string
 
 	// Volatile, never persisted.
 	bucket     joinBucket           // Config.JoinRate
@@ -94,8 +96,15 @@ func Restore(cfg Config, meta Meta, members []Member, now time.Time) (*Group, er
 			return nil, fmt.Errorf("groupstate: restore: EXPIRED member %q still has shards", m.ID)
 		}
 		m.LastHeartbeat, m.LeaseDeadline, m.RevokeDeadline = time.Time{}, time.Time{}, time.Time{}
+		if !inTarget(m.State) {
+			m.SessionDeadline = time.Time{}
+		}
 		if m.State != StateExpired {
 			m.LeaseDeadline = now.Add(cfg.LeaseTTL)
+			if m.away() {
+				// The hold keeps its wall-clock deadline across a restart or a move.
+				m.LeaseDeadline = m.SessionDeadline
+			}
 			if len(m.Revoking) > 0 {
 				m.RevokeDeadline = now.Add(cfg.RebalanceTimeout)
 			}
@@ -200,6 +209,7 @@ func (g *Group) index(m *Member) {
 	if inTarget(m.State) {
 		g.live++
 	}
+	g.indexInstance(m)
 	if m.State == StateLeaving {
 		g.leaving++
 	}
@@ -220,6 +230,7 @@ func (g *Group) unindex(m *Member) {
 	if inTarget(m.State) {
 		g.live--
 	}
+	g.unindexInstance(m)
 	if m.State == StateLeaving {
 		g.leaving--
 	}

@@ -23,6 +23,8 @@ func (g *Group) Heartbeat(hb Heartbeat, now time.Time) Decision {
 		return g.join(&hb, now)
 	case -1:
 		return g.leave(&hb, r, now)
+	case -2:
+		return g.temporaryLeave(&hb, r, now)
 	}
 	return g.heartbeatAt(&hb, r, now)
 }
@@ -88,6 +90,14 @@ func (g *Group) heartbeatAt(hb *Heartbeat, r report, now time.Time) Decision {
 			fmt.Sprintf("member %q is fenced; stop reading every shard at once and rejoin with memberEpoch 0", hb.MemberID))
 	case m.State == StateLeaving:
 		return g.fenceDecision(m.ID, now, fmt.Sprintf("member %q is leaving but sent memberEpoch %d", m.ID, hb.MemberEpoch), r.held)
+	case m.away():
+		return g.reject(hb, StatusUnknownMemberID, 0, fmt.Sprintf(
+			"member %q left temporarily (memberEpoch -2); instance %q keeps its assignment until %s: stop reading every shard and rejoin with memberEpoch 0 and the same instanceId",
+			hb.MemberID, m.InstanceID, m.SessionDeadline.UTC().Format(time.RFC3339)))
+	case hb.InstanceID != "" && hb.InstanceID != m.InstanceID:
+		return g.reject(hb, StatusInvalidRequest, 0, fmt.Sprintf(
+			"invalid heartbeat: instanceId %q differs from %q, the one member %q joined with; an instanceId is taken only by a join (memberEpoch 0)",
+			hb.InstanceID, m.InstanceID, hb.MemberID))
 	}
 	atPrev := false
 	switch {

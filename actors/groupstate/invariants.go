@@ -23,6 +23,7 @@ func (g *Group) CheckInvariants() []string {
 		add("negative shardCount %d or metadataVersion %d", mt.ShardCount, mt.MetadataVersion)
 	}
 	holders := map[int]string{}
+	instances := map[string]string{}
 	targetOwner := map[int]string{}
 	live, leaving, kept := 0, 0, 0
 	minT, maxT := -1, -1
@@ -82,6 +83,18 @@ func (g *Group) CheckInvariants() []string {
 			continue
 		}
 		live++
+		if m.InstanceID != "" {
+			if o, dup := instances[m.InstanceID]; dup {
+				add("instance %q held by both %s and %s", m.InstanceID, o, id)
+			}
+			instances[m.InstanceID] = id
+			if g.instances[m.InstanceID] != id {
+				add("instance index says %q is held by %q, records say %q", m.InstanceID, g.instances[m.InstanceID], id)
+			}
+		}
+		if m.away() && len(m.Assigned) > 0 {
+			add("member %s: away after a temporary leave with assigned %v", id, m.Assigned)
+		}
 		if m.Epoch <= 0 {
 			add("member %s: live with epoch %d", id, m.Epoch)
 		}
@@ -127,6 +140,9 @@ func (g *Group) CheckInvariants() []string {
 		if s >= len(g.holder) {
 			add("holder index misses shard %d held by %s", s, id)
 		}
+	}
+	if len(instances) != len(g.instances) {
+		add("instance index has %d entries, records say %d", len(g.instances), len(instances))
 	}
 	if live != g.live || leaving != g.leaving || kept != g.retained {
 		add("counters live=%d leaving=%d retained=%d, records say %d, %d, %d",

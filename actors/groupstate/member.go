@@ -26,6 +26,11 @@ type Member struct {
 	// Incarnation is the process that joined it (identity.go); "" for clients that send none.
 	// Never shown by monitoring or debug views: it would let a reader impersonate the process.
 	Incarnation string `json:"incarnationId,omitempty"`
+	// InstanceID is the static member's stable identity (static.go); "" for dynamic members.
+	InstanceID string `json:"instanceId,omitempty"`
+	// SessionDeadline is set while a static member is away after a temporary leave: its
+	// assignment is kept for the next incarnation with its InstanceID until then (static.go).
+	SessionDeadline time.Time `json:"sessionDeadline,omitzero"`
 
 	LastHeartbeat  time.Time `json:"-"`
 	LeaseDeadline  time.Time `json:"-"`
@@ -61,7 +66,8 @@ func validState(s MemberState) bool {
 // is not worth a store write (SPEC §3 inv. 5); it is persisted with the next durable change.
 func durableEqual(a, b *Member) bool {
 	return a.ID == b.ID && a.Name == b.Name && a.State == b.State && a.Epoch == b.Epoch &&
-		a.PrevEpoch == b.PrevEpoch && a.Principal == b.Principal && a.Incarnation == b.Incarnation && a.JoinedAt.Equal(b.JoinedAt) && a.StateSince.Equal(b.StateSince) &&
+		a.PrevEpoch == b.PrevEpoch && a.Principal == b.Principal && a.Incarnation == b.Incarnation &&
+		a.InstanceID == b.InstanceID && a.SessionDeadline.Equal(b.SessionDeadline) && a.JoinedAt.Equal(b.JoinedAt) && a.StateSince.Equal(b.StateSince) &&
 		slices.Equal(a.Target, b.Target) && slices.Equal(a.Assigned, b.Assigned) &&
 		slices.Equal(a.Revoking, b.Revoking) && slices.Equal(a.Pending, b.Pending)
 }

@@ -250,7 +250,7 @@ func (t *txn) fence(id string) {
 	}
 	c.State, c.StateSince = StateFenced, t.now
 	c.Target, c.Pending = nil, nil
-	c.RevokeDeadline = time.Time{}
+	c.RevokeDeadline, c.SessionDeadline = time.Time{}, time.Time{}
 }
 
 // expire drops everything a member held and takes it out of the target.
@@ -261,7 +261,7 @@ func (t *txn) expire(id string) {
 	}
 	c.State, c.StateSince = StateExpired, t.now
 	c.Target, c.Assigned, c.Revoking, c.Pending = nil, nil, nil, nil
-	c.RevokeDeadline = time.Time{}
+	c.RevokeDeadline, c.SessionDeadline = time.Time{}, time.Time{}
 }
 
 // touch renews the lease of an accepted heartbeat.
