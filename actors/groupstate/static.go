@@ -19,7 +19,8 @@ import (
 //     its shards, groupEpoch does not move) until SessionDeadline = now +
 //     Config.StaticSessionTimeout. Its lease deadline is that session deadline: when it
 //     passes, the member expires like any member and its shards are reassigned. Heartbeats of
-//     the old memberId at a positive epoch are answered UNKNOWN_MEMBER_ID meanwhile.
+//     the old memberId at a positive epoch are answered UNKNOWN_MEMBER_ID meanwhile. A member
+//     still draining at its session deadline becomes LEAVING instead (holdEnded).
 //   - Hand-back. A join with the same instanceId while the member is away takes its record
 //     over: same memberId → the member rejoins; another memberId → a new record with the old
 //     one's state and target replaces it (the old record is deleted, or becomes LEAVING holding
@@ -67,6 +68,7 @@ func (g *Group) temporaryLeave(hb *Heartbeat, r report, now time.Time) Decision 
 		}
 	} else {
 		// Another -2 while away: it reports what it still drains; the hold is not extended.
+		c.LastHeartbeat = now
 		c.Revoking = shardset.Intersect(c.Revoking, r.draining)
 		if len(c.Revoking) == 0 {
 			c.RevokeDeadline = time.Time{}
@@ -163,9 +165,9 @@ func (g *Group) handBack(hb *Heartbeat, m *Member, now time.Time) (Decision, boo
 		// The old process still drains: it keeps those shards (blocking them) as a LEAVING
 		// member until it reports them released or its revocation times out.
 		o := t.mutable(old.ID)
+		t.endHold(o)
 		o.State, o.StateSince = StateLeaving, now
 		o.Target, o.Pending, o.Assigned = nil, nil, nil
-		o.SessionDeadline = time.Time{}
 	}
 	t.touch(c)
 	t.recompute()
@@ -184,6 +186,31 @@ func (g *Group) handBack(hb *Heartbeat, m *Member, now time.Time) (Decision, boo
 		g.heldResponse(&resp, c, nil)
 	}
 	return Decision{Response: resp, Change: t.change()}, true
+}
+
+// endHold ends the hold of c (the txn's copy) if it is away: a member that still holds shards
+// after that (fenced, or draining as LEAVING) keeps them for a lease from its last heartbeat,
+// as any member, not for the rest of the session timeout.
+func (t *txn) endHold(c *Member) {
+	if c.away() {
+		last := c.LastHeartbeat
+		if last.IsZero() { // no heartbeat since a restore: a lease from now
+			last = t.now
+		}
+		c.LeaseDeadline = last.Add(t.g.cfg.LeaseTTL)
+	}
+	c.SessionDeadline = time.Time{}
+}
+
+// holdEnded ends, at its session deadline, the hold of an away member that still drains: like
+// a member that left while draining, it becomes LEAVING (its target is reassigned) and keeps
+// the shards it drains for a lease from its last heartbeat.
+func (t *txn) holdEnded(id string) {
+	c := t.mutable(id)
+	t.bumpGroupEpoch()
+	t.endHold(c)
+	c.State, c.StateSince = StateLeaving, t.now
+	c.Target, c.Pending, c.Assigned = nil, nil, nil
 }
 
 // indexInstance and unindexInstance keep Group.instances: instanceId → the live member holding it.

@@ -248,6 +248,7 @@ func (t *txn) fence(id string) {
 	if inTarget(c.State) {
 		t.bumpGroupEpoch()
 	}
+	t.endHold(c)
 	c.State, c.StateSince = StateFenced, t.now
 	c.Target, c.Pending = nil, nil
 	c.RevokeDeadline, c.SessionDeadline = time.Time{}, time.Time{}
