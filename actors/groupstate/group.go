@@ -2,10 +2,11 @@ package groupstate
 
 import (
 	"fmt"
-	"github.com/redisstream/coordinator/actors/groupstate/shardset"
 	"slices"
 	"sort"
 	"time"
+
+	"github.com/redisstream/coordinator/actors/groupstate/shardset"
 )
 
 // MaxShardCount bounds the shard count of a group and every shard index a persisted record may
@@ -71,14 +72,14 @@ func Restore(cfg Config, meta Meta, members []Member, now time.Time) (*Group, er
 	g := New(cfg, meta.StreamPrefix, meta.ConsumerGroup, meta.ShardCount, meta.MetadataVersion)
 	g.meta = meta
 	for i := range members {
-		m := members[i].deepCopy()
+		m := deepCopy(members[i])
 		if m.ID == "" {
 			return nil, fmt.Errorf("groupstate: restore: member #%d has an empty id", i)
 		}
 		if _, dup := g.members[m.ID]; dup {
 			return nil, fmt.Errorf("groupstate: restore: member %q appears twice", m.ID)
 		}
-		if !validState(m.State) {
+		if !m.State.Valid() {
 			return nil, fmt.Errorf("groupstate: restore: member %q has unknown state %q", m.ID, m.State)
 		}
 		for name, s := range map[string][]int{"target": m.Target, "assigned": m.Assigned, "revoking": m.Revoking, "pending": m.Pending} {
@@ -96,12 +97,12 @@ func Restore(cfg Config, meta Meta, members []Member, now time.Time) (*Group, er
 			return nil, fmt.Errorf("groupstate: restore: EXPIRED member %q still has shards", m.ID)
 		}
 		m.LastHeartbeat, m.LeaseDeadline, m.RevokeDeadline = time.Time{}, time.Time{}, time.Time{}
-		if !inTarget(m.State) {
+		if !m.State.InTarget() {
 			m.SessionDeadline = time.Time{}
 		}
 		if m.State != StateExpired {
 			m.LeaseDeadline = now.Add(cfg.LeaseTTL)
-			if m.away() {
+			if m.Away() {
 				// The hold keeps its wall-clock deadline across a restart or a move.
 				m.LeaseDeadline = m.SessionDeadline
 			}
@@ -198,7 +199,7 @@ func (g *Group) put(m *Member) {
 }
 
 func (g *Group) index(m *Member) {
-	if holds(m.State) {
+	if m.State.Holds() {
 		for _, s := range m.Assigned {
 			g.setHolder(s, m.ID)
 		}
@@ -206,20 +207,20 @@ func (g *Group) index(m *Member) {
 			g.setHolder(s, m.ID)
 		}
 	}
-	if inTarget(m.State) {
+	if m.State.InTarget() {
 		g.live++
 	}
 	g.indexInstance(m)
 	if m.State == StateLeaving {
 		g.leaving++
 	}
-	if retained(m.State) {
+	if m.State.Retained() {
 		g.retained++
 	}
 }
 
 func (g *Group) unindex(m *Member) {
-	if holds(m.State) {
+	if m.State.Holds() {
 		for _, s := range m.Assigned {
 			g.clearHolder(s, m.ID)
 		}
@@ -227,14 +228,14 @@ func (g *Group) unindex(m *Member) {
 			g.clearHolder(s, m.ID)
 		}
 	}
-	if inTarget(m.State) {
+	if m.State.InTarget() {
 		g.live--
 	}
 	g.unindexInstance(m)
 	if m.State == StateLeaving {
 		g.leaving--
 	}
-	if retained(m.State) {
+	if m.State.Retained() {
 		g.retained--
 	}
 }
@@ -281,14 +282,14 @@ func (g *Group) Member(id string) (Member, bool) {
 	if !ok {
 		return Member{}, false
 	}
-	return m.deepCopy(), true
+	return deepCopy(*m), true
 }
 
 // Members returns deep copies of all members, sorted by id.
 func (g *Group) Members() []Member {
 	out := make([]Member, 0, len(g.members))
 	for _, id := range g.sortedIDs() {
-		out = append(out, g.members[id].deepCopy())
+		out = append(out, deepCopy(*g.members[id]))
 	}
 	return out
 }
@@ -324,7 +325,7 @@ func (g *Group) Live() int { return g.live }
 func (g *Group) Occupied() int {
 	n := 0
 	for _, m := range g.members {
-		if inTarget(m.State) || (holds(m.State) && len(m.Assigned)+len(m.Revoking) > 0) {
+		if m.State.InTarget() || (m.State.Holds() && len(m.Assigned)+len(m.Revoking) > 0) {
 			n++
 		}
 	}
@@ -335,7 +336,7 @@ func (g *Group) Occupied() int {
 func (g *Group) Target() map[string][]int {
 	out := make(map[string][]int, g.live)
 	for id, m := range g.members {
-		if inTarget(m.State) {
+		if m.State.InTarget() {
 			out[id] = slices.Clone(m.Target)
 		}
 	}

@@ -2,8 +2,9 @@ package groupstate
 
 import (
 	"fmt"
-	"github.com/redisstream/coordinator/actors/groupstate/shardset"
 	"time"
+
+	"github.com/redisstream/coordinator/actors/groupstate/shardset"
 )
 
 // HoldGrantsUntil stops new grants until t: no shard is moved into a member's assigned set
@@ -51,11 +52,4 @@ func (g *Group) heldResponse(resp *Response, c *Member, held []int) {
 			"state lost, waiting out leases: the coordinator grants no new shard until %s (members that may still hold one from before the loss stop by then); keep reading your assignedShards",
 			g.holdUntil.UTC().Format(time.RFC3339))
 	}
-}
-
-// Occupies reports whether the member is in the target or may still read a
-// shard: while any member of a group occupies it, the group is not idle (the
-// shell does not passivate it).
-func (m Member) Occupies() bool {
-	return inTarget(m.State) || (holds(m.State) && len(m.Assigned)+len(m.Revoking) > 0)
 }

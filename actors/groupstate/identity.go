@@ -26,11 +26,6 @@ import "fmt"
 //
 // An EXPIRED record binds nothing: it holds no shard, and the next join replaces it.
 
-// MaxIncarnationLength bounds Heartbeat.Incarnation in bytes (the wire decoder and the HTTP
-// front check the same limit, membersdk/protocol.MaxIncarnationIDLength): it is stored with the
-// member record.
-const MaxIncarnationLength = 128
-
 // identityRefusal returns the refusal of hb by the identity rules, if any. m is the member's
 // record (nil: unknown).
 func (g *Group) identityRefusal(hb *Heartbeat, m *Member) (Decision, bool) {
@@ -42,7 +37,7 @@ func (g *Group) identityRefusal(hb *Heartbeat, m *Member) (Decision, bool) {
 			"member %q of group %q was joined by another principal; only that principal may heartbeat or leave for it: run each member under its own credentials and member id",
 			hb.MemberID, g.meta.ConsumerGroup)), true
 	}
-	if m.Incarnation != "" && hb.Incarnation != m.Incarnation && !(m.away() && hb.MemberEpoch == 0) {
+	if m.Incarnation != "" && hb.Incarnation != m.Incarnation && !(m.Away() && hb.MemberEpoch == 0) {
 		if hb.Incarnation == "" {
 			// A client that sends no incarnationId (a reference client, an older membersdk)
 			// does not know MEMBER_ID_IN_USE, and an older membersdk keeps its shards on an

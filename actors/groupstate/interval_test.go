@@ -1,9 +1,10 @@
 package groupstate
 
 import (
-	"github.com/redisstream/coordinator/actors/groupstate/shardset"
 	"testing"
 	"time"
+
+	"github.com/redisstream/coordinator/actors/groupstate/shardset"
 )
 
 func TestShortIntervalBounds(t *testing.T) {

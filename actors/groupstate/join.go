@@ -46,7 +46,7 @@ func (g *Group) join(hb *Heartbeat, now time.Time) Decision {
 		c = t.mutable(m.ID)
 		c.Assigned, c.Revoking = nil, nil
 		c.RevokeDeadline = time.Time{}
-		if m.away() {
+		if m.Away() {
 			// The next incarnation of an away static member: the hold ends, the new process
 			// speaks for the record from now on.
 			c.SessionDeadline, c.Incarnation = time.Time{}, ""
@@ -66,7 +66,7 @@ func (g *Group) join(hb *Heartbeat, now time.Time) Decision {
 	c.PrevEpoch = 0
 	st, allowed, msg := t.metadataStatus(hb.MetadataVersion)
 	grant(c, allowed && !g.holding(now), g.holderOf)
-	if msg == "" && m != nil && inTarget(m.State) {
+	if msg == "" && m != nil && m.State.InTarget() {
 		msg = fmt.Sprintf("member %q rejoined while known: everything it held is released", m.ID)
 	}
 	resp := t.respond(st, c, msg)

@@ -1,8 +1,9 @@
 package groupstate
 
 import (
-	"github.com/redisstream/coordinator/actors/groupstate/shardset"
 	"time"
+
+	"github.com/redisstream/coordinator/actors/groupstate/shardset"
 )
 
 // settle is the first half of reconciling member c (the txn's copy) after an accepted

@@ -1,10 +1,11 @@
 package groupstate
 
 import (
-	"github.com/redisstream/coordinator/actors/groupstate/shardset"
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/redisstream/coordinator/actors/groupstate/shardset"
 )
 
 // Per-step and final properties checked by the simulation.
@@ -45,7 +46,7 @@ func (s *sim) apply(c *Change) {
 func participants(g *Group) map[string][]int {
 	all, active := map[string][]int{}, map[string][]int{}
 	for _, m := range g.Members() {
-		if inTarget(m.State) {
+		if m.State.InTarget() {
 			all[m.ID] = m.Target
 			if m.State == StateActive {
 				active[m.ID] = m.Target
@@ -188,8 +189,8 @@ func (s *sim) settled() bool {
 	}
 	owner := map[int]string{}
 	for _, m := range s.g.Members() {
-		if !inTarget(m.State) || len(m.Revoking) > 0 || len(m.Pending) > 0 {
-			if inTarget(m.State) {
+		if !m.State.InTarget() || len(m.Revoking) > 0 || len(m.Pending) > 0 {
+			if m.State.InTarget() {
 				return false
 			}
 			continue

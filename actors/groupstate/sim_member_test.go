@@ -47,7 +47,7 @@ func (s *sim) drainDelay() time.Duration {
 func (s *sim) request(m *simMember) Heartbeat {
 	s.req++
 	hb := Heartbeat{ProtocolVersion: 1, RequestID: fmt.Sprint(s.req), PathMemberID: m.id, MemberID: m.id,
-		MemberEpoch: m.epoch, MetadataVersion: m.mv, Capacity: Capacity{4, 4}, InstanceID: m.instance}
+		MemberEpoch: m.epoch, MetadataVersion: m.mv, Capacity: Capacity{MaxConcurrency: 4, Available: 4}, InstanceID: m.instance}
 	if m.leaving {
 		hb.MemberEpoch = -1
 		if m.tempLeave {

@@ -2,6 +2,7 @@ package groupstate
 
 import (
 	"fmt"
+	"github.com/redisstream/coordinator/actors/groupstate/answer"
 	"time"
 
 	"github.com/redisstream/coordinator/actors/groupstate/shardset"
@@ -32,18 +33,8 @@ import (
 //   - A crash without -2 is a lease expiry as for any member; a -1 from a static member is a
 //     full leave that releases its instanceId.
 
-// MaxInstanceIDLength bounds Heartbeat.InstanceID in bytes (membersdk/protocol checks the
-// same): it is stored with the member record.
-const MaxInstanceIDLength = 128
-
-// away reports whether m is a static member holding its assignment after a temporary leave.
-func (m *Member) away() bool { return !m.SessionDeadline.IsZero() && inTarget(m.State) }
-
-// Away reports whether m is a static member away after a temporary leave (monitoring).
-func (m Member) Away() bool { return m.away() }
-
 // temporaryLeave handles memberEpoch -2 (validated: hb.InstanceID is set).
-func (g *Group) temporaryLeave(hb *Heartbeat, r report, now time.Time) Decision {
+func (g *Group) temporaryLeave(hb *Heartbeat, r answer.Report, now time.Time) Decision {
 	m := g.members[hb.MemberID]
 	if why := g.unheldReason(hb, m); why != "" {
 		d := g.leave(hb, r, now)
@@ -52,16 +43,16 @@ func (g *Group) temporaryLeave(hb *Heartbeat, r report, now time.Time) Decision 
 		}
 		return d
 	}
-	if s, bad := shardset.FirstMissing(r.draining, m.Assigned, m.Revoking); bad {
-		return g.fenceDecision(m.ID, now, fmt.Sprintf("member %q drains shard %d it was not given", m.ID, s), r.draining)
+	if s, bad := shardset.FirstMissing(r.Draining, m.Assigned, m.Revoking); bad {
+		return g.fenceDecision(m.ID, now, fmt.Sprintf("member %q drains shard %d it was not given", m.ID, s), r.Draining)
 	}
 	t := newTxn(g, now)
 	c := t.mutable(m.ID)
 	bindIdentity(c, hb)
-	if !m.away() {
+	if !m.Away() {
 		c.SessionDeadline = now.Add(g.cfg.StaticSessionTimeout)
 		c.LastHeartbeat, c.LeaseDeadline = now, c.SessionDeadline
-		c.Revoking = shardset.Intersect(shardset.Union(c.Assigned, c.Revoking), r.draining)
+		c.Revoking = shardset.Intersect(shardset.Union(c.Assigned, c.Revoking), r.Draining)
 		c.RevokeDeadline = time.Time{}
 		if len(c.Revoking) > 0 {
 			c.RevokeDeadline = now.Add(g.cfg.RebalanceTimeout)
@@ -69,7 +60,7 @@ func (g *Group) temporaryLeave(hb *Heartbeat, r report, now time.Time) Decision 
 	} else {
 		// Another -2 while away: it reports what it still drains; the hold is not extended.
 		c.LastHeartbeat = now
-		c.Revoking = shardset.Intersect(c.Revoking, r.draining)
+		c.Revoking = shardset.Intersect(c.Revoking, r.Draining)
 		if len(c.Revoking) == 0 {
 			c.RevokeDeadline = time.Time{}
 		}
@@ -94,7 +85,7 @@ func (g *Group) unheldReason(hb *Heartbeat, m *Member) string {
 		return "coordination.static-session-timeout is 0 on this coordinator"
 	case m == nil || m.State == StateExpired:
 		return "the member is not known"
-	case !inTarget(m.State):
+	case !m.State.InTarget():
 		return fmt.Sprintf("the member is %s", m.State)
 	case m.InstanceID != hb.InstanceID:
 		return fmt.Sprintf("the member joined with instanceId %q, not %q", m.InstanceID, hb.InstanceID)
@@ -116,7 +107,7 @@ func (g *Group) instanceRefusal(hb *Heartbeat, m *Member) (Decision, bool) {
 	if owner == nil || owner.ID == hb.MemberID {
 		return Decision{}, false
 	}
-	if owner.away() && (m == nil || m.State == StateExpired) {
+	if owner.Away() && (m == nil || m.State == StateExpired) {
 		if owner.Principal == "" || owner.Principal == hb.Principal {
 			return Decision{}, false
 		}
@@ -124,7 +115,7 @@ func (g *Group) instanceRefusal(hb *Heartbeat, m *Member) (Decision, bool) {
 			"instanceId %q of group %q was joined by another principal; only that principal may take it over", hb.InstanceID, g.meta.ConsumerGroup)), true
 	}
 	why := "it is running"
-	if owner.away() {
+	if owner.Away() {
 		why = fmt.Sprintf("it is away after a temporary leave, and member id %q is already in use here", hb.MemberID)
 	}
 	return g.reject(hb, StatusUnreleasedInstanceID, 0, fmt.Sprintf(
@@ -148,7 +139,7 @@ func (g *Group) instanceOwner(id string) *Member {
 // moves. ok false: no away member holds the instance.
 func (g *Group) handBack(hb *Heartbeat, m *Member, now time.Time) (Decision, bool) {
 	old := g.instanceOwner(hb.InstanceID)
-	if old == nil || old.ID == hb.MemberID || !old.away() {
+	if old == nil || old.ID == hb.MemberID || !old.Away() {
 		return Decision{}, false
 	}
 	t := newTxn(g, now)
@@ -192,7 +183,7 @@ func (g *Group) handBack(hb *Heartbeat, m *Member, now time.Time) (Decision, boo
 // after that (fenced, or draining as LEAVING) keeps them for a lease from its last heartbeat,
 // as any member, not for the rest of the session timeout.
 func (t *txn) endHold(c *Member) {
-	if c.away() {
+	if c.Away() {
 		last := c.LastHeartbeat
 		if last.IsZero() { // no heartbeat since a restore: a lease from now
 			last = t.now
@@ -215,7 +206,7 @@ func (t *txn) holdEnded(id string) {
 
 // indexInstance and unindexInstance keep Group.instances: instanceId → the live member holding it.
 func (g *Group) indexInstance(m *Member) {
-	if m.InstanceID != "" && inTarget(m.State) {
+	if m.InstanceID != "" && m.State.InTarget() {
 		if g.instances == nil {
 			g.instances = map[string]string{}
 		}
@@ -224,7 +215,7 @@ func (g *Group) indexInstance(m *Member) {
 }
 
 func (g *Group) unindexInstance(m *Member) {
-	if m.InstanceID != "" && inTarget(m.State) && g.instances[m.InstanceID] == m.ID {
+	if m.InstanceID != "" && m.State.InTarget() && g.instances[m.InstanceID] == m.ID {
 		delete(g.instances, m.InstanceID)
 	}
 }

@@ -1,9 +1,10 @@
 package groupstate
 
 import (
-	"github.com/redisstream/coordinator/actors/groupstate/shardset"
 	"slices"
 	"time"
+
+	"github.com/redisstream/coordinator/actors/groupstate/shardset"
 )
 
 // The steady heartbeat. Nearly every heartbeat of a settled group comes from an ACTIVE member

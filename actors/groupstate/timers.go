@@ -54,7 +54,7 @@ func (t *txn) due(id string) bool {
 	if m == nil || m.State == StateExpired {
 		return false
 	}
-	if m.away() && len(m.Revoking) > 0 && !t.now.Before(t.g.dueAt(m, m.SessionDeadline)) {
+	if m.Away() && len(m.Revoking) > 0 && !t.now.Before(t.g.dueAt(m, m.SessionDeadline)) {
 		t.holdEnded(id)
 		return true
 	}

@@ -1,10 +1,11 @@
 package groupstate
 
 import (
-	"github.com/redisstream/coordinator/actors/groupstate/assign"
-	"github.com/redisstream/coordinator/actors/groupstate/shardset"
 	"slices"
 	"time"
+
+	"github.com/redisstream/coordinator/actors/groupstate/assign"
+	"github.com/redisstream/coordinator/actors/groupstate/shardset"
 )
 
 // txn is the scratch overlay of one evaluation: it reads the Group, records new member
@@ -104,12 +105,12 @@ func (t *txn) liveIDs() []string {
 		if t.pos(id) >= 0 {
 			continue
 		}
-		if inTarget(m.State) && !slices.Contains(t.removed, id) {
+		if m.State.InTarget() && !slices.Contains(t.removed, id) {
 			ids = append(ids, id)
 		}
 	}
 	for _, m := range t.changed {
-		if inTarget(m.State) {
+		if m.State.InTarget() {
 			ids = append(ids, m.ID)
 		}
 	}
@@ -245,7 +246,7 @@ func (t *txn) respond(status Status, c *Member, msg string) Response {
 // until its lease expires or it rejoins owning nothing. The lease is not touched.
 func (t *txn) fence(id string) {
 	c := t.mutable(id)
-	if inTarget(c.State) {
+	if c.State.InTarget() {
 		t.bumpGroupEpoch()
 	}
 	t.endHold(c)
@@ -257,7 +258,7 @@ func (t *txn) fence(id string) {
 // expire drops everything a member held and takes it out of the target.
 func (t *txn) expire(id string) {
 	c := t.mutable(id)
-	if inTarget(c.State) {
+	if c.State.InTarget() {
 		t.bumpGroupEpoch()
 	}
 	c.State, c.StateSince = StateExpired, t.now
