@@ -96,6 +96,8 @@ func run(args, environ []string) int {
 			MaxRetained:       cfg.Limits.RetainedMembersPerGroup,
 			JoinRate:          cfg.Limits.JoinsPerSecond,
 			JoinBurst:         cfg.Limits.JoinBurst,
+
+			StaticSessionTimeout: cfg.Coordination.StaticSessionTimeout,
 		},
 		Limits: host.Limits{
 			GroupsPerStream:       cfg.Limits.GroupsPerStream,
