@@ -209,14 +209,14 @@ func (f *fakeCoord) answer(req protocol.HeartbeatRequest) protocol.HeartbeatResp
 	}
 	m := req.MemberID
 	switch {
-	case req.MemberEpoch == protocol.EpochLeave:
+	case req.MemberEpoch == protocol.EpochLeave || req.MemberEpoch == protocol.EpochTemporaryLeave:
 		f.owned[m] = released(req)
 		delete(f.given, m)
 		if len(f.owned[m]) == 0 {
 			delete(f.owned, m)
 			delete(f.epochs, m)
 		}
-		base.MemberEpoch = protocol.EpochLeave
+		base.MemberEpoch = req.MemberEpoch
 		return base
 	case req.MemberEpoch == protocol.EpochJoin:
 		if len(req.OwnedShards) != 0 {
@@ -278,7 +278,7 @@ func (f *fakeCoord) writeFences(req protocol.HeartbeatRequest, resp protocol.Hea
 		for _, s := range released(req) {
 			keep[s] = true
 		}
-		if resp.MemberEpoch != protocol.EpochLeave {
+		if resp.MemberEpoch >= 0 {
 			for _, s := range protocol.Indexes(resp.Assignment.AssignedShards) {
 				keep[s] = true
 				if f.fenceOwner[s] != m {
