@@ -56,6 +56,7 @@ func rollingRestart(t *testing.T, static bool, n, shards int) (int, time.Duratio
 		slotOf[id] = slot
 		procs[slot] = harness.StartMember(t, rec, o)
 	}
+	formStart := time.Now()
 	for i := range n {
 		launch(i, 0)
 	}
@@ -85,9 +86,12 @@ func rollingRestart(t *testing.T, static bool, n, shards int) (int, time.Duratio
 		own, ok := owners()
 		return ok && balanced(own, n, shards)
 	})
+	t.Logf("group formed after %s", time.Since(formStart))
 	from := time.Now().UnixNano() // moves while the group first formed do not count
 	for i := range n {
+		t0 := time.Now()
 		require.True(t, procs[i].Leave(15*time.Second), "slot %d leaves gracefully", i)
+		t.Logf("slot %d left in %s", i, time.Since(t0))
 		// The restart itself takes a while (a pod is rescheduled, the process starts): the
 		// workload's parameter, not a wait for the system under test. Four heartbeat
 		// intervals: long enough for the others to take free shards.
@@ -97,6 +101,7 @@ func rollingRestart(t *testing.T, static bool, n, shards int) (int, time.Duratio
 			after, ok := owners()
 			return ok && balanced(after, n, shards) && ownsAny(after, i)
 		})
+		t.Logf("slot %d back, settled %s after its stop", i, time.Since(t0))
 	}
 	return slotChanges(rec, slotOf, from), longestGap(rec, shards, from)
 }
