@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/redisstream/coordinator/actors/groupstate/shardset"
+	"github.com/redisstream/coordinator/actors/groupstate/static"
 )
 
 // MaxShardCount bounds the shard count of a group and every shard index a persisted record may
@@ -31,7 +32,7 @@ type Group struct {
 	// join request was decoded into (putCopy).
 	name string
 	// instances maps the instanceId of every live static member to its id (static.go).
-	instances map[string]string
+	instances static.Index
 
 	// Volatile, never persisted.
 	bucket     joinBucket           // Config.JoinRate
@@ -102,8 +103,7 @@ func Restore(cfg Config, meta Meta, members []Member, now time.Time) (*Group, er
 		}
 		if m.State != StateExpired {
 			m.LeaseDeadline = now.Add(cfg.LeaseTTL)
-			if m.Away() {
-				// The hold keeps its wall-clock deadline across a restart or a move.
+			if m.Away() { // the hold keeps its wall-clock deadline across a restart or a move
 				m.LeaseDeadline = m.SessionDeadline
 			}
 			if len(m.Revoking) > 0 {
@@ -210,7 +210,7 @@ func (g *Group) index(m *Member) {
 	if m.State.InTarget() {
 		g.live++
 	}
-	g.indexInstance(m)
+	g.instances.Add(m)
 	if m.State == StateLeaving {
 		g.leaving++
 	}
@@ -231,7 +231,7 @@ func (g *Group) unindex(m *Member) {
 	if m.State.InTarget() {
 		g.live--
 	}
-	g.unindexInstance(m)
+	g.instances.Remove(m)
 	if m.State == StateLeaving {
 		g.leaving--
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/redisstream/coordinator/actors/groupstate/answer"
 	"github.com/redisstream/coordinator/actors/groupstate/shardset"
+	"github.com/redisstream/coordinator/actors/groupstate/static"
 )
 
 // Heartbeat evaluates one v1 heartbeat at time now. It never mutates the group: the caller
@@ -79,12 +80,9 @@ func (g *Group) heartbeatAt(hb *Heartbeat, r answer.Report, now time.Time) Decis
 	case m.State == StateLeaving:
 		return g.fenceDecision(m.ID, now, fmt.Sprintf("member %q is leaving but sent memberEpoch %d", m.ID, hb.MemberEpoch), r.Held)
 	case m.Away():
-		return g.reject(hb, StatusUnknownMemberID, 0, fmt.Sprintf(
-			"member %q left temporarily (memberEpoch -2); instance %q keeps its assignment until %s: stop reading every shard and rejoin with memberEpoch 0 and the same instanceId",
-			hb.MemberID, m.InstanceID, m.SessionDeadline.UTC().Format(time.RFC3339)))
+		return g.reject(hb, StatusUnknownMemberID, 0, static.AwayMessage(m))
 	case hb.InstanceID != "" && hb.InstanceID != m.InstanceID:
-		return g.reject(hb, StatusInvalidRequest, 0, fmt.Sprintf(
-			"invalid heartbeat: instanceId %q differs from %q, the one member %q joined with; an instanceId is taken only by a join (memberEpoch 0)",
+		return g.reject(hb, StatusInvalidRequest, 0, fmt.Sprintf("invalid heartbeat: instanceId %q differs from %q, the one member %q joined with; an instanceId is taken only by a join (memberEpoch 0)",
 			hb.InstanceID, m.InstanceID, hb.MemberID))
 	}
 	atPrev := false

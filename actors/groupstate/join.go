@@ -18,7 +18,7 @@ func (g *Group) join(hb *Heartbeat, now time.Time) Decision {
 	if d, refused := g.instanceRefusal(hb, m); refused {
 		return d
 	}
-	if d, ok := g.handBack(hb, m, now); ok {
+	if d, ok := g.handBack(hb, now); ok {
 		return d // a restart of a static member: a recovery, not growth (no join limits)
 	}
 	bucket, refused, ok := g.admit(hb, m, now)
@@ -46,9 +46,7 @@ func (g *Group) join(hb *Heartbeat, now time.Time) Decision {
 		c = t.mutable(m.ID)
 		c.Assigned, c.Revoking = nil, nil
 		c.RevokeDeadline = time.Time{}
-		if m.Away() {
-			// The next incarnation of an away static member: the hold ends, the new process
-			// speaks for the record from now on.
+		if m.Away() { // its next incarnation: the hold ends, the new process speaks for it
 			c.SessionDeadline, c.Incarnation = time.Time{}, ""
 		}
 	}

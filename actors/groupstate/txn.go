@@ -6,6 +6,7 @@ import (
 
 	"github.com/redisstream/coordinator/actors/groupstate/assign"
 	"github.com/redisstream/coordinator/actors/groupstate/shardset"
+	"github.com/redisstream/coordinator/actors/groupstate/static"
 )
 
 // txn is the scratch overlay of one evaluation: it reads the Group, records new member
@@ -249,7 +250,7 @@ func (t *txn) fence(id string) {
 	if c.State.InTarget() {
 		t.bumpGroupEpoch()
 	}
-	t.endHold(c)
+	static.EndHold(c, t.now, t.g.cfg.LeaseTTL)
 	c.State, c.StateSince = StateFenced, t.now
 	c.Target, c.Pending = nil, nil
 	c.RevokeDeadline, c.SessionDeadline = time.Time{}, time.Time{}
