@@ -13,6 +13,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"golang.org/x/crypto/bcrypt"
 
+	"github.com/redisstream/coordinator/authz"
 	"github.com/redisstream/coordinator/config"
 	"github.com/redisstream/coordinator/membersdk/protocol"
 )
@@ -54,34 +55,25 @@ const (
 	accessAdmin
 )
 
-type roleSet uint8
+// roleSet is a set of rights (authz.Roles: the decision is shared with the
+// Redis mailbox).
+type roleSet authz.Roles
 
 const (
-	roleRead roleSet = 1 << iota
-	roleWrite
-	roleMember
-	roleAdmin // only a user configured ADMIN: revoking tokens
+	roleRead   = roleSet(authz.RoleRead)
+	roleWrite  = roleSet(authz.RoleWrite)
+	roleMember = roleSet(authz.RoleMember)
+	roleAdmin  = roleSet(authz.RoleAdmin) // only a user configured ADMIN: revoking tokens
 )
 
 // roleAll are the roles a token lists for an ADMIN user (the reference's
 // names: the token never lists ADMIN itself).
-const roleAll = roleRead | roleWrite | roleMember
+const roleAll = roleSet(authz.RoleAll)
 
 // parseRole maps a role name of config.Roles (checked by config) to its rights.
 func parseRole(s string) (roleSet, bool) {
-	switch s {
-	case config.RoleRead:
-		return roleRead, true
-	case config.RoleWrite:
-		return roleWrite | roleRead, true // WRITE implies READ
-	case config.RoleMember:
-		return roleMember, true
-	case config.RoleAdmin:
-		return roleAll | roleAdmin, true
-	case config.RoleMonitor:
-		return roleRead, true
-	}
-	return 0, false
+	r, ok := authz.ParseRole(s)
+	return roleSet(r), ok
 }
 
 func (r roleSet) names() []string {
@@ -109,6 +101,11 @@ type principal struct {
 }
 
 const principalKey = "rsc.principal"
+
+// decision is p as the shared authorization decision sees it.
+func (p principal) decision() authz.Principal {
+	return authz.Principal{Name: p.name, Roles: authz.Roles(p.roles), Streams: authz.Scope(p.streams), Groups: authz.Scope(p.groups)}
+}
 
 type credential struct {
 	roles    roleSet
@@ -331,7 +328,6 @@ func (s *Server) require(need access) fiber.Handler {
 	default:
 		want, wantName = roleRead|roleWrite|roleMember, "READ, WRITE or MEMBER"
 	}
-	forbidden := newError(403, protocol.CodeForbidden, "this route needs the "+wantName+" role")
 	return func(c *fiber.Ctx) error {
 		p, err := s.authenticateLimited(c, c.Get(fiber.HeaderAuthorization), need)
 		if err != nil {
@@ -340,14 +336,8 @@ func (s *Server) require(need access) fiber.Handler {
 		// Stored before the role and scope checks: a refusal is audited
 		// under the principal that was refused, not as anonymous.
 		c.Locals(principalKey, p)
-		if p.roles&want == 0 {
-			return forbidden
-		}
-		if !p.streams.allowsRoute(c) {
-			return newError(403, protocol.CodeForbidden, "user "+p.name+" is scoped to streams "+p.streams.String()+" (auth.users[].streams)")
-		}
-		if !groupAllowed(p.groups, c) {
-			return newError(403, protocol.CodeForbidden, "user "+p.name+" is scoped to consumer groups "+p.groups.String()+" (auth.users[].groups)")
+		if err := p.decision().Check(authz.Roles(want), wantName, routeName(c, "streamPrefix"), routeName(c, "consumerGroup")); err != nil {
+			return newError(403, protocol.CodeForbidden, err.Error())
 		}
 		return c.Next()
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/redisstream/coordinator/coordinator"
 	"github.com/redisstream/coordinator/membersdk/protocol"
 )
 
@@ -87,11 +88,7 @@ func (d opDoc) statuses(method string, need access, limited bool, params []strin
 		set[http.StatusTooManyRequests] = true
 	}
 	for _, e := range d.errs {
-		for _, s := range sentinels {
-			if s.err == e {
-				set[s.status] = true
-			}
-		}
+		set[coordinator.AnswerFor(e).Status] = true
 	}
 	for _, s := range d.extra {
 		set[s] = true

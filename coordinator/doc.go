@@ -3,7 +3,7 @@
 // browse, debug) as Go interfaces, the error sentinels they return, and the
 // request id a call carries in its context.
 //
-// The actor host (actors/host) implements Service. Every transport adapts
+// actors/service implements Service (the host composes it). Every transport adapts
 // this package and nothing else: api/ (HTTP, fiber) decodes, validates,
 // authorizes, calls a Service and maps its errors to HTTP statuses
 // (api/errors.go); a Redis mailbox transport would map them to its own
