@@ -1,6 +1,7 @@
 package group
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -8,6 +9,7 @@ import (
 
 	"github.com/redisstream/coordinator/actors/groupstate"
 	"github.com/redisstream/coordinator/membersdk/protocol"
+	"github.com/redisstream/coordinator/persistence"
 )
 
 func (s *shell) beatInstance(id, instance string, epoch int64, owned ...int) protocol.HeartbeatResponse {
@@ -71,4 +73,21 @@ func TestStaticHoldExpiresAtTheSessionDeadline(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	require.Empty(t, s.debug().Holders, "its shards are free")
+}
+
+// A second live claim of an instance id is refused, writes nothing, and is logged once
+// however often the second process retries.
+func TestUnreleasedInstanceIsLoggedOnceAndWritesNothing(t *testing.T) {
+	log := &syncBuffer{}
+	s := identityShell(t, &identityCounter{}, log, func(persistence.GroupKey, string, string, time.Time) {})
+	a := s.beatInstance("pod-a-1", "pod-a", 0)
+	require.Equal(t, protocol.StatusOK, a.Status)
+	writes := s.store.Writes()
+	for range 3 {
+		r := s.beatInstance("pod-a-2", "pod-a", 0)
+		require.Equal(t, protocol.StatusUnreleasedInstanceID, r.Status)
+		require.Contains(t, r.Message, `instanceId "pod-a" is held by member "pod-a-1"`)
+	}
+	require.Equal(t, writes, s.store.Writes(), "a refused claim writes nothing")
+	require.Equal(t, 1, strings.Count(log.String(), "two processes use one instance id"), log.String())
 }
