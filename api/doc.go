@@ -49,11 +49,14 @@
 //     New logs a warning saying so.
 //   - Each Service call gets a context bounded by Config.RequestTimeout;
 //     running out of time is 503 TIMEOUT with Retry-After: 1.
-//   - Every route is described in openapi_routes.go; the committed
-//     OpenAPI document (openapi.json, served at /coord/v1/openapi.json, viewer
-//     at /docs) is generated from it and the route table, and tests hold
-//     the router, the document and the statuses each route answers
-//     together (openapi_gen.go).
+//   - Routes are typed handlers (typed.go: input struct in, response value
+//     out) from which huma derives the OpenAPI document (package openapi;
+//     committed as api/openapi/openapi.json, served at
+//     /coord/v1/openapi.json, viewer at /docs); route_docs.go adds what
+//     types do not say (summary, errors). The heartbeat and a few text
+//     routes stay plain fiber handlers, documented by hand (Server.raw).
+//     Tests hold the router, the document and the statuses each route
+//     answers together (openapi_test.go).
 //   - Admin mutations and logins are audited (audit.go); every request
 //     has an id, echoed in X-Request-Id and handed to the Service in the
 //     context (requestid.go).

@@ -65,10 +65,17 @@ var errShuttingDown = &httpError{status: http.StatusServiceUnavailable, code: pr
 
 // live: GET /coord/v1/monitoring/live, public: 200 while the process serves
 // HTTP, draining or not. Use it as the liveness probe.
-func (s *Server) live(c *fiber.Ctx) error {
+func (s *Server) live(*fiber.Ctx, *noInput) (liveResponse, error) {
 	st := "UP"
 	if s.Draining() {
 		st = "DRAINING"
 	}
-	return c.JSON(fiber.Map{"status": st, "draining": s.Draining()})
+	return liveResponse{Draining: s.Draining(), Status: st}, nil
+}
+
+// liveResponse is the body of /monitoring/live (fields in the order the
+// server has always written them).
+type liveResponse struct {
+	Draining bool   `json:"draining"`
+	Status   string `json:"status" enum:"UP,DRAINING"`
 }

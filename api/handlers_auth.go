@@ -21,29 +21,30 @@ import (
 // forever. Wrong credentials: 401. With auth off: 400
 // AUTHENTICATION_DISABLED, saying that requests need no credentials here.
 // Failed credentials are limited like on every route (authlimit.go).
-func (s *Server) login(c *fiber.Ctx) error {
+func (s *Server) login(c *fiber.Ctx, _ *noInput) (protocol.LoginResponse, error) {
+	var none protocol.LoginResponse
 	if s.auth == nil {
-		return newError(http.StatusBadRequest, protocol.CodeAuthDisabled,
+		return none, newError(http.StatusBadRequest, protocol.CodeAuthDisabled,
 			"authentication is disabled on this server (no auth.users configured): send requests without credentials, or configure auth.users and auth.token-secret to use tokens")
 	}
 	body, err := requestBody(c)
 	if err != nil {
-		return err
+		return none, err
 	}
 	var req protocol.LoginRequest
 	if len(bytes.TrimSpace(body)) > 0 {
 		if err := decodeBody(c, &req); err != nil {
-			return err
+			return none, err
 		}
 	}
 	header := c.Get(fiber.HeaderAuthorization)
 	if req.Username != "" || req.Password != "" {
 		if err := checkLogin(req); err != nil {
-			return err
+			return none, err
 		}
 		header = "Basic " + base64.StdEncoding.EncodeToString([]byte(req.Username+":"+req.Password))
 	} else if scheme, _, _ := strings.Cut(strings.TrimSpace(header), " "); !strings.EqualFold(scheme, "basic") {
-		return newError(http.StatusUnauthorized, protocol.CodeUnauthenticated,
+		return none, newError(http.StatusUnauthorized, protocol.CodeUnauthenticated,
 			"send {\"username\",\"password\"} in the body or Basic credentials in the Authorization header")
 	}
 	p, err := s.authenticateLimited(c, header, accessPublic)
@@ -51,7 +52,7 @@ func (s *Server) login(c *fiber.Ctx) error {
 		if u, ok := basicUser(header); ok && s.auth.known(u) {
 			c.Locals(auditUserKey, u)
 		}
-		return err
+		return none, err
 	}
 	user, roles := p.name, p.roles
 	c.Locals(auditUserKey, user)
@@ -64,15 +65,15 @@ func (s *Server) login(c *fiber.Ctx) error {
 	}
 	token, exp, err := s.tokens.issue(user, names, s.auth.users[user].password, gen)
 	if err != nil {
-		return err
+		return none, err
 	}
 	s.log.Info("login", "ip", c.IP(), "user", user, "roles", names, "requestId", requestID(c))
 	c.Set(fiber.HeaderCacheControl, "no-store")
-	return c.JSON(protocol.LoginResponse{
+	return protocol.LoginResponse{
 		AccessToken:      token,
 		TokenType:        "Bearer",
 		ExpiresAt:        exp.UTC().Format(time.RFC3339),
 		ExpiresInSeconds: int64(s.cfg.Auth.TokenTTL / time.Second), // the token was issued just now
 		Roles:            names,
-	})
+	}, nil
 }

@@ -13,8 +13,8 @@ import (
 // never create a group.
 
 // offsets: GET /coord/v1/streams/:p/groups/:g/offsets → OffsetsResponse.
-func (s *Server) offsets(c *fiber.Ctx) error {
-	return monitorRead(s, c, s.svc.Offsets, func(r *protocol.OffsetsResponse) {
+func (s *Server) offsets() func(*fiber.Ctx, *GroupPath) (protocol.OffsetsResponse, error) {
+	return monitorRead(s, s.svc.Offsets, func(r *protocol.OffsetsResponse) {
 		if r.Shards == nil {
 			r.Shards = []protocol.ShardOffsets{}
 		}
@@ -30,29 +30,22 @@ func (s *Server) offsets(c *fiber.Ctx) error {
 // → MessagesResponse. from: exclusive cursor, "-" (default, also when empty)
 // or an entry id;
 // count: 1..limits.browse-max-count, default DefaultBrowseCount.
-func (s *Server) messages(c *fiber.Ctx) error {
-	p, err := pathName(c, "streamPrefix", "streamPrefix")
-	if err != nil {
-		return err
-	}
+func (s *Server) messages(c *fiber.Ctx, in *shardPage) (protocol.MessagesResponse, error) {
 	shard, err := s.shardParam(c)
 	if err != nil {
-		return err
+		return protocol.MessagesResponse{}, err
 	}
 	from, count, err := s.pageParams(c)
 	if err != nil {
-		return err
+		return protocol.MessagesResponse{}, err
 	}
 	ctx, cancel := s.ctx()
 	defer cancel()
-	resp, err := s.svc.Messages(ctx, p, shard, from, count)
-	if err != nil {
-		return err
-	}
+	resp, err := s.svc.Messages(ctx, in.StreamPrefix, shard, from, count)
 	if resp.Messages == nil {
 		resp.Messages = []protocol.StreamMessage{}
 	}
-	return c.JSON(resp)
+	return resp, err
 }
 
 // shardParam parses :shardIndex, a decimal integer ≥ 0.

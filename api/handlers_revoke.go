@@ -18,43 +18,44 @@ import (
 // auth.users entry of this node has is still revoked (configured=false):
 // during a rolling change of the configuration another node may have it.
 // Auth off: 400 AUTHENTICATION_DISABLED.
-func (s *Server) revokeTokens(c *fiber.Ctx) error {
+func (s *Server) revokeTokens(c *fiber.Ctx, _ *UserPath) (protocol.RevokeTokensResponse, error) {
+	var none protocol.RevokeTokensResponse
 	if s.auth == nil {
-		return newError(http.StatusBadRequest, protocol.CodeAuthDisabled,
+		return none, newError(http.StatusBadRequest, protocol.CodeAuthDisabled,
 			"authentication is disabled on this server (no auth.users configured): there are no tokens to revoke")
 	}
 	user, err := unescape(c, "username", "username")
 	if err != nil {
-		return err
+		return none, err
 	}
 	user = strings.Clone(user) // fiber's params alias the request buffer, reused after the request
 	if strings.TrimSpace(user) == "" || strings.ContainsAny(user, ":") || len(user) > maxCredential {
-		return invalidArgument("username %q is not a valid auth.users[].username (non-empty, no ':', at most %d bytes)", user, maxCredential)
+		return none, invalidArgument("username %q is not a valid auth.users[].username (non-empty, no ':', at most %d bytes)", user, maxCredential)
 	}
 	if err := checkText("username", user, maxCredential, false); err != nil {
-		return err
+		return none, err
 	}
 	var req protocol.RevokeTokensRequest
 	if err := decodeBody(c, &req); err != nil {
-		return err
+		return none, err
 	}
 	if err := checkRequestedBy(req.RequestedBy); err != nil {
-		return err
+		return none, err
 	}
 	if err := checkText("reason", req.Reason, maxReason, true); err != nil {
-		return err
+		return none, err
 	}
 	if s.gens == nil {
-		return &httpError{status: http.StatusServiceUnavailable, code: protocol.CodeStoreUnavailable, retryAfter: 1,
+		return none, &httpError{status: http.StatusServiceUnavailable, code: protocol.CodeStoreUnavailable, retryAfter: 1,
 			msg: "this node has no store for token generations: tokens cannot be revoked here"}
 	}
 	ctx, cancel := s.reqCtx(c)
 	defer cancel()
 	gen, err := s.gens.revoke(ctx, user)
 	if err != nil {
-		return err
+		return none, err
 	}
 	s.log.Info("tokens revoked", "user", user, "tokenGeneration", gen, "requestId", requestID(c))
-	return c.JSON(protocol.RevokeTokensResponse{Username: user, TokenGeneration: gen, Configured: s.auth.known(user),
-		OtherNodesWithinSeconds: int(s.cfg.Auth.TokenRevocationWindow.Seconds())})
+	return protocol.RevokeTokensResponse{Username: user, TokenGeneration: gen, Configured: s.auth.known(user),
+		OtherNodesWithinSeconds: int(s.cfg.Auth.TokenRevocationWindow.Seconds())}, nil
 }

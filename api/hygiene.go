@@ -3,6 +3,8 @@ package api
 import (
 	"bytes"
 	"net/http"
+	"strconv"
+	"strings"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -77,4 +79,22 @@ func ambiguousLength(raw []byte) string {
 		return "Transfer-Encoding " + truncate(string(teValue), 40) + " is not supported: send Transfer-Encoding: chunked or a Content-Length (and no Content-Encoding)"
 	}
 	return ""
+}
+
+// fasthttpLengthError answers like refuseAmbiguousLength the two cases
+// fasthttp (v1.69, as huma requires it) refuses itself while it reads the
+// headers, before any handler runs: its error reaches serverError.
+func fasthttpLengthError(err error) error {
+	msg := err.Error()
+	if strings.Contains(msg, "duplicate Content-Length header") {
+		return newError(http.StatusBadRequest, protocol.CodeAmbiguousLength, "the request has Content-Length twice: send it once")
+	}
+	if _, rest, ok := strings.Cut(msg, "unsupported Transfer-Encoding: "); ok {
+		if q, qerr := strconv.QuotedPrefix(rest); qerr == nil {
+			rest, _ = strconv.Unquote(q)
+		}
+		return newError(http.StatusBadRequest, protocol.CodeAmbiguousLength, "Transfer-Encoding "+truncate(strings.TrimSpace(rest), 40)+
+			" is not supported: send Transfer-Encoding: chunked or a Content-Length (and no Content-Encoding)")
+	}
+	return err
 }

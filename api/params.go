@@ -22,7 +22,13 @@ import (
 // pathName returns path parameter key, decoded and validated as a name of
 // the given kind ("streamPrefix", "consumerGroup", "reshardingId").
 func pathName(c *fiber.Ctx, key, kind string) (string, error) {
-	v, err := unescape(c, key, kind)
+	return checkName(c.Params(key), kind)
+}
+
+// checkName decodes and validates a raw path segment as a name of the given
+// kind (a typed input's path field: inputs.go).
+func checkName(raw, kind string) (string, error) {
+	v, err := unescapeRaw(raw, kind)
 	if err != nil {
 		return "", err
 	}
@@ -45,7 +51,10 @@ func pathMemberID(c *fiber.Ctx) (string, error) {
 }
 
 func unescape(c *fiber.Ctx, key, kind string) (string, error) {
-	raw := c.Params(key)
+	return unescapeRaw(c.Params(key), kind)
+}
+
+func unescapeRaw(raw, kind string) (string, error) {
 	if strings.IndexByte(raw, '%') < 0 {
 		return raw, nil
 	}

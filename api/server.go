@@ -14,6 +14,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/redisstream/coordinator/api/metrics"
+	"github.com/redisstream/coordinator/api/openapi"
 	"github.com/redisstream/coordinator/coordinator"
 )
 
@@ -34,7 +35,9 @@ type Server struct {
 	metrics  *metrics.Metrics
 	now      func() time.Time
 	addr     atomic.Pointer[net.Addr]
-	table    []routeEntry     // every route, in registration order (routes.go)
+	table    []route          // every route, in registration order (routes.go)
+	doc      *openapi.Doc     // the routes' OpenAPI document (typed.go)
+	pending  route            // the route being registered (typed.go)
 	audit    *auditor         // audit.go
 	drain    drainState       // drain.go
 	genStore TokenGenerations // tokengen.go; nil: tokens cannot be revoked
@@ -95,7 +98,10 @@ func New(cfg Config, svc coordinator.Service, opts ...Option) *Server {
 	}
 	s.app = fiber.New(fc)
 	s.app.Use(s.observe, s.refuseAmbiguousLength)
+	s.doc = openapi.New(s.app, humaRouter{Router: s.app, s: s})
+	s.doc.Describe = s.describe
 	s.routes()
+	s.doc.Require(requestRequired)
 	return s
 }
 
@@ -174,7 +180,7 @@ var errBodyTooLarge = fiber.ErrRequestEntityTooLarge
 // serverError is fiber's ErrorHandler: it only sees errors raised before
 // routing (body over the limit, headers too large).
 func (s *Server) serverError(c *fiber.Ctx, err error) error {
-	s.writeError(c, err)
+	s.writeError(c, fasthttpLengthError(err)) // hygiene.go
 	s.metrics.ObserveHTTP(unmatched, methodLabel(c), c.Response().StatusCode(), 0)
 	return nil
 }

@@ -1,23 +1,27 @@
 package api
 
 import (
+	"github.com/danielgtaylor/huma/v2"
+
 	"github.com/redisstream/coordinator/coordinator"
 	"github.com/redisstream/coordinator/membersdk/protocol"
 )
 
-// opDoc describes one route for the OpenAPI document (openapi_gen.go). Who
-// may call a route and whether it is rate limited come from the route table
-// (routes.go), not from here, so the two cannot drift; the statuses are
-// derived from what the route does: see opDoc.statuses.
+// opDoc describes one route for the OpenAPI document, beyond what huma
+// derives from its typed handler (typed.go). Who may call a route and
+// whether it is rate limited come from the route table (routes.go), not
+// from here, so the two cannot drift; the statuses are derived from what
+// the route does: see opDoc.statuses.
 type opDoc struct {
 	summary string
 	tag     string
-	// req is the request body (a zero value of its type), nil for none.
+	// req is the request body (a zero value of its type), nil for none;
+	// set from the input type for typed routes with withBody.
 	req any
 	// reqOptional: the body may be empty (login with Basic credentials).
 	reqOptional bool
-	// resp is the success body: a zero value of a protocol type, a
-	// schemaObj, or nil for none.
+	// resp is the success body of a raw route (typed routes: the handler's
+	// result type): a zero value of a protocol type, a *huma.Schema, or nil.
 	resp any
 	// contentType of the success body; "" = application/json.
 	contentType string
@@ -43,144 +47,146 @@ type queryParam struct {
 	required               bool
 }
 
-// routeDocs describes every route of routes.go, keyed by "METHOD path" with
-// the fiber path. Tags group the viewer's sections.
-var routeDocs = map[string]opDoc{
-	"POST /coord/v1/streams/:streamPrefix/groups/:consumerGroup/members/:memberId/heartbeat": {
+// routeDocs describes every route of routes.go. Tags group the viewer's
+// sections.
+var routeDocs = struct {
+	heartbeat, createStream, deleteStream, createGroup, getGroup, deleteGroup, producerRouting, scale, migration, rollback, streamMigrations, streamMigration, streamRollback, login, revokeTokens, health, headHealth, ready, headReady, live, compatibility, streams, stream, cluster, groups, monitorGroup, members, assignments, consumption, migrations, offsets, messages, debugActors, debugGroup, metrics, openAPI, docs opDoc
+}{
+	heartbeat: opDoc{
 		summary: "Member heartbeat (protocol v1): join, keep the lease, report ownership, receive the assignment. Every protocol outcome is HTTP 200 with its status in the body.",
 		tag:     "member", req: protocol.HeartbeatRequest{}, resp: protocol.HeartbeatResponse{}, ok: 200, service: true,
 	},
-	"POST /coord/v1/streams/:streamPrefix": {
+	createStream: opDoc{
 		summary: "Create a stream: provision its shard streams.",
 		tag:     "admin", req: protocol.CreateStreamRequest{}, resp: protocol.CreateStreamResponse{}, ok: 201, service: true,
 		errs: []error{coordinator.ErrStreamExists, coordinator.ErrLimitExceeded},
 	},
-	"DELETE /coord/v1/streams/:streamPrefix": {
+	deleteStream: opDoc{
 		summary: "Delete a stream with 0 shards, no migration in progress and no groups (409 STREAM_NOT_EMPTY names what to do first).",
 		tag:     "admin", req: protocol.DeleteStreamRequest{}, resp: protocol.DeleteStreamResponse{}, ok: 200, service: true,
 		errs: []error{coordinator.ErrStreamNotFound, coordinator.ErrStreamNotEmpty, coordinator.ErrStateConflict},
 	},
-	"POST /coord/v1/streams/:streamPrefix/groups/:consumerGroup": {
+	createGroup: opDoc{
 		summary: "Create a consumer group explicitly: its Redis consumer group on every shard, from the start of the stream (the only way when groups.creation is explicit).",
 		tag:     "admin", req: protocol.CreateGroupRequest{}, resp: protocol.GroupResponse{}, ok: 201, service: true,
 		errs: []error{coordinator.ErrStreamNotFound, coordinator.ErrGroupExists, coordinator.ErrLimitExceeded},
 	},
-	"GET /coord/v1/streams/:streamPrefix/groups/:consumerGroup": {
+	getGroup: opDoc{
 		summary: "Group metadata of an existing group (never creates it: 404 GROUP_NOT_FOUND).",
 		tag:     "admin", resp: protocol.GroupResponse{}, ok: 200, service: true,
 		errs: []error{coordinator.ErrStreamNotFound, coordinator.ErrGroupNotFound},
 	},
-	"DELETE /coord/v1/streams/:streamPrefix/groups/:consumerGroup": {
+	deleteGroup: opDoc{
 		summary: "Delete a group's coordinator metadata (409 while it has live members, unless force).",
 		tag:     "admin", req: protocol.DeleteGroupRequest{}, resp: protocol.DeleteGroupResponse{}, ok: 200, service: true,
 		errs: []error{coordinator.ErrStreamNotFound, coordinator.ErrGroupNotFound, coordinator.ErrGroupHasMembers, coordinator.ErrStateConflict},
 	},
-	"GET /coord/v1/streams/:streamPrefix/groups/:consumerGroup/producer-routing": {
+	producerRouting: opDoc{
 		summary: "Producer routing: shard count, key pattern and Redis Cluster slot of every shard; creates the group on first use unless groups.creation is explicit (so a browser request from another origin is refused, 403).",
 		tag:     "routing", resp: protocol.ProducerRouting{}, ok: 200, service: true, crossOriginGuard: true,
 		errs: []error{coordinator.ErrStreamNotFound, coordinator.ErrGroupNotFound, coordinator.ErrLimitExceeded},
 	},
-	"POST /coord/v1/streams/:streamPrefix/scale": {
+	scale: opDoc{
 		summary: "Reshard a stream to targetShardCount: starts one migration per group.",
 		tag:     "resharding", req: protocol.ScaleRequest{}, resp: protocol.ScaleResponse{}, ok: 202, service: true,
 		errs: []error{coordinator.ErrStreamNotFound, coordinator.ErrMigrationActive, coordinator.ErrStateConflict},
 	},
-	"GET /coord/v1/streams/:streamPrefix/groups/:consumerGroup/migrations/:reshardingId": {
+	migration: opDoc{
 		summary: "One migration of a group.",
 		tag:     "resharding", resp: protocol.Migration{}, ok: 200, service: true,
 		errs: []error{coordinator.ErrStreamNotFound, coordinator.ErrGroupNotFound, coordinator.ErrMigrationNotFound},
 	},
-	"POST /coord/v1/streams/:streamPrefix/groups/:consumerGroup/migrations/:reshardingId/rollback": {
+	rollback: opDoc{
 		summary: "Roll a migration back while that is still allowed.",
 		tag:     "resharding", req: protocol.RollbackRequest{}, resp: protocol.Migration{}, ok: 202, service: true,
 		errs: []error{coordinator.ErrStreamNotFound, coordinator.ErrGroupNotFound, coordinator.ErrMigrationNotFound, coordinator.ErrRollbackNotAllowed, coordinator.ErrStateConflict},
 	},
-	"GET /coord/v1/streams/:streamPrefix/migrations": {
+	streamMigrations: opDoc{
 		summary: "A stream's migrations, newest first, and the active one's id; works for a stream without groups.",
 		tag:     "resharding", resp: protocol.MigrationsResponse{}, ok: 200, service: true,
 		errs: []error{coordinator.ErrStreamNotFound},
 	},
-	"GET /coord/v1/streams/:streamPrefix/migrations/:reshardingId": {
+	streamMigration: opDoc{
 		summary: "One migration of a stream (with or without groups).",
 		tag:     "resharding", resp: protocol.Migration{}, ok: 200, service: true,
 		errs: []error{coordinator.ErrStreamNotFound, coordinator.ErrMigrationNotFound},
 	},
-	"POST /coord/v1/streams/:streamPrefix/migrations/:reshardingId/rollback": {
+	streamRollback: opDoc{
 		summary: "Roll a stream's migration back while that is still allowed (with or without groups).",
 		tag:     "resharding", req: protocol.RollbackRequest{}, resp: protocol.Migration{}, ok: 202, service: true,
 		errs: []error{coordinator.ErrStreamNotFound, coordinator.ErrMigrationNotFound, coordinator.ErrRollbackNotAllowed, coordinator.ErrStateConflict},
 	},
-	"POST /coord/v1/auth/login": {
+	login: opDoc{
 		summary: "Trade a username and password (body, or Basic credentials with an empty body) for a bearer token. 400 AUTHENTICATION_DISABLED when no users are configured.",
 		tag:     "auth", req: protocol.LoginRequest{}, reqOptional: true, resp: protocol.LoginResponse{}, ok: 200,
 		extra: []int{400, 401, 503}, // 503: draining
 	},
-	"POST /coord/v1/auth/users/:username/revoke-tokens": {
+	revokeTokens: opDoc{
 		summary: "Revoke every bearer token of a user issued so far (ADMIN): refused on this node at once, on the others within otherNodesWithinSeconds. The password is unchanged; the user logs in again. 400 AUTHENTICATION_DISABLED when no users are configured.",
 		tag:     "auth", req: protocol.RevokeTokensRequest{}, resp: protocol.RevokeTokensResponse{}, ok: 200, service: true,
 	},
-	"GET /coord/v1/monitoring/health": {
+	health: opDoc{
 		summary: "Health: always 200, UP, DEGRADED or DOWN in the body (dashboards). Probes use /monitoring/ready and /monitoring/live.",
 		tag:     "monitoring", resp: protocol.HealthResponse{}, ok: 200,
 	},
-	"HEAD /coord/v1/monitoring/health": {
+	headHealth: opDoc{
 		summary: "Health without a body.", tag: "monitoring", ok: 200,
 	},
-	"GET /coord/v1/monitoring/ready": {
+	ready: opDoc{
 		summary: "Readiness probe: 200 when UP or DEGRADED; 503 when DOWN or while the node shuts down (draining).",
 		tag:     "monitoring", resp: protocol.HealthResponse{}, ok: 200, extra: []int{503},
 	},
-	"HEAD /coord/v1/monitoring/ready": {
+	headReady: opDoc{
 		summary: "Readiness for load balancers, without a body.", tag: "monitoring", ok: 200, extra: []int{503},
 	},
-	"GET /coord/v1/monitoring/live": {
+	live: opDoc{
 		summary: "Liveness probe: 200 while the process serves HTTP, also while it drains; restart the process only when this fails.",
-		tag:     "monitoring", resp: liveSchema, ok: 200,
+		tag:     "monitoring", ok: 200,
 	},
-	"GET /coord/v1/monitoring/compatibility": {
+	compatibility: opDoc{
 		summary: "Protocol versions this build accepts.",
 		tag:     "monitoring", resp: protocol.CompatibilityResponse{}, ok: 200,
 	},
-	"GET /coord/v1/streams": {
+	streams: opDoc{
 		summary: "Every stream (in the user's scope): routing and consumed shard counts, metadata version, active migration.", tag: "admin",
 		resp: protocol.StreamsResponse{}, ok: 200, service: true,
 	},
-	"GET /coord/v1/streams/:streamPrefix": {
+	stream: opDoc{
 		summary: "One stream and the names of its groups.", tag: "admin",
 		resp: protocol.StreamView{}, ok: 200, service: true, errs: []error{coordinator.ErrStreamNotFound},
 	},
-	"GET /coord/v1/monitoring/cluster": {
+	cluster: opDoc{
 		summary: "Every coordinator node: incarnation, address, start time, refusing or not, and the groups it hosts.", tag: "monitoring",
 		resp: protocol.ClusterResponse{}, ok: 200, service: true,
 	},
-	"GET /coord/v1/monitoring/groups": {
+	groups: opDoc{
 		summary: "Every group (of the user's streams, for a user scoped to some).", tag: "monitoring", resp: protocol.GroupsResponse{}, ok: 200, service: true,
 	},
-	"GET /coord/v1/monitoring/streams/:streamPrefix/groups/:consumerGroup": {
+	monitorGroup: opDoc{
 		summary: "One group (never creates it).", tag: "monitoring", resp: protocol.GroupResponse{}, ok: 200, service: true,
 		errs: []error{coordinator.ErrStreamNotFound, coordinator.ErrGroupNotFound},
 	},
-	"GET /coord/v1/monitoring/streams/:streamPrefix/groups/:consumerGroup/members": {
+	members: opDoc{
 		summary: "Members of a group with state, epoch, lease and assignment.", tag: "monitoring",
 		resp: protocol.MembersResponse{}, ok: 200, service: true, errs: []error{coordinator.ErrStreamNotFound, coordinator.ErrGroupNotFound},
 	},
-	"GET /coord/v1/monitoring/streams/:streamPrefix/groups/:consumerGroup/assignments": {
+	assignments: opDoc{
 		summary: "Target and current assignment, revocations in progress and invariant checks.", tag: "monitoring",
 		resp: protocol.AssignmentsResponse{}, ok: 200, service: true, errs: []error{coordinator.ErrStreamNotFound, coordinator.ErrGroupNotFound},
 	},
-	"GET /coord/v1/monitoring/streams/:streamPrefix/groups/:consumerGroup/consumption": {
+	consumption: opDoc{
 		summary: "Per member, per shard progress as members report it.", tag: "monitoring",
 		resp: protocol.ConsumptionResponse{}, ok: 200, service: true, errs: []error{coordinator.ErrStreamNotFound, coordinator.ErrGroupNotFound},
 	},
-	"GET /coord/v1/monitoring/streams/:streamPrefix/groups/:consumerGroup/migrations": {
+	migrations: opDoc{
 		summary: "Migrations of a group and the active one.", tag: "monitoring",
 		resp: protocol.MigrationsResponse{}, ok: 200, service: true, errs: []error{coordinator.ErrStreamNotFound, coordinator.ErrGroupNotFound},
 	},
-	"GET /coord/v1/streams/:streamPrefix/groups/:consumerGroup/offsets": {
+	offsets: opDoc{
 		summary: "Per shard: length, last id, entries read, lag, pending, consumers, memory usage and owner, read from Redis.",
 		tag:     "data", resp: protocol.OffsetsResponse{}, ok: 200, service: true, errs: []error{coordinator.ErrStreamNotFound, coordinator.ErrGroupNotFound, coordinator.ErrShardKeyNotStream},
 	},
-	"GET /coord/v1/streams/:streamPrefix/shards/:shardIndex/messages": {
+	messages: opDoc{
 		summary: "Entries of one shard, oldest first from the cursor `from` (exclusive), at most `count`; `next` is the cursor of the following page.",
 		tag:     "data", resp: protocol.MessagesResponse{}, ok: 200, service: true, errs: []error{coordinator.ErrStreamNotFound, coordinator.ErrShardNotFound, coordinator.ErrShardKeyNotStream},
 		query: []queryParam{
@@ -188,33 +194,22 @@ var routeDocs = map[string]opDoc{
 			{name: "count", typ: "integer", description: "most entries to return (default 50, at most limits.browse-max-count)"},
 		},
 	},
-	"GET /debug/actors": {
-		summary: "Live actor state on this node (every stream: 403 for users scoped to some streams).", tag: "debug", resp: schemaObj{"type": "object"}, ok: 200, service: true,
+	debugActors: opDoc{
+		summary: "Live actor state on this node (every stream: 403 for users scoped to some streams).", tag: "debug", ok: 200, service: true,
 	},
-	"GET /debug/streams/:streamPrefix/groups/:consumerGroup": {
-		summary: "One group's live actor state on this node.", tag: "debug", resp: schemaObj{"type": "object"}, ok: 200, service: true,
+	debugGroup: opDoc{
+		summary: "One group's live actor state on this node.", tag: "debug", ok: 200, service: true,
 		errs: []error{coordinator.ErrStreamNotFound, coordinator.ErrGroupNotFound},
 	},
-	"GET /metrics": {
+	metrics: opDoc{
 		summary: "Prometheus metrics (text exposition; every stream: 403 for users scoped to some streams). Also served without authentication on metrics.addr when set.",
-		tag:     "monitoring", resp: schemaObj{"type": "string"}, contentType: "text/plain", ok: 200,
+		tag:     "monitoring", resp: &huma.Schema{Type: "string"}, contentType: "text/plain", ok: 200,
 	},
-	"GET /coord/v1/openapi.json": {
-		summary: "This document.", tag: "docs", resp: schemaObj{"type": "object"}, ok: 200,
+	openAPI: opDoc{
+		summary: "This document.", tag: "docs", resp: &huma.Schema{Type: "object"}, ok: 200,
 	},
-	"GET /docs": {
+	docs: opDoc{
 		summary: "Offline viewer of this document (HTML, no external resources).", tag: "docs",
-		resp: schemaObj{"type": "string"}, contentType: "text/html", ok: 200,
-	},
-}
-
-// schemaObj is a literal JSON schema.
-type schemaObj map[string]any
-
-var liveSchema = schemaObj{
-	"type": "object", "required": []string{"status"},
-	"properties": schemaObj{
-		"status":   schemaObj{"type": "string", "enum": []string{"UP", "DRAINING"}},
-		"draining": schemaObj{"type": "boolean"},
+		resp: &huma.Schema{Type: "string"}, contentType: "text/html", ok: 200,
 	},
 }

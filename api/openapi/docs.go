@@ -1,4 +1,4 @@
-package api
+package openapi
 
 import (
 	_ "embed"
@@ -6,11 +6,10 @@ import (
 	"github.com/gofiber/fiber/v2"
 )
 
-// openAPIDoc is the committed OpenAPI 3.1 document of every route
-// (openapi_gen.go explains how it is produced and checked).
+// committed is the committed OpenAPI 3.1 document of every route.
 //
 //go:embed openapi.json
-var openAPIDoc []byte
+var committed []byte
 
 // docsHTML is the offline viewer served at /docs: one self-contained page
 // (no external scripts, styles or fonts) that fetches the document from
@@ -19,20 +18,20 @@ var openAPIDoc []byte
 //go:embed docsui/index.html
 var docsHTML []byte
 
-// OpenAPI returns the embedded OpenAPI document.
-func OpenAPI() []byte { return openAPIDoc }
+// Committed returns the committed (embedded) document.
+func Committed() []byte { return committed }
 
-// openAPI: GET /coord/v1/openapi.json, public.
-func (s *Server) openAPI(c *fiber.Ctx) error {
+// Serve: GET /coord/v1/openapi.json, public.
+func Serve(c *fiber.Ctx) error {
 	c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSONCharsetUTF8)
 	c.Set(fiber.HeaderCacheControl, "no-cache")
-	return c.Send(openAPIDoc)
+	return c.Send(committed)
 }
 
-// docsPage: GET /docs, public. The page runs no code from elsewhere and
+// DocsPage: GET /docs, public. The page runs no code from elsewhere and
 // cannot be framed: the Content-Security-Policy (docscsp.go) allows only
 // its own script and style, by hash, and same-origin fetches.
-func (s *Server) docsPage(c *fiber.Ctx) error {
+func DocsPage(c *fiber.Ctx) error {
 	c.Set(fiber.HeaderContentType, fiber.MIMETextHTMLCharsetUTF8)
 	c.Set(fiber.HeaderContentSecurityPolicy, docsPolicy)
 	c.Set(fiber.HeaderXFrameOptions, "DENY")

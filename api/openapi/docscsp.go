@@ -1,4 +1,4 @@
-package api
+package openapi
 
 import (
 	"bytes"
@@ -23,7 +23,7 @@ func inlineHash(page []byte, tag string) string {
 	i := bytes.Index(page, open)
 	j := bytes.Index(page, closing)
 	if i < 0 || j < i {
-		panic("api: docsui/index.html has no <" + tag + "> element: the /docs policy cannot allow it")
+		panic("openapi: docsui/index.html has no <" + tag + "> element: the /docs policy cannot allow it")
 	}
 	sum := sha256.Sum256(page[i+len(open) : j])
 	return "'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"
