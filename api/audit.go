@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"encoding/json"
+	"github.com/redisstream/coordinator/api/httpx"
 	"log/slog"
 	"strconv"
 	"strings"
@@ -102,8 +103,8 @@ func (s *Server) audited(c *fiber.Ctx) error {
 	err := c.Next()
 	status := c.Response().StatusCode()
 	if err != nil {
-		he, _ := toHTTPError(err)
-		status = he.status
+		he, _ := httpx.FromError(err)
+		status = he.Status
 	}
 	body := c.Request().Body()
 	rec := AuditRecord{
@@ -112,7 +113,7 @@ func (s *Server) audited(c *fiber.Ctx) error {
 		Method:    methodLabel(c),
 		Route:     strings.Clone(routeLabel(c)),
 		Path:      strings.Clone(c.Path()),
-		RequestID: requestID(c),
+		RequestID: httpx.RequestID(c),
 		Status:    status,
 		Result:    auditResult(status),
 		Duration:  time.Since(start),
@@ -124,7 +125,7 @@ func (s *Server) audited(c *fiber.Ctx) error {
 			Reason      string `json:"reason"`
 		}
 		if json.Unmarshal(body, &f) == nil {
-			rec.RequestedBy, rec.Reason = truncate(f.RequestedBy, 200), truncate(f.Reason, 500)
+			rec.RequestedBy, rec.Reason = httpx.Truncate(f.RequestedBy, 200), httpx.Truncate(f.Reason, 500)
 		}
 	}
 	if summarise, authd := refusalKind(c, status); summarise {

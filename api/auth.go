@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/base64"
+	"github.com/redisstream/coordinator/api/httpx"
 	"strings"
 	"sync"
 	"time"
@@ -331,7 +332,7 @@ func (s *Server) require(need access) fiber.Handler {
 	default:
 		want, wantName = roleRead|roleWrite|roleMember, "READ, WRITE or MEMBER"
 	}
-	forbidden := newError(403, protocol.CodeForbidden, "this route needs the "+wantName+" role")
+	forbidden := httpx.New(403, protocol.CodeForbidden, "this route needs the "+wantName+" role")
 	return func(c *fiber.Ctx) error {
 		p, err := s.authenticateLimited(c, c.Get(fiber.HeaderAuthorization), need)
 		if err != nil {
@@ -344,10 +345,10 @@ func (s *Server) require(need access) fiber.Handler {
 			return forbidden
 		}
 		if !p.streams.allowsRoute(c) {
-			return newError(403, protocol.CodeForbidden, "user "+p.name+" is scoped to streams "+p.streams.String()+" (auth.users[].streams)")
+			return httpx.New(403, protocol.CodeForbidden, "user "+p.name+" is scoped to streams "+p.streams.String()+" (auth.users[].streams)")
 		}
 		if !groupAllowed(p.groups, c) {
-			return newError(403, protocol.CodeForbidden, "user "+p.name+" is scoped to consumer groups "+p.groups.String()+" (auth.users[].groups)")
+			return httpx.New(403, protocol.CodeForbidden, "user "+p.name+" is scoped to consumer groups "+p.groups.String()+" (auth.users[].groups)")
 		}
 		return c.Next()
 	}

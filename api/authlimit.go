@@ -1,6 +1,7 @@
 package api
 
 import (
+	"github.com/redisstream/coordinator/api/httpx"
 	"math"
 	"net/http"
 	"strconv"
@@ -69,9 +70,9 @@ func authRefusal(wait time.Duration, key string) error {
 	if secs < 1 {
 		secs = 1
 	}
-	return &httpError{status: 429, code: protocol.CodeRateLimited,
-		msg:        "too many failed credentials from this client (" + key + "); retry after " + strconv.Itoa(secs) + "s with the right credentials",
-		retryAfter: secs}
+	return &httpx.Error{Status: 429, Code: protocol.CodeRateLimited,
+		Msg:        "too many failed credentials from this client (" + key + "); retry after " + strconv.Itoa(secs) + "s with the right credentials",
+		RetryAfter: secs}
 }
 
 const (
@@ -109,8 +110,8 @@ func (s *Server) authenticateLimited(c *fiber.Ctx, header string, need access) (
 		strict := need == accessWrite || need == accessAdmin
 		gen, fresh := s.gens.generation(p.name, strict)
 		if strict && !fresh {
-			return principal{}, &httpError{status: http.StatusServiceUnavailable, code: protocol.CodeStoreUnavailable, retryAfter: 1,
-				msg: "token revocations cannot be read from the store: this route refuses bearer tokens until they can; retry, or use Basic credentials"}
+			return principal{}, &httpx.Error{Status: http.StatusServiceUnavailable, Code: protocol.CodeStoreUnavailable, RetryAfter: 1,
+				Msg: "token revocations cannot be read from the store: this route refuses bearer tokens until they can; retry, or use Basic credentials"}
 		}
 		ok = p.tokenGen >= gen
 	}
@@ -118,7 +119,7 @@ func (s *Server) authenticateLimited(c *fiber.Ctx, header string, need access) (
 		return p, nil
 	}
 	if header == "" {
-		return principal{}, newError(401, protocol.CodeUnauthenticated, "missing or invalid credentials")
+		return principal{}, httpx.New(401, protocol.CodeUnauthenticated, "missing or invalid credentials")
 	}
 	s.metrics.AuthFailure("failed")
 	s.log.Warn("authentication failed: wrong or unknown credentials; repeated failures from this address are refused 429",
@@ -136,7 +137,7 @@ func (s *Server) authenticateLimited(c *fiber.Ctx, header string, need access) (
 	if !addrOK {
 		return principal{}, authRefusal(addrWait, keyFailAddr)
 	}
-	return principal{}, newError(401, protocol.CodeUnauthenticated, "missing or invalid credentials")
+	return principal{}, httpx.New(401, protocol.CodeUnauthenticated, "missing or invalid credentials")
 }
 
 // auditLockout writes the one audit record of a lock-out, for the failure
@@ -147,7 +148,7 @@ func (s *Server) auditLockout(c *fiber.Ctx, user, ip, key string) {
 		principalName = "anonymous"
 	}
 	rec := AuditRecord{Time: s.now(), Principal: principalName, Method: methodLabel(c),
-		Route: routeLabel(c), Path: escapeControl(c.Path()), RequestID: requestID(c),
+		Route: routeLabel(c), Path: escapeControl(c.Path()), RequestID: httpx.RequestID(c),
 		Status: 429, Result: "locked", IP: ip,
 		Detail: "failed credentials locked out by " + key + "; further failures are refused 429 and not audited until the bucket refills"}
 	s.writeAudit(rec)

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"github.com/redisstream/coordinator/api/httpx"
 	"net/http"
 	"strings"
 	"sync/atomic"
@@ -60,8 +61,8 @@ func (s *Server) refuseWhileDraining(c *fiber.Ctx) error {
 	return errShuttingDown
 }
 
-var errShuttingDown = &httpError{status: http.StatusServiceUnavailable, code: protocol.CodeShuttingDown,
-	msg: "this coordinator is shutting down; retry (another coordinator, if you know one)", retryAfter: 1}
+var errShuttingDown = &httpx.Error{Status: http.StatusServiceUnavailable, Code: protocol.CodeShuttingDown,
+	Msg: "this coordinator is shutting down; retry (another coordinator, if you know one)", RetryAfter: 1}
 
 // live: GET /coord/v1/monitoring/live, public: 200 while the process serves
 // HTTP, draining or not. Use it as the liveness probe.

@@ -3,6 +3,7 @@ package api
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/redisstream/coordinator/api/httpx"
 	"strings"
 	"testing"
 
@@ -50,7 +51,7 @@ func checkAnswer(t *testing.T, status int, body []byte, ct string) {
 		var e protocol.ErrorBody
 		dec := json.NewDecoder(bytes.NewReader(body))
 		dec.DisallowUnknownFields()
-		if err := dec.Decode(&e); err != nil || e.Status != statusName(status) || e.ErrorCode == "" || e.Message == "" {
+		if err := dec.Decode(&e); err != nil || e.Status != httpx.StatusName(status) || e.ErrorCode == "" || e.Message == "" {
 			t.Fatalf("bad error body for %d: %s (%v)", status, body, err)
 		}
 	}

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"github.com/redisstream/coordinator/api/httpx"
 	"net/http"
 
 	"github.com/gofiber/fiber/v2"
@@ -34,7 +35,7 @@ func groupAllowed(scope streamScope, c *fiber.Ctx) bool {
 func wholeStream(h fiber.Handler) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		if p, ok := c.Locals(principalKey).(principal); ok && p.groups != nil {
-			return newError(http.StatusForbidden, protocol.CodeForbidden, "this route changes every consumer group of the stream, and user "+p.name+
+			return httpx.New(http.StatusForbidden, protocol.CodeForbidden, "this route changes every consumer group of the stream, and user "+p.name+
 				" is scoped to consumer groups "+p.groups.String()+" (auth.users[].groups): ask an operator whose user is not scoped to groups")
 		}
 		return h(c)

@@ -2,6 +2,7 @@ package api
 
 import (
 	"github.com/gofiber/fiber/v2"
+	"github.com/redisstream/coordinator/api/httpx"
 
 	"github.com/redisstream/coordinator/membersdk/protocol"
 )
@@ -19,7 +20,7 @@ func decodeBody(c *fiber.Ctx, v any) error {
 		return err
 	}
 	if err := protocol.DecodeJSON(body, v); err != nil {
-		return malformed(err)
+		return httpx.Malformed(err)
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package api
 import (
 	"bytes"
 	"encoding/base64"
+	"github.com/redisstream/coordinator/api/httpx"
 	"net/http"
 	"strings"
 	"time"
@@ -24,7 +25,7 @@ import (
 func (s *Server) login(c *fiber.Ctx, _ *noInput) (protocol.LoginResponse, error) {
 	var none protocol.LoginResponse
 	if s.auth == nil {
-		return none, newError(http.StatusBadRequest, protocol.CodeAuthDisabled,
+		return none, httpx.New(http.StatusBadRequest, protocol.CodeAuthDisabled,
 			"authentication is disabled on this server (no auth.users configured): send requests without credentials, or configure auth.users and auth.token-secret to use tokens")
 	}
 	body, err := requestBody(c)
@@ -44,7 +45,7 @@ func (s *Server) login(c *fiber.Ctx, _ *noInput) (protocol.LoginResponse, error)
 		}
 		header = "Basic " + base64.StdEncoding.EncodeToString([]byte(req.Username+":"+req.Password))
 	} else if scheme, _, _ := strings.Cut(strings.TrimSpace(header), " "); !strings.EqualFold(scheme, "basic") {
-		return none, newError(http.StatusUnauthorized, protocol.CodeUnauthenticated,
+		return none, httpx.New(http.StatusUnauthorized, protocol.CodeUnauthenticated,
 			"send {\"username\",\"password\"} in the body or Basic credentials in the Authorization header")
 	}
 	p, err := s.authenticateLimited(c, header, accessPublic)
@@ -67,7 +68,7 @@ func (s *Server) login(c *fiber.Ctx, _ *noInput) (protocol.LoginResponse, error)
 	if err != nil {
 		return none, err
 	}
-	s.log.Info("login", "ip", c.IP(), "user", user, "roles", names, "requestId", requestID(c))
+	s.log.Info("login", "ip", c.IP(), "user", user, "roles", names, "requestId", httpx.RequestID(c))
 	c.Set(fiber.HeaderCacheControl, "no-store")
 	return protocol.LoginResponse{
 		AccessToken:      token,

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"github.com/redisstream/coordinator/api/httpx"
 	"strconv"
 	"strings"
 
@@ -53,7 +54,7 @@ func (s *Server) shardParam(c *fiber.Ctx) (int, error) {
 	raw := c.Params("shardIndex")
 	n, err := strconv.Atoi(raw)
 	if err != nil || n < 0 || strings.HasPrefix(raw, "+") {
-		return 0, invalidArgument("shardIndex %q: must be an integer ≥ 0", truncate(raw, 40))
+		return 0, httpx.Invalid("shardIndex %q: must be an integer ≥ 0", httpx.Truncate(raw, 40))
 	}
 	return n, nil
 }
@@ -62,13 +63,13 @@ func (s *Server) shardParam(c *fiber.Ctx) (int, error) {
 func (s *Server) pageParams(c *fiber.Ctx) (string, int, error) {
 	from := strings.Clone(c.Query("from", "-"))
 	if !protocol.IsStreamCursor(from) {
-		return "", 0, invalidArgument("from %q: must be \"-\" (the start) or a stream entry id such as 1700000000000-0 (exclusive cursor: the id of the last message seen)", truncate(from, 60))
+		return "", 0, httpx.Invalid("from %q: must be \"-\" (the start) or a stream entry id such as 1700000000000-0 (exclusive cursor: the id of the last message seen)", httpx.Truncate(from, 60))
 	}
 	count := DefaultBrowseCount
 	if raw := c.Query("count"); raw != "" {
 		n, err := strconv.Atoi(raw)
 		if err != nil || n < 1 || n > s.cfg.MaxBrowseCount {
-			return "", 0, invalidArgument("count %q: must be an integer between 1 and %d (limits.browse-max-count)", truncate(raw, 40), s.cfg.MaxBrowseCount)
+			return "", 0, httpx.Invalid("count %q: must be an integer between 1 and %d (limits.browse-max-count)", httpx.Truncate(raw, 40), s.cfg.MaxBrowseCount)
 		}
 		count = n
 	}

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"github.com/redisstream/coordinator/api/httpx"
 	"net/http"
 	"sync"
 	"time"
@@ -36,7 +37,7 @@ func (s *Server) heartbeat(c *fiber.Ctx) error {
 	}
 	req, err := protocol.DecodeHeartbeat(body)
 	if err != nil {
-		return malformed(err)
+		return httpx.Malformed(err)
 	}
 	if err := checkHeartbeat(&req); err != nil {
 		return err
@@ -47,14 +48,14 @@ func (s *Server) heartbeat(c *fiber.Ctx) error {
 	if p, ok := c.Locals(principalKey).(principal); ok {
 		req.Principal = p.name
 	}
-	adoptRequestID(c, req.RequestID)
+	httpx.AdoptRequestID(c, req.RequestID)
 	// The heartbeat's requestId travels in the actor message itself; the
 	// context carries only the deadline (no timer unless something waits on it).
 	ctx, cancel := s.ctxFrom(start)
 	defer cancel()
 	resp, err := s.svc.Heartbeat(ctx, p, g, member, req)
 	if err != nil {
-		if he, _ := toHTTPError(err); he.status >= 500 {
+		if he, _ := httpx.FromError(err); he.Status >= 500 {
 			status = "ERROR"
 		}
 		return err
@@ -82,7 +83,7 @@ var responseBufs = sync.Pool{New: func() any { b := make([]byte, 0, 1024); retur
 // (415): decompressing would let a small body grow past the body limit.
 func requestBody(c *fiber.Ctx) ([]byte, error) {
 	if enc := c.Get(fiber.HeaderContentEncoding); enc != "" && enc != "identity" {
-		return nil, newError(http.StatusUnsupportedMediaType, protocol.CodeUnsupportedEncoding, "request bodies must not use a Content-Encoding")
+		return nil, httpx.New(http.StatusUnsupportedMediaType, protocol.CodeUnsupportedEncoding, "request bodies must not use a Content-Encoding")
 	}
 	return c.Request().Body(), nil
 }

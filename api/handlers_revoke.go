@@ -1,6 +1,7 @@
 package api
 
 import (
+	"github.com/redisstream/coordinator/api/httpx"
 	"net/http"
 	"strings"
 
@@ -21,7 +22,7 @@ import (
 func (s *Server) revokeTokens(c *fiber.Ctx, _ *UserPath) (protocol.RevokeTokensResponse, error) {
 	var none protocol.RevokeTokensResponse
 	if s.auth == nil {
-		return none, newError(http.StatusBadRequest, protocol.CodeAuthDisabled,
+		return none, httpx.New(http.StatusBadRequest, protocol.CodeAuthDisabled,
 			"authentication is disabled on this server (no auth.users configured): there are no tokens to revoke")
 	}
 	user, err := unescape(c, "username", "username")
@@ -30,7 +31,7 @@ func (s *Server) revokeTokens(c *fiber.Ctx, _ *UserPath) (protocol.RevokeTokensR
 	}
 	user = strings.Clone(user) // fiber's params alias the request buffer, reused after the request
 	if strings.TrimSpace(user) == "" || strings.ContainsAny(user, ":") || len(user) > maxCredential {
-		return none, invalidArgument("username %q is not a valid auth.users[].username (non-empty, no ':', at most %d bytes)", user, maxCredential)
+		return none, httpx.Invalid("username %q is not a valid auth.users[].username (non-empty, no ':', at most %d bytes)", user, maxCredential)
 	}
 	if err := checkText("username", user, maxCredential, false); err != nil {
 		return none, err
@@ -46,8 +47,8 @@ func (s *Server) revokeTokens(c *fiber.Ctx, _ *UserPath) (protocol.RevokeTokensR
 		return none, err
 	}
 	if s.gens == nil {
-		return none, &httpError{status: http.StatusServiceUnavailable, code: protocol.CodeStoreUnavailable, retryAfter: 1,
-			msg: "this node has no store for token generations: tokens cannot be revoked here"}
+		return none, &httpx.Error{Status: http.StatusServiceUnavailable, Code: protocol.CodeStoreUnavailable, RetryAfter: 1,
+			Msg: "this node has no store for token generations: tokens cannot be revoked here"}
 	}
 	ctx, cancel := s.reqCtx(c)
 	defer cancel()
@@ -55,7 +56,7 @@ func (s *Server) revokeTokens(c *fiber.Ctx, _ *UserPath) (protocol.RevokeTokensR
 	if err != nil {
 		return none, err
 	}
-	s.log.Info("tokens revoked", "user", user, "tokenGeneration", gen, "requestId", requestID(c))
+	s.log.Info("tokens revoked", "user", user, "tokenGeneration", gen, "requestId", httpx.RequestID(c))
 	return protocol.RevokeTokensResponse{Username: user, TokenGeneration: gen, Configured: s.auth.known(user),
 		OtherNodesWithinSeconds: int(s.cfg.Auth.TokenRevocationWindow.Seconds())}, nil
 }

@@ -2,6 +2,7 @@ package api
 
 import (
 	"bytes"
+	"github.com/redisstream/coordinator/api/httpx"
 	"net/http"
 	"strconv"
 	"strings"
@@ -31,7 +32,7 @@ import (
 func (s *Server) refuseAmbiguousLength(c *fiber.Ctx) error {
 	if msg := ambiguousLength(c.Request().Header.RawHeaders()); msg != "" {
 		c.Context().SetConnectionClose()
-		return newError(http.StatusBadRequest, protocol.CodeAmbiguousLength, msg)
+		return httpx.New(http.StatusBadRequest, protocol.CodeAmbiguousLength, msg)
 	}
 	return c.Next()
 }
@@ -76,7 +77,7 @@ func ambiguousLength(raw []byte) string {
 	case cl > 1:
 		return "the request has Content-Length twice: send it once"
 	case te == 1 && !bytes.EqualFold(teValue, codingChunked):
-		return "Transfer-Encoding " + truncate(string(teValue), 40) + " is not supported: send Transfer-Encoding: chunked or a Content-Length (and no Content-Encoding)"
+		return "Transfer-Encoding " + httpx.Truncate(string(teValue), 40) + " is not supported: send Transfer-Encoding: chunked or a Content-Length (and no Content-Encoding)"
 	}
 	return ""
 }
@@ -87,13 +88,13 @@ func ambiguousLength(raw []byte) string {
 func fasthttpLengthError(err error) error {
 	msg := err.Error()
 	if strings.Contains(msg, "duplicate Content-Length header") {
-		return newError(http.StatusBadRequest, protocol.CodeAmbiguousLength, "the request has Content-Length twice: send it once")
+		return httpx.New(http.StatusBadRequest, protocol.CodeAmbiguousLength, "the request has Content-Length twice: send it once")
 	}
 	if _, rest, ok := strings.Cut(msg, "unsupported Transfer-Encoding: "); ok {
 		if q, qerr := strconv.QuotedPrefix(rest); qerr == nil {
 			rest, _ = strconv.Unquote(q)
 		}
-		return newError(http.StatusBadRequest, protocol.CodeAmbiguousLength, "Transfer-Encoding "+truncate(strings.TrimSpace(rest), 40)+
+		return httpx.New(http.StatusBadRequest, protocol.CodeAmbiguousLength, "Transfer-Encoding "+httpx.Truncate(strings.TrimSpace(rest), 40)+
 			" is not supported: send Transfer-Encoding: chunked or a Content-Length (and no Content-Encoding)")
 	}
 	return err

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"github.com/redisstream/coordinator/api/httpx"
 	"net/url"
 	"strings"
 
@@ -60,7 +61,7 @@ func unescapeRaw(raw, kind string) (string, error) {
 	}
 	v, err := url.PathUnescape(raw)
 	if err != nil {
-		return "", invalidArgument("%s: invalid percent-encoding in the path", kind)
+		return "", httpx.Invalid("%s: invalid percent-encoding in the path", kind)
 	}
 	return v, nil
 }
@@ -91,5 +92,5 @@ func emptySegment(path string) bool {
 // nameError is the 400 for a name protocol.ValidateName refused, without the
 // package prefix.
 func nameError(err error) error {
-	return invalidArgument("%s", strings.TrimPrefix(err.Error(), protocol.ErrInvalidName.Error()+": "))
+	return httpx.Invalid("%s", strings.TrimPrefix(err.Error(), protocol.ErrInvalidName.Error()+": "))
 }

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"github.com/redisstream/coordinator/api/httpx"
 	"math"
 	"strconv"
 	"sync"
@@ -87,8 +88,8 @@ func (s *Server) rateLimited(key func(*fiber.Ctx) string) fiber.Handler {
 		if secs < 1 {
 			secs = 1
 		}
-		return &httpError{status: 429, code: protocol.CodeRateLimited,
-			msg: "too many requests from this principal; retry after " + strconv.Itoa(secs) + "s", retryAfter: secs}
+		return &httpx.Error{Status: 429, Code: protocol.CodeRateLimited,
+			Msg: "too many requests from this principal; retry after " + strconv.Itoa(secs) + "s", RetryAfter: secs}
 	}
 }
 

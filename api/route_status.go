@@ -1,6 +1,7 @@
 package api
 
 import (
+	"github.com/redisstream/coordinator/api/httpx"
 	"net/http"
 	"slices"
 	"sort"
@@ -58,9 +59,9 @@ func (d opDoc) statuses(method string, need access, limited bool, params []strin
 		set[http.StatusTooManyRequests] = true
 	}
 	for _, e := range d.errs {
-		for _, s := range sentinels {
-			if s.err == e {
-				set[s.status] = true
+		for _, s := range httpx.Sentinels {
+			if s.Err == e {
+				set[s.Status] = true
 			}
 		}
 	}

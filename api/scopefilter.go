@@ -1,6 +1,7 @@
 package api
 
 import (
+	"github.com/redisstream/coordinator/api/httpx"
 	"net/http"
 
 	"github.com/gofiber/fiber/v2"
@@ -83,7 +84,7 @@ func unscopedOnly(what string, h fiber.Handler) fiber.Handler {
 		if p.streams == nil {
 			scope = "consumer groups " + p.groups.String() + " (auth.users[].groups)"
 		}
-		return newError(http.StatusForbidden, protocol.CodeForbidden, what+" shows every stream and group of this node, and user "+p.name+
+		return httpx.New(http.StatusForbidden, protocol.CodeForbidden, what+" shows every stream and group of this node, and user "+p.name+
 			" is scoped to "+scope+": ask an operator with an unscoped user, or read the per-group routes (/coord/v1/monitoring/streams/{streamPrefix}/groups/{consumerGroup}, /debug/streams/{streamPrefix}/groups/{consumerGroup})")
 	}
 }

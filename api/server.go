@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/redisstream/coordinator/api/httpx"
 	"log/slog"
 	"net"
 	"runtime/debug"
@@ -145,10 +146,10 @@ func (s *Server) observe(c *fiber.Ctx) error {
 			s.log.Error("panic in handler", "panic", r, "stack", string(debug.Stack()))
 			s.writeError(c, fmt.Errorf("panic: %v", r))
 		}
-		requestID(c) // every response carries one (assignRequestID)
+		httpx.RequestID(c) // every response carries one (assignRequestID)
 		s.metrics.ObserveHTTP(routeLabel(c), methodLabel(c), c.Response().StatusCode(), time.Since(start))
 	}()
-	assignRequestID(c)
+	httpx.AssignRequestID(c)
 	var err error
 	if len(c.Request().Body()) > s.cfg.BodyLimit {
 		err = errBodyTooLarge
@@ -158,7 +159,7 @@ func (s *Server) observe(c *fiber.Ctx) error {
 	if err != nil {
 		var fe *fiber.Error
 		if errors.As(err, &fe) && (fe.Code == 404 || fe.Code == 405) && emptySegment(c.Path()) {
-			err = invalidArgument("the path has an empty segment (empty stream, group, member or migration name)")
+			err = httpx.Invalid("the path has an empty segment (empty stream, group, member or migration name)")
 		}
 		s.writeError(c, err)
 	}

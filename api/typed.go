@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"github.com/redisstream/coordinator/api/httpx"
 	"net/http"
 	"reflect"
 	"slices"
@@ -166,7 +167,7 @@ func (s *Server) describe(op *huma.Operation) {
 			}
 			continue
 		}
-		op.Responses[openapiStatus(st)] = s.doc.ErrorResponse(st, statusName(st), head)
+		op.Responses[openapiStatus(st)] = s.doc.ErrorResponse(st, httpx.StatusName(st), head)
 	}
 }
 

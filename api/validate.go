@@ -1,6 +1,7 @@
 package api
 
 import (
+	"github.com/redisstream/coordinator/api/httpx"
 	"math"
 	"strings"
 
@@ -20,7 +21,7 @@ const (
 // checkRequestedBy requires a non-blank requestedBy without control characters.
 func checkRequestedBy(s string) error {
 	if strings.TrimSpace(s) == "" {
-		return invalidArgument("requestedBy is required")
+		return httpx.Invalid("requestedBy is required")
 	}
 	return checkText("requestedBy", s, maxRequestedBy, false)
 }
@@ -29,14 +30,14 @@ func checkRequestedBy(s string) error {
 // (line breaks and tabs too, unless multiline).
 func checkText(field, s string, max int, multiline bool) error {
 	if len(s) > max {
-		return invalidArgument("%s is %d bytes, the limit is %d", field, len(s), max)
+		return httpx.Invalid("%s is %d bytes, the limit is %d", field, len(s), max)
 	}
 	for _, r := range s {
 		if r < 0x20 || r == 0x7f {
 			if multiline && (r == '\n' || r == '\t') {
 				continue
 			}
-			return invalidArgument("%s contains a control character", field)
+			return httpx.Invalid("%s contains a control character", field)
 		}
 	}
 	return nil
@@ -44,7 +45,7 @@ func checkText(field, s string, max int, multiline bool) error {
 
 func (s *Server) checkCreateStream(r protocol.CreateStreamRequest) error {
 	if r.InitialShardCount != nil && (*r.InitialShardCount < 1 || *r.InitialShardCount > s.cfg.MaxShardCount) {
-		return invalidArgument("initialShardCount %d is out of range 1..%d", *r.InitialShardCount, s.cfg.MaxShardCount)
+		return httpx.Invalid("initialShardCount %d is out of range 1..%d", *r.InitialShardCount, s.cfg.MaxShardCount)
 	}
 	if err := checkRequestedBy(r.RequestedBy); err != nil {
 		return err
@@ -68,10 +69,10 @@ func checkDeleteGroup(r protocol.DeleteGroupRequest) error {
 
 func (s *Server) checkScale(r protocol.ScaleRequest) error {
 	if r.TargetShardCount == nil {
-		return invalidArgument("targetShardCount is required")
+		return httpx.Invalid("targetShardCount is required")
 	}
 	if *r.TargetShardCount < 0 || *r.TargetShardCount > s.cfg.MaxShardCount {
-		return invalidArgument("targetShardCount %d is out of range 0..%d", *r.TargetShardCount, s.cfg.MaxShardCount)
+		return httpx.Invalid("targetShardCount %d is out of range 0..%d", *r.TargetShardCount, s.cfg.MaxShardCount)
 	}
 	if err := checkRequestedBy(r.RequestedBy); err != nil {
 		return err
@@ -88,10 +89,10 @@ func checkRollback(r protocol.RollbackRequest) error {
 
 func checkLogin(r protocol.LoginRequest) error {
 	if r.Username == "" || r.Password == "" {
-		return invalidArgument("username and password are required")
+		return httpx.Invalid("username and password are required")
 	}
 	if len(r.Username) > maxCredential || len(r.Password) > maxCredential {
-		return invalidArgument("username or password is longer than %d bytes", maxCredential)
+		return httpx.Invalid("username or password is longer than %d bytes", maxCredential)
 	}
 	return nil
 }
@@ -108,14 +109,14 @@ func checkHeartbeat(r *protocol.HeartbeatRequest) error {
 		return nil
 	}
 	if r.MetadataVersion < 0 {
-		return invalidArgument("metadataVersion %d must not be negative", r.MetadataVersion)
+		return httpx.Invalid("metadataVersion %d must not be negative", r.MetadataVersion)
 	}
 	if err := protocol.ValidateIncarnationID(r.IncarnationID); err != nil {
-		return invalidArgument("%s", strings.TrimPrefix(err.Error(), protocol.ErrInvalidName.Error()+": "))
+		return httpx.Invalid("%s", strings.TrimPrefix(err.Error(), protocol.ErrInvalidName.Error()+": "))
 	}
 	capy := r.RuntimeConsumerCapacity
 	if !inInt32(capy.RuntimeMaxConcurrency) || !inInt32(capy.AvailableConcurrency) {
-		return invalidArgument("runtimeConsumerCapacity values must be in 0..%d", math.MaxInt32)
+		return httpx.Invalid("runtimeConsumerCapacity values must be in 0..%d", math.MaxInt32)
 	}
 	if err := checkShardList("ownedShards", len(r.OwnedShards), func(i int) int { return r.OwnedShards[i].ShardIndex }); err != nil {
 		return err
@@ -127,13 +128,13 @@ func checkHeartbeat(r *protocol.HeartbeatRequest) error {
 		switch rs.State {
 		case protocol.RevokeStateRevoking, protocol.RevokeStateDraining, protocol.RevokeStateRevoked:
 		default:
-			return invalidArgument("revokingShards: state %q is not REVOKING, DRAINING or REVOKED", truncate(rs.State, 40))
+			return httpx.Invalid("revokingShards: state %q is not REVOKING, DRAINING or REVOKED", httpx.Truncate(rs.State, 40))
 		}
 		if !inInt32(rs.InFlight) {
-			return invalidArgument("revokingShards: inFlight %d is out of range", rs.InFlight)
+			return httpx.Invalid("revokingShards: inFlight %d is out of range", rs.InFlight)
 		}
 		if rs.AckedAt != nil && len(*rs.AckedAt) > protocol.MaxStringLength {
-			return invalidArgument("revokingShards: ackedAt is too long")
+			return httpx.Invalid("revokingShards: ackedAt is too long")
 		}
 	}
 	if err := checkShardList("shardProgress", len(r.ShardProgress), func(i int) int { return r.ShardProgress[i].Shard.ShardIndex }); err != nil {
@@ -141,10 +142,10 @@ func checkHeartbeat(r *protocol.HeartbeatRequest) error {
 	}
 	for _, p := range r.ShardProgress {
 		if p.PendingCount < 0 {
-			return invalidArgument("shardProgress: pendingCount %d must not be negative", p.PendingCount)
+			return httpx.Invalid("shardProgress: pendingCount %d must not be negative", p.PendingCount)
 		}
 		if len(p.StreamKey)+len(p.LastDeliveredID)+len(p.LastAckedID)+len(p.UpdatedAt) > protocol.MaxStringLength {
-			return invalidArgument("shardProgress: text fields of shard %d are too long", p.Shard.ShardIndex)
+			return httpx.Invalid("shardProgress: text fields of shard %d are too long", p.Shard.ShardIndex)
 		}
 	}
 	return nil
@@ -156,14 +157,14 @@ func inInt32(v int) bool { return v >= 0 && v <= math.MaxInt32 }
 func checkShardList(field string, n int, at func(int) int) error {
 	for i := 0; i < n; i++ {
 		if !inInt32(at(i)) {
-			return invalidArgument("%s: shardIndex %d is out of range 0..%d", field, at(i), math.MaxInt32)
+			return httpx.Invalid("%s: shardIndex %d is out of range 0..%d", field, at(i), math.MaxInt32)
 		}
 	}
 	if n <= 32 { // small lists: no allocation
 		for i := 1; i < n; i++ {
 			for j := 0; j < i; j++ {
 				if at(i) == at(j) {
-					return invalidArgument("%s: shard %d is listed twice", field, at(i))
+					return httpx.Invalid("%s: shard %d is listed twice", field, at(i))
 				}
 			}
 		}
@@ -172,7 +173,7 @@ func checkShardList(field string, n int, at func(int) int) error {
 	seen := make(map[int]struct{}, n)
 	for i := 0; i < n; i++ {
 		if _, dup := seen[at(i)]; dup {
-			return invalidArgument("%s: shard %d is listed twice", field, at(i))
+			return httpx.Invalid("%s: shard %d is listed twice", field, at(i))
 		}
 		seen[at(i)] = struct{}{}
 	}

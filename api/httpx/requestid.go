@@ -1,19 +1,16 @@
-package api
+package httpx
 
 import (
-	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
-
-	"github.com/redisstream/coordinator/coordinator"
 )
 
 // Request ids. Every request gets one: the client's X-Request-Id when it is
 // 1..128 printable ASCII characters without spaces; for a heartbeat without
-// that header, the body's requestId (adoptRequestID); else a generated one
+// that header, the body's requestId (AdoptRequestID); else a generated one
 // (32 hex digits). It is echoed in the X-Request-Id response header, written
 // in the audit log and in the request's error logs, and handed to the
 // Service in the call's context (coordinator.WithRequestID): the actor host
@@ -24,23 +21,23 @@ import (
 // HeaderRequestID is the request id header.
 const HeaderRequestID = "X-Request-Id"
 
-const requestIDKey = "rsc.requestId"
+const RequestIDKey = "rsc.requestId"
 
-// assignRequestID takes the client's X-Request-Id when it is valid: stored
+// AssignRequestID takes the client's X-Request-Id when it is valid: stored
 // in the locals and echoed in the response header. Without one the id is
-// picked lazily — a heartbeat adopts its body's requestId (adoptRequestID),
+// picked lazily — a heartbeat adopts its body's requestId (AdoptRequestID),
 // anything else gets a generated one when first asked for (requestID) or at
 // the latest when observe finishes the response — so that a heartbeat does
 // not generate an id it then throws away.
-func assignRequestID(c *fiber.Ctx) {
-	if id := c.Get(HeaderRequestID); validRequestID(id) {
+func AssignRequestID(c *fiber.Ctx) {
+	if id := c.Get(HeaderRequestID); ValidRequestID(id) {
 		id = strings.Clone(id) // fiber's strings alias a reused buffer
-		c.Locals(requestIDKey, id)
+		c.Locals(RequestIDKey, id)
 		c.Set(HeaderRequestID, id)
 	}
 }
 
-func validRequestID(id string) bool {
+func ValidRequestID(id string) bool {
 	if id == "" || len(id) > 128 {
 		return false
 	}
@@ -54,31 +51,25 @@ func validRequestID(id string) bool {
 
 // requestID is the id of the request, generated (and set in the response
 // header) if it has none yet.
-func requestID(c *fiber.Ctx) string {
-	id, _ := c.Locals(requestIDKey).(string)
+func RequestID(c *fiber.Ctx) string {
+	id, _ := c.Locals(RequestIDKey).(string)
 	if id == "" {
 		var b [16]byte
 		_, _ = rand.Read(b[:])
 		id = hex.EncodeToString(b[:])
-		c.Locals(requestIDKey, id)
+		c.Locals(RequestIDKey, id)
 		c.Set(HeaderRequestID, id)
 	}
 	return id
 }
 
-// adoptRequestID makes id (a heartbeat body's requestId) the request's id
+// AdoptRequestID makes id (a heartbeat body's requestId) the request's id
 // when the client sent no valid X-Request-Id, so that the header, the logs
 // and the member's own request id agree.
-func adoptRequestID(c *fiber.Ctx, id string) {
-	if validRequestID(c.Get(HeaderRequestID)) || !validRequestID(id) {
+func AdoptRequestID(c *fiber.Ctx, id string) {
+	if ValidRequestID(c.Get(HeaderRequestID)) || !ValidRequestID(id) {
 		return
 	}
-	c.Locals(requestIDKey, id)
+	c.Locals(RequestIDKey, id)
 	c.Set(HeaderRequestID, id)
-}
-
-// reqCtx is ctx() carrying the request's id.
-func (s *Server) reqCtx(c *fiber.Ctx) (context.Context, context.CancelFunc) {
-	ctx, cancel := s.ctx()
-	return coordinator.WithRequestID(ctx, requestID(c)), cancel
 }

@@ -1,4 +1,4 @@
-package api
+package httpx
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 )
 
 // This file is the only place where errors become HTTP statuses. The Err*
-// sentinels are the Service's (coordinator/errors.go).
+// Sentinels are the Service's (coordinator/errors.go).
 //
 //	ErrInvalidArgument                                  400 INVALID_ARGUMENT
 //	ErrStreamNotFound / ErrGroupNotFound /
@@ -40,30 +40,30 @@ import (
 // meant for the caller); 500 and 503 messages are generic and the detail goes
 // to the log only.
 
-// httpError is an error that already knows its HTTP answer.
-type httpError struct {
-	status     int
-	code       string
-	msg        string
-	retryAfter int // seconds; 0 = no Retry-After header
+// Error is an error that already knows its HTTP answer.
+type Error struct {
+	Status     int
+	Code       string
+	Msg        string
+	RetryAfter int // seconds; 0 = no Retry-After header
 }
 
-func (e *httpError) Error() string { return fmt.Sprintf("%d %s: %s", e.status, e.code, e.msg) }
+func (e *Error) Error() string { return fmt.Sprintf("%d %s: %s", e.Status, e.Code, e.Msg) }
 
-func newError(status int, code, msg string) *httpError {
-	return &httpError{status: status, code: code, msg: msg}
+func New(status int, code, msg string) *Error {
+	return &Error{Status: status, Code: code, Msg: msg}
 }
 
-func invalidArgument(format string, args ...any) *httpError {
-	return newError(http.StatusBadRequest, protocol.CodeInvalidArgument, fmt.Sprintf(format, args...))
+func Invalid(format string, args ...any) *Error {
+	return New(http.StatusBadRequest, protocol.CodeInvalidArgument, fmt.Sprintf(format, args...))
 }
 
-func malformed(err error) *httpError {
+func Malformed(err error) *Error {
 	msg := err.Error()
 	if p := protocol.ErrMalformed.Error() + ": "; len(msg) > len(p) && msg[:len(p)] == p {
 		msg = msg[len(p):]
 	}
-	return newError(http.StatusBadRequest, protocol.CodeMalformedRequest, msg)
+	return New(http.StatusBadRequest, protocol.CodeMalformedRequest, msg)
 }
 
 // statusNames are the upper-snake reasons used in ErrorBody.Status.
@@ -85,7 +85,7 @@ var statusNames = map[int]string{
 }
 
 // statusName is the ErrorBody.Status for an HTTP status code.
-func statusName(code int) string {
+func StatusName(code int) string {
 	if n, ok := statusNames[code]; ok {
 		return n
 	}
@@ -93,13 +93,13 @@ func statusName(code int) string {
 }
 
 // sentinel maps one Service error to its answer.
-type sentinel struct {
-	err    error
-	status int
-	code   string
+type Sentinel struct {
+	Err    error
+	Status int
+	Code   string
 }
 
-var sentinels = []sentinel{
+var Sentinels = []Sentinel{
 	{coordinator.ErrInvalidArgument, http.StatusBadRequest, protocol.CodeInvalidArgument},
 	{coordinator.ErrStreamNotFound, http.StatusNotFound, protocol.CodeStreamNotFound},
 	{coordinator.ErrGroupNotFound, http.StatusNotFound, protocol.CodeGroupNotFound},
@@ -119,8 +119,8 @@ var sentinels = []sentinel{
 
 // toHTTPError turns any error into its HTTP answer. internal reports whether
 // the detail must be logged because the caller only sees a generic message.
-func toHTTPError(err error) (e *httpError, internal bool) {
-	var he *httpError
+func FromError(err error) (e *Error, internal bool) {
+	var he *Error
 	if errors.As(err, &he) {
 		return he, false
 	}
@@ -128,64 +128,62 @@ func toHTTPError(err error) (e *httpError, internal bool) {
 	if errors.As(err, &fe) {
 		return fromFiberError(fe), fe.Code >= 500
 	}
-	for _, s := range sentinels {
-		if errors.Is(err, s.err) {
-			return newError(s.status, s.code, err.Error()), false
+	for _, s := range Sentinels {
+		if errors.Is(err, s.Err) {
+			return New(s.Status, s.Code, err.Error()), false
 		}
 	}
 	switch {
 	case errors.Is(err, coordinator.ErrUnavailable):
-		return &httpError{status: 503, code: protocol.CodeStoreUnavailable, msg: "the coordinator store is unavailable; retry", retryAfter: 1}, true
+		return &Error{Status: 503, Code: protocol.CodeStoreUnavailable, Msg: "the coordinator store is unavailable; retry", RetryAfter: 1}, true
 	case errors.Is(err, coordinator.ErrGroupMoving):
-		return &httpError{status: 503, code: protocol.CodeGroupMoving, msg: "the group is moving between coordinator nodes; retry", retryAfter: 1}, true
+		return &Error{Status: 503, Code: protocol.CodeGroupMoving, Msg: "the group is moving between coordinator nodes; retry", RetryAfter: 1}, true
 	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled):
-		return &httpError{status: 503, code: protocol.CodeTimeout, msg: "the coordinator did not answer in time; retry", retryAfter: 1}, true
+		return &Error{Status: 503, Code: protocol.CodeTimeout, Msg: "the coordinator did not answer in time; retry", RetryAfter: 1}, true
 	}
-	return newError(http.StatusInternalServerError, protocol.CodeInternal, "internal error"), true
+	return New(http.StatusInternalServerError, protocol.CodeInternal, "internal error"), true
 }
 
 // fromFiberError maps errors raised by fiber/fasthttp before or around our
 // handlers (routing, body limit, header size).
-func fromFiberError(fe *fiber.Error) *httpError {
+func fromFiberError(fe *fiber.Error) *Error {
 	switch fe.Code {
 	case http.StatusNotFound:
-		return newError(fe.Code, protocol.CodeNotFound, truncate(fe.Message, 300))
+		return New(fe.Code, protocol.CodeNotFound, Truncate(fe.Message, 300))
 	case http.StatusMethodNotAllowed:
-		return newError(fe.Code, protocol.CodeMethodNotAllowed, "method not allowed on this route")
+		return New(fe.Code, protocol.CodeMethodNotAllowed, "method not allowed on this route")
 	case http.StatusRequestEntityTooLarge:
 		// SPEC §4: oversized bodies are HTTP 400 (the reference clients
 		// treat every 400 alike); the error code tells them apart.
-		return newError(http.StatusBadRequest, protocol.CodePayloadTooLarge, "request body is larger than the server's body limit (http.body-limit)")
+		return New(http.StatusBadRequest, protocol.CodePayloadTooLarge, "request body is larger than the server's body limit (http.body-limit)")
 	case http.StatusRequestHeaderFieldsTooLarge:
-		return newError(fe.Code, protocol.CodeHeadersTooLarge, "request headers are too large")
+		return New(fe.Code, protocol.CodeHeadersTooLarge, "request headers are too large")
 	}
 	if fe.Code >= 500 {
-		return newError(http.StatusInternalServerError, protocol.CodeInternal, "internal error")
+		return New(http.StatusInternalServerError, protocol.CodeInternal, "internal error")
 	}
-	return newError(fe.Code, protocol.CodeBadRequest, truncate(fe.Message, 300))
+	return New(fe.Code, protocol.CodeBadRequest, Truncate(fe.Message, 300))
 }
 
-// writeError sends the SPEC error body for err. Server-side detail is logged,
-// never sent.
-func (s *Server) writeError(c *fiber.Ctx, err error) {
-	he, internal := toHTTPError(err)
-	if internal {
-		s.log.Error("request failed", "method", c.Method(), "route", routeLabel(c), "status", he.status, "requestId", requestID(c), "error", err)
-	}
-	if he.retryAfter > 0 {
-		c.Set(fiber.HeaderRetryAfter, strconv.Itoa(he.retryAfter))
+// Write answers err: its status, Retry-After when it has one, a Basic
+// challenge on 401 (except to XMLHttpRequest callers), and the
+// {status, errorCode, message} body. internal reports a failure whose
+// detail the caller should log (the answer is generic); writeErr is an
+// error writing the body.
+func Write(c *fiber.Ctx, err error) (he *Error, internal bool, writeErr error) {
+	he, internal = FromError(err)
+	if he.RetryAfter > 0 {
+		c.Set(fiber.HeaderRetryAfter, strconv.Itoa(he.RetryAfter))
 	}
 	// Scripts that say so (the web console) get no Basic challenge: a browser
 	// would answer it with its own login dialog instead of the page's form.
-	if he.status == http.StatusUnauthorized && c.Get(fiber.HeaderXRequestedWith) != "XMLHttpRequest" {
+	if he.Status == http.StatusUnauthorized && c.Get(fiber.HeaderXRequestedWith) != "XMLHttpRequest" {
 		c.Set(fiber.HeaderWWWAuthenticate, `Basic realm="rsc"`)
 	}
-	if jerr := c.Status(he.status).JSON(protocol.ErrorBody{Status: statusName(he.status), ErrorCode: he.code, Message: he.msg}); jerr != nil {
-		s.log.Error("writing error body failed", "error", jerr)
-	}
+	return he, internal, c.Status(he.Status).JSON(protocol.ErrorBody{Status: StatusName(he.Status), ErrorCode: he.Code, Message: he.Msg})
 }
 
-func truncate(s string, n int) string {
+func Truncate(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
