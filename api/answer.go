@@ -17,7 +17,7 @@ const HeaderRequestID = httpx.HeaderRequestID
 func (s *Server) writeError(c *fiber.Ctx, err error) {
 	he, internal, jerr := httpx.Write(c, err)
 	if internal {
-		s.log.Error("request failed", "method", c.Method(), "route", routeLabel(c), "status", he.Status, "requestId", httpx.RequestID(c), "error", err)
+		s.log.Error("request failed", "method", c.Method(), "route", httpx.RouteLabel(c), "status", he.Status, "requestId", httpx.RequestID(c), "error", err)
 	}
 	if jerr != nil {
 		s.log.Error("writing error body failed", "error", jerr)

@@ -2,10 +2,11 @@ package api
 
 import (
 	"bytes"
-	"github.com/redisstream/coordinator/api/httpx"
 	"mime"
 	"net/http"
 	"strings"
+
+	"github.com/redisstream/coordinator/api/httpx"
 
 	"github.com/gofiber/fiber/v2"
 

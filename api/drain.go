@@ -1,10 +1,11 @@
 package api
 
 import (
-	"github.com/redisstream/coordinator/api/httpx"
 	"net/http"
 	"strings"
 	"sync/atomic"
+
+	"github.com/redisstream/coordinator/api/httpx"
 
 	"github.com/gofiber/fiber/v2"
 

@@ -3,9 +3,11 @@ package api
 import (
 	"bytes"
 	"encoding/json"
-	"github.com/redisstream/coordinator/api/httpx"
 	"strings"
 	"testing"
+
+	"github.com/redisstream/coordinator/api/edge"
+	"github.com/redisstream/coordinator/api/httpx"
 
 	"github.com/valyala/fasthttp"
 
@@ -148,7 +150,7 @@ func FuzzHeartbeatRoute(f *testing.F) {
 		}
 		req := h.fake.last.(protocol.HeartbeatRequest)
 		if req.ProtocolVersion == protocol.Version {
-			if err := checkHeartbeat(&req); err != nil {
+			if err := edge.Heartbeat(&req); err != nil {
 				t.Fatalf("accepted a request the edge refuses: %v", err)
 			}
 		}

@@ -2,8 +2,8 @@ package api
 
 import (
 	"github.com/gofiber/fiber/v2"
-	"github.com/redisstream/coordinator/api/httpx"
 
+	"github.com/redisstream/coordinator/api/edge"
 	"github.com/redisstream/coordinator/membersdk/protocol"
 )
 
@@ -12,22 +12,9 @@ import (
 // before it calls the Service, and answers with the status SPEC §5 names
 // (the route's opDoc.ok: routes.go).
 
-// decodeBody decodes the raw body into v with protocol.DecodeJSON (400
-// MALFORMED_REQUEST on failure).
-func decodeBody(c *fiber.Ctx, v any) error {
-	body, err := requestBody(c)
-	if err != nil {
-		return err
-	}
-	if err := protocol.DecodeJSON(body, v); err != nil {
-		return httpx.Malformed(err)
-	}
-	return nil
-}
-
 // createStream: POST /coord/v1/streams/:streamPrefix → 201 CreateStreamResponse.
 func (s *Server) createStream(c *fiber.Ctx, in *streamBody[protocol.CreateStreamRequest]) (protocol.CreateStreamResponse, error) {
-	if err := s.checkCreateStream(*in.req()); err != nil {
+	if err := edge.CreateStream(*in.req(), s.cfg.MaxShardCount); err != nil {
 		return protocol.CreateStreamResponse{}, err
 	}
 	ctx, cancel := s.reqCtx(c)
@@ -39,7 +26,7 @@ func (s *Server) createStream(c *fiber.Ctx, in *streamBody[protocol.CreateStream
 // → 201 GroupResponse; 409 GROUP_ALREADY_EXISTS, 404 STREAM_NOT_FOUND,
 // 429 LIMIT_EXCEEDED (limits.groups-per-stream).
 func (s *Server) createGroup(c *fiber.Ctx, in *groupBody[protocol.CreateGroupRequest]) (protocol.GroupResponse, error) {
-	if err := checkCreateGroup(*in.req()); err != nil {
+	if err := edge.CreateGroup(*in.req()); err != nil {
 		return protocol.GroupResponse{}, err
 	}
 	ctx, cancel := s.reqCtx(c)
@@ -59,7 +46,7 @@ func (s *Server) getGroup(c *fiber.Ctx, in *GroupPath) (protocol.GroupResponse, 
 // deleteGroup: DELETE /coord/v1/streams/:p/groups/:g {requestedBy, reason,
 // force?} → 200 DeleteGroupResponse; 409 GROUP_HAS_ACTIVE_MEMBERS.
 func (s *Server) deleteGroup(c *fiber.Ctx, in *groupBody[protocol.DeleteGroupRequest]) (protocol.DeleteGroupResponse, error) {
-	if err := checkDeleteGroup(*in.req()); err != nil {
+	if err := edge.DeleteGroup(*in.req()); err != nil {
 		return protocol.DeleteGroupResponse{}, err
 	}
 	ctx, cancel := s.reqCtx(c)
@@ -81,7 +68,7 @@ func (s *Server) producerRouting(c *fiber.Ctx, in *GroupPath) (protocol.Producer
 // scale: POST /coord/v1/streams/:p/scale {targetShardCount, requestedBy,
 // reason} → 202 ScaleResponse; 409 ACTIVE_MIGRATION_EXISTS.
 func (s *Server) scale(c *fiber.Ctx, in *streamBody[protocol.ScaleRequest]) (protocol.ScaleResponse, error) {
-	if err := s.checkScale(*in.req()); err != nil {
+	if err := edge.Scale(*in.req(), s.cfg.MaxShardCount); err != nil {
 		return protocol.ScaleResponse{}, err
 	}
 	ctx, cancel := s.reqCtx(c)
@@ -106,7 +93,7 @@ func (s *Server) migration(c *fiber.Ctx, in *MigrationPath) (protocol.Migration,
 // rollback: POST …/migrations/:reshardingId/rollback {requestedBy, reason}
 // → 202 Migration; 404 unknown, 422 ROLLBACK_NOT_ALLOWED.
 func (s *Server) rollback(c *fiber.Ctx, in *migrationBody[protocol.RollbackRequest]) (protocol.Migration, error) {
-	if err := checkRollback(*in.req()); err != nil {
+	if err := edge.Rollback(*in.req()); err != nil {
 		return protocol.Migration{}, err
 	}
 	ctx, cancel := s.reqCtx(c)

@@ -1,9 +1,10 @@
 package api
 
 import (
-	"github.com/redisstream/coordinator/api/httpx"
 	"strconv"
 	"strings"
+
+	"github.com/redisstream/coordinator/api/httpx"
 
 	"github.com/gofiber/fiber/v2"
 

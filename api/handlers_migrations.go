@@ -3,6 +3,7 @@ package api
 import (
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/redisstream/coordinator/api/edge"
 	"github.com/redisstream/coordinator/membersdk/protocol"
 )
 
@@ -32,7 +33,7 @@ func (s *Server) streamMigration(c *fiber.Ctx, in *StreamMigrationPath) (protoco
 // streamRollback: POST /coord/v1/streams/:p/migrations/:reshardingId/rollback
 // {requestedBy, reason} → 202 Migration.
 func (s *Server) streamRollback(c *fiber.Ctx, in *streamMigrationBody[protocol.RollbackRequest]) (protocol.Migration, error) {
-	if err := checkRollback(*in.req()); err != nil {
+	if err := edge.Rollback(*in.req()); err != nil {
 		return protocol.Migration{}, err
 	}
 	ctx, cancel := s.reqCtx(c)

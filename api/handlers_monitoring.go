@@ -8,6 +8,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"github.com/gofiber/fiber/v2/middleware/adaptor"
 
+	"github.com/redisstream/coordinator/api/auth"
 	"github.com/redisstream/coordinator/membersdk/protocol"
 )
 
@@ -96,8 +97,8 @@ func (s *Server) groups(c *fiber.Ctx, _ *noInput) (protocol.GroupsResponse, erro
 	if err != nil {
 		return resp, err
 	}
-	streams, groups := requestScope(c)
-	resp.Groups = scopedGroups(streams, groups, resp.Groups) // scopefilter.go
+	streams, groups := auth.RequestScope(c)
+	resp.Groups = auth.ScopedGroups(streams, groups, resp.Groups) // scopefilter.go
 	if resp.Groups == nil {
 		resp.Groups = []protocol.GroupResponse{}
 	}

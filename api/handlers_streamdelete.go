@@ -3,6 +3,7 @@ package api
 import (
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/redisstream/coordinator/api/edge"
 	"github.com/redisstream/coordinator/membersdk/protocol"
 )
 
@@ -10,7 +11,7 @@ import (
 // → 200 DeleteStreamResponse; 404 STREAM_NOT_FOUND, 409 STREAM_NOT_EMPTY.
 func (s *Server) deleteStream(c *fiber.Ctx, in *streamBody[protocol.DeleteStreamRequest]) (protocol.DeleteStreamResponse, error) {
 	req := *in.req()
-	if err := checkDeleteGroup(protocol.DeleteGroupRequest{RequestedBy: req.RequestedBy, Reason: req.Reason}); err != nil {
+	if err := edge.DeleteGroup(protocol.DeleteGroupRequest{RequestedBy: req.RequestedBy, Reason: req.Reason}); err != nil {
 		return protocol.DeleteStreamResponse{}, err
 	}
 	ctx, cancel := s.reqCtx(c)

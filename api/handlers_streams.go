@@ -3,6 +3,7 @@ package api
 import (
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/redisstream/coordinator/api/auth"
 	"github.com/redisstream/coordinator/membersdk/protocol"
 )
 
@@ -15,8 +16,8 @@ func (s *Server) streams(c *fiber.Ctx, _ *noInput) (protocol.StreamsResponse, er
 	if err != nil {
 		return resp, err
 	}
-	streams, _ := requestScope(c)
-	resp.Streams = scopedStreams(streams, resp.Streams)
+	streams, _ := auth.RequestScope(c)
+	resp.Streams = auth.ScopedStreams(streams, resp.Streams)
 	if resp.Streams == nil {
 		resp.Streams = []protocol.StreamView{}
 	}
@@ -32,8 +33,8 @@ func (s *Server) stream(c *fiber.Ctx, in *StreamPath) (protocol.StreamView, erro
 	if err != nil {
 		return v, err
 	}
-	_, groups := requestScope(c)
-	v.Groups = scopedGroupNames(groups, v.Groups) // scopefilter.go
+	_, groups := auth.RequestScope(c)
+	v.Groups = auth.ScopedGroupNames(groups, v.Groups) // scopefilter.go
 	if v.Groups == nil {
 		v.Groups = []string{}
 	}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"github.com/redisstream/coordinator/api/httpx"
 	"io"
 	"log/slog"
 	"net"
@@ -15,6 +14,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/redisstream/coordinator/api/httpx"
 
 	"github.com/stretchr/testify/require"
 

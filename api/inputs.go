@@ -1,5 +1,7 @@
 package api
 
+import "github.com/redisstream/coordinator/api/edge"
+
 // Inputs of the typed handlers (typed.go): their path and query fields are
 // what huma documents and fills; check decodes and validates the path
 // fields once (params.go), in path order, before any body is read.
@@ -15,7 +17,7 @@ type StreamPath struct {
 }
 
 func (p *StreamPath) check() (err error) {
-	p.StreamPrefix, err = checkName(p.StreamPrefix, "streamPrefix")
+	p.StreamPrefix, err = edge.Name(p.StreamPrefix, "streamPrefix")
 	return err
 }
 
@@ -26,10 +28,10 @@ type GroupPath struct {
 }
 
 func (p *GroupPath) check() (err error) {
-	if p.StreamPrefix, err = checkName(p.StreamPrefix, "streamPrefix"); err != nil {
+	if p.StreamPrefix, err = edge.Name(p.StreamPrefix, "streamPrefix"); err != nil {
 		return err
 	}
-	p.ConsumerGroup, err = checkName(p.ConsumerGroup, "consumerGroup")
+	p.ConsumerGroup, err = edge.Name(p.ConsumerGroup, "consumerGroup")
 	return err
 }
 
@@ -46,7 +48,7 @@ func (p *MigrationPath) check() (err error) {
 		return err
 	}
 	p.StreamPrefix, p.ConsumerGroup = g.StreamPrefix, g.ConsumerGroup
-	p.ReshardingID, err = checkName(p.ReshardingID, "reshardingId")
+	p.ReshardingID, err = edge.Name(p.ReshardingID, "reshardingId")
 	return err
 }
 
@@ -57,10 +59,10 @@ type StreamMigrationPath struct {
 }
 
 func (p *StreamMigrationPath) check() (err error) {
-	if p.StreamPrefix, err = checkName(p.StreamPrefix, "streamPrefix"); err != nil {
+	if p.StreamPrefix, err = edge.Name(p.StreamPrefix, "streamPrefix"); err != nil {
 		return err
 	}
-	p.ReshardingID, err = checkName(p.ReshardingID, "reshardingId")
+	p.ReshardingID, err = edge.Name(p.ReshardingID, "reshardingId")
 	return err
 }
 
@@ -73,7 +75,7 @@ type shardPage struct {
 }
 
 func (p *shardPage) check() (err error) {
-	p.StreamPrefix, err = checkName(p.StreamPrefix, "streamPrefix")
+	p.StreamPrefix, err = edge.Name(p.StreamPrefix, "streamPrefix")
 	return err
 }
 

@@ -3,12 +3,13 @@ package api
 import (
 	"bytes"
 	"errors"
-	"github.com/redisstream/coordinator/api/httpx"
 	"net/http"
 	"net/url"
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/redisstream/coordinator/api/httpx"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -111,7 +112,7 @@ func (s *Server) sameOrigin(c *fiber.Ctx) error {
 	if last := s.origins.lastLog.Load(); now-last >= int64(originLogEvery) && s.origins.lastLog.CompareAndSwap(last, now) {
 		s.log.Warn("refused a cross-origin request that would change state: a page on another site tried to use a browser's saved credentials for this coordinator; if the page is yours, add its origin to http.allowed-origins (logged at most every 10s; count: rsc_http_requests_total code 403)",
 			"origin", httpx.Truncate(c.Get(fiber.HeaderOrigin), 100), "secFetchSite", httpx.Truncate(c.Get("Sec-Fetch-Site"), 20),
-			"method", c.Method(), "route", routeLabel(c), "ip", c.IP())
+			"method", c.Method(), "route", httpx.RouteLabel(c), "ip", c.IP())
 	}
 	return httpx.New(http.StatusForbidden, protocol.CodeCrossOrigin, why)
 }

@@ -1,11 +1,13 @@
 package api
 
 import (
-	"github.com/redisstream/coordinator/api/httpx"
 	"net/http"
 	"slices"
 	"sort"
 	"strconv"
+
+	"github.com/redisstream/coordinator/api/auth"
+	"github.com/redisstream/coordinator/api/httpx"
 
 	"github.com/gofiber/fiber/v2"
 )
@@ -15,19 +17,19 @@ import (
 // required fields of request bodies and the path parameters' meaning.
 
 // roleName is the x-rsc-role of an access level.
-func roleName(a access) string {
+func roleName(a auth.Access) string {
 	switch a {
-	case accessRead:
+	case auth.AccessRead:
 		return "READ"
-	case accessWrite:
+	case auth.AccessWrite:
 		return "WRITE"
-	case accessMember:
+	case auth.AccessMember:
 		return "MEMBER"
-	case accessRouting:
+	case auth.AccessRouting:
 		return "READ_OR_MEMBER"
-	case accessProtocol:
+	case auth.AccessProtocol:
 		return "ANY_ROLE"
-	case accessAdmin:
+	case auth.AccessAdmin:
 		return "ADMIN"
 	}
 	return "PUBLIC"
@@ -35,7 +37,7 @@ func roleName(a access) string {
 
 // statuses are the HTTP statuses a route can answer, derived from what it
 // does; TestOpenAPIStatusesAreReal provokes each of them.
-func (d opDoc) statuses(method string, need access, limited bool, params []string) []int {
+func (d opDoc) statuses(method string, need auth.Access, limited bool, params []string) []int {
 	set := map[int]bool{d.ok: true}
 	if method != fiber.MethodGet && method != fiber.MethodHead || d.crossOriginGuard {
 		set[http.StatusForbidden] = true // a cross-origin browser request (origin.go)
@@ -46,12 +48,12 @@ func (d opDoc) statuses(method string, need access, limited bool, params []strin
 	if d.req != nil {
 		set[http.StatusUnsupportedMediaType] = true
 	}
-	if need != accessPublic {
+	if need != auth.AccessPublic {
 		set[http.StatusUnauthorized] = true
 		// 403: a role some users lack, or a stream outside the user's
 		// auth.users[].streams. Every user has some role, so a route open to
 		// any role that names no stream never answers 403.
-		if need != accessProtocol || slices.Contains(params, "streamPrefix") {
+		if need != auth.AccessProtocol || slices.Contains(params, "streamPrefix") {
 			set[http.StatusForbidden] = true
 		}
 	}

@@ -3,13 +3,15 @@ package api
 import (
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/redisstream/coordinator/api/auth"
 	"github.com/redisstream/coordinator/api/console"
 	"github.com/redisstream/coordinator/api/openapi"
+	"github.com/redisstream/coordinator/membersdk/protocol"
 )
 
-// Route table (SPEC §5). Access: see auth.go. "limited": admin mutations,
+// Route table (SPEC §5). Access: see api/auth/auth.go. "limited": admin mutations,
 // rate-limited per principal, and audited; login is audited (its failed
-// credentials are limited like on every route: authlimit.go).
+// credentials are limited like on every route: api/auth/authlimit.go).
 //
 //	POST   /coord/v1/streams/:p/groups/:g/members/:memberId/heartbeat   MEMBER*  heartbeat (200 for every protocol outcome)
 //	POST   /coord/v1/streams/:p                                         WRITE    create stream → 201, limited
@@ -49,8 +51,8 @@ import (
 //	GET    /console, /console/*                                         public   web console's static files (its data comes from the READ routes above)
 //
 // Routes that change a whole stream (create, delete, scale, rollback) refuse
-// users scoped to groups (wholeStream, groupscope.go); list routes filter by
-// stream and group scope (scopefilter.go).
+// users scoped to groups (auth.WholeStream, api/auth/groupscope.go); list routes filter by
+// stream and group scope (api/auth/scopefilter.go).
 // Every non-GET route, and producer routing, refuses cross-origin browser
 // requests (origin.go); every route with a body takes only JSON
 // (contenttype.go). Every route is registered with its description
@@ -70,49 +72,49 @@ func (s *Server) routes() {
 		head  = fiber.MethodHead
 	)
 	d := routeDocs
-	s.raw(route{post, group + "/members/:memberId/heartbeat", accessMember, nil, nil, d.heartbeat}, s.heartbeat)
+	s.raw(route{post, group + "/members/:memberId/heartbeat", auth.AccessMember, nil, nil, d.heartbeat}, s.heartbeat)
 
-	handle(s, route{get, v1 + "/streams", accessRead, nil, nil, d.streams}, s.streams)
-	handle(s, route{get, strm, accessRead, nil, nil, d.stream}, s.stream)
-	handle(s, route{post, strm, accessWrite, adminKey, wholeStream, d.createStream}, s.createStream)
-	handle(s, route{del, strm, accessWrite, adminKey, wholeStream, d.deleteStream}, s.deleteStream)
-	handle(s, route{post, group, accessWrite, adminKey, nil, d.createGroup}, s.createGroup)
-	handle(s, route{get, group, accessWrite, nil, nil, d.getGroup}, s.getGroup)
-	handle(s, route{del, group, accessWrite, adminKey, nil, d.deleteGroup}, s.deleteGroup)
-	handle(s, route{get, group + "/producer-routing", accessRouting, nil, s.sameOriginOnly, d.producerRouting}, s.producerRouting)
-	handle(s, route{post, strm + "/scale", accessWrite, adminKey, wholeStream, d.scale}, s.scale)
-	handle(s, route{get, group + "/migrations/:reshardingId", accessRead, nil, nil, d.migration}, s.migration)
-	handle(s, route{post, group + "/migrations/:reshardingId/rollback", accessWrite, adminKey, wholeStream, d.rollback}, s.rollback)
-	handle(s, route{get, strm + "/migrations", accessRead, nil, nil, d.streamMigrations}, s.streamMigrations)
-	handle(s, route{get, strm + "/migrations/:reshardingId", accessRead, nil, nil, d.streamMigration}, s.streamMigration)
-	handle(s, route{post, strm + "/migrations/:reshardingId/rollback", accessWrite, adminKey, wholeStream, d.streamRollback}, s.streamRollback)
-	handle(s, route{get, group + "/offsets", accessRead, nil, nil, d.offsets}, s.offsets())
-	handle(s, route{get, strm + "/shards/:shardIndex/messages", accessRead, nil, nil, d.messages}, s.messages)
-	handle(s, route{post, v1 + "/auth/login", accessPublic, loginKey, nil, d.login}, s.login)
-	handle(s, route{post, v1 + "/auth/users/:username/revoke-tokens", accessAdmin, adminKey, nil, d.revokeTokens}, s.revokeTokens)
+	handle(s, route{get, v1 + "/streams", auth.AccessRead, nil, nil, d.streams}, s.streams)
+	handle(s, route{get, strm, auth.AccessRead, nil, nil, d.stream}, s.stream)
+	handle(s, route{post, strm, auth.AccessWrite, auth.AdminKey, auth.WholeStream, d.createStream}, s.createStream)
+	handle(s, route{del, strm, auth.AccessWrite, auth.AdminKey, auth.WholeStream, d.deleteStream}, s.deleteStream)
+	handle(s, route{post, group, auth.AccessWrite, auth.AdminKey, nil, d.createGroup}, s.createGroup)
+	handle(s, route{get, group, auth.AccessWrite, nil, nil, d.getGroup}, s.getGroup)
+	handle(s, route{del, group, auth.AccessWrite, auth.AdminKey, nil, d.deleteGroup}, s.deleteGroup)
+	handle(s, route{get, group + "/producer-routing", auth.AccessRouting, nil, s.sameOriginOnly, d.producerRouting}, s.producerRouting)
+	handle(s, route{post, strm + "/scale", auth.AccessWrite, auth.AdminKey, auth.WholeStream, d.scale}, s.scale)
+	handle(s, route{get, group + "/migrations/:reshardingId", auth.AccessRead, nil, nil, d.migration}, s.migration)
+	handle(s, route{post, group + "/migrations/:reshardingId/rollback", auth.AccessWrite, auth.AdminKey, auth.WholeStream, d.rollback}, s.rollback)
+	handle(s, route{get, strm + "/migrations", auth.AccessRead, nil, nil, d.streamMigrations}, s.streamMigrations)
+	handle(s, route{get, strm + "/migrations/:reshardingId", auth.AccessRead, nil, nil, d.streamMigration}, s.streamMigration)
+	handle(s, route{post, strm + "/migrations/:reshardingId/rollback", auth.AccessWrite, auth.AdminKey, auth.WholeStream, d.streamRollback}, s.streamRollback)
+	handle(s, route{get, group + "/offsets", auth.AccessRead, nil, nil, d.offsets}, s.offsets())
+	handle(s, route{get, strm + "/shards/:shardIndex/messages", auth.AccessRead, nil, nil, d.messages}, s.messages)
+	handle(s, route{post, v1 + "/auth/login", auth.AccessPublic, auth.LoginKey, nil, d.login}, func(c *fiber.Ctx, _ *noInput) (protocol.LoginResponse, error) { return s.guard.Login(c) })
+	handle(s, route{post, v1 + "/auth/users/:username/revoke-tokens", auth.AccessAdmin, auth.AdminKey, nil, d.revokeTokens}, func(c *fiber.Ctx, _ *UserPath) (protocol.RevokeTokensResponse, error) { return s.guard.RevokeTokens(c) })
 
-	handle(s, route{get, v1 + "/monitoring/health", accessPublic, nil, nil, d.health}, s.health)
-	handle(s, route{head, v1 + "/monitoring/health", accessPublic, nil, nil, d.headHealth}, s.health)
-	s.raw(route{get, v1 + "/monitoring/ready", accessPublic, nil, nil, d.ready}, s.ready)
-	s.raw(route{head, v1 + "/monitoring/ready", accessPublic, nil, nil, d.headReady}, s.ready) // load balancers
-	handle(s, route{get, v1 + "/monitoring/live", accessPublic, nil, nil, d.live}, s.live)
-	handle(s, route{get, v1 + "/monitoring/compatibility", accessProtocol, nil, nil, d.compatibility}, s.compatibility)
-	handle(s, route{get, v1 + "/monitoring/groups", accessRead, nil, nil, d.groups}, s.groups)
-	handle(s, route{get, mon, accessRead, nil, nil, d.monitorGroup}, s.monitorGroup())
-	handle(s, route{get, mon + "/members", accessRead, nil, nil, d.members}, s.members())
-	handle(s, route{get, mon + "/assignments", accessRead, nil, nil, d.assignments}, s.assignments())
-	handle(s, route{get, mon + "/consumption", accessRead, nil, nil, d.consumption}, s.consumption())
-	handle(s, route{get, mon + "/migrations", accessRead, nil, nil, d.migrations}, s.migrations())
-	handle(s, route{get, v1 + "/monitoring/cluster", accessRead, nil, unscoped(v1 + "/monitoring/cluster"), d.cluster}, s.cluster)
+	handle(s, route{get, v1 + "/monitoring/health", auth.AccessPublic, nil, nil, d.health}, s.health)
+	handle(s, route{head, v1 + "/monitoring/health", auth.AccessPublic, nil, nil, d.headHealth}, s.health)
+	s.raw(route{get, v1 + "/monitoring/ready", auth.AccessPublic, nil, nil, d.ready}, s.ready)
+	s.raw(route{head, v1 + "/monitoring/ready", auth.AccessPublic, nil, nil, d.headReady}, s.ready) // load balancers
+	handle(s, route{get, v1 + "/monitoring/live", auth.AccessPublic, nil, nil, d.live}, s.live)
+	handle(s, route{get, v1 + "/monitoring/compatibility", auth.AccessProtocol, nil, nil, d.compatibility}, s.compatibility)
+	handle(s, route{get, v1 + "/monitoring/groups", auth.AccessRead, nil, nil, d.groups}, s.groups)
+	handle(s, route{get, mon, auth.AccessRead, nil, nil, d.monitorGroup}, s.monitorGroup())
+	handle(s, route{get, mon + "/members", auth.AccessRead, nil, nil, d.members}, s.members())
+	handle(s, route{get, mon + "/assignments", auth.AccessRead, nil, nil, d.assignments}, s.assignments())
+	handle(s, route{get, mon + "/consumption", auth.AccessRead, nil, nil, d.consumption}, s.consumption())
+	handle(s, route{get, mon + "/migrations", auth.AccessRead, nil, nil, d.migrations}, s.migrations())
+	handle(s, route{get, v1 + "/monitoring/cluster", auth.AccessRead, nil, unscoped(v1 + "/monitoring/cluster"), d.cluster}, s.cluster)
 
-	handle(s, route{get, "/debug/actors", accessRead, nil, unscoped("/debug/actors"), d.debugActors}, s.debugActors)
-	handle(s, route{get, "/debug/streams/:streamPrefix/groups/:consumerGroup", accessRead, nil, nil, d.debugGroup}, s.debugGroup())
-	s.raw(route{get, "/metrics", accessRead, nil, unscoped("/metrics"), d.metrics}, s.metricsHandler())
+	handle(s, route{get, "/debug/actors", auth.AccessRead, nil, unscoped("/debug/actors"), d.debugActors}, s.debugActors)
+	handle(s, route{get, "/debug/streams/:streamPrefix/groups/:consumerGroup", auth.AccessRead, nil, nil, d.debugGroup}, s.debugGroup())
+	s.raw(route{get, "/metrics", auth.AccessRead, nil, unscoped("/metrics"), d.metrics}, s.metricsHandler())
 
-	s.raw(route{get, v1 + "/openapi.json", accessPublic, nil, nil, d.openAPI}, openapi.Serve)
-	s.raw(route{get, "/docs", accessPublic, nil, nil, d.docs}, openapi.DocsPage)
-	s.addRoute(route{method: get, path: console.Path, need: accessPublic}, console.Handler)
-	s.addRoute(route{method: get, path: console.Path + "/*", need: accessPublic}, console.Handler)
+	s.raw(route{get, v1 + "/openapi.json", auth.AccessPublic, nil, nil, d.openAPI}, openapi.Serve)
+	s.raw(route{get, "/docs", auth.AccessPublic, nil, nil, d.docs}, openapi.DocsPage)
+	s.addRoute(route{method: get, path: console.Path, need: auth.AccessPublic}, console.Handler)
+	s.addRoute(route{method: get, path: console.Path + "/*", need: auth.AccessPublic}, console.Handler)
 }
 
 // route is one registered route: where, who may call it, its rate limit
@@ -120,7 +122,7 @@ func (s *Server) routes() {
 // its handler, and what the document says about it.
 type route struct {
 	method, path string
-	need         access
+	need         auth.Access
 	limit        func(*fiber.Ctx) string
 	guard        func(fiber.Handler) fiber.Handler
 	doc          opDoc
@@ -128,7 +130,7 @@ type route struct {
 
 // unscoped is the guard of a route that shows every stream (unscopedOnly).
 func unscoped(path string) func(fiber.Handler) fiber.Handler {
-	return func(h fiber.Handler) fiber.Handler { return unscopedOnly(path, h) }
+	return func(h fiber.Handler) fiber.Handler { return auth.UnscopedOnly(path, h) }
 }
 
 // addRoute registers one route: origin and content-type checks on routes
@@ -141,13 +143,13 @@ func (s *Server) addRoute(r route, h fiber.Handler) {
 		chain = append(chain, s.sameOrigin, s.jsonBody) // origin.go, contenttype.go
 	}
 	if r.limit != nil {
-		chain = append(chain, s.audited)
+		chain = append(chain, s.guard.Audited)
 	}
-	if a := s.require(r.need); a != nil {
+	if a := s.guard.Require(r.need); a != nil {
 		chain = append(chain, a)
 	}
 	if r.limit != nil {
-		if l := s.rateLimited(r.limit); l != nil {
+		if l := s.guard.RateLimited(r.limit); l != nil {
 			chain = append(chain, l)
 		}
 	}

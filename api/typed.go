@@ -2,10 +2,13 @@ package api
 
 import (
 	"context"
-	"github.com/redisstream/coordinator/api/httpx"
 	"net/http"
 	"reflect"
 	"slices"
+
+	"github.com/redisstream/coordinator/api/auth"
+	"github.com/redisstream/coordinator/api/edge"
+	"github.com/redisstream/coordinator/api/httpx"
 
 	"github.com/danielgtaylor/huma/v2"
 	"github.com/gofiber/fiber/v2"
@@ -48,7 +51,7 @@ type bodied interface {
 // the handler runs; the document's request body is B's schema.
 type withBody[B any] struct{ body B }
 
-func (w *withBody[B]) decode(c *fiber.Ctx) error { return decodeBody(c, &w.body) }
+func (w *withBody[B]) decode(c *fiber.Ctx) error { return edge.DecodeBody(c, &w.body) }
 func (*withBody[B]) bodyType() reflect.Type      { return reflect.TypeFor[B]() }
 func (w *withBody[B]) req() *B                   { return &w.body }
 
@@ -144,7 +147,7 @@ func (s *Server) describe(op *huma.Operation) {
 		op.Extensions["x-rsc-audited"] = true
 	}
 	op.Security = []map[string][]string{}
-	if r.need != accessPublic {
+	if r.need != auth.AccessPublic {
 		op.Security = []map[string][]string{{"basic": {}}, {"bearer": {}}}
 	}
 	op.RequestBody = nil

@@ -1,8 +1,9 @@
-package api
+package auth
 
 import (
-	"github.com/redisstream/coordinator/api/httpx"
 	"net/http"
+
+	"github.com/redisstream/coordinator/api/httpx"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -24,15 +25,15 @@ import (
 
 // requestScope is the stream and group scope of the request's principal
 // (nil: every stream, every group).
-func requestScope(c *fiber.Ctx) (streams, groups streamScope) {
-	if p, ok := c.Locals(principalKey).(principal); ok {
+func RequestScope(c *fiber.Ctx) (streams, groups streamScope) {
+	if p, ok := c.Locals(PrincipalKey).(Principal); ok {
 		return p.streams, p.groups
 	}
 	return nil, nil
 }
 
 // scopedGroups keeps the groups whose stream and name the scopes allow.
-func scopedGroups(streams, groupScope streamScope, groups []protocol.GroupResponse) []protocol.GroupResponse {
+func ScopedGroups(streams, groupScope streamScope, groups []protocol.GroupResponse) []protocol.GroupResponse {
 	if streams == nil && groupScope == nil {
 		return groups
 	}
@@ -46,7 +47,7 @@ func scopedGroups(streams, groupScope streamScope, groups []protocol.GroupRespon
 }
 
 // scopedGroupNames keeps the group names the group scope allows.
-func scopedGroupNames(groupScope streamScope, names []string) []string {
+func ScopedGroupNames(groupScope streamScope, names []string) []string {
 	if groupScope == nil {
 		return names
 	}
@@ -60,7 +61,7 @@ func scopedGroupNames(groupScope streamScope, names []string) []string {
 }
 
 // scopedStreams keeps the streams the scope allows.
-func scopedStreams(scope streamScope, streams []protocol.StreamView) []protocol.StreamView {
+func ScopedStreams(scope streamScope, streams []protocol.StreamView) []protocol.StreamView {
 	if scope == nil {
 		return streams
 	}
@@ -74,9 +75,9 @@ func scopedStreams(scope streamScope, streams []protocol.StreamView) []protocol.
 }
 
 // unscopedOnly guards a route that shows every stream and group at once.
-func unscopedOnly(what string, h fiber.Handler) fiber.Handler {
+func UnscopedOnly(what string, h fiber.Handler) fiber.Handler {
 	return func(c *fiber.Ctx) error {
-		p, ok := c.Locals(principalKey).(principal)
+		p, ok := c.Locals(PrincipalKey).(Principal)
 		if !ok || (p.streams == nil && p.groups == nil) {
 			return h(c)
 		}

@@ -1,9 +1,11 @@
-package api
+package auth
 
 import (
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
+
+	"github.com/redisstream/coordinator/api/edge"
 )
 
 // streamScope limits a user to some stream prefixes (auth.users[].streams)
@@ -49,7 +51,7 @@ func (s streamScope) allowsRoute(c *fiber.Ctx) bool {
 	if s == nil || c.Params("streamPrefix") == "" {
 		return true
 	}
-	prefix, err := unescape(c, "streamPrefix", "streamPrefix")
+	prefix, err := edge.Unescape(c, "streamPrefix", "streamPrefix")
 	if err != nil {
 		return true
 	}

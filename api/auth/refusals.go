@@ -1,4 +1,4 @@
-package api
+package auth
 
 import (
 	"strconv"
@@ -50,7 +50,7 @@ func newRefusals(window time.Duration, maxKeys int) *refusals {
 // refused records one refusal; it writes rec at once when it is the first
 // of its key this window. authd: rec.Principal was authenticated and is the
 // key; otherwise rec.IP is.
-func (s *Server) refused(rec AuditRecord, authd bool) {
+func (s *Guard) refused(rec AuditRecord, authd bool) {
 	key := rec.IP
 	if authd {
 		key = "principal\x00" + rec.Principal
@@ -85,7 +85,7 @@ func (s *Server) refused(rec AuditRecord, authd bool) {
 }
 
 // flushRefusals writes the window's summaries and starts a new window.
-func (s *Server) flushRefusals() {
+func (s *Guard) flushRefusals() {
 	r := s.refusals
 	r.mu.Lock()
 	counts, overflow := r.counts, r.overflow
@@ -117,8 +117,8 @@ func (s *Server) flushRefusals() {
 // a refusal (401, 403, 429) that is audited in bounded form; authd tells
 // whether it was refused to an authenticated principal (403 without the
 // role or scope, 429 of the admin rate limit) or before authentication.
-func refusalKind(c *fiber.Ctx, status int) (summarise, authd bool) {
-	if _, ok := c.Locals(principalKey).(principal); ok {
+func RefusalKind(c *fiber.Ctx, status int) (summarise, authd bool) {
+	if _, ok := c.Locals(PrincipalKey).(Principal); ok {
 		return status == 403 || status == 429, true
 	}
 	return status == 401 || status == 429, false

@@ -1,11 +1,12 @@
-package api
+package edge
 
 import (
 	"bytes"
-	"github.com/redisstream/coordinator/api/httpx"
 	"net/http"
 	"strconv"
 	"strings"
+
+	"github.com/redisstream/coordinator/api/httpx"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -27,9 +28,9 @@ import (
 // and the connection is closed after the answer, so that the bytes after
 // the refused request are never read as a request of their own.
 
-// refuseAmbiguousLength is a global middleware (after observe, which writes
+// RefuseAmbiguousLength is a global middleware (after observe, which writes
 // the error).
-func (s *Server) refuseAmbiguousLength(c *fiber.Ctx) error {
+func RefuseAmbiguousLength(c *fiber.Ctx) error {
 	if msg := ambiguousLength(c.Request().Header.RawHeaders()); msg != "" {
 		c.Context().SetConnectionClose()
 		return httpx.New(http.StatusBadRequest, protocol.CodeAmbiguousLength, msg)
@@ -82,10 +83,10 @@ func ambiguousLength(raw []byte) string {
 	return ""
 }
 
-// fasthttpLengthError answers like refuseAmbiguousLength the two cases
+// FasthttpLengthError answers like refuseAmbiguousLength the two cases
 // fasthttp (v1.69, as huma requires it) refuses itself while it reads the
 // headers, before any handler runs: its error reaches serverError.
-func fasthttpLengthError(err error) error {
+func FasthttpLengthError(err error) error {
 	msg := err.Error()
 	if strings.Contains(msg, "duplicate Content-Length header") {
 		return httpx.New(http.StatusBadRequest, protocol.CodeAmbiguousLength, "the request has Content-Length twice: send it once")

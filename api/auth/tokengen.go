@@ -1,4 +1,4 @@
-package api
+package auth
 
 import (
 	"context"
@@ -43,17 +43,11 @@ type TokenGenerations interface {
 	RevokeTokens(ctx context.Context, user string) (int64, error)
 }
 
-// WithTokenGenerations enables token revocation (the revoke route and the
-// check on every bearer request).
-func WithTokenGenerations(tg TokenGenerations) Option {
-	return func(s *Server) { s.genStore = tg }
-}
-
 // The revocation window (auth.token-revocation-window, default 10 s) is set per
 // server; a copy older than half of it is read again in the background.
 const (
 	tokenGenWait  = time.Second // how long a request waits for that read
-	tokenGenRetry = time.Second // at most one read per second while the store fails
+	TokenGenRetry = time.Second // at most one read per second while the store fails
 )
 
 type tokenGens struct {
@@ -82,7 +76,7 @@ func (t *tokenGens) generation(user string, strict bool) (int64, bool) {
 	t.mu.Lock()
 	now := t.now()
 	fresh := !t.loadedAt.IsZero() && now.Sub(t.loadedAt) < t.stale
-	if (t.loadedAt.IsZero() || now.Sub(t.loadedAt) >= t.stale/2) && t.inflight == nil && now.Sub(t.lastTry) >= tokenGenRetry {
+	if (t.loadedAt.IsZero() || now.Sub(t.loadedAt) >= t.stale/2) && t.inflight == nil && now.Sub(t.lastTry) >= TokenGenRetry {
 		t.startRead(now)
 	}
 	done := t.inflight

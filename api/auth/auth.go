@@ -1,4 +1,4 @@
-package api
+package auth
 
 import (
 	"crypto/hmac"
@@ -6,10 +6,11 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/base64"
-	"github.com/redisstream/coordinator/api/httpx"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/redisstream/coordinator/api/httpx"
 
 	"github.com/gofiber/fiber/v2"
 	"golang.org/x/crypto/bcrypt"
@@ -43,16 +44,16 @@ import (
 // limited per address and per user (authlimit.go); neither passwords, tokens
 // nor Authorization headers are logged.
 
-type access uint8
+type Access uint8
 
 const (
-	accessPublic access = iota
-	accessRead
-	accessWrite
-	accessMember
-	accessProtocol
-	accessRouting
-	accessAdmin
+	AccessPublic Access = iota
+	AccessRead
+	AccessWrite
+	AccessMember
+	AccessProtocol
+	AccessRouting
+	AccessAdmin
 )
 
 type roleSet uint8
@@ -98,8 +99,8 @@ func (r roleSet) names() []string {
 	return out
 }
 
-// principal is who a request runs as; stored in the fiber context locals.
-type principal struct {
+// Principal is who a request runs as; stored in the fiber context locals.
+type Principal struct {
 	name    string
 	roles   roleSet
 	streams streamScope
@@ -109,7 +110,11 @@ type principal struct {
 	tokenGen int64
 }
 
-const principalKey = "rsc.principal"
+// Name is the principal's user name.
+func (p Principal) Name() string { return p.name }
+
+// PrincipalKey is the fiber Locals key of the request's Principal.
+const PrincipalKey = "rsc.principal"
 
 type credential struct {
 	roles    roleSet
@@ -132,14 +137,14 @@ type authenticator struct {
 	verified map[string]verifiedEntry // configured user → the password bcrypt last accepted
 }
 
-// verifiedTTL is how long a password bcrypt accepted is remembered. Short:
+// VerifiedTTL is how long a password bcrypt accepted is remembered. Short:
 // the entry (an HMAC under a per-process random key) is what lets a memory
 // snapshot test guesses quickly, so it lives only while the user is busy;
 // and long enough that a member fleet heartbeating every few seconds with
 // Basic credentials pays one bcrypt check per user per 2 minutes, not per
 // request. The map holds at most one entry per configured user (unknown
 // names are never cached), so its size is bounded by auth.users.
-const verifiedTTL = 2 * time.Minute
+const VerifiedTTL = 2 * time.Minute
 
 type verifiedEntry struct {
 	mac   [32]byte // HMAC(cacheKey, user, password)
@@ -148,7 +153,7 @@ type verifiedEntry struct {
 
 // bcryptCompare is bcrypt.CompareHashAndPassword; a seam for tests that
 // count the checks (unknown and known users must take the same path).
-var bcryptCompare = bcrypt.CompareHashAndPassword
+var BcryptCompare = bcrypt.CompareHashAndPassword
 
 func newAuthenticator(cfg Config, signer *tokenSigner) *authenticator {
 	a := &authenticator{users: map[string]*credential{}, tokens: signer, verified: map[string]verifiedEntry{}, now: signer.now}
@@ -187,7 +192,7 @@ func newAuthenticator(cfg Config, signer *tokenSigner) *authenticator {
 // compare is a timed bcrypt check.
 func (a *authenticator) compare(hash []byte, password string) error {
 	start := time.Now()
-	err := bcryptCompare(hash, []byte(password))
+	err := BcryptCompare(hash, []byte(password))
 	a.cost.observe(time.Since(start))
 	return err
 }
@@ -209,7 +214,7 @@ func (a *authenticator) checkPassword(user, password string) (*credential, bool)
 		return cr, false
 	}
 	a.mu.Lock()
-	a.verified[user] = verifiedEntry{mac: a.cacheMAC(user, password), until: a.now().Add(verifiedTTL)}
+	a.verified[user] = verifiedEntry{mac: a.cacheMAC(user, password), until: a.now().Add(VerifiedTTL)}
 	a.mu.Unlock()
 	return cr, true
 }
@@ -261,38 +266,38 @@ func isBearer(header string) bool {
 // authenticate resolves the Authorization header to a principal. ok is false
 // for missing, malformed or wrong credentials. knownUser is the username only
 // when it names a configured user (safe to log).
-func (a *authenticator) authenticate(header string) (p principal, knownUser string, ok bool) {
+func (a *authenticator) authenticate(header string) (p Principal, knownUser string, ok bool) {
 	scheme, value, found := strings.Cut(strings.TrimSpace(header), " ")
 	if !found {
-		return principal{}, "", false
+		return Principal{}, "", false
 	}
 	value = strings.TrimSpace(value)
 	switch strings.ToLower(scheme) {
 	case "basic":
 		raw, err := base64.StdEncoding.DecodeString(value)
 		if err != nil {
-			return principal{}, "", false
+			return Principal{}, "", false
 		}
 		user, pass, found := strings.Cut(string(raw), ":")
 		if !found {
-			return principal{}, "", false
+			return Principal{}, "", false
 		}
 		cr, good := a.checkPassword(user, pass)
 		if cr != nil {
 			knownUser = user
 		}
 		if !good {
-			return principal{}, knownUser, false
+			return Principal{}, knownUser, false
 		}
-		return principal{name: user, roles: cr.roles, streams: cr.streams, groups: cr.groups}, user, true
+		return Principal{name: user, roles: cr.roles, streams: cr.streams, groups: cr.groups}, user, true
 	case "bearer":
 		claims, err := a.tokens.verify(value)
 		if err != nil {
-			return principal{}, "", false
+			return Principal{}, "", false
 		}
 		cr, known := a.users[claims.Subject]
 		if !known || !a.tokens.credentialMatches(claims, cr.password) {
-			return principal{}, "", false // user removed, or its password changed
+			return Principal{}, "", false // user removed, or its password changed
 		}
 		var granted roleSet
 		for _, r := range claims.Roles {
@@ -303,31 +308,31 @@ func (a *authenticator) authenticate(header string) (p principal, knownUser stri
 		if granted&roleAll == roleAll {
 			granted |= roleAdmin // kept only if the user is still configured ADMIN
 		}
-		return principal{name: claims.Subject, roles: granted & cr.roles, streams: cr.streams, groups: cr.groups,
+		return Principal{name: claims.Subject, roles: granted & cr.roles, streams: cr.streams, groups: cr.groups,
 			bearer: true, tokenGen: claims.Gen}, claims.Subject, true
 	}
-	return principal{}, "", false
+	return Principal{}, "", false
 }
 
 // require returns the middleware enforcing need on a route, or nil when the
 // route needs no check (auth off, or a public route).
-func (s *Server) require(need access) fiber.Handler {
+func (s *Guard) Require(need Access) fiber.Handler {
 	memberOpen := !s.cfg.Auth.AuthenticateMemberAPI
-	if s.auth == nil || need == accessPublic || ((need == accessMember || need == accessProtocol) && memberOpen) {
+	if s.auth == nil || need == AccessPublic || ((need == AccessMember || need == AccessProtocol) && memberOpen) {
 		return nil
 	}
 	var want roleSet
 	var wantName string
 	switch need {
-	case accessRead:
+	case AccessRead:
 		want, wantName = roleRead, "READ"
-	case accessWrite:
+	case AccessWrite:
 		want, wantName = roleWrite, "WRITE"
-	case accessMember:
+	case AccessMember:
 		want, wantName = roleMember, "MEMBER"
-	case accessRouting:
+	case AccessRouting:
 		want, wantName = roleRead|roleMember, "READ or MEMBER"
-	case accessAdmin:
+	case AccessAdmin:
 		want, wantName = roleAdmin, "ADMIN"
 	default:
 		want, wantName = roleRead|roleWrite|roleMember, "READ, WRITE or MEMBER"
@@ -340,7 +345,7 @@ func (s *Server) require(need access) fiber.Handler {
 		}
 		// Stored before the role and scope checks: a refusal is audited
 		// under the principal that was refused, not as anonymous.
-		c.Locals(principalKey, p)
+		c.Locals(PrincipalKey, p)
 		if p.roles&want == 0 {
 			return forbidden
 		}
@@ -356,7 +361,7 @@ func (s *Server) require(need access) fiber.Handler {
 
 // principalName is the rate-limit key of the request's principal.
 func principalName(c *fiber.Ctx) string {
-	if p, ok := c.Locals(principalKey).(principal); ok {
+	if p, ok := c.Locals(PrincipalKey).(Principal); ok {
 		return p.name
 	}
 	return "ip:" + c.IP()

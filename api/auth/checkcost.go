@@ -1,4 +1,4 @@
-package api
+package auth
 
 import (
 	"sync"
@@ -34,4 +34,4 @@ func (c *checkCost) average() time.Duration {
 
 // waitLikeCheck is how an answer waits instead of checking; a seam for
 // tests that count the waits.
-var waitLikeCheck = time.Sleep
+var WaitLikeCheck = time.Sleep

@@ -1,11 +1,12 @@
-package api
+package auth
 
 import (
-	"github.com/redisstream/coordinator/api/httpx"
 	"math"
 	"net/http"
 	"strconv"
 	"time"
+
+	"github.com/redisstream/coordinator/api/httpx"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -82,7 +83,7 @@ const (
 
 // authenticateLimited is authenticate under the failure limiter. It returns
 // the principal, or the error to answer (401 or 429).
-func (s *Server) authenticateLimited(c *fiber.Ctx, header string, need access) (principal, error) {
+func (s *Guard) authenticateLimited(c *fiber.Ctx, header string, need Access) (Principal, error) {
 	ip := c.IP()
 	name, basic := basicUser(header)
 	known := basic && s.auth.known(name)
@@ -93,24 +94,24 @@ func (s *Server) authenticateLimited(c *fiber.Ctx, header string, need access) (
 	if basic {
 		if locked, wait := names.blocked(name + "\x00" + ip); locked {
 			s.metrics.AuthFailure("locked")
-			return principal{}, authRefusal(wait, keyFailUser)
+			return Principal{}, authRefusal(wait, keyFailUser)
 		}
 	}
-	var p principal
+	var p Principal
 	var user string
 	ok := false
 	if addrLocked, _ := s.fails.addr.blocked(ip); basic && addrLocked && !known {
-		waitLikeCheck(s.auth.cost.average()) // no bcrypt for a made-up name at a locked address
+		WaitLikeCheck(s.auth.cost.average()) // no bcrypt for a made-up name at a locked address
 	} else {
 		p, user, ok = s.auth.authenticate(header)
 	}
 	if ok && p.bearer && s.gens != nil {
 		// Revoked tokens (tokengen.go): WRITE and ADMIN routes fail closed
 		// when the generations cannot be read, the others fail open.
-		strict := need == accessWrite || need == accessAdmin
+		strict := need == AccessWrite || need == AccessAdmin
 		gen, fresh := s.gens.generation(p.name, strict)
 		if strict && !fresh {
-			return principal{}, &httpx.Error{Status: http.StatusServiceUnavailable, Code: protocol.CodeStoreUnavailable, RetryAfter: 1,
+			return Principal{}, &httpx.Error{Status: http.StatusServiceUnavailable, Code: protocol.CodeStoreUnavailable, RetryAfter: 1,
 				Msg: "token revocations cannot be read from the store: this route refuses bearer tokens until they can; retry, or use Basic credentials"}
 		}
 		ok = p.tokenGen >= gen
@@ -119,11 +120,11 @@ func (s *Server) authenticateLimited(c *fiber.Ctx, header string, need access) (
 		return p, nil
 	}
 	if header == "" {
-		return principal{}, httpx.New(401, protocol.CodeUnauthenticated, "missing or invalid credentials")
+		return Principal{}, httpx.New(401, protocol.CodeUnauthenticated, "missing or invalid credentials")
 	}
 	s.metrics.AuthFailure("failed")
 	s.log.Warn("authentication failed: wrong or unknown credentials; repeated failures from this address are refused 429",
-		"ip", ip, "user", user, "route", routeLabel(c))
+		"ip", ip, "user", user, "route", httpx.RouteLabel(c))
 	addrOK, addrEmptied, addrWait := s.fails.addr.take(ip)
 	if addrEmptied {
 		s.auditLockout(c, "", ip, keyFailAddr)
@@ -135,20 +136,20 @@ func (s *Server) authenticateLimited(c *fiber.Ctx, header string, need access) (
 		}
 	}
 	if !addrOK {
-		return principal{}, authRefusal(addrWait, keyFailAddr)
+		return Principal{}, authRefusal(addrWait, keyFailAddr)
 	}
-	return principal{}, httpx.New(401, protocol.CodeUnauthenticated, "missing or invalid credentials")
+	return Principal{}, httpx.New(401, protocol.CodeUnauthenticated, "missing or invalid credentials")
 }
 
 // auditLockout writes the one audit record of a lock-out, for the failure
 // that emptied the bucket: later failures while it is empty are not audited.
-func (s *Server) auditLockout(c *fiber.Ctx, user, ip, key string) {
+func (s *Guard) auditLockout(c *fiber.Ctx, user, ip, key string) {
 	principalName := user
 	if principalName == "" {
 		principalName = "anonymous"
 	}
-	rec := AuditRecord{Time: s.now(), Principal: principalName, Method: methodLabel(c),
-		Route: routeLabel(c), Path: escapeControl(c.Path()), RequestID: httpx.RequestID(c),
+	rec := AuditRecord{Time: s.now(), Principal: principalName, Method: httpx.MethodLabel(c),
+		Route: httpx.RouteLabel(c), Path: escapeControl(c.Path()), RequestID: httpx.RequestID(c),
 		Status: 429, Result: "locked", IP: ip,
 		Detail: "failed credentials locked out by " + key + "; further failures are refused 429 and not audited until the bucket refills"}
 	s.writeAudit(rec)

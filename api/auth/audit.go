@@ -1,14 +1,15 @@
-package api
+package auth
 
 import (
 	"context"
 	"encoding/json"
-	"github.com/redisstream/coordinator/api/httpx"
 	"log/slog"
 	"strconv"
 	"strings"
 	"time"
 	"unicode"
+
+	"github.com/redisstream/coordinator/api/httpx"
 
 	"github.com/gofiber/fiber/v2"
 )
@@ -89,16 +90,13 @@ type AuditSink interface {
 	Audit(AuditRecord)
 }
 
-// WithAuditSink sends every audit record to sink as well as to the log.
-func WithAuditSink(sink AuditSink) Option { return func(s *Server) { s.audit = &auditor{sink: sink} } }
-
 type auditor struct{ sink AuditSink }
 
 const auditUserKey = "rsc.auditUser"
 
 // audited wraps an admin mutation or login: it runs the rest of the chain
 // (authentication included), then writes the audit record.
-func (s *Server) audited(c *fiber.Ctx) error {
+func (s *Guard) Audited(c *fiber.Ctx) error {
 	start := time.Now()
 	err := c.Next()
 	status := c.Response().StatusCode()
@@ -110,8 +108,8 @@ func (s *Server) audited(c *fiber.Ctx) error {
 	rec := AuditRecord{
 		Time:      start,
 		Principal: auditPrincipal(c),
-		Method:    methodLabel(c),
-		Route:     strings.Clone(routeLabel(c)),
+		Method:    httpx.MethodLabel(c),
+		Route:     strings.Clone(httpx.RouteLabel(c)),
 		Path:      strings.Clone(c.Path()),
 		RequestID: httpx.RequestID(c),
 		Status:    status,
@@ -128,7 +126,7 @@ func (s *Server) audited(c *fiber.Ctx) error {
 			rec.RequestedBy, rec.Reason = httpx.Truncate(f.RequestedBy, 200), httpx.Truncate(f.Reason, 500)
 		}
 	}
-	if summarise, authd := refusalKind(c, status); summarise {
+	if summarise, authd := RefusalKind(c, status); summarise {
 		s.refused(rec, authd)
 	} else {
 		s.writeAudit(rec)
@@ -137,7 +135,7 @@ func (s *Server) audited(c *fiber.Ctx) error {
 }
 
 // writeAudit logs rec and hands it to the sink.
-func (s *Server) writeAudit(rec AuditRecord) {
+func (s *Guard) writeAudit(rec AuditRecord) {
 	s.log.LogAttrs(context.Background(), slog.LevelInfo, "audit",
 		slog.String("principal", rec.Principal), slog.String("method", rec.Method),
 		slog.String("route", rec.Route), slog.String("path", rec.Path),
@@ -154,7 +152,7 @@ func (s *Server) writeAudit(rec AuditRecord) {
 // auditPrincipal is the authenticated user, the login's (configured) user,
 // or "anonymous".
 func auditPrincipal(c *fiber.Ctx) string {
-	if p, ok := c.Locals(principalKey).(principal); ok {
+	if p, ok := c.Locals(PrincipalKey).(Principal); ok {
 		return p.name
 	}
 	if u, ok := c.Locals(auditUserKey).(string); ok && u != "" {

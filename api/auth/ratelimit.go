@@ -1,11 +1,12 @@
-package api
+package auth
 
 import (
-	"github.com/redisstream/coordinator/api/httpx"
 	"math"
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/redisstream/coordinator/api/httpx"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -71,7 +72,7 @@ func (l *limiter) evict(now time.Time) {
 
 // rateLimited returns middleware that limits requests per key(c); over the
 // limit it answers 429 RATE_LIMIT_EXCEEDED with Retry-After in whole seconds (≥ 1).
-func (s *Server) rateLimited(key func(*fiber.Ctx) string) fiber.Handler {
+func (s *Guard) RateLimited(key func(*fiber.Ctx) string) fiber.Handler {
 	if s.limiter == nil {
 		return nil
 	}
@@ -97,9 +98,9 @@ func (s *Server) rateLimited(key func(*fiber.Ctx) string) fiber.Handler {
 // limit locked real users behind one address out); their failed
 // credentials are, like on every route (authlimit.go). The route is still
 // audited.
-func loginKey(*fiber.Ctx) string { return "" }
+func LoginKey(*fiber.Ctx) string { return "" }
 
-func adminKey(c *fiber.Ctx) string { return "admin " + principalName(c) }
+func AdminKey(c *fiber.Ctx) string { return "admin " + principalName(c) }
 
 // bucketAt is key's bucket refilled up to now. Callers hold l.mu.
 func (l *limiter) bucketAt(key string, now time.Time) *bucket {

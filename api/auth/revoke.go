@@ -1,9 +1,11 @@
-package api
+package auth
 
 import (
-	"github.com/redisstream/coordinator/api/httpx"
 	"net/http"
 	"strings"
+
+	"github.com/redisstream/coordinator/api/edge"
+	"github.com/redisstream/coordinator/api/httpx"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -19,31 +21,31 @@ import (
 // auth.users entry of this node has is still revoked (configured=false):
 // during a rolling change of the configuration another node may have it.
 // Auth off: 400 AUTHENTICATION_DISABLED.
-func (s *Server) revokeTokens(c *fiber.Ctx, _ *UserPath) (protocol.RevokeTokensResponse, error) {
+func (s *Guard) RevokeTokens(c *fiber.Ctx) (protocol.RevokeTokensResponse, error) {
 	var none protocol.RevokeTokensResponse
 	if s.auth == nil {
 		return none, httpx.New(http.StatusBadRequest, protocol.CodeAuthDisabled,
 			"authentication is disabled on this server (no auth.users configured): there are no tokens to revoke")
 	}
-	user, err := unescape(c, "username", "username")
+	user, err := edge.Unescape(c, "username", "username")
 	if err != nil {
 		return none, err
 	}
 	user = strings.Clone(user) // fiber's params alias the request buffer, reused after the request
-	if strings.TrimSpace(user) == "" || strings.ContainsAny(user, ":") || len(user) > maxCredential {
-		return none, httpx.Invalid("username %q is not a valid auth.users[].username (non-empty, no ':', at most %d bytes)", user, maxCredential)
+	if strings.TrimSpace(user) == "" || strings.ContainsAny(user, ":") || len(user) > edge.MaxCredential {
+		return none, httpx.Invalid("username %q is not a valid auth.users[].username (non-empty, no ':', at most %d bytes)", user, edge.MaxCredential)
 	}
-	if err := checkText("username", user, maxCredential, false); err != nil {
+	if err := edge.Text("username", user, edge.MaxCredential, false); err != nil {
 		return none, err
 	}
 	var req protocol.RevokeTokensRequest
-	if err := decodeBody(c, &req); err != nil {
+	if err := edge.DecodeBody(c, &req); err != nil {
 		return none, err
 	}
-	if err := checkRequestedBy(req.RequestedBy); err != nil {
+	if err := edge.RequestedBy(req.RequestedBy); err != nil {
 		return none, err
 	}
-	if err := checkText("reason", req.Reason, maxReason, true); err != nil {
+	if err := edge.Text("reason", req.Reason, edge.MaxReason, true); err != nil {
 		return none, err
 	}
 	if s.gens == nil {

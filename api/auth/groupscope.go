@@ -1,8 +1,10 @@
-package api
+package auth
 
 import (
-	"github.com/redisstream/coordinator/api/httpx"
 	"net/http"
+
+	"github.com/redisstream/coordinator/api/edge"
+	"github.com/redisstream/coordinator/api/httpx"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -23,7 +25,7 @@ func groupAllowed(scope streamScope, c *fiber.Ctx) bool {
 	if scope == nil || c.Params("consumerGroup") == "" {
 		return true
 	}
-	g, err := unescape(c, "consumerGroup", "consumerGroup")
+	g, err := edge.Unescape(c, "consumerGroup", "consumerGroup")
 	if err != nil {
 		return true // the handler answers 400
 	}
@@ -32,9 +34,9 @@ func groupAllowed(scope streamScope, c *fiber.Ctx) bool {
 
 // wholeStream guards a route that changes every group of a stream: a user
 // scoped to some groups may not use it.
-func wholeStream(h fiber.Handler) fiber.Handler {
+func WholeStream(h fiber.Handler) fiber.Handler {
 	return func(c *fiber.Ctx) error {
-		if p, ok := c.Locals(principalKey).(principal); ok && p.groups != nil {
+		if p, ok := c.Locals(PrincipalKey).(Principal); ok && p.groups != nil {
 			return httpx.New(http.StatusForbidden, protocol.CodeForbidden, "this route changes every consumer group of the stream, and user "+p.name+
 				" is scoped to consumer groups "+p.groups.String()+" (auth.users[].groups): ask an operator whose user is not scoped to groups")
 		}

@@ -1,9 +1,10 @@
-package api
+package edge
 
 import (
-	"github.com/redisstream/coordinator/api/httpx"
 	"math"
 	"strings"
+
+	"github.com/redisstream/coordinator/api/httpx"
 
 	"github.com/redisstream/coordinator/membersdk/protocol"
 )
@@ -13,22 +14,22 @@ import (
 // types, missing required heartbeat fields and oversized lists.
 
 const (
-	maxRequestedBy = 200
-	maxReason      = 1024
-	maxCredential  = 1024
+	MaxRequestedBy = 200
+	MaxReason      = 1024
+	MaxCredential  = 1024
 )
 
 // checkRequestedBy requires a non-blank requestedBy without control characters.
-func checkRequestedBy(s string) error {
+func RequestedBy(s string) error {
 	if strings.TrimSpace(s) == "" {
 		return httpx.Invalid("requestedBy is required")
 	}
-	return checkText("requestedBy", s, maxRequestedBy, false)
+	return Text("requestedBy", s, MaxRequestedBy, false)
 }
 
 // checkText bounds a free-text field and refuses control characters
 // (line breaks and tabs too, unless multiline).
-func checkText(field, s string, max int, multiline bool) error {
+func Text(field, s string, max int, multiline bool) error {
 	if len(s) > max {
 		return httpx.Invalid("%s is %d bytes, the limit is %d", field, len(s), max)
 	}
@@ -43,56 +44,56 @@ func checkText(field, s string, max int, multiline bool) error {
 	return nil
 }
 
-func (s *Server) checkCreateStream(r protocol.CreateStreamRequest) error {
-	if r.InitialShardCount != nil && (*r.InitialShardCount < 1 || *r.InitialShardCount > s.cfg.MaxShardCount) {
-		return httpx.Invalid("initialShardCount %d is out of range 1..%d", *r.InitialShardCount, s.cfg.MaxShardCount)
+func CreateStream(r protocol.CreateStreamRequest, maxShardCount int) error {
+	if r.InitialShardCount != nil && (*r.InitialShardCount < 1 || *r.InitialShardCount > maxShardCount) {
+		return httpx.Invalid("initialShardCount %d is out of range 1..%d", *r.InitialShardCount, maxShardCount)
 	}
-	if err := checkRequestedBy(r.RequestedBy); err != nil {
+	if err := RequestedBy(r.RequestedBy); err != nil {
 		return err
 	}
-	return checkText("reason", r.Reason, maxReason, true)
+	return Text("reason", r.Reason, MaxReason, true)
 }
 
-func checkCreateGroup(r protocol.CreateGroupRequest) error {
-	if err := checkRequestedBy(r.RequestedBy); err != nil {
+func CreateGroup(r protocol.CreateGroupRequest) error {
+	if err := RequestedBy(r.RequestedBy); err != nil {
 		return err
 	}
-	return checkText("reason", r.Reason, maxReason, true)
+	return Text("reason", r.Reason, MaxReason, true)
 }
 
-func checkDeleteGroup(r protocol.DeleteGroupRequest) error {
-	if err := checkRequestedBy(r.RequestedBy); err != nil {
+func DeleteGroup(r protocol.DeleteGroupRequest) error {
+	if err := RequestedBy(r.RequestedBy); err != nil {
 		return err
 	}
-	return checkText("reason", r.Reason, maxReason, true)
+	return Text("reason", r.Reason, MaxReason, true)
 }
 
-func (s *Server) checkScale(r protocol.ScaleRequest) error {
+func Scale(r protocol.ScaleRequest, maxShardCount int) error {
 	if r.TargetShardCount == nil {
 		return httpx.Invalid("targetShardCount is required")
 	}
-	if *r.TargetShardCount < 0 || *r.TargetShardCount > s.cfg.MaxShardCount {
-		return httpx.Invalid("targetShardCount %d is out of range 0..%d", *r.TargetShardCount, s.cfg.MaxShardCount)
+	if *r.TargetShardCount < 0 || *r.TargetShardCount > maxShardCount {
+		return httpx.Invalid("targetShardCount %d is out of range 0..%d", *r.TargetShardCount, maxShardCount)
 	}
-	if err := checkRequestedBy(r.RequestedBy); err != nil {
+	if err := RequestedBy(r.RequestedBy); err != nil {
 		return err
 	}
-	return checkText("reason", r.Reason, maxReason, true)
+	return Text("reason", r.Reason, MaxReason, true)
 }
 
-func checkRollback(r protocol.RollbackRequest) error {
-	if err := checkRequestedBy(r.RequestedBy); err != nil {
+func Rollback(r protocol.RollbackRequest) error {
+	if err := RequestedBy(r.RequestedBy); err != nil {
 		return err
 	}
-	return checkText("reason", r.Reason, maxReason, true)
+	return Text("reason", r.Reason, MaxReason, true)
 }
 
-func checkLogin(r protocol.LoginRequest) error {
+func Login(r protocol.LoginRequest) error {
 	if r.Username == "" || r.Password == "" {
 		return httpx.Invalid("username and password are required")
 	}
-	if len(r.Username) > maxCredential || len(r.Password) > maxCredential {
-		return httpx.Invalid("username or password is longer than %d bytes", maxCredential)
+	if len(r.Username) > MaxCredential || len(r.Password) > MaxCredential {
+		return httpx.Invalid("username or password is longer than %d bytes", MaxCredential)
 	}
 	return nil
 }
@@ -104,7 +105,7 @@ func checkLogin(r protocol.LoginRequest) error {
 // assigns to it: other protocol versions (UNSUPPORTED_PROTOCOL), memberEpoch
 // < -1 and path/body memberId mismatch (INVALID_REQUEST), shards beyond the
 // stream's shard count, stale epochs (FENCED_MEMBER_EPOCH).
-func checkHeartbeat(r *protocol.HeartbeatRequest) error {
+func Heartbeat(r *protocol.HeartbeatRequest) error {
 	if r.ProtocolVersion != protocol.Version {
 		return nil
 	}

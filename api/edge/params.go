@@ -1,9 +1,10 @@
-package api
+package edge
 
 import (
-	"github.com/redisstream/coordinator/api/httpx"
 	"net/url"
 	"strings"
+
+	"github.com/redisstream/coordinator/api/httpx"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -22,13 +23,13 @@ import (
 
 // pathName returns path parameter key, decoded and validated as a name of
 // the given kind ("streamPrefix", "consumerGroup", "reshardingId").
-func pathName(c *fiber.Ctx, key, kind string) (string, error) {
-	return checkName(c.Params(key), kind)
+func PathName(c *fiber.Ctx, key, kind string) (string, error) {
+	return Name(c.Params(key), kind)
 }
 
 // checkName decodes and validates a raw path segment as a name of the given
 // kind (a typed input's path field: inputs.go).
-func checkName(raw, kind string) (string, error) {
+func Name(raw, kind string) (string, error) {
 	v, err := unescapeRaw(raw, kind)
 	if err != nil {
 		return "", err
@@ -40,8 +41,8 @@ func checkName(raw, kind string) (string, error) {
 }
 
 // pathMemberID returns the memberId path parameter, decoded and validated.
-func pathMemberID(c *fiber.Ctx) (string, error) {
-	v, err := unescape(c, "memberId", "memberId")
+func PathMemberID(c *fiber.Ctx) (string, error) {
+	v, err := Unescape(c, "memberId", "memberId")
 	if err != nil {
 		return "", err
 	}
@@ -51,7 +52,7 @@ func pathMemberID(c *fiber.Ctx) (string, error) {
 	return strings.Clone(v), nil
 }
 
-func unescape(c *fiber.Ctx, key, kind string) (string, error) {
+func Unescape(c *fiber.Ctx, key, kind string) (string, error) {
 	return unescapeRaw(c.Params(key), kind)
 }
 
@@ -67,12 +68,12 @@ func unescapeRaw(raw, kind string) (string, error) {
 }
 
 // streamGroup returns the validated :streamPrefix and :consumerGroup.
-func streamGroup(c *fiber.Ctx) (string, string, error) {
-	p, err := pathName(c, "streamPrefix", "streamPrefix")
+func StreamGroup(c *fiber.Ctx) (string, string, error) {
+	p, err := PathName(c, "streamPrefix", "streamPrefix")
 	if err != nil {
 		return "", "", err
 	}
-	g, err := pathName(c, "consumerGroup", "consumerGroup")
+	g, err := PathName(c, "consumerGroup", "consumerGroup")
 	if err != nil {
 		return "", "", err
 	}
@@ -82,7 +83,7 @@ func streamGroup(c *fiber.Ctx) (string, string, error) {
 // emptySegment reports whether path (as requested) has an empty segment
 // under one of our prefixes, e.g. /coord/v1/streams//groups/g: such a
 // request matches no route, and is answered 400 rather than 404.
-func emptySegment(path string) bool {
+func EmptySegment(path string) bool {
 	if !strings.HasPrefix(path, "/coord/v1/") && !strings.HasPrefix(path, "/debug/") {
 		return false
 	}

@@ -1,12 +1,14 @@
-package api
+package auth
 
 import (
 	"bytes"
 	"encoding/base64"
-	"github.com/redisstream/coordinator/api/httpx"
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/redisstream/coordinator/api/edge"
+	"github.com/redisstream/coordinator/api/httpx"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -22,25 +24,25 @@ import (
 // forever. Wrong credentials: 401. With auth off: 400
 // AUTHENTICATION_DISABLED, saying that requests need no credentials here.
 // Failed credentials are limited like on every route (authlimit.go).
-func (s *Server) login(c *fiber.Ctx, _ *noInput) (protocol.LoginResponse, error) {
+func (s *Guard) Login(c *fiber.Ctx) (protocol.LoginResponse, error) {
 	var none protocol.LoginResponse
 	if s.auth == nil {
 		return none, httpx.New(http.StatusBadRequest, protocol.CodeAuthDisabled,
 			"authentication is disabled on this server (no auth.users configured): send requests without credentials, or configure auth.users and auth.token-secret to use tokens")
 	}
-	body, err := requestBody(c)
+	body, err := edge.RequestBody(c)
 	if err != nil {
 		return none, err
 	}
 	var req protocol.LoginRequest
 	if len(bytes.TrimSpace(body)) > 0 {
-		if err := decodeBody(c, &req); err != nil {
+		if err := edge.DecodeBody(c, &req); err != nil {
 			return none, err
 		}
 	}
 	header := c.Get(fiber.HeaderAuthorization)
 	if req.Username != "" || req.Password != "" {
-		if err := checkLogin(req); err != nil {
+		if err := edge.Login(req); err != nil {
 			return none, err
 		}
 		header = "Basic " + base64.StdEncoding.EncodeToString([]byte(req.Username+":"+req.Password))
@@ -48,7 +50,7 @@ func (s *Server) login(c *fiber.Ctx, _ *noInput) (protocol.LoginResponse, error)
 		return none, httpx.New(http.StatusUnauthorized, protocol.CodeUnauthenticated,
 			"send {\"username\",\"password\"} in the body or Basic credentials in the Authorization header")
 	}
-	p, err := s.authenticateLimited(c, header, accessPublic)
+	p, err := s.authenticateLimited(c, header, AccessPublic)
 	if err != nil {
 		if u, ok := basicUser(header); ok && s.auth.known(u) {
 			c.Locals(auditUserKey, u)

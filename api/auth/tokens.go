@@ -1,4 +1,4 @@
-package api
+package auth
 
 import (
 	"crypto/hmac"
@@ -68,7 +68,7 @@ type tokenSigner struct {
 
 // newTokenSigner signs with secret and also verifies tokens signed with any
 // of previous (rotation overlap).
-func newTokenSigner(secret string, previous []string, ttl time.Duration, now func() time.Time) *tokenSigner {
+func NewTokenSigner(secret string, previous []string, ttl time.Duration, now func() time.Time) *tokenSigner {
 	t := &tokenSigner{kid: keyID(secret), secret: []byte(secret), keys: map[string][]byte{}, ttl: ttl, now: now}
 	for _, p := range previous {
 		t.keys[keyID(p)] = []byte(p)

@@ -1,4 +1,4 @@
-package api
+package auth
 
 import (
 	"crypto/hmac"
@@ -16,7 +16,7 @@ const otherSecret = "another-secret-0123456789"
 
 func TestTokenVerifyRejectsMalformed(t *testing.T) {
 	clock := newClock()
-	ts := newTokenSigner(testSecret, nil, time.Hour, clock.Now)
+	ts := NewTokenSigner(testSecret, nil, time.Hour, clock.Now)
 	tok, exp, err := ts.issue("admin", []string{"READ"}, "pw", 0)
 	require.NoError(t, err)
 	require.Equal(t, clock.Now().Add(time.Hour), exp)
@@ -67,7 +67,7 @@ func TestTokenVerifyRejectsMalformed(t *testing.T) {
 }
 
 func TestTokenHeaderNamesKeyAndAlgorithm(t *testing.T) {
-	ts := newTokenSigner(testSecret, nil, time.Hour, newClock().Now)
+	ts := NewTokenSigner(testSecret, nil, time.Hour, newClock().Now)
 	tok, _, err := ts.issue("admin", []string{"READ"}, "pw", 0)
 	require.NoError(t, err)
 	parsed, _, err := jwt.NewParser().ParseUnverified(tok, &tokenClaims{})
@@ -87,11 +87,11 @@ func TestTokenHeaderNamesKeyAndAlgorithm(t *testing.T) {
 // Tokens are always signed by the current secret.
 func TestTokenRotationOverlap(t *testing.T) {
 	clock := newClock()
-	old := newTokenSigner(testSecret, nil, time.Hour, clock.Now)
+	old := NewTokenSigner(testSecret, nil, time.Hour, clock.Now)
 	oldTok, _, err := old.issue("admin", []string{"READ"}, "pw", 0)
 	require.NoError(t, err)
 
-	overlap := newTokenSigner(otherSecret, []string{testSecret}, time.Hour, clock.Now)
+	overlap := NewTokenSigner(otherSecret, []string{testSecret}, time.Hour, clock.Now)
 	c, err := overlap.verify(oldTok)
 	require.NoError(t, err, "old token during the overlap window")
 	require.Equal(t, "admin", c.Subject)
@@ -103,7 +103,7 @@ func TestTokenRotationOverlap(t *testing.T) {
 	_, err = old.verify(newTok)
 	require.ErrorIs(t, err, errBadToken, "a server without the new secret refuses the new token")
 
-	after := newTokenSigner(otherSecret, nil, time.Hour, clock.Now)
+	after := NewTokenSigner(otherSecret, nil, time.Hour, clock.Now)
 	_, err = after.verify(oldTok)
 	require.ErrorIs(t, err, errBadToken, "old secret removed")
 	_, err = after.verify(newTok)
