@@ -10,30 +10,24 @@ import (
 	"golang.org/x/crypto/bcrypt"
 )
 
-// The auth section: the one definition of users, roles and the limits on
-// credentials. api.Config carries this struct as it is; api.New checks it
-// with Auth.Validate.
-
-// Auth configures authentication of the HTTP API.
+// Auth configures authentication of the HTTP API: the one definition of
+// users, roles and credential limits (api.New takes it as it is and calls
+// Validate).
 type Auth struct {
-	TokenSecret          string        `koanf:"token-secret" secret:"true" help:"HMAC secret for login tokens (>= 16 bytes; required when users are set)"`
-	PreviousTokenSecrets []string      `koanf:"previous-token-secrets" secret:"true" help:"retired token secrets that still verify (never sign) tokens during a rotation; remove after token-ttl"`
-	TokenTTL             time.Duration `koanf:"token-ttl" validate:"gt=0,min=1m0s,max=8760h0m0s" help:"lifetime of a login token (1m..8760h)"`
-	// TokenRevocationWindow bounds how long a revoked token still works on
-	// the nodes that did not revoke it (they re-read the generations after
-	// half of it).
-	TokenRevocationWindow time.Duration `koanf:"token-revocation-window" validate:"min=1s,max=10m0s" help:"how long a token revoked on one node may still work on the others (1s..10m); each node re-reads the revocations after half of it"`
-	AuthenticateMemberAPI bool          `koanf:"authenticate-member-api" help:"require a MEMBER credential on the member heartbeat API whenever auth.users is set (set false to opt out)"`
+	TokenSecret           string        `koanf:"token-secret" secret:"true" help:"HMAC secret for login tokens (>= 16 bytes; required when users are set)"`
+	PreviousTokenSecrets  []string      `koanf:"previous-token-secrets" secret:"true" help:"retired token secrets that still verify (never sign) tokens during a rotation; remove after token-ttl"`
+	TokenTTL              time.Duration `koanf:"token-ttl" default:"168h" validate:"gt=0,min=1m0s,max=8760h0m0s" help:"lifetime of a login token (1m..8760h)"`
+	TokenRevocationWindow time.Duration `koanf:"token-revocation-window" default:"10s" validate:"min=1s,max=10m0s" help:"how long a token revoked on one node may still work on the others (1s..10m); each node re-reads the revocations after half of it"`
+	AuthenticateMemberAPI bool          `koanf:"authenticate-member-api" default:"true" help:"require a MEMBER credential on the member heartbeat API whenever auth.users is set (set false to opt out)"`
 	AllowUnauthenticated  bool          `koanf:"allow-unauthenticated" help:"allow a node listening beyond loopback with no auth.users (every route open); refused at start otherwise"`
-	Users                 []User        `koanf:"users" secret:"true" help:"API users (file or RSC_AUTH_USERS as a YAML/JSON list)"`
-	AdminRateLimit        float64       `koanf:"admin-rate-limit" validate:"finite,gt=0" hint:"requests per second" help:"sustained admin API requests per second"`
-	AdminRateBurst        int           `koanf:"admin-rate-burst" validate:"min=1" help:"admin API burst size"`
-	// Failed-credential limits (every authenticated route and login): a
-	// token bucket per client address and one per user at an address.
-	FailedAuthPerAddressRate  float64 `koanf:"failed-auth-per-address-rate" validate:"finite,gt=0" hint:"failed credentials regained per second" help:"failed credentials per second one client address regains after its burst (then 429)"`
-	FailedAuthPerAddressBurst int     `koanf:"failed-auth-per-address-burst" validate:"min=1" help:"failed credentials one client address may send before it is refused 429"`
-	FailedAuthPerUserRate     float64 `koanf:"failed-auth-per-user-rate" validate:"finite,gt=0" hint:"failed credentials regained per second" help:"failed credentials per second one user at one address regains after its burst"`
-	FailedAuthPerUserBurst    int     `koanf:"failed-auth-per-user-burst" validate:"min=1" help:"failed credentials for one user from one address before that user is refused 429 there"`
+	Users                 []User        `koanf:"users" secret:"true" validate:"dive" help:"API users (file or RSC_AUTH_USERS as a YAML/JSON list)"`
+	AdminRateLimit        float64       `koanf:"admin-rate-limit" default:"10" validate:"finite,gt=0" hint:"requests per second" help:"sustained admin API requests per second"`
+	AdminRateBurst        int           `koanf:"admin-rate-burst" default:"20" validate:"min=1" help:"admin API burst size"`
+	// Failed credentials: a token bucket per client address and one per user at an address.
+	FailedAuthPerAddressRate  float64 `koanf:"failed-auth-per-address-rate" default:"0.2" validate:"finite,gt=0" hint:"failed credentials regained per second" help:"failed credentials per second one client address regains after its burst (then 429)"`
+	FailedAuthPerAddressBurst int     `koanf:"failed-auth-per-address-burst" default:"30" validate:"min=1" help:"failed credentials one client address may send before it is refused 429"`
+	FailedAuthPerUserRate     float64 `koanf:"failed-auth-per-user-rate" default:"0.1" validate:"finite,gt=0" hint:"failed credentials regained per second" help:"failed credentials per second one user at one address regains after its burst"`
+	FailedAuthPerUserBurst    int     `koanf:"failed-auth-per-user-burst" default:"10" validate:"min=1" help:"failed credentials for one user from one address before that user is refused 429 there"`
 }
 
 // User is one API user. Password is plain text or a bcrypt hash ($2a$/$2b$/$2y$).
@@ -41,17 +35,14 @@ type User struct {
 	Username string   `koanf:"username"`
 	Password string   `koanf:"password"`
 	Roles    []string `koanf:"roles"`
-	// Streams scopes the user to these stream prefixes ("orders", or "orders:*"
-	// for every prefix that starts with "orders:"); empty = every stream.
-	Streams []string `koanf:"streams"`
-	// Groups scopes the user to these consumer groups (same patterns);
-	// empty = every group.
-	Groups []string `koanf:"groups"`
+	// Streams and Groups scope the user to these stream prefixes and groups
+	// ("orders", or "orders:*" for every name starting with "orders:"); empty = all.
+	Streams []string `koanf:"streams" validate:"dive,scope"`
+	Groups  []string `koanf:"groups" validate:"dive,groupscope"`
 }
 
-// Roles a User may hold. WRITE implies READ; MEMBER is separate (heartbeats and
-// producer routing). ADMIN (all of READ, WRITE and MEMBER) and MONITOR
-// (= READ) are the reference coordinator's names.
+// Roles a User may hold. WRITE implies READ; MEMBER: heartbeats and producer
+// routing; ADMIN (READ, WRITE and MEMBER) and MONITOR (= READ) are aliases.
 const (
 	RoleRead    = "READ"
 	RoleWrite   = "WRITE"
@@ -109,12 +100,10 @@ func (a Auth) check(bad badFunc, errs *[]error) {
 		default:
 			names[u.Username] = i
 		}
-		if u.Password == "" {
+		if _, err := bcrypt.Cost([]byte(u.Password)); u.Password == "" {
 			bad(key+".password", "", "must not be empty")
-		} else if IsBcrypt(u.Password) {
-			if _, err := bcrypt.Cost([]byte(u.Password)); err != nil {
-				secret(key+".password", "(redacted): looks like a bcrypt hash but is malformed: %v", err)
-			}
+		} else if IsBcrypt(u.Password) && err != nil {
+			secret(key+".password", "(redacted): looks like a bcrypt hash but is malformed: %v", err)
 		}
 		if len(u.Roles) == 0 {
 			bad(key+".roles", u.Roles, "must name at least one of %s", strings.Join(Roles, ", "))
@@ -124,16 +113,6 @@ func (a Auth) check(bad badFunc, errs *[]error) {
 				bad(fmt.Sprintf("%s.roles[%d]", key, j), r, "must be one of %s", strings.Join(Roles, ", "))
 			}
 			hasMember = hasMember || r == RoleMember || r == RoleAdmin
-		}
-		for j, p := range u.Streams {
-			if err := validStreamScope(p); err != nil {
-				bad(fmt.Sprintf("%s.streams[%d]", key, j), p, "%v", err)
-			}
-		}
-		for j, p := range u.Groups {
-			if err := validStreamScope(p); err != nil {
-				bad(fmt.Sprintf("%s.groups[%d]", key, j), p, "%v (a consumer group name, a name followed by '*', or '*')", err)
-			}
 		}
 	}
 	if len(a.Users) > 0 && a.AuthenticateMemberAPI && !hasMember {
@@ -150,20 +129,14 @@ func IsBcrypt(p string) bool {
 // validStreamScope checks one auth.users[].streams or .groups entry: a
 // prefix, or a prefix followed by "*" (every name that starts with it).
 func validStreamScope(p string) error {
-	name := strings.TrimSuffix(p, "*")
-	if strings.TrimSpace(name) == "" {
-		if p == "*" {
-			return nil
-		}
+	switch name := strings.TrimSuffix(p, "*"); {
+	case p == "*":
+	case strings.TrimSpace(name) == "":
 		return errors.New("must be a stream prefix, a prefix followed by '*', or '*'")
-	}
-	if strings.ContainsAny(name, "{}*") {
+	case strings.ContainsAny(name, "{}*"):
 		return errors.New("may not contain '{', '}' or '*' except one trailing '*'")
-	}
-	for _, r := range name {
-		if r < 0x20 || r == 0x7f {
-			return errors.New("may not contain control characters")
-		}
+	case strings.ContainsFunc(name, func(r rune) bool { return r < 0x20 || r == 0x7f }):
+		return errors.New("may not contain control characters")
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"net"
 	"reflect"
 	"strconv"
 	"strings"
@@ -11,23 +12,59 @@ import (
 	"github.com/go-playground/validator/v10"
 )
 
-// Scalar bounds are declared once, as validate tags on the fields of Config
-// (go-playground/validator: min, max, gt, oneof, omitempty and our finite,
-// which refuses NaN and ±Inf); a hint tag names the unit. checkBounds words
-// each failure the way every config error reads: the key, the value, the
-// whole bound and the hint. Only rules between keys are written by hand.
-// This replaced about 45 hand-written range checks.
+// Bounds and formats of single keys are validate tags on the fields of
+// Config (go-playground/validator's min, max, gt, oneof, omitempty, dive;
+// our finite, refusing NaN and ±Inf, and the formats below); a hint tag
+// names the unit. checkBounds words each failure as every config error
+// reads: the key, the value, then the whole bound or what the format check
+// says. Only rules between keys are written by hand.
 var bounds = func() *validator.Validate {
 	v := validator.New(validator.WithRequiredStructEnabled())
 	v.RegisterTagNameFunc(func(f reflect.StructField) string { return f.Tag.Get("koanf") })
-	if err := v.RegisterValidation("finite", func(fl validator.FieldLevel) bool {
-		f := fl.Field().Float()
-		return !math.IsNaN(f) && !math.IsInf(f, 0)
-	}); err != nil {
+	err := v.RegisterValidation("finite", func(fl validator.FieldLevel) bool {
+		return !math.IsNaN(fl.Field().Float()) && !math.IsInf(fl.Field().Float(), 0)
+	})
+	for tag, check := range formats {
+		err = errors.Join(err, v.RegisterValidation(tag, func(fl validator.FieldLevel) bool { return check(fl.Field().String()) == nil }))
+	}
+	if err != nil {
 		panic(err)
 	}
 	return v
 }()
+
+// formats are validate tags of text keys whose check says what is wrong.
+var formats = map[string]func(string) error{
+	"listen":   func(s string) error { return checkHostPort(s, true, 0) },
+	"hostport": func(s string) error { return checkHostPort(s, false, 1) },
+	"name":     checkName,
+	"host":     checkHost,
+	"origin":   checkOrigin,
+	"trimmed":  func(s string) error { return errorIf(strings.TrimSpace(s) != s, "must not start or end with spaces") },
+	"memlimit": func(s string) error { _, err := ParseMemoryLimit(s); return err },
+	"addr": func(s string) error {
+		_, _, err := net.SplitHostPort(s)
+		return errorIf(err != nil, "must be host:port (or empty for no extra listener)")
+	},
+	"scope": validStreamScope,
+	"groupscope": func(s string) error {
+		if err := validStreamScope(s); err != nil {
+			return fmt.Errorf("%w (a consumer group name, a name followed by '*', or '*')", err)
+		}
+		return nil
+	},
+	"advertise": func(s string) error {
+		return errors.Join(checkHost(s), errorIf(isWildcardHost(s), "is the all-interfaces address, which no other node can connect to; advertise this node's own address"))
+	},
+}
+
+// errorIf is an error saying text when cond holds.
+func errorIf(cond bool, text string) error {
+	if cond {
+		return errors.New(text)
+	}
+	return nil
+}
 
 // badFunc reports one problem: "config: KEY = VALUE: what is wrong".
 type badFunc func(key string, value any, format string, args ...any)
@@ -51,7 +88,11 @@ func checkBounds(section string, v any, bad badFunc) (failed map[string]bool) {
 		ns := fe.Namespace() // "Config.coordination.heartbeat-interval"
 		key := strings.TrimPrefix(section+ns[strings.IndexByte(ns, '.'):], ".")
 		failed[key] = true
-		bad(key, fe.Value(), "%s", boundText(byKey[key], fe.Tag()))
+		if check := formats[fe.Tag()]; check != nil {
+			bad(key, fe.Value(), "%v", check(fe.Value().(string)))
+		} else {
+			bad(key, fe.Value(), "%s", boundText(byKey[key], fe.Tag()))
+		}
 	}
 	return failed
 }

@@ -19,53 +19,37 @@ const (
 	GiB ByteSize = 1 << 30
 )
 
-var byteUnits = map[string]float64{
-	"":    1,
-	"b":   1,
-	"kib": 1 << 10, "ki": 1 << 10,
-	"mib": 1 << 20, "mi": 1 << 20,
-	"gib": 1 << 30, "gi": 1 << 30,
-	"kb": 1e3,
-	"mb": 1e6,
-	"gb": 1e9,
-}
+var byteUnits = map[string]float64{"": 1, "b": 1, "kib": 1 << 10, "ki": 1 << 10, "mib": 1 << 20, "mi": 1 << 20,
+	"gib": 1 << 30, "gi": 1 << 30, "kb": 1e3, "mb": 1e6, "gb": 1e9}
 
 // ParseByteSize parses a byte size such as "1MiB", "64KiB", "1.5MB" or "1048576".
 func ParseByteSize(s string) (ByteSize, error) {
 	t := strings.TrimSpace(s)
-	i := 0
-	for i < len(t) && (t[i] >= '0' && t[i] <= '9' || t[i] == '.') {
-		i++
+	i := strings.IndexFunc(t, func(r rune) bool { return (r < '0' || r > '9') && r != '.' })
+	if i < 0 {
+		i = len(t)
 	}
-	num, unit := t[:i], strings.ToLower(strings.TrimSpace(t[i:]))
-	mult, ok := byteUnits[unit]
-	if num == "" || !ok {
+	f, err := strconv.ParseFloat(t[:i], 64)
+	mult, ok := byteUnits[strings.ToLower(strings.TrimSpace(t[i:]))]
+	switch v := f * mult; {
+	case err != nil || !ok:
 		return 0, fmt.Errorf("invalid byte size %q (use e.g. 1MiB, 512KiB, 1048576)", s)
-	}
-	f, err := strconv.ParseFloat(num, 64)
-	if err != nil {
-		return 0, fmt.Errorf("invalid byte size %q (use e.g. 1MiB, 512KiB, 1048576)", s)
-	}
-	v := f * mult
-	if v > math.MaxInt64/2 {
+	case v > math.MaxInt64/2:
 		return 0, fmt.Errorf("byte size %q is too large", s)
-	}
-	if v != math.Trunc(v) {
+	case v != math.Trunc(v):
 		return 0, fmt.Errorf("byte size %q is not a whole number of bytes", s)
+	default:
+		return ByteSize(v), nil
 	}
-	return ByteSize(v), nil
 }
 
 // String renders the size with the largest binary unit that divides it
 // exactly ("1MiB", "1536KiB", "1000B").
 func (b ByteSize) String() string {
-	switch {
-	case b != 0 && b%GiB == 0:
-		return strconv.FormatInt(int64(b/GiB), 10) + "GiB"
-	case b != 0 && b%MiB == 0:
-		return strconv.FormatInt(int64(b/MiB), 10) + "MiB"
-	case b != 0 && b%KiB == 0:
-		return strconv.FormatInt(int64(b/KiB), 10) + "KiB"
+	for i, u := range []ByteSize{GiB, MiB, KiB} {
+		if b != 0 && b%u == 0 {
+			return strconv.FormatInt(int64(b/u), 10) + []string{"GiB", "MiB", "KiB"}[i]
+		}
 	}
 	return strconv.FormatInt(int64(b), 10) + "B"
 }

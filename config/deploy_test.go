@@ -69,7 +69,7 @@ func loadNodeEnv(t *testing.T, where string, env map[string]string) Config {
 	var environ []string
 	for _, k := range names {
 		_, known := byEnv[k]
-		assert.True(t, known, "%s sets %s, which is not a configuration key%s", where, k, didYouMean(k, knownEnvs))
+		assert.True(t, known, "%s sets %s, which is not a configuration key%s", where, k, didYouMean(suggest(k, knownEnvs)))
 		environ = append(environ, k+"="+env[k])
 	}
 	cfg, warnings, err := LoadWithWarnings(nil, environ)

@@ -3,7 +3,6 @@ package config
 import (
 	"fmt"
 	"reflect"
-	"strconv"
 	"strings"
 	"time"
 
@@ -12,9 +11,8 @@ import (
 
 // Decode errors, as the operator reads them. Nothing here reads another
 // library's error text: a wrong type is found through mapstructure's typed
-// *DecodeError, which names the key, and what the key takes is said from
-// its Go type; unknown keys are found by comparing the merged tree with the
-// keys of Config.
+// *DecodeError, which names the key, and what the key takes is said from its
+// Go type; unknown keys are found by comparing the merged tree with Config.
 
 // explain turns mapstructure's error tree into one error per problem, each
 // naming the key, its value (never a secret) and where the value came from.
@@ -43,14 +41,20 @@ func (l *loader) explain(err error) {
 // and every unknown key of an auth.users entry.
 func (l *loader) unknownKeys() {
 	seen := map[string]bool{}
-	for _, key := range l.k.Keys() {
-		name, rest, _ := strings.Cut(key, ".")
-		if sections[name] && rest != "" {
-			name += "." + strings.SplitN(rest, ".", 2)[0]
+	unknown := func(key, name string, candidates []string) {
+		if !seen[key] {
+			seen[key] = true
+			l.errs = append(l.errs, fmt.Errorf("config: %s: unknown key %q%s", l.source(key), key, didYouMean(suggest(name, candidates))))
 		}
-		if byKey[name] == nil && !sections[name] && !seen[name] {
-			seen[name] = true
-			l.errs = append(l.errs, fmt.Errorf("config: %s: unknown key %q%s", l.source(name), name, didYouMean(name, keysAndSections)))
+	}
+	for _, key := range l.k.Keys() {
+		parts := strings.SplitN(key, ".", 3)
+		name := parts[0]
+		if sections[name] && len(parts) > 1 {
+			name += "." + parts[1]
+		}
+		if byKey[name] == nil && !sections[name] {
+			unknown(name, name, keysAndSections)
 		}
 	}
 	users, _ := l.k.Get("auth.users").([]any)
@@ -58,7 +62,7 @@ func (l *loader) unknownKeys() {
 		m, _ := u.(map[string]any)
 		for k := range m {
 			if key := fmt.Sprintf("auth.users[%d].%s", i, k); typeAt(key) == nil {
-				l.errs = append(l.errs, fmt.Errorf("config: %s: unknown key %q%s", l.source(key), key, didYouMean(k, userKeys)))
+				unknown(key, k, userKeys)
 			}
 		}
 	}
@@ -69,29 +73,25 @@ func (l *loader) unknownKeys() {
 func typeAt(path string) reflect.Type {
 	t := reflect.TypeOf(Config{})
 	for _, seg := range strings.Split(strings.ReplaceAll(path, "[", ".["), ".") {
-		switch {
-		case strings.HasPrefix(seg, "[") && t.Kind() == reflect.Slice:
-			t = t.Elem()
-		case t.Kind() == reflect.Struct:
-			f, ok := fieldByKey(t, seg)
-			if !ok {
-				return nil
-			}
+		if f, ok := fieldByKey(t, seg); ok {
 			t = f.Type
-		default:
+		} else if strings.HasPrefix(seg, "[") && t.Kind() == reflect.Slice {
+			t = t.Elem()
+		} else {
 			return nil
 		}
 	}
 	return t
 }
 
-func fieldByKey(t reflect.Type, key string) (reflect.StructField, bool) {
-	for _, f := range reflect.VisibleFields(t) {
-		if f.Tag.Get("koanf") == key {
+// fieldByKey is the field of struct type t whose koanf tag is key.
+func fieldByKey(t reflect.Type, key string) (f reflect.StructField, ok bool) {
+	for i := 0; t.Kind() == reflect.Struct && i < t.NumField(); i++ {
+		if f = t.Field(i); f.Tag.Get("koanf") == key {
 			return f, true
 		}
 	}
-	return reflect.StructField{}, false
+	return f, false
 }
 
 // userKeys are the keys of an auth.users entry.
@@ -104,30 +104,21 @@ var userKeys = func() (out []string) {
 
 // source is where the value at name (or the list or section holding it) came from.
 func (l *loader) source(name string) string {
-	for {
+	for ; name != ""; name = name[:max(0, strings.LastIndexAny(name, ".["))] {
 		if s, ok := l.src[name]; ok {
 			return s
 		}
-		i := strings.LastIndexAny(name, ".[")
-		if i < 0 {
-			return "default"
-		}
-		name = name[:i]
 	}
+	return "default"
 }
 
 func (l *loader) show(name string) string {
 	if s, ok := byKey[name]; (ok && s.secret) || strings.HasPrefix(name, "auth.users") {
 		return "(redacted)"
+	} else if v := l.k.Get(name); v != nil {
+		return show(v)
 	}
-	switch v := l.k.Get(name).(type) {
-	case nil:
-		return "null"
-	case string:
-		return strconv.Quote(v)
-	default:
-		return fmt.Sprint(v)
-	}
+	return "null"
 }
 
 // kindOf says what a key of type t takes, for errors.
@@ -142,15 +133,9 @@ func kindOf(t reflect.Type) string {
 	case usersType.Elem():
 		return "a mapping {" + strings.Join(userKeys, ", ") + "}"
 	}
-	switch t.Kind() {
-	case reflect.Int:
-		return "an integer"
-	case reflect.Bool:
-		return "true or false"
-	case reflect.Float64:
-		return "a number"
-	case reflect.Slice:
-		return "a list, or one comma-separated string"
+	kinds := map[reflect.Kind]string{reflect.Int: "an integer", reflect.Bool: "true or false", reflect.Float64: "a number", reflect.Slice: "a list, or one comma-separated string"}
+	if k, ok := kinds[t.Kind()]; ok {
+		return k
 	}
 	return "a single " + t.Kind().String() + " value, not a list or mapping"
 }

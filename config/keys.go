@@ -11,28 +11,22 @@ const EnvPrefix = "RSC_"
 // EnvConfigFile names the config file when --config is not given.
 const EnvConfigFile = EnvPrefix + "CONFIG"
 
-// setting is one leaf of Config, derived from the struct tags so that the
-// key set, env names, flags and --help can never drift from the struct.
+// setting is one leaf of Config, read from its struct tags, so that keys,
+// defaults, env names, flags, --help and errors never drift from the struct.
 type setting struct {
-	key    string // dotted kebab-case key, e.g. "coordination.member-lease-ttl"
-	env    string // RSC_COORDINATION_MEMBER_LEASE_TTL
-	index  []int  // field index path in Config
-	typ    reflect.Type
-	help   string
-	secret bool   // never echoed, no command-line flag
-	valid  string // its validate tag (bounds.go) and hint
-	hint   string
+	key, env               string // "coordination.member-lease-ttl", "RSC_COORDINATION_MEMBER_LEASE_TTL"
+	index                  []int  // field index path in Config
+	typ                    reflect.Type
+	help, valid, hint, def string // its help, validate (bounds.go), hint and default tags
+	secret                 bool   // never echoed, no command-line flag
 }
 
 var (
-	settings  = walkSettings(reflect.TypeOf(Config{}), "", nil)
-	byKey     = map[string]*setting{}
-	byEnv     = map[string]*setting{}
-	sections  = map[string]bool{} // "coordination", ...: RSC_COORDINATION_* is ours
-	knownEnvs = []string{EnvConfigFile}
-	// keysAndSections are the names an unknown key is compared with.
-	keysAndSections []string
-	usersType       = reflect.TypeOf([]User(nil))
+	settings               = walkSettings(reflect.TypeOf(Config{}), "", nil)
+	byKey, byEnv, sections = map[string]*setting{}, map[string]*setting{}, map[string]bool{} // sections: "coordination", ...
+	knownEnvs              = []string{EnvConfigFile}
+	keysAndSections        []string // the names an unknown key is compared with
+	usersType              = reflect.TypeOf([]User(nil))
 )
 
 func init() {
@@ -41,11 +35,9 @@ func init() {
 			panic("config: two keys map to " + s.env)
 		}
 		byKey[s.key], byEnv[s.env] = s, s
-		knownEnvs = append(knownEnvs, s.env)
-		keysAndSections = append(keysAndSections, s.key)
-		if section := s.key[:strings.IndexByte(s.key, '.')]; !sections[section] {
-			sections[section] = true
-			keysAndSections = append(keysAndSections, section)
+		knownEnvs, keysAndSections = append(knownEnvs, s.env), append(keysAndSections, s.key)
+		if section, _, _ := strings.Cut(s.key, "."); !sections[section] {
+			sections[section], keysAndSections = true, append(keysAndSections, section)
 		}
 	}
 }
@@ -67,19 +59,17 @@ func EnvName(key string) string {
 	return ""
 }
 
-func walkSettings(t reflect.Type, prefix string, index []int) []*setting {
-	var out []*setting
-	for i := 0; i < t.NumField(); i++ {
-		f := t.Field(i)
+func walkSettings(t reflect.Type, prefix string, index []int) (out []*setting) {
+	for i := range t.NumField() {
+		f, idx := t.Field(i), append(append([]int{}, index...), i)
 		key := strings.TrimPrefix(prefix+"."+f.Tag.Get("koanf"), ".")
-		idx := append(append([]int{}, index...), i)
 		if f.Type.Kind() == reflect.Struct {
 			out = append(out, walkSettings(f.Type, key, idx)...)
 			continue
 		}
 		env := EnvPrefix + strings.ToUpper(strings.NewReplacer(".", "_", "-", "_").Replace(key))
-		out = append(out, &setting{key: key, env: env, index: idx, typ: f.Type,
-			help: f.Tag.Get("help"), secret: f.Tag.Get("secret") == "true", valid: f.Tag.Get("validate"), hint: f.Tag.Get("hint")})
+		out = append(out, &setting{key: key, env: env, index: idx, typ: f.Type, help: f.Tag.Get("help"), valid: f.Tag.Get("validate"),
+			hint: f.Tag.Get("hint"), def: f.Tag.Get("default"), secret: f.Tag.Get("secret") == "true"})
 	}
 	return out
 }

@@ -16,21 +16,10 @@ import (
 )
 
 // Load builds the configuration from four koanf layers, each overriding the
-// one before it key by key:
-//
-//  1. the built-in defaults (Default), through the confmap provider;
-//  2. the YAML file named by --config FILE (or RSC_CONFIG), through the file
-//     provider and yamlText;
-//  3. RSC_* variables taken from environ (KEY=VALUE strings, as os.Environ
-//     returns them), through the env provider;
-//  4. command-line flags in args (os.Args[1:]), through the posflag provider.
-//
-// The merged tree is decoded by koanf's UnmarshalWithConf (mapstructure,
-// with hooks for durations, byte sizes and comma-separated lists); keys
-// that name no setting are found by unknownKeys. Unknown keys, unknown RSC_* variables that look
-// like ours (see envKey), unknown flags and values of the wrong type are
-// errors naming the key and where its value came from; then Validate runs.
-// All problems are reported at once, joined.
+// one before it key by key: the default tags, the YAML file of --config FILE
+// (or RSC_CONFIG), the RSC_* variables of environ (KEY=VALUE, as os.Environ
+// returns them) and the flags in args (os.Args[1:]); then Validate runs.
+// Every problem is reported at once, joined, naming the key and its source.
 func Load(args, environ []string) (Config, error) {
 	cfg, _, err := LoadWithWarnings(args, environ)
 	return cfg, err
@@ -51,11 +40,7 @@ func LoadWithWarnings(args, environ []string) (Config, []string, error) {
 	}
 	l := &loader{k: koanf.New("."), src: map[string]string{}}
 
-	defaults, def := map[string]any{}, reflect.ValueOf(Default())
-	for _, s := range settings {
-		defaults[s.key] = def.FieldByIndex(s.index).Interface()
-	}
-	l.layer(confmap.Provider(defaults, "."), nil, func(string) string { return "default" })
+	l.layer(confmap.Provider(defaults(), "."), nil, func(string) string { return "default" })
 
 	path := *configFile
 	if !fs.Changed("config") {
@@ -145,16 +130,16 @@ func decode(k *koanf.Koanf, cfg *Config) error {
 }
 
 // splitList turns a comma-separated string into a list: surrounding spaces
-// are trimmed and empty items dropped, so "" is the empty list.
+// are trimmed and empty items dropped, so "" is the empty list (of any type).
 func splitList(from, to reflect.Type, data any) (any, error) {
-	if from.Kind() != reflect.String || to != reflect.TypeOf([]string(nil)) {
+	if from.Kind() != reflect.String || to.Kind() != reflect.Slice || (to != reflect.TypeOf([]string(nil)) && data != "") {
 		return data, nil
 	}
-	out := []string{}
+	out := reflect.MakeSlice(to, 0, 0)
 	for _, p := range strings.Split(data.(string), ",") {
 		if p = strings.TrimSpace(p); p != "" {
-			out = append(out, p)
+			out = reflect.Append(out, reflect.ValueOf(p))
 		}
 	}
-	return out, nil
+	return out.Interface(), nil
 }

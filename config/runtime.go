@@ -7,7 +7,7 @@ import (
 
 // Runtime configures the Go runtime of the coordinator process.
 type Runtime struct {
-	MemoryLimit string `koanf:"memory-limit" help:"soft memory limit of the process (Go GOMEMLIMIT): auto = GOMEMLIMIT if set, else 90% of the container's cgroup memory limit if it has one, else none; off = none; or a size such as 1GiB (>= 32MiB). Near the limit garbage is collected more often (more CPU) to stay under it"`
+	MemoryLimit string `koanf:"memory-limit" default:"auto" validate:"memlimit" help:"soft memory limit of the process (Go GOMEMLIMIT): auto = GOMEMLIMIT if set, else 90% of the container's cgroup memory limit if it has one, else none; off = none; or a size such as 1GiB (>= 32MiB). Near the limit garbage is collected more often (more CPU) to stay under it"`
 }
 
 // Memory limit values besides a size.
@@ -31,18 +31,17 @@ type MemoryLimitSetting struct {
 
 // ParseMemoryLimit parses a runtime.memory-limit value: "auto", "off" or a byte size.
 func ParseMemoryLimit(s string) (MemoryLimitSetting, error) {
-	switch strings.ToLower(strings.TrimSpace(s)) {
-	case MemoryLimitAuto, "":
+	word := strings.ToLower(strings.TrimSpace(s))
+	switch b, err := ParseByteSize(s); {
+	case word == MemoryLimitAuto || word == "":
 		return MemoryLimitSetting{Auto: true}, nil
-	case MemoryLimitOff:
+	case word == MemoryLimitOff:
 		return MemoryLimitSetting{Off: true}, nil
-	}
-	b, err := ParseByteSize(s)
-	if err != nil {
+	case err != nil:
 		return MemoryLimitSetting{}, fmt.Errorf("must be auto, off or a size such as 1GiB: %w", err)
-	}
-	if b < MinMemoryLimit {
+	case b < MinMemoryLimit:
 		return MemoryLimitSetting{}, fmt.Errorf("must be at least %s (or off)", MinMemoryLimit)
+	default:
+		return MemoryLimitSetting{Bytes: b}, nil
 	}
-	return MemoryLimitSetting{Bytes: b}, nil
 }

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agnivade/levenshtein"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -68,7 +70,7 @@ func TestEveryNearMissOfEveryVariableGetsASuggestion(t *testing.T) {
 			got := suggestEnv(typo)
 			require.NotEmpty(t, got, "%s (for %s) gets no suggestion", typo, known)
 			if got != known {
-				assert.True(t, wordsCovered(envWords(typo), envWords(got)) || levenshtein(typo, got) <= levenshtein(typo, known),
+				assert.True(t, wordsCovered(envWords(typo), envWords(got)) || levenshtein.ComputeDistance(typo, got) <= levenshtein.ComputeDistance(typo, known),
 					"%s (for %s): suggested %s, which is no closer", typo, known, got)
 			}
 			if _, dup := want[typo]; !dup {

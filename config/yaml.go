@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -57,10 +58,7 @@ func (p *yamlText) value(path string, n *yaml.Node) any {
 		m := map[string]any{}
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k := n.Content[i]
-			key := k.Value
-			if path != "" {
-				key = path + "." + key
-			}
+			key := strings.TrimPrefix(path+"."+k.Value, ".")
 			if p.lines != nil {
 				p.lines[key] = k.Line
 			}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -46,10 +47,29 @@ const (
 type ConsumerConfig struct {
 	// CoordinatorURLs are base URLs such as "http://coord-0:8080". Heartbeats
 	// go to the first that works and stay there; on a transport error or a
-	// non-2xx answer the next one is tried, in order.
+	// non-2xx answer the next one is tried, in order. Required with
+	// TransportHTTP; not used with TransportRedis.
 	CoordinatorURLs []string
-	StreamPrefix    string
-	ConsumerGroup   string
+	// Transport is how heartbeats reach the coordinator: TransportHTTP
+	// ("http", the default) or TransportRedis ("redis": the Redis mailbox,
+	// through Redis, the data-plane client; docs/PROTOCOL.md, "Redis
+	// mailbox"). Both carry the same protocol-v1 bodies and behave the same
+	// (statuses, retries, self-fencing, leave); only the mailbox can tell a
+	// member to heartbeat at once when shards it may get are freed.
+	Transport string
+	// MailboxPrincipal (TransportRedis, required) is the coordinator auth
+	// user this member speaks for (auth.users[].username, role MEMBER or
+	// ADMIN), or "-" when the coordinator runs without member
+	// authentication. Over the mailbox the Redis user is the credential: the
+	// coordinator trusts that whoever could write a principal's request
+	// stream speaks for it, so give each principal a Redis ACL user
+	// limited to its own mailbox keys (docs/PROTOCOL.md).
+	MailboxPrincipal string
+	// MailboxKeyPrefix (TransportRedis) is the coordinator's
+	// store.key-prefix (default "rsc").
+	MailboxKeyPrefix string
+	StreamPrefix     string
+	ConsumerGroup    string
 	// MemberID defaults to DefaultMemberID(MemberIndex). It is also the Redis
 	// consumer name.
 	MemberID    string
@@ -71,9 +91,12 @@ type ConsumerConfig struct {
 	// HTTPClient defaults to a client without timeout (RequestTimeout bounds
 	// each request).
 	HTTPClient *http.Client
-	Auth       Auth
+	// Auth authenticates HTTP requests. Not used by TransportRedis, where the
+	// Redis client's user is the credential.
+	Auth Auth
 	// RequestTimeout bounds one heartbeat request to one URL (default 5s); a
 	// heartbeat round over all URLs is also bounded by the heartbeat interval.
+	// Over the mailbox it bounds the wait for the reply the same way.
 	RequestTimeout time.Duration
 	// RetryInterval is the first wait before retrying after RETRY, a refused
 	// join or a failed heartbeat round (default 1s, never more than the
@@ -134,8 +157,8 @@ type ConsumerConfig struct {
 }
 
 func (c *ConsumerConfig) setDefaults() error {
-	if len(c.CoordinatorURLs) == 0 {
-		return errors.New("membersdk: CoordinatorURLs must name at least one coordinator")
+	if err := c.checkTransport(); err != nil {
+		return err
 	}
 	if err := protocol.ValidateName("streamPrefix", c.StreamPrefix); err != nil {
 		return fmt.Errorf("membersdk: %w", err)
@@ -209,4 +232,29 @@ func (c *ConsumerConfig) selfFenceAfter(leaseTTL time.Duration) time.Duration {
 		after = leaseTTL / 2
 	}
 	return after
+}
+
+// checkTransport validates Transport and what it needs, and fills in its
+// defaults.
+func (c *ConsumerConfig) checkTransport() error {
+	switch c.Transport {
+	case "", TransportHTTP:
+		c.Transport = TransportHTTP
+		if len(c.CoordinatorURLs) == 0 {
+			return errors.New("membersdk: CoordinatorURLs must name at least one coordinator (or set Transport to \"redis\" to heartbeat through the Redis mailbox)")
+		}
+	case TransportRedis:
+		if c.MailboxPrincipal == "" {
+			return fmt.Errorf("membersdk: MailboxPrincipal is required with Transport %q: set it to the coordinator auth user this member speaks for, or %q when the coordinator runs without member authentication", TransportRedis, protocol.MailboxNoAuthPrincipal)
+		}
+		if c.MailboxKeyPrefix == "" {
+			c.MailboxKeyPrefix = protocol.DefaultMailboxKeyPrefix
+		}
+		if strings.ContainsAny(c.MailboxKeyPrefix, "{}") {
+			return fmt.Errorf("membersdk: MailboxKeyPrefix %q must not contain '{' or '}': set it to the coordinator's store.key-prefix (default %q)", c.MailboxKeyPrefix, protocol.DefaultMailboxKeyPrefix)
+		}
+	default:
+		return fmt.Errorf("membersdk: Transport %q is not %q or %q", c.Transport, TransportHTTP, TransportRedis)
+	}
+	return nil
 }

@@ -9,7 +9,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/redis/go-redis/v9"
 	"github.com/redisstream/coordinator/membersdk/protocol"
 )
 
@@ -47,9 +46,8 @@ type Message struct {
 type Consumer struct {
 	cfg     ConsumerConfig
 	handler Handler
-	coord   *coordClient
+	hb      heartbeater // the transport (transport.go)
 	log     *slog.Logger
-	path    string
 	// clock is time.Now; internal tests may replace it (with gate.now)
 	// right after NewConsumer. Not configurable: no test seam in the API.
 	clock func() time.Time
@@ -111,16 +109,10 @@ func NewConsumer(cfg ConsumerConfig, handler Handler) (*Consumer, error) {
 	if err := cfg.setDefaults(); err != nil {
 		return nil, err
 	}
-	cc, err := newCoordClient(cfg.CoordinatorURLs, cfg.HTTPClient, cfg.Auth, cfg.RequestTimeout)
-	if err != nil {
-		return nil, err
-	}
 	c := &Consumer{
 		cfg:     cfg,
 		handler: handler,
-		coord:   cc,
 		log:     cfg.Logger.With("memberId", cfg.MemberID, "stream", cfg.StreamPrefix, "group", cfg.ConsumerGroup),
-		path:    heartbeatPath(cfg.StreamPrefix, cfg.ConsumerGroup, cfg.MemberID),
 		sem:     make(chan struct{}, cfg.Concurrency),
 		exits:   make(chan *worker),
 
@@ -135,10 +127,19 @@ func NewConsumer(cfg ConsumerConfig, handler Handler) (*Consumer, error) {
 	}
 	c.clock = time.Now
 	c.gate.now = time.Now
+	if cfg.Transport == TransportRedis {
+		c.hb = newMailboxHeartbeater(&c.cfg)
+		return c, nil
+	}
+	cc, err := newCoordClient(cfg.CoordinatorURLs, cfg.HTTPClient, cfg.Auth, cfg.RequestTimeout)
+	if err != nil {
+		return nil, err
+	}
 	cc.onFailover = func(from, to string) {
 		c.log.Warn("coordinator failover", "from", from, "to", to)
 		c.emit(Event{Type: EventFailover, URL: to})
 	}
+	c.hb = httpHeartbeater{cc: cc, path: heartbeatPath(cfg.StreamPrefix, cfg.ConsumerGroup, cfg.MemberID)}
 	return c, nil
 }
 
@@ -173,6 +174,7 @@ func (c *Consumer) Run(ctx context.Context) error {
 	c.cbCtx = context.WithoutCancel(ctx)
 	hbCtx, hbCancel := context.WithCancel(c.cbCtx)
 	defer hbCancel()
+	defer c.hb.close() // after the leave
 	results := make(chan hbResult, 1)
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
@@ -220,6 +222,15 @@ func (c *Consumer) Run(ctx context.Context) error {
 			case inFlight:
 				again = true // report the release right after the answer
 			default:
+				nextHB = c.now()
+			}
+		case <-c.hb.nudges():
+			// The coordinator asks for a heartbeat now (shards this member
+			// may get were freed): send one, or right after the answer to
+			// the one in flight (which may predate the change).
+			if inFlight {
+				again = true
+			} else {
 				nextHB = c.now()
 			}
 		case <-timer.C:
@@ -340,20 +351,6 @@ func (c *Consumer) reconcile(assigned []int, startNew bool) {
 		c.ls.workers[s] = w
 		c.log.Info("starting shard", "shard", s, "epoch", c.ls.epoch)
 		go w.run()
-	}
-}
-
-// checkPoolSize warns once when the Redis pool is too small for one blocking
-// XREADGROUP per shard plus acknowledgements.
-func (c *Consumer) checkPoolSize(workers int) {
-	rc, ok := c.cfg.Redis.(*redis.Client)
-	if !ok || c.ls.warnedPool {
-		return
-	}
-	if pool := rc.Options().PoolSize; pool > 0 && workers+2 > pool {
-		c.ls.warnedPool = true
-		c.log.Warn("redis PoolSize is smaller than the shards this member reads plus 2; each shard holds a connection while it blocks in XREADGROUP",
-			"poolSize", pool, "shards", workers)
 	}
 }
 

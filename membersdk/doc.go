@@ -49,6 +49,13 @@
 //     rsc-consumer-group, rsc-member-id and rsc-delivery-count added, and
 //     acknowledged, atomically (one fenced script).
 //
+// # Heartbeat transports
+//
+// Heartbeats go to the coordinator's HTTP API (ConsumerConfig.Transport
+// "http", the default) or through the Redis mailbox ("redis"; docs/PROTOCOL.md,
+// "Redis mailbox"), which needs no route to the coordinator and lets it nudge
+// a member to heartbeat at once. The guarantees above hold for both.
+//
 // # Producer
 //
 // Publish routes the partition key with protocol.Route (MurmurHash3 x86 32
@@ -66,6 +73,7 @@
 // The SDK is a module of its own (github.com/redisstream/coordinator/membersdk,
 // go 1.24) so that an application gets none of the coordinator's
 // dependencies. This package may import the standard library, membersdk/protocol,
-// go-redis, backoff and uuid; its tests membersdk/redistest and testify too.
+// membersdk/internal/mailbox (the Redis mailbox transport), go-redis, backoff
+// and uuid; its tests membersdk/redistest and testify too.
 // Nothing in this module may import the coordinator's module.
 package membersdk

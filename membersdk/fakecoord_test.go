@@ -175,7 +175,15 @@ func (f *fakeCoord) serve(i int, w http.ResponseWriter, r *http.Request) {
 	if !strings.HasSuffix(r.URL.Path, "/members/"+req.MemberID+"/heartbeat") || r.Method != http.MethodPost {
 		f.t.Errorf("fake coordinator: %s %s for member %s", r.Method, r.URL.Path, req.MemberID)
 	}
-	f.reqs = append(f.reqs, loggedReq{srv: i, at: time.Now(), req: req})
+	resp := f.handle(i, req)
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(resp)
+}
+
+// handle logs and answers one heartbeat (srv: the URL index, -1 for the
+// mailbox). Called with f.mu held.
+func (f *fakeCoord) handle(srv int, req protocol.HeartbeatRequest) protocol.HeartbeatResponse {
+	f.reqs = append(f.reqs, loggedReq{srv: srv, at: time.Now(), req: req})
 	resp := f.answer(req)
 	if err := f.writeFences(req, resp); err != nil {
 		// Durable before told: no grant without its fence.
@@ -183,8 +191,7 @@ func (f *fakeCoord) serve(i int, w http.ResponseWriter, r *http.Request) {
 	}
 	resp.ResponseTo = req.RequestID
 	resp.MemberID = req.MemberID
-	w.Header().Set("Content-Type", "application/json")
-	_ = json.NewEncoder(w).Encode(resp)
+	return resp
 }
 
 func (f *fakeCoord) answer(req protocol.HeartbeatRequest) protocol.HeartbeatResponse {

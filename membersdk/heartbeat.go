@@ -79,8 +79,7 @@ func (c *Consumer) sendAsync(ctx context.Context, req protocol.HeartbeatRequest,
 // interval (plus one answer's latency): what a new data set's quiet wait
 // relies on (docs/RELIABILITY.md, "A new data set").
 func (c *Consumer) send(ctx context.Context, req protocol.HeartbeatRequest, sentAt time.Time, round time.Duration) hbResult {
-	var resp protocol.HeartbeatResponse
-	url, err := c.coord.doWithin(ctx, round, "POST", c.path, req, &resp)
+	resp, url, err := c.hb.heartbeat(ctx, round, req)
 	return hbResult{req: req, resp: resp, url: url, err: err, sentAt: sentAt}
 }
 
@@ -100,7 +99,7 @@ func (c *Consumer) apply(r hbResult) (time.Time, error) {
 			return now, r.err
 		}
 		c.log.Warn("heartbeat failed on every coordinator URL", "error", r.err)
-		c.emit(Event{Type: EventHeartbeatFailed, Err: r.err, URL: c.coord.current()})
+		c.emit(Event{Type: EventHeartbeatFailed, Err: r.err, URL: c.hb.where()})
 		// Counted from when the round started: a round that hung until its bound
 		// is retried at once, so rounds start at most one interval apart.
 		return later(now, r.sentAt.Add(c.retryInterval())), nil

@@ -3,6 +3,7 @@ package membersdk
 import (
 	"context"
 	"errors"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -178,4 +179,22 @@ func (r *blockingReader) unblock(w *worker) {
 func isRefused(err error) bool {
 	var re redis.Error
 	return errors.As(err, &re)
+}
+
+// checkPoolSize warns once when the Redis pool is too small for one blocking
+// XREADGROUP per shard plus acknowledgements (plus the mailbox's BLPOP).
+func (c *Consumer) checkPoolSize(workers int) {
+	rc, ok := c.cfg.Redis.(*redis.Client)
+	if !ok || c.ls.warnedPool {
+		return
+	}
+	spare := 2
+	if c.cfg.Transport == TransportRedis {
+		spare++ // the reply reader blocks in BLPOP on a connection of its own
+	}
+	if pool := rc.Options().PoolSize; pool > 0 && workers+spare > pool {
+		c.ls.warnedPool = true
+		c.log.Warn("redis PoolSize is smaller than the shards this member reads plus "+strconv.Itoa(spare)+"; each shard holds a connection while it blocks in XREADGROUP",
+			"poolSize", pool, "shards", workers)
+	}
 }

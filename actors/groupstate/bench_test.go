@@ -2,27 +2,11 @@ package groupstate
 
 import (
 	"fmt"
-	"slices"
 	"testing"
 	"time"
+
+	"github.com/redisstream/coordinator/actors/groupstate/assign"
 )
-
-func BenchmarkAssignFull10kx100k(b *testing.B) {
-	members, _ := bigGroup(10000, 1)
-	b.ReportAllocs()
-	for b.Loop() {
-		Assign(nil, members, 100000)
-	}
-}
-
-func BenchmarkAssignIncrementalJoin10kx100k(b *testing.B) {
-	members, prev := bigGroup(10000, 100000)
-	joined := append(slices.Clone(members), "member-zzzzzz")
-	b.ReportAllocs()
-	for b.Loop() {
-		Assign(prev, joined, 100000)
-	}
-}
 
 // BenchmarkHeartbeatSteady1000Members evaluates and applies one steady-state heartbeat
 // (nothing changes but the lease) in a group of 1,000 members × 10,000 shards.
@@ -83,4 +67,13 @@ func BenchmarkHeartbeatJoin10kx100k(b *testing.B) {
 			b.Fatalf("unexpected change: %d members", len(d.Change.Members))
 		}
 	}
+}
+
+// bigGroup is n members holding a balanced assignment of shards.
+func bigGroup(n, shards int) ([]string, map[string][]int) {
+	members := make([]string, n)
+	for i := range members {
+		members[i] = fmt.Sprintf("member-%06d", i)
+	}
+	return members, assign.Assign(nil, members, shards)
 }

@@ -195,7 +195,7 @@ func (sc *scenario) run(d *datadriven.TestData) string {
 func (sc *scenario) request(line, id string, args map[string]string, num func(string, int64) int64) Heartbeat {
 	hb := Heartbeat{ProtocolVersion: int(num("proto", 1)), RequestID: "req", MemberID: id,
 		PathMemberID: id, MemberName: args["name"], MemberEpoch: num("epoch", 0),
-		MetadataVersion: num("mv", 0), Capacity: Capacity{4, 4}, Incarnation: args["inc"], Principal: args["principal"]}
+		MetadataVersion: num("mv", 0), Capacity: Capacity{MaxConcurrency: 4, Available: 4}, Incarnation: args["inc"], Principal: args["principal"]}
 	if p, ok := args["path"]; ok {
 		hb.PathMemberID = p
 	}

@@ -28,7 +28,7 @@ func (g *Group) fenceMoves(c *Change) []FenceMove {
 	touched := map[int]struct{}{}
 	after := map[int]*Member{}
 	addBefore := func(id string) {
-		if m := g.members[id]; m != nil && holds(m.State) {
+		if m := g.members[id]; m != nil && m.State.Holds() {
 			touchAll(touched, m)
 		}
 	}
@@ -36,7 +36,7 @@ func (g *Group) fenceMoves(c *Change) []FenceMove {
 		m := &c.Members[i]
 		changed[m.ID] = true
 		addBefore(m.ID)
-		if holds(m.State) {
+		if m.State.Holds() {
 			touchAll(touched, m)
 			for _, s := range m.Assigned {
 				after[s] = m

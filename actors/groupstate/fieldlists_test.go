@@ -61,7 +61,7 @@ func TestDurableEqualComparesEveryDurableField(t *testing.T) {
 
 func TestDeepCopyCopiesEveryField(t *testing.T) {
 	m, _ := filled[Member](0)
-	c := m.deepCopy()
+	c := deepCopy(m)
 	require.Equal(t, m, c)
 	mv, cv := reflect.ValueOf(m), reflect.ValueOf(c)
 	for i := 0; i < mv.NumField(); i++ {

@@ -97,7 +97,7 @@ func (r *byteReader) next() byte {
 
 func fuzzHeartbeat(r *byteReader, g *Group, ids []string) Heartbeat {
 	id := ids[int(r.next())%len(ids)]
-	hb := Heartbeat{ProtocolVersion: 1, RequestID: "f", MemberID: id, PathMemberID: id, Capacity: Capacity{1, 1}}
+	hb := Heartbeat{ProtocolVersion: 1, RequestID: "f", MemberID: id, PathMemberID: id, Capacity: Capacity{MaxConcurrency: 1, Available: 1}}
 	m, known := g.Member(id)
 	switch e := r.next() % 8; {
 	case e == 0:

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"sort"
 	"time"
+
+	"github.com/redisstream/coordinator/actors/groupstate/shardset"
 )
 
 // MaxShardCount bounds the shard count of a group and every shard index a persisted record may
@@ -68,22 +70,22 @@ func Restore(cfg Config, meta Meta, members []Member, now time.Time) (*Group, er
 	g := New(cfg, meta.StreamPrefix, meta.ConsumerGroup, meta.ShardCount, meta.MetadataVersion)
 	g.meta = meta
 	for i := range members {
-		m := members[i].deepCopy()
+		m := deepCopy(members[i])
 		if m.ID == "" {
 			return nil, fmt.Errorf("groupstate: restore: member #%d has an empty id", i)
 		}
 		if _, dup := g.members[m.ID]; dup {
 			return nil, fmt.Errorf("groupstate: restore: member %q appears twice", m.ID)
 		}
-		if !validState(m.State) {
+		if !m.State.Valid() {
 			return nil, fmt.Errorf("groupstate: restore: member %q has unknown state %q", m.ID, m.State)
 		}
 		for name, s := range map[string][]int{"target": m.Target, "assigned": m.Assigned, "revoking": m.Revoking, "pending": m.Pending} {
-			if !sortedUnique(s) || (len(s) > 0 && s[len(s)-1] >= MaxShardCount) {
+			if !shardset.SortedUnique(s) || (len(s) > 0 && s[len(s)-1] >= MaxShardCount) {
 				return nil, fmt.Errorf("groupstate: restore: member %q %s %v is not sorted, unique and within [0, %d)", m.ID, name, s, MaxShardCount)
 			}
 		}
-		if len(intersect(m.Assigned, m.Revoking)) > 0 {
+		if len(shardset.Intersect(m.Assigned, m.Revoking)) > 0 {
 			return nil, fmt.Errorf("groupstate: restore: member %q has shards both assigned and revoking", m.ID)
 		}
 		if m.Epoch < 0 || m.PrevEpoch < 0 || m.Epoch > meta.AssignmentEpoch {
@@ -98,7 +100,7 @@ func Restore(cfg Config, meta Meta, members []Member, now time.Time) (*Group, er
 			if len(m.Revoking) > 0 {
 				m.RevokeDeadline = now.Add(cfg.RebalanceTimeout)
 			}
-			for _, s := range union(m.Assigned, m.Revoking) {
+			for _, s := range shardset.Union(m.Assigned, m.Revoking) {
 				if s < len(g.holder) && g.holder[s] != "" {
 					return nil, fmt.Errorf("groupstate: restore: shard %d held by both %q and %q", s, g.holder[s], m.ID)
 				}
@@ -188,7 +190,7 @@ func (g *Group) put(m *Member) {
 }
 
 func (g *Group) index(m *Member) {
-	if holds(m.State) {
+	if m.State.Holds() {
 		for _, s := range m.Assigned {
 			g.setHolder(s, m.ID)
 		}
@@ -196,19 +198,19 @@ func (g *Group) index(m *Member) {
 			g.setHolder(s, m.ID)
 		}
 	}
-	if inTarget(m.State) {
+	if m.State.InTarget() {
 		g.live++
 	}
 	if m.State == StateLeaving {
 		g.leaving++
 	}
-	if retained(m.State) {
+	if m.State.Retained() {
 		g.retained++
 	}
 }
 
 func (g *Group) unindex(m *Member) {
-	if holds(m.State) {
+	if m.State.Holds() {
 		for _, s := range m.Assigned {
 			g.clearHolder(s, m.ID)
 		}
@@ -216,13 +218,13 @@ func (g *Group) unindex(m *Member) {
 			g.clearHolder(s, m.ID)
 		}
 	}
-	if inTarget(m.State) {
+	if m.State.InTarget() {
 		g.live--
 	}
 	if m.State == StateLeaving {
 		g.leaving--
 	}
-	if retained(m.State) {
+	if m.State.Retained() {
 		g.retained--
 	}
 }
@@ -269,14 +271,14 @@ func (g *Group) Member(id string) (Member, bool) {
 	if !ok {
 		return Member{}, false
 	}
-	return m.deepCopy(), true
+	return deepCopy(*m), true
 }
 
 // Members returns deep copies of all members, sorted by id.
 func (g *Group) Members() []Member {
 	out := make([]Member, 0, len(g.members))
 	for _, id := range g.sortedIDs() {
-		out = append(out, g.members[id].deepCopy())
+		out = append(out, deepCopy(*g.members[id]))
 	}
 	return out
 }
@@ -312,7 +314,7 @@ func (g *Group) Live() int { return g.live }
 func (g *Group) Occupied() int {
 	n := 0
 	for _, m := range g.members {
-		if inTarget(m.State) || (holds(m.State) && len(m.Assigned)+len(m.Revoking) > 0) {
+		if m.State.InTarget() || (m.State.Holds() && len(m.Assigned)+len(m.Revoking) > 0) {
 			n++
 		}
 	}
@@ -323,7 +325,7 @@ func (g *Group) Occupied() int {
 func (g *Group) Target() map[string][]int {
 	out := make(map[string][]int, g.live)
 	for id, m := range g.members {
-		if inTarget(m.State) {
+		if m.State.InTarget() {
 			out[id] = slices.Clone(m.Target)
 		}
 	}

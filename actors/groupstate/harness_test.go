@@ -35,7 +35,7 @@ func snap(g *Group) snapshot { return snapshot{g.Meta(), g.Members()} }
 
 func hbFor(id string, epoch int64, owned []int, revoking ...RevokingShard) Heartbeat {
 	return Heartbeat{ProtocolVersion: 1, RequestID: "r", PathMemberID: id, MemberID: id,
-		MemberEpoch: epoch, Capacity: Capacity{4, 4}, Owned: owned, Revoking: revoking}
+		MemberEpoch: epoch, Capacity: Capacity{MaxConcurrency: 4, Available: 4}, Owned: owned, Revoking: revoking}
 }
 
 // rounds runs n heartbeat rounds: every live member, in id order, heartbeats at its epoch
@@ -44,7 +44,7 @@ func (h *harness) rounds(n int) {
 	h.tb.Helper()
 	for range n {
 		for _, m := range h.g.Members() {
-			if inTarget(m.State) {
+			if m.State.InTarget() {
 				h.send(hbFor(m.ID, m.Epoch, m.Assigned))
 			}
 		}

@@ -3,6 +3,9 @@ package groupstate
 import (
 	"fmt"
 	"time"
+
+	"github.com/redisstream/coordinator/actors/groupstate/answer"
+	"github.com/redisstream/coordinator/actors/groupstate/shardset"
 )
 
 // Heartbeat evaluates one v1 heartbeat at time now. It never mutates the group: the caller
@@ -10,7 +13,7 @@ import (
 // Rejected requests (UNSUPPORTED_PROTOCOL, INVALID_REQUEST, UNKNOWN_MEMBER_ID, heartbeats of
 // an already fenced member) come with a nil Change.
 func (g *Group) Heartbeat(hb Heartbeat, now time.Time) Decision {
-	st, msg, r := precheck(&hb)
+	st, msg, r := answer.Precheck(&hb)
 	if st != "" {
 		return g.reject(&hb, st, 0, msg)
 	}
@@ -26,23 +29,9 @@ func (g *Group) Heartbeat(hb Heartbeat, now time.Time) Decision {
 	return g.heartbeatAt(&hb, r, now)
 }
 
-// precheck checks what every group rejects alike: the protocol version and the request's
-// contract (validate). It returns the status and message of the rejection ("" when none).
-func precheck(hb *Heartbeat) (Status, string, report) {
-	if hb.ProtocolVersion != 1 {
-		return StatusUnsupportedProtocol, fmt.Sprintf(
-			"protocolVersion %d is not supported; this coordinator speaks protocol version 1 only", hb.ProtocolVersion), report{}
-	}
-	r, msg := validate(hb)
-	if msg != "" {
-		return StatusInvalidRequest, "invalid heartbeat: " + msg + "; fix the client, do not retry unchanged", r
-	}
-	return "", "", r
-}
-
 // reject answers without any state change.
 func (g *Group) reject(hb *Heartbeat, st Status, epoch int64, msg string) Decision {
-	r := answer(hb, st, epoch, g.meta.MetadataVersion, msg)
+	r := answer.Empty(hb, st, epoch, g.meta.MetadataVersion, msg)
 	r.GroupEpoch, r.AssignmentEpoch = g.meta.GroupEpoch, g.meta.AssignmentEpoch
 	r.HeartbeatInterval = g.cfg.HeartbeatInterval
 	return Decision{Response: r}
@@ -67,7 +56,7 @@ func (g *Group) fenceDecision(id string, now time.Time, why string, held []int) 
 		}
 	}
 	if len(claimed) > 0 {
-		c.Revoking = union(c.Revoking, claimed)
+		c.Revoking = shardset.Union(c.Revoking, claimed)
 	}
 	t.recompute()
 	resp := t.respond(StatusFencedMemberEpoch, c, why+"; stop reading every shard at once and rejoin with memberEpoch 0")
@@ -76,7 +65,7 @@ func (g *Group) fenceDecision(id string, now time.Time, why string, held []int) 
 }
 
 // heartbeatAt handles memberEpoch > 0.
-func (g *Group) heartbeatAt(hb *Heartbeat, r report, now time.Time) Decision {
+func (g *Group) heartbeatAt(hb *Heartbeat, r answer.Report, now time.Time) Decision {
 	m := g.members[hb.MemberID]
 	switch {
 	case m == nil || m.State == StateExpired:
@@ -86,19 +75,19 @@ func (g *Group) heartbeatAt(hb *Heartbeat, r report, now time.Time) Decision {
 		return g.reject(hb, StatusFencedMemberEpoch, m.Epoch,
 			fmt.Sprintf("member %q is fenced; stop reading every shard at once and rejoin with memberEpoch 0", hb.MemberID))
 	case m.State == StateLeaving:
-		return g.fenceDecision(m.ID, now, fmt.Sprintf("member %q is leaving but sent memberEpoch %d", m.ID, hb.MemberEpoch), r.held)
+		return g.fenceDecision(m.ID, now, fmt.Sprintf("member %q is leaving but sent memberEpoch %d", m.ID, hb.MemberEpoch), r.Held)
 	}
 	atPrev := false
 	switch {
 	case hb.MemberEpoch == m.Epoch:
-	case hb.MemberEpoch == m.PrevEpoch && m.PrevEpoch > 0 && len(diff(r.owned, m.Assigned)) == 0:
+	case hb.MemberEpoch == m.PrevEpoch && m.PrevEpoch > 0 && len(shardset.Diff(r.Owned, m.Assigned)) == 0:
 		// The response that raised the epoch was lost: accept as current.
 		atPrev = true
 	default:
-		return g.fenceDecision(m.ID, now, fmt.Sprintf("memberEpoch %d is stale or ahead (current %d)", hb.MemberEpoch, m.Epoch), r.held)
+		return g.fenceDecision(m.ID, now, fmt.Sprintf("memberEpoch %d is stale or ahead (current %d)", hb.MemberEpoch, m.Epoch), r.Held)
 	}
-	if s, bad := firstMissing(r.held, m.Assigned, m.Revoking); bad {
-		return g.fenceDecision(m.ID, now, fmt.Sprintf("member %q claims shard %d it was not given", m.ID, s), r.held)
+	if s, bad := shardset.FirstMissing(r.Held, m.Assigned, m.Revoking); bad {
+		return g.fenceDecision(m.ID, now, fmt.Sprintf("member %q claims shard %d it was not given", m.ID, s), r.Held)
 	}
 	if !atPrev && g.steady(hb, m, now) {
 		return g.steadyDecision(hb, m, now)
@@ -109,7 +98,7 @@ func (g *Group) heartbeatAt(hb *Heartbeat, r report, now time.Time) Decision {
 // accepted evaluates an accepted heartbeat of member m (memberEpoch current, or the previous
 // one when atPrev) in a txn: the general path, which steadyDecision short-cuts when nothing
 // but the lease and capacity can change (steady.go).
-func (g *Group) accepted(hb *Heartbeat, r report, m *Member, atPrev bool, now time.Time) Decision {
+func (g *Group) accepted(hb *Heartbeat, r answer.Report, m *Member, atPrev bool, now time.Time) Decision {
 	t := newTxn(g, now)
 	t.recompute() // no-op unless a restored state left one pending
 	c := t.mutable(m.ID)
@@ -128,7 +117,7 @@ func (g *Group) accepted(hb *Heartbeat, r report, m *Member, atPrev bool, now ti
 			t.recompute()
 		}
 	}
-	settle(c, r.held, t.meta.AssignmentEpoch, now, g.cfg.RebalanceTimeout)
+	settle(c, r.Held, t.meta.AssignmentEpoch, now, g.cfg.RebalanceTimeout)
 	if atPrev {
 		// The member still knows only hb.MemberEpoch: if this response is lost too, its
 		// retry at that epoch must still be accepted, not fenced for an epoch it never saw.
@@ -138,7 +127,7 @@ func (g *Group) accepted(hb *Heartbeat, r report, m *Member, atPrev bool, now ti
 	grant(c, allowed && !g.holding(now), g.holderOf)
 	resp := t.respond(st, c, msg)
 	if g.holding(now) {
-		g.heldResponse(&resp, c, r.held)
+		g.heldResponse(&resp, c, r.Held)
 	}
 	return Decision{Response: resp, Change: t.change()}
 }

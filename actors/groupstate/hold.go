@@ -3,6 +3,8 @@ package groupstate
 import (
 	"fmt"
 	"time"
+
+	"github.com/redisstream/coordinator/actors/groupstate/shardset"
 )
 
 // HoldGrantsUntil stops new grants until t: no shard is moved into a member's assigned set
@@ -39,9 +41,9 @@ func (g *Group) holding(now time.Time) bool { return now.Before(g.holdUntil) }
 
 // heldResponse narrows a response during a grant hold to what the member reports reading.
 func (g *Group) heldResponse(resp *Response, c *Member, held []int) {
-	told := intersect(c.Assigned, held)
-	resp.Assigned = respSlice(told)
-	resp.Pending = respSlice(diff(c.Target, told))
+	told := shardset.Intersect(c.Assigned, held)
+	resp.Assigned = shardset.RespSlice(told)
+	resp.Pending = shardset.RespSlice(shardset.Diff(c.Target, told))
 	if resp.Message == "" && len(resp.Pending) > 0 && g.holdWhy != "" {
 		resp.Message = g.holdWhy + "; the coordinator grants no new shard until " + g.holdUntil.UTC().Format(time.RFC3339Nano) +
 			"; keep reading your assignedShards"
@@ -50,11 +52,4 @@ func (g *Group) heldResponse(resp *Response, c *Member, held []int) {
 			"state lost, waiting out leases: the coordinator grants no new shard until %s (members that may still hold one from before the loss stop by then); keep reading your assignedShards",
 			g.holdUntil.UTC().Format(time.RFC3339))
 	}
-}
-
-// Occupies reports whether the member is in the target or may still read a
-// shard: while any member of a group occupies it, the group is not idle (the
-// shell does not passivate it).
-func (m Member) Occupies() bool {
-	return inTarget(m.State) || (holds(m.State) && len(m.Assigned)+len(m.Revoking) > 0)
 }

@@ -26,11 +26,6 @@ import "fmt"
 //
 // An EXPIRED record binds nothing: it holds no shard, and the next join replaces it.
 
-// MaxIncarnationLength bounds Heartbeat.Incarnation in bytes (the wire decoder and the HTTP
-// front check the same limit, membersdk/protocol.MaxIncarnationIDLength): it is stored with the
-// member record.
-const MaxIncarnationLength = 128
-
 // identityRefusal returns the refusal of hb by the identity rules, if any. m is the member's
 // record (nil: unknown).
 func (g *Group) identityRefusal(hb *Heartbeat, m *Member) (Decision, bool) {

@@ -3,6 +3,8 @@ package groupstate
 import (
 	"testing"
 	"time"
+
+	"github.com/redisstream/coordinator/actors/groupstate/shardset"
 )
 
 func TestShortIntervalBounds(t *testing.T) {
@@ -78,7 +80,7 @@ func TestIntervalHintWhileDraining(t *testing.T) {
 	rb := h.send(hbFor("b", 0, nil))
 	h.send(hbFor("b", rb.MemberEpoch, nil))
 	ra = h.send(hbFor("a", ra.MemberEpoch, ra.Assigned))
-	revoked := diff([]int{0, 1}, ra.Assigned)
+	revoked := shardset.Diff([]int{0, 1}, ra.Assigned)
 	for range 3 {
 		h.now = h.now.Add(short)
 		r := h.send(hbFor("a", ra.MemberEpoch, ra.Assigned, drain(revoked...)...))

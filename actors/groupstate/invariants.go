@@ -2,142 +2,40 @@ package groupstate
 
 import (
 	"fmt"
-	"slices"
+
+	"github.com/redisstream/coordinator/actors/groupstate/invariants"
 )
 
-// CheckInvariants recomputes every derived fact from the member records and returns the
-// violations found (empty when healthy): single holder per shard, holder index and counters
-// consistent with the records, per-state shape of the records, a balanced target covering
-// every shard when live members exist (computed over the confirmed members when any exists), Assigned ⊆ Target at the assignment epoch,
-// Pending = Target − Assigned, and sane epochs. It is O(group) and meant for tests,
-// simulations and the debug endpoint.
+// CheckInvariants checks the member records (invariants.Records) and that the holder index and
+// counters agree with them, and returns the violations found (empty when healthy). It is
+// O(group) and meant for tests, simulations and the debug endpoint.
 func (g *Group) CheckInvariants() []string {
 	var v []string
 	add := func(format string, args ...any) { v = append(v, fmt.Sprintf(format, args...)) }
-	mt := g.meta
-	if mt.GroupEpoch < 0 || mt.AssignmentEpoch < 0 || mt.AssignmentEpoch > mt.GroupEpoch {
-		add("epochs out of order: groupEpoch %d, assignmentEpoch %d", mt.GroupEpoch, mt.AssignmentEpoch)
-	}
-	if mt.ShardCount < 0 || mt.MetadataVersion < 0 {
-		add("negative shardCount %d or metadataVersion %d", mt.ShardCount, mt.MetadataVersion)
-	}
-	holders := map[int]string{}
-	targetOwner := map[int]string{}
-	live, leaving, kept := 0, 0, 0
-	minT, maxT := -1, -1
-	active := 0
-	for _, m := range g.members {
-		if m.State == StateActive {
-			active++
+	ids := g.sortedIDs()
+	members := make([]Member, len(ids))
+	for i, id := range ids {
+		members[i] = *g.members[id]
+		if members[i].ID != id {
+			add("member indexed as %q has id %q", id, members[i].ID)
 		}
 	}
-	for _, id := range g.sortedIDs() {
-		m := g.members[id]
-		if m.ID != id {
-			add("member indexed as %q has id %q", id, m.ID)
-		}
-		if !validState(m.State) {
-			add("member %s: unknown state %q", id, m.State)
-		}
-		for name, s := range map[string][]int{"target": m.Target, "assigned": m.Assigned, "revoking": m.Revoking, "pending": m.Pending} {
-			if !sortedUnique(s) {
-				add("member %s: %s %v not sorted/unique/non-negative", id, name, s)
-			}
-		}
-		if x := intersect(m.Assigned, m.Revoking); len(x) > 0 {
-			add("member %s: shards %v both assigned and revoking", id, x)
-		}
-		if m.Epoch < 0 || m.PrevEpoch < 0 || m.PrevEpoch > m.Epoch || m.Epoch > mt.AssignmentEpoch {
-			add("member %s: epoch %d prev %d (assignmentEpoch %d)", id, m.Epoch, m.PrevEpoch, mt.AssignmentEpoch)
-		}
-		switch m.State {
-		case StateExpired:
-			if len(m.Target)+len(m.Assigned)+len(m.Revoking)+len(m.Pending) > 0 {
-				add("member %s: EXPIRED but still has shards", id)
-			}
-		case StateFenced, StateLeaving:
-			if len(m.Target)+len(m.Pending) > 0 {
-				add("member %s: %s but still has a target", id, m.State)
-			}
-			if m.State == StateLeaving && len(m.Assigned) > 0 {
-				add("member %s: LEAVING with assigned %v", id, m.Assigned)
-			}
-		}
-		if holds(m.State) {
-			for _, s := range union(m.Assigned, m.Revoking) {
-				if o, dup := holders[s]; dup {
-					add("shard %d held by both %s and %s", s, o, id)
-				}
-				holders[s] = id
-			}
-		}
-		if m.State == StateLeaving {
-			leaving++
-		}
-		if retained(m.State) {
-			kept++
-		}
-		if !inTarget(m.State) {
-			continue
-		}
-		live++
-		if m.Epoch <= 0 {
-			add("member %s: live with epoch %d", id, m.Epoch)
-		}
-		if m.Epoch == mt.AssignmentEpoch {
-			if x := diff(m.Assigned, m.Target); len(x) > 0 {
-				add("member %s: assigned %v outside its target at the assignment epoch", id, x)
-			}
-		}
-		if !slices.Equal(m.Pending, diff(m.Target, m.Assigned)) {
-			add("member %s: pending %v != target − assigned %v", id, m.Pending, diff(m.Target, m.Assigned))
-		}
-		for _, s := range m.Target {
-			if s >= mt.ShardCount {
-				add("member %s: target shard %d beyond shardCount %d", id, s, mt.ShardCount)
-			}
-			if o, dup := targetOwner[s]; dup {
-				add("shard %d targeted to both %s and %s", s, o, id)
-			}
-			targetOwner[s] = id
-		}
-		if active > 0 && m.State != StateActive {
-			// Not confirmed while others are: no target (admission, see recompute).
-			if len(m.Target) > 0 && mt.AssignmentEpoch == mt.GroupEpoch {
-				add("member %s: %s with target %v while confirmed members exist", id, m.State, m.Target)
-			}
-			continue
-		}
-		n := len(m.Target)
-		if minT < 0 || n < minT {
-			minT = n
-		}
-		if n > maxT {
-			maxT = n
-		}
-	}
+	rv, t := invariants.Records(g.meta, members)
+	v = append(v, rv...)
 	for s := range g.holder {
-		want := holders[s]
+		want := t.Holders[s]
 		if got := g.holderOf(s); got != want {
 			add("holder index says shard %d is held by %q, records say %q", s, got, want)
 		}
 	}
-	for s, id := range holders {
+	for s, id := range t.Holders {
 		if s >= len(g.holder) {
 			add("holder index misses shard %d held by %s", s, id)
 		}
 	}
-	if live != g.live || leaving != g.leaving || kept != g.retained {
+	if t.Live != g.live || t.Leaving != g.leaving || t.Retained != g.retained {
 		add("counters live=%d leaving=%d retained=%d, records say %d, %d, %d",
-			g.live, g.leaving, g.retained, live, leaving, kept)
-	}
-	if live > 0 && mt.AssignmentEpoch == mt.GroupEpoch {
-		if len(targetOwner) != mt.ShardCount {
-			add("target covers %d of %d shards with %d live members", len(targetOwner), mt.ShardCount, live)
-		}
-		if maxT-minT > 1 {
-			add("target unbalanced: %d..%d shards per member", minT, maxT)
-		}
+			g.live, g.leaving, g.retained, t.Live, t.Leaving, t.Retained)
 	}
 	return v
 }

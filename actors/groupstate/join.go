@@ -54,7 +54,7 @@ func (g *Group) join(hb *Heartbeat, now time.Time) Decision {
 	c.PrevEpoch = 0
 	st, allowed, msg := t.metadataStatus(hb.MetadataVersion)
 	grant(c, allowed && !g.holding(now), g.holderOf)
-	if msg == "" && m != nil && inTarget(m.State) {
+	if msg == "" && m != nil && m.State.InTarget() {
 		msg = fmt.Sprintf("member %q rejoined while known: everything it held is released", m.ID)
 	}
 	resp := t.respond(st, c, msg)

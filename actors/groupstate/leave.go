@@ -3,6 +3,9 @@ package groupstate
 import (
 	"fmt"
 	"time"
+
+	"github.com/redisstream/coordinator/actors/groupstate/answer"
+	"github.com/redisstream/coordinator/actors/groupstate/shardset"
 )
 
 // leave handles memberEpoch -1. A leave means "I have stopped reading every shard I do not
@@ -28,9 +31,9 @@ import (
 //     blocked until its lease expires, as for any revocation that does not finish.
 //   - a FENCED member may leave once it drains nothing (its blocked shards are then free);
 //     DRAINING a shard it was not given fences it (the shard is blocked if it was free).
-func (g *Group) leave(hb *Heartbeat, r report, now time.Time) Decision {
+func (g *Group) leave(hb *Heartbeat, r answer.Report, now time.Time) Decision {
 	m := g.members[hb.MemberID]
-	still := r.draining
+	still := r.Draining
 	if m == nil || m.State == StateExpired {
 		if len(still) > 0 {
 			// It still reads shards the coordinator does not know it has (its lease expired,
@@ -45,11 +48,11 @@ func (g *Group) leave(hb *Heartbeat, r report, now time.Time) Decision {
 		return g.reject(hb, StatusFencedMemberEpoch, m.Epoch,
 			fmt.Sprintf("member %q is fenced; stop reading every shard at once, then leave again draining nothing", m.ID))
 	}
-	if s, bad := firstMissing(still, m.Assigned, m.Revoking); bad {
+	if s, bad := shardset.FirstMissing(still, m.Assigned, m.Revoking); bad {
 		return g.fenceDecision(m.ID, now, fmt.Sprintf("member %q drains shard %d it was not given", m.ID, s), still)
 	}
 	t := newTxn(g, now)
-	if inTarget(m.State) {
+	if m.State.InTarget() {
 		t.bumpGroupEpoch()
 	}
 	if len(still) == 0 {
@@ -65,7 +68,7 @@ func (g *Group) leave(hb *Heartbeat, r report, now time.Time) Decision {
 		c.RevokeDeadline = now.Add(g.cfg.RebalanceTimeout)
 	}
 	bindIdentity(c, hb)
-	c.Revoking = intersect(union(c.Assigned, c.Revoking), still)
+	c.Revoking = shardset.Intersect(shardset.Union(c.Assigned, c.Revoking), still)
 	c.Assigned, c.Target, c.Pending = nil, nil, nil
 	t.touch(c)
 	t.recompute()

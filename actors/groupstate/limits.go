@@ -41,7 +41,7 @@ func (b joinBucket) take(now time.Time, rate float64, burst int) (joinBucket, bo
 // rate limit is off or does not apply).
 func (g *Group) admit(hb *Heartbeat, m *Member, now time.Time) (*joinBucket, Decision, bool) {
 	fresh := m == nil || m.State == StateExpired
-	counted := m != nil && (inTarget(m.State) || m.State == StateLeaving)
+	counted := m != nil && (m.State.InTarget() || m.State == StateLeaving)
 	if g.cfg.MaxMembers > 0 && !counted && g.live+g.leaving >= g.cfg.MaxMembers {
 		d := g.reject(hb, StatusRetry, 0, fmt.Sprintf(
 			"group %q already has %d members (limit %d, config key %s); retry later, or raise the limit",
@@ -63,9 +63,6 @@ func (g *Group) admit(hb *Heartbeat, m *Member, now time.Time) (*joinBucket, Dec
 	return &b, Decision{}, true
 }
 
-// retained reports whether members in state s count against Config.MaxRetained.
-func retained(s MemberState) bool { return s == StateExpired || s == StateFenced }
-
 // trimRetained deletes, within the txn, the oldest EXPIRED members and FENCED members holding
 // nothing while the group would keep more than MaxRetained EXPIRED/FENCED members.
 func (t *txn) trimRetained() {
@@ -75,15 +72,15 @@ func (t *txn) trimRetained() {
 	}
 	n := t.g.retained
 	for _, c := range t.changed {
-		if old := t.g.members[c.ID]; old != nil && retained(old.State) {
+		if old := t.g.members[c.ID]; old != nil && old.State.Retained() {
 			n--
 		}
-		if retained(c.State) {
+		if c.State.Retained() {
 			n++
 		}
 	}
 	for _, id := range t.removed {
-		if old := t.g.members[id]; old != nil && retained(old.State) && t.pos(id) < 0 {
+		if old := t.g.members[id]; old != nil && old.State.Retained() && t.pos(id) < 0 {
 			n--
 		}
 	}

@@ -1,60 +1,6 @@
 package groupstate
 
-import (
-	"slices"
-	"time"
-)
-
-// Member is the full record of one member. Durable fields are persisted by the shell as JSON;
-// volatile fields (lease, last heartbeat, revoke deadline) are not and are rebuilt by Restore.
-// Slices are sorted and treated as immutable once inside a Group or Change.
-type Member struct {
-	ID         string      `json:"memberId"`
-	Name       string      `json:"memberName,omitempty"`
-	State      MemberState `json:"state"`
-	Epoch      int64       `json:"memberEpoch"`
-	PrevEpoch  int64       `json:"previousMemberEpoch"`
-	Capacity   Capacity    `json:"capacity"`
-	Target     []int       `json:"target"`   // target assignment (live members only)
-	Assigned   []int       `json:"assigned"` // may read now
-	Revoking   []int       `json:"revoking"` // told to revoke, not yet released
-	Pending    []int       `json:"pending"`  // Target − Assigned
-	JoinedAt   time.Time   `json:"joinedAt"`
-	StateSince time.Time   `json:"stateSince"`
-	// Principal joined the member (identity.go); "" when member authentication was off.
-	Principal string `json:"principal,omitempty"`
-	// Incarnation is the process that joined it (identity.go); "" for clients that send none.
-	// Never shown by monitoring or debug views: it would let a reader impersonate the process.
-	Incarnation string `json:"incarnationId,omitempty"`
-
-	LastHeartbeat  time.Time `json:"-"`
-	LeaseDeadline  time.Time `json:"-"`
-	RevokeDeadline time.Time `json:"-"`
-}
-
-// Meta is the durable group-level record.
-type Meta struct {
-	StreamPrefix    string `json:"streamPrefix"`
-	ConsumerGroup   string `json:"consumerGroup"`
-	GroupEpoch      int64  `json:"groupEpoch"`
-	AssignmentEpoch int64  `json:"assignmentEpoch"`
-	MetadataVersion int64  `json:"metadataVersion"`
-	ShardCount      int    `json:"shardCount"`
-}
-
-// inTarget reports whether members in state s take part in the target assignment.
-func inTarget(s MemberState) bool { return s == StateStarting || s == StateActive }
-
-// holds reports whether members in state s may still be reading their Assigned ∪ Revoking.
-func holds(s MemberState) bool { return s != StateExpired }
-
-func validState(s MemberState) bool {
-	switch s {
-	case StateStarting, StateActive, StateLeaving, StateExpired, StateFenced:
-		return true
-	}
-	return false
-}
+import "slices"
 
 // durableEqual reports whether a and b agree on every field that must be persisted.
 // Capacity is informational and fluctuates with in-flight work, so a capacity-only change
@@ -67,7 +13,7 @@ func durableEqual(a, b *Member) bool {
 }
 
 // deepCopy returns m with its own slices.
-func (m Member) deepCopy() Member {
+func deepCopy(m Member) Member {
 	m.Target = slices.Clone(m.Target)
 	m.Assigned = slices.Clone(m.Assigned)
 	m.Revoking = slices.Clone(m.Revoking)

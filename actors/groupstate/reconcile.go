@@ -1,6 +1,10 @@
 package groupstate
 
-import "time"
+import (
+	"time"
+
+	"github.com/redisstream/coordinator/actors/groupstate/shardset"
+)
 
 // settle is the first half of reconciling member c (the txn's copy) after an accepted
 // heartbeat, in the style of Kafka's CurrentAssignmentBuilder:
@@ -20,15 +24,15 @@ import "time"
 // even when not held: the member may be starting it right now, and must see the revocation
 // before it can release it.
 func settle(c *Member, held []int, assignmentEpoch int64, now time.Time, rebalance time.Duration) {
-	if back := intersect(c.Revoking, c.Target); len(back) > 0 {
-		c.Revoking = diff(c.Revoking, back)
-		c.Assigned = union(c.Assigned, back)
+	if back := shardset.Intersect(c.Revoking, c.Target); len(back) > 0 {
+		c.Revoking = shardset.Diff(c.Revoking, back)
+		c.Assigned = shardset.Union(c.Assigned, back)
 	}
-	c.Revoking = intersect(c.Revoking, held)
-	if revoked := diff(c.Assigned, c.Target); len(revoked) > 0 && len(c.Revoking) == 0 {
+	c.Revoking = shardset.Intersect(c.Revoking, held)
+	if revoked := shardset.Diff(c.Assigned, c.Target); len(revoked) > 0 && len(c.Revoking) == 0 {
 		c.RevokeDeadline = now.Add(rebalance)
 		c.Revoking = revoked
-		c.Assigned = intersect(c.Assigned, c.Target)
+		c.Assigned = shardset.Intersect(c.Assigned, c.Target)
 	}
 	if len(c.Revoking) == 0 {
 		c.Revoking = nil
@@ -46,7 +50,7 @@ func grant(c *Member, allowed bool, holderOf func(int) string) {
 	if allowed && len(c.Revoking) == 0 && len(c.Assigned) < len(c.Target) {
 		var next []int
 		for _, s := range c.Target {
-			if contains(c.Assigned, s) {
+			if shardset.Contains(c.Assigned, s) {
 				next = append(next, s)
 				continue
 			}
@@ -58,5 +62,5 @@ func grant(c *Member, allowed bool, holderOf func(int) string) {
 			c.Assigned = next
 		}
 	}
-	c.Pending = diff(c.Target, c.Assigned)
+	c.Pending = shardset.Diff(c.Target, c.Assigned)
 }

@@ -3,6 +3,8 @@ package groupstate
 import (
 	"sort"
 	"strings"
+
+	"github.com/redisstream/coordinator/actors/groupstate/shardset"
 )
 
 // Per-step and final properties checked by the simulation.
@@ -14,7 +16,7 @@ func (s *sim) apply(c *Change) {
 		for _, m := range c.Members {
 			old, ok := s.g.Member(m.ID)
 			if ok && old.State == StateActive && m.State == StateActive {
-				for _, sh := range diff(m.Revoking, old.Revoking) {
+				for _, sh := range shardset.Diff(m.Revoking, old.Revoking) {
 					if revoked == nil {
 						revoked = map[int]string{}
 					}
@@ -43,7 +45,7 @@ func (s *sim) apply(c *Change) {
 func participants(g *Group) map[string][]int {
 	all, active := map[string][]int{}, map[string][]int{}
 	for _, m := range g.Members() {
-		if inTarget(m.State) {
+		if m.State.InTarget() {
 			all[m.ID] = m.Target
 			if m.State == StateActive {
 				active[m.ID] = m.Target
@@ -140,8 +142,8 @@ func (s *sim) checkSticky(old, cur map[string][]int) {
 	switch {
 	case len(added) == 0:
 		for id, sh := range cur {
-			if len(diff(old[id], sh)) > 0 {
-				s.fail("departure of %v moved shards %v away from %s", removed, diff(old[id], sh), id)
+			if len(shardset.Diff(old[id], sh)) > 0 {
+				s.fail("departure of %v moved shards %v away from %s", removed, shardset.Diff(old[id], sh), id)
 			}
 		}
 	case len(added) == 1 && len(removed) == 0 && s.holdsAny(added[0]):
@@ -155,8 +157,8 @@ func (s *sim) checkSticky(old, cur map[string][]int) {
 		var counts []int
 		moved := 0
 		for id, sh := range old {
-			if len(diff(cur[id], sh)) > 0 {
-				s.fail("join of %v gave old member %s new shards %v", added, id, diff(cur[id], sh))
+			if len(shardset.Diff(cur[id], sh)) > 0 {
+				s.fail("join of %v gave old member %s new shards %v", added, id, shardset.Diff(cur[id], sh))
 			}
 			moved += len(sh) - len(cur[id])
 			counts = append(counts, len(sh))
@@ -183,8 +185,8 @@ func (s *sim) settled() bool {
 	}
 	owner := map[int]string{}
 	for _, m := range s.g.Members() {
-		if !inTarget(m.State) || len(m.Revoking) > 0 || len(m.Pending) > 0 {
-			if inTarget(m.State) {
+		if !m.State.InTarget() || len(m.Revoking) > 0 || len(m.Pending) > 0 {
+			if m.State.InTarget() {
 				return false
 			}
 			continue

@@ -44,7 +44,7 @@ func (s *sim) drainDelay() time.Duration {
 func (s *sim) request(m *simMember) Heartbeat {
 	s.req++
 	hb := Heartbeat{ProtocolVersion: 1, RequestID: fmt.Sprint(s.req), PathMemberID: m.id, MemberID: m.id,
-		MemberEpoch: m.epoch, MetadataVersion: m.mv, Capacity: Capacity{4, 4}}
+		MemberEpoch: m.epoch, MetadataVersion: m.mv, Capacity: Capacity{MaxConcurrency: 4, Available: 4}}
 	if m.leaving {
 		hb.MemberEpoch = -1
 	}

@@ -3,6 +3,8 @@ package groupstate
 import (
 	"slices"
 	"time"
+
+	"github.com/redisstream/coordinator/actors/groupstate/shardset"
 )
 
 // The steady heartbeat. Nearly every heartbeat of a settled group comes from an ACTIVE member
@@ -58,7 +60,7 @@ func (g *Group) steadyDecision(hb *Heartbeat, m *Member, now time.Time) Decision
 			Status: StatusOK, MemberID: c.ID, MemberEpoch: c.Epoch,
 			GroupEpoch: g.meta.GroupEpoch, AssignmentEpoch: g.meta.AssignmentEpoch,
 			MetadataVersion: g.meta.MetadataVersion,
-			Assigned:        respSlice(c.Assigned), Pending: respSlice(c.Pending),
+			Assigned:        shardset.RespSlice(c.Assigned), Pending: shardset.RespSlice(c.Pending),
 			HeartbeatInterval: IntervalFor(g.cfg, StatusOK, c, g.othersOverdue(c.ID)),
 		},
 		Change: &sc.change,

@@ -5,6 +5,9 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/redisstream/coordinator/actors/groupstate/answer"
+	"github.com/redisstream/coordinator/actors/groupstate/shardset"
 )
 
 // checkSteadyAgrees evaluates hb again through the general path whenever the steady short cut
@@ -15,12 +18,12 @@ func checkSteadyAgrees(t testing.TB, g *Group, hb Heartbeat, now time.Time, got 
 	if hb.ProtocolVersion != 1 || hb.MemberEpoch <= 0 {
 		return
 	}
-	r, msg := validate(&hb)
+	r, msg := answer.Validate(&hb)
 	m := g.members[hb.MemberID]
 	if msg != "" || m == nil || m.State != StateActive || hb.MemberEpoch != m.Epoch {
 		return
 	}
-	if _, bad := firstMissing(r.held, m.Assigned, m.Revoking); bad || !g.steady(&hb, m, now) {
+	if _, bad := shardset.FirstMissing(r.Held, m.Assigned, m.Revoking); bad || !g.steady(&hb, m, now) {
 		return
 	}
 	want := g.accepted(&hb, r, m, false, now)

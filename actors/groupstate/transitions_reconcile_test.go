@@ -81,7 +81,7 @@ func TestSteadyHeartbeatIsNotDurable(t *testing.T) {
 	h := stable2(t)
 	h.now = h.now.Add(time.Second)
 	hb := hbFor("A", 3, []int{0, 1})
-	hb.Capacity = Capacity{4, 1} // capacity fluctuation alone is not worth a write
+	hb.Capacity = Capacity{MaxConcurrency: 4, Available: 1} // capacity fluctuation alone is not worth a write
 	d := h.g.Heartbeat(hb, h.now)
 	if d.Change == nil || d.Change.Durable || len(d.Change.Members) != 1 || d.Change.Meta != nil {
 		t.Fatalf("change %+v", d.Change)

@@ -3,6 +3,9 @@ package groupstate
 import (
 	"slices"
 	"time"
+
+	"github.com/redisstream/coordinator/actors/groupstate/assign"
+	"github.com/redisstream/coordinator/actors/groupstate/shardset"
 )
 
 // txn is the scratch overlay of one evaluation: it reads the Group, records new member
@@ -102,12 +105,12 @@ func (t *txn) liveIDs() []string {
 		if t.pos(id) >= 0 {
 			continue
 		}
-		if inTarget(m.State) && !slices.Contains(t.removed, id) {
+		if m.State.InTarget() && !slices.Contains(t.removed, id) {
 			ids = append(ids, id)
 		}
 	}
 	for _, m := range t.changed {
-		if inTarget(m.State) {
+		if m.State.InTarget() {
 			ids = append(ids, m.ID)
 		}
 	}
@@ -152,7 +155,7 @@ func (t *txn) recompute() {
 		cur[i] = t.get(id)
 		prevOf[i] = keepOrder(cur[i])
 	}
-	next := assignSorted(prevOf, t.meta.ShardCount)
+	next := assign.Sorted(prevOf, t.meta.ShardCount)
 	for i, id := range ids {
 		nt := next[i]
 		if len(nt) == 0 {
@@ -167,7 +170,7 @@ func (t *txn) recompute() {
 		nt = slices.Clip(slices.Clone(nt))
 		c := t.mutable(id)
 		c.Target = nt
-		c.Pending = diff(nt, c.Assigned)
+		c.Pending = shardset.Diff(nt, c.Assigned)
 	}
 	t.meta.AssignmentEpoch = t.meta.GroupEpoch
 	t.metaDirty = true
@@ -183,7 +186,7 @@ func keepOrder(m *Member) []int {
 	if len(m.Pending) == 0 || len(m.Pending) == len(m.Target) {
 		return m.Target
 	}
-	given := diff(m.Target, m.Pending)
+	given := shardset.Diff(m.Target, m.Pending)
 	out := make([]int, 0, len(m.Target))
 	out = append(out, given...)
 	return append(out, m.Pending...)
@@ -234,7 +237,7 @@ func (t *txn) respond(status Status, c *Member, msg string) Response {
 		Status: status, MemberID: c.ID, MemberEpoch: c.Epoch,
 		GroupEpoch: t.meta.GroupEpoch, AssignmentEpoch: t.meta.AssignmentEpoch,
 		MetadataVersion: t.meta.MetadataVersion,
-		Assigned:        respSlice(c.Assigned), Pending: respSlice(c.Pending), Message: msg,
+		Assigned:        shardset.RespSlice(c.Assigned), Pending: shardset.RespSlice(c.Pending), Message: msg,
 		HeartbeatInterval: IntervalFor(t.g.cfg, status, c, t.g.othersOverdue(c.ID)),
 	}
 }
@@ -243,7 +246,7 @@ func (t *txn) respond(status Status, c *Member, msg string) Response {
 // until its lease expires or it rejoins owning nothing. The lease is not touched.
 func (t *txn) fence(id string) {
 	c := t.mutable(id)
-	if inTarget(c.State) {
+	if c.State.InTarget() {
 		t.bumpGroupEpoch()
 	}
 	c.State, c.StateSince = StateFenced, t.now
@@ -254,7 +257,7 @@ func (t *txn) fence(id string) {
 // expire drops everything a member held and takes it out of the target.
 func (t *txn) expire(id string) {
 	c := t.mutable(id)
-	if inTarget(c.State) {
+	if c.State.InTarget() {
 		t.bumpGroupEpoch()
 	}
 	c.State, c.StateSince = StateExpired, t.now

@@ -4,7 +4,9 @@
 // member SDK and a producer. It prints shard ownership as it changes, kills
 // one member with SIGKILL (its shards move after its lease), adds another,
 // and checks that every produced message was processed. Exit status 0 only if
-// nothing was lost.
+// nothing was lost. With --transport redis the members heartbeat through the
+// Redis mailbox instead of the coordinator's HTTP API (the producer still
+// routes over HTTP).
 //
 // Its binaries and logs live in a temporary directory, removed at the end
 // unless -keep is given (or the demo failed: then the logs stay, and it says
@@ -37,12 +39,17 @@ func main() {
 
 func run() int {
 	keep := flag.Bool("keep", false, "keep the temporary directory (binaries, logs, report) after the demo")
+	transport := flag.String("transport", "http", "how the members heartbeat: http (the coordinator's HTTP API) or redis (the Redis mailbox, docs/PROTOCOL.md)")
 	flag.Parse()
+	if *transport != "http" && *transport != "redis" {
+		fmt.Fprintf(os.Stderr, "demo: --transport %q is not http or redis\n", *transport)
+		return 2
+	}
 	// SIGPIPE: a closed output pipe stops the demo like Ctrl-C instead of
 	// killing it before it cleans up.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGPIPE)
 	defer stop()
-	d, err := newDemo(ctx)
+	d, err := newDemo(ctx, *transport)
 	code := 1
 	if err == nil {
 		code, err = d.script(ctx)
@@ -104,7 +111,7 @@ func (d *demo) script(ctx context.Context) (int, error) {
 			return 1, err
 		}
 	}
-	say("Started 3 members; producer publishing %d msg/s", publishRate)
+	say("Started 3 members (%s); producer publishing %d msg/s", d.transportSays(), publishRate)
 	prod, err := d.startProducer()
 	if err != nil {
 		return 1, err
@@ -167,6 +174,7 @@ func (d *demo) script(ctx context.Context) (int, error) {
 	fmt.Printf("shard hand-offs            %d\n", rep.HandOffs)
 	fmt.Printf("two members on one shard   %d\n", len(rep.Overlaps))
 	fmt.Printf("re-own after kill          %.1fs (lease %s)\n", d.reown.Seconds(), leaseTTL)
+	fmt.Printf("member heartbeats          %s\n", d.transport)
 	fmt.Println("=================================================")
 	if b, err := json.Marshal(rep); err == nil {
 		_ = os.WriteFile(d.dir+"/report.json", b, 0o644)

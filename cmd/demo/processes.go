@@ -31,6 +31,7 @@ const (
 
 type demo struct {
 	ctx       context.Context // done when the demo is interrupted
+	transport string          // how members heartbeat: "http" or "redis" (the mailbox)
 	dir       string
 	bins      map[string]string
 	redisAddr string
@@ -48,12 +49,12 @@ type demo struct {
 	waits   sync.WaitGroup
 }
 
-func newDemo(ctx context.Context) (*demo, error) {
+func newDemo(ctx context.Context, transport string) (*demo, error) {
 	dir, err := os.MkdirTemp("", "rsc-demo-")
 	if err != nil {
 		return nil, err
 	}
-	d := &demo{ctx: ctx, dir: dir, bins: map[string]string{}, rec: recorder.New(), members: map[string]*exec.Cmd{},
+	d := &demo{ctx: ctx, transport: transport, dir: dir, bins: map[string]string{}, rec: recorder.New(), members: map[string]*exec.Cmd{},
 		http: &http.Client{Timeout: 5 * time.Second}}
 	fmt.Printf("Building the coordinator and the member process (logs and report in %s)\n", dir)
 	for name, pkg := range map[string]string{"coordinator": "./cmd/coordinator", "memberproc": "./test/memberproc"} {
@@ -127,6 +128,10 @@ func (d *demo) startCoordinator() error {
 		"RSC_COORDINATION_MEMBER_LEASE_TTL="+leaseTTL.String(),
 		"RSC_COORDINATION_REBALANCE_TIMEOUT="+rebalanceTimeout.String(),
 	)
+	if d.transport == "redis" {
+		// No member authentication here: every member speaks for "-".
+		cmd.Env = append(cmd.Env, "RSC_MAILBOX_ENABLED=true")
+	}
 	logf, err := os.Create(filepath.Join(d.dir, "coordinator.log"))
 	if err != nil {
 		return err
@@ -136,7 +141,7 @@ func (d *demo) startCoordinator() error {
 		return fmt.Errorf("start coordinator: %w", err)
 	}
 	d.coordCmd = cmd
-	fmt.Printf("Coordinator: %s (heartbeat %s, lease %s)\n", d.coordURL, heartbeatInterval, leaseTTL)
+	fmt.Printf("Coordinator: %s (heartbeat %s, lease %s); %s\n", d.coordURL, heartbeatInterval, leaseTTL, d.transportSays())
 	return d.waitTCP("127.0.0.1:"+strconv.Itoa(port), 30*time.Second)
 }
 
@@ -154,7 +159,7 @@ func (d *demo) waitTCP(addr string, timeout time.Duration) error {
 
 func (d *demo) startMember(id string) error {
 	cmd := exec.Command(d.bins["memberproc"], "--coordinator", d.coordURL, "--redis", d.redisAddr,
-		"--stream", streamPrefix, "--group", groupName, "--id", id)
+		"--stream", streamPrefix, "--group", groupName, "--id", id, "--transport", d.transport)
 	dieWithParent(cmd)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
@@ -217,6 +222,14 @@ func (d *demo) startProducer() (*seqprod.Producer, error) {
 	}
 	key := func(seq int64) string { return "customer-" + strconv.FormatInt(seq%97, 10) }
 	return seqprod.Start(p, publishRate, key, func(seq int64, err error) { fmt.Printf("publish %d: %v (retrying)\n", seq, err) }), nil
+}
+
+// transportSays tells how the members heartbeat.
+func (d *demo) transportSays() string {
+	if d.transport == "redis" {
+		return "members heartbeat through the Redis mailbox"
+	}
+	return "members heartbeat over HTTP"
 }
 
 // binDir holds the built binaries (most of the directory's size).

@@ -8,7 +8,10 @@
 // -member-id names the member (two processes on one host need different
 // ones); -produce-rate 100 publishes 100 entries/s over -keys partition keys
 // until stopped; several -redis addresses (repeated or comma-separated), or
-// -redis-cluster, connect to a Redis Cluster.
+// -redis-cluster, connect to a Redis Cluster. -transport redis makes the
+// members heartbeat through the Redis mailbox (the coordinator runs with
+// mailbox.enabled; -mailbox-principal names the auth user, "-" without member
+// authentication); the producer still routes over HTTP.
 //
 // Stop it with Ctrl-C: the members drain and leave the group gracefully.
 //

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/redis/go-redis/v9"
+	"github.com/redisstream/coordinator/membersdk"
 )
 
 // listFlag is a repeatable flag that also takes comma-separated lists:
@@ -35,4 +36,13 @@ func newRedis(addrs []string, cluster bool) redis.UniversalClient {
 		return redis.NewClusterClient(&redis.ClusterOptions{Addrs: addrs})
 	}
 	return redis.NewUniversalClient(&redis.UniversalOptions{Addrs: addrs})
+}
+
+// mailboxPrincipal is principal with the Redis mailbox transport, else ""
+// (the option is for the mailbox only).
+func mailboxPrincipal(transport, principal string) string {
+	if transport == membersdk.TransportRedis {
+		return principal
+	}
+	return ""
 }

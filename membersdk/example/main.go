@@ -31,6 +31,8 @@ func main() {
 		password     = flag.String("password", "", "Basic Auth password")
 		token        = flag.String("token", "", "bearer token")
 		verbose      = flag.Bool("v", false, "debug logging")
+		transport    = flag.String("transport", membersdk.TransportHTTP, "how members heartbeat: http (-coordinator) or redis (the Redis mailbox on -redis)")
+		principal    = flag.String("mailbox-principal", "-", "with -transport redis: the coordinator auth user the members speak for (\"-\" without member authentication)")
 	)
 	flag.Var(redisAddrs, "redis", "Redis address host:port; repeat or comma-separate for Redis Cluster seeds")
 	flag.Parse()
@@ -74,16 +76,18 @@ func main() {
 	errs := make(chan error, *members)
 	for i := range *members {
 		c, err := membersdk.NewConsumer(membersdk.ConsumerConfig{
-			CoordinatorURLs: urls,
-			StreamPrefix:    *stream,
-			ConsumerGroup:   *group,
-			MemberID:        memberIDOf(*memberID, i, *members),
-			MemberIndex:     i,
-			MemberName:      "membersdk-example",
-			Concurrency:     *concurrency,
-			Redis:           rc,
-			Auth:            auth,
-			Logger:          log,
+			CoordinatorURLs:  urls,
+			Transport:        *transport,
+			MailboxPrincipal: mailboxPrincipal(*transport, *principal),
+			StreamPrefix:     *stream,
+			ConsumerGroup:    *group,
+			MemberID:         memberIDOf(*memberID, i, *members),
+			MemberIndex:      i,
+			MemberName:       "membersdk-example",
+			Concurrency:      *concurrency,
+			Redis:            rc,
+			Auth:             auth,
+			Logger:           log,
 			OnEvent: func(e membersdk.Event) {
 				// The SDK logs assignments, fences and failovers itself; this
 				// hook is where metrics or a recorder would go.

@@ -35,6 +35,10 @@ type config struct {
 	Lease        time.Duration
 	Rebalance    time.Duration
 	MaxDown      int // members killed or paused at once
+	// Transport is how members heartbeat: "http" (default) or "redis" (the
+	// Redis mailbox; the coordinators run with mailbox.enabled and no
+	// member heartbeats through the slow proxies).
+	Transport string
 	// ReshardMin and ReshardMax bound the shard counts reshard operations
 	// scale to (FaultReshard); ReshardMax 0: no reshard operations.
 	ReshardMin, ReshardMax int
@@ -67,6 +71,16 @@ func loadConfig(t *testing.T) config {
 		}
 		cfg.Coordinators = n
 	}
+	cfg.Transport = "http"
+	if v := os.Getenv("RSC_CHAOS_TRANSPORT"); v != "" {
+		if v != "http" && v != "redis" {
+			t.Fatalf("RSC_CHAOS_TRANSPORT=%q: want http or redis (members heartbeat through the Redis mailbox)", v)
+		}
+		cfg.Transport = v
+	}
+	if cfg.Transport == "redis" {
+		cfg.Proxied = 0 // the slow proxies are on the HTTP path
+	}
 	if v := os.Getenv("RSC_CHAOS_DURATION"); v != "" {
 		d, err := time.ParseDuration(v)
 		if err != nil || d < 10*time.Second {
@@ -82,7 +96,7 @@ func loadConfig(t *testing.T) config {
 // on an RSC_* variable it does not know, and the harness passes the test's
 // environment to it, so they are removed from the environment once read
 // (and put back at cleanup).
-var chaosEnv = []string{"RSC_CHAOS_SEED", "RSC_CHAOS_DURATION", "RSC_CHAOS_REPORT", "RSC_CHAOS_COORDINATORS"}
+var chaosEnv = []string{"RSC_CHAOS_SEED", "RSC_CHAOS_DURATION", "RSC_CHAOS_REPORT", "RSC_CHAOS_COORDINATORS", "RSC_CHAOS_TRANSPORT"}
 
 func hideChaosEnv(t *testing.T) {
 	for _, k := range chaosEnv {
@@ -101,6 +115,7 @@ type Report struct {
 	WallSeconds       float64        `json:"wallSeconds"`
 	StartedAt         string         `json:"startedAt"`
 	Coordinators      int            `json:"coordinators"`
+	Transport         string         `json:"transport"` // how members heartbeat: http or redis (the mailbox)
 	Members           int            `json:"members"`
 	ProxiedMembers    int            `json:"proxiedMembers"`
 	Shards            int            `json:"shards"`
@@ -338,7 +353,7 @@ func runChaos(t *testing.T, cfg config, reportPath string) {
 	rr := checkRecords(ctx, t, c, timed, produced)
 	rep := Report{
 		Seed: cfg.Seed, Revision: revision(), Duration: cfg.Duration.String(), StartedAt: wallStart.UTC().Format(time.RFC3339),
-		Coordinators: cfg.Coordinators, Members: cfg.Members, ProxiedMembers: cfg.Proxied, Shards: cfg.Shards,
+		Coordinators: cfg.Coordinators, Transport: cfg.Transport, Members: cfg.Members, ProxiedMembers: cfg.Proxied, Shards: cfg.Shards,
 		ProducerRate: cfg.Rate, HeartbeatInterval: cfg.Heartbeat.String(), LeaseTTL: cfg.Lease.String(),
 		RebalanceTimeout: cfg.Rebalance.String(), FaultsByType: map[string]int{}, FaultsTotal: len(ran), Faults: ran,
 		Produced: rr.Produced, Processed: rr.Processed, Lost: rr.Lost, LostSeqs: rr.LostSeqs,
@@ -487,7 +502,7 @@ func runChaos(t *testing.T, cfg config, reportPath string) {
 		}
 	}
 	if t.Failed() {
-		t.Logf("reproduce: RSC_CHAOS_SEED=%d RSC_CHAOS_DURATION=%s RSC_CHAOS_COORDINATORS=%d go test -race -count=1 -run '^TestChaos$' -v ./test/chaos/", cfg.Seed, cfg.Duration, cfg.Coordinators)
+		t.Logf("reproduce: RSC_CHAOS_SEED=%d RSC_CHAOS_DURATION=%s RSC_CHAOS_COORDINATORS=%d RSC_CHAOS_TRANSPORT=%s go test -race -count=1 -run '^TestChaos$' -v ./test/chaos/", cfg.Seed, cfg.Duration, cfg.Coordinators, cfg.Transport)
 	}
 }
 

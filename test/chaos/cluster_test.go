@@ -92,6 +92,9 @@ func startCluster(t *testing.T, cfg config) *cluster {
 		"RSC_RESHARDING_RETIRED_RETENTION": "1h",
 		"RSC_RESHARDING_HISTORY":           "100",
 	}
+	if cfg.Transport == "redis" {
+		env["RSC_MAILBOX_ENABLED"] = "true" // no member auth: every member speaks for "-"
+	}
 	// Several coordinators form one automanaged actor host cluster on
 	// loopback (ports kept across restarts); the schedule, members, producer
 	// and monitor take every URL.
@@ -114,7 +117,7 @@ func startCluster(t *testing.T, cfg config) *cluster {
 		}
 		c.ids = append(c.ids, id)
 		c.opts[id] = harness.MemberOptions{ID: id, CoordinatorURLs: urls, RedisAddr: c.redis.Addr(),
-			Stream: cfg.Prefix, Group: cfg.Group, Work: cfg.Work}
+			Stream: cfg.Prefix, Group: cfg.Group, Work: cfg.Work, Transport: cfg.Transport}
 		c.startMember(id)
 	}
 	return c

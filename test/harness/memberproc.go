@@ -30,6 +30,11 @@ type MemberOptions struct {
 	RedisAddr       string
 	Stream, Group   string
 	Work            time.Duration // simulated work per entry
+	// Transport is how the member heartbeats: "" or "http" (CoordinatorURLs),
+	// or "redis" (the Redis mailbox on RedisAddr, principal MailboxPrincipal,
+	// "-" when empty: the coordinator runs without member authentication).
+	Transport        string
+	MailboxPrincipal string
 }
 
 // StartMember starts a member process; its records go to rec. It is killed
@@ -48,6 +53,12 @@ func StartMember(t testing.TB, rec *recorder.Recorder, o MemberOptions) *MemberP
 	}
 	cmd := exec.Command(bin, "--coordinator", strings.Join(o.CoordinatorURLs, ","), "--redis", o.RedisAddr,
 		"--stream", o.Stream, "--group", o.Group, "--id", o.ID, "--work", o.Work.String(), "--log", "info")
+	if o.Transport != "" {
+		cmd.Args = append(cmd.Args, "--transport", o.Transport)
+	}
+	if o.MailboxPrincipal != "" {
+		cmd.Args = append(cmd.Args, "--mailbox-principal", o.MailboxPrincipal)
+	}
 	cmd.Env = os.Environ()
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {

@@ -38,6 +38,9 @@ func main() {
 	concurrency := flag.Int("concurrency", 4, "handler concurrency")
 	work := flag.Duration("work", 2*time.Millisecond, "simulated work per entry")
 	logLevel := flag.String("log", "warn", "log level")
+	transport := flag.String("transport", membersdk.TransportHTTP, "how to heartbeat: http (--coordinator) or redis (the Redis mailbox on --redis)")
+	principal := flag.String("mailbox-principal", "-", "with --transport redis: the coordinator auth user the member speaks for (\"-\" when member authentication is off)")
+	mailboxPrefix := flag.String("mailbox-prefix", "rsc", "with --transport redis: the coordinator's store.key-prefix")
 	flag.Parse()
 
 	var level slog.Level
@@ -50,6 +53,7 @@ func main() {
 	defer rdb.Close()
 	cfg := membersdk.ConsumerConfig{
 		CoordinatorURLs: strings.Split(*coord, ","),
+		Transport:       *transport,
 		StreamPrefix:    *stream,
 		ConsumerGroup:   *group,
 		MemberID:        *id,
@@ -70,6 +74,9 @@ func main() {
 			}
 			out.write(l)
 		},
+	}
+	if *transport == membersdk.TransportRedis {
+		cfg.MailboxPrincipal, cfg.MailboxKeyPrefix = *principal, *mailboxPrefix
 	}
 	var memberID string // set before Run starts any handler
 	c, err := membersdk.NewConsumer(cfg, func(ctx context.Context, msg membersdk.Message) error {

@@ -1,4 +1,4 @@
-package groupstate
+package assign
 
 import "slices"
 
@@ -25,7 +25,7 @@ func Assign(prev map[string][]int, members []string, shardCount int) map[string]
 	for i, id := range ids {
 		prevOf[i] = prev[id]
 	}
-	res := assignSorted(prevOf, shardCount)
+	res := Sorted(prevOf, shardCount)
 	out := make(map[string][]int, len(ids))
 	for i, id := range ids {
 		out[id] = res[i]
@@ -33,9 +33,9 @@ func Assign(prev map[string][]int, members []string, shardCount int) map[string]
 	return out
 }
 
-// assignSorted is Assign over members already sorted by id and unique: prevOf[i] is member
+// Sorted is Assign over members already sorted by id and unique: prevOf[i] is member
 // i's previous target; result[i] its new one.
-func assignSorted(prevOf [][]int, shardCount int) [][]int {
+func Sorted(prevOf [][]int, shardCount int) [][]int {
 	n := len(prevOf)
 	out := make([][]int, n)
 	S := max(shardCount, 0)

@@ -1,10 +1,12 @@
-package groupstate
+package assign
 
 import (
 	"fmt"
 	"reflect"
 	"slices"
 	"testing"
+
+	"github.com/redisstream/coordinator/actors/groupstate/shardset"
 )
 
 func checkBalanced(t *testing.T, out map[string][]int, members []string, shards int) {
@@ -16,7 +18,7 @@ func checkBalanced(t *testing.T, out map[string][]int, members []string, shards 
 		if !ok || s == nil {
 			t.Fatalf("member %s missing", id)
 		}
-		if !sortedUnique(s) {
+		if !shardset.SortedUnique(s) {
 			t.Fatalf("member %s shards %v not sorted", id, s)
 		}
 		for _, x := range s {
@@ -77,7 +79,7 @@ func TestAssignIncrementalJoinLargeGroup(t *testing.T) {
 	checkBalanced(t, next, joined, 10000)
 	moved := 0
 	for _, id := range members {
-		if len(diff(next[id], full[id])) > 0 {
+		if len(shardset.Diff(next[id], full[id])) > 0 {
 			t.Fatalf("old member %s gained shards", id)
 		}
 		moved += len(full[id]) - len(next[id])

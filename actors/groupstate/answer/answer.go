@@ -1,9 +1,11 @@
-package groupstate
+package answer
+
+import "github.com/redisstream/coordinator/actors/groupstate/model"
 
 // Every answer that grants nothing is built here, and every text a member is told when its
 // heartbeat is not evaluated: the shells (actors/group, actors/host) observe a condition (a
 // store they cannot reach, a queue wait past the deadline, a node that refuses) and name it; the
-// rules decide the status and the words. The shells only map a Response to the wire.
+// rules decide the status and the words. The shells only map a model.Response to the wire.
 
 // Cause is a condition a shell observed that keeps a heartbeat from being evaluated by a
 // group's rules.
@@ -34,8 +36,8 @@ const (
 // Unevaluated answers hb for cause c without evaluating any group: nothing is granted and the
 // member keeps its epoch and metadata version; the status tells it what to do.
 // HeartbeatInterval is left zero (the shell's configured interval).
-func Unevaluated(hb *Heartbeat, c Cause, detail string) Response {
-	st, msg := StatusRetry, ""
+func Unevaluated(hb *model.Heartbeat, c Cause, detail string) model.Response {
+	st, msg := model.StatusRetry, ""
 	switch c {
 	case CauseStoreUnreachable:
 		msg = "the coordinator cannot reach its store right now; keep current ownership and retry"
@@ -54,27 +56,27 @@ func Unevaluated(hb *Heartbeat, c Cause, detail string) Response {
 	case CauseGroupLimit:
 		msg = detail + "; retry later"
 	case CauseStreamMissing:
-		st, msg = StatusUnknownMemberID, "stream "+detail+" does not exist: create it, then rejoin with memberEpoch 0"
+		st, msg = model.StatusUnknownMemberID, "stream "+detail+" does not exist: create it, then rejoin with memberEpoch 0"
 	}
-	return answer(hb, st, hb.MemberEpoch, hb.MetadataVersion, msg)
+	return Empty(hb, st, hb.MemberEpoch, hb.MetadataVersion, msg)
 }
 
 // Reject decides, without any group state, whether every group would reject hb
 // (UNSUPPORTED_PROTOCOL or INVALID_REQUEST), and answers it. The shell asks before activating a
 // group that is not running, so that such a request does not create and store the group. Like
 // every unevaluated answer it echoes the member's epoch and metadata version.
-func Reject(hb *Heartbeat) (Response, bool) {
-	st, msg, _ := precheck(hb)
+func Reject(hb *model.Heartbeat) (model.Response, bool) {
+	st, msg, _ := Precheck(hb)
 	if st == "" {
-		return Response{}, false
+		return model.Response{}, false
 	}
-	return answer(hb, st, hb.MemberEpoch, hb.MetadataVersion, msg), true
+	return Empty(hb, st, hb.MemberEpoch, hb.MetadataVersion, msg), true
 }
 
-// answer is the one shape of a response that grants nothing: the member's id, the given epoch
+// Empty is the one shape of a response that grants nothing: the member's id, the given epoch
 // and metadata version, no shards (empty, not nil), the message.
-func answer(hb *Heartbeat, st Status, epoch, metadataVersion int64, msg string) Response {
-	return Response{
+func Empty(hb *model.Heartbeat, st model.Status, epoch, metadataVersion int64, msg string) model.Response {
+	return model.Response{
 		Status: st, MemberID: hb.MemberID, MemberEpoch: epoch, MetadataVersion: metadataVersion,
 		Assigned: []int{}, Pending: []int{}, Message: msg,
 	}

@@ -1,4 +1,4 @@
-package groupstate
+package shardset
 
 import "slices"
 
@@ -6,7 +6,8 @@ import "slices"
 // in a way that could be appended to: when the result equals an input, that input is
 // returned as is (slices inside the group are immutable); otherwise a fresh slice is built.
 
-func sortedCopy(s []int) []int {
+// SortedCopy returns a sorted copy of s (nil when s is empty).
+func SortedCopy(s []int) []int {
 	if len(s) == 0 {
 		return nil
 	}
@@ -15,8 +16,8 @@ func sortedCopy(s []int) []int {
 	return c
 }
 
-// firstDup returns a duplicated value of sorted s, if any.
-func firstDup(sorted []int) (int, bool) {
+// FirstDup returns a duplicated value of sorted s, if any.
+func FirstDup(sorted []int) (int, bool) {
 	for i := 1; i < len(sorted); i++ {
 		if sorted[i] == sorted[i-1] {
 			return sorted[i], true
@@ -25,29 +26,30 @@ func firstDup(sorted []int) (int, bool) {
 	return 0, false
 }
 
-func contains(sorted []int, x int) bool {
+// Contains reports whether sorted holds x.
+func Contains(sorted []int, x int) bool {
 	_, ok := slices.BinarySearch(sorted, x)
 	return ok
 }
 
-// firstMissing returns the first element of a that is in neither b nor c (all sorted).
-func firstMissing(a, b, c []int) (int, bool) {
+// FirstMissing returns the first element of a that is in neither b nor c (all sorted).
+func FirstMissing(a, b, c []int) (int, bool) {
 	for _, x := range a {
-		if !contains(b, x) && !contains(c, x) {
+		if !Contains(b, x) && !Contains(c, x) {
 			return x, true
 		}
 	}
 	return 0, false
 }
 
-// diff returns a − b.
-func diff(a, b []int) []int {
+// Diff returns a − b.
+func Diff(a, b []int) []int {
 	if len(a) == 0 || len(b) == 0 {
 		return a
 	}
 	n := 0
 	for _, x := range a {
-		if !contains(b, x) {
+		if !Contains(b, x) {
 			n++
 		}
 	}
@@ -59,21 +61,21 @@ func diff(a, b []int) []int {
 	}
 	out := make([]int, 0, n)
 	for _, x := range a {
-		if !contains(b, x) {
+		if !Contains(b, x) {
 			out = append(out, x)
 		}
 	}
 	return out
 }
 
-// intersect returns a ∩ b.
-func intersect(a, b []int) []int {
+// Intersect returns a ∩ b.
+func Intersect(a, b []int) []int {
 	if len(a) == 0 || len(b) == 0 {
 		return nil
 	}
 	n := 0
 	for _, x := range a {
-		if contains(b, x) {
+		if Contains(b, x) {
 			n++
 		}
 	}
@@ -85,15 +87,15 @@ func intersect(a, b []int) []int {
 	}
 	out := make([]int, 0, n)
 	for _, x := range a {
-		if contains(b, x) {
+		if Contains(b, x) {
 			out = append(out, x)
 		}
 	}
 	return out
 }
 
-// union returns a ∪ b.
-func union(a, b []int) []int {
+// Union returns a ∪ b.
+func Union(a, b []int) []int {
 	if len(b) == 0 {
 		return a
 	}
@@ -119,16 +121,17 @@ func union(a, b []int) []int {
 	return out
 }
 
-// respSlice returns s for a Response, non-nil. It is not copied: slices inside a Group or
+// RespSlice returns s for a Response, non-nil. It is not copied: slices inside a Group or
 // Change are immutable, and a Response's sets are read-only (types.go).
-func respSlice(s []int) []int {
+func RespSlice(s []int) []int {
 	if len(s) == 0 {
 		return []int{}
 	}
 	return s
 }
 
-func sortedUnique(s []int) bool {
+// SortedUnique reports whether s is strictly ascending and non-negative.
+func SortedUnique(s []int) bool {
 	for i := 1; i < len(s); i++ {
 		if s[i] <= s[i-1] {
 			return false

@@ -1,0 +1,133 @@
+package invariants
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/redisstream/coordinator/actors/groupstate/model"
+	"github.com/redisstream/coordinator/actors/groupstate/shardset"
+)
+
+// Tally is what the records say a group's indexes and counters must hold.
+type Tally struct {
+	Holders                 map[int]string // shard → the member whose Assigned ∪ Revoking holds it
+	Live, Leaving, Retained int            // STARTING/ACTIVE, LEAVING, EXPIRED/FENCED members
+}
+
+// Records checks the records of one group, members sorted by id, and returns the violations
+// found (empty when healthy) and the tally the group's indexes must agree with: single holder
+// per shard, per-state shape of the records, a balanced target covering every shard when live
+// members exist (computed over the confirmed members when any exists), Assigned ⊆ Target at the
+// assignment epoch, Pending = Target − Assigned, and sane epochs. It is O(group).
+func Records(mt model.Meta, members []model.Member) ([]string, Tally) {
+	var v []string
+	add := func(format string, args ...any) { v = append(v, fmt.Sprintf(format, args...)) }
+	if mt.GroupEpoch < 0 || mt.AssignmentEpoch < 0 || mt.AssignmentEpoch > mt.GroupEpoch {
+		add("epochs out of order: groupEpoch %d, assignmentEpoch %d", mt.GroupEpoch, mt.AssignmentEpoch)
+	}
+	if mt.ShardCount < 0 || mt.MetadataVersion < 0 {
+		add("negative shardCount %d or metadataVersion %d", mt.ShardCount, mt.MetadataVersion)
+	}
+	holders := map[int]string{}
+	targetOwner := map[int]string{}
+	live, leaving, kept := 0, 0, 0
+	minT, maxT := -1, -1
+	active := 0
+	for i := range members {
+		if members[i].State == model.StateActive {
+			active++
+		}
+	}
+	for i := range members {
+		m := &members[i]
+		id := m.ID
+		if !m.State.Valid() {
+			add("member %s: unknown state %q", id, m.State)
+		}
+		for name, s := range map[string][]int{"target": m.Target, "assigned": m.Assigned, "revoking": m.Revoking, "pending": m.Pending} {
+			if !shardset.SortedUnique(s) {
+				add("member %s: %s %v not sorted/unique/non-negative", id, name, s)
+			}
+		}
+		if x := shardset.Intersect(m.Assigned, m.Revoking); len(x) > 0 {
+			add("member %s: shards %v both assigned and revoking", id, x)
+		}
+		if m.Epoch < 0 || m.PrevEpoch < 0 || m.PrevEpoch > m.Epoch || m.Epoch > mt.AssignmentEpoch {
+			add("member %s: epoch %d prev %d (assignmentEpoch %d)", id, m.Epoch, m.PrevEpoch, mt.AssignmentEpoch)
+		}
+		switch m.State {
+		case model.StateExpired:
+			if len(m.Target)+len(m.Assigned)+len(m.Revoking)+len(m.Pending) > 0 {
+				add("member %s: EXPIRED but still has shards", id)
+			}
+		case model.StateFenced, model.StateLeaving:
+			if len(m.Target)+len(m.Pending) > 0 {
+				add("member %s: %s but still has a target", id, m.State)
+			}
+			if m.State == model.StateLeaving && len(m.Assigned) > 0 {
+				add("member %s: LEAVING with assigned %v", id, m.Assigned)
+			}
+		}
+		if m.State.Holds() {
+			for _, s := range shardset.Union(m.Assigned, m.Revoking) {
+				if o, dup := holders[s]; dup {
+					add("shard %d held by both %s and %s", s, o, id)
+				}
+				holders[s] = id
+			}
+		}
+		if m.State == model.StateLeaving {
+			leaving++
+		}
+		if m.State.Retained() {
+			kept++
+		}
+		if !m.State.InTarget() {
+			continue
+		}
+		live++
+		if m.Epoch <= 0 {
+			add("member %s: live with epoch %d", id, m.Epoch)
+		}
+		if m.Epoch == mt.AssignmentEpoch {
+			if x := shardset.Diff(m.Assigned, m.Target); len(x) > 0 {
+				add("member %s: assigned %v outside its target at the assignment epoch", id, x)
+			}
+		}
+		if !slices.Equal(m.Pending, shardset.Diff(m.Target, m.Assigned)) {
+			add("member %s: pending %v != target − assigned %v", id, m.Pending, shardset.Diff(m.Target, m.Assigned))
+		}
+		for _, s := range m.Target {
+			if s >= mt.ShardCount {
+				add("member %s: target shard %d beyond shardCount %d", id, s, mt.ShardCount)
+			}
+			if o, dup := targetOwner[s]; dup {
+				add("shard %d targeted to both %s and %s", s, o, id)
+			}
+			targetOwner[s] = id
+		}
+		if active > 0 && m.State != model.StateActive {
+			// Not confirmed while others are: no target (admission, see recompute).
+			if len(m.Target) > 0 && mt.AssignmentEpoch == mt.GroupEpoch {
+				add("member %s: %s with target %v while confirmed members exist", id, m.State, m.Target)
+			}
+			continue
+		}
+		n := len(m.Target)
+		if minT < 0 || n < minT {
+			minT = n
+		}
+		if n > maxT {
+			maxT = n
+		}
+	}
+	if live > 0 && mt.AssignmentEpoch == mt.GroupEpoch {
+		if len(targetOwner) != mt.ShardCount {
+			add("target covers %d of %d shards with %d live members", len(targetOwner), mt.ShardCount, live)
+		}
+		if maxT-minT > 1 {
+			add("target unbalanced: %d..%d shards per member", minT, maxT)
+		}
+	}
+	return v, Tally{Holders: holders, Live: live, Leaving: leaving, Retained: kept}
+}

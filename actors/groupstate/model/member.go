@@ -1,0 +1,70 @@
+package model
+
+import "time"
+
+// Member is the full record of one member. Durable fields are persisted by the shell as JSON;
+// volatile fields (lease, last heartbeat, revoke deadline) are not and are rebuilt by Restore.
+// Slices are sorted and treated as immutable once inside a Group or Change.
+type Member struct {
+	ID         string      `json:"memberId"`
+	Name       string      `json:"memberName,omitempty"`
+	State      MemberState `json:"state"`
+	Epoch      int64       `json:"memberEpoch"`
+	PrevEpoch  int64       `json:"previousMemberEpoch"`
+	Capacity   Capacity    `json:"capacity"`
+	Target     []int       `json:"target"`   // target assignment (live members only)
+	Assigned   []int       `json:"assigned"` // may read now
+	Revoking   []int       `json:"revoking"` // told to revoke, not yet released
+	Pending    []int       `json:"pending"`  // Target − Assigned
+	JoinedAt   time.Time   `json:"joinedAt"`
+	StateSince time.Time   `json:"stateSince"`
+	// Principal joined the member (identity.go); "" when member authentication was off.
+	Principal string `json:"principal,omitempty"`
+	// Incarnation is the process that joined it (identity.go); "" for clients that send none.
+	// Never shown by monitoring or debug views: it would let a reader impersonate the process.
+	Incarnation string `json:"incarnationId,omitempty"`
+
+	LastHeartbeat  time.Time `json:"-"`
+	LeaseDeadline  time.Time `json:"-"`
+	RevokeDeadline time.Time `json:"-"`
+}
+
+// Meta is the durable group-level record.
+type Meta struct {
+	StreamPrefix    string `json:"streamPrefix"`
+	ConsumerGroup   string `json:"consumerGroup"`
+	GroupEpoch      int64  `json:"groupEpoch"`
+	AssignmentEpoch int64  `json:"assignmentEpoch"`
+	MetadataVersion int64  `json:"metadataVersion"`
+	ShardCount      int    `json:"shardCount"`
+}
+
+// MaxIncarnationLength bounds Heartbeat.Incarnation in bytes (the wire decoder and the HTTP
+// front check the same limit, membersdk/protocol.MaxIncarnationIDLength): it is stored with the
+// member record.
+const MaxIncarnationLength = 128
+
+// InTarget reports whether members in state s take part in the target assignment.
+func (s MemberState) InTarget() bool { return s == StateStarting || s == StateActive }
+
+// Retained reports whether members in state s are kept only for monitoring (EXPIRED, FENCED).
+func (s MemberState) Retained() bool { return s == StateExpired || s == StateFenced }
+
+// Valid reports whether s is one of the member states.
+func (s MemberState) Valid() bool {
+	switch s {
+	case StateStarting, StateActive, StateLeaving, StateExpired, StateFenced:
+		return true
+	}
+	return false
+}
+
+// Holds reports whether members in state s may still be reading their Assigned ∪ Revoking.
+func (s MemberState) Holds() bool { return s != StateExpired }
+
+// Occupies reports whether the member is in the target or may still read a
+// shard: while any member of a group occupies it, the group is not idle (the
+// shell does not passivate it).
+func (m Member) Occupies() bool {
+	return m.State.InTarget() || (m.State.Holds() && len(m.Assigned)+len(m.Revoking) > 0)
+}
