@@ -16,12 +16,13 @@ type opDoc struct {
 	summary string
 	tag     string
 	// req is the request body (a zero value of its type), nil for none;
-	// set from the input type for typed routes with withBody.
+	// typed routes with withBody get it from their input type (handle).
 	req any
 	// reqOptional: the body may be empty (login with Basic credentials).
 	reqOptional bool
-	// resp is the success body of a raw route (typed routes: the handler's
-	// result type): a zero value of a protocol type, a *huma.Schema, or nil.
+	// resp is the success body of a raw route (Server.raw; a typed route's
+	// is its handler's result type): a zero value of a protocol type, a
+	// *huma.Schema, or nil.
 	resp any
 	// contentType of the success body; "" = application/json.
 	contentType string
@@ -58,76 +59,76 @@ var routeDocs = struct {
 	},
 	createStream: opDoc{
 		summary: "Create a stream: provision its shard streams.",
-		tag:     "admin", req: protocol.CreateStreamRequest{}, resp: protocol.CreateStreamResponse{}, ok: 201, service: true,
+		tag:     "admin", ok: 201, service: true,
 		errs: []error{coordinator.ErrStreamExists, coordinator.ErrLimitExceeded},
 	},
 	deleteStream: opDoc{
 		summary: "Delete a stream with 0 shards, no migration in progress and no groups (409 STREAM_NOT_EMPTY names what to do first).",
-		tag:     "admin", req: protocol.DeleteStreamRequest{}, resp: protocol.DeleteStreamResponse{}, ok: 200, service: true,
+		tag:     "admin", ok: 200, service: true,
 		errs: []error{coordinator.ErrStreamNotFound, coordinator.ErrStreamNotEmpty, coordinator.ErrStateConflict},
 	},
 	createGroup: opDoc{
 		summary: "Create a consumer group explicitly: its Redis consumer group on every shard, from the start of the stream (the only way when groups.creation is explicit).",
-		tag:     "admin", req: protocol.CreateGroupRequest{}, resp: protocol.GroupResponse{}, ok: 201, service: true,
+		tag:     "admin", ok: 201, service: true,
 		errs: []error{coordinator.ErrStreamNotFound, coordinator.ErrGroupExists, coordinator.ErrLimitExceeded},
 	},
 	getGroup: opDoc{
 		summary: "Group metadata of an existing group (never creates it: 404 GROUP_NOT_FOUND).",
-		tag:     "admin", resp: protocol.GroupResponse{}, ok: 200, service: true,
+		tag:     "admin", ok: 200, service: true,
 		errs: []error{coordinator.ErrStreamNotFound, coordinator.ErrGroupNotFound},
 	},
 	deleteGroup: opDoc{
 		summary: "Delete a group's coordinator metadata (409 while it has live members, unless force).",
-		tag:     "admin", req: protocol.DeleteGroupRequest{}, resp: protocol.DeleteGroupResponse{}, ok: 200, service: true,
+		tag:     "admin", ok: 200, service: true,
 		errs: []error{coordinator.ErrStreamNotFound, coordinator.ErrGroupNotFound, coordinator.ErrGroupHasMembers, coordinator.ErrStateConflict},
 	},
 	producerRouting: opDoc{
 		summary: "Producer routing: shard count, key pattern and Redis Cluster slot of every shard; creates the group on first use unless groups.creation is explicit (so a browser request from another origin is refused, 403).",
-		tag:     "routing", resp: protocol.ProducerRouting{}, ok: 200, service: true, crossOriginGuard: true,
+		tag:     "routing", ok: 200, service: true, crossOriginGuard: true,
 		errs: []error{coordinator.ErrStreamNotFound, coordinator.ErrGroupNotFound, coordinator.ErrLimitExceeded},
 	},
 	scale: opDoc{
 		summary: "Reshard a stream to targetShardCount: starts one migration per group.",
-		tag:     "resharding", req: protocol.ScaleRequest{}, resp: protocol.ScaleResponse{}, ok: 202, service: true,
+		tag:     "resharding", ok: 202, service: true,
 		errs: []error{coordinator.ErrStreamNotFound, coordinator.ErrMigrationActive, coordinator.ErrStateConflict},
 	},
 	migration: opDoc{
 		summary: "One migration of a group.",
-		tag:     "resharding", resp: protocol.Migration{}, ok: 200, service: true,
+		tag:     "resharding", ok: 200, service: true,
 		errs: []error{coordinator.ErrStreamNotFound, coordinator.ErrGroupNotFound, coordinator.ErrMigrationNotFound},
 	},
 	rollback: opDoc{
 		summary: "Roll a migration back while that is still allowed.",
-		tag:     "resharding", req: protocol.RollbackRequest{}, resp: protocol.Migration{}, ok: 202, service: true,
+		tag:     "resharding", ok: 202, service: true,
 		errs: []error{coordinator.ErrStreamNotFound, coordinator.ErrGroupNotFound, coordinator.ErrMigrationNotFound, coordinator.ErrRollbackNotAllowed, coordinator.ErrStateConflict},
 	},
 	streamMigrations: opDoc{
 		summary: "A stream's migrations, newest first, and the active one's id; works for a stream without groups.",
-		tag:     "resharding", resp: protocol.MigrationsResponse{}, ok: 200, service: true,
+		tag:     "resharding", ok: 200, service: true,
 		errs: []error{coordinator.ErrStreamNotFound},
 	},
 	streamMigration: opDoc{
 		summary: "One migration of a stream (with or without groups).",
-		tag:     "resharding", resp: protocol.Migration{}, ok: 200, service: true,
+		tag:     "resharding", ok: 200, service: true,
 		errs: []error{coordinator.ErrStreamNotFound, coordinator.ErrMigrationNotFound},
 	},
 	streamRollback: opDoc{
 		summary: "Roll a stream's migration back while that is still allowed (with or without groups).",
-		tag:     "resharding", req: protocol.RollbackRequest{}, resp: protocol.Migration{}, ok: 202, service: true,
+		tag:     "resharding", ok: 202, service: true,
 		errs: []error{coordinator.ErrStreamNotFound, coordinator.ErrMigrationNotFound, coordinator.ErrRollbackNotAllowed, coordinator.ErrStateConflict},
 	},
 	login: opDoc{
 		summary: "Trade a username and password (body, or Basic credentials with an empty body) for a bearer token. 400 AUTHENTICATION_DISABLED when no users are configured.",
-		tag:     "auth", req: protocol.LoginRequest{}, reqOptional: true, resp: protocol.LoginResponse{}, ok: 200,
+		tag:     "auth", req: protocol.LoginRequest{}, reqOptional: true, ok: 200,
 		extra: []int{400, 401, 503}, // 503: draining
 	},
 	revokeTokens: opDoc{
 		summary: "Revoke every bearer token of a user issued so far (ADMIN): refused on this node at once, on the others within otherNodesWithinSeconds. The password is unchanged; the user logs in again. 400 AUTHENTICATION_DISABLED when no users are configured.",
-		tag:     "auth", req: protocol.RevokeTokensRequest{}, resp: protocol.RevokeTokensResponse{}, ok: 200, service: true,
+		tag:     "auth", req: protocol.RevokeTokensRequest{}, ok: 200, service: true,
 	},
 	health: opDoc{
 		summary: "Health: always 200, UP, DEGRADED or DOWN in the body (dashboards). Probes use /monitoring/ready and /monitoring/live.",
-		tag:     "monitoring", resp: protocol.HealthResponse{}, ok: 200,
+		tag:     "monitoring", ok: 200,
 	},
 	headHealth: opDoc{
 		summary: "Health without a body.", tag: "monitoring", ok: 200,
@@ -145,50 +146,50 @@ var routeDocs = struct {
 	},
 	compatibility: opDoc{
 		summary: "Protocol versions this build accepts.",
-		tag:     "monitoring", resp: protocol.CompatibilityResponse{}, ok: 200,
+		tag:     "monitoring", ok: 200,
 	},
 	streams: opDoc{
 		summary: "Every stream (in the user's scope): routing and consumed shard counts, metadata version, active migration.", tag: "admin",
-		resp: protocol.StreamsResponse{}, ok: 200, service: true,
+		ok: 200, service: true,
 	},
 	stream: opDoc{
 		summary: "One stream and the names of its groups.", tag: "admin",
-		resp: protocol.StreamView{}, ok: 200, service: true, errs: []error{coordinator.ErrStreamNotFound},
+		ok: 200, service: true, errs: []error{coordinator.ErrStreamNotFound},
 	},
 	cluster: opDoc{
 		summary: "Every coordinator node: incarnation, address, start time, refusing or not, and the groups it hosts.", tag: "monitoring",
-		resp: protocol.ClusterResponse{}, ok: 200, service: true,
+		ok: 200, service: true,
 	},
 	groups: opDoc{
-		summary: "Every group (of the user's streams, for a user scoped to some).", tag: "monitoring", resp: protocol.GroupsResponse{}, ok: 200, service: true,
+		summary: "Every group (of the user's streams, for a user scoped to some).", tag: "monitoring", ok: 200, service: true,
 	},
 	monitorGroup: opDoc{
-		summary: "One group (never creates it).", tag: "monitoring", resp: protocol.GroupResponse{}, ok: 200, service: true,
+		summary: "One group (never creates it).", tag: "monitoring", ok: 200, service: true,
 		errs: []error{coordinator.ErrStreamNotFound, coordinator.ErrGroupNotFound},
 	},
 	members: opDoc{
 		summary: "Members of a group with state, epoch, lease and assignment.", tag: "monitoring",
-		resp: protocol.MembersResponse{}, ok: 200, service: true, errs: []error{coordinator.ErrStreamNotFound, coordinator.ErrGroupNotFound},
+		ok: 200, service: true, errs: []error{coordinator.ErrStreamNotFound, coordinator.ErrGroupNotFound},
 	},
 	assignments: opDoc{
 		summary: "Target and current assignment, revocations in progress and invariant checks.", tag: "monitoring",
-		resp: protocol.AssignmentsResponse{}, ok: 200, service: true, errs: []error{coordinator.ErrStreamNotFound, coordinator.ErrGroupNotFound},
+		ok: 200, service: true, errs: []error{coordinator.ErrStreamNotFound, coordinator.ErrGroupNotFound},
 	},
 	consumption: opDoc{
 		summary: "Per member, per shard progress as members report it.", tag: "monitoring",
-		resp: protocol.ConsumptionResponse{}, ok: 200, service: true, errs: []error{coordinator.ErrStreamNotFound, coordinator.ErrGroupNotFound},
+		ok: 200, service: true, errs: []error{coordinator.ErrStreamNotFound, coordinator.ErrGroupNotFound},
 	},
 	migrations: opDoc{
 		summary: "Migrations of a group and the active one.", tag: "monitoring",
-		resp: protocol.MigrationsResponse{}, ok: 200, service: true, errs: []error{coordinator.ErrStreamNotFound, coordinator.ErrGroupNotFound},
+		ok: 200, service: true, errs: []error{coordinator.ErrStreamNotFound, coordinator.ErrGroupNotFound},
 	},
 	offsets: opDoc{
 		summary: "Per shard: length, last id, entries read, lag, pending, consumers, memory usage and owner, read from Redis.",
-		tag:     "data", resp: protocol.OffsetsResponse{}, ok: 200, service: true, errs: []error{coordinator.ErrStreamNotFound, coordinator.ErrGroupNotFound, coordinator.ErrShardKeyNotStream},
+		tag:     "data", ok: 200, service: true, errs: []error{coordinator.ErrStreamNotFound, coordinator.ErrGroupNotFound, coordinator.ErrShardKeyNotStream},
 	},
 	messages: opDoc{
 		summary: "Entries of one shard, oldest first from the cursor `from` (exclusive), at most `count`; `next` is the cursor of the following page.",
-		tag:     "data", resp: protocol.MessagesResponse{}, ok: 200, service: true, errs: []error{coordinator.ErrStreamNotFound, coordinator.ErrShardNotFound, coordinator.ErrShardKeyNotStream},
+		tag:     "data", ok: 200, service: true, errs: []error{coordinator.ErrStreamNotFound, coordinator.ErrShardNotFound, coordinator.ErrShardKeyNotStream},
 		query: []queryParam{
 			{name: "from", typ: "string", description: "entry id to start after (exclusive); empty or \"-\" = from the start"},
 			{name: "count", typ: "integer", description: "most entries to return (default 50, at most limits.browse-max-count)"},
