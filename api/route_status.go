@@ -7,7 +7,7 @@ import (
 	"strconv"
 
 	"github.com/redisstream/coordinator/api/auth"
-	"github.com/redisstream/coordinator/api/httpx"
+	"github.com/redisstream/coordinator/coordinator"
 
 	"github.com/gofiber/fiber/v2"
 )
@@ -61,11 +61,7 @@ func (d opDoc) statuses(method string, need auth.Access, limited bool, params []
 		set[http.StatusTooManyRequests] = true
 	}
 	for _, e := range d.errs {
-		for _, s := range httpx.Sentinels {
-			if s.Err == e {
-				set[s.Status] = true
-			}
-		}
+		set[coordinator.AnswerFor(e).Status] = true
 	}
 	for _, s := range d.extra {
 		set[s] = true

@@ -28,6 +28,7 @@ type Config struct {
 	Metrics      Metrics      `koanf:"metrics"`
 	Shutdown     Shutdown     `koanf:"shutdown"`
 	Audit        Audit        `koanf:"audit"`
+	Mailbox      Mailbox      `koanf:"mailbox"`
 	Runtime      Runtime      `koanf:"runtime"`
 	Failpoint    Failpoint    `koanf:"failpoint"`
 }
@@ -167,6 +168,7 @@ func (c Config) Embedded() bool { return len(c.Redis.Addrs) == 0 }
 func (c Config) Redacted() Config {
 	r := c
 	r.Redis.Addrs, r.Cluster.Seeds, r.HTTP.AllowedOrigins = slices.Clone(c.Redis.Addrs), slices.Clone(c.Cluster.Seeds), slices.Clone(c.HTTP.AllowedOrigins)
+	r.Mailbox.Principals = slices.Clone(c.Mailbox.Principals)
 	r.Redis.Password, r.Auth.TokenSecret = redact(c.Redis.Password), redact(c.Auth.TokenSecret)
 	r.Auth.PreviousTokenSecrets = each(c.Auth.PreviousTokenSecrets, redact)
 	r.Auth.Users = each(c.Auth.Users, func(u User) User {

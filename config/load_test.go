@@ -85,6 +85,12 @@ var precedenceCases = []precedenceCase{
 	{key: "audit.redis-maxlen", file: "10", env: "20", flag: "30"},
 	{key: "audit.refusal-window", file: "10s", env: "20s", flag: "30s"},
 	{key: "audit.refusal-addresses", file: "10", env: "20", flag: "30"},
+	{key: "mailbox.enabled", file: "true", env: "false", flag: "true"},
+	{key: "mailbox.principals", file: "a", env: "b,c", flag: "d"},
+	{key: "mailbox.max-requests", file: "10", env: "20", flag: "30"},
+	{key: "mailbox.reply-ttl", file: "10s", env: "20s", flag: "30s"},
+	{key: "mailbox.block", file: "100ms", env: "200ms", flag: "300ms"},
+	{key: "mailbox.batch", file: "10", env: "20", flag: "30"},
 	// Only single and test run with the other cluster keys at their defaults; the other
 	// providers are loaded through every layer by TestClusterProvidersLoad.
 	{key: "cluster.provider", file: "test", env: "single", flag: "test"},

@@ -52,6 +52,7 @@ func (c Config) Validate() error {
 	if ok("shutdown.drain-delay") && c.Shutdown.DrainDelay >= c.Shutdown.Timeout {
 		bad("shutdown.drain-delay", c.Shutdown.DrainDelay, "must be shorter than shutdown.timeout (%s)", c.Shutdown.Timeout)
 	}
+	c.checkMailbox(bad)
 	c.Cluster.validate(bad, failed)
 	return errors.Join(errs...)
 }

@@ -14,9 +14,6 @@ import (
 	"github.com/redisstream/coordinator/persistence"
 )
 
-// ErrStreamMissing means the group's stream is not (or no longer) stored.
-var ErrStreamMissing = errors.New("group: stream does not exist")
-
 // activate takes the group from the store for this actor: it makes sure the
 // Redis consumer group exists on every shard (before any shard is handed
 // out), takes a new activation epoch (fencing older activations), restores
@@ -102,7 +99,7 @@ func (a *groupActor) activate(ctx actor.Context) error {
 		}
 	}
 	a.activation, a.revision, a.servableFrom, a.needsCheck, a.carry = snap.ActivationEpoch, snap.Revision, servableFrom, false, nil
-	a.events.restore(snap.Events) // the fencings and expiries recorded by earlier activations
+	a.events.Restore(snap.Events) // the fencings and expiries recorded by earlier activations
 	if snap.Meta == nil {
 		// A new group: store its meta so it is listed and survives restarts.
 		meta := state.Meta()
@@ -112,7 +109,7 @@ func (a *groupActor) activate(ctx actor.Context) error {
 		}
 	}
 	a.state, a.activatedAt, a.confirmedAt, a.lastErr, a.unsure = state, now, start, nil, false
-	a.fencesUnchecked = true // checked (and repaired) before the group answers (fence.go)
+	a.fenceBook().Activated() // checked (and repaired) before the group answers (fence.go)
 	meta := state.Meta()
 	if streamChanged(stream, meta.ShardCount, meta.MetadataVersion) {
 		if c := state.Resize(shardSet(stream), stream.MetadataVersion); c != nil {

@@ -6,6 +6,8 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
+	"github.com/redisstream/coordinator/actors/group/groupdeps"
+	"github.com/redisstream/coordinator/actors/group/memberactor"
 	"github.com/redisstream/coordinator/actors/groupstate"
 	"github.com/redisstream/coordinator/persistence"
 )
@@ -41,39 +43,6 @@ type Deps struct {
 	memberProps *actor.Props
 }
 
-// Metrics receives what the shell measures. Implementations must be cheap
-// and safe for concurrent use.
-type Metrics interface {
-	Heartbeat(status string, d time.Duration)
-	Persist(d time.Duration, err error)
-	MemberExpired()
-	MemberFenced()
-	// Activated and Passivated count group activations and passivations.
-	Activated()
-	Passivated()
-	// Members reports how many members of the group are in each state,
-	// after every durable change of the group; nil counts: group gone.
-	Members(key persistence.GroupKey, counts map[string]int)
-	// LimitRejected counts one request refused by the limit named by its
-	// config key (e.g. "limits.members-per-group").
-	LimitRejected(limit string)
-	// RetainedTrimmed counts expired/fenced members dropped before their
-	// retention ended because of limits.retained-members-per-group.
-	RetainedTrimmed(n int)
-}
-
-type noMetrics struct{}
-
-func (noMetrics) Heartbeat(string, time.Duration)              {}
-func (noMetrics) Persist(time.Duration, error)                 {}
-func (noMetrics) MemberExpired()                               {}
-func (noMetrics) MemberFenced()                                {}
-func (noMetrics) Activated()                                   {}
-func (noMetrics) Passivated()                                  {}
-func (noMetrics) Members(persistence.GroupKey, map[string]int) {}
-func (noMetrics) LimitRejected(string)                         {}
-func (noMetrics) RetainedTrimmed(int)                          {}
-
 func (d *Deps) withDefaults() *Deps {
 	c := *d
 	if c.Now == nil {
@@ -86,7 +55,7 @@ func (d *Deps) withDefaults() *Deps {
 		c.Logger = slog.Default()
 	}
 	if c.Metrics == nil {
-		c.Metrics = noMetrics{}
+		c.Metrics = groupdeps.NopMetrics{}
 	}
 	if c.Owner == "" {
 		c.Owner = c.NodeID
@@ -94,6 +63,6 @@ func (d *Deps) withDefaults() *Deps {
 	if c.Node == nil {
 		c.Node = NopNode{}
 	}
-	c.memberProps = newMemberProps(&c)
+	c.memberProps = memberactor.Props(c.Now, c.memberHooks...)
 	return &c
 }

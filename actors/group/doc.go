@@ -22,4 +22,11 @@
 // Each activation of a group takes an activation epoch from the store
 // (persistence.Store.Activate); every write carries it, so a stale activation
 // on a partitioned node is fenced by Redis and stops itself.
+//
+// Each concept the actor uses has a subpackage of its own, which imports none of group:
+// groupmsg (the messages it answers), groupwire (their protobuf form), groupdeps (what it
+// needs from its node), memberactor (the member actors and their mailbox), dispatch (the
+// workers both run on), fencing (shard fences), events (recent member events) and views (the
+// monitoring views). group itself may import them, groupstate, reshard, persistence and
+// protoactor; never a transport or actors/host.
 package group

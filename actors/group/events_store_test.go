@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/redisstream/coordinator/actors/group/events"
 	"github.com/redisstream/coordinator/membersdk/protocol"
 )
 
@@ -15,38 +16,38 @@ import (
 // record longer than the bound keeps the newest, a broken one restores to
 // none.
 func TestRecentEventsRecordRoundTrip(t *testing.T) {
-	var r recentEvents
-	for i := 0; i < maxRecentEvents-1; i++ {
-		r.add(protocol.MemberEvent{MemberID: fmt.Sprint(i), State: "FENCED", MemberEpoch: int64(i)})
+	var r events.Ring
+	for i := 0; i < events.MaxRecent-1; i++ {
+		r.Add(protocol.MemberEvent{MemberID: fmt.Sprint(i), State: "FENCED", MemberEpoch: int64(i)})
 	}
 	evs := []protocol.MemberEvent{{MemberID: "x", State: "EXPIRED"}, {MemberID: "y", State: "FENCED", Cause: "stale"}}
-	rec := r.encodeWith(evs)
-	require.Len(t, r.list(), maxRecentEvents-1, "the ring is unchanged until the write succeeds")
+	rec := r.EncodeWith(evs)
+	require.Len(t, r.List(), events.MaxRecent-1, "the ring is unchanged until the write succeeds")
 
-	var got recentEvents
-	got.restore(rec)
-	l := got.list()
-	require.Len(t, l, maxRecentEvents, "bounded")
+	var got events.Ring
+	got.Restore(rec)
+	l := got.List()
+	require.Len(t, l, events.MaxRecent, "bounded")
 	require.Equal(t, "y", l[0].MemberID, "newest first")
 	require.Equal(t, "x", l[1].MemberID)
 	require.Equal(t, "1", l[len(l)-1].MemberID, "the oldest one fell out")
 	for _, e := range evs {
-		r.add(e)
+		r.Add(e)
 	}
-	require.Equal(t, r.list(), l, "what is stored is what the ring then holds")
+	require.Equal(t, r.List(), l, "what is stored is what the ring then holds")
 
-	long := make([]protocol.MemberEvent, maxRecentEvents+5)
+	long := make([]protocol.MemberEvent, events.MaxRecent+5)
 	for i := range long {
 		long[i] = protocol.MemberEvent{MemberID: fmt.Sprint(i)}
 	}
 	b, err := json.Marshal(long)
 	require.NoError(t, err)
-	got.restore(b)
-	require.Len(t, got.list(), maxRecentEvents)
-	require.Equal(t, "0", got.list()[0].MemberID, "the newest of a longer record are kept")
+	got.Restore(b)
+	require.Len(t, got.List(), events.MaxRecent)
+	require.Equal(t, "0", got.List()[0].MemberID, "the newest of a longer record are kept")
 
-	got.restore([]byte("{not json"))
-	require.Empty(t, got.list())
-	got.restore(nil)
-	require.Empty(t, got.list())
+	got.Restore([]byte("{not json"))
+	require.Empty(t, got.List())
+	got.Restore(nil)
+	require.Empty(t, got.List())
 }

@@ -6,19 +6,20 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/redisstream/coordinator/actors/group/events"
 	"github.com/redisstream/coordinator/membersdk/protocol"
 )
 
-// The ring keeps the latest maxRecentEvents events, newest first.
+// The ring keeps the latest events.MaxRecent events, newest first.
 func TestRecentEventsKeepsTheLatest(t *testing.T) {
-	var r recentEvents
-	require.Empty(t, r.list())
-	for i := 0; i < maxRecentEvents+7; i++ {
-		r.add(protocol.MemberEvent{MemberID: fmt.Sprint(i)})
-		l := r.list()
-		require.Len(t, l, min(i+1, maxRecentEvents))
+	var r events.Ring
+	require.Empty(t, r.List())
+	for i := 0; i < events.MaxRecent+7; i++ {
+		r.Add(protocol.MemberEvent{MemberID: fmt.Sprint(i)})
+		l := r.List()
+		require.Len(t, l, min(i+1, events.MaxRecent))
 		require.Equal(t, fmt.Sprint(i), l[0].MemberID, "newest first")
-		require.Equal(t, fmt.Sprint(max(0, i+1-maxRecentEvents)), l[len(l)-1].MemberID, "oldest kept last")
+		require.Equal(t, fmt.Sprint(max(0, i+1-events.MaxRecent)), l[len(l)-1].MemberID, "oldest kept last")
 	}
 }
 
@@ -67,7 +68,7 @@ func TestMembersViewListsFencingsAndExpiries(t *testing.T) {
 		ev = recent(t, s)
 	}
 	require.Len(t, ev, 2)
-	require.Equal(t, protocol.MemberEvent{MemberID: "b", State: "EXPIRED", MemberEpoch: ev[0].MemberEpoch, At: ev[0].At, Cause: causeLeaseExpired}, ev[0])
+	require.Equal(t, protocol.MemberEvent{MemberID: "b", State: "EXPIRED", MemberEpoch: ev[0].MemberEpoch, At: ev[0].At, Cause: events.CauseLeaseExpired}, ev[0])
 	require.Equal(t, "a", ev[1].MemberID)
 	require.Equal(t, "FENCED", ev[1].State)
 }

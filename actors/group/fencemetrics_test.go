@@ -9,13 +9,14 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/stretchr/testify/require"
 
+	"github.com/redisstream/coordinator/actors/group/groupdeps"
 	"github.com/redisstream/coordinator/persistence"
 	"github.com/redisstream/coordinator/persistence/memstore"
 )
 
 // fenceCounter is a Metrics that also counts fence writes (FenceMetrics).
 type fenceCounter struct {
-	noMetrics
+	groupdeps.NopMetrics
 	set, clear atomic.Int64
 }
 

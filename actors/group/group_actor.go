@@ -10,6 +10,12 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/asynkron/protoactor-go/cluster"
 
+	"github.com/redisstream/coordinator/actors/group/dispatch"
+	"github.com/redisstream/coordinator/actors/group/events"
+	"github.com/redisstream/coordinator/actors/group/fencing"
+	"github.com/redisstream/coordinator/actors/group/groupmsg"
+	"github.com/redisstream/coordinator/actors/group/groupwire"
+	"github.com/redisstream/coordinator/actors/group/memberactor"
 	"github.com/redisstream/coordinator/actors/groupstate"
 	"github.com/redisstream/coordinator/actors/wire"
 	"github.com/redisstream/coordinator/membersdk/protocol"
@@ -33,7 +39,7 @@ func GrainProps(deps *Deps) *actor.Props {
 	// and the next request activates it afresh): no guardian here.
 	return actor.PropsFromProducer(func() actor.Actor {
 		return &groupActor{deps: d}
-	}, actor.WithSupervisor(memberSupervisor), actor.WithReceiverMiddleware(d.groupHooks...), actor.WithDispatcher(actorWorkers))
+	}, actor.WithSupervisor(memberSupervisor), actor.WithReceiverMiddleware(d.groupHooks...), actor.WithDispatcher(dispatch.Workers))
 }
 
 // groupActor is the shell around one groupstate.Group. Fields below state are
@@ -64,18 +70,16 @@ type groupActor struct {
 	retrying bool // a retryTimers message is scheduled
 	// inFlight: memberId → revoking shard → reported work in flight (monitoring only, inflight.go).
 	inFlight map[string]map[int]int
-	// events: the latest fencings and expiries (monitoring only, events.go); fenceCause is why
+	// events: the latest fencings and expiries (monitoring only, group/events); fenceCause is why
 	// the heartbeat whose change is being applied was refused with a fencing.
-	events     recentEvents
+	events     events.Ring
 	fenceCause string
 	// unsure: a write failed with an unknown outcome (it may have landed). Memory may be
 	// behind the store (e.g. a member the store has expired, its shards free), so it is
 	// reloaded before anything is answered from it again.
 	unsure bool
-	// fenceStale: shards whose fence a failed write may have left out of step with
-	// memory; repaired (rewritten to memory's holders) before anything is answered.
-	fenceStale      map[int]struct{}
-	fencesUnchecked bool // activated since the fences were last compared with memory
+	// fences: this activation's shard fences (fence.go).
+	fences fencing.Book
 	// refusals: identity refusals already logged (identity.go), so a retrying duplicate
 	// is logged once.
 	refusals refusalLog
@@ -132,10 +136,10 @@ func (a *groupActor) Receive(ctx actor.Context) {
 	case *actor.Stopped:
 	case *actor.Terminated:
 		a.onMemberTerminated(ctx, msg.Who)
-	case *memberStarted:
+	case *memberactor.Started:
 		a.onMemberStarted(ctx, msg)
-	case *memberDue:
-		a.onMemberDue(ctx, msg.memberID)
+	case *memberactor.Due:
+		a.onMemberDue(ctx, msg.MemberID)
 	case *retryTimers:
 		a.retrying = false
 		if a.ready(ctx) != nil || !a.confirmed(a.deps.Now()) {
@@ -157,15 +161,15 @@ func (a *groupActor) Receive(ctx actor.Context) {
 	case *wire.GroupRequest:
 		// Forwarded by a node (maybe this one) through the cluster.
 		now := a.deps.Now()
-		req, err := requestFromWire(msg, now)
+		req, err := groupwire.RequestFromWire(msg, now)
 		var out *wire.GroupReply
 		switch {
 		case err != nil:
-			out = errorReply(err)
-		case !isHeartbeat(req) && !deadline(msg, now).IsZero() && a.deps.Now().After(deadline(msg, now)):
-			out = errorReply(fmt.Errorf("group %s: the request waited too long in the queue and was not evaluated: %w", a.key, persistence.ErrUnavailable))
+			out = groupwire.ErrorReply(err)
+		case !groupwire.IsHeartbeat(req) && !groupwire.Deadline(msg, now).IsZero() && a.deps.Now().After(groupwire.Deadline(msg, now)):
+			out = groupwire.ErrorReply(fmt.Errorf("group %s: the request waited too long in the queue and was not evaluated: %w", a.key, persistence.ErrUnavailable))
 		default:
-			out = replyToWire(a.handle(ctx, req))
+			out = groupwire.ReplyToWire(a.handle(ctx, req))
 		}
 		out.Node, out.ActivationEpoch = a.deps.NodeID, a.activation
 		ctx.Respond(out)
@@ -186,7 +190,7 @@ func (a *groupActor) Receive(ctx actor.Context) {
 // handle answers the requests a host sends (locally, or forwarded from
 // another node as *wire.GroupRequest). Nil: not a request.
 func (a *groupActor) handle(ctx actor.Context, msg any) any {
-	a.reqID = requestIDOf(msg)
+	a.reqID = groupmsg.RequestID(msg)
 	defer func() { a.reqID = "" }()
 	switch msg := msg.(type) {
 	case *HeartbeatRequest:
@@ -344,14 +348,14 @@ func (a *groupActor) resize(ctx actor.Context, msg *ResizeRequest) error {
 		// Shards [old, new) are new incarnations (provisioned with a seeded fence) that
 		// may come back to a member still holding the previous incarnation: its holder
 		// does not change, so no ownership change writes their fences. Rewrite them to
-		// memory's holders before any of them is handed out (repairFences runs before
+		// memory's holders before any of them is handed out (fencing.Book.Repair runs before
 		// the group answers).
 		stale := make([]persistence.FenceUpdate, 0, msg.ShardCount-meta.ShardCount)
 		for s := meta.ShardCount; s < msg.ShardCount; s++ {
 			stale = append(stale, persistence.FenceUpdate{Shard: s})
 		}
-		a.markFencesStale(stale)
-		if err := a.repairFences(); err != nil {
+		a.fenceBook().MarkStale(stale)
+		if err := a.fenceBook().Repair(a.state); err != nil {
 			a.deps.Logger.Warn("could not write the fences of the shards a reshard added; retried before the group answers",
 				slog.String("group", a.key.String()), a.reqAttr(), slog.Any("err", err))
 		}
@@ -369,14 +373,14 @@ func (a *groupActor) delete(ctx actor.Context, msg *DeleteRequest) *DeleteReply 
 	if live > 0 && !msg.Force {
 		return &DeleteReply{LiveMembers: live}
 	}
-	cleared, err := a.clearFences()
+	cleared, err := a.fenceBook().Clear(a.state)
 	if err != nil {
 		return &DeleteReply{LiveMembers: live, Err: err} // nothing deleted; the caller may retry
 	}
 	sctx, cancel := a.storeCtx()
 	defer cancel()
 	if err := a.deps.Store.DeleteGroup(sctx, a.key, a.activation); err != nil {
-		a.markFencesStale(cleared) // the group lives on: its holders get their fences back
+		a.fenceBook().MarkStale(cleared) // the group lives on: its holders get their fences back
 		if errors.Is(err, persistence.ErrBehind) {
 			a.lost(ctx, "delete found the store behind: "+err.Error())
 		} else if errors.Is(err, persistence.ErrFenced) {

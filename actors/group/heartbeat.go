@@ -51,7 +51,7 @@ func (a *groupActor) evaluate(ctx actor.Context, msg *HeartbeatRequest) groupsta
 	}
 	if dec.Change != nil {
 		if dec.Response.Status == groupstate.StatusFencedMemberEpoch {
-			a.fenceCause = dec.Response.Message // stored with the change (events.go)
+			a.fenceCause = dec.Response.Message // stored with the change (group/events)
 		}
 		if err := a.persist(ctx, dec.Change); err != nil {
 			a.fenceCause = ""

@@ -8,42 +8,6 @@ import (
 	"github.com/redisstream/coordinator/persistence"
 )
 
-// NewDataSet is what a node knows about a store data set that is younger
-// than one lease (docs/RELIABILITY.md, "A new data set"): Redis held no
-// coordinator state when the data set was created, either because the
-// deployment is new or because Redis lost everything while no coordinator
-// ran. The two are told apart per group, from what members of an earlier
-// data set would leave behind:
-//
-//   - a member still heartbeating reports itself within one heartbeat
-//     interval of the coordinator answering (the protocol's heartbeat timing
-//     rule: each attempt bounded to the interval, the next one started at the
-//     latest one interval after the previous one; the SDK follows it):
-//     a group activated in a young data set grants nothing for QuietWait from
-//     its activation (the first request that reached it), and
-//     until Until a member reporting an epoch and shards this group never had
-//     holds the group for a lease, even if other members joined already;
-//   - a member still reading a shard stream that survived shows as a Redis
-//     consumer of the group active within one lease + interval (XINFO
-//     CONSUMERS idle time): such a group is held for a lease.
-//
-// Zero value: the data set is not young (nothing to wait for).
-type NewDataSet struct {
-	Until time.Time // created + lease TTL + heartbeat interval
-}
-
-// Kinds of store data loss a group reports (Node.GroupStateLost, Node.StateLost);
-// the host's own are in actors/host. Logged and shown in health as "case".
-const (
-	// LossMemberClaims: a member reports an epoch and shards the group never had.
-	LossMemberClaims = "member-reports-unknown-shards"
-	// LossActiveReaders: a new group of a young data set has Redis consumers
-	// active on its shard streams.
-	LossActiveReaders = "readers-of-an-earlier-data-set"
-	// LossStoreBehind: a write found the store older than the activation.
-	LossStoreBehind = "store-behind-activation"
-)
-
 // newDataSetQuiet is why a member's shards are pending during the quiet wait.
 const newDataSetQuiet = "new coordinator data set (Redis held no coordinator state): waiting about one heartbeat interval for members of an earlier data set to report before the first grant"
 

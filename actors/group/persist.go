@@ -8,6 +8,8 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
+	"github.com/redisstream/coordinator/actors/group/events"
+	"github.com/redisstream/coordinator/actors/group/memberactor"
 	"github.com/redisstream/coordinator/actors/groupstate"
 	"github.com/redisstream/coordinator/persistence"
 )
@@ -27,7 +29,7 @@ func (a *groupActor) persist(ctx actor.Context, c *groupstate.Change) error {
 	}
 	err := a.save(c)
 	if err != nil {
-		a.fenceSaveFailed(c)
+		a.fenceBook().SaveFailed(c)
 	}
 	switch {
 	case err == nil:
@@ -54,9 +56,9 @@ func (a *groupActor) save(c *groupstate.Change) error {
 	if err != nil {
 		return err
 	}
-	evs := a.transitionEvents(c)
+	evs := events.Transitions(a.state, c, a.fenceCause, a.deps.Now)
 	if len(evs) > 0 {
-		gc.Events = a.events.encodeWith(evs) // with the write that records them: no write of its own
+		gc.Events = a.events.EncodeWith(evs) // with the write that records them: no write of its own
 	}
 	sctx, cancel := a.storeCtx()
 	defer cancel()
@@ -68,7 +70,7 @@ func (a *groupActor) save(c *groupstate.Change) error {
 	}
 	a.revision = rev
 	for _, e := range evs {
-		a.events.add(e)
+		a.events.Add(e)
 	}
 	a.confirmedAt = start // the write proved the activation current after start (see onConfirm)
 	return nil
@@ -142,7 +144,7 @@ func (a *groupActor) reload(ctx actor.Context) {
 	state.HoldGrantsUntil(a.deps.Node.Hold(a.key))
 	a.quietHold(state, a.activatedAt)
 	a.state, a.revision, a.unsure = state, snap.Revision, false
-	a.events.restore(snap.Events)
+	a.events.Restore(snap.Events)
 	for _, m := range a.state.Members() {
 		a.armMember(ctx, m.ID)
 	}
@@ -184,7 +186,7 @@ func (a *groupActor) apply(ctx actor.Context, c *groupstate.Change) {
 	}
 }
 
-// memberRef is a member's actor and the deadline last sent to it (arm), as
+// memberRef is a member's actor and the deadline last sent to it (memberactor.Arm), as
 // Unix nanoseconds (0 = none since it started or last fired): one small map
 // entry per member, since a node keeps one per member.
 type memberRef struct {
@@ -223,12 +225,12 @@ func (a *groupActor) armMember(ctx actor.Context, memberID string) {
 			return
 		}
 		a.members[memberID] = memberRef{pid: ref.pid, armedAt: at}
-		ctx.Send(ref.pid, &arm{deadline: deadline})
+		ctx.Send(ref.pid, &memberactor.Arm{Deadline: deadline})
 	default:
-		child, err := ctx.SpawnNamed(a.deps.memberProps, memberName(memberID, 0))
+		child, err := ctx.SpawnNamed(a.deps.memberProps, memberactor.Name(memberID, 0))
 		for attempt := 1; err != nil && attempt < 100; attempt++ {
 			// A child of that name is still stopping: take another name.
-			child, err = ctx.SpawnNamed(a.deps.memberProps, memberName(memberID, attempt))
+			child, err = ctx.SpawnNamed(a.deps.memberProps, memberactor.Name(memberID, attempt))
 		}
 		if err != nil {
 			// Every name is taken (cannot happen in practice): the prune tick's

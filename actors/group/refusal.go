@@ -27,17 +27,6 @@ func Refusal(resp protocol.HeartbeatResponse) error {
 	return nil
 }
 
-// IdentityMetrics is implemented by a Deps.Metrics that counts identity refusals. Optional,
-// like FenceMetrics.
-type IdentityMetrics interface {
-	// MemberIDConflict counts one new (member id, incarnation) refused with MEMBER_ID_IN_USE
-	// (rsc_member_id_conflicts_total); the heartbeats of a retrying duplicate count once.
-	MemberIDConflict()
-	// PrincipalRefused counts one new (member id, principal) refused because another
-	// principal joined the member (rsc_member_principal_refusals_total).
-	PrincipalRefused()
-}
-
 // maxRefusalsLogged bounds the refusals remembered per group; past it the memory starts over
 // (a conflict may then be logged and counted again, never unboundedly often per heartbeat).
 const maxRefusalsLogged = 256

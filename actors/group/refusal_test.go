@@ -13,6 +13,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/stretchr/testify/require"
 
+	"github.com/redisstream/coordinator/actors/group/groupdeps"
 	"github.com/redisstream/coordinator/membersdk/protocol"
 	"github.com/redisstream/coordinator/persistence"
 	"github.com/redisstream/coordinator/persistence/memstore"
@@ -20,7 +21,7 @@ import (
 
 // identityCounter is a Metrics that also counts identity refusals (IdentityMetrics).
 type identityCounter struct {
-	noMetrics
+	groupdeps.NopMetrics
 	conflicts, principals atomic.Int64
 }
 

@@ -2,21 +2,6 @@ package group
 
 import "log/slog"
 
-// requestIDOf is the id of the request msg carries, for the log lines the
-// group writes while it handles msg: a heartbeat's requestId, an admin
-// request's X-Request-Id, a resize's migration id ("" when none).
-func requestIDOf(msg any) string {
-	switch m := msg.(type) {
-	case *HeartbeatRequest:
-		return m.Request.RequestID
-	case *DeleteRequest:
-		return m.RequestID
-	case *ResizeRequest:
-		return m.RequestID
-	}
-	return ""
-}
-
 // reqAttr is the requestId attribute of the request being handled (a zero
 // Attr, which log handlers drop, outside a request).
 func (a *groupActor) reqAttr() slog.Attr {

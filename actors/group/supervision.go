@@ -5,6 +5,9 @@ import (
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/redisstream/coordinator/actors/group/dispatch"
+	"github.com/redisstream/coordinator/actors/group/memberactor"
 )
 
 // Supervision. A panic in an actor is a bug; the actor is restarted with
@@ -12,7 +15,7 @@ import (
 //
 //   - Member actors are supervised by their group actor (memberSupervisor,
 //     set with actor.WithSupervisor on the group actor's props). A restarted
-//     member actor asks the group for its deadline (memberStarted) and
+//     member actor asks the group for its deadline (memberactor.Started) and
 //     re-arms its lease from the group state. One that fails too often is
 //     stopped by the strategy; the group then spawns a new one
 //     (onMemberTerminated), so no lease is ever left without a timer.
@@ -38,15 +41,15 @@ func supervision(d *Deps) []actor.PropsOption {
 		actor.WithSupervisor(memberSupervisor),
 		actor.WithGuardian(groupSupervisor),
 		actor.WithReceiverMiddleware(d.groupHooks...),
-		actor.WithDispatcher(actorWorkers),
+		actor.WithDispatcher(dispatch.Workers),
 	}
 }
 
 // onMemberStarted answers a (re)started member actor with its deadline.
-func (a *groupActor) onMemberStarted(ctx actor.Context, msg *memberStarted) {
-	if ref, ok := a.members[msg.memberID]; ok && ref.pid.Equal(msg.pid) && a.state != nil {
-		a.disarmed(msg.memberID) // a (re)started actor has no timer
-		a.armMember(ctx, msg.memberID)
+func (a *groupActor) onMemberStarted(ctx actor.Context, msg *memberactor.Started) {
+	if ref, ok := a.members[msg.MemberID]; ok && ref.pid.Equal(msg.PID) && a.state != nil {
+		a.disarmed(msg.MemberID) // a (re)started actor has no timer
+		a.armMember(ctx, msg.MemberID)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/stretchr/testify/require"
 
+	"github.com/redisstream/coordinator/actors/group/memberactor"
 	"github.com/redisstream/coordinator/actors/groupstate"
 	"github.com/redisstream/coordinator/membersdk/protocol"
 )
@@ -25,8 +26,8 @@ func testHook(next actor.ReceiverFunc) actor.ReceiverFunc {
 		case *crash:
 			panic("test: crash on purpose")
 		case *probe:
-			m := c.Actor().(*memberActor)
-			c.ActorSystem().Root.Send(env.Sender, m.armedDeadline())
+			m := c.Actor().(*memberactor.Actor)
+			c.ActorSystem().Root.Send(env.Sender, m.ArmedDeadline())
 			return
 		}
 		next(c, env)

@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// Scenario commands for the answers decided without evaluating a group (answer.go,
+// Scenario commands for the answers decided without evaluating a group (groupstate/answer,
 // unknown.go), and the fence moves of a change:
 //
 //	reject <id> [proto=…] [epoch=…] [path=…]   Reject: what every group rejects alike

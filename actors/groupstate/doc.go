@@ -30,7 +30,7 @@
 // Answers decided without a group's state are made here too, so that no shell decides a
 // protocol outcome: Reject (what every group rejects), UnknownGroup (a group the store does
 // not have), Group.UnknownClaims (claims an empty group never had: a hold), and Unevaluated
-// (a cause the shell observed: the status and the text, answer.go).
+// (a cause the shell observed: the status and the text, groupstate/answer).
 //
 // Timers: after Apply, the shell (re)arms a member timer at NextDeadline(id) and calls Expire
 // when it fires; a stale timer yields nil. Restore gives every non-expired member a fresh lease

@@ -10,11 +10,11 @@ import (
 	"sync"
 	"time"
 
-	"github.com/redisstream/coordinator/api/httpx"
-
 	"github.com/gofiber/fiber/v2"
 	"golang.org/x/crypto/bcrypt"
 
+	"github.com/redisstream/coordinator/api/httpx"
+	"github.com/redisstream/coordinator/authz"
 	"github.com/redisstream/coordinator/config"
 	"github.com/redisstream/coordinator/membersdk/protocol"
 )
@@ -56,34 +56,25 @@ const (
 	AccessAdmin
 )
 
-type roleSet uint8
+// roleSet is a set of rights (authz.Roles: the decision is shared with the
+// Redis mailbox).
+type roleSet authz.Roles
 
 const (
-	roleRead roleSet = 1 << iota
-	roleWrite
-	roleMember
-	roleAdmin // only a user configured ADMIN: revoking tokens
+	roleRead   = roleSet(authz.RoleRead)
+	roleWrite  = roleSet(authz.RoleWrite)
+	roleMember = roleSet(authz.RoleMember)
+	roleAdmin  = roleSet(authz.RoleAdmin) // only a user configured ADMIN: revoking tokens
 )
 
 // roleAll are the roles a token lists for an ADMIN user (the reference's
 // names: the token never lists ADMIN itself).
-const roleAll = roleRead | roleWrite | roleMember
+const roleAll = roleSet(authz.RoleAll)
 
 // parseRole maps a role name of config.Roles (checked by config) to its rights.
 func parseRole(s string) (roleSet, bool) {
-	switch s {
-	case config.RoleRead:
-		return roleRead, true
-	case config.RoleWrite:
-		return roleWrite | roleRead, true // WRITE implies READ
-	case config.RoleMember:
-		return roleMember, true
-	case config.RoleAdmin:
-		return roleAll | roleAdmin, true
-	case config.RoleMonitor:
-		return roleRead, true
-	}
-	return 0, false
+	r, ok := authz.ParseRole(s)
+	return roleSet(r), ok
 }
 
 func (r roleSet) names() []string {
@@ -115,6 +106,11 @@ func (p Principal) Name() string { return p.name }
 
 // PrincipalKey is the fiber Locals key of the request's Principal.
 const PrincipalKey = "rsc.principal"
+
+// decision is p as the shared authorization decision sees it.
+func (p Principal) decision() authz.Principal {
+	return authz.Principal{Name: p.name, Roles: authz.Roles(p.roles), Streams: authz.Scope(p.streams), Groups: authz.Scope(p.groups)}
+}
 
 type credential struct {
 	roles    roleSet
@@ -337,7 +333,6 @@ func (s *Guard) Require(need Access) fiber.Handler {
 	default:
 		want, wantName = roleRead|roleWrite|roleMember, "READ, WRITE or MEMBER"
 	}
-	forbidden := httpx.New(403, protocol.CodeForbidden, "this route needs the "+wantName+" role")
 	return func(c *fiber.Ctx) error {
 		p, err := s.authenticateLimited(c, c.Get(fiber.HeaderAuthorization), need)
 		if err != nil {
@@ -346,14 +341,8 @@ func (s *Guard) Require(need Access) fiber.Handler {
 		// Stored before the role and scope checks: a refusal is audited
 		// under the principal that was refused, not as anonymous.
 		c.Locals(PrincipalKey, p)
-		if p.roles&want == 0 {
-			return forbidden
-		}
-		if !p.streams.allowsRoute(c) {
-			return httpx.New(403, protocol.CodeForbidden, "user "+p.name+" is scoped to streams "+p.streams.String()+" (auth.users[].streams)")
-		}
-		if !groupAllowed(p.groups, c) {
-			return httpx.New(403, protocol.CodeForbidden, "user "+p.name+" is scoped to consumer groups "+p.groups.String()+" (auth.users[].groups)")
+		if err := p.decision().Check(authz.Roles(want), wantName, routeName(c, "streamPrefix"), routeName(c, "consumerGroup")); err != nil {
+			return httpx.New(403, protocol.CodeForbidden, err.Error())
 		}
 		return c.Next()
 	}

@@ -8,6 +8,7 @@
 // package api puts its fiber handlers in front of every route.
 //
 // Allowed imports: the standard library, fiber v2, golang-jwt, x/crypto
-// bcrypt, config, api/httpx, api/edge, api/metrics and membersdk/protocol.
+// bcrypt, authz (the role and scope decision shared with the Redis
+// mailbox), config, api/httpx, api/edge, api/metrics and membersdk/protocol.
 // Not package api (it imports this one) nor the coordinator Service.
 package auth

@@ -3,11 +3,9 @@ package auth
 import (
 	"net/http"
 
-	"github.com/redisstream/coordinator/api/edge"
-	"github.com/redisstream/coordinator/api/httpx"
-
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/redisstream/coordinator/api/httpx"
 	"github.com/redisstream/coordinator/membersdk/protocol"
 )
 
@@ -20,17 +18,8 @@ import (
 // a whole stream — create stream, delete stream, scale, and roll back a
 // migration (a resharding moves every group of the stream) — refuse a
 // group-scoped user (wholeStream): its scope covers some groups of the
-// stream, not the others. Empty or "*" = every group.
-func groupAllowed(scope streamScope, c *fiber.Ctx) bool {
-	if scope == nil || c.Params("consumerGroup") == "" {
-		return true
-	}
-	g, err := edge.Unescape(c, "consumerGroup", "consumerGroup")
-	if err != nil {
-		return true // the handler answers 400
-	}
-	return scope.allows(g)
-}
+// stream, not the others. Empty or "*" = every group. The decision on a
+// route that names a group is authz.Principal.Check (auth.go's require).
 
 // wholeStream guards a route that changes every group of a stream: a user
 // scoped to some groups may not use it.

@@ -6,6 +6,6 @@
 // differently refused (hygiene.go). Every refusal is a 400 (415 for an
 // encoded body) built with httpx.
 //
-// Allowed imports: the standard library, fiber v2, api/httpx and
-// membersdk/protocol.
+// Allowed imports: the standard library, fiber v2, api/httpx, coordinator
+// (the heartbeat check every transport shares) and membersdk/protocol.
 package edge

@@ -24,6 +24,7 @@ import (
 	"github.com/redisstream/coordinator/api"
 	"github.com/redisstream/coordinator/api/metrics"
 	"github.com/redisstream/coordinator/config"
+	"github.com/redisstream/coordinator/mailbox"
 	"github.com/redisstream/coordinator/persistence/redisstore"
 	"github.com/redisstream/coordinator/reshard/driver"
 )
@@ -135,6 +136,14 @@ func run(args, environ []string) int {
 		}
 	}()
 
+	mb, err := startMailbox(ctx, cfg, client, h, reg, logger)
+	if err != nil {
+		logger.Error("cannot start the Redis mailbox (mailbox.enabled)", slog.Any("err", err))
+		return 1
+	}
+	// Runs before the host's deferred stop: the reader stops first.
+	defer mb.Stop(context.Background())
+
 	sampler := &groupSampler{hosts: h, redis: provisioner, m: reg, log: logger, interval: cfg.Metrics.SampleInterval}
 	go sampler.run(ctx)
 
@@ -179,7 +188,7 @@ func run(args, environ []string) int {
 		code = exitEvicted
 	}
 	stop() // a second SIGTERM/SIGINT now kills the process at once
-	if !shutdown(logger, cfg.Shutdown, srv, metricsSrv, h, audit) {
+	if !shutdown(logger, cfg.Shutdown, srv, metricsSrv, h, audit, mb) {
 		return 1
 	}
 	hostStopped = true
@@ -191,11 +200,16 @@ func run(args, environ []string) int {
 // HTTP port and wait for in-flight requests, hand this node's groups over
 // (h.Stop), flush the audit stream. It reports false when the bound ran out
 // (the caller exits anyway; the groups are then recovered like after a crash).
-func shutdown(logger *slog.Logger, cfg config.Shutdown, srv *api.Server, m *metricsListener, h *host.Host, audit *redisAudit) bool {
+func shutdown(logger *slog.Logger, cfg config.Shutdown, srv *api.Server, m *metricsListener, h *host.Host, audit *redisAudit, mb *mailbox.Reader) bool {
 	start := time.Now()
 	deadline := start.Add(cfg.Timeout)
 	ctx, cancel := context.WithDeadline(context.Background(), deadline)
 	defer cancel()
+	if mb != nil {
+		// First: no new mailbox requests while the node drains (members
+		// time out and their next request is read by another node).
+		mb.Stop(ctx)
+	}
 	srv.BeginDrain()
 	if cfg.DrainDelay > 0 {
 		select {

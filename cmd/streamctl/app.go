@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/redisstream/coordinator/cmd/streamctl/internal/configfile"
 )
 
 // app is one invocation: its streams, flags and resolved client.
@@ -70,7 +72,7 @@ Exit codes: 0 ok, 1 failure, 2 usage, 3 not found.`,
 	pf.StringVar(&a.flags.password, "password", "", "Basic Auth password (env STREAMCTL_PASSWORD)")
 	pf.StringVar(&a.flags.token, "token", "", "bearer token from 'streamctl login' or POST /coord/v1/auth/login (env STREAMCTL_TOKEN)")
 	pf.StringVarP(&a.flags.output, "output", "o", "table", "output format: table or json")
-	pf.StringVar(&a.flags.config, "config", "", "streamctl's config file (env STREAMCTL_CONFIG; default "+defaultConfigHint+")")
+	pf.StringVar(&a.flags.config, "config", "", "streamctl's config file (env STREAMCTL_CONFIG; default "+configfile.DefaultHint+")")
 	pf.StringVar(&a.flags.requestedBy, "requested-by", requester(), "who asks, recorded with admin changes")
 	pf.DurationVar(&a.flags.timeout, "timeout", 15*time.Second, "timeout of each HTTP request")
 

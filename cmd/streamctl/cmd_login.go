@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/redisstream/coordinator/cmd/streamctl/internal/configfile"
 	"github.com/redisstream/coordinator/membersdk/protocol"
 )
 
@@ -31,7 +32,7 @@ func (a *app) loginCmd() *cobra.Command {
 					a.cfg.ignoredRSCConfig, a.cfg.path)
 			}
 			// Refused before logging in: a token that cannot be stored is of no use.
-			if err := checkConfigWritable(a.cfg.path); err != nil {
+			if err := configfile.CheckWritable(a.cfg.path); err != nil {
 				return err
 			}
 			a.c.token, a.c.user, a.c.password = "", "", ""
@@ -40,7 +41,7 @@ func (a *app) loginCmd() *cobra.Command {
 				protocol.LoginRequest{Username: user, Password: password}, &resp); err != nil {
 				return err
 			}
-			if err := saveToken(a.cfg.path, a.cfg.url, resp.AccessToken, resp.ExpiresAt); err != nil {
+			if err := configfile.SaveToken(a.cfg.path, a.cfg.url, resp.AccessToken, resp.ExpiresAt); err != nil {
 				return err
 			}
 			if a.jsonOut() {

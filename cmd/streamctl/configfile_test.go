@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/redisstream/coordinator/cmd/streamctl/internal/configfile"
 	"github.com/redisstream/coordinator/config"
 )
 
@@ -167,7 +168,7 @@ func TestCoordinatorSectionsKnown(t *testing.T) {
 		section, _, _ := strings.Cut(k, ".")
 		if !seen[section] {
 			seen[section] = true
-			require.Contains(t, coordinatorSections, section)
+			require.Contains(t, configfile.CoordinatorSections, section)
 		}
 	}
 	require.NotEmpty(t, seen)

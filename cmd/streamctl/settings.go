@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/redisstream/coordinator/cmd/streamctl/internal/configfile"
 )
 
 // Settings layers, lowest first.
@@ -47,8 +49,6 @@ const (
 var deprecatedEnv = [][2]string{
 	{envURL, "RSC_URL"}, {envUser, "RSC_USER"}, {envPassword, "RSC_PASSWORD"}, {envToken, "RSC_TOKEN"},
 }
-
-const defaultConfigHint = "~/.config/streamctl/config.yaml"
 
 type credFields struct {
 	user, password, token          string
@@ -103,23 +103,23 @@ func loadSettings(flagPath string, getenv func(string) string) (*settings, error
 	if rc := getenv(envRSCConf); rc != "" && flagPath == "" && getenv(envConfig) == "" {
 		s.ignoredRSCConfig = rc
 	}
-	d, err := readConfigDoc(s.path)
+	d, err := configfile.Read(s.path)
 	if err != nil {
 		return nil, err
 	}
-	fc, err := d.settings()
+	fc, err := d.Values()
 	if err != nil {
 		return nil, err
 	}
-	if foreign, coord := d.foreignKeys(); len(coord) > 0 {
+	if foreign, coord := d.ForeignKeys(); len(coord) > 0 {
 		s.warnings = append(s.warnings, fmt.Sprintf("config file %s looks like the coordinator's config (it has %s): only streamctl's keys (%s) are read from it; "+
-			"give streamctl a file of its own with --config FILE or STREAMCTL_CONFIG", s.path, keyList(coord), strings.Join(fileKeys, ", ")))
+			"give streamctl a file of its own with --config FILE or STREAMCTL_CONFIG", s.path, configfile.KeyList(coord), strings.Join(configfile.FileKeys, ", ")))
 	} else if len(foreign) > 0 {
 		s.warnings = append(s.warnings, fmt.Sprintf("config file %s: key(s) %s are not streamctl settings and are ignored (its keys are %s)",
-			s.path, keyList(foreign), strings.Join(fileKeys, ", ")))
+			s.path, configfile.KeyList(foreign), strings.Join(configfile.FileKeys, ", ")))
 	}
-	if (fc.Token != "" || fc.Password != "") && d.mode&0o077 != 0 {
-		s.warnings = append(s.warnings, fmt.Sprintf("config file %s holds credentials and is readable by others (mode %04o): chmod 600 it", s.path, d.mode.Perm()))
+	if (fc.Token != "" || fc.Password != "") && d.Mode()&0o077 != 0 {
+		s.warnings = append(s.warnings, fmt.Sprintf("config file %s holds credentials and is readable by others (mode %04o): chmod 600 it", s.path, d.Mode().Perm()))
 	}
 	s.apply(fc.URL, fc.URL != "")
 	s.applyCreds(layerFile, credFields{user: fc.User, password: fc.Password, token: fc.Token,

@@ -10,20 +10,8 @@ import (
 
 	"github.com/redisstream/coordinator/membersdk/protocol"
 	"github.com/redisstream/coordinator/persistence"
+	"github.com/redisstream/coordinator/persistence/redisstore/lua"
 )
-
-// fenceScript: KEYS fence; ARGV owner, epoch, at, base (the token a missing
-// fence starts from; 0: from 0). One ownership change of one
-// shard: the token moves on (HINCRBY, so it never resets while the key
-// lives) together with owner, epoch and time, atomically. Returns the token.
-var fenceScript = redis.NewScript(`
-if ARGV[4] ~= '0' and redis.call('EXISTS', KEYS[1]) == 0 then
-  redis.call('HSET', KEYS[1], 'token', ARGV[4])
-end
-local t = redis.call('HINCRBY', KEYS[1], 'token', 1)
-redis.call('HSET', KEYS[1], 'owner', ARGV[1], 'epoch', ARGV[2], 'at', ARGV[3])
-return t
-`)
 
 // SetFences implements persistence.Fences: one script call per shard,
 // pipelined (each fence key is in its own shard's slot, so on a Cluster
@@ -51,11 +39,11 @@ func (p *Provisioner) setFences(ctx context.Context, streamPrefix, group string,
 		// EVALSHA in a pipeline; on NOSCRIPT (a restarted or flushed server) the
 		// script is loaded once and the whole batch sent again (it is idempotent
 		// in effect: the token only moves further).
-		cmds[i] = fenceScript.EvalSha(ctx, pipe, []string{key}, u.Owner, u.Epoch, at, u.Base)
+		cmds[i] = lua.Fence.EvalSha(ctx, pipe, []string{key}, u.Owner, u.Epoch, at, u.Base)
 	}
 	_, _ = pipe.Exec(ctx) // errors are per command, checked below
 	if load && isNoScript(cmds) {
-		if err := fenceScript.Load(ctx, p.c).Err(); err != nil {
+		if err := lua.Fence.Load(ctx, p.c).Err(); err != nil {
 			return mapErr(op, err)
 		}
 		return p.setFences(ctx, streamPrefix, group, updates, false)

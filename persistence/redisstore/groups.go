@@ -11,6 +11,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/redisstream/coordinator/persistence"
+	"github.com/redisstream/coordinator/persistence/redisstore/lua"
 )
 
 // Activate implements persistence.Store.
@@ -23,7 +24,7 @@ func (s *Store) Activate(ctx context.Context, key persistence.GroupKey, owner st
 	if err := s.c.ZAdd(ctx, s.k.groups(), redis.Z{Member: groupID(key)}).Err(); err != nil {
 		return persistence.GroupSnapshot{}, mapErr(op, err)
 	}
-	status, rest, err := s.runDurable(ctx, op, activateScript,
+	status, rest, err := s.runDurable(ctx, op, lua.Activate,
 		[]string{s.k.groupMeta(key), s.k.groupMembers(key)}, owner, key.StreamPrefix, key.ConsumerGroup)
 	if err != nil {
 		return persistence.GroupSnapshot{}, err
@@ -94,7 +95,7 @@ func (s *Store) SaveGroup(ctx context.Context, key persistence.GroupKey, activat
 	for _, id := range change.DeleteMembers {
 		args = append(args, id)
 	}
-	status, rest, err := s.runDurable(ctx, op, saveScript, []string{s.k.groupMeta(key), s.k.groupMembers(key)}, args...)
+	status, rest, err := s.runDurable(ctx, op, lua.Save, []string{s.k.groupMeta(key), s.k.groupMembers(key)}, args...)
 	if err != nil {
 		return 0, err
 	}
@@ -116,7 +117,7 @@ func (s *Store) SaveGroup(ctx context.Context, key persistence.GroupKey, activat
 
 // DeleteGroup implements persistence.Store.
 func (s *Store) DeleteGroup(ctx context.Context, key persistence.GroupKey, activationEpoch int64) error {
-	return s.runGuarded(ctx, "delete group "+key.String(), s.runDurable, deleteScript, key, activationEpoch)
+	return s.runGuarded(ctx, "delete group "+key.String(), s.runDurable, lua.Delete, key, activationEpoch)
 }
 
 // scriptRunner is s.run or s.runDurable.

@@ -10,6 +10,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/redisstream/coordinator/persistence"
+	"github.com/redisstream/coordinator/persistence/redisstore/lua"
 )
 
 // RenewNode implements persistence.Nodes: one EVALSHA, which also renews
@@ -23,7 +24,7 @@ func (s *Store) RenewNode(ctx context.Context, r persistence.NodeRenewal) (persi
 	if ttl < 1 {
 		ttl = 1
 	}
-	status, rest, err := s.run(ctx, op, renewNodeScript, []string{s.k.instance(), s.k.node(r.Owner), s.k.registry()},
+	status, rest, err := s.run(ctx, op, lua.RenewNode, []string{s.k.instance(), s.k.node(r.Owner), s.k.registry()},
 		strconv.FormatInt(ttl, 10), r.NewInstance.ID, strconv.FormatInt(r.NewInstance.CreatedAt.UnixMilli(), 10),
 		r.Owner, encodeRegistration(r.Owner, r.Registration))
 	if err != nil {
@@ -60,7 +61,7 @@ func (s *Store) NotifyTakeover(ctx context.Context, owner string) (bool, error) 
 	if err := checkCtx(ctx, op); err != nil {
 		return false, err
 	}
-	_, rest, err := s.run(ctx, op, notifyScript, []string{s.k.node(owner)})
+	_, rest, err := s.run(ctx, op, lua.Notify, []string{s.k.node(owner)})
 	if err != nil {
 		return false, err
 	}
@@ -83,7 +84,7 @@ func (s *Store) NodeAlive(ctx context.Context, owner string) (bool, error) {
 
 // ClearTakeover implements persistence.Nodes.
 func (s *Store) ClearTakeover(ctx context.Context, key persistence.GroupKey, activationEpoch int64) error {
-	return s.runGuarded(ctx, "clear takeover of group "+key.String(), s.run, clearTakeoverScript, key, activationEpoch)
+	return s.runGuarded(ctx, "clear takeover of group "+key.String(), s.run, lua.ClearTakeover, key, activationEpoch)
 }
 
 // ReleaseActivation implements persistence.Nodes: one EVALSHA. The
@@ -94,7 +95,7 @@ func (s *Store) ReleaseActivation(ctx context.Context, key persistence.GroupKey,
 	if err := checkCtx(ctx, op); err != nil {
 		return err
 	}
-	_, _, err := s.run(ctx, op, releaseScript, []string{s.k.groupMeta(key)}, strconv.FormatInt(activationEpoch, 10), string(handover))
+	_, _, err := s.run(ctx, op, lua.Release, []string{s.k.groupMeta(key)}, strconv.FormatInt(activationEpoch, 10), string(handover))
 	return err
 }
 
@@ -113,7 +114,7 @@ func (s *Store) UnmarkLive(ctx context.Context, key persistence.GroupKey, activa
 	if err := checkCtx(ctx, op); err != nil {
 		return err
 	}
-	_, _, err := s.run(ctx, op, unmarkLiveScript, []string{s.k.live()}, groupID(key), strconv.FormatInt(activationEpoch, 10))
+	_, _, err := s.run(ctx, op, lua.UnmarkLive, []string{s.k.live()}, groupID(key), strconv.FormatInt(activationEpoch, 10))
 	return err
 }
 

@@ -6,7 +6,7 @@ import (
 	"sort"
 	"time"
 
-	"github.com/redis/go-redis/v9"
+	"github.com/redisstream/coordinator/persistence/redisstore/lua"
 )
 
 // reshardingKey is the set of streams with a migration in progress.
@@ -16,26 +16,6 @@ func (k keys) resharding() string { return k.prefix + ":reshard:active" }
 func (k keys) driver(streamPrefix string) string {
 	return k.prefix + ":reshard:driver:" + escape(streamPrefix)
 }
-
-// acquireDriverScript: KEYS lease; ARGV owner, ttl ms. Takes a free lease,
-// renews one the owner holds, refuses otherwise.
-var acquireDriverScript = redis.NewScript(`
-local v = redis.call('GET', KEYS[1])
-if v == false then
-  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-  return 1
-end
-if v == ARGV[1] then
-  redis.call('PEXPIRE', KEYS[1], ARGV[2])
-  return 1
-end
-return 0
-`)
-
-var releaseDriverScript = redis.NewScript(`
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
-return 0
-`)
 
 // MarkResharding implements persistence.Reshards.
 func (s *Store) MarkResharding(ctx context.Context, streamPrefix string) error {
@@ -78,7 +58,7 @@ func (s *Store) AcquireDriver(ctx context.Context, streamPrefix, owner string, t
 	if ttl < time.Millisecond {
 		return false, fmt.Errorf("%s: ttl %v below 1ms", op, ttl)
 	}
-	n, err := acquireDriverScript.Run(ctx, s.c, []string{s.k.driver(streamPrefix)}, owner, ttl.Milliseconds()).Int64()
+	n, err := lua.AcquireDriver.Run(ctx, s.c, []string{s.k.driver(streamPrefix)}, owner, ttl.Milliseconds()).Int64()
 	if err != nil {
 		return false, mapErr(op, err)
 	}
@@ -91,5 +71,5 @@ func (s *Store) ReleaseDriver(ctx context.Context, streamPrefix, owner string) e
 	if err := checkCtx(ctx, op); err != nil {
 		return err
 	}
-	return mapErr(op, releaseDriverScript.Run(ctx, s.c, []string{s.k.driver(streamPrefix)}, owner).Err())
+	return mapErr(op, lua.ReleaseDriver.Run(ctx, s.c, []string{s.k.driver(streamPrefix)}, owner).Err())
 }

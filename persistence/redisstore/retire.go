@@ -9,66 +9,8 @@ import (
 
 	"github.com/redisstream/coordinator/membersdk/protocol"
 	"github.com/redisstream/coordinator/persistence"
+	"github.com/redisstream/coordinator/persistence/redisstore/lua"
 )
-
-// retireScript: KEYS stream, retired (same slot: the retired key's hash tag
-// is the whole stream key); ARGV retention ms. Renames the stream away only
-// if every consumer group on it is drained: pending 0 and lag 0; a group
-// whose lag Redis reports as null (entries deleted in between, or a group
-// moved with SETID) or not at all (Redis < 7) counts as drained when its
-// last-delivered-id has reached the stream's last-generated-id, which is
-// exact: nothing after it was ever written. Being one script, no XADD can
-// land between the check and the rename.
-var retireScript = redis.NewScript(`
-if redis.call('EXISTS', KEYS[1]) == 0 then
-  if redis.call('EXISTS', KEYS[2]) == 1 then return {'RETIRED'} end
-  return {'MISSING'}
-end
-local function field(arr, name)
-  for i = 1, #arr, 2 do if arr[i] == name then return arr[i + 1] end end
-  return nil
-end
-local function before(a, b)
-  local ams, aseq = string.match(a, '^(%d+)-(%d+)$')
-  local bms, bseq = string.match(b, '^(%d+)-(%d+)$')
-  ams, aseq, bms, bseq = tonumber(ams), tonumber(aseq), tonumber(bms), tonumber(bseq)
-  if ams ~= bms then return ams < bms end
-  return aseq < bseq
-end
-local last = field(redis.call('XINFO', 'STREAM', KEYS[1]), 'last-generated-id')
-local blocked = {}
-for _, g in ipairs(redis.call('XINFO', 'GROUPS', KEYS[1])) do
-  local pending = tonumber(field(g, 'pending'))
-  local lag = field(g, 'lag')
-  local drained
-  if pending ~= 0 then
-    drained = false
-  elseif type(lag) == 'number' then
-    drained = lag == 0
-  else
-    drained = not before(field(g, 'last-delivered-id'), last)
-  end
-  if not drained then
-    local l = -1
-    if type(lag) == 'number' then l = lag end
-    table.insert(blocked, field(g, 'name'))
-    table.insert(blocked, pending)
-    table.insert(blocked, l)
-  end
-end
-if #blocked > 0 then return {'BLOCKED', blocked} end
-redis.call('RENAME', KEYS[1], KEYS[2])
-redis.call('PEXPIRE', KEYS[2], ARGV[1])
-return {'RETIRED'}
-`)
-
-// seedFenceScript: KEYS fence; ARGV token, at. Creates a fence with no owner
-// at token where none exists.
-var seedFenceScript = redis.NewScript(`
-if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-redis.call('HSET', KEYS[1], 'token', ARGV[1], 'owner', '', 'epoch', 0, 'at', ARGV[2])
-return 1
-`)
 
 // RetireShard implements persistence.Retirer.
 func (p *Provisioner) RetireShard(ctx context.Context, streamPrefix string, shard int, retiredKey string, retention time.Duration) (persistence.Retirement, error) {
@@ -81,7 +23,7 @@ func (p *Provisioner) RetireShard(ctx context.Context, streamPrefix string, shar
 	if shard < 0 || retention < time.Second {
 		return out, fmt.Errorf("%s: invalid shard %d or retention %v", op, shard, retention)
 	}
-	res, err := retireScript.Run(ctx, p.c, []string{key, retiredKey}, retention.Milliseconds()).Slice()
+	res, err := lua.Retire.Run(ctx, p.c, []string{key, retiredKey}, retention.Milliseconds()).Slice()
 	if err != nil {
 		return out, mapErr(op, err)
 	}
@@ -111,13 +53,13 @@ func (p *Provisioner) SeedFences(ctx context.Context, streamPrefix, group string
 		return err
 	}
 	at := time.Now().UTC().Format(time.RFC3339Nano)
-	if err := seedFenceScript.Load(ctx, p.c).Err(); err != nil {
+	if err := lua.SeedFence.Load(ctx, p.c).Err(); err != nil {
 		return mapErr(op, err)
 	}
 	pipe := p.c.Pipeline()
 	cmds := make([]*redis.Cmd, len(shards))
 	for i, s := range shards {
-		cmds[i] = seedFenceScript.EvalSha(ctx, pipe, []string{protocol.FenceKey(ShardKey(streamPrefix, s), group)}, base, at)
+		cmds[i] = lua.SeedFence.EvalSha(ctx, pipe, []string{protocol.FenceKey(ShardKey(streamPrefix, s), group)}, base, at)
 	}
 	_, _ = pipe.Exec(ctx)
 	for _, c := range cmds {

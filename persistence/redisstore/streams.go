@@ -10,6 +10,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/redisstream/coordinator/persistence"
+	"github.com/redisstream/coordinator/persistence/redisstore/lua"
 )
 
 // streamFields renders the mutable fields of rec as HSET pairs.
@@ -47,7 +48,7 @@ func (s *Store) CreateStream(ctx context.Context, rec persistence.StreamRecord) 
 		return persistence.StreamRecord{}, mapErr(op, err)
 	}
 	args := append(streamFields(rec), "createdAt", formatTime(rec.CreatedAt), "createdBy", rec.CreatedBy, "revision", "1")
-	status, _, err := s.runDurable(ctx, op, createStreamScript, []string{s.k.stream(rec.StreamPrefix)}, args...)
+	status, _, err := s.runDurable(ctx, op, lua.CreateStream, []string{s.k.stream(rec.StreamPrefix)}, args...)
 	if err != nil {
 		return persistence.StreamRecord{}, err
 	}
@@ -132,7 +133,7 @@ func (s *Store) UpdateStream(ctx context.Context, rec persistence.StreamRecord, 
 	}
 	args := append([]any{strconv.FormatInt(expectedRevision, 10), strconv.FormatInt(rec.MetadataVersion, 10), hasExtra},
 		streamFields(rec)...)
-	status, rest, err := s.runDurable(ctx, op, updateStreamScript, []string{s.k.stream(rec.StreamPrefix)}, args...)
+	status, rest, err := s.runDurable(ctx, op, lua.UpdateStream, []string{s.k.stream(rec.StreamPrefix)}, args...)
 	if err != nil {
 		return persistence.StreamRecord{}, err
 	}

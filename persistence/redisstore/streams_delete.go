@@ -5,21 +5,9 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/redis/go-redis/v9"
-
 	"github.com/redisstream/coordinator/persistence"
+	"github.com/redisstream/coordinator/persistence/redisstore/lua"
 )
-
-// deleteStreamScript: KEYS stream; ARGV expectedRevision. Deletes the record
-// iff its revision matches.
-var deleteStreamScript = redis.NewScript(`
-local h = redis.call('HMGET', KEYS[1], 'format', 'revision')
-if not h[2] then return {'NOTFOUND'} end
-if h[1] ~= '1' then return {'FORMAT', tostring(h[1])} end
-if h[2] ~= ARGV[1] then return {'CONFLICT', h[2]} end
-redis.call('DEL', KEYS[1])
-return {'OK'}
-`)
 
 // DeleteStream implements persistence.Store. The index entry is removed after
 // the record (the index is a superset: ListStreams skips entries without one).
@@ -28,7 +16,7 @@ func (s *Store) DeleteStream(ctx context.Context, streamPrefix string, expectedR
 	if err := checkCtx(ctx, op); err != nil {
 		return err
 	}
-	status, rest, err := s.runDurable(ctx, op, deleteStreamScript, []string{s.k.stream(streamPrefix)}, strconv.FormatInt(expectedRevision, 10))
+	status, rest, err := s.runDurable(ctx, op, lua.DeleteStream, []string{s.k.stream(streamPrefix)}, strconv.FormatInt(expectedRevision, 10))
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package main
+package configfile
 
 import (
 	"bytes"
@@ -19,20 +19,23 @@ import (
 // the other keys kept) and refuses to touch a file that holds anything but
 // these keys, such as the coordinator's config.
 
-// fileKeys are the keys of streamctl's config file. login writes url, token
+// DefaultHint is the default config path as help texts show it.
+const DefaultHint = "~/.config/streamctl/config.yaml"
+
+// FileKeys are the keys of streamctl's config file. login writes url, token
 // and tokenExpiresAt; user and password may be written by hand.
-var fileKeys = []string{"url", "user", "password", "token", "tokenExpiresAt"}
+var FileKeys = []string{"url", "user", "password", "token", "tokenExpiresAt"}
 
-// coordinatorSections are the top-level sections of the coordinator's config
+// CoordinatorSections are the top-level sections of the coordinator's config
 // file (config/example.yaml): a file with one of them is the coordinator's.
-var coordinatorSections = []string{"http", "redis", "store", "auth", "coordination", "groups", "defaults",
-	"resharding", "limits", "cluster", "log", "metrics", "shutdown", "audit", "runtime", "failpoint"}
+var CoordinatorSections = []string{"http", "redis", "store", "auth", "coordination", "groups", "defaults",
+	"resharding", "limits", "cluster", "log", "metrics", "shutdown", "audit", "runtime", "failpoint", "mailbox"}
 
-// errNotOurFile: the config file holds keys that are not streamctl's.
-var errNotOurFile = errors.New("streamctl: not a streamctl config file")
+// ErrNotOurFile: the config file holds keys that are not streamctl's.
+var ErrNotOurFile = errors.New("streamctl: not a streamctl config file")
 
-// fileConfig is what streamctl reads from its config file.
-type fileConfig struct {
+// Values is what streamctl reads from its config file.
+type Values struct {
 	URL            string `yaml:"url,omitempty"`
 	User           string `yaml:"user,omitempty"`
 	Password       string `yaml:"password,omitempty"`
@@ -40,9 +43,9 @@ type fileConfig struct {
 	TokenExpiresAt string `yaml:"tokenExpiresAt,omitempty"`
 }
 
-// configDoc is a parsed config file: its YAML tree (nil for a missing or
+// Doc is a parsed config file: its YAML tree (nil for a missing or
 // empty file) and its mode.
-type configDoc struct {
+type Doc struct {
 	path   string
 	root   *yaml.Node // the top-level mapping, or nil
 	doc    *yaml.Node // the document node holding root, or nil
@@ -50,9 +53,9 @@ type configDoc struct {
 	mode   fs.FileMode
 }
 
-// readConfigDoc parses the file at path (a missing file is an empty doc).
-func readConfigDoc(path string) (*configDoc, error) {
-	d := &configDoc{path: path}
+// Read parses the file at path (a missing file is an empty doc).
+func Read(path string) (*Doc, error) {
+	d := &Doc{path: path}
 	if path == "" {
 		return d, nil
 	}
@@ -90,9 +93,9 @@ func readConfigDoc(path string) (*configDoc, error) {
 	return d, nil
 }
 
-// settings decodes the file's keys.
-func (d *configDoc) settings() (fileConfig, error) {
-	var fc fileConfig
+// Values decodes the file's keys.
+func (d *Doc) Values() (Values, error) {
+	var fc Values
 	if d.root == nil {
 		return fc, nil
 	}
@@ -102,43 +105,44 @@ func (d *configDoc) settings() (fileConfig, error) {
 	return fc, nil
 }
 
-// foreignKeys are the top-level keys that are not streamctl's, and those of
+// ForeignKeys are the top-level keys that are not streamctl's, and those of
 // them that are sections of the coordinator's config.
-func (d *configDoc) foreignKeys() (foreign, coordinator []string) {
+func (d *Doc) ForeignKeys() (foreign, coordinator []string) {
 	if d.root == nil {
 		return nil, nil
 	}
 	for i := 0; i+1 < len(d.root.Content); i += 2 {
 		k := d.root.Content[i].Value
-		if slices.Contains(fileKeys, k) {
+		if slices.Contains(FileKeys, k) {
 			continue
 		}
 		foreign = append(foreign, k)
-		if slices.Contains(coordinatorSections, k) {
+		if slices.Contains(CoordinatorSections, k) {
 			coordinator = append(coordinator, k)
 		}
 	}
 	return foreign, coordinator
 }
 
-// checkOurs refuses a file that holds keys streamctl does not know: writing
+// CheckOurs refuses a file that holds keys streamctl does not know: writing
 // it would change a file that is not streamctl's (e.g. the coordinator's).
-func (d *configDoc) checkOurs() error {
-	foreign, coord := d.foreignKeys()
+func (d *Doc) CheckOurs() error {
+	foreign, coord := d.ForeignKeys()
 	switch {
 	case len(coord) > 0:
 		return fmt.Errorf("config file %s looks like the coordinator's config (it has %s): streamctl never rewrites it. "+
 			"Store streamctl's settings in a file of its own: pass --config FILE or set STREAMCTL_CONFIG (default %s): %w",
-			d.path, keyList(coord), defaultConfigHint, errNotOurFile)
+			d.path, KeyList(coord), DefaultHint, ErrNotOurFile)
 	case len(foreign) > 0:
 		return fmt.Errorf("config file %s has key(s) %s that streamctl does not know (its keys are %s): streamctl only rewrites its own file. "+
 			"Remove those keys if this is streamctl's file, or pass --config FILE / STREAMCTL_CONFIG naming another file: %w",
-			d.path, keyList(foreign), strings.Join(fileKeys, ", "), errNotOurFile)
+			d.path, KeyList(foreign), strings.Join(FileKeys, ", "), ErrNotOurFile)
 	}
 	return nil
 }
 
-func keyList(keys []string) string {
+// KeyList quotes keys for a message.
+func KeyList(keys []string) string {
 	q := make([]string, len(keys))
 	for i, k := range keys {
 		q[i] = fmt.Sprintf("%q", k)
@@ -146,9 +150,9 @@ func keyList(keys []string) string {
 	return strings.Join(q, ", ")
 }
 
-// set gives key the string value v: the existing value node is replaced in
+// Set gives key the string value v: the existing value node is replaced in
 // place (its comments kept), or the pair is appended.
-func (d *configDoc) set(key, v string) {
+func (d *Doc) Set(key, v string) {
 	if d.root == nil {
 		d.root = &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
 		if d.doc == nil {
@@ -169,10 +173,10 @@ func (d *configDoc) set(key, v string) {
 		&yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: v})
 }
 
-// write replaces the file atomically with the edited tree. An existing file
+// Write replaces the file atomically with the edited tree. An existing file
 // keeps its mode; a new one is created 0600 in a 0700 directory. A symbolic
 // link is followed: its target is rewritten, the link kept.
-func (d *configDoc) write() error {
+func (d *Doc) Write() error {
 	var buf bytes.Buffer
 	enc := yaml.NewEncoder(&buf)
 	enc.SetIndent(2)
@@ -212,34 +216,37 @@ func (d *configDoc) write() error {
 	return nil
 }
 
-// saveToken stores url, token and its expiry in streamctl's config file,
+// SaveToken stores url, token and its expiry in streamctl's config file,
 // after checking that the file is streamctl's.
-func saveToken(path, url, token, expiresAt string) error {
+func SaveToken(path, url, token, expiresAt string) error {
 	if path == "" {
 		return errors.New("no config file path: pass --config FILE or set STREAMCTL_CONFIG (no home directory)")
 	}
-	d, err := readConfigDoc(path)
+	d, err := Read(path)
 	if err != nil {
 		return err
 	}
-	if err := d.checkOurs(); err != nil {
+	if err := d.CheckOurs(); err != nil {
 		return err
 	}
-	d.set("url", url)
-	d.set("token", token)
-	d.set("tokenExpiresAt", expiresAt)
-	return d.write()
+	d.Set("url", url)
+	d.Set("token", token)
+	d.Set("tokenExpiresAt", expiresAt)
+	return d.Write()
 }
 
-// checkConfigWritable refuses, before anything is sent, a config file login
+// CheckWritable refuses, before anything is sent, a config file login
 // would not rewrite.
-func checkConfigWritable(path string) error {
+func CheckWritable(path string) error {
 	if path == "" {
 		return errors.New("no config file path: pass --config FILE or set STREAMCTL_CONFIG (no home directory)")
 	}
-	d, err := readConfigDoc(path)
+	d, err := Read(path)
 	if err != nil {
 		return err
 	}
-	return d.checkOurs()
+	return d.CheckOurs()
 }
+
+// Mode is the file's permission bits (zero for a missing file).
+func (d *Doc) Mode() fs.FileMode { return d.mode }

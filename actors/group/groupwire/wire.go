@@ -1,4 +1,4 @@
-package group
+package groupwire
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/redisstream/coordinator/actors/group/groupmsg"
 	"github.com/redisstream/coordinator/actors/wire"
 	"github.com/redisstream/coordinator/membersdk/protocol"
 	"github.com/redisstream/coordinator/persistence"
@@ -21,28 +22,28 @@ var ErrBadWireRequest = errors.New("group: forwarded request not understood")
 // forwards are supported.
 func RequestToWire(msg any, now time.Time) (*wire.GroupRequest, error) {
 	switch m := msg.(type) {
-	case *HeartbeatRequest:
+	case *groupmsg.HeartbeatRequest:
 		r := &wire.GroupRequest{Op: &wire.GroupRequest_Heartbeat{Heartbeat: heartbeatToWire(m)}}
 		SetDeadline(r, m.Deadline, now)
 		return r, nil
-	case *DescribeRequest:
+	case *groupmsg.DescribeRequest:
 		return &wire.GroupRequest{Op: &wire.GroupRequest_Describe{Describe: &wire.Describe{}}}, nil
-	case *DebugRequest:
+	case *groupmsg.DebugRequest:
 		return &wire.GroupRequest{Op: &wire.GroupRequest_Debug{Debug: &wire.Debug{}}}, nil
-	case *DeleteRequest:
+	case *groupmsg.DeleteRequest:
 		return &wire.GroupRequest{Op: &wire.GroupRequest_Delete{Delete: &wire.Delete{Force: m.Force}}, RequestId: m.RequestID}, nil
-	case *ResizeRequest:
+	case *groupmsg.ResizeRequest:
 		return &wire.GroupRequest{Op: &wire.GroupRequest_Resize{Resize: &wire.Resize{
 			ShardCount: int32(m.ShardCount), MetadataVersion: m.MetadataVersion}}, RequestId: m.RequestID}, nil
-	case *ReleaseRequest:
+	case *groupmsg.ReleaseRequest:
 		return &wire.GroupRequest{Op: &wire.GroupRequest_Release{Release: &wire.Release{}}}, nil
-	case *TouchRequest:
+	case *groupmsg.TouchRequest:
 		return &wire.GroupRequest{Op: &wire.GroupRequest_Touch{Touch: &wire.Touch{}}}, nil
 	}
 	return nil, fmt.Errorf("%w: %T cannot cross nodes", ErrBadWireRequest, msg)
 }
 
-// requestFromWire is the inverse of RequestToWire, on the grain's side.
+// RequestFromWire is the inverse of RequestToWire, on the grain's side.
 // SetDeadline stamps a forwarded request with the caller's deadline d (zero:
 // none), set on the node's clock, which reads now.
 func SetDeadline(r *wire.GroupRequest, d, now time.Time) {
@@ -52,9 +53,9 @@ func SetDeadline(r *wire.GroupRequest, d, now time.Time) {
 	r.DeadlineUnixNano, r.TimeoutNanos = d.UnixNano(), max(int64(d.Sub(now)), 1)
 }
 
-// deadline is a forwarded request's deadline on this node: the caller's,
+// Deadline is a forwarded request's deadline on this node: the caller's,
 // capped at received + the caller's timeout (zero: none).
-func deadline(r *wire.GroupRequest, received time.Time) time.Time {
+func Deadline(r *wire.GroupRequest, received time.Time) time.Time {
 	if r.GetDeadlineUnixNano() == 0 {
 		return time.Time{}
 	}
@@ -67,55 +68,55 @@ func deadline(r *wire.GroupRequest, received time.Time) time.Time {
 	return d
 }
 
-func requestFromWire(r *wire.GroupRequest, received time.Time) (any, error) {
+func RequestFromWire(r *wire.GroupRequest, received time.Time) (any, error) {
 	switch op := r.Op.(type) {
 	case *wire.GroupRequest_Heartbeat:
 		m := heartbeatFromWire(op.Heartbeat)
-		m.Deadline = deadline(r, received)
+		m.Deadline = Deadline(r, received)
 		return m, nil
 	case *wire.GroupRequest_Describe:
-		return &DescribeRequest{}, nil
+		return &groupmsg.DescribeRequest{}, nil
 	case *wire.GroupRequest_Debug:
-		return &DebugRequest{}, nil
+		return &groupmsg.DebugRequest{}, nil
 	case *wire.GroupRequest_Delete:
-		return &DeleteRequest{Force: op.Delete.GetForce(), RequestID: r.GetRequestId()}, nil
+		return &groupmsg.DeleteRequest{Force: op.Delete.GetForce(), RequestID: r.GetRequestId()}, nil
 	case *wire.GroupRequest_Resize:
-		return &ResizeRequest{ShardCount: int(op.Resize.GetShardCount()), MetadataVersion: op.Resize.GetMetadataVersion(), RequestID: r.GetRequestId()}, nil
+		return &groupmsg.ResizeRequest{ShardCount: int(op.Resize.GetShardCount()), MetadataVersion: op.Resize.GetMetadataVersion(), RequestID: r.GetRequestId()}, nil
 	case *wire.GroupRequest_Release:
-		return &ReleaseRequest{}, nil
+		return &groupmsg.ReleaseRequest{}, nil
 	case *wire.GroupRequest_Touch:
-		return &TouchRequest{}, nil
+		return &groupmsg.TouchRequest{}, nil
 	}
 	return nil, ErrBadWireRequest
 }
 
-// replyToWire turns a group actor's reply into its protobuf form.
-func replyToWire(reply any) *wire.GroupReply {
+// ReplyToWire turns a group actor's reply into its protobuf form.
+func ReplyToWire(reply any) *wire.GroupReply {
 	switch r := reply.(type) {
-	case *HeartbeatReply:
+	case *groupmsg.HeartbeatReply:
 		return &wire.GroupReply{Body: &wire.GroupReply_Heartbeat{Heartbeat: responseToWire(r.Response)}}
-	case *Description:
+	case *groupmsg.Description:
 		if r.Err != nil {
-			return errorReply(r.Err)
+			return ErrorReply(r.Err)
 		}
 		plain := *r
 		b, err := json.Marshal(&plain)
 		if err != nil {
-			return errorReply(err)
+			return ErrorReply(err)
 		}
 		return &wire.GroupReply{Body: &wire.GroupReply_DescriptionJson{DescriptionJson: b}}
-	case *DebugState:
+	case *groupmsg.DebugState:
 		b, err := json.Marshal(r)
 		if err != nil {
-			return errorReply(err)
+			return ErrorReply(err)
 		}
 		return &wire.GroupReply{Body: &wire.GroupReply_DebugJson{DebugJson: b}}
-	case *DeleteReply:
-		out := errorReply(r.Err)
+	case *groupmsg.DeleteReply:
+		out := ErrorReply(r.Err)
 		out.Body = &wire.GroupReply_Delete{Delete: &wire.DeleteResult{Deleted: r.Deleted, LiveMembers: int32(r.LiveMembers)}}
 		return out
-	case *ErrorReply:
-		return errorReply(r.Err)
+	case *groupmsg.ErrorReply:
+		return ErrorReply(r.Err)
 	}
 	return &wire.GroupReply{Code: wire.Code_INTERNAL, Error: fmt.Sprintf("unexpected reply %T", reply)}
 }
@@ -125,35 +126,35 @@ func replyToWire(reply any) *wire.GroupReply {
 func ReplyFromWire(req any, r *wire.GroupReply) (any, error) {
 	err := ErrorFromCode(r.GetCode(), r.GetError())
 	switch req.(type) {
-	case *HeartbeatRequest:
+	case *groupmsg.HeartbeatRequest:
 		hb := r.GetHeartbeat()
 		if hb == nil {
 			return nil, fmt.Errorf("forwarded heartbeat got no response: %w", orInternal(err))
 		}
-		return &HeartbeatReply{Response: responseFromWire(hb)}, nil
-	case *DescribeRequest:
+		return &groupmsg.HeartbeatReply{Response: responseFromWire(hb)}, nil
+	case *groupmsg.DescribeRequest:
 		if err != nil {
-			return &Description{Err: err}, nil
+			return &groupmsg.Description{Err: err}, nil
 		}
-		d := &Description{}
+		d := &groupmsg.Description{}
 		if e := json.Unmarshal(r.GetDescriptionJson(), d); e != nil {
 			return nil, fmt.Errorf("decode forwarded description: %w", e)
 		}
 		return d, nil
-	case *DebugRequest:
+	case *groupmsg.DebugRequest:
 		if err != nil {
 			return nil, err
 		}
-		d := &DebugState{}
+		d := &groupmsg.DebugState{}
 		if e := json.Unmarshal(r.GetDebugJson(), d); e != nil {
 			return nil, fmt.Errorf("decode forwarded debug state: %w", e)
 		}
 		return d, nil
-	case *DeleteRequest:
+	case *groupmsg.DeleteRequest:
 		d := r.GetDelete()
-		return &DeleteReply{Deleted: d.GetDeleted(), LiveMembers: int(d.GetLiveMembers()), Err: err}, nil
-	case *ResizeRequest, *ReleaseRequest, *TouchRequest:
-		return &ErrorReply{Err: err}, nil
+		return &groupmsg.DeleteReply{Deleted: d.GetDeleted(), LiveMembers: int(d.GetLiveMembers()), Err: err}, nil
+	case *groupmsg.ResizeRequest, *groupmsg.ReleaseRequest, *groupmsg.TouchRequest:
+		return &groupmsg.ErrorReply{Err: err}, nil
 	}
 	return nil, fmt.Errorf("%w: %T", ErrBadWireRequest, req)
 }
@@ -165,8 +166,8 @@ func orInternal(err error) error {
 	return err
 }
 
-// errorReply carries err as a code and its text.
-func errorReply(err error) *wire.GroupReply {
+// ErrorReply carries err as a code and its text.
+func ErrorReply(err error) *wire.GroupReply {
 	if err == nil {
 		return &wire.GroupReply{}
 	}
@@ -178,7 +179,7 @@ func CodeOf(err error) wire.Code {
 	switch {
 	case err == nil:
 		return wire.Code_OK
-	case errors.Is(err, ErrStreamMissing):
+	case errors.Is(err, groupmsg.ErrStreamMissing):
 		return wire.Code_STREAM_MISSING
 	case errors.Is(err, persistence.ErrBehind): // wrapped with ErrFenced/ErrConflict/ErrNotFound: first
 		return wire.Code_BEHIND
@@ -221,7 +222,7 @@ func ErrorFromCode(code wire.Code, msg string) error {
 	case wire.Code_NOT_FOUND:
 		s = persistence.ErrNotFound
 	case wire.Code_STREAM_MISSING:
-		s = ErrStreamMissing
+		s = groupmsg.ErrStreamMissing
 	case wire.Code_BEHIND:
 		s = persistence.ErrBehind
 	case wire.Code_BAD_REQUEST:
@@ -235,7 +236,7 @@ func ErrorFromCode(code wire.Code, msg string) error {
 	return &remoteError{msg: msg, sentinel: s}
 }
 
-func heartbeatToWire(m *HeartbeatRequest) *wire.Heartbeat {
+func heartbeatToWire(m *groupmsg.HeartbeatRequest) *wire.Heartbeat {
 	q := m.Request
 	hb := &wire.Heartbeat{
 		PathMemberId: m.PathMemberID, ProtocolVersion: int32(q.ProtocolVersion), RequestId: q.RequestID,
@@ -257,7 +258,7 @@ func heartbeatToWire(m *HeartbeatRequest) *wire.Heartbeat {
 	return hb
 }
 
-func heartbeatFromWire(hb *wire.Heartbeat) *HeartbeatRequest {
+func heartbeatFromWire(hb *wire.Heartbeat) *groupmsg.HeartbeatRequest {
 	q := protocol.HeartbeatRequest{
 		ProtocolVersion: int(hb.GetProtocolVersion()), RequestID: hb.GetRequestId(), MemberID: hb.GetMemberId(),
 		MemberName: hb.GetMemberName(), MemberEpoch: hb.GetMemberEpoch(), MetadataVersion: hb.GetMetadataVersion(),
@@ -275,7 +276,7 @@ func heartbeatFromWire(hb *wire.Heartbeat) *HeartbeatRequest {
 			Shard: protocol.ShardID{ShardIndex: int(p.GetShard())}, StreamKey: p.GetStreamKey(), LastDeliveredID: p.GetLastDeliveredId(),
 			LastAckedID: p.GetLastAckedId(), PendingCount: p.GetPendingCount(), UpdatedAt: p.GetUpdatedAt()})
 	}
-	return &HeartbeatRequest{PathMemberID: hb.GetPathMemberId(), Request: q}
+	return &groupmsg.HeartbeatRequest{PathMemberID: hb.GetPathMemberId(), Request: q}
 }
 
 func responseToWire(r protocol.HeartbeatResponse) *wire.HeartbeatResponse {
@@ -320,9 +321,9 @@ func shardsFromWire(s []int32) []protocol.ShardID {
 	return out
 }
 
-// isHeartbeat: heartbeats check their deadline themselves (they answer RETRY
+// IsHeartbeat: heartbeats check their deadline themselves (they answer RETRY
 // in the protocol's shape, not an error).
-func isHeartbeat(req any) bool {
-	_, ok := req.(*HeartbeatRequest)
+func IsHeartbeat(req any) bool {
+	_, ok := req.(*groupmsg.HeartbeatRequest)
 	return ok
 }

@@ -1,4 +1,4 @@
-package group
+package memberactor
 
 import (
 	"runtime"
@@ -8,7 +8,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 )
 
-// memberMailbox is the mailbox of member actors: protoactor's default mailbox
+// mailbox is the mailbox of member actors: protoactor's default mailbox
 // semantics (system messages first, SuspendMailbox/ResumeMailbox, a panic
 // escalated to the supervisor with the message, the dispatcher's throughput)
 // in one small record. A member actor receives a message about once per lease
@@ -17,7 +17,7 @@ import (
 // about twice as much per idle actor (the mailbox, two queues with a stub node
 // each). No mailbox middleware and no MessageBatch expansion: member actors
 // use neither.
-type memberMailbox struct {
+type mailbox struct {
 	mu        sync.Mutex
 	scheduled atomic.Bool
 	suspended bool  // guarded by mu
@@ -27,35 +27,35 @@ type memberMailbox struct {
 	dispatcher actor.Dispatcher
 }
 
-func newMemberMailbox() actor.Mailbox { return &memberMailbox{} }
+func newMailbox() actor.Mailbox { return &mailbox{} }
 
-func (m *memberMailbox) PostUserMessage(msg any) {
+func (m *mailbox) PostUserMessage(msg any) {
 	m.mu.Lock()
 	m.user = append(m.user, msg)
 	m.mu.Unlock()
 	m.schedule()
 }
 
-func (m *memberMailbox) PostSystemMessage(msg any) {
+func (m *mailbox) PostSystemMessage(msg any) {
 	m.mu.Lock()
 	m.sys = append(m.sys, msg)
 	m.mu.Unlock()
 	m.schedule()
 }
 
-func (m *memberMailbox) RegisterHandlers(invoker actor.MessageInvoker, dispatcher actor.Dispatcher) {
+func (m *mailbox) RegisterHandlers(invoker actor.MessageInvoker, dispatcher actor.Dispatcher) {
 	m.invoker, m.dispatcher = invoker, dispatcher
 }
 
-func (m *memberMailbox) Start() {}
+func (m *mailbox) Start() {}
 
-func (m *memberMailbox) UserMessageCount() int {
+func (m *mailbox) UserMessageCount() int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return len(m.user)
 }
 
-func (m *memberMailbox) schedule() {
+func (m *mailbox) schedule() {
 	if m.scheduled.CompareAndSwap(false, true) {
 		m.dispatcher.Schedule(m.process)
 	}
@@ -63,7 +63,7 @@ func (m *memberMailbox) schedule() {
 
 // process runs the mailbox until it has nothing it may deliver, then goes idle;
 // a message posted after the last look schedules it again (schedule).
-func (m *memberMailbox) process() {
+func (m *mailbox) process() {
 	for {
 		m.run()
 		m.scheduled.Store(false)
@@ -76,7 +76,7 @@ func (m *memberMailbox) process() {
 	}
 }
 
-func (m *memberMailbox) run() {
+func (m *mailbox) run() {
 	var msg any
 	defer func() {
 		if r := recover(); r != nil {
@@ -105,7 +105,7 @@ func (m *memberMailbox) run() {
 // next pops the next deliverable message: a system message, else (unless
 // suspended) a user message; nil if there is none. Suspend and resume are
 // applied here and not delivered, as protoactor's mailbox does.
-func (m *memberMailbox) next() (any, bool) {
+func (m *mailbox) next() (any, bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for len(m.sys) > 0 {

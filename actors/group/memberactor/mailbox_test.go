@@ -1,4 +1,4 @@
-package group
+package memberactor
 
 import (
 	"sync"
@@ -7,6 +7,8 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/redisstream/coordinator/actors/group/dispatch"
 )
 
 // recInvoker records what the mailbox delivers; "boom" panics.
@@ -53,7 +55,7 @@ func (d *heldDispatcher) release() {
 
 func TestMemberMailboxOrderSuspendAndFailure(t *testing.T) {
 	inv, d := &recInvoker{}, &heldDispatcher{}
-	m := newMemberMailbox().(*memberMailbox)
+	m := newMailbox().(*mailbox)
 	m.RegisterHandlers(inv, d)
 
 	m.PostUserMessage("u1")
@@ -88,8 +90,8 @@ func TestMemberMailboxConcurrentPosts(t *testing.T) {
 	var delivered sync.WaitGroup
 	delivered.Add(2000)
 	inv := &recInvoker{delivered: &delivered}
-	m := newMemberMailbox().(*memberMailbox)
-	m.RegisterHandlers(inv, actorWorkers)
+	m := newMailbox().(*mailbox)
+	m.RegisterHandlers(inv, dispatch.Workers)
 	var wg sync.WaitGroup
 	for p := 0; p < 4; p++ {
 		wg.Add(1)

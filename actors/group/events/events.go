@@ -1,0 +1,122 @@
+package events
+
+import (
+	"encoding/json"
+	"strings"
+	"time"
+
+	"github.com/redisstream/coordinator/actors/group/views"
+	"github.com/redisstream/coordinator/actors/groupstate"
+	"github.com/redisstream/coordinator/membersdk/protocol"
+)
+
+// MaxRecent bounds the fencings and expiries a group remembers (and
+// stores: persistence.GroupChange.Events).
+const MaxRecent = 20
+
+// Ring is a ring of the group's latest fencings and expiries, for
+// the members view only (protocol.MembersResponse.RecentEvents): no decision
+// reads it. It is stored with the write that records each fencing or expiry
+// (that write happens anyway), and read back on activation, so the list
+// survives the group's move to another node.
+type Ring struct {
+	buf  []protocol.MemberEvent
+	next int // the oldest event (overwritten next) once buf is full
+}
+
+// Add adds e, dropping the oldest event when full.
+func (r *Ring) Add(e protocol.MemberEvent) {
+	if len(r.buf) < MaxRecent {
+		r.buf = append(r.buf, e)
+		return
+	}
+	r.buf[r.next] = e
+	r.next = (r.next + 1) % len(r.buf)
+}
+
+// List returns a copy of the events, newest first.
+func (r *Ring) List() []protocol.MemberEvent {
+	out := make([]protocol.MemberEvent, 0, len(r.buf))
+	for i := len(r.buf) - 1; i >= 0; i-- {
+		out = append(out, r.buf[(r.next+i)%len(r.buf)])
+	}
+	return out
+}
+
+// EncodeWith is the stored record of the ring with evs added (the ring is
+// not changed: the write may fail). JSON, newest first.
+func (r *Ring) EncodeWith(evs []protocol.MemberEvent) []byte {
+	next := Ring{buf: append([]protocol.MemberEvent(nil), r.buf...), next: r.next}
+	for _, e := range evs {
+		next.Add(e)
+	}
+	b, err := json.Marshal(next.List())
+	if err != nil {
+		return nil // cannot happen (plain strings and numbers); the events are then not stored
+	}
+	return b
+}
+
+// Restore replaces the ring with a stored record (newest first). A record
+// that does not decode leaves the ring empty: the list is for monitoring.
+func (r *Ring) Restore(b []byte) {
+	*r = Ring{}
+	var stored []protocol.MemberEvent
+	if len(b) == 0 || json.Unmarshal(b, &stored) != nil {
+		return
+	}
+	if len(stored) > MaxRecent {
+		stored = stored[:MaxRecent]
+	}
+	for i := len(stored) - 1; i >= 0; i-- {
+		r.Add(stored[i])
+	}
+}
+
+// Causes of the events that no heartbeat explains: the group's timers fence
+// a member that did not finish revoking in time, and expire one whose lease
+// ran out.
+const (
+	CauseRevokeTimeout = "did not finish revoking within the rebalance timeout"
+	CauseLeaseExpired  = "lease expired: no heartbeat within the member lease TTL"
+)
+
+// Transitions lists the members that change c moves into FENCED or EXPIRED
+// (compared with state, before c is applied). fenceCause is why a heartbeat
+// was refused with a fencing ("" when a timer fenced it); now is read for an
+// event without a StateSince.
+func Transitions(state *groupstate.Group, c *groupstate.Change, fenceCause string, now func() time.Time) []protocol.MemberEvent {
+	if state == nil || !c.Durable {
+		return nil
+	}
+	var out []protocol.MemberEvent
+	for i := range c.Members {
+		m := &c.Members[i]
+		if m.State != groupstate.StateFenced && m.State != groupstate.StateExpired {
+			continue
+		}
+		if was, ok := state.Member(m.ID); ok && was.State == m.State {
+			continue
+		}
+		out = append(out, Of(m, fenceCause, now))
+	}
+	return out
+}
+
+// Of is member m's transition into FENCED or EXPIRED. fenceCause is why a
+// heartbeat was refused with a fencing ("" when a timer fenced it).
+func Of(m *groupstate.Member, fenceCause string, now func() time.Time) protocol.MemberEvent {
+	e := protocol.MemberEvent{MemberID: m.ID, State: string(m.State), MemberEpoch: m.Epoch, At: views.Stamp(m.StateSince)}
+	if e.At == "" {
+		e.At = views.Stamp(now())
+	}
+	switch {
+	case m.State == groupstate.StateExpired:
+		e.Cause = CauseLeaseExpired
+	case fenceCause != "":
+		e.Cause, _, _ = strings.Cut(fenceCause, "; stop reading")
+	default:
+		e.Cause = CauseRevokeTimeout
+	}
+	return e
+}

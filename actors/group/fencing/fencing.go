@@ -1,0 +1,212 @@
+package fencing
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"github.com/redisstream/coordinator/actors/groupstate"
+	"github.com/redisstream/coordinator/persistence"
+	"github.com/redisstream/coordinator/reshard"
+)
+
+// Shard fences (docs/PROTOCOL.md "Shard fence", issue 13): before a durable
+// change is saved, the fence of every shard whose holder it moves is written
+// (groupstate.Change.FenceMoves: the rules decide which, and to whom) — owner =
+// the new holder, or "" when nobody holds the shard after the change. Steady
+// heartbeats move no holder and write nothing.
+
+// Metrics is implemented by a metrics sink that counts shard fence writes
+// (rsc_shard_fence_writes_total{op}). It is optional.
+type Metrics interface {
+	// FenceWrites counts fence writes that landed: set named a new holder,
+	// clear left the shard with none.
+	FenceWrites(set, clear int)
+}
+
+// Book keeps one group activation's shard fences in step with its memory:
+// it writes them and remembers the shards a failed write may have left out
+// of step, until they are repaired. Used from the group actor only.
+type Book struct {
+	Provisioner persistence.Provisioner
+	Key         persistence.GroupKey
+	// Ctx bounds one store call.
+	Ctx func() (context.Context, context.CancelFunc)
+	// Metrics counts fence writes when it implements Metrics (may be nil).
+	Metrics any
+
+	// stale: shards whose fence a failed write may have left out of step with
+	// memory; repaired before the group answers again.
+	stale map[int]struct{}
+	// unchecked: activated since the fences were last compared with memory.
+	unchecked bool
+}
+
+// Activated marks the fences to be compared with memory before the group
+// answers (Sync).
+func (b *Book) Activated() { b.unchecked = true }
+
+// Write writes the fences c needs, before c is saved. On error nothing of c
+// may be saved (the caller answers RETRY or retries its timers); the shards
+// are remembered as possibly stale, since some writes may have landed. n is
+// how many fences c needed.
+func (b *Book) Write(state *groupstate.Group, c *groupstate.Change) (n int, err error) {
+	updates := updatesOf(c)
+	if len(updates) == 0 {
+		return 0, nil
+	}
+	if err = b.set(state, updates); err != nil {
+		b.markStale(updates)
+	}
+	return len(updates), err
+}
+
+// SaveFailed records that c's fences were written but c itself may not have
+// been saved: those fences may name a holder memory does not have.
+func (b *Book) SaveFailed(c *groupstate.Change) { b.markStale(updatesOf(c)) }
+
+func (b *Book) markStale(updates []persistence.FenceUpdate) {
+	if b.stale == nil {
+		b.stale = map[int]struct{}{}
+	}
+	for _, u := range updates {
+		b.stale[u.Shard] = struct{}{}
+	}
+}
+
+// Sync makes the fences agree with memory before the group answers: once
+// after each activation it reads the fence of every shard (one round trip)
+// and marks those that exist and name another member than the shard's holder
+// (a node that crashed between a fence write and its group write) for
+// repair; then it repairs. A fence that does not exist is left alone (groups
+// from before fencing: members then run unfenced). stale is how many fences
+// the comparison found out of step. On error the group answers RETRY and
+// tries again on the next request.
+//
+// After a takeover the fenced activation may still be writing fences until it
+// stops answering (servableFrom): they are compared once it has, before the
+// first answer (nothing is answered or written by this activation before
+// servableFrom).
+func (b *Book) Sync(state *groupstate.Group, now, servableFrom time.Time) (stale int, err error) {
+	if b.unchecked && now.Before(servableFrom) {
+		return 0, nil
+	}
+	if b.unchecked && state != nil {
+		shards := make([]int, state.Meta().ShardCount)
+		for i := range shards {
+			shards[i] = i
+		}
+		sctx, cancel := b.Ctx()
+		got, err := b.Provisioner.GetFences(sctx, b.Key.StreamPrefix, b.Key.ConsumerGroup, shards)
+		cancel()
+		if err != nil {
+			return 0, err
+		}
+		var out []persistence.FenceUpdate
+		for s, f := range got {
+			if id, _ := state.Holder(s); f.Token > 0 && f.Owner != id {
+				out = append(out, persistence.FenceUpdate{Shard: s})
+			}
+		}
+		b.markStale(out)
+		b.unchecked = false
+		stale = len(out)
+	}
+	return stale, b.Repair(state)
+}
+
+// Repair rewrites the fences that a failed write may have left out of step
+// with memory (reloaded from the store), to memory's holders. Until it
+// succeeds the group answers nothing from memory.
+func (b *Book) Repair(state *groupstate.Group) error {
+	if len(b.stale) == 0 || state == nil {
+		return nil
+	}
+	updates := make([]persistence.FenceUpdate, 0, len(b.stale))
+	for s := range b.stale {
+		id, epoch, _ := state.HolderEpoch(s)
+		updates = append(updates, persistence.FenceUpdate{Shard: s, Owner: id, Epoch: epoch})
+	}
+	slices.SortFunc(updates, func(x, y persistence.FenceUpdate) int { return x.Shard - y.Shard })
+	if err := b.set(state, updates); err != nil {
+		return err
+	}
+	b.stale = nil
+	return nil
+}
+
+// Clear clears the fence of every shard that has a holder (group deletion):
+// nobody may acknowledge on them any more. The tokens go on from where they
+// were if the group is created again. It returns the updates, so that a
+// deletion that then fails can mark them for repair (MarkStale).
+func (b *Book) Clear(state *groupstate.Group) ([]persistence.FenceUpdate, error) {
+	var updates []persistence.FenceUpdate
+	for s := 0; s < state.Meta().ShardCount; s++ {
+		if _, ok := state.Holder(s); ok {
+			updates = append(updates, persistence.FenceUpdate{Shard: s})
+		}
+	}
+	err := b.set(state, updates)
+	if err != nil {
+		b.markStale(updates)
+	}
+	return updates, err
+}
+
+// MarkStale remembers updates as possibly out of step with memory.
+func (b *Book) MarkStale(updates []persistence.FenceUpdate) { b.markStale(updates) }
+
+func (b *Book) set(state *groupstate.Group, updates []persistence.FenceUpdate) error {
+	if len(updates) == 0 {
+		return nil
+	}
+	if state != nil {
+		// On a resharded stream a fence this group creates (a new group, or a shard
+		// index a migration created again) starts above every token an earlier
+		// incarnation of the shard can have reached (reshard.FenceBase).
+		if mv := state.Meta().MetadataVersion; mv > 1 {
+			for i := range updates {
+				updates[i].Base = reshard.FenceBase(mv)
+			}
+		}
+	}
+	sctx, cancel := b.Ctx()
+	defer cancel()
+	err := b.Provisioner.SetFences(sctx, b.Key.StreamPrefix, b.Key.ConsumerGroup, updates)
+	if err == nil {
+		b.count(updates)
+	}
+	return err
+}
+
+// count reports a successful batch of fence writes: one per shard whose
+// holder changed (a hand-off is a clear, then a set), the coordinator's extra
+// Redis writes per ownership change.
+func (b *Book) count(updates []persistence.FenceUpdate) {
+	fm, ok := b.Metrics.(Metrics)
+	if !ok {
+		return
+	}
+	var set, clear int
+	for _, u := range updates {
+		if u.Owner == "" {
+			clear++
+		} else {
+			set++
+		}
+	}
+	fm.FenceWrites(set, clear)
+}
+
+// updatesOf is the fence writes c's moves call for (groupstate.FenceMove).
+func updatesOf(c *groupstate.Change) []persistence.FenceUpdate {
+	moves := c.FenceMoves()
+	if len(moves) == 0 {
+		return nil
+	}
+	updates := make([]persistence.FenceUpdate, len(moves))
+	for i, m := range moves {
+		updates[i] = persistence.FenceUpdate{Shard: m.Shard, Owner: m.Holder, Epoch: m.Epoch}
+	}
+	return updates
+}

@@ -1,0 +1,145 @@
+package views
+
+import (
+	"sort"
+	"time"
+
+	"github.com/redisstream/coordinator/actors/group/groupmsg"
+	"github.com/redisstream/coordinator/actors/groupstate"
+	"github.com/redisstream/coordinator/membersdk/protocol"
+)
+
+// Activity is what a group actor knows about its members beyond the rules' state.
+type Activity struct {
+	Events           []protocol.MemberEvent              // recent member transitions, oldest first
+	InFlight         map[string]map[int]int              // member → revoking shard → reported in-flight
+	Progress         map[string][]protocol.ShardProgress // member → reported shard progress
+	RebalanceTimeout time.Duration
+}
+
+// Describe is every monitoring view of one group from its state and its members' activity.
+func Describe(state *groupstate.Group, act Activity) *groupmsg.Description {
+	meta := state.Meta()
+	members := state.Members()
+	d := &groupmsg.Description{
+		Group: protocol.GroupResponse{
+			StreamPrefix: meta.StreamPrefix, ConsumerGroup: meta.ConsumerGroup,
+			GroupEpoch: meta.GroupEpoch, AssignmentEpoch: meta.AssignmentEpoch,
+			MetadataVersion: meta.MetadataVersion, ShardCount: meta.ShardCount,
+			TargetAssignmentSummary: map[string]int{}, CurrentAssignmentSummary: map[string]int{},
+		},
+		Members: protocol.MembersResponse{Members: make([]protocol.MemberView, 0, len(members)), RecentEvents: act.Events},
+		Assignments: protocol.AssignmentsResponse{
+			TargetAssignment: map[string][]protocol.ShardID{}, CurrentAssignments: map[string][]protocol.ShardID{},
+			RevokeProgress: map[string][]protocol.ShardID{}, RevokeDetails: []protocol.RevokeDetail{},
+			InvariantViolations: state.CheckInvariants(),
+		},
+		Consumption: protocol.ConsumptionResponse{Rows: []protocol.ConsumptionRow{}},
+	}
+	if d.Assignments.InvariantViolations == nil {
+		d.Assignments.InvariantViolations = []string{}
+	}
+	targetOwner := map[int]string{}
+	live, reconciling := 0, false
+	for _, m := range members {
+		for _, s := range m.Target {
+			targetOwner[s] = m.ID
+		}
+	}
+	for _, m := range members {
+		d.Members.Members = append(d.Members.Members, MemberView(m, meta.MetadataVersion, act))
+		if m.State == groupstate.StateExpired {
+			continue
+		}
+		if m.State == groupstate.StateStarting || m.State == groupstate.StateActive {
+			live++
+			d.Group.TargetAssignmentSummary[m.ID] = len(m.Target)
+			d.Assignments.TargetAssignment[m.ID] = protocol.ShardIDs(m.Target)
+		}
+		held := len(m.Assigned) + len(m.Revoking)
+		if held > 0 || m.State != groupstate.StateFenced {
+			d.Group.CurrentAssignmentSummary[m.ID] = len(m.Assigned)
+			d.Assignments.CurrentAssignments[m.ID] = protocol.ShardIDs(m.Assigned)
+		}
+		if len(m.Revoking) > 0 || len(m.Pending) > 0 || m.Epoch < meta.AssignmentEpoch && m.State != groupstate.StateFenced {
+			reconciling = true
+		}
+		if len(m.Revoking) > 0 {
+			d.Assignments.RevokeProgress[m.ID] = protocol.ShardIDs(m.Revoking)
+		}
+		for _, s := range m.Revoking {
+			d.Assignments.RevokeDetails = append(d.Assignments.RevokeDetails, protocol.RevokeDetail{
+				Shard: protocol.ShardID{ShardIndex: s}, From: m.ID, To: targetOwner[s],
+				Deadline: Stamp(m.RevokeDeadline), FromState: string(m.State), InFlight: act.InFlight[m.ID][s],
+			})
+		}
+	}
+	switch {
+	case live == 0:
+		d.Group.State = protocol.GroupEmpty
+	case meta.GroupEpoch > meta.AssignmentEpoch:
+		d.Group.State = protocol.GroupAssigning
+	case reconciling:
+		d.Group.State = protocol.GroupReconciling
+	default:
+		d.Group.State = protocol.GroupStable
+	}
+	ids := make([]string, 0, len(act.Progress))
+	for id := range act.Progress {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	byID := make(map[string]groupstate.Member, len(members))
+	for _, m := range members {
+		byID[m.ID] = m
+	}
+	for _, id := range ids {
+		m := byID[id]
+		for _, p := range act.Progress[id] {
+			d.Consumption.Rows = append(d.Consumption.Rows, protocol.ConsumptionRow{
+				StreamPrefix: meta.StreamPrefix, ConsumerGroup: meta.ConsumerGroup,
+				MemberID: id, MemberName: m.Name, MemberState: string(m.State),
+				Shard: p.Shard, StreamKey: p.StreamKey, LastDeliveredID: p.LastDeliveredID,
+				LastAckedID: p.LastAckedID, PendingCount: p.PendingCount, UpdatedAt: p.UpdatedAt,
+			})
+		}
+	}
+	return d
+}
+
+// MemberView is one member in the monitoring shape (reference field names
+// first, ours after; see protocol.MemberView).
+func MemberView(m groupstate.Member, metadataVersion int64, act Activity) protocol.MemberView {
+	v := protocol.MemberView{
+		MemberID: m.ID, MemberName: m.Name, State: string(m.State), MemberEpoch: m.Epoch,
+		MetadataVersion:       metadataVersion,
+		RuntimeMaxConcurrency: m.Capacity.MaxConcurrency,
+		ActiveConsumerWorkers: max(0, m.Capacity.MaxConcurrency-m.Capacity.Available),
+		CurrentAssignment:     protocol.ShardIDs(m.Assigned),
+		GrantedAssignment:     protocol.ShardIDs(m.Assigned),
+		Revoking:              protocol.ShardIDs(m.Revoking),
+		LastHeartbeatAt:       Stamp(m.LastHeartbeat),
+		MemberLeaseExpiresAt:  Stamp(m.LeaseDeadline),
+		RebalanceTimeoutMs:    act.RebalanceTimeout.Milliseconds(),
+		ShardProgress:         append([]protocol.ShardProgress{}, act.Progress[m.ID]...),
+		TargetAssignment:      protocol.ShardIDs(m.Target),
+		Pending:               protocol.ShardIDs(m.Pending),
+		Capacity:              protocol.Capacity{RuntimeMaxConcurrency: m.Capacity.MaxConcurrency, AvailableConcurrency: m.Capacity.Available},
+		JoinedAt:              Stamp(m.JoinedAt),
+		LeaseExpiresAt:        Stamp(m.LeaseDeadline),
+		StateSince:            Stamp(m.StateSince),
+	}
+	if len(m.Revoking) > 0 && !m.RevokeDeadline.IsZero() {
+		d := Stamp(m.RevokeDeadline)
+		v.RebalanceDeadlineAt = &d
+	}
+	return v
+}
+
+// Stamp is t as the views show it: RFC 3339 in UTC with nanoseconds, "" when zero.
+func Stamp(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(time.RFC3339Nano)
+}
