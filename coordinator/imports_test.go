@@ -148,3 +148,33 @@ func TestReshardImportsNoActorOrTransport(t *testing.T) {
 		}
 	}
 }
+
+// The actor packages import downwards only: the router knows no node,
+// service or host; the service knows no host and reaches the actor system
+// only through the router (no protoactor import of its own); the node knows
+// no router, service or host.
+func TestActorPackagesImportDownwards(t *testing.T) {
+	refused := map[string][]string{
+		module + "/actors/router":  {module + "/actors/node", module + "/actors/service", module + "/actors/host"},
+		module + "/actors/service": {module + "/actors/host", "github.com/asynkron/protoactor-go"},
+		module + "/actors/node":    {module + "/actors/router", module + "/actors/service", module + "/actors/host"},
+	}
+	seen := 0
+	for _, p := range goList(t, "./actors/router", "./actors/service", "./actors/node") {
+		bad, ok := refused[p.ImportPath]
+		if !ok {
+			continue
+		}
+		seen++
+		for _, imp := range p.Imports {
+			for _, b := range bad {
+				if imp == b || strings.HasPrefix(imp, b+"/") {
+					t.Errorf("%s imports %s; see its doc.go for what it may import", p.ImportPath, imp)
+				}
+			}
+		}
+	}
+	if seen != len(refused) {
+		t.Fatalf("listed %d of the %d actor packages checked", seen, len(refused))
+	}
+}

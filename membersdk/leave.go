@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/redisstream/coordinator/membersdk/internal/shardworker"
 	"github.com/redisstream/coordinator/membersdk/protocol"
 )
 
@@ -19,8 +20,8 @@ func (c *Consumer) leave(inFlight bool, results chan hbResult) error {
 		c.applyLeaveAnswer(<-results)
 	}
 	for _, s := range c.ownedIndexes() {
-		if w := c.ls.workers[s]; w.stateNow() == stateRunning {
-			w.revoke(c.ls.rebalance)
+		if w := c.ls.workers[s]; w.StateNow() == shardworker.StateRunning {
+			w.Revoke(c.ls.rebalance)
 			c.emit(Event{Type: EventShardRevoking, Shard: s})
 		}
 	}
@@ -29,7 +30,7 @@ func (c *Consumer) leave(inFlight bool, results chan hbResult) error {
 		return nil
 	}
 	c.ls.rejoin = false
-	c.ls.epoch = protocol.EpochLeave
+	c.ls.epoch = c.leaveEpoch()
 	timer := time.NewTimer(0)
 	defer timer.Stop()
 	next := c.now()
@@ -64,6 +65,15 @@ func (c *Consumer) leave(inFlight bool, results chan hbResult) error {
 	return nil
 }
 
+// leaveEpoch is -2 (temporary leave: the coordinator keeps the shards for
+// the next process with this InstanceID) for a static member, else -1.
+func (c *Consumer) leaveEpoch() int64 {
+	if c.cfg.InstanceID != "" && !c.cfg.FullLeaveOnClose {
+		return protocol.EpochTemporaryLeave
+	}
+	return protocol.EpochLeave
+}
+
 // applyLeaveAnswer: while leaving, only fencing matters (stop at once).
 func (c *Consumer) applyLeaveAnswer(r hbResult) {
 	c.ls.failing = r.err != nil
@@ -74,7 +84,7 @@ func (c *Consumer) applyLeaveAnswer(r hbResult) {
 	switch r.resp.Status {
 	case protocol.StatusUnknownMemberID, protocol.StatusFencedMemberEpoch, protocol.StatusMemberIDInUse:
 		for _, w := range c.ls.workers {
-			w.kill()
+			w.Kill()
 		}
 		c.emit(Event{Type: EventFenced, Status: r.resp.Status})
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"sync"
+	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
 
@@ -43,7 +44,7 @@ func (h *Host) nodeMembers() *wire.NodeInfo {
 // clusterView is the node registry's view of this node's cluster: its own
 // advertised address and the addresses of the members it sees.
 func (h *Host) clusterView() (string, []string) {
-	if !h.clustered() {
+	if !h.router.Clustered() {
 		return h.system.Address(), nil
 	}
 	var members []string
@@ -55,7 +56,7 @@ func (h *Host) clusterView() (string, []string) {
 
 // nodeInfo is this node's part of the cluster-wide debug view.
 func (h *Host) nodeInfo() *wire.NodeInfo {
-	return h.nodeInfoOf(h.localDebug(h.opts.RequestTimeout / 2))
+	return h.nodeInfoOf(h.router.LocalDebug(h.opts.RequestTimeout / 2))
 }
 
 // nodeInfoOf summarizes this node's group states for the cluster view.
@@ -70,7 +71,7 @@ func (h *Host) nodeInfoOf(states []*group.DebugState) *wire.NodeInfo {
 
 // clusterHealth is this node's view of the cluster (nil in single mode).
 func (h *Host) clusterHealth() *protocol.ClusterHealth {
-	if !h.clustered() {
+	if !h.router.Clustered() {
 		return nil
 	}
 	out := &protocol.ClusterHealth{
@@ -88,8 +89,9 @@ func (h *Host) clusterHealth() *protocol.ClusterHealth {
 }
 
 // clusterNodes asks every cluster member's info actor which group
-// activations it hosts; self is this node's own part, already built.
-func (h *Host) clusterNodes(self *wire.NodeInfo) []*wire.NodeInfo {
+// activations it hosts, waiting at most timeout; self is this node's own
+// part, already built.
+func (h *Host) clusterNodes(self *wire.NodeInfo, timeout time.Duration) []*wire.NodeInfo {
 	members := h.clusterMembers()
 	out := make([]*wire.NodeInfo, len(members))
 	var wg sync.WaitGroup
@@ -102,7 +104,7 @@ func (h *Host) clusterNodes(self *wire.NodeInfo) []*wire.NodeInfo {
 		go func() {
 			defer wg.Done()
 			pid := actor.NewPID(m.Address(), nodeInfoName)
-			res, err := h.system.Root.RequestFuture(pid, &wire.NodeInfoRequest{}, h.opts.RequestTimeout).Result()
+			res, err := h.system.Root.RequestFuture(pid, &wire.NodeInfoRequest{}, max(timeout, time.Millisecond)).Result()
 			if info, ok := res.(*wire.NodeInfo); ok && err == nil {
 				out[i] = info
 				return

@@ -7,7 +7,6 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
-	"github.com/redisstream/coordinator/actors/group"
 	"github.com/redisstream/coordinator/actors/node"
 	"github.com/redisstream/coordinator/actors/wire"
 )
@@ -39,11 +38,11 @@ func (h *Host) leaveCluster() {
 	}
 	h.opts.Logger.Info("leaving the cluster: deregistered; groups keep serving until a peer stops placing them here")
 	bound := h.leaveBound()
-	if len(h.localPIDs()) > 0 { // nothing to hand over: no need to wait for a peer to take it
+	if len(h.router.LocalPIDs()) > 0 { // nothing to hand over: no need to wait for a peer to take it
 		h.waitPeers(time.Now().Add(bound), false)
 	}
-	pids := h.localPIDs()
-	h.releaseAll(pids)
+	pids := h.router.LocalPIDs()
+	h.router.ReleaseAll(pids)
 	h.opts.Logger.Info("leaving the cluster: groups handed over", slog.Int("groups", len(pids)),
 		slog.Duration("after", time.Since(start).Round(time.Millisecond)))
 	h.waitPeers(time.Now().Add(bound), true)
@@ -99,26 +98,4 @@ func (h *Host) peerInfos(timeout time.Duration) []*wire.NodeInfo {
 		}
 	}
 	return out
-}
-
-func (h *Host) localPIDs() []*actor.PID {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	pids := make([]*actor.PID, 0, len(h.groups))
-	for _, pid := range h.groups {
-		pids = append(pids, pid)
-	}
-	return pids
-}
-
-// releaseAll asks each local group actor to release its activation and
-// waits for all of them (bounded by the request timeout).
-func (h *Host) releaseAll(pids []*actor.PID) {
-	futures := make([]*actor.Future, len(pids))
-	for i, pid := range pids {
-		futures[i] = h.system.Root.RequestFuture(pid, &group.ReleaseRequest{}, h.opts.RequestTimeout)
-	}
-	for _, f := range futures {
-		_, _ = f.Result()
-	}
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/redisstream/coordinator/actors/group"
+	"github.com/redisstream/coordinator/actors/service"
 	"github.com/redisstream/coordinator/membersdk/protocol"
 	"github.com/redisstream/coordinator/membersdk/redistest"
 	"github.com/redisstream/coordinator/persistence"
@@ -67,7 +68,7 @@ func TestClusterForwardsToOneActivation(t *testing.T) {
 	hosts := clusterHosts(t, srv, 3)
 	ctx := context.Background()
 	six := 6
-	_, err := hosts[0].CreateStream(ctx, "orders", protocol.CreateStreamRequest{InitialShardCount: &six, RequestedBy: "test"})
+	_, err := hosts[0].Service().CreateStream(ctx, "orders", protocol.CreateStreamRequest{InitialShardCount: &six, RequestedBy: "test"})
 	require.NoError(t, err)
 
 	owned := map[string][]protocol.ShardID{}
@@ -76,7 +77,7 @@ func TestClusterForwardsToOneActivation(t *testing.T) {
 		req := protocol.HeartbeatRequest{ProtocolVersion: 1, RequestID: id + "-r", MemberID: id, MemberEpoch: epochs[id],
 			RuntimeConsumerCapacity: protocol.Capacity{RuntimeMaxConcurrency: 4, AvailableConcurrency: 4},
 			OwnedShards:             owned[id], RevokingShards: []protocol.RevokingShard{}}
-		resp, err := hosts[i].Heartbeat(ctx, "orders", "billing", id, req)
+		resp, err := hosts[i].Service().Heartbeat(ctx, "orders", "billing", id, req)
 		require.NoError(t, err)
 		if resp.Status == protocol.StatusOK {
 			epochs[id] = resp.MemberEpoch
@@ -97,7 +98,7 @@ func TestClusterForwardsToOneActivation(t *testing.T) {
 	hosting := 0
 	key := persistence.GroupKey{StreamPrefix: "orders", ConsumerGroup: "billing"}
 	for _, h := range hosts {
-		if _, ok := h.active(key); ok {
+		if _, ok := h.router.Active(key); ok {
 			hosting++
 		}
 	}
@@ -105,13 +106,13 @@ func TestClusterForwardsToOneActivation(t *testing.T) {
 
 	// Monitoring through any node sees the same group.
 	for _, h := range hosts {
-		m, err := h.Members(ctx, "orders", "billing")
+		m, err := h.Service().Members(ctx, "orders", "billing")
 		require.NoError(t, err)
 		require.Len(t, m.Members, 3)
 	}
-	dbg, err := hosts[1].DebugActors(ctx)
+	dbg, err := hosts[1].Service().DebugActors(ctx)
 	require.NoError(t, err)
-	view := dbg.(DebugNode).Cluster
+	view := dbg.(service.DebugNode).Cluster
 	require.Len(t, view, 3)
 	n := 0
 	for _, v := range view {
@@ -139,7 +140,7 @@ func (m *clusterMember) beat(t *testing.T, h *Host) protocol.HeartbeatResponse {
 	req := protocol.HeartbeatRequest{ProtocolVersion: 1, RequestID: m.id + "-r", MemberID: m.id, MemberEpoch: m.epoch,
 		RuntimeConsumerCapacity: protocol.Capacity{RuntimeMaxConcurrency: 4, AvailableConcurrency: 4},
 		OwnedShards:             m.owned, RevokingShards: []protocol.RevokingShard{}}
-	resp, err := h.Heartbeat(context.Background(), "orders", "billing", m.id, req)
+	resp, err := h.Service().Heartbeat(context.Background(), "orders", "billing", m.id, req)
 	require.NoError(t, err)
 	m.status = append(m.status, resp.Status)
 	if resp.Status == protocol.StatusOK {
@@ -150,7 +151,7 @@ func (m *clusterMember) beat(t *testing.T, h *Host) protocol.HeartbeatResponse {
 
 func hostOf(hosts []*Host, key persistence.GroupKey) int {
 	for i, h := range hosts {
-		if _, ok := h.active(key); ok {
+		if _, ok := h.router.Active(key); ok {
 			return i
 		}
 	}
@@ -164,7 +165,7 @@ func TestClusterHandsGroupOverOnStop(t *testing.T) {
 	srv := redistest.Start(t)
 	hosts := clusterHosts(t, srv, 3)
 	six := 6
-	_, err := hosts[0].CreateStream(context.Background(), "orders", protocol.CreateStreamRequest{InitialShardCount: &six, RequestedBy: "test"})
+	_, err := hosts[0].Service().CreateStream(context.Background(), "orders", protocol.CreateStreamRequest{InitialShardCount: &six, RequestedBy: "test"})
 	require.NoError(t, err)
 	key := persistence.GroupKey{StreamPrefix: "orders", ConsumerGroup: "billing"}
 	members := []*clusterMember{{id: "m1"}, {id: "m2"}}

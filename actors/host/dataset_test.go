@@ -49,7 +49,7 @@ func TestNewDataSetGrantsWithinTwoIntervals(t *testing.T) {
 	took, r := waitGranted(t, h, "m")
 	require.LessOrEqual(t, took, 2*quickRules.HeartbeatInterval+50*time.Millisecond)
 	require.Len(t, r.Assignment.AssignedShards, 4)
-	require.Equal(t, "UP", h.Health(context.Background()).Status)
+	require.Equal(t, "UP", h.Service().Health(context.Background()).Status)
 }
 
 // A member of an earlier data set that reports its shards during the first lease holds the
@@ -64,7 +64,7 @@ func TestNewDataSetLateClaimHoldsAnOccupiedGroup(t *testing.T) {
 	time.Sleep(quickRules.HeartbeatInterval + 20*time.Millisecond) // past the quiet interval
 	r := beat(t, h, "new", j.MemberEpoch, nil)
 	require.Empty(t, r.Assignment.AssignedShards, "granted while the old member may read")
-	health := h.Health(context.Background())
+	health := h.Service().Health(context.Background())
 	require.NotNil(t, health.StateLost)
 	require.Equal(t, group.LossMemberClaims, health.StateLost.Case)
 }
@@ -79,13 +79,13 @@ func TestNewDataSetActiveReadersHoldTheGroup(t *testing.T) {
 		if idle > quickRules.LeaseTTL {
 			_, r := waitGranted(t, h, "m")
 			require.Len(t, r.Assignment.AssignedShards, 4, "idle %s: a consumer idle for longer than a lease held grants", idle)
-			require.Nil(t, h.Health(context.Background()).StateLost)
+			require.Nil(t, h.Service().Health(context.Background()).StateLost)
 			continue
 		}
 		j := beat(t, h, "m", 0, nil)
 		time.Sleep(quickRules.HeartbeatInterval + 20*time.Millisecond) // past the quiet interval
 		r := beat(t, h, "m", j.MemberEpoch, nil)
-		health := h.Health(context.Background())
+		health := h.Service().Health(context.Background())
 		require.Empty(t, r.Assignment.AssignedShards, "granted while an earlier member reads shard 2")
 		require.NotNil(t, health.StateLost)
 		require.Equal(t, group.LossActiveReaders, health.StateLost.Case)

@@ -31,7 +31,7 @@ func TestRecentEventsSurviveAGroupMove(t *testing.T) {
 	first := node("n1")
 	t.Cleanup(first.Stop)
 	four := 4
-	_, err := first.CreateStream(ctx, "orders", protocol.CreateStreamRequest{InitialShardCount: &four, RequestedBy: "test"})
+	_, err := first.Service().CreateStream(ctx, "orders", protocol.CreateStreamRequest{InitialShardCount: &four, RequestedBy: "test"})
 	require.NoError(t, err)
 
 	a := beat(t, first, "a", 0, nil)
@@ -45,7 +45,7 @@ func TestRecentEventsSurviveAGroupMove(t *testing.T) {
 	var before []protocol.MemberEvent
 	require.Eventually(t, func() bool {
 		a = beat(t, first, "a", a.MemberEpoch, a.Assignment.AssignedShards)
-		m, err := first.Members(ctx, "orders", "workers")
+		m, err := first.Service().Members(ctx, "orders", "workers")
 		require.NoError(t, err)
 		before = m.RecentEvents
 		return len(before) == 2 && before[0].MemberID == "b" && before[0].State == "EXPIRED"
@@ -76,9 +76,9 @@ func TestRecentEventsSurviveAGroupMove(t *testing.T) {
 		r := beat(t, second, "a", a.MemberEpoch, a.Assignment.AssignedShards)
 		return r.Status == protocol.StatusOK
 	}, 10*time.Second, 50*time.Millisecond, "a is served by the second node")
-	_, hosted := second.active(workers)
+	_, hosted := second.router.Active(workers)
 	require.True(t, hosted, "the second node hosts the group now")
-	m, err := second.Members(ctx, "orders", "workers")
+	m, err := second.Service().Members(ctx, "orders", "workers")
 	require.NoError(t, err)
 	require.Equal(t, before, m.RecentEvents)
 }

@@ -59,7 +59,7 @@ func TestDeadMemberExpiresWhileTheActivationMoves(t *testing.T) {
 			h, cut := start(0)
 			send := func(id string, epoch int64, owned []protocol.ShardID) protocol.HeartbeatResponse {
 				t.Helper()
-				r, err := h.Heartbeat(ctx, "orders", "workers", id, protocol.HeartbeatRequest{ProtocolVersion: 1,
+				r, err := h.Service().Heartbeat(ctx, "orders", "workers", id, protocol.HeartbeatRequest{ProtocolVersion: 1,
 					RequestID: fmt.Sprintf("%s-%d", id, time.Now().UnixNano()), MemberID: id, MemberEpoch: epoch, OwnedShards: owned})
 				require.NoError(t, err)
 				return r

@@ -2,10 +2,7 @@ package host
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"log/slog"
-	"net/url"
 	"sync"
 	"time"
 
@@ -13,7 +10,9 @@ import (
 
 	"github.com/redisstream/coordinator/actors/group"
 	"github.com/redisstream/coordinator/actors/groupstate"
-	"github.com/redisstream/coordinator/coordinator"
+	"github.com/redisstream/coordinator/actors/node"
+	"github.com/redisstream/coordinator/actors/router"
+	"github.com/redisstream/coordinator/actors/service"
 	"github.com/redisstream/coordinator/persistence"
 	"github.com/redisstream/coordinator/reshard/driver"
 )
@@ -59,8 +58,9 @@ type Options struct {
 	TrustEmptyStore bool
 	// NodeMetrics, if set, counts node-level events.
 	NodeMetrics NodeMetrics
-	// Limits are the host's own limits and group creation mode (creation.go).
-	Limits Limits
+	// Limits are the service's own limits and group creation mode
+	// (actors/service/creation.go).
+	Limits service.Limits
 	// Cluster, if set, makes this node a member of an actor host cluster
 	// (cluster.go); nil: a single node with no listener.
 	Cluster *ClusterOptions
@@ -101,33 +101,29 @@ type NodeMetrics interface {
 }
 
 // Host is one coordinator node: an actor system with a group actor per
-// active group. It implements coordinator.Service.
+// active group, composed with the node's life (actors/node), the router
+// (actors/router), the resharding driver and the service (actors/service),
+// which Service returns.
 type Host struct {
 	opts   Options
 	deps   *group.Deps
 	system *actor.ActorSystem
 
-	mu     sync.Mutex
-	groups map[persistence.GroupKey]*actor.PID
+	router *router.Router // where each group's activation lives (actors/router)
 
 	pinger *actor.PID // answers health checks of the actor loop
-	node   hostNode   // this node's life: renewal, registry, holds (nodeside.go)
+	node   *node.Node // this node's life: renewal, registry, holds (nodeside.go)
 	lib    *libFilter // the actor system's library-line filter (libfilter.go)
 
 	cl clusterState // cluster mode (cluster.go); zero in single mode
 
 	rs *driver.Driver // resharding driver (reshard_node.go: what it sees of the host)
 
-	creating chan struct{}         // one slot: group creations on this node run one at a time
-	full     map[string]fullStream // streams at limits.groups-per-stream; guarded by the creating slot
+	svc *service.Service // coordinator.Service of this node (actors/service)
 
 	stopOnce sync.Once
 	done     chan struct{}
 }
-
-var (
-	_ coordinator.Service = (*Host)(nil)
-)
 
 // New builds a host; Start starts it.
 func New(opts Options) *Host {
@@ -164,10 +160,9 @@ func New(opts Options) *Host {
 	actorLog := newMinLevel(logger.Handler(), slog.LevelWarn) // one repeat filter for the whole actor system
 	actorLog.lib.countInto(opts.NodeMetrics)
 	h := &Host{
-		opts:   opts,
-		lib:    actorLog.lib,
-		groups: map[persistence.GroupKey]*actor.PID{},
-		done:   make(chan struct{}),
+		opts: opts,
+		lib:  actorLog.lib,
+		done: make(chan struct{}),
 		system: actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
 			return slog.New(actorLog).With(slog.String("component", "actor"))
 		})),
@@ -175,17 +170,36 @@ func New(opts Options) *Host {
 	if opts.Cluster != nil && h.opts.ClusterView == nil {
 		h.opts.ClusterView = h.clusterView
 	}
+	var metrics router.GrainMetrics
+	if opts.Cluster != nil && opts.Cluster.Metrics != nil {
+		metrics = opts.Cluster.Metrics
+	}
+	h.router = router.New(router.Options{
+		System: h.system, Props: func(k persistence.GroupKey) *actor.Props { return group.Props(k, h.deps) },
+		NodeID: opts.NodeID, Rules: opts.Rules, Now: opts.Now, RequestTimeout: opts.RequestTimeout,
+		Refusing: func() string { return h.node.RefusingRequests() }, GroupsActive: opts.GroupsActive,
+		Metrics: metrics, Logger: logger,
+	})
 	h.node = newNode(h)
 	h.rs = driver.New(driverNode{h}, opts.Resharding, opts.RequestTimeout)
-	h.creating, h.full = make(chan struct{}, 1), map[string]fullStream{}
 	h.deps = &group.Deps{
 		Store: opts.Store, Provisioner: opts.Provisioner, Rules: opts.Rules, NodeID: opts.NodeID,
-		Owner: h.node.Owner(), IdlePassivation: opts.IdlePassivation, Node: h.node.Node,
+		Owner: h.node.Owner(), IdlePassivation: opts.IdlePassivation, Node: h.node,
 		Now: opts.Now, Logger: logger, Metrics: opts.Metrics,
 		StoreTimeout: opts.RequestTimeout / 2,
 	}
-	h.system.EventStream.Subscribe(onDeadLetter)
 	h.pinger = h.system.Root.Spawn(actor.PropsFromProducer(func() actor.Actor { return pingActor{} }))
+	var limits service.LimitMetrics
+	if opts.Metrics != nil {
+		limits = opts.Metrics
+	}
+	h.svc = service.New(service.Options{
+		Store: opts.Store, Provisioner: opts.Provisioner, Rules: opts.Rules, NodeID: opts.NodeID,
+		Logger: logger, Metrics: limits, Now: opts.Now, DefaultShardCount: opts.DefaultShardCount,
+		RequestTimeout: opts.RequestTimeout, EmbeddedRedis: opts.EmbeddedRedis, Limits: opts.Limits,
+		MigrationHistory: opts.Resharding.History,
+		Router:           h.router, Node: h.node, Reshard: h.rs, Cluster: views{h},
+	})
 	return h
 }
 
@@ -219,31 +233,23 @@ func (h *Host) Owner() string { return h.node.Owner() }
 // Stop stops every group actor and the actor system.
 func (h *Host) Stop() {
 	h.stopOnce.Do(func() {
-		if h.clustered() {
+		if h.router.Clustered() {
 			// The node keeps renewing its record (confirming its activations) while it hands
 			// its groups over: an activation unconfirmed for longer than the validity answers
 			// RETRY and hands no member timers over.
 			h.leaveCluster()
 			close(h.done)
 			h.rs.Stop()
-			h.mu.Lock()
-			h.groups = map[persistence.GroupKey]*actor.PID{}
-			h.mu.Unlock()
+			h.router.Clear()
 			h.node.Leave()
 			return
 		}
 		close(h.done)
 		h.rs.Stop()
-		h.mu.Lock()
-		pids := make([]*actor.PID, 0, len(h.groups))
-		for _, pid := range h.groups {
-			pids = append(pids, pid)
-		}
-		h.groups = map[persistence.GroupKey]*actor.PID{}
-		h.mu.Unlock()
+		pids := h.router.Clear()
 		// Release first, so that the next process (a restart, another node) takes the groups
 		// over without waiting out this one's confirmation.
-		h.releaseAll(pids)
+		h.router.ReleaseAll(pids)
 		for _, pid := range pids {
 			_ = h.system.Root.StopFuture(pid).Wait()
 		}
@@ -260,131 +266,13 @@ func (h *Host) pruneLoop() {
 		case <-h.done:
 			return
 		case <-t.C:
-			h.mu.Lock()
-			for _, pid := range h.groups {
-				h.system.Root.Send(pid, &group.PruneTick{})
-			}
-			h.mu.Unlock()
+			h.router.Broadcast(&group.PruneTick{})
 		}
 	}
 }
 
-// pid returns the group's actor, spawning (activating) it if needed.
-func (h *Host) pid(key persistence.GroupKey) *actor.PID {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if pid, ok := h.groups[key]; ok {
-		return pid
-	}
-	props := group.Props(key, h.deps)
-	// Names may contain '/' (protocol.ValidateName): escape them so that no two
-	// groups share an actor name.
-	name := "group/" + url.PathEscape(key.StreamPrefix) + "/" + url.PathEscape(key.ConsumerGroup)
-	pid, err := h.system.Root.SpawnNamed(props, name)
-	if err != nil {
-		// The previous activation is still stopping under that name.
-		pid = h.system.Root.SpawnPrefix(props, name+"#")
-	}
-	h.groups[key] = pid
-	h.reportGroups()
-	return pid
-}
+// Service is this node's coordinator.Service: what every transport is given.
+func (h *Host) Service() *service.Service { return h.svc }
 
-// active returns the group's actor only if it already runs on this node.
-func (h *Host) active(key persistence.GroupKey) (*actor.PID, bool) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	pid, ok := h.groups[key]
-	return pid, ok
-}
-
-// forget drops a stopped group actor from the registry, unless the key has
-// already been given to a newer actor.
-func (h *Host) forget(key persistence.GroupKey, pid *actor.PID) {
-	h.mu.Lock()
-	if cur, ok := h.groups[key]; ok && (pid == nil || cur.Equal(pid)) {
-		delete(h.groups, key)
-	}
-	h.reportGroups()
-	h.mu.Unlock()
-}
-
-// reportGroups tells the metrics how many group actors run; h.mu is held.
-func (h *Host) reportGroups() {
-	if h.opts.GroupsActive != nil {
-		h.opts.GroupsActive(len(h.groups))
-	}
-}
-
-func (h *Host) activeKeys() []persistence.GroupKey {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	keys := make([]persistence.GroupKey, 0, len(h.groups))
-	for k := range h.groups {
-		keys = append(keys, k)
-	}
-	return keys
-}
-
-// ask sends msg to the group actor and waits for its reply. A dead actor
-// (stopped between lookup and send) is dropped and asked once more.
-func (h *Host) ask(ctx context.Context, key persistence.GroupKey, msg any) (any, error) {
-	timeout := h.opts.RequestTimeout
-	if dl, ok := ctx.Deadline(); ok {
-		if left := time.Until(dl); left < timeout {
-			timeout = left
-		}
-	}
-	return h.askWithin(timeout, key, msg)
-}
-
-// askWithin is ask bounded by timeout (and RequestTimeout) instead of a context.
-func (h *Host) askWithin(timeout time.Duration, key persistence.GroupKey, msg any) (any, error) {
-	timeout = min(timeout, h.opts.RequestTimeout)
-	if timeout <= 0 {
-		return nil, fmt.Errorf("group %s: %w", key, context.DeadlineExceeded)
-	}
-	if err := h.refusal(); err != nil {
-		return nil, err
-	}
-	if h.clustered() {
-		return h.askCluster(key, msg, timeout)
-	}
-	if hb, ok := msg.(*group.HeartbeatRequest); ok {
-		return h.askHeartbeat(key, nil, hb, timeout)
-	}
-	for attempt := 0; ; attempt++ {
-		pid := h.pid(key)
-		res, err := h.system.Root.RequestFuture(pid, msg, timeout).Result()
-		if err != nil {
-			return nil, fmt.Errorf("group %s did not answer within %s: %w", key, timeout, coordinator.ErrUnavailable)
-		}
-		if _, dead := res.(*actor.DeadLetterResponse); dead {
-			h.mu.Lock()
-			if h.groups[key] == pid {
-				delete(h.groups, key)
-			}
-			h.mu.Unlock()
-			if attempt == 0 {
-				continue
-			}
-			return nil, fmt.Errorf("group %s: %w", key, coordinator.ErrGroupMoving)
-		}
-		return res, nil
-	}
-}
-
-// mapStoreErr turns persistence errors into the service's sentinels.
-func mapStoreErr(err error) error {
-	switch {
-	case err == nil:
-		return nil
-	case errors.Is(err, persistence.ErrUnavailable), errors.Is(err, context.DeadlineExceeded):
-		return fmt.Errorf("%w: %v", coordinator.ErrUnavailable, err)
-	case errors.Is(err, persistence.ErrFenced):
-		return fmt.Errorf("%w: %v", coordinator.ErrGroupMoving, err)
-	case errors.Is(err, persistence.ErrConflict):
-		return fmt.Errorf("%w: %v", coordinator.ErrStateConflict, err)
-	}
-	return err
-}
+// Router is where this node's requests find each group's activation.
+func (h *Host) Router() *router.Router { return h.router }

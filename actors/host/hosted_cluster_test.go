@@ -26,13 +26,13 @@ func TestHostedGroupsOncePerCluster(t *testing.T) {
 	hosts := clusterHosts(t, srv, 3)
 	ctx := context.Background()
 	four := 4
-	_, err := hosts[0].CreateStream(ctx, "orders", protocol.CreateStreamRequest{InitialShardCount: &four, RequestedBy: "test"})
+	_, err := hosts[0].Service().CreateStream(ctx, "orders", protocol.CreateStreamRequest{InitialShardCount: &four, RequestedBy: "test"})
 	require.NoError(t, err)
 	const groups = 12
 	for i := 0; i < groups; i++ {
 		g := fmt.Sprintf("g%02d", i)
 		require.Eventually(t, func() bool {
-			r, err := hosts[i%3].Heartbeat(ctx, "orders", g, "m", protocol.HeartbeatRequest{ProtocolVersion: 1, RequestID: g, MemberID: "m",
+			r, err := hosts[i%3].Service().Heartbeat(ctx, "orders", g, "m", protocol.HeartbeatRequest{ProtocolVersion: 1, RequestID: g, MemberID: "m",
 				RuntimeConsumerCapacity: protocol.Capacity{RuntimeMaxConcurrency: 1, AvailableConcurrency: 1}})
 			return err == nil && r.Status == protocol.StatusOK
 		}, 10*time.Second, 20*time.Millisecond, "group %s did not answer", g)
@@ -40,7 +40,7 @@ func TestHostedGroupsOncePerCluster(t *testing.T) {
 	require.Eventually(t, func() bool {
 		seen := map[persistence.GroupKey]int{}
 		for _, h := range hosts {
-			got, failed := h.HostedGroups(time.Second)
+			got, failed := h.router.HostedGroups(time.Second)
 			if len(failed) > 0 {
 				return false
 			}

@@ -22,20 +22,20 @@ import (
 func TestHostedGroupsListsActivationsOnly(t *testing.T) {
 	mem, prov := newQuickStore(t)
 	h := quickHost(t, mem, prov, "n1")
-	got, failed := h.HostedGroups(time.Second)
+	got, failed := h.router.HostedGroups(time.Second)
 	require.Empty(t, got)
 	require.Empty(t, failed)
 
 	r := beat(t, h, "a", 0, nil)
 	require.Equal(t, protocol.StatusOK, r.Status)
-	got, failed = h.HostedGroups(time.Second)
+	got, failed = h.router.HostedGroups(time.Second)
 	require.Empty(t, failed)
 	require.Len(t, got, 1)
 	require.Equal(t, workers, got[0].Key)
 	require.Equal(t, 4, got[0].ShardCount)
 	require.Equal(t, 4-len(r.Assignment.AssignedShards), got[0].Unowned)
 	// The same count as the assignments view's current assignments.
-	a, err := h.Assignments(context.Background(), "orders", "workers")
+	a, err := h.Service().Assignments(context.Background(), "orders", "workers")
 	require.NoError(t, err)
 	owned := map[int]bool{}
 	for _, shards := range a.CurrentAssignments {
@@ -46,7 +46,7 @@ func TestHostedGroupsListsActivationsOnly(t *testing.T) {
 	require.Equal(t, 4-len(owned), got[0].Unowned)
 
 	require.Equal(t, protocol.StatusOK, beat(t, h, "a", -1, nil).Status)
-	require.Eventually(t, func() bool { g, _ := h.HostedGroups(time.Second); return len(g) == 0 },
+	require.Eventually(t, func() bool { g, _ := h.router.HostedGroups(time.Second); return len(g) == 0 },
 		5*time.Second, 20*time.Millisecond, "a passivated group is not hosted")
 }
 
@@ -73,13 +73,13 @@ func TestHostedGroupsCost(t *testing.T) {
 	require.NoError(t, h.Start(ctx))
 	for i := 0; i < n; i++ {
 		g := fmt.Sprintf("g%04d", i)
-		r, err := h.Heartbeat(ctx, "bench", g, "m", protocol.HeartbeatRequest{ProtocolVersion: 1, RequestID: g, MemberID: "m"})
+		r, err := h.Service().Heartbeat(ctx, "bench", g, "m", protocol.HeartbeatRequest{ProtocolVersion: 1, RequestID: g, MemberID: "m"})
 		require.NoError(t, err)
 		require.Equal(t, protocol.StatusOK, r.Status)
 	}
 	for round := 0; round < 3; round++ {
 		start := time.Now()
-		got, failed := h.HostedGroups(5 * time.Second)
+		got, failed := h.router.HostedGroups(5 * time.Second)
 		took := time.Since(start)
 		require.Empty(t, failed)
 		require.Len(t, got, n)

@@ -29,7 +29,7 @@ import (
 //     request reached a group grain's cached PID after that activation
 //     stopped (moved when the member list changed, passivated, or fenced by
 //     a newer one). The library drops the cached PID and retries with a fresh
-//     lookup, as askCluster does; what the caller finally got is counted in
+//     lookup, as the router (actors/router) does; what the caller finally got is counted in
 //     rsc's grain request metrics. Nothing in our code can avoid it: the
 //     requesting node learns of the move only after the owner stopped the
 //     grain. A timeout (the grain did not answer) is kept.

@@ -56,7 +56,7 @@ func TestNodeRoundDetectsLostState(t *testing.T) {
 			t.Cleanup(h.Stop)
 			require.NoError(t, h.node.Round(ctx))
 			require.NoError(t, h.node.Round(ctx))
-			require.Nil(t, h.Health(ctx).StateLost)
+			require.Nil(t, h.Service().Health(ctx).StateLost)
 			if tc.stale {
 				skew.Store(int64(time.Hour)) // the last successful round was an hour ago
 			}
@@ -64,7 +64,7 @@ func TestNodeRoundDetectsLostState(t *testing.T) {
 			ts.tamper = tc.tamper
 			ts.mu.Unlock()
 			require.NoError(t, h.node.Round(ctx))
-			got := h.Health(ctx)
+			got := h.Service().Health(ctx)
 			if tc.lost == "" {
 				require.Nil(t, got.StateLost)
 				require.True(t, h.node.Hold(persistence.GroupKey{}).IsZero())
@@ -87,7 +87,7 @@ func TestNodeRoundSeesAFlush(t *testing.T) {
 	require.NoError(t, h.node.Round(ctx))
 	mem.Flush()
 	require.NoError(t, h.node.Round(ctx))
-	require.NotNil(t, h.Health(ctx).StateLost)
+	require.NotNil(t, h.Service().Health(ctx).StateLost)
 }
 
 // A store without marker, or with one younger than a lease (created by another node), is a
@@ -99,13 +99,13 @@ func TestEmptyOrYoungStoreIsANewDataSet(t *testing.T) {
 	a := New(Options{Store: mem, Provisioner: memstore.NewProvisioner(), NodeID: "a", Rules: quickRules})
 	t.Cleanup(a.Stop)
 	require.NoError(t, a.node.Round(ctx))
-	require.Nil(t, a.Health(ctx).StateLost, "a new deployment is not a data loss")
+	require.Nil(t, a.Service().Health(ctx).StateLost, "a new deployment is not a data loss")
 	ds := a.node.DataSet()
 	require.False(t, ds.Until.IsZero())
 	b := New(Options{Store: mem, Provisioner: memstore.NewProvisioner(), NodeID: "b", Rules: quickRules})
 	t.Cleanup(b.Stop)
 	require.NoError(t, b.node.Round(ctx))
-	require.Nil(t, b.Health(ctx).StateLost)
+	require.Nil(t, b.Service().Health(ctx).StateLost)
 	require.WithinDuration(t, ds.Until, b.node.DataSet().Until, time.Millisecond, "every node counts from the marker's creation")
 	trusting := New(Options{Store: mem, Provisioner: memstore.NewProvisioner(), NodeID: "c", Rules: quickRules, TrustEmptyStore: true})
 	t.Cleanup(trusting.Stop)

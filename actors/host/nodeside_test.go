@@ -15,9 +15,9 @@ import (
 func TestRefusalIsUnavailable(t *testing.T) {
 	h := New(Options{Store: memstore.New(), Provisioner: memstore.NewProvisioner(), NodeID: "n", Rules: quickRules})
 	t.Cleanup(h.Stop)
-	require.NoError(t, h.refusal())
+	require.NoError(t, h.router.Refusal())
 	h.node.Evict("test")
-	err := h.refusal()
+	err := h.router.Refusal()
 	require.ErrorIs(t, err, coordinator.ErrUnavailable)
 	require.Contains(t, err.Error(), "evicted")
 }

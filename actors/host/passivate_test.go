@@ -38,7 +38,7 @@ var workers = persistence.GroupKey{StreamPrefix: "orders", ConsumerGroup: "worke
 
 func beat(t *testing.T, h *Host, id string, epoch int64, owned []protocol.ShardID) protocol.HeartbeatResponse {
 	t.Helper()
-	r, err := h.Heartbeat(context.Background(), "orders", "workers", id,
+	r, err := h.Service().Heartbeat(context.Background(), "orders", "workers", id,
 		protocol.HeartbeatRequest{ProtocolVersion: 1, RequestID: id, MemberID: id, MemberEpoch: epoch, OwnedShards: owned})
 	require.NoError(t, err)
 	return r
@@ -66,13 +66,13 @@ func TestIdleGroupPassivatesAndKeepsItsEpochs(t *testing.T) {
 		require.Equal(t, protocol.StatusOK, r.Status, "a live member's group stays active")
 		require.Len(t, r.Assignment.AssignedShards, 4)
 	}
-	_, ok := h.active(workers)
+	_, ok := h.router.Active(workers)
 	require.True(t, ok)
 	leave := beat(t, h, "a", -1, nil)
 	require.Equal(t, protocol.StatusOK, leave.Status)
 	_, before := storedMeta(t, mem)
 
-	require.Eventually(t, func() bool { _, ok := h.active(workers); return !ok }, 5*time.Second, 20*time.Millisecond, "idle group did not passivate")
+	require.Eventually(t, func() bool { _, ok := h.router.Active(workers); return !ok }, 5*time.Second, 20*time.Millisecond, "idle group did not passivate")
 	snap, after := storedMeta(t, mem)
 	require.Equal(t, "", snap.Owner, "passivation releases the activation")
 	require.Equal(t, before, after, "passivation changes no stored state")
@@ -109,7 +109,7 @@ func TestSweepExpiresMembersOfAGroupNobodyHosts(t *testing.T) {
 				require.NoError(t, json.Unmarshal(snap.Members["m"], &m))
 				return m.State == groupstate.StateExpired
 			}, 10*time.Second, 20*time.Millisecond, "the dead member of a group nobody hosted never expired")
-			require.Eventually(t, func() bool { _, ok := h2.active(workers); return !ok }, 5*time.Second, 20*time.Millisecond,
+			require.Eventually(t, func() bool { _, ok := h2.router.Active(workers); return !ok }, 5*time.Second, 20*time.Millisecond,
 				"the swept group did not passivate once its member expired")
 			orphans, err := mem.Orphans(context.Background(), "other")
 			require.NoError(t, err)

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/redisstream/coordinator/test/benchresult"
 	"io"
 	"log/slog"
 	"math"
@@ -21,9 +20,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redisstream/coordinator/test/benchresult"
+
 	"github.com/stretchr/testify/require"
 
-	"github.com/redisstream/coordinator/actors/group"
 	"github.com/redisstream/coordinator/actors/groupstate"
 	"github.com/redisstream/coordinator/membersdk/protocol"
 	"github.com/redisstream/coordinator/membersdk/redistest"
@@ -120,7 +120,7 @@ func (f *perfFleet) beat(g, m int) {
 				UpdatedAt: now.UTC().Format(time.RFC3339Nano)})
 		}
 	}
-	r, err := f.h.Heartbeat(context.Background(), "orders", perfGroup(g), id, req)
+	r, err := f.h.Service().Heartbeat(context.Background(), "orders", perfGroup(g), id, req)
 	if err != nil {
 		f.bad.Add(1)
 		return
@@ -238,7 +238,7 @@ func TestMemoryPerMemberBenchmark(t *testing.T) {
 			steady, st.gcs, float64(steady)*n/st.took.Seconds(), per(st.rssMean, before.rss), per(st.rssMax, before.rss), per(st.rssLast, before.rss),
 			per(st.heapMean, before.heapInuse), per(st.heapMax, before.heapInuse), 100*st.gcCPU, memLimitString(), cmp.Or(os.Getenv("GOGC"), "100"))
 	}
-	require.Len(t, h.activeKeys(), groups)
+	require.Len(t, h.router.ActiveKeys(), groups)
 	writeBenchResult(t, res)
 	runtime.KeepAlive(f)
 }
@@ -317,69 +317,6 @@ func writeBenchResult(t *testing.T, v any) {
 	require.NoError(t, out.Close())
 }
 
-// TestIdleGroupsRedisReadsBenchmark: Redis commands per second of a node hosting many active
-// groups whose members heartbeat steadily (nothing changes), against the same node with no
-// group, at the default timings (15 s lease). Counted with INFO commandstats over the window.
-//
-//	RSC_BENCH_IDLE_READS=1 [RSC_BENCH_IDLE_GROUPS=1000 RSC_BENCH_IDLE_WINDOW=10s] \
-//	  go test -count=1 -run TestIdleGroupsRedisReadsBenchmark -v ./actors/host/
-func TestIdleGroupsRedisReadsBenchmark(t *testing.T) {
-	groups, window := idleBenchSettings(t)
-	for _, n := range []int{0, groups} {
-		srv := redistest.Start(t)
-		h := perfHost(t, srv, defaultRules, 4)
-		f := newPerfFleet(h, n, 1)
-		for r := 0; r < 3; r++ {
-			f.round(4)
-		}
-		require.Len(t, h.activeKeys(), n)
-		calls, stats := idleReadsWindow(srv, window, func() { f.round(4) })
-		rounds := float64(window) / float64(group.ConfirmInterval(defaultRules))
-		t.Logf("%d active idle groups (1 steady member each), %s window (%.0f confirmation rounds): %.1f Redis commands/s (%d), %v; non-OK answers %d",
-			n, window, rounds, float64(calls)/window.Seconds(), calls, stats, f.bad.Load())
-		if n > 0 {
-			t.Logf("HMGET calls %d for %d renewals (one inside each renewal script; a per-group confirmation would be %d); commands per lease window: %.0f",
-				stats["hmget"], stats["evalsha"], int64(float64(n)*rounds), float64(calls)/window.Seconds()*defaultRules.LeaseTTL.Seconds())
-		}
-		writeBenchResult(t, benchresult.Idle{Kind: "idle", Nodes: 1, Groups: n, WindowSeconds: window.Seconds(), Commands: calls,
-			CommandsPerSec: float64(calls) / window.Seconds(), Stats: stats, NonOK: f.bad.Load()})
-		h.Stop()
-		srv.Stop()
-	}
-}
-
-// idleReadsWindow runs steady heartbeats for window (members beat every interval through
-// beat) and returns the Redis commands counted meanwhile (script-internal ones included).
-func idleReadsWindow(srv *redistest.Server, window time.Duration, beat func()) (int64, map[string]int64) {
-	stop := make(chan struct{})
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		tick := time.NewTicker(defaultRules.HeartbeatInterval)
-		defer tick.Stop()
-		for {
-			select {
-			case <-stop:
-				return
-			case <-tick.C:
-				beat()
-			}
-		}
-	}()
-	srv.ResetStats()
-	time.Sleep(window)
-	stats := srv.CommandCalls()
-	close(stop)
-	<-done
-	var calls int64
-	for cmd, c := range stats {
-		if cmd != "config|resetstat" && cmd != "info" {
-			calls += c
-		}
-	}
-	return calls, stats
-}
-
 // BenchmarkHostHeartbeatSteady: time and allocations of one steady heartbeat (nothing changes
 // but the lease) through the in-process host — the actor hop, evaluation, apply and response —
 // for a member of a settled group of 100 members × 64 shards. Memory between collections grows
@@ -404,26 +341,9 @@ func BenchmarkHostHeartbeatSteady(b *testing.B) {
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
-		r, err := h.Heartbeat(ctx, "orders", perfGroup(0), id, req)
+		r, err := h.Service().Heartbeat(ctx, "orders", perfGroup(0), id, req)
 		if err != nil || r.Status != protocol.StatusOK || r.MemberEpoch != s.epoch {
 			b.Fatalf("not steady: %v %+v", err, r)
 		}
 	}
-}
-
-// idleBenchSettings gates the idle-reads benchmarks on RSC_BENCH_IDLE_READS
-// and reads their group count and window (RSC_BENCH_IDLE_GROUPS, default
-// 1,000; RSC_BENCH_IDLE_WINDOW, default 10 s).
-func idleBenchSettings(t *testing.T) (groups int, window time.Duration) {
-	t.Helper()
-	if os.Getenv("RSC_BENCH_IDLE_READS") == "" {
-		t.Skip("set RSC_BENCH_IDLE_READS=1 to run")
-	}
-	window = 10 * time.Second
-	if w := os.Getenv("RSC_BENCH_IDLE_WINDOW"); w != "" {
-		d, err := time.ParseDuration(w)
-		require.NoError(t, err)
-		window = d
-	}
-	return envInt(t, "RSC_BENCH_IDLE_GROUPS", 1000), window
 }

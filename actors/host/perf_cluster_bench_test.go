@@ -5,11 +5,12 @@ package host
 import (
 	"context"
 	"fmt"
-	"github.com/redisstream/coordinator/test/benchresult"
 	"io"
 	"log/slog"
 	"testing"
 	"time"
+
+	"github.com/redisstream/coordinator/test/benchresult"
 
 	"github.com/asynkron/protoactor-go/cluster/clusterproviders/test"
 	"github.com/asynkron/protoactor-go/remote"
@@ -51,7 +52,7 @@ func TestIdleGroupsRedisReadsClusterBenchmark(t *testing.T) {
 			return len(hosts[0].clusterMembers()) == 2 && len(hosts[1].clusterMembers()) == 2
 		}, 10*time.Second, 50*time.Millisecond)
 		four := 4
-		_, err := hosts[0].CreateStream(context.Background(), "orders", protocol.CreateStreamRequest{InitialShardCount: &four, RequestedBy: "bench"})
+		_, err := hosts[0].Service().CreateStream(context.Background(), "orders", protocol.CreateStreamRequest{InitialShardCount: &four, RequestedBy: "bench"})
 		require.NoError(t, err)
 		fleets := []*perfFleet{newPerfFleet(hosts[0], n, 1), newPerfFleet(hosts[1], n, 1)}
 		fleets[1].state = fleets[0].state // the same members, through the other node
@@ -60,7 +61,7 @@ func TestIdleGroupsRedisReadsClusterBenchmark(t *testing.T) {
 		for r := 0; r < 4; r++ {
 			beat()
 		}
-		active := len(hosts[0].activeKeys()) + len(hosts[1].activeKeys())
+		active := len(hosts[0].router.ActiveKeys()) + len(hosts[1].router.ActiveKeys())
 		calls, stats := idleReadsWindow(srv, window, beat)
 		rounds := float64(window) / float64(group.ConfirmInterval(defaultRules))
 		t.Logf("2 nodes, %d groups (%d activations; 1 steady member each, heartbeating through both nodes in turn), %s window (%.0f confirmation rounds per node): %.1f Redis commands/s (%d), %v; non-OK answers %d",

@@ -70,7 +70,7 @@ func TestIdleNodeRedisCallsDoNotGrowWithStoredGroups(t *testing.T) {
 		}
 		trips[n] = stats["evalsha"] + stats["zrange"]
 		renewals[n], sweepReads[n] = stats["evalsha"], stats["zrange"]
-		require.Empty(t, h.activeKeys(), "an idle node activated stored groups")
+		require.Empty(t, h.router.ActiveKeys(), "an idle node activated stored groups")
 		t.Logf("%d stored groups: %d Redis commands, %d round trips in %s (%v)", n, calls[n], trips[n], window, stats)
 	}
 	rounds := int64(window / group.ConfirmInterval(quickRules))
@@ -170,7 +170,7 @@ func member(t *testing.T, host func() *Host, o *oracle, id string, stop <-chan s
 			continue // its coordinator is gone: no answer, keep reading until the lease runs out
 		}
 		sent := time.Now()
-		r, err := h.Heartbeat(context.Background(), "orders", "workers", id,
+		r, err := h.Service().Heartbeat(context.Background(), "orders", "workers", id,
 			protocol.HeartbeatRequest{ProtocolVersion: 1, RequestID: fmt.Sprint(sent.UnixNano()), MemberID: id, MemberEpoch: epoch, OwnedShards: owned})
 		if err != nil {
 			continue
@@ -203,11 +203,11 @@ func flushAllRecreate(t *testing.T, restart bool) {
 	h, store := redisHost(t, srv, opts)
 	ctx := context.Background()
 	// A brand-new deployment (no instance marker) is a new data set, not a loss.
-	health := h.Health(ctx)
+	health := h.Service().Health(ctx)
 	require.Nil(t, health.StateLost, "a store without instance marker is a new deployment")
 	require.Equal(t, "UP", health.Status)
 	four := 4
-	_, err := h.CreateStream(ctx, "orders", protocol.CreateStreamRequest{InitialShardCount: &four})
+	_, err := h.Service().CreateStream(ctx, "orders", protocol.CreateStreamRequest{InitialShardCount: &four})
 	require.NoError(t, err)
 
 	var mu sync.Mutex
@@ -225,7 +225,7 @@ func flushAllRecreate(t *testing.T, restart bool) {
 		defer o.mu.Unlock()
 		return len(o.held["a"]) == 4
 	}, 10*time.Second, 20*time.Millisecond, "a never got the shards of the new deployment")
-	require.Nil(t, h.Health(ctx).StateLost)
+	require.Nil(t, h.Service().Health(ctx).StateLost)
 	_, before := storedMeta(t, store)
 
 	require.NoError(t, srv.Client().FlushAll(ctx).Err())
@@ -240,18 +240,18 @@ func flushAllRecreate(t *testing.T, restart bool) {
 		mu.Unlock()
 		time.AfterFunc(quickRules.HeartbeatInterval*4/5, func() { mu.Lock(); hostA = h; mu.Unlock() })
 	}
-	_, err = h.CreateStream(ctx, "orders", protocol.CreateStreamRequest{InitialShardCount: &four}) // the provisioning job
+	_, err = h.Service().CreateStream(ctx, "orders", protocol.CreateStreamRequest{InitialShardCount: &four}) // the provisioning job
 	require.NoError(t, err)
 	wg.Add(1)
 	go member(t, get(&hostB), o, "b", stop, &wg)
 
-	require.Eventually(t, func() bool { return h.Health(ctx).StateLost != nil }, 5*time.Second, 10*time.Millisecond, "health never said state lost")
+	require.Eventually(t, func() bool { return h.Service().Health(ctx).StateLost != nil }, 5*time.Second, 10*time.Millisecond, "health never said state lost")
 	require.Eventually(t, func() bool {
 		o.mu.Lock()
 		defer o.mu.Unlock()
 		return len(o.held["a"])+len(o.held["b"]) == 4 && len(o.held["b"]) > 0
 	}, 15*time.Second, 20*time.Millisecond, "grants did not resume after the hold")
-	require.Eventually(t, func() bool { return h.Health(ctx).StateLost == nil }, 5*time.Second, 20*time.Millisecond)
+	require.Eventually(t, func() bool { return h.Service().Health(ctx).StateLost == nil }, 5*time.Second, 20*time.Millisecond)
 	close(stop)
 	wg.Wait()
 	o.mu.Lock()

@@ -72,10 +72,10 @@ func registryHost(t *testing.T, srv *redistest.Server, id string, opts Options) 
 	return h, logs, met
 }
 
-func health(h *Host) protocol.HealthResponse { return h.Health(context.Background()) }
+func health(h *Host) protocol.HealthResponse { return h.Service().Health(context.Background()) }
 
 func hb(h *Host, id string) protocol.HeartbeatResponse {
-	r, _ := h.Heartbeat(context.Background(), "orders", "workers", id,
+	r, _ := h.Service().Heartbeat(context.Background(), "orders", "workers", id,
 		protocol.HeartbeatRequest{ProtocolVersion: 1, RequestID: id, MemberID: id, MemberEpoch: 0, OwnedShards: []protocol.ShardID{}})
 	return r
 }
@@ -86,7 +86,7 @@ func hb(h *Host, id string) protocol.HeartbeatResponse {
 func TestLaterNodeSharingTheStoreRefusesToServe(t *testing.T) {
 	srv := redistest.Start(t)
 	a, logsA, metA := registryHost(t, srv, "n1", Options{})
-	_, err := a.CreateStream(context.Background(), "orders", protocol.CreateStreamRequest{})
+	_, err := a.Service().CreateStream(context.Background(), "orders", protocol.CreateStreamRequest{})
 	require.NoError(t, err)
 
 	b, logsB, metB := registryHost(t, srv, "n2", Options{})
@@ -108,17 +108,17 @@ func TestLaterNodeSharingTheStoreRefusesToServe(t *testing.T) {
 	r := hb(b, "m-b2")
 	require.Equal(t, protocol.StatusRetry, r.Status)
 	require.Contains(t, r.Message, "refuses to serve")
-	_, err = b.Group(context.Background(), "orders", "workers")
+	_, err = b.Service().Group(context.Background(), "orders", "workers")
 	require.ErrorIs(t, err, coordinator.ErrUnavailable)
 	require.Contains(t, err.Error(), "n1")
-	_, err = b.Groups(context.Background())
+	_, err = b.Service().Groups(context.Background())
 	require.ErrorIs(t, err, coordinator.ErrUnavailable)
-	_, err = b.CreateStream(context.Background(), "other", protocol.CreateStreamRequest{})
+	_, err = b.Service().CreateStream(context.Background(), "other", protocol.CreateStreamRequest{})
 	require.ErrorIs(t, err, coordinator.ErrUnavailable)
-	require.Empty(t, b.activeKeys())
+	require.Empty(t, b.router.ActiveKeys())
 	// An activation that slips in anyway (a request racing the refusal) is released at the next round.
-	b.pid(workers)
-	require.Eventually(t, func() bool { return len(b.activeKeys()) == 0 }, 10*time.Second, 10*time.Millisecond)
+	b.router.PID(workers)
+	require.Eventually(t, func() bool { return len(b.router.ActiveKeys()) == 0 }, 10*time.Second, 10*time.Millisecond)
 
 	lines := strings.Split(logsB.String(), "\n")
 	var refuse []string
@@ -160,7 +160,7 @@ func TestRefusingNodeReleasesItsActivations(t *testing.T) {
 	srv := redistest.Start(t)
 	a, _, _ := registryHost(t, srv, "n1", Options{ClusterSettle: time.Millisecond,
 		ClusterView: func() (string, []string) { return "n1", []string{"n1"} }})
-	_, err := a.CreateStream(context.Background(), "orders", protocol.CreateStreamRequest{})
+	_, err := a.Service().CreateStream(context.Background(), "orders", protocol.CreateStreamRequest{})
 	require.NoError(t, err)
 	inCluster := atomic.Bool{}
 	inCluster.Store(true)
@@ -172,12 +172,12 @@ func TestRefusingNodeReleasesItsActivations(t *testing.T) {
 			return "n2", []string{"n2"}
 		}})
 	require.Equal(t, protocol.StatusOK, hb(b, "m-b").Status)
-	require.Equal(t, []persistence.GroupKey{workers}, b.activeKeys())
+	require.Equal(t, []persistence.GroupKey{workers}, b.router.ActiveKeys())
 	require.False(t, metB.refused.Load())
 
 	inCluster.Store(false)
 	require.Eventually(t, func() bool { return metB.refusing.Load() }, 10*time.Second, 10*time.Millisecond)
-	require.Eventually(t, func() bool { return len(b.activeKeys()) == 0 }, 10*time.Second, 10*time.Millisecond)
+	require.Eventually(t, func() bool { return len(b.router.ActiveKeys()) == 0 }, 10*time.Second, 10*time.Millisecond)
 	snap, err := b.opts.Store.LoadGroup(context.Background(), workers)
 	require.NoError(t, err)
 	require.Empty(t, snap.Owner, "the activation was released in the store, not only stopped")
@@ -241,8 +241,8 @@ func TestNodeThatMayRefuseDoesNotSweep(t *testing.T) {
 	require.True(t, b.node.HoldsSweep())
 	require.Empty(t, b.node.RefusingRequests(), "within the grace: not refusing yet")
 	b.sweep(ctx)
-	require.Empty(t, b.activeKeys())
+	require.Empty(t, b.router.ActiveKeys())
 	require.False(t, a.node.HoldsSweep(), "the earlier node sweeps")
 	a.sweep(ctx)
-	require.Equal(t, []persistence.GroupKey{k}, a.activeKeys())
+	require.Equal(t, []persistence.GroupKey{k}, a.router.ActiveKeys())
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/redisstream/coordinator/actors/group"
+	"github.com/redisstream/coordinator/actors/router"
 	"github.com/redisstream/coordinator/coordinator"
 	"github.com/redisstream/coordinator/persistence"
 	"github.com/redisstream/coordinator/reshard/driver"
@@ -21,7 +22,7 @@ var _ driver.Node = driverNode{}
 
 func (n driverNode) Store() persistence.Store             { return n.h.opts.Store }
 func (n driverNode) Provisioner() persistence.Provisioner { return n.h.opts.Provisioner }
-func (n driverNode) Refusal() error                       { return n.h.refusal() }
+func (n driverNode) Refusal() error                       { return n.h.router.Refusal() }
 func (n driverNode) NodeID() string                       { return n.h.opts.NodeID }
 func (n driverNode) Owner() string                        { return n.h.node.Owner() }
 func (n driverNode) Logger() *slog.Logger                 { return n.h.opts.Logger }
@@ -42,13 +43,8 @@ func (h *Host) resizeGroups(ctx context.Context, p string, count int, mv int64, 
 	var mu sync.Mutex
 	var first error
 	h.eachGroup(keys, func(k persistence.GroupKey) {
-		res, err := h.ask(ctx, k, &group.ResizeRequest{ShardCount: count, MetadataVersion: mv, RequestID: migration})
-		if err == nil {
-			if er, ok := res.(*group.ErrorReply); ok && er.Err != nil {
-				err = er.Err
-			}
-		}
-		if err != nil && errors.Is(h.groupErr(k, err), coordinator.ErrGroupNotFound) {
+		err := h.router.Resize(ctx, k, &group.ResizeRequest{ShardCount: count, MetadataVersion: mv, RequestID: migration})
+		if err != nil && errors.Is(router.GroupErr(k, err), coordinator.ErrGroupNotFound) {
 			err = nil // deleted meanwhile: nothing to tell
 		}
 		if err != nil {

@@ -25,7 +25,7 @@ func TestReshardRollbackOfScaleOut(t *testing.T) {
 	ctx := context.Background()
 	c := srv.Client()
 	one := 1
-	_, err := h.CreateStream(ctx, "orders", protocol.CreateStreamRequest{InitialShardCount: &one, RequestedBy: "test"})
+	_, err := h.Service().CreateStream(ctx, "orders", protocol.CreateStreamRequest{InitialShardCount: &one, RequestedBy: "test"})
 	require.NoError(t, err)
 	a := &reshardMember{id: "a"}
 	require.Eventually(t, func() bool { a.beat(t, h); return len(ownedSet(a)) == 1 }, 10*time.Second, 10*time.Millisecond)
@@ -34,15 +34,15 @@ func TestReshardRollbackOfScaleOut(t *testing.T) {
 	require.NoError(t, err)
 	id := resp.Migrations[0].ReshardingID
 	waitMigration(t, h, id, reshard.StateActive, a)
-	rb, err := h.StreamRollback(ctx, "orders", id, protocol.RollbackRequest{RequestedBy: "sre", Reason: "too many"})
+	rb, err := h.Service().StreamRollback(ctx, "orders", id, protocol.RollbackRequest{RequestedBy: "sre", Reason: "too many"})
 	require.NoError(t, err)
 	require.Equal(t, reshard.StateRollingBack, rb.State)
 	require.Empty(t, rb.ConsumerGroup, "the stream's view names no group")
-	_, err = h.Rollback(ctx, "orders", "billing", id, protocol.RollbackRequest{RequestedBy: "sre"})
+	_, err = h.Service().Rollback(ctx, "orders", "billing", id, protocol.RollbackRequest{RequestedBy: "sre"})
 	require.ErrorIs(t, err, coordinator.ErrRollbackNotAllowed)
 	m := waitMigration(t, h, id, reshard.StateRolledBack, a)
 	require.Equal(t, "sre", m.RollbackRequestedBy)
-	r, err := h.ProducerRouting(ctx, "orders", "billing")
+	r, err := h.Service().ProducerRouting(ctx, "orders", "billing")
 	require.NoError(t, err)
 	require.Equal(t, 1, r.ShardCount)
 	require.Zero(t, c.Exists(ctx, "orders:1", "orders:2").Val())
@@ -62,18 +62,18 @@ func TestReshardRollbackOfScaleOut(t *testing.T) {
 	require.GreaterOrEqual(t, done.Sub(back), opts.Resharding.RoutingGrace, "history %+v", m.History)
 
 	// The stream's migrations, with and without a group.
-	list, err := h.StreamMigrations(ctx, "orders")
+	list, err := h.Service().StreamMigrations(ctx, "orders")
 	require.NoError(t, err)
 	require.Len(t, list.Migrations, 1)
 	require.Nil(t, list.ActiveReshardingID)
-	one1, err := h.StreamMigration(ctx, "orders", id)
+	one1, err := h.Service().StreamMigration(ctx, "orders", id)
 	require.NoError(t, err)
 	require.Equal(t, reshard.StateRolledBack, one1.State)
-	_, err = h.StreamMigration(ctx, "orders", "rs-9")
+	_, err = h.Service().StreamMigration(ctx, "orders", "rs-9")
 	require.ErrorIs(t, err, coordinator.ErrMigrationNotFound)
-	_, err = h.StreamMigrations(ctx, "ghost")
+	_, err = h.Service().StreamMigrations(ctx, "ghost")
 	require.ErrorIs(t, err, coordinator.ErrStreamNotFound)
-	_, err = h.StreamRollback(ctx, "orders", id, protocol.RollbackRequest{RequestedBy: "sre"})
+	_, err = h.Service().StreamRollback(ctx, "orders", id, protocol.RollbackRequest{RequestedBy: "sre"})
 	require.ErrorIs(t, err, coordinator.ErrRollbackNotAllowed)
 }
 
@@ -85,22 +85,22 @@ func TestStreamMigrationsWithoutGroups(t *testing.T) {
 	h, _ := redisHost(t, srv, opts)
 	ctx := context.Background()
 	two := 2
-	_, err := h.CreateStream(ctx, "bare", protocol.CreateStreamRequest{InitialShardCount: &two, RequestedBy: "test"})
+	_, err := h.Service().CreateStream(ctx, "bare", protocol.CreateStreamRequest{InitialShardCount: &two, RequestedBy: "test"})
 	require.NoError(t, err)
 	n := 4
-	resp, err := h.Scale(ctx, "bare", protocol.ScaleRequest{TargetShardCount: &n, RequestedBy: "test"})
+	resp, err := h.Service().Scale(ctx, "bare", protocol.ScaleRequest{TargetShardCount: &n, RequestedBy: "test"})
 	require.NoError(t, err)
 	require.Empty(t, resp.AffectedConsumerGroups)
 	id := resp.Migrations[0].ReshardingID
 	require.Eventually(t, func() bool {
-		m, err := h.StreamMigration(ctx, "bare", id)
+		m, err := h.Service().StreamMigration(ctx, "bare", id)
 		require.NoError(t, err)
 		return m.State == reshard.StateDeprecated
 	}, 10*time.Second, 10*time.Millisecond)
-	list, err := h.StreamMigrations(ctx, "bare")
+	list, err := h.Service().StreamMigrations(ctx, "bare")
 	require.NoError(t, err)
 	require.Len(t, list.Migrations, 1)
 	require.Equal(t, 4, list.Migrations[0].ToShardCount)
-	_, err = h.Migrations(ctx, "bare", "nobody")
+	_, err = h.Service().Migrations(ctx, "bare", "nobody")
 	require.ErrorIs(t, err, coordinator.ErrGroupNotFound)
 }

@@ -31,7 +31,7 @@ func (m *reshardMember) beat(t *testing.T, h *Host) {
 	if m.owned == nil {
 		req.OwnedShards = []protocol.ShardID{}
 	}
-	resp, err := h.Heartbeat(context.Background(), "orders", "billing", m.id, req)
+	resp, err := h.Service().Heartbeat(context.Background(), "orders", "billing", m.id, req)
 	require.NoError(t, err)
 	if resp.Status == protocol.StatusOK {
 		m.epoch, m.owned = resp.MemberEpoch, resp.Assignment.AssignedShards
@@ -56,7 +56,7 @@ func waitMigration(t *testing.T, h *Host, id, state string, ms ...*reshardMember
 		for _, m := range ms {
 			m.beat(t, h)
 		}
-		got, err := h.Migration(context.Background(), "orders", "billing", id)
+		got, err := h.Service().Migration(context.Background(), "orders", "billing", id)
 		require.NoError(t, err)
 		last = got
 		return got.State == state
@@ -72,7 +72,7 @@ func reshardOpts() Options {
 
 func scaleTo(t *testing.T, h *Host, n int) (protocol.ScaleResponse, error) {
 	t.Helper()
-	return h.Scale(context.Background(), "orders", protocol.ScaleRequest{TargetShardCount: &n, RequestedBy: "test", Reason: "reshard test"})
+	return h.Service().Scale(context.Background(), "orders", protocol.ScaleRequest{TargetShardCount: &n, RequestedBy: "test", Reason: "reshard test"})
 }
 
 // Scale-out, scale-in with a shard that must drain first, and a finished
@@ -85,7 +85,7 @@ func TestReshardOutInAndRollback(t *testing.T) {
 	ctx := context.Background()
 	c := srv.Client()
 	two := 2
-	_, err := h.CreateStream(ctx, "orders", protocol.CreateStreamRequest{InitialShardCount: &two, RequestedBy: "test"})
+	_, err := h.Service().CreateStream(ctx, "orders", protocol.CreateStreamRequest{InitialShardCount: &two, RequestedBy: "test"})
 	require.NoError(t, err)
 	a, b := &reshardMember{id: "a"}, &reshardMember{id: "b"}
 	require.Eventually(t, func() bool { a.beat(t, h); b.beat(t, h); return len(ownedSet(a, b)) == 2 }, 10*time.Second, 10*time.Millisecond)
@@ -108,7 +108,7 @@ func TestReshardOutInAndRollback(t *testing.T) {
 		require.Len(t, groups, 1)
 		require.Equal(t, "billing", groups[0].Name)
 	}
-	r, err := h.ProducerRouting(ctx, "orders", "billing")
+	r, err := h.Service().ProducerRouting(ctx, "orders", "billing")
 	require.NoError(t, err)
 	require.Equal(t, 4, r.ShardCount)
 	require.EqualValues(t, m.MetadataVersion, r.MetadataVersion)
@@ -120,13 +120,13 @@ func TestReshardOutInAndRollback(t *testing.T) {
 	resp, err = scaleTo(t, h, 1)
 	require.NoError(t, err)
 	id = resp.Migrations[0].ReshardingID
-	r, err = h.ProducerRouting(ctx, "orders", "billing")
+	r, err = h.Service().ProducerRouting(ctx, "orders", "billing")
 	require.NoError(t, err)
 	require.Equal(t, 1, r.ShardCount, "removed shards leave routing at once")
 	require.Eventually(t, func() bool {
 		a.beat(t, h)
 		b.beat(t, h)
-		got, err := h.Migration(ctx, "orders", "billing", id)
+		got, err := h.Service().Migration(ctx, "orders", "billing", id)
 		require.NoError(t, err)
 		for _, s := range got.Shards {
 			if s.ShardIndex == 3 && len(s.BlockedBy) == 1 && s.BlockedBy[0].Lag == 1 {
@@ -137,19 +137,19 @@ func TestReshardOutInAndRollback(t *testing.T) {
 	}, 10*time.Second, 10*time.Millisecond, "shard 3 must wait for its undelivered entry")
 	_, err = scaleTo(t, h, 5)
 	require.ErrorIs(t, err, coordinator.ErrMigrationActive, "a second scale while one is in progress")
-	g, err := h.MonitorGroup(ctx, "orders", "billing")
+	g, err := h.Service().MonitorGroup(ctx, "orders", "billing")
 	require.NoError(t, err)
 	require.Equal(t, 4, g.ShardCount, "removed shards stay assigned while they drain")
-	sv, err := h.Stream(ctx, "orders")
+	sv, err := h.Service().Stream(ctx, "orders")
 	require.NoError(t, err)
 	require.Equal(t, 1, sv.ShardCount)
 	require.Equal(t, 4, sv.ConsumedShardCount)
 	require.Equal(t, []string{"billing"}, sv.Groups)
 	require.NotNil(t, sv.ActiveMigration)
-	all, err := h.Streams(ctx)
+	all, err := h.Service().Streams(ctx)
 	require.NoError(t, err)
 	require.Len(t, all.Streams, 1)
-	_, err = h.Stream(ctx, "ghost")
+	_, err = h.Service().Stream(ctx, "ghost")
 	require.ErrorIs(t, err, coordinator.ErrStreamNotFound)
 	require.NotNil(t, g.ActiveMigration)
 	require.EqualValues(t, 1, c.Exists(ctx, "orders:3").Val())
@@ -164,7 +164,7 @@ func TestReshardOutInAndRollback(t *testing.T) {
 	}
 	require.EqualValues(t, 1, c.XLen(ctx, reshard.RetiredKey("orders:3", id)).Val(), "the retired stream keeps its entries")
 	require.Eventually(t, func() bool { a.beat(t, h); b.beat(t, h); o := ownedSet(a, b); return len(o) == 1 && o[0] == 1 }, 10*time.Second, 10*time.Millisecond)
-	g, err = h.MonitorGroup(ctx, "orders", "billing")
+	g, err = h.Service().MonitorGroup(ctx, "orders", "billing")
 	require.NoError(t, err)
 	require.Equal(t, 1, g.ShardCount)
 	require.Nil(t, g.ActiveMigration)
@@ -178,11 +178,11 @@ func TestReshardOutInAndRollback(t *testing.T) {
 	// Bad requests change nothing.
 	_, err = scaleTo(t, h, 3)
 	require.ErrorIs(t, err, coordinator.ErrInvalidArgument)
-	_, err = h.Rollback(ctx, "orders", "billing", "rs-99", protocol.RollbackRequest{RequestedBy: "sre"})
+	_, err = h.Service().Rollback(ctx, "orders", "billing", "rs-99", protocol.RollbackRequest{RequestedBy: "sre"})
 	require.ErrorIs(t, err, coordinator.ErrMigrationNotFound)
-	_, err = h.Rollback(ctx, "orders", "billing", id, protocol.RollbackRequest{RequestedBy: "sre"})
+	_, err = h.Service().Rollback(ctx, "orders", "billing", id, protocol.RollbackRequest{RequestedBy: "sre"})
 	require.ErrorIs(t, err, coordinator.ErrRollbackNotAllowed, "a finished scale-out")
-	list, err := h.Migrations(ctx, "orders", "billing")
+	list, err := h.Service().Migrations(ctx, "orders", "billing")
 	require.NoError(t, err)
 	require.Len(t, list.Migrations, 3)
 	require.Nil(t, list.ActiveReshardingID)

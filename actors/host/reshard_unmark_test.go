@@ -38,7 +38,7 @@ func hookedHost(t *testing.T, srv *redistest.Server, store persistence.Store) (*
 	t.Cleanup(h.Stop)
 	require.NoError(t, h.Start(context.Background()))
 	two := 2
-	_, err := h.CreateStream(context.Background(), "orders", protocol.CreateStreamRequest{InitialShardCount: &two, RequestedBy: "test"})
+	_, err := h.Service().CreateStream(context.Background(), "orders", protocol.CreateStreamRequest{InitialShardCount: &two, RequestedBy: "test"})
 	require.NoError(t, err)
 	a := &reshardMember{id: "a"}
 	require.Eventually(t, func() bool { a.beat(t, h); return len(ownedSet(a)) == 2 }, 10*time.Second, 10*time.Millisecond)

@@ -21,7 +21,7 @@ func TestUnknownClaimInAnEmptyGroupHoldsGrants(t *testing.T) {
 	require.Equal(t, protocol.StatusOK, j.Status)
 	require.Empty(t, j.Assignment.AssignedShards, "a shard was granted while a member the store forgot may still read it")
 	require.Len(t, j.Assignment.PendingShards, 4)
-	health := h.Health(context.Background())
+	health := h.Service().Health(context.Background())
 	require.Equal(t, "DEGRADED", health.Status)
 	require.NotNil(t, health.StateLost)
 	require.Contains(t, health.StateLost.Reason, "ghost")
@@ -31,5 +31,5 @@ func TestUnknownClaimInAnEmptyGroupHoldsGrants(t *testing.T) {
 	h2 := quickHost(t, mem2, prov2, "n2")
 	require.Len(t, beat(t, h2, "a", 0, nil).Assignment.AssignedShards, 4)
 	require.Equal(t, protocol.StatusUnknownMemberID, beat(t, h2, "ghost", 7, protocol.ShardIDs([]int{0})).Status)
-	require.Nil(t, h2.Health(context.Background()).StateLost)
+	require.Nil(t, h2.Service().Health(context.Background()).StateLost)
 }

@@ -18,12 +18,12 @@ func TestDeleteStreamOnlyWhenEmpty(t *testing.T) {
 	ctx := context.Background()
 	h, store := redisHost(t, redistest.Start(t), reshardOpts())
 	two := 2
-	_, err := h.CreateStream(ctx, "orders", protocol.CreateStreamRequest{InitialShardCount: &two, RequestedBy: "test"})
+	_, err := h.Service().CreateStream(ctx, "orders", protocol.CreateStreamRequest{InitialShardCount: &two, RequestedBy: "test"})
 	require.NoError(t, err)
 	m := &reshardMember{id: "m1"}
 	m.beat(t, h)
 	del := func() error {
-		_, err := h.DeleteStream(ctx, "orders", protocol.DeleteStreamRequest{RequestedBy: "ops", Reason: "retired"})
+		_, err := h.Service().DeleteStream(ctx, "orders", protocol.DeleteStreamRequest{RequestedBy: "ops", Reason: "retired"})
 		return err
 	}
 
@@ -36,7 +36,7 @@ func TestDeleteStreamOnlyWhenEmpty(t *testing.T) {
 	require.Len(t, resp.Migrations, 1)
 	waitMigration(t, h, resp.Migrations[0].ReshardingID, protocol.MigrationDeprecated, m)
 	require.Eventually(t, func() bool {
-		v, err := h.Stream(ctx, "orders")
+		v, err := h.Service().Stream(ctx, "orders")
 		require.NoError(t, err)
 		return v.ConsumedShardCount == 0 && v.ActiveMigration == nil
 	}, 20*time.Second, 20*time.Millisecond)
@@ -47,19 +47,19 @@ func TestDeleteStreamOnlyWhenEmpty(t *testing.T) {
 	_, err = store.GetStream(ctx, "orders")
 	require.NoError(t, err, "a refused delete keeps the record")
 
-	_, err = h.DeleteGroup(ctx, "orders", "billing", protocol.DeleteGroupRequest{RequestedBy: "ops", Force: true})
+	_, err = h.Service().DeleteGroup(ctx, "orders", "billing", protocol.DeleteGroupRequest{RequestedBy: "ops", Force: true})
 	require.NoError(t, err)
-	out, err := h.DeleteStream(ctx, "orders", protocol.DeleteStreamRequest{RequestedBy: "ops", Reason: "retired"})
+	out, err := h.Service().DeleteStream(ctx, "orders", protocol.DeleteStreamRequest{RequestedBy: "ops", Reason: "retired"})
 	require.NoError(t, err)
 	require.Equal(t, protocol.DeleteStreamResponse{StreamPrefix: "orders", Deleted: true}, out)
-	_, err = h.Stream(ctx, "orders")
+	_, err = h.Service().Stream(ctx, "orders")
 	require.ErrorIs(t, err, coordinator.ErrStreamNotFound)
 	require.ErrorIs(t, del(), coordinator.ErrStreamNotFound)
-	list, err := h.Streams(ctx)
+	list, err := h.Service().Streams(ctx)
 	require.NoError(t, err)
 	require.Empty(t, list.Streams)
 
 	// The prefix can be used again.
-	_, err = h.CreateStream(ctx, "orders", protocol.CreateStreamRequest{InitialShardCount: &two, RequestedBy: "test"})
+	_, err = h.Service().CreateStream(ctx, "orders", protocol.CreateStreamRequest{InitialShardCount: &two, RequestedBy: "test"})
 	require.NoError(t, err)
 }

@@ -7,7 +7,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/redisstream/coordinator/actors/group"
 	"github.com/redisstream/coordinator/persistence"
 )
 
@@ -29,13 +28,13 @@ func (h *Host) sweep(ctx context.Context) {
 	n := 0
 	var touch []persistence.GroupKey
 	for _, k := range keys {
-		if _, ok := h.active(k); ok {
+		if _, ok := h.router.Active(k); ok {
 			continue
 		}
-		if h.clustered() {
+		if h.router.Clustered() {
 			touch = append(touch, k)
 		} else {
-			h.pid(k)
+			h.router.PID(k)
 		}
 		n++
 	}
@@ -74,7 +73,7 @@ func (h *Host) touchAll(keys []persistence.GroupKey) {
 	h.eachGroup(keys, func(k persistence.GroupKey) {
 		ctx, cancel := context.WithTimeout(context.Background(), h.opts.RequestTimeout)
 		defer cancel()
-		if _, err := h.ask(ctx, k, &group.TouchRequest{}); err != nil {
+		if err := h.router.Touch(ctx, k); err != nil {
 			h.opts.Logger.Debug("sweep could not activate a group; next sweep retries", slog.String("group", k.String()), slog.Any("err", err))
 		}
 	})

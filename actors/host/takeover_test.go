@@ -76,14 +76,14 @@ func manualHost(t *testing.T, store persistence.Store, prov persistence.Provisio
 // settle makes sure every group actor of h has handled what was sent to it (node rounds).
 func settle(t *testing.T, h *Host) {
 	t.Helper()
-	_, err := h.DebugActors(context.Background())
+	_, err := h.Service().DebugActors(context.Background())
 	require.NoError(t, err)
 }
 
 // answersOK asks the activation that runs on h right now (never activating a new one).
 func answersOK(t *testing.T, h *Host, key persistence.GroupKey, req protocol.HeartbeatRequest) bool {
 	t.Helper()
-	pid, ok := h.active(key)
+	pid, ok := h.router.Active(key)
 	if !ok {
 		return false
 	}
@@ -115,11 +115,11 @@ func TestStaleActivationStopsBeforeTheNewOneAnswers(t *testing.T) {
 			require.NoError(t, b.node.Round(ctx))
 
 			key := persistence.GroupKey{StreamPrefix: "orders", ConsumerGroup: "workers"}
-			r, err := a.Heartbeat(ctx, "orders", "workers", "m", protocol.HeartbeatRequest{ProtocolVersion: 1, RequestID: "j", MemberID: "m"})
+			r, err := a.Service().Heartbeat(ctx, "orders", "workers", "m", protocol.HeartbeatRequest{ProtocolVersion: 1, RequestID: "j", MemberID: "m"})
 			require.NoError(t, err)
 			require.Len(t, r.Assignment.AssignedShards, 4)
 			steady := protocol.HeartbeatRequest{ProtocolVersion: 1, RequestID: "s", MemberID: "m", MemberEpoch: r.MemberEpoch, OwnedShards: r.Assignment.AssignedShards}
-			r, err = a.Heartbeat(ctx, "orders", "workers", "m", steady)
+			r, err = a.Service().Heartbeat(ctx, "orders", "workers", "m", steady)
 			require.NoError(t, err)
 			require.Equal(t, protocol.StatusOK, r.Status)
 			clk.Advance(100 * time.Millisecond)
@@ -131,7 +131,7 @@ func TestStaleActivationStopsBeforeTheNewOneAnswers(t *testing.T) {
 
 			validity := group.Validity(takeoverRules)
 			bump := clk.Now() // the fake clock stands still during B's activation
-			rb, err := b.Heartbeat(ctx, "orders", "workers", "m", steady)
+			rb, err := b.Service().Heartbeat(ctx, "orders", "workers", "m", steady)
 			require.NoError(t, err)
 			require.Equal(t, protocol.StatusRetry, rb.Status, "B answered before validity had passed since it told A")
 
@@ -144,7 +144,7 @@ func TestStaleActivationStopsBeforeTheNewOneAnswers(t *testing.T) {
 				settle(t, b)
 				now := clk.Now()
 				okA := answersOK(t, a, key, steady)
-				rb, err := b.Heartbeat(ctx, "orders", "workers", "m", steady)
+				rb, err := b.Service().Heartbeat(ctx, "orders", "workers", "m", steady)
 				require.NoError(t, err)
 				okB := rb.Status == protocol.StatusOK
 				require.False(t, okA && okB, "both activations answered OK at +%s", now.Sub(bump))

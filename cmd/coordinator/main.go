@@ -21,6 +21,7 @@ import (
 
 	"github.com/redisstream/coordinator/actors/groupstate"
 	"github.com/redisstream/coordinator/actors/host"
+	"github.com/redisstream/coordinator/actors/service"
 	"github.com/redisstream/coordinator/api"
 	"github.com/redisstream/coordinator/api/metrics"
 	"github.com/redisstream/coordinator/config"
@@ -97,8 +98,10 @@ func run(args, environ []string) int {
 			MaxRetained:       cfg.Limits.RetainedMembersPerGroup,
 			JoinRate:          cfg.Limits.JoinsPerSecond,
 			JoinBurst:         cfg.Limits.JoinBurst,
+
+			StaticSessionTimeout: cfg.Coordination.StaticSessionTimeout,
 		},
-		Limits: host.Limits{
+		Limits: service.Limits{
 			GroupsPerStream:       cfg.Limits.GroupsPerStream,
 			ExplicitGroupCreation: cfg.Groups.Creation == config.CreationExplicit,
 		},
@@ -136,7 +139,7 @@ func run(args, environ []string) int {
 		}
 	}()
 
-	mb, err := startMailbox(ctx, cfg, client, h, reg, logger)
+	mb, err := startMailbox(ctx, cfg, client, h.Service(), reg, logger)
 	if err != nil {
 		logger.Error("cannot start the Redis mailbox (mailbox.enabled)", slog.Any("err", err))
 		return 1
@@ -144,7 +147,7 @@ func run(args, environ []string) int {
 	// Runs before the host's deferred stop: the reader stops first.
 	defer mb.Stop(context.Background())
 
-	sampler := &groupSampler{hosts: h, redis: provisioner, m: reg, log: logger, interval: cfg.Metrics.SampleInterval}
+	sampler := &groupSampler{hosts: h.Router(), redis: provisioner, m: reg, log: logger, interval: cfg.Metrics.SampleInterval}
 	go sampler.run(ctx)
 
 	var apiOpts []api.Option
@@ -154,7 +157,7 @@ func run(args, environ []string) int {
 		audit = newRedisAudit(client, cfg.Audit.RedisStream, cfg.Audit.RedisMaxLen, logger)
 		apiOpts = append(apiOpts, api.WithAuditSink(audit))
 	}
-	srv := api.New(apiConfig(cfg, logger), h, apiOpts...)
+	srv := api.New(apiConfig(cfg, logger), h.Service(), apiOpts...)
 	ln, err := net.Listen("tcp", cfg.HTTP.Addr)
 	if err != nil {
 		logger.Error("cannot listen", slog.String("addr", cfg.HTTP.Addr), slog.Any("err", err))

@@ -6,7 +6,7 @@ import (
 	"sort"
 	"time"
 
-	"github.com/redisstream/coordinator/actors/host"
+	"github.com/redisstream/coordinator/actors/router"
 	"github.com/redisstream/coordinator/api/metrics"
 	"github.com/redisstream/coordinator/persistence"
 	"github.com/redisstream/coordinator/persistence/redisstore"
@@ -42,7 +42,7 @@ type groupSampler struct {
 }
 
 type hostedLister interface {
-	HostedGroups(timeout time.Duration) ([]host.HostedGroup, []persistence.GroupKey)
+	HostedGroups(timeout time.Duration) ([]router.HostedGroup, []persistence.GroupKey)
 }
 
 type streamGrouper interface {
@@ -76,7 +76,7 @@ func (s *groupSampler) sample(parent context.Context) (cut bool) {
 		seen[k] = true
 		s.m.GroupSampleError()
 	}
-	byStream := map[string][]host.HostedGroup{}
+	byStream := map[string][]router.HostedGroup{}
 	for _, g := range hosted {
 		seen[g.Key] = true
 		byStream[g.Key.StreamPrefix] = append(byStream[g.Key.StreamPrefix], g)
@@ -126,7 +126,7 @@ func (s *groupSampler) sample(parent context.Context) (cut bool) {
 
 // order sorts the streams, starting with the one a cut round stopped at, so
 // that every stream is read within a few rounds however many are cut.
-func (s *groupSampler) order(byStream map[string][]host.HostedGroup) []string {
+func (s *groupSampler) order(byStream map[string][]router.HostedGroup) []string {
 	streams := make([]string, 0, len(byStream))
 	for p := range byStream {
 		streams = append(streams, p)
@@ -139,7 +139,7 @@ func (s *groupSampler) order(byStream map[string][]host.HostedGroup) []string {
 // sum adds a group's lag and pending over its shards. A shard whose stream
 // is missing, that does not list the group, or whose lag Redis cannot tell
 // makes the lag unknown (-1).
-func sum(res []map[string]redisstore.GroupSample, g host.HostedGroup) (lag, pending int64) {
+func sum(res []map[string]redisstore.GroupSample, g router.HostedGroup) (lag, pending int64) {
 	for i := 0; i < g.ShardCount; i++ {
 		var gs redisstore.GroupSample
 		ok := false

@@ -15,7 +15,7 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
 
-	"github.com/redisstream/coordinator/actors/host"
+	"github.com/redisstream/coordinator/actors/router"
 	"github.com/redisstream/coordinator/api/metrics"
 	"github.com/redisstream/coordinator/membersdk/redistest"
 	"github.com/redisstream/coordinator/persistence"
@@ -43,11 +43,11 @@ func TestSamplerCost(t *testing.T) {
 	srv := redistest.Start(t)
 	c := srv.Client()
 	p := redisstore.NewProvisioner(c)
-	hosted := make([]host.HostedGroup, groups)
+	hosted := make([]router.HostedGroup, groups)
 	for i := range hosted {
 		g := fmt.Sprintf("g%04d", i)
 		require.NoError(t, p.EnsureGroup(ctx, "bench", g, 0, shards))
-		hosted[i] = host.HostedGroup{Key: persistence.GroupKey{StreamPrefix: "bench", ConsumerGroup: g}, ShardCount: shards}
+		hosted[i] = router.HostedGroup{Key: persistence.GroupKey{StreamPrefix: "bench", ConsumerGroup: g}, ShardCount: shards}
 	}
 	t.Logf("%d groups × %d shards on one stream, redis-server %s", groups, shards, serverVersion(t, c))
 
@@ -61,7 +61,7 @@ func TestSamplerCost(t *testing.T) {
 			}
 		})
 	}
-	sampler := func(part []host.HostedGroup) *groupSampler {
+	sampler := func(part []router.HostedGroup) *groupSampler {
 		return &groupSampler{hosts: &fakeHosts{groups: part}, redis: p, m: metrics.New(),
 			log: slog.New(slog.NewTextHandler(io.Discard, nil)), interval: time.Minute}
 	}
@@ -69,7 +69,7 @@ func TestSamplerCost(t *testing.T) {
 	measure(t, c, "after, 1 node", func() { require.False(t, one.sample(ctx)) })
 	var three []*groupSampler
 	for n := 0; n < 3; n++ {
-		var part []host.HostedGroup
+		var part []router.HostedGroup
 		for i := n; i < groups; i += 3 {
 			part = append(part, hosted[i])
 		}

@@ -10,18 +10,18 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/redisstream/coordinator/actors/host"
+	"github.com/redisstream/coordinator/actors/router"
 	"github.com/redisstream/coordinator/api/metrics"
 	"github.com/redisstream/coordinator/persistence"
 	"github.com/redisstream/coordinator/persistence/redisstore"
 )
 
 type fakeHosts struct {
-	groups []host.HostedGroup
+	groups []router.HostedGroup
 	failed []persistence.GroupKey
 }
 
-func (f *fakeHosts) HostedGroups(time.Duration) ([]host.HostedGroup, []persistence.GroupKey) {
+func (f *fakeHosts) HostedGroups(time.Duration) ([]router.HostedGroup, []persistence.GroupKey) {
 	return f.groups, f.failed
 }
 
@@ -98,7 +98,7 @@ func TestSamplerOneReadPerStreamNoneWhenIdle(t *testing.T) {
 		{"a": {Pending: 1, Lag: 2}, "b": {Pending: 0, Lag: 5}, "other": {Pending: 9, Lag: 9}},
 		{"a": {Pending: 3, Lag: 4}, "b": {Pending: 1, Lag: -1}},
 	}
-	h := &fakeHosts{groups: []host.HostedGroup{
+	h := &fakeHosts{groups: []router.HostedGroup{
 		{Key: gk("s", "a"), ShardCount: 2, Unowned: 1},
 		{Key: gk("s", "b"), ShardCount: 2},
 		{Key: gk("t", "c"), ShardCount: 1},
@@ -131,7 +131,7 @@ func TestSamplerOneReadPerStreamNoneWhenIdle(t *testing.T) {
 // next round starts at the stream it did not read.
 func TestSamplerCutRoundResumes(t *testing.T) {
 	one := []map[string]redisstore.GroupSample{{"g": {Pending: 1, Lag: 1}}}
-	h := &fakeHosts{groups: []host.HostedGroup{
+	h := &fakeHosts{groups: []router.HostedGroup{
 		{Key: gk("a", "g"), ShardCount: 1}, {Key: gk("b", "g"), ShardCount: 1}, {Key: gk("c", "g"), ShardCount: 1},
 	}}
 	r := &fakeRedis{reply: map[string][]map[string]redisstore.GroupSample{"a": one, "b": one, "c": one}, block: map[string]bool{"b": true}}

@@ -29,7 +29,7 @@ func startNode(t *testing.T, r *redistest.Server, id string) (base string, stop 
 		Rules: rules, TrustEmptyStore: true, Logger: logger})
 	require.NoError(t, h.Start(context.Background()))
 	t.Cleanup(h.Stop)
-	return serve(t, api.New(api.Config{CoordinatorID: id, Logger: logger}, h)), h.Stop
+	return serve(t, api.New(api.Config{CoordinatorID: id, Logger: logger}, h.Service())), h.Stop
 }
 
 // A fencing shown by the console is still shown after the group moved to

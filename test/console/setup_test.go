@@ -65,8 +65,8 @@ func startCoordinator(t *testing.T) *coordinator {
 	}}
 	return &coordinator{
 		redis:   r,
-		secured: serve(t, api.New(secured, h)),
-		open:    serve(t, api.New(api.Config{CoordinatorID: "console-test", Logger: logger}, h)),
+		secured: serve(t, api.New(secured, h.Service())),
+		open:    serve(t, api.New(api.Config{CoordinatorID: "console-test", Logger: logger}, h.Service())),
 	}
 }
 

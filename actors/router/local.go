@@ -1,0 +1,109 @@
+package router
+
+import (
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+
+	"github.com/redisstream/coordinator/actors/group"
+	"github.com/redisstream/coordinator/coordinator"
+	"github.com/redisstream/coordinator/persistence"
+)
+
+// A local heartbeat is answered through a channel in the message
+// (group.HeartbeatRequest.Reply) instead of a protoactor future: no process
+// registry entry and no future timer per request, and the channel and the
+// wait timer are reused. Like the future's, the wait ends at the timeout, and
+// a request its actor could not receive (stopped between lookup and send) is
+// reported back (onDeadLetter) and sent once more to a fresh actor.
+//
+// The wait timer is not stopped after an answer, nor reset for the next call
+// while it is set to fire no later than that call's deadline: it then fires
+// early (at an earlier call's deadline), and only then is it reset for what
+// is left. With the same timeout for every call, a pooled call resets its
+// timer about once per timeout instead of twice per heartbeat.
+
+type localCall struct {
+	reply chan *group.HeartbeatReply
+	timer *time.Timer
+	armed bool      // timer set to fire at `at` (its value may be waiting in timer.C)
+	at    time.Time // when the timer fires, if armed
+}
+
+var localCalls = sync.Pool{New: func() any {
+	t := time.NewTimer(time.Hour)
+	t.Stop()
+	return &localCall{reply: make(chan *group.HeartbeatReply, 1), timer: t}
+}}
+
+// arm makes the timer fire no later than deadline.
+func (c *localCall) arm(now, deadline time.Time) {
+	if c.armed && !c.at.After(deadline) {
+		return
+	}
+	c.timer.Reset(deadline.Sub(now))
+	c.armed, c.at = true, deadline
+}
+
+// askHeartbeat is ask for a heartbeat on this node.
+func (r *Router) askHeartbeat(key persistence.GroupKey, hb *group.HeartbeatRequest, timeout time.Duration) (any, error) {
+	call := localCalls.Get().(*localCall)
+	hb.Reply = call.reply
+	// The wait runs on the wall clock of its timer, not on Options.Now (a test's clock
+	// may stand still); hb.Deadline, which the group checks, is on Options.Now.
+	now := time.Now()
+	deadline := now.Add(timeout)
+	call.arm(now, deadline)
+	for attempt := 0; ; attempt++ {
+		pid := r.PID(key)
+		r.o.System.Root.Send(pid, hb)
+		rep, ok := call.wait(deadline)
+		switch {
+		case !ok:
+			// The actor may still answer on call.reply: the call is not reused.
+			return nil, fmt.Errorf("group %s did not answer within %s: %w", key, timeout, coordinator.ErrUnavailable)
+		case rep != group.DeadLetterReply:
+			localCalls.Put(call) // answered: nothing more will be sent on it
+			return rep, nil
+		}
+		r.dropDead(key, pid)
+		if attempt > 0 {
+			localCalls.Put(call)
+			return nil, fmt.Errorf("group %s: %w", key, coordinator.ErrGroupMoving)
+		}
+	}
+}
+
+// wait returns the answer on c.reply, or false once deadline has passed.
+func (c *localCall) wait(deadline time.Time) (*group.HeartbeatReply, bool) {
+	for {
+		select {
+		case r := <-c.reply:
+			return r, true
+		case <-c.timer.C:
+			c.armed = false
+			now := time.Now()
+			if !now.Before(deadline) {
+				return nil, false
+			}
+			c.arm(now, deadline) // it fired at an earlier call's deadline
+		}
+	}
+}
+
+// onDeadLetter tells a local heartbeat caller that its request was not
+// delivered (subscribed to the actor system's event stream in New).
+func onDeadLetter(evt any) {
+	dl, ok := evt.(*actor.DeadLetterEvent)
+	if !ok {
+		return
+	}
+	if hb, ok := dl.Message.(*group.HeartbeatRequest); ok && hb.Reply != nil {
+		select {
+		case hb.Reply <- group.DeadLetterReply:
+		default:
+		}
+	}
+}
