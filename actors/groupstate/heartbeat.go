@@ -117,7 +117,7 @@ func (g *Group) accepted(hb *Heartbeat, r answer.Report, m *Member, atPrev bool,
 			t.recompute()
 		}
 	}
-	settle(c, r.Held, t.meta.AssignmentEpoch, now, g.cfg.RebalanceTimeout)
+	settle(c, r.Held, t.meta.AssignmentEpoch, now, g.cfg.RebalanceTimeout, t.revokeBudget(c.ID))
 	if atPrev {
 		// The member still knows only hb.MemberEpoch: if this response is lost too, its
 		// retry at that epoch must still be accepted, not fenced for an epoch it never saw.

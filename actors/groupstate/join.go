@@ -48,7 +48,7 @@ func (g *Group) join(hb *Heartbeat, now time.Time) Decision {
 	c.Capacity = hb.Capacity
 	t.touch(c)
 	t.recompute()
-	settle(c, nil, t.meta.AssignmentEpoch, now, g.cfg.RebalanceTimeout)
+	settle(c, nil, t.meta.AssignmentEpoch, now, g.cfg.RebalanceTimeout, t.revokeBudget(c.ID))
 	// A joining member has no previous epoch worth accepting: whatever ran under the old one
 	// has lost its state (or is a zombie that must be fenced).
 	c.PrevEpoch = 0

@@ -17,27 +17,33 @@ import (
 //     Assigned, blocking others) as in Kafka's UNREVOKED_PARTITIONS: every revocation gets the
 //     full timeout instead of inheriting an older deadline, which would fence a member that
 //     released the old shards on time moments after it was told about the new ones;
-//  4. once Revoking is empty the member epoch advances to the assignment epoch.
+//     With a move cap (movecap.go) at most budget shards start revoking (budget < 0: all; 0:
+//     none); the rest stay Assigned until a later heartbeat finds budget left;
+//  4. once Revoking is empty and Assigned ⊆ Target the member epoch advances to the
+//     assignment epoch.
 //
 // held is what the member reports still reading (sorted); Assigned shards missing from it
 // simply have not been started yet and stay Assigned. A newly revoked shard goes to Revoking
 // even when not held: the member may be starting it right now, and must see the revocation
 // before it can release it.
-func settle(c *Member, held []int, assignmentEpoch int64, now time.Time, rebalance time.Duration) {
+func settle(c *Member, held []int, assignmentEpoch int64, now time.Time, rebalance time.Duration, budget int) {
 	if back := shardset.Intersect(c.Revoking, c.Target); len(back) > 0 {
 		c.Revoking = shardset.Diff(c.Revoking, back)
 		c.Assigned = shardset.Union(c.Assigned, back)
 	}
 	c.Revoking = shardset.Intersect(c.Revoking, held)
-	if revoked := shardset.Diff(c.Assigned, c.Target); len(revoked) > 0 && len(c.Revoking) == 0 {
+	if revoked := shardset.Diff(c.Assigned, c.Target); len(revoked) > 0 && len(c.Revoking) == 0 && budget != 0 {
+		if budget > 0 && len(revoked) > budget {
+			revoked = revoked[:budget] // the move cap (movecap.go): the rest wait, still Assigned
+		}
 		c.RevokeDeadline = now.Add(rebalance)
 		c.Revoking = revoked
-		c.Assigned = shardset.Intersect(c.Assigned, c.Target)
+		c.Assigned = shardset.Diff(c.Assigned, revoked)
 	}
 	if len(c.Revoking) == 0 {
 		c.Revoking = nil
 		c.RevokeDeadline = time.Time{}
-		if c.Epoch < assignmentEpoch {
+		if c.Epoch < assignmentEpoch && len(shardset.Diff(c.Assigned, c.Target)) == 0 {
 			c.PrevEpoch, c.Epoch = c.Epoch, assignmentEpoch
 		}
 	}

@@ -1,0 +1,72 @@
+package groupstate
+
+import "math"
+
+// The move cap (Config.MaxMovesPerRound, Config.MaxMovesFraction): when many members join or
+// leave at once, revoke-before-assign leaves every shard that moves unread from the moment its
+// old owner releases it until its new owner starts it. Without a cap, 50 members joining a
+// 1,024-shard group revoke almost every shard at once; with one, at most that many are on the
+// move and the rest of the group keeps reading.
+//
+// Design: the target stays the assignor's ideal (assign.Sorted, unchanged), and the cap acts
+// where a revocation starts (settle, step 3): a member may start revoking only as many of its
+// Assigned − Target shards as the group's budget has left (cap − shards live members are
+// revoking right now); the rest stay Assigned, still read by their owner, and are revoked on a
+// later heartbeat once earlier revocations finished. Against the alternative, a capped
+// intermediate target computed by the assignor:
+//
+//   - stickiness: the target is exactly what it is without the cap, so no shard moves twice
+//     (an intermediate target would move shards toward a stepping stone, then on);
+//   - determinism: the assignor's output depends on membership only, not on how far the moves
+//     have got, and the revoked shards are the lowest of Assigned − Target;
+//   - convergence: the target never changes while moves proceed, so there is nothing to
+//     oscillate; every revocation ends (released, or its owner fenced at the rebalance timeout
+//     and later expired), which returns its budget, so each round makes progress until
+//     Assigned = Target everywhere;
+//   - liveness: the cap counts and limits only voluntary revocations of live members. Free
+//     shards (owner expired, left, fenced and expired, never owned) are granted by grant as
+//     before, without any budget, and a LEAVING member's drain is not counted.
+//
+// A member held back keeps its member epoch (settle advances it only once Assigned ⊆ Target),
+// so "member epoch = assignment epoch" still means "reconciled"; the group is STABLE only when
+// every held-back revocation has run.
+
+// moveCap returns the most voluntary revocations the group may have in flight (0 = no cap).
+func moveCap(cfg Config, shardCount int) int {
+	c := 0
+	if cfg.MaxMovesPerRound > 0 {
+		c = cfg.MaxMovesPerRound
+	}
+	if f := cfg.MaxMovesFraction; f > 0 && shardCount > 0 {
+		n := max(1, int(math.Ceil(f*float64(shardCount))))
+		if c == 0 || n < c {
+			c = n
+		}
+	}
+	return c
+}
+
+// revokeBudget returns how many shards member id may start revoking now: -1 = any (no cap),
+// else the cap minus the shards every other live member is revoking, as of the txn. O(members),
+// and only when a cap is set.
+func (t *txn) revokeBudget(id string) int {
+	limit := moveCap(t.g.cfg, t.meta.ShardCount)
+	if limit == 0 {
+		return -1
+	}
+	inFlight := 0
+	for mid := range t.g.members {
+		if mid == id {
+			continue
+		}
+		if m := t.get(mid); m != nil && m.State.InTarget() {
+			inFlight += len(m.Revoking)
+		}
+	}
+	for _, m := range t.changed {
+		if t.g.members[m.ID] == nil && m.ID != id && m.State.InTarget() {
+			inFlight += len(m.Revoking)
+		}
+	}
+	return max(0, limit-inFlight)
+}
