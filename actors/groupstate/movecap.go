@@ -10,8 +10,8 @@ import "math"
 //
 // Design: the target stays the assignor's ideal (assign.Sorted, unchanged), and the cap acts
 // where a revocation starts (settle, step 3): a member may start revoking only as many of its
-// Assigned − Target shards as the group's budget has left (cap − shards live members are
-// revoking right now); the rest stay Assigned, still read by their owner, and are revoked on a
+// Assigned − Target shards as the group's budget has left (cap − moves in flight, see
+// revokeBudget); the rest stay Assigned, still read by their owner, and are revoked on a
 // later heartbeat once earlier revocations finished. Against the alternative, a capped
 // intermediate target computed by the assignor:
 //
@@ -23,9 +23,10 @@ import "math"
 //     oscillate; every revocation ends (released, or its owner fenced at the rebalance timeout
 //     and later expired), which returns its budget, so each round makes progress until
 //     Assigned = Target everywhere;
-//   - liveness: the cap counts and limits only voluntary revocations of live members. Free
-//     shards (owner expired, left, fenced and expired, never owned) are granted by grant as
-//     before, without any budget, and a LEAVING member's drain is not counted.
+//   - liveness: the cap limits only voluntary revocations of live members. Free shards (owner
+//     expired, left, fenced and expired, never owned) are granted by grant as before, without
+//     any budget: they count as in flight until granted, so they delay voluntary revocations,
+//     never themselves. A LEAVING member's drain is neither limited nor counted.
 //
 // A member held back keeps its member epoch (settle advances it only once Assigned ⊆ Target),
 // so "member epoch = assignment epoch" still means "reconciled"; the group is STABLE only when
@@ -47,26 +48,36 @@ func moveCap(cfg Config, shardCount int) int {
 }
 
 // revokeBudget returns how many shards member id may start revoking now: -1 = any (no cap),
-// else the cap minus the shards every other live member is revoking, as of the txn. O(members),
-// and only when a cap is set.
+// else the cap minus the moves in flight: the shards other live members are revoking (as of the
+// txn), the shards id itself was revoking before this heartbeat (it may be releasing them right
+// now), and the shards nobody holds (released and not yet started by their new owner, or freed
+// by an expiry). A move counts until its new owner has it, so no more than the cap shards are
+// ever unread because of moves. Free shards still go to their new owners at once (grant takes
+// no budget); they only make voluntary revocations wait. O(members + shards), only with a cap.
 func (t *txn) revokeBudget(id string) int {
 	limit := moveCap(t.g.cfg, t.meta.ShardCount)
 	if limit == 0 {
 		return -1
 	}
 	inFlight := 0
-	for mid := range t.g.members {
+	for mid, old := range t.g.members {
 		if mid == id {
+			if old.State.InTarget() {
+				inFlight += len(old.Revoking)
+			}
 			continue
 		}
 		if m := t.get(mid); m != nil && m.State.InTarget() {
 			inFlight += len(m.Revoking)
 		}
 	}
-	for _, m := range t.changed {
-		if t.g.members[m.ID] == nil && m.ID != id && m.State.InTarget() {
-			inFlight += len(m.Revoking)
+	for s := range min(t.meta.ShardCount, len(t.g.holder)) {
+		if t.g.holder[s] == "" {
+			inFlight++
 		}
 	}
-	return max(0, limit-inFlight)
+	if inFlight >= limit {
+		return 0
+	}
+	return limit - inFlight
 }
