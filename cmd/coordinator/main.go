@@ -98,6 +98,8 @@ func run(args, environ []string) int {
 			MaxRetained:       cfg.Limits.RetainedMembersPerGroup,
 			JoinRate:          cfg.Limits.JoinsPerSecond,
 			JoinBurst:         cfg.Limits.JoinBurst,
+			MaxMovesPerRound:  cfg.Assignment.MaxMovesPerRound,
+			MaxMovesFraction:  cfg.Assignment.MaxMovesFraction,
 		},
 		Limits: service.Limits{
 			GroupsPerStream:       cfg.Limits.GroupsPerStream,
