@@ -13,10 +13,7 @@ type stormStats struct {
 	rounds      int // heartbeat rounds (one heartbeat interval each) until STABLE
 }
 
-// joinStorm settles `old` members on a group of `shards` shards, lets `joiners` members join at
-// once, and runs heartbeat rounds (every member once per interval, in id order, releasing revoked
-// shards at its next heartbeat) until the group is STABLE: every live member at the assignment
-// epoch with Assigned = Target and nothing revoking. It fails after maxRounds.
+// joinStorm settles `old` members on a group of `shards` shards, then runs storm.
 func joinStorm(tb testing.TB, cfg Config, shards, old, joiners, maxRounds int) stormStats {
 	tb.Helper()
 	h := &harness{tb: tb, g: New(cfg, "orders", "workers", shards, 0), now: t0}
@@ -24,10 +21,24 @@ func joinStorm(tb testing.TB, cfg Config, shards, old, joiners, maxRounds int) s
 		h.join(fmt.Sprintf("a%02d", i))
 	}
 	settleAll(h, 2*shards)
-	for i := range joiners {
-		h.join(fmt.Sprintf("j%02d", i))
+	st, ok := storm(h, joiners, maxRounds)
+	if !ok {
+		tb.Fatalf("not STABLE after %d rounds:\n%s", maxRounds, table(h.g))
 	}
-	var st stormStats
+	return st
+}
+
+// storm lets `joiners` members (jNN, numbered on from the members the group knows) join at once and runs heartbeat rounds (every live
+// member once per heartbeat interval, in id order, releasing revoked shards at its next
+// heartbeat) until the group is STABLE: every live member at the assignment epoch with
+// Assigned = Target and nothing revoking. ok is false after maxRounds without STABLE.
+func storm(h *harness, joiners, maxRounds int) (st stormStats, ok bool) {
+	h.tb.Helper()
+	known := len(h.g.Members())
+	for i := range joiners {
+		h.join(fmt.Sprintf("j%02d", known+i))
+	}
+	shards := h.g.Meta().ShardCount
 	observe := func() {
 		unread, revoking := shards, 0
 		for _, m := range h.g.Members() {
@@ -42,7 +53,7 @@ func joinStorm(tb testing.TB, cfg Config, shards, old, joiners, maxRounds int) s
 	}
 	observe()
 	for st.rounds = 1; st.rounds <= maxRounds; st.rounds++ {
-		h.now = h.now.Add(cfg.HeartbeatInterval)
+		h.now = h.now.Add(h.g.Config().HeartbeatInterval)
 		for _, m := range h.g.Members() {
 			if m.State.InTarget() {
 				h.send(hbFor(m.ID, m.Epoch, m.Assigned))
@@ -50,11 +61,10 @@ func joinStorm(tb testing.TB, cfg Config, shards, old, joiners, maxRounds int) s
 			}
 		}
 		if stable(h.g) {
-			return st
+			return st, true
 		}
 	}
-	tb.Fatalf("not STABLE after %d rounds:\n%s", maxRounds, table(h.g))
-	return st
+	return st, false
 }
 
 // settleAll runs heartbeat rounds until the group is stable, at most n.

@@ -50,22 +50,23 @@ func settle(c *Member, held []int, assignmentEpoch int64, now time.Time, rebalan
 }
 
 // grant is the second half: with nothing left to revoke, every target shard that no other
-// member holds is handed to c. holderOf answers from the group's holder index (shards c
-// itself holds count as free for c). Pending is always recomputed as Target − Assigned.
+// member holds is added to c's Assigned. holderOf answers from the group's holder index (shards
+// c itself holds count as free for c). Assigned shards outside the target stay (a move cap held
+// their revocation back, movecap.go): they leave only by revocation. Pending is always
+// recomputed as Target − Assigned.
 func grant(c *Member, allowed bool, holderOf func(int) string) {
-	if allowed && len(c.Revoking) == 0 && len(c.Assigned) < len(c.Target) {
-		var next []int
+	if allowed && len(c.Revoking) == 0 {
+		var add []int
 		for _, s := range c.Target {
 			if shardset.Contains(c.Assigned, s) {
-				next = append(next, s)
 				continue
 			}
 			if h := holderOf(s); h == "" || h == c.ID {
-				next = append(next, s)
+				add = append(add, s)
 			}
 		}
-		if len(next) != len(c.Assigned) {
-			c.Assigned = next
+		if len(add) > 0 {
+			c.Assigned = shardset.Union(c.Assigned, add)
 		}
 	}
 	c.Pending = shardset.Diff(c.Target, c.Assigned)
