@@ -76,12 +76,16 @@ func newSim(t testing.TB, seed int64) *sim {
 	return s
 }
 
-// simConfig: the timings, and on some schedules the limits (refused joins are retried).
+// simConfig: the timings, and on some schedules the limits (refused joins are retried) and a
+// move cap.
 func simConfig(rng *rand.Rand) Config {
 	cfg := Config{HeartbeatInterval: simInterval, LeaseTTL: simTTL, RebalanceTimeout: simRebal, Retention: time.Minute}
 	if rng.Intn(3) == 0 {
 		cfg.MaxMembers, cfg.MaxRetained = 2+rng.Intn(4), 1+rng.Intn(3)
 		cfg.JoinRate, cfg.JoinBurst = 0.2+rng.Float64(), rng.Intn(3)
+	}
+	if rng.Intn(3) == 0 {
+		cfg.MaxMovesPerRound = 1 + rng.Intn(3) // the move cap (movecap.go)
 	}
 	return cfg
 }
@@ -288,14 +292,20 @@ func runSim(t testing.TB, seed int64, steps int) {
 		s.log("%s spawned for liveness", m.id)
 	}
 	s.log("faults stop")
-	deadline := s.now.Add(simTTL + simRebal + 10*simInterval)
+	quiet := simTTL + simRebal + 10*simInterval
+	if limit := moveCap(s.g.Config(), s.shards); limit > 0 {
+		// Under a move cap the moves run in batches of at most limit shards, each batch a
+		// revocation, a drain (< 4s once faults stop) and a grant.
+		quiet += time.Duration((s.shards+limit-1)/limit) * (2*simInterval + 4*time.Second)
+	}
+	deadline := s.now.Add(quiet)
 	for s.now.Before(deadline) {
 		s.step()
 		if s.settled() {
 			return
 		}
 	}
-	s.fail("not settled %s after faults stopped", simTTL+simRebal+10*simInterval)
+	s.fail("not settled %s after faults stopped", quiet)
 }
 
 var simSeed = flag.Int64("sim.seed", 0, "run only this simulation seed (as printed by a failure)")
