@@ -123,6 +123,7 @@ func toCore(msg *HeartbeatRequest) groupstate.Heartbeat {
 		},
 		Owned:       protocol.Indexes(req.OwnedShards),
 		Incarnation: req.IncarnationID,
+		InstanceID:  req.InstanceID,
 		Principal:   req.Principal,
 	}
 	if len(req.RevokingShards) > 0 {

@@ -93,7 +93,8 @@ func (sc *scenario) run(d *datadriven.TestData) string {
 			RebalanceTimeout: dur("rebalance", 60*time.Second), Retention: dur("retention", time.Minute),
 			MaxMembers: int(num("max-members", 0)), MaxRetained: int(num("max-retained", 0)),
 			JoinRate: float64(num("join-rate", 0)), JoinBurst: int(num("join-burst", 0)),
-			MaxMovesPerRound: int(num("max-moves", 0))}
+			MaxMovesPerRound:     int(num("max-moves", 0)),
+			StaticSessionTimeout: dur("static-session", 30*time.Second)}
 		sc.h = &harness{tb: sc.t, g: New(sc.cfg, "orders", "workers", int(num("shards", 4)), num("mv", 0)), now: t0}
 		sc.showFences = args["fences"] == "show"
 		if sc.h.g.Meta().ShardCount > 64 {
@@ -204,7 +205,8 @@ func (sc *scenario) run(d *datadriven.TestData) string {
 func (sc *scenario) request(line, id string, args map[string]string, num func(string, int64) int64) Heartbeat {
 	hb := Heartbeat{ProtocolVersion: int(num("proto", 1)), RequestID: "req", MemberID: id,
 		PathMemberID: id, MemberName: args["name"], MemberEpoch: num("epoch", 0),
-		MetadataVersion: num("mv", 0), Capacity: Capacity{MaxConcurrency: 4, Available: 4}, Incarnation: args["inc"], Principal: args["principal"]}
+		MetadataVersion: num("mv", 0), Capacity: Capacity{MaxConcurrency: 4, Available: 4}, Incarnation: args["inc"], Principal: args["principal"],
+		InstanceID: args["instance"]}
 	if p, ok := args["path"]; ok {
 		hb.PathMemberID = p
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/redisstream/coordinator/actors/groupstate/shardset"
+	"github.com/redisstream/coordinator/actors/groupstate/static"
 )
 
 // MaxShardCount bounds the shard count of a group and every shard index a persisted record may
@@ -30,6 +31,8 @@ type Group struct {
 	// application's), so their records share its bytes instead of each keeping the copy its
 	// join request was decoded into (putCopy).
 	name string
+	// instances maps the instanceId of every live static member to its id (static.go).
+	instances static.Index
 
 	// Volatile, never persisted.
 	bucket     joinBucket           // Config.JoinRate
@@ -95,8 +98,14 @@ func Restore(cfg Config, meta Meta, members []Member, now time.Time) (*Group, er
 			return nil, fmt.Errorf("groupstate: restore: EXPIRED member %q still has shards", m.ID)
 		}
 		m.LastHeartbeat, m.LeaseDeadline, m.RevokeDeadline = time.Time{}, time.Time{}, time.Time{}
+		if !m.State.InTarget() {
+			m.SessionDeadline = time.Time{}
+		}
 		if m.State != StateExpired {
 			m.LeaseDeadline = now.Add(cfg.LeaseTTL)
+			if m.Away() { // the hold keeps its wall-clock deadline across a restart or a move
+				m.LeaseDeadline = m.SessionDeadline
+			}
 			if len(m.Revoking) > 0 {
 				m.RevokeDeadline = now.Add(cfg.RebalanceTimeout)
 			}
@@ -201,6 +210,7 @@ func (g *Group) index(m *Member) {
 	if m.State.InTarget() {
 		g.live++
 	}
+	g.instances.Add(m)
 	if m.State == StateLeaving {
 		g.leaving++
 	}
@@ -221,6 +231,7 @@ func (g *Group) unindex(m *Member) {
 	if m.State.InTarget() {
 		g.live--
 	}
+	g.instances.Remove(m)
 	if m.State == StateLeaving {
 		g.leaving--
 	}

@@ -67,6 +67,7 @@ func (g *Group) leave(hb *Heartbeat, r answer.Report, now time.Time) Decision {
 		c.State, c.StateSince = StateLeaving, now
 		c.RevokeDeadline = now.Add(g.cfg.RebalanceTimeout)
 	}
+	c.SessionDeadline = time.Time{} // a static member's leave releases its instance
 	bindIdentity(c, hb)
 	c.Revoking = shardset.Intersect(shardset.Union(c.Assigned, c.Revoking), still)
 	c.Assigned, c.Target, c.Pending = nil, nil, nil

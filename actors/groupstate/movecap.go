@@ -26,7 +26,8 @@ import "math"
 //   - liveness: the cap limits only voluntary revocations of live members. Free shards (owner
 //     expired, left, fenced and expired, never owned) are granted by grant as before, without
 //     any budget: they count as in flight until granted, so they delay voluntary revocations,
-//     never themselves. A LEAVING member's drain is neither limited nor counted.
+//     never themselves. A LEAVING member's drain, and an away static member's (a temporary
+//     leave, static.go), is neither limited nor counted: the member chose to stop.
 //
 // A member held back keeps its member epoch (settle advances it only once Assigned ⊆ Target),
 // so "member epoch = assignment epoch" still means "reconciled"; the group is STABLE only when
@@ -62,12 +63,12 @@ func (t *txn) revokeBudget(id string) int {
 	inFlight := 0
 	for mid, old := range t.g.members {
 		if mid == id {
-			if old.State.InTarget() {
+			if capped(old) {
 				inFlight += len(old.Revoking)
 			}
 			continue
 		}
-		if m := t.get(mid); m != nil && m.State.InTarget() {
+		if m := t.get(mid); m != nil && capped(m) {
 			inFlight += len(m.Revoking)
 		}
 	}
@@ -81,3 +82,7 @@ func (t *txn) revokeBudget(id string) int {
 	}
 	return limit - inFlight
 }
+
+// capped reports whether m's revocations are voluntary moves the cap limits: a live member
+// that is not away on a temporary leave (whose drain it chose itself).
+func capped(m *Member) bool { return m.State.InTarget() && !m.Away() }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/redisstream/coordinator/actors/groupstate/assign"
 	"github.com/redisstream/coordinator/actors/groupstate/shardset"
+	"github.com/redisstream/coordinator/actors/groupstate/static"
 )
 
 // txn is the scratch overlay of one evaluation: it reads the Group, records new member
@@ -249,9 +250,10 @@ func (t *txn) fence(id string) {
 	if c.State.InTarget() {
 		t.bumpGroupEpoch()
 	}
+	static.EndHold(c, t.now, t.g.cfg.LeaseTTL)
 	c.State, c.StateSince = StateFenced, t.now
 	c.Target, c.Pending = nil, nil
-	c.RevokeDeadline = time.Time{}
+	c.RevokeDeadline, c.SessionDeadline = time.Time{}, time.Time{}
 }
 
 // expire drops everything a member held and takes it out of the target.
@@ -262,7 +264,7 @@ func (t *txn) expire(id string) {
 	}
 	c.State, c.StateSince = StateExpired, t.now
 	c.Target, c.Assigned, c.Revoking, c.Pending = nil, nil, nil, nil
-	c.RevokeDeadline = time.Time{}
+	c.RevokeDeadline, c.SessionDeadline = time.Time{}, time.Time{}
 }
 
 // touch renews the lease of an accepted heartbeat.

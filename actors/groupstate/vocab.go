@@ -32,6 +32,8 @@ const (
 	LimitMembersPerGroup          = model.LimitMembersPerGroup
 	LimitJoinsPerSecond           = model.LimitJoinsPerSecond
 	MaxIncarnationLength          = model.MaxIncarnationLength
+	MaxInstanceIDLength           = model.MaxInstanceIDLength
+	StatusUnreleasedInstanceID    = model.StatusUnreleasedInstanceID
 	StatusOK                      = model.StatusOK
 	StatusRetry                   = model.StatusRetry
 	StatusSyncMetadata            = model.StatusSyncMetadata
