@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"testing"
 	"time"
+
+	"github.com/redisstream/coordinator/actors/groupstate/reconcile"
 )
 
 // stormStats is what one join storm measured.
@@ -106,7 +108,7 @@ func TestMoveCapJoinStorm(t *testing.T) {
 		cfg := testCfg
 		cfg.MaxMovesPerRound, cfg.MaxMovesFraction = c.perRound, c.fraction
 		st := joinStorm(t, cfg, 1024, 10, 50, 200)
-		limit := moveCap(cfg, 1024)
+		limit := reconcile.Limit(cfg, 1024)
 		t.Logf("%-8s: most shards unread at once %4d, most revoking at once %4d, STABLE after %3d rounds (%s at a %s heartbeat interval)",
 			c.name, st.maxUnread, st.maxRevoking, st.rounds, time.Duration(st.rounds)*cfg.HeartbeatInterval, cfg.HeartbeatInterval)
 		if limit > 0 && st.maxRevoking > limit {
@@ -157,19 +159,6 @@ func TestMoveCapNeverHoldsFreeShards(t *testing.T) {
 	for _, s := range bHeld {
 		if holder, ok := h.g.Holder(s); !ok {
 			t.Errorf("shard %d of expired b not granted at once despite the cap (holder %q)", s, holder)
-		}
-	}
-}
-
-func TestMoveCapArithmetic(t *testing.T) {
-	for _, c := range []struct {
-		n      int
-		f      float64
-		shards int
-		want   int
-	}{{0, 0, 1024, 0}, {64, 0, 1024, 64}, {0, 0.1, 1024, 103}, {64, 0.01, 1024, 11}, {5, 0.5, 1024, 5}, {0, 0.001, 10, 1}, {0, 0.5, 0, 0}} {
-		if got := moveCap(Config{MaxMovesPerRound: c.n, MaxMovesFraction: c.f}, c.shards); got != c.want {
-			t.Errorf("moveCap(%d, %g, %d shards) = %d, want %d", c.n, c.f, c.shards, got, c.want)
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/redisstream/coordinator/actors/groupstate/reconcile"
 	"github.com/redisstream/coordinator/actors/groupstate/shardset"
 )
 
@@ -218,13 +219,13 @@ func (s *sim) settled() bool {
 // the cap.
 func (s *sim) checkMoveCap() {
 	s.t.Helper()
-	limit := moveCap(s.g.Config(), s.g.Meta().ShardCount)
+	limit := reconcile.Limit(s.g.Config(), s.g.Meta().ShardCount)
 	if limit == 0 {
 		return
 	}
 	revoking := 0
 	for _, m := range s.g.Members() {
-		if capped(&m) {
+		if reconcile.Capped(&m) {
 			revoking += len(m.Revoking)
 		}
 	}

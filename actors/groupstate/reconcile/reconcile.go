@@ -1,12 +1,13 @@
-package groupstate
+package reconcile
 
 import (
 	"time"
 
+	"github.com/redisstream/coordinator/actors/groupstate/model"
 	"github.com/redisstream/coordinator/actors/groupstate/shardset"
 )
 
-// settle is the first half of reconciling member c (the txn's copy) after an accepted
+// Settle is the first half of reconciling member c (the txn's copy) after an accepted
 // heartbeat, in the style of Kafka's CurrentAssignmentBuilder:
 //
 //  1. a Revoking shard that is back in c.Target moves straight back to Assigned: a member's
@@ -26,7 +27,7 @@ import (
 // simply have not been started yet and stay Assigned. A newly revoked shard goes to Revoking
 // even when not held: the member may be starting it right now, and must see the revocation
 // before it can release it.
-func settle(c *Member, held []int, assignmentEpoch int64, now time.Time, rebalance time.Duration, budget int) {
+func Settle(c *model.Member, held []int, assignmentEpoch int64, now time.Time, rebalance time.Duration, budget int) {
 	if back := shardset.Intersect(c.Revoking, c.Target); len(back) > 0 {
 		c.Revoking = shardset.Diff(c.Revoking, back)
 		c.Assigned = shardset.Union(c.Assigned, back)
@@ -49,12 +50,12 @@ func settle(c *Member, held []int, assignmentEpoch int64, now time.Time, rebalan
 	}
 }
 
-// grant is the second half: with nothing left to revoke, every target shard that no other
+// Grant is the second half: with nothing left to revoke, every target shard that no other
 // member holds is added to c's Assigned. holderOf answers from the group's holder index (shards
 // c itself holds count as free for c). Assigned shards outside the target stay (a move cap held
 // their revocation back, movecap.go): they leave only by revocation. Pending is always
 // recomputed as Target − Assigned.
-func grant(c *Member, allowed bool, holderOf func(int) string) {
+func Grant(c *model.Member, allowed bool, holderOf func(int) string) {
 	if allowed && len(c.Revoking) == 0 {
 		var add []int
 		for _, s := range c.Target {
