@@ -1,6 +1,10 @@
 package groupstate
 
-import "time"
+import (
+	"time"
+
+	"github.com/redisstream/coordinator/actors/groupstate/model"
+)
 
 // Activation moves in the simulation: at random moments the group's activation moves, either
 // gracefully (the release hands the timers over: HandOver, then RestoreHandedOver) or by a
@@ -94,7 +98,7 @@ func (s *sim) trackLeases() {
 // checkLeaseBounds runs after the timers at s.now fired.
 func (s *sim) checkLeaseBounds() {
 	for _, m := range s.g.Members() {
-		if m.State == StateExpired {
+		if m.State == model.StateExpired {
 			continue
 		}
 		tr := s.tracks[m.ID]
