@@ -5,9 +5,11 @@
 //
 // actors/service implements Service (the host composes it). Every transport adapts
 // this package and nothing else: api/ (HTTP, fiber) decodes, validates,
-// authorizes, calls a Service and maps its errors to HTTP statuses
-// (api/errors.go); a Redis mailbox transport would map them to its own
-// answers. A transport never decides ownership.
+// authorizes, calls a Service and answers its errors with AnswerFor
+// (answer.go: the HTTP status and error code of each sentinel); the Redis
+// mailbox (mailbox/) does the same and sends that status and body in its
+// reply. Both check decoded heartbeats with CheckHeartbeat. A transport
+// never decides ownership.
 //
 // # What this package may import
 //

@@ -108,7 +108,7 @@ func TestStopAndRevokeDoNotWaitOutABlockedRead(t *testing.T) {
 	eventually(t, func() bool { return ev.has(EventShardStarted, "m0", 0) && ev.has(EventShardStarted, "m0", 1) }, 5*time.Second, "started")
 
 	for round := range 5 {
-		time.Sleep(50 * time.Millisecond) // let shard 1's reader block
+		eventually(t, func() bool { return blockedReads(t, rc) == 2 }, 10*time.Second, "both readers blocked in XREADGROUP, round %d", round)
 		f.setTarget("m0", 0)
 		eventually(t, func() bool { return len(ev.find(EventShardReleased)) == round+1 }, 30*time.Second, "shard 1 released, round %d", round)
 		f.setTarget("m0", 0, 1)

@@ -59,7 +59,7 @@ func TestRandomReassignmentsAndFences(t *testing.T) {
 		cfg := testConfig(f, rc, m, &ev)
 		cfg.BlockTimeout = 50 * time.Millisecond
 		c, err := NewConsumer(cfg, func(ctx context.Context, msg Message) error {
-			time.Sleep(time.Duration(rand.IntN(2)) * time.Millisecond)
+			time.Sleep(time.Duration(rand.IntN(2)) * time.Millisecond) // simulated work, not a wait
 			return nil
 		})
 		require.NoError(t, err)
@@ -70,7 +70,7 @@ func TestRandomReassignmentsAndFences(t *testing.T) {
 
 	deadline := time.Now().Add(3 * time.Second)
 	for time.Now().Before(deadline) {
-		time.Sleep(time.Duration(100+rng.IntN(200)) * time.Millisecond)
+		time.Sleep(time.Duration(100+rng.IntN(200)) * time.Millisecond) // random gap between chaos steps, not a wait
 		if rng.IntN(3) == 0 {
 			fenceNext.Store(members[rng.IntN(len(members))], true)
 		} else {

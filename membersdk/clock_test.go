@@ -8,5 +8,5 @@ import "time"
 // file so that the public API has no test seam (ConsumerConfig.Now was one).
 func (c *Consumer) setClock(now func() time.Time) {
 	c.clock = now
-	c.gate.now = now
+	c.gate.Now = now
 }

@@ -9,6 +9,11 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/redisstream/coordinator/membersdk/internal/coordclient"
+	"github.com/redisstream/coordinator/membersdk/internal/hbtransport"
+	"github.com/redisstream/coordinator/membersdk/internal/retry"
+	"github.com/redisstream/coordinator/membersdk/internal/shard"
+	"github.com/redisstream/coordinator/membersdk/internal/shardworker"
 	"github.com/redisstream/coordinator/membersdk/protocol"
 )
 
@@ -46,7 +51,7 @@ type Message struct {
 type Consumer struct {
 	cfg     ConsumerConfig
 	handler Handler
-	hb      heartbeater // the transport (transport.go)
+	hb      hbtransport.Heartbeater // the transport (internal/hbtransport)
 	log     *slog.Logger
 	// clock is time.Now; internal tests may replace it (with gate.now)
 	// right after NewConsumer. Not configurable: no test seam in the API.
@@ -59,19 +64,20 @@ type Consumer struct {
 
 	sem         chan struct{} // handler slots shared by all shards
 	running     atomic.Int64  // handlers running now
-	gate        fenceGate     // self-fence state, shared by every ownership token
+	gate        shard.Gate    // self-fence state, shared by every ownership token
 	epoch       atomic.Int64  // member epoch, for messages and events
 	mv          atomic.Int64  // metadataVersion last adopted
 	started     atomic.Bool
-	exits       chan *worker // a worker has fully stopped
-	unconfirmed unconfirmedAcks
+	exits       chan *shardworker.Worker // a worker has fully stopped
+	unconfirmed shard.Unconfirmed
 	fencedOps   atomic.Int64 // writes the shard fence refused (FencedWrites)
 	namesGone   atomic.Int64 // dead consumer names deleted (ConsumerNamesDeleted)
 	// beforeWrite, when set (tests only), runs after a write's in-process
 	// ownership check and before the write is sent: op is "ack", "claim" or
 	// "deadletter" ("dropnames" for dead consumer names). It makes the window a fence closes deterministic.
 	beforeWrite func(op string, shard int)
-	maxAckDelay time.Duration // see batch; a field so tests can hold acks back
+	maxAckDelay time.Duration     // see shardworker; a field so tests can hold acks back
+	host        *shardworker.Host // what workers need of the consumer, built by Run
 
 	ls loopState // owned by the Run goroutine
 }
@@ -84,7 +90,7 @@ type loopState struct {
 	roundBound      time.Duration // longest interval told: bounds a heartbeat round (send)
 	rebalance       time.Duration
 	lease           time.Duration
-	workers         map[int]*worker
+	workers         map[int]*shardworker.Worker
 	lastOK          time.Time // send time of the last heartbeat that proved membership
 	haveOK          bool
 	selfFenced      bool
@@ -95,9 +101,9 @@ type loopState struct {
 	pending         []int
 	warnedInterval  bool
 	warnedPool      bool
-	failing         bool        // the last heartbeat got no answer, or RETRY
-	hbRetry         *retryPacer // paces heartbeat retries (see retryInterval)
-	idRefused       bool        // the member id is refused (identity.go): logged once until it is ours
+	failing         bool         // the last heartbeat got no answer, or RETRY
+	hbRetry         *retry.Pacer // paces heartbeat retries (see retryInterval)
+	idRefused       bool         // the member id is refused (identity.go): logged once until it is ours
 }
 
 // NewConsumer validates cfg, fills in defaults and returns a consumer that
@@ -114,19 +120,19 @@ func NewConsumer(cfg ConsumerConfig, handler Handler) (*Consumer, error) {
 		handler: handler,
 		log:     cfg.Logger.With("memberId", cfg.MemberID, "stream", cfg.StreamPrefix, "group", cfg.ConsumerGroup),
 		sem:     make(chan struct{}, cfg.Concurrency),
-		exits:   make(chan *worker),
+		exits:   make(chan *shardworker.Worker),
 
-		maxAckDelay: maxAckDelay,
+		maxAckDelay: shardworker.MaxAckDelay,
 		incarnation: newIncarnation(),
 		ls: loopState{
 			interval:  DefaultHeartbeatInterval,
 			rebalance: DefaultRebalanceTimeout,
 			lease:     DefaultMemberLeaseTTL,
-			workers:   map[int]*worker{},
+			workers:   map[int]*shardworker.Worker{},
 		},
 	}
 	c.clock = time.Now
-	c.gate.now = time.Now
+	c.gate.Now = time.Now
 	if cfg.Transport == TransportRedis {
 		c.hb = newMailboxHeartbeater(&c.cfg)
 		return c, nil
@@ -135,11 +141,11 @@ func NewConsumer(cfg ConsumerConfig, handler Handler) (*Consumer, error) {
 	if err != nil {
 		return nil, err
 	}
-	cc.onFailover = func(from, to string) {
+	cc.OnFailover = func(from, to string) {
 		c.log.Warn("coordinator failover", "from", from, "to", to)
 		c.emit(Event{Type: EventFailover, URL: to})
 	}
-	c.hb = httpHeartbeater{cc: cc, path: heartbeatPath(cfg.StreamPrefix, cfg.ConsumerGroup, cfg.MemberID)}
+	c.hb = hbtransport.HTTP{CC: cc, Path: coordclient.HeartbeatPath(cfg.StreamPrefix, cfg.ConsumerGroup, cfg.MemberID)}
 	return c, nil
 }
 
@@ -172,9 +178,10 @@ func (c *Consumer) Run(ctx context.Context) error {
 		return errors.New("membersdk: Consumer.Run called twice")
 	}
 	c.cbCtx = context.WithoutCancel(ctx)
+	c.host = c.workerHost()
 	hbCtx, hbCancel := context.WithCancel(c.cbCtx)
 	defer hbCancel()
-	defer c.hb.close() // after the leave
+	defer c.hb.Close() // after the leave
 	results := make(chan hbResult, 1)
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
@@ -224,7 +231,7 @@ func (c *Consumer) Run(ctx context.Context) error {
 			default:
 				nextHB = c.now()
 			}
-		case <-c.hb.nudges():
+		case <-c.hb.Nudges():
 			// The coordinator asks for a heartbeat now (shards this member
 			// may get were freed): send one, or right after the answer to
 			// the one in flight (which may predate the change).
@@ -255,7 +262,7 @@ func (c *Consumer) selfFenceDeadline() (time.Time, bool) {
 
 func (c *Consumer) hasLiveWorkers() bool {
 	for _, w := range c.ls.workers {
-		if w.stateNow() != stateKilled {
+		if w.StateNow() != shardworker.StateKilled {
 			return true
 		}
 	}
@@ -265,10 +272,10 @@ func (c *Consumer) hasLiveWorkers() bool {
 // selfFence stops reading and acking every shard at once.
 func (c *Consumer) selfFence(now time.Time) {
 	c.ls.selfFenced = true
-	c.gate.fenced.Store(true) // blocks every XACK from here on
+	c.gate.Fenced.Store(true) // blocks every XACK from here on
 	shards := c.ownedIndexes()
 	for _, s := range shards {
-		c.ls.workers[s].kill()
+		c.ls.workers[s].Kill()
 	}
 	c.log.Warn("self-fenced: no successful heartbeat within lease TTL minus margin; stopped reading and acking",
 		"lastSuccess", c.ls.lastOK, "after", c.cfg.selfFenceAfter(c.ls.lease), "shards", shards)
@@ -280,7 +287,7 @@ func (c *Consumer) selfFence(now time.Time) {
 func (c *Consumer) fence(status protocol.Status, msg string) {
 	shards := c.ownedIndexes()
 	for _, s := range shards {
-		c.ls.workers[s].kill()
+		c.ls.workers[s].Kill()
 	}
 	c.log.Warn("fenced by the coordinator; stopped every shard, rejoining", "status", status, "message", msg, "epoch", c.ls.epoch, "shards", shards)
 	c.emit(Event{Type: EventFenced, Status: status, Shards: shards})
@@ -289,14 +296,14 @@ func (c *Consumer) fence(status protocol.Status, msg string) {
 	c.ls.rejoin = true
 	c.ls.joined = false
 	c.ls.selfFenced = false
-	c.gate.fenced.Store(false) // old tokens are lost; new workers need a new OK anyway
+	c.gate.Fenced.Store(false) // old tokens are lost; new workers need a new OK anyway
 	c.ls.assigned, c.ls.pending = nil, nil
 }
 
 // stopAll stops every worker at once and waits until they have exited.
 func (c *Consumer) stopAll() {
 	for _, w := range c.ls.workers {
-		w.kill()
+		w.Kill()
 	}
 	c.waitWorkers()
 }
@@ -307,12 +314,12 @@ func (c *Consumer) waitWorkers() {
 	}
 }
 
-func (c *Consumer) workerExited(w *worker) {
-	if cur, ok := c.ls.workers[w.shard]; ok && cur == w {
-		delete(c.ls.workers, w.shard)
+func (c *Consumer) workerExited(w *shardworker.Worker) {
+	if cur, ok := c.ls.workers[w.Shard()]; ok && cur == w {
+		delete(c.ls.workers, w.Shard())
 	}
-	c.emit(Event{Type: EventShardReleased, Shard: w.shard, Err: w.err()})
-	c.shardsRevoked(w.shard)
+	c.emit(Event{Type: EventShardReleased, Shard: w.Shard(), Err: w.Err()})
+	c.shardsRevoked(w.Shard())
 }
 
 // reconcile applies an assignment: revoke running shards that are not in
@@ -328,9 +335,9 @@ func (c *Consumer) reconcile(assigned []int, startNew bool) {
 	}
 	for _, s := range c.ownedIndexes() {
 		w := c.ls.workers[s]
-		if !want[s] && w.stateNow() == stateRunning {
+		if !want[s] && w.StateNow() == shardworker.StateRunning {
 			c.log.Info("revoking shard", "shard", s, "rebalanceTimeout", c.ls.rebalance)
-			w.revoke(c.ls.rebalance)
+			w.Revoke(c.ls.rebalance)
 			c.emit(Event{Type: EventShardRevoking, Shard: s})
 		}
 	}
@@ -347,10 +354,10 @@ func (c *Consumer) reconcile(assigned []int, startNew bool) {
 	c.checkPoolSize(len(c.ls.workers) + len(starts))
 	c.shardsAssigned(starts)
 	for _, s := range starts {
-		w := newWorker(c, s)
+		w := shardworker.New(c.host, s)
 		c.ls.workers[s] = w
 		c.log.Info("starting shard", "shard", s, "epoch", c.ls.epoch)
-		go w.run()
+		go w.Run()
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"github.com/redisstream/coordinator/membersdk/internal/fence"
 	"github.com/redisstream/coordinator/membersdk/protocol"
 	"github.com/stretchr/testify/require"
 )
@@ -22,7 +23,7 @@ func TestShardDeadLetterKeySharesTheShardsHashTag(t *testing.T) {
 	require.Equal(t, "{orders:3}:dlq", ShardDeadLetterKey(stream))
 	tag := func(k string) string { return k[strings.IndexByte(k, '{')+1 : strings.IndexByte(k, '}')] }
 	require.Equal(t, stream, tag(ShardDeadLetterKey(stream)), "hash tag = the whole shard stream key")
-	require.Equal(t, tag(fenceKey(stream, "g")), tag(ShardDeadLetterKey(stream)), "same slot as the shard's fence")
+	require.Equal(t, tag(fence.Key(stream, "g")), tag(ShardDeadLetterKey(stream)), "same slot as the shard's fence")
 	require.Equal(t, "orders:dlq", DeadLetterKey("orders"))
 }
 
@@ -149,4 +150,39 @@ func TestDeadLetterMoveIsOneScriptOnRedisCluster(t *testing.T) {
 		require.NoError(t, stop())
 		f.setTarget(member)
 	}
+}
+
+func TestDeadLetterAfterMaxDeliveries(t *testing.T) {
+	t.Parallel()
+	rc := setupRedis(t, 1)
+	f := newFakeCoord(t, 1)
+	f.setTarget("m0", 0)
+	var ev events
+	var h handled
+	cfg := testConfig(f, rc, "m0", &ev)
+	cfg.MaxDeliveries = 3
+	c, err := NewConsumer(cfg, func(ctx context.Context, m Message) error {
+		h.add(m)
+		return errors.New("boom")
+	})
+	require.NoError(t, err)
+	stop, _ := runConsumer(t, c)
+	id := xadd(t, rc, 0, "k", "v")
+	eventually(t, func() bool { return ev.has(EventDeadLettered, "m0", 0) }, 5*time.Second, "dead-lettered")
+	require.Equal(t, 3, h.count())
+	for i, m := range h.calls {
+		require.Equal(t, int64(i+1), m.DeliveryCount)
+	}
+	require.Equal(t, int64(0), pendingCount(t, rc, 0))
+	dlq, err := rc.XRange(context.Background(), "{orders:0}:dlq", "-", "+").Result()
+	require.NoError(t, err)
+	require.Len(t, dlq, 1)
+	v := dlq[0].Values
+	require.Equal(t, "v", v["k"])
+	require.Equal(t, "orders:0", v[DLQFieldOriginStream])
+	require.Equal(t, id, v[DLQFieldOriginID])
+	require.Equal(t, "boom", v[DLQFieldError])
+	require.Equal(t, testGroup, v[DLQFieldConsumerGroup])
+	require.Equal(t, "3", v[DLQFieldDeliveries])
+	require.NoError(t, stop())
 }

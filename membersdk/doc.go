@@ -72,8 +72,13 @@
 //
 // The SDK is a module of its own (github.com/redisstream/coordinator/membersdk,
 // go 1.24) so that an application gets none of the coordinator's
-// dependencies. This package may import the standard library, membersdk/protocol,
-// membersdk/internal/mailbox (the Redis mailbox transport), go-redis, backoff
-// and uuid; its tests membersdk/redistest and testify too.
+// dependencies. This package may import the standard library,
+// membersdk/protocol, its internal packages (internal/coordclient: the
+// coordinator HTTP client; internal/hbtransport: the heartbeat transports;
+// internal/mailbox: the Redis mailbox; internal/fence: the shard fence, its
+// scripts and fenced acknowledgements; internal/shardworker: the shard
+// worker, with internal/shard and internal/retry; internal/routing: the
+// producer's routing cache), go-redis and uuid; its tests
+// membersdk/redistest and testify too.
 // Nothing in this module may import the coordinator's module.
 package membersdk

@@ -154,7 +154,7 @@ func TestPausedMembersNeverAckWithoutTheFence(t *testing.T) {
 
 	deadline := time.Now().Add(3 * time.Second)
 	for time.Now().Before(deadline) {
-		time.Sleep(time.Duration(50+randN(150)) * time.Millisecond)
+		time.Sleep(time.Duration(50+randN(150)) * time.Millisecond) // random gap between chaos steps, not a wait
 		if randN(2) == 0 {
 			m := members[randN(len(members))]
 			f.expire(m) // its lease expired while it may be paused: fences cleared

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"github.com/redisstream/coordinator/membersdk/internal/fence"
 	"github.com/redisstream/coordinator/membersdk/protocol"
 	"github.com/stretchr/testify/require"
 )
@@ -21,13 +22,13 @@ func TestFenceKey(t *testing.T) {
 		{"orders:1", "grüppe%{}", "{orders:1}:fence:gr%C3%BCppe%25%7B%7D"},
 		{"o:1", "", "{o:1}:fence:"},
 	} {
-		require.Equal(t, tc.want, fenceKey(tc.stream, tc.group), "stream %q group %q", tc.stream, tc.group)
+		require.Equal(t, tc.want, fence.Key(tc.stream, tc.group), "stream %q group %q", tc.stream, tc.group)
 	}
 }
 
 func readFenceFields(t *testing.T, rc *redis.Client, shard int) (owner, token string) {
 	t.Helper()
-	v, err := rc.HMGet(context.Background(), fenceKey(protocol.StreamKey(testStream, shard), testGroup), "owner", "token").Result()
+	v, err := rc.HMGet(context.Background(), fence.Key(protocol.StreamKey(testStream, shard), testGroup), "owner", "token").Result()
 	require.NoError(t, err)
 	owner, _ = v[0].(string)
 	token, _ = v[1].(string)
@@ -71,7 +72,7 @@ func TestUnfencedCoordinatorStillWorks(t *testing.T) {
 	eventually(t, func() bool { return len(ev.find(EventAcked)) == 1 }, 5*time.Second, "acknowledged")
 	require.Equal(t, int64(0), pendingCount(t, rc, 0))
 	require.Equal(t, int64(0), h.calls[0].FencingToken)
-	n, err := rc.Exists(context.Background(), fenceKey(protocol.StreamKey(testStream, 0), testGroup)).Result()
+	n, err := rc.Exists(context.Background(), fence.Key(protocol.StreamKey(testStream, 0), testGroup)).Result()
 	require.NoError(t, err)
 	require.Zero(t, n, "no fence was written")
 	require.NoError(t, stop())
@@ -83,7 +84,7 @@ func TestWorkerDoesNotStartWhileTheFenceNamesAnotherOwner(t *testing.T) {
 	t.Parallel()
 	rc := setupRedis(t, 1)
 	ctx := context.Background()
-	key := fenceKey(protocol.StreamKey(testStream, 0), testGroup)
+	key := fence.Key(protocol.StreamKey(testStream, 0), testGroup)
 	require.NoError(t, rc.HSet(ctx, key, "owner", "someone-else", "token", 7).Err())
 	f := newFakeCoord(t, 1)
 	f.noFence = true // the test writes the fence

@@ -2,12 +2,10 @@ package membersdk
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"strconv"
-	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/redisstream/coordinator/membersdk/internal/fence"
 )
 
 // FencedAcker acknowledges entries of one shard through the shard fence on a
@@ -43,27 +41,14 @@ import (
 // ErrTxRefused), use NewFencedScriptAcker: the same Ack through the fence
 // script, the one the Consumer uses for claims and dead-letter moves.
 type FencedAcker struct {
-	conn *redis.Conn
-	// script mode (NewFencedScriptAcker): rc set, conn nil.
-	rc                   redis.Cmdable
-	member               string
-	token                int64
-	stream, group, fence string
-	want                 string // token held, decimal; "" = unfenced (the fence must not exist)
-	armed                bool   // WATCH active on conn and the token seen after it
-	watched              bool   // a WATCH may be active on conn (Close must UNWATCH)
-	args                 []any  // XACK arguments, reused
+	a *fence.Acker
 }
 
 // NewFencedAcker returns an acker for streamKey and group on conn, holding
 // token (0: the coordinator does not fence, and the fence key must not
 // exist). Nothing is sent until the first Ack.
 func NewFencedAcker(conn *redis.Conn, streamKey, group string, token int64) *FencedAcker {
-	a := &FencedAcker{conn: conn, stream: streamKey, group: group, fence: fenceKey(streamKey, group)}
-	if token != 0 {
-		a.want = strconv.FormatInt(token, 10)
-	}
-	return a
+	return &FencedAcker{a: fence.NewTx(conn, streamKey, group, token)}
 }
 
 // NewFencedScriptAcker returns an acker for streamKey and group that
@@ -73,7 +58,7 @@ func NewFencedAcker(conn *redis.Conn, streamKey, group string, token int64) *Fen
 // exist) and only then runs the XACK. It is safe for concurrent use and
 // Close does nothing.
 func NewFencedScriptAcker(rc redis.Cmdable, streamKey, group, memberID string, token int64) *FencedAcker {
-	return &FencedAcker{rc: rc, member: memberID, token: token, stream: streamKey, group: group, fence: fenceKey(streamKey, group)}
+	return &FencedAcker{a: fence.NewScriptAcker(rc, streamKey, group, memberID, token)}
 }
 
 // Ack acknowledges ids (one XACK) if the fence still holds the token, and
@@ -82,139 +67,17 @@ func NewFencedScriptAcker(rc redis.Cmdable, streamKey, group, memberID string, t
 // connection failed mid-way); a transaction acker re-arms before its next
 // Ack.
 func (a *FencedAcker) Ack(ctx context.Context, ids ...string) (int64, error) {
-	if len(ids) == 0 {
-		return 0, nil
-	}
-	if a.rc != nil {
-		return fencedXAck(ctx, a.rc, a.stream, a.group, a.member, a.token, ids...)
-	}
-	if !a.armed {
-		if err := a.arm(ctx); err != nil {
-			return 0, err
-		}
-	}
-	a.args = append(a.args[:0], "xack", a.stream, a.group)
-	for _, id := range ids {
-		a.args = append(a.args, id)
-	}
-	multi := redis.NewStatusCmd(ctx, "multi")
-	xack := redis.NewStatusCmd(ctx, a.args...) // QUEUED
-	exec := redis.NewSliceCmd(ctx, "exec")
-	watch := redis.NewStatusCmd(ctx, "watch", a.fence)
-	tok := redis.NewStringCmd(ctx, "hget", a.fence, "token")
-	a.armed = false
-	a.watched = true
-	_, err := a.conn.Pipelined(ctx, func(p redis.Pipeliner) error {
-		for _, c := range []redis.Cmder{multi, xack, exec, watch, tok} {
-			_ = p.Process(ctx, c)
-		}
-		return nil
-	})
-	clear(a.args) // drop the ids: the slice is kept for the next Ack
-	switch xerr := exec.Err(); {
-	case errors.Is(xerr, redis.Nil):
-		return 0, fmt.Errorf("%w: the fence %s was written since it was checked (now token=%s)", ErrFenced, a.fence, tokenText(tok))
-	case xerr != nil:
-		if err == nil {
-			err = xerr
-		}
-		return 0, err
-	}
-	res := exec.Val()
-	if len(res) != 1 {
-		return 0, fmt.Errorf("membersdk: EXEC of the fenced XACK answered %d replies, want 1", len(res))
-	}
-	n, ok := res[0].(int64)
-	if !ok {
-		if e, isErr := res[0].(error); isErr {
-			return 0, e
-		}
-		return 0, fmt.Errorf("membersdk: XACK answered %T, want an integer", res[0])
-	}
-	a.armed = watch.Err() == nil && a.tokenMatches(tok)
-	return n, nil
+	return a.a.Ack(ctx, ids...)
 }
 
 // ErrTxRefused: Redis refused MULTI, DISCARD or WATCH on the acker's
 // connection (an ACL without them, a proxy without transactions). Nothing
 // was acknowledged; acknowledge through the fence script
 // (NewFencedScriptAcker) instead.
-var ErrTxRefused = errors.New("membersdk: Redis refused the transaction commands the fenced acknowledgement needs")
-
-// arm sends MULTI, DISCARD (which also drops any WATCH), WATCH fence and
-// HGET fence token; ErrFenced when the token is not the one held. The
-// MULTI/DISCARD pair proves that Redis accepts transactions on this
-// connection before an XACK is ever sent in one: a refused MULTI would
-// leave the XACK behind it to run unchecked.
-func (a *FencedAcker) arm(ctx context.Context) error {
-	multi := redis.NewStatusCmd(ctx, "multi")
-	discard := redis.NewStatusCmd(ctx, "discard")
-	watch := redis.NewStatusCmd(ctx, "watch", a.fence)
-	tok := redis.NewStringCmd(ctx, "hget", a.fence, "token")
-	a.watched = true
-	_, err := a.conn.Pipelined(ctx, func(p redis.Pipeliner) error {
-		for _, c := range []redis.Cmder{multi, discard, watch, tok} {
-			_ = p.Process(ctx, c)
-		}
-		return nil
-	})
-	for _, c := range []redis.Cmder{multi, discard, watch} {
-		if cerr := c.Err(); cerr != nil {
-			if isRefused(cerr) {
-				return fmt.Errorf("%w: %s: %v", ErrTxRefused, c.Name(), cerr)
-			}
-			return cerr
-		}
-	}
-	if terr := tok.Err(); terr != nil && !errors.Is(terr, redis.Nil) {
-		return terr
-	}
-	if err != nil && !errors.Is(err, redis.Nil) {
-		return err
-	}
-	if !a.tokenMatches(tok) {
-		return fmt.Errorf("%w: %s has token=%s, this worker holds %s", ErrFenced, a.fence, tokenText(tok), tokenText0(a.want))
-	}
-	a.armed = true
-	return nil
-}
-
-// tokenMatches: the HGET reply is the token held ("" held: no token).
-func (a *FencedAcker) tokenMatches(tok *redis.StringCmd) bool {
-	v, err := tok.Result()
-	if errors.Is(err, redis.Nil) {
-		return a.want == ""
-	}
-	return err == nil && v == a.want
-}
+var ErrTxRefused = fence.ErrTxRefused
 
 // Close drops the WATCH (UNWATCH), if one may be active, so that the
 // connection can go back to a pool. It does not close the connection.
 func (a *FencedAcker) Close(ctx context.Context) error {
-	a.armed = false
-	if a.conn == nil || !a.watched {
-		return nil
-	}
-	ctx, cancel := context.WithTimeout(ctx, time.Second)
-	defer cancel()
-	err := a.conn.Process(ctx, redis.NewStatusCmd(ctx, "unwatch"))
-	if err == nil {
-		a.watched = false
-	}
-	return err
-}
-
-func tokenText(tok *redis.StringCmd) string {
-	v, err := tok.Result()
-	if err != nil {
-		return "none"
-	}
-	return v
-}
-
-func tokenText0(s string) string {
-	if s == "" {
-		return "none"
-	}
-	return s
+	return a.a.Close(ctx)
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"github.com/redisstream/coordinator/membersdk/internal/fence"
 	"github.com/redisstream/coordinator/membersdk/protocol"
 	"github.com/stretchr/testify/require"
 )
@@ -29,7 +30,7 @@ func TestFencedAckerAcknowledgesWhileTheFenceHolds(t *testing.T) {
 	rc := setupRedis(t, 1)
 	ctx := context.Background()
 	key := protocol.StreamKey(testStream, 0)
-	require.NoError(t, rc.HSet(ctx, fenceKey(key, testGroup), "owner", "m0", "token", 4).Err())
+	require.NoError(t, rc.HSet(ctx, fence.Key(key, testGroup), "owner", "m0", "token", 4).Err())
 	ids := pendingIDs(t, rc, 5)
 	conn := rc.Conn()
 	defer conn.Close()
@@ -53,7 +54,7 @@ func TestFencedAckerIsRefusedWhenTheFenceMovesWhileArmed(t *testing.T) {
 	rc := setupRedis(t, 1)
 	ctx := context.Background()
 	key := protocol.StreamKey(testStream, 0)
-	fk := fenceKey(key, testGroup)
+	fk := fence.Key(key, testGroup)
 	require.NoError(t, rc.HSet(ctx, fk, "owner", "m0", "token", 4).Err())
 	ids := pendingIDs(t, rc, 3)
 	conn := rc.Conn()
@@ -86,7 +87,7 @@ func TestFencedAckerIsRefusedWhenTheTokenIsNotHeld(t *testing.T) {
 	rc := setupRedis(t, 1)
 	ctx := context.Background()
 	key := protocol.StreamKey(testStream, 0)
-	require.NoError(t, rc.HSet(ctx, fenceKey(key, testGroup), "owner", "", "token", 9).Err())
+	require.NoError(t, rc.HSet(ctx, fence.Key(key, testGroup), "owner", "", "token", 9).Err())
 	ids := pendingIDs(t, rc, 1)
 	conn := rc.Conn()
 	defer conn.Close()
@@ -109,7 +110,7 @@ func TestFencedAckerUnfenced(t *testing.T) {
 	n, err := a.Ack(ctx, ids[0])
 	require.NoError(t, err)
 	require.Equal(t, int64(1), n)
-	require.NoError(t, rc.HSet(ctx, fenceKey(key, testGroup), "owner", "m9", "token", 1).Err())
+	require.NoError(t, rc.HSet(ctx, fence.Key(key, testGroup), "owner", "m9", "token", 1).Err())
 	_, err = a.Ack(ctx, ids[1])
 	require.ErrorIs(t, err, ErrFenced)
 	require.Equal(t, int64(1), pendingCount(t, rc, 0))
@@ -122,7 +123,7 @@ func TestFencedAckerCloseDropsTheWatch(t *testing.T) {
 	rc := setupRedis(t, 1)
 	ctx := context.Background()
 	key := protocol.StreamKey(testStream, 0)
-	fk := fenceKey(key, testGroup)
+	fk := fence.Key(key, testGroup)
 	require.NoError(t, rc.HSet(ctx, fk, "owner", "m0", "token", 1).Err())
 	ids := pendingIDs(t, rc, 1)
 	conn := rc.Conn()
@@ -180,7 +181,7 @@ func TestFencedAckerRESP2(t *testing.T) {
 	rc := redis.NewClient(&redis.Options{Addr: base.Options().Addr, Protocol: 2})
 	t.Cleanup(func() { _ = rc.Close() })
 	key := protocol.StreamKey(testStream, 0)
-	fk := fenceKey(key, testGroup)
+	fk := fence.Key(key, testGroup)
 	require.NoError(t, base.HSet(ctx, fk, "owner", "m0", "token", 2).Err())
 	ids := pendingIDs(t, base, 2)
 	conn := rc.Conn()

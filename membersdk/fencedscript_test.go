@@ -5,6 +5,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/redisstream/coordinator/membersdk/internal/fence"
 	"github.com/redisstream/coordinator/membersdk/protocol"
 	"github.com/stretchr/testify/require"
 )
@@ -17,7 +18,7 @@ func TestFencedScriptAckerChecksOwnerAndToken(t *testing.T) {
 	rc := setupRedis(t, 1)
 	ctx := context.Background()
 	key := protocol.StreamKey(testStream, 0)
-	fk := fenceKey(key, testGroup)
+	fk := fence.Key(key, testGroup)
 	require.NoError(t, rc.HSet(ctx, fk, "owner", "m0", "token", 4).Err())
 	ids := pendingIDs(t, rc, 4)
 
@@ -61,7 +62,7 @@ func TestFencedScriptAckerUnfencedAndConcurrent(t *testing.T) {
 	}
 	wg.Wait()
 	require.Equal(t, int64(1), pendingCount(t, rc, 0))
-	require.NoError(t, rc.HSet(ctx, fenceKey(key, testGroup), "owner", "m0", "token", 1).Err())
+	require.NoError(t, rc.HSet(ctx, fence.Key(key, testGroup), "owner", "m0", "token", 1).Err())
 	_, err := a.Ack(ctx, ids[8])
 	require.ErrorIs(t, err, ErrFenced)
 	require.Equal(t, int64(1), pendingCount(t, rc, 0))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -33,7 +34,7 @@ type recorder struct {
 func (r *recorder) handler(member string) Handler {
 	return func(ctx context.Context, m Message) error {
 		s := span{member: member, shard: m.Shard, id: m.ID, epoch: m.Epoch, start: time.Now()}
-		time.Sleep(time.Duration(rand.IntN(3)) * time.Millisecond)
+		time.Sleep(time.Duration(rand.IntN(3)) * time.Millisecond) // simulated work, not a wait
 		s.end = time.Now()
 		r.mu.Lock()
 		r.spans = append(r.spans, s)
@@ -44,6 +45,19 @@ func (r *recorder) handler(member string) Handler {
 		r.mu.Unlock()
 		return nil
 	}
+}
+
+// handledBy reports whether member handled at least one entry of each of
+// shards.
+func (r *recorder) handledBy(member string, shards ...int) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, shard := range shards {
+		if !slices.ContainsFunc(r.spans, func(s span) bool { return s.member == member && s.shard == shard }) {
+			return false
+		}
+	}
+	return true
 }
 
 func (r *recorder) seenAll(ids map[string]bool) bool {
@@ -89,24 +103,24 @@ func TestHandoffKeepsOneReaderPerShard(t *testing.T) {
 			mu.Lock()
 			produced[fmt.Sprintf("%d/%s", shard, id)] = true
 			mu.Unlock()
-			time.Sleep(time.Millisecond)
+			time.Sleep(time.Millisecond) // the producer's pace, not a wait
 		}
 	}()
 
-	time.Sleep(300 * time.Millisecond)
+	eventually(t, func() bool { return rec.handledBy("a", 0, 1, 2, 3) }, 10*time.Second, "a handles every shard")
 	f.setTarget("a", 0, 1)
 	f.setTarget("b", 2, 3)
 	cb, err := NewConsumer(testConfig(f, rc, "b", &ev), rec.handler("b"))
 	require.NoError(t, err)
 	stopB, _ := runConsumer(t, cb)
 	eventually(t, func() bool { return ev.has(EventShardStarted, "b", 2) && ev.has(EventShardStarted, "b", 3) }, 5*time.Second, "b took 2 and 3")
-	time.Sleep(200 * time.Millisecond)
+	eventually(t, func() bool { return rec.handledBy("b", 2, 3) }, 10*time.Second, "b handles 2 and 3")
 
 	// a leaves; b takes everything.
 	f.setTarget("b", 0, 1, 2, 3)
 	require.NoError(t, stopA())
 	eventually(t, func() bool { return ev.has(EventShardStarted, "b", 0) && ev.has(EventShardStarted, "b", 1) }, 5*time.Second, "b took 0 and 1")
-	time.Sleep(200 * time.Millisecond)
+	eventually(t, func() bool { return rec.handledBy("b", 0, 1) }, 10*time.Second, "b handles 0 and 1")
 	stopProducing.Store(true)
 	wg.Wait()
 
@@ -172,7 +186,7 @@ func TestReassignedWhileDrainingWaitsForTheOldWorker(t *testing.T) {
 			}
 		}
 		started <- struct{}{}
-		time.Sleep(300 * time.Millisecond)
+		time.Sleep(300 * time.Millisecond) // a slow handler (simulated work), not a wait
 		active.Add(-1)
 		return nil
 	})
@@ -212,7 +226,7 @@ func TestPerShardConcurrencyAndGlobalLimit(t *testing.T) {
 				break
 			}
 		}
-		time.Sleep(50 * time.Millisecond)
+		time.Sleep(50 * time.Millisecond) // a slow handler (simulated work), not a wait
 		active.Add(-1)
 		return nil
 	})

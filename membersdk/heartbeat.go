@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/redisstream/coordinator/membersdk/internal/retry"
 	"github.com/redisstream/coordinator/membersdk/protocol"
 )
 
@@ -48,10 +49,10 @@ func (c *Consumer) buildRequest() protocol.HeartbeatRequest {
 		w := c.ls.workers[s]
 		id := protocol.ShardID{ShardIndex: s}
 		req.OwnedShards = append(req.OwnedShards, id)
-		if st := w.revokeState(); st != "" {
-			req.RevokingShards = append(req.RevokingShards, protocol.RevokingShard{Shard: id, State: st, InFlight: int(w.inFlight.Load())})
+		if st := w.RevokeState(); st != "" {
+			req.RevokingShards = append(req.RevokingShards, protocol.RevokingShard{Shard: id, State: st, InFlight: int(w.InFlight())})
 		}
-		req.ShardProgress = append(req.ShardProgress, w.progress())
+		req.ShardProgress = append(req.ShardProgress, w.Progress())
 	}
 	return req
 }
@@ -79,7 +80,7 @@ func (c *Consumer) sendAsync(ctx context.Context, req protocol.HeartbeatRequest,
 // interval (plus one answer's latency): what a new data set's quiet wait
 // relies on (docs/RELIABILITY.md, "A new data set").
 func (c *Consumer) send(ctx context.Context, req protocol.HeartbeatRequest, sentAt time.Time, round time.Duration) hbResult {
-	resp, url, err := c.hb.heartbeat(ctx, round, req)
+	resp, url, err := c.hb.Heartbeat(ctx, round, req)
 	return hbResult{req: req, resp: resp, url: url, err: err, sentAt: sentAt}
 }
 
@@ -99,7 +100,7 @@ func (c *Consumer) apply(r hbResult) (time.Time, error) {
 			return now, r.err
 		}
 		c.log.Warn("heartbeat failed on every coordinator URL", "error", r.err)
-		c.emit(Event{Type: EventHeartbeatFailed, Err: r.err, URL: c.hb.where()})
+		c.emit(Event{Type: EventHeartbeatFailed, Err: r.err, URL: c.hb.Where()})
 		// Counted from when the round started: a round that hung until its bound
 		// is retried at once, so rounds start at most one interval apart.
 		return later(now, r.sentAt.Add(c.retryInterval())), nil
@@ -110,11 +111,11 @@ func (c *Consumer) apply(r hbResult) (time.Time, error) {
 	case protocol.StatusOK, protocol.StatusSyncMetadata, protocol.StatusRevokePending:
 		fresh := now.Sub(r.sentAt) < c.cfg.selfFenceAfter(c.ls.lease)
 		if c.ls.hbRetry != nil {
-			c.ls.hbRetry.reset()
+			c.ls.hbRetry.Reset()
 		}
 		c.ls.lastOK, c.ls.haveOK = r.sentAt, true
 		c.idFree()
-		c.gate.extend(r.sentAt.Add(c.cfg.selfFenceAfter(c.ls.lease)))
+		c.gate.Extend(r.sentAt.Add(c.cfg.selfFenceAfter(c.ls.lease)))
 		if resp.MemberEpoch > 0 {
 			c.ls.epoch = resp.MemberEpoch
 			c.epoch.Store(resp.MemberEpoch)
@@ -127,7 +128,7 @@ func (c *Consumer) apply(r hbResult) (time.Time, error) {
 		c.mv.Store(mv)
 		if c.ls.selfFenced && fresh {
 			c.ls.selfFenced = false
-			c.gate.fenced.Store(false)
+			c.gate.Fenced.Store(false)
 			c.log.Info("heartbeat succeeded again; resuming", "status", resp.Status, "epoch", c.ls.epoch)
 			c.emit(Event{Type: EventResumed, Status: resp.Status})
 		}
@@ -215,10 +216,10 @@ func (c *Consumer) nextInterval() time.Duration {
 // A heartbeat that proves membership resets it.
 func (c *Consumer) retryInterval() time.Duration {
 	base := min(c.cfg.RetryInterval, c.ls.interval)
-	if p := c.ls.hbRetry; p == nil || p.b.InitialInterval != base || p.maxWait != c.ls.interval {
-		c.ls.hbRetry = newRetryPacer(base, c.ls.interval, 2)
+	if p := c.ls.hbRetry; p == nil || !p.Paces(base, c.ls.interval) {
+		c.ls.hbRetry = retry.New(base, c.ls.interval, 2)
 	}
-	return c.ls.hbRetry.next()
+	return c.ls.hbRetry.Next()
 }
 
 // later is the later of a and b.

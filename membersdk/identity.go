@@ -32,7 +32,7 @@ func newIncarnation() string {
 func (c *Consumer) idRefused(status protocol.Status, msg string) {
 	shards := c.ownedIndexes()
 	for _, s := range shards {
-		c.ls.workers[s].kill()
+		c.ls.workers[s].Kill()
 	}
 	if !c.ls.idRefused {
 		c.ls.idRefused = true

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/redisstream/coordinator/membersdk/internal/shardworker"
 	"github.com/redisstream/coordinator/membersdk/protocol"
 )
 
@@ -19,8 +20,8 @@ func (c *Consumer) leave(inFlight bool, results chan hbResult) error {
 		c.applyLeaveAnswer(<-results)
 	}
 	for _, s := range c.ownedIndexes() {
-		if w := c.ls.workers[s]; w.stateNow() == stateRunning {
-			w.revoke(c.ls.rebalance)
+		if w := c.ls.workers[s]; w.StateNow() == shardworker.StateRunning {
+			w.Revoke(c.ls.rebalance)
 			c.emit(Event{Type: EventShardRevoking, Shard: s})
 		}
 	}
@@ -74,7 +75,7 @@ func (c *Consumer) applyLeaveAnswer(r hbResult) {
 	switch r.resp.Status {
 	case protocol.StatusUnknownMemberID, protocol.StatusFencedMemberEpoch, protocol.StatusMemberIDInUse:
 		for _, w := range c.ls.workers {
-			w.kill()
+			w.Kill()
 		}
 		c.emit(Event{Type: EventFenced, Status: r.resp.Status})
 	}

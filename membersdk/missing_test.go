@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"github.com/redisstream/coordinator/membersdk/internal/fence"
 	"github.com/redisstream/coordinator/membersdk/protocol"
 	"github.com/stretchr/testify/require"
 )
@@ -57,7 +58,7 @@ func (r *readCounter) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 func isClaimScript(cmd redis.Cmder) bool {
 	args := cmd.Args()
 	return len(args) >= 2 && (strings.EqualFold(cmd.Name(), "evalsha") || strings.EqualFold(cmd.Name(), "eval")) &&
-		(args[1] == claimScript.sha || args[1] == claimScript.src)
+		(args[1] == fence.ClaimScript.SHA || args[1] == fence.ClaimScript.Src)
 }
 
 // A shard whose stream key disappears while it is owned (renamed away here;

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"github.com/redisstream/coordinator/membersdk/internal/fence"
+	"github.com/redisstream/coordinator/membersdk/internal/shardworker"
 	"github.com/redisstream/coordinator/membersdk/protocol"
 	"github.com/stretchr/testify/require"
 )
@@ -31,7 +33,7 @@ func TestDropNamesScriptKeepsPendingAndChecksTheFence(t *testing.T) {
 	ctx := context.Background()
 	rc := setupRedis(t, 1)
 	key := protocol.StreamKey(testStream, 0)
-	fk := fenceKey(key, testGroup)
+	fk := fence.Key(key, testGroup)
 	require.NoError(t, rc.HSet(ctx, fk, "owner", "s", "token", 7).Err())
 	xadd(t, rc, 0, "k", "v")
 	require.NoError(t, rc.XReadGroup(ctx, &redis.XReadGroupArgs{Group: testGroup, Consumer: "dead-with-pending", Streams: []string{key, ">"}, Count: 1}).Err())
@@ -39,7 +41,7 @@ func TestDropNamesScriptKeepsPendingAndChecksTheFence(t *testing.T) {
 		require.NoError(t, rc.XGroupCreateConsumer(ctx, key, testGroup, n).Err())
 	}
 	run := func(member, token string) ([]string, error) {
-		cmd, err := dropNamesScript.run(ctx, rc, []string{key, fk}, []any{member, token, testGroup},
+		cmd, err := shardworker.DropNamesScript.Run(ctx, rc, []string{key, fk}, []any{member, token, testGroup},
 			func(ctx context.Context, args ...any) redis.Cmder { return redis.NewStringSliceCmd(ctx, args...) })
 		if err != nil {
 			return nil, err

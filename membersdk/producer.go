@@ -7,11 +7,11 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"github.com/redisstream/coordinator/membersdk/internal/coordclient"
+	"github.com/redisstream/coordinator/membersdk/internal/routing"
 	"github.com/redisstream/coordinator/membersdk/protocol"
 )
 
@@ -50,24 +50,10 @@ type ProducerConfig struct {
 // to. It is safe for concurrent use.
 type Producer struct {
 	cfg   ProducerConfig
-	coord *coordClient
+	coord *coordclient.Client
 	log   *slog.Logger
 	path  string
-	// now is time.Now; internal tests replace it right after NewProducer
-	// (no test seam in ProducerConfig).
-	now func() time.Time
-
-	mu  sync.Mutex                    // serialises refreshes
-	cur atomic.Pointer[cachedRouting] // read without a lock by every Publish
-	gen atomic.Int64                  // bumped by Invalidate: older routing is stale
-}
-
-// cachedRouting is a fetched routing; it is fresh while younger than
-// RoutingTTL and no invalidation happened since its fetch started.
-type cachedRouting struct {
-	r         protocol.ProducerRouting
-	fetchedAt time.Time
-	gen       int64 // p.gen when the fetch started
+	cache *routing.Cache // internal tests replace cache.Now right after NewProducer
 }
 
 // NewProducer validates cfg and returns a producer. Routing is fetched on
@@ -99,82 +85,45 @@ func NewProducer(cfg ProducerConfig) (*Producer, error) {
 		cfg:   cfg,
 		coord: cc,
 		log:   cfg.Logger.With("stream", cfg.StreamPrefix),
-		path:  groupPath(cfg.StreamPrefix, cfg.ConsumerGroup) + "/producer-routing",
-		now:   time.Now,
+		path:  coordclient.GroupPath(cfg.StreamPrefix, cfg.ConsumerGroup) + "/producer-routing",
 	}
-	cc.onFailover = func(from, to string) { p.log.Warn("coordinator failover", "from", from, "to", to) }
+	p.cache = routing.New(cfg.RoutingTTL, p.fetch, p.log)
+	cc.OnFailover = func(from, to string) { p.log.Warn("coordinator failover", "from", from, "to", to) }
 	return p, nil
 }
 
 // Invalidate drops the cached routing; the next Publish fetches it again.
-func (p *Producer) Invalidate() { p.gen.Add(1) }
+func (p *Producer) Invalidate() { p.cache.Invalidate() }
 
 // ObserveMetadataVersion invalidates the routing if v is newer than the
 // cached metadataVersion (feed it versions seen elsewhere, e.g. by a
 // consumer's heartbeats).
-func (p *Producer) ObserveMetadataVersion(v int64) {
-	if c := p.cur.Load(); c != nil && v > c.r.MetadataVersion {
-		p.Invalidate()
-	}
-}
+func (p *Producer) ObserveMetadataVersion(v int64) { p.cache.ObserveMetadataVersion(v) }
 
 // Routing returns the cached routing, fetching it when missing, stale or
 // older than RoutingTTL.
 func (p *Producer) Routing(ctx context.Context) (protocol.ProducerRouting, error) {
-	c, err := p.routing(ctx)
+	c, err := p.cache.Get(ctx)
 	if err != nil {
 		return protocol.ProducerRouting{}, err
 	}
-	return c.r, nil
+	return c.R, nil
 }
 
-// routing is the cached routing if fresh (no lock: every Publish reads it),
-// else one fetch at a time.
-func (p *Producer) routing(ctx context.Context) (*cachedRouting, error) {
-	if c := p.fresh(); c != nil {
-		return c, nil
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if c := p.fresh(); c != nil {
-		return c, nil // another caller refreshed it meanwhile
-	}
-	return p.refreshLocked(ctx)
-}
-
-func (p *Producer) fresh() *cachedRouting {
-	c := p.cur.Load()
-	if c == nil || c.gen != p.gen.Load() || p.now().Sub(c.fetchedAt) >= p.cfg.RoutingTTL {
-		return nil
-	}
-	return c
-}
-
-func (p *Producer) refreshLocked(ctx context.Context) (*cachedRouting, error) {
-	gen := p.gen.Load() // an Invalidate during the fetch makes the result stale
+// fetch asks the coordinator for the producer routing (routing.Fetch).
+func (p *Producer) fetch(ctx context.Context) (protocol.ProducerRouting, error) {
 	var r protocol.ProducerRouting
-	if _, err := p.coord.do(ctx, http.MethodGet, p.path, nil, &r); err != nil {
-		return nil, fmt.Errorf("membersdk: fetch producer routing: %w", err)
-	}
-	if r.ShardCount < 0 {
-		return nil, fmt.Errorf("membersdk: producer routing has shardCount %d", r.ShardCount)
-	}
-	if prev := p.cur.Load(); prev != nil && r.MetadataVersion != prev.r.MetadataVersion {
-		p.log.Info("producer routing changed", "metadataVersion", r.MetadataVersion, "shardCount", r.ShardCount,
-			"previousVersion", prev.r.MetadataVersion, "previousShardCount", prev.r.ShardCount)
-	}
-	c := &cachedRouting{r: r, fetchedAt: p.now(), gen: gen}
-	p.cur.Store(c)
-	return c, nil
+	_, err := p.coord.Do(ctx, http.MethodGet, p.path, nil, &r)
+	return r, err
 }
 
 // ShardFor returns the shard index and stream key partitionKey routes to.
 func (p *Producer) ShardFor(ctx context.Context, partitionKey string) (int, string, error) {
-	c, err := p.routing(ctx)
+	c, err := p.cache.Get(ctx)
 	if err != nil {
 		return 0, "", err
 	}
-	return p.locate(&c.r, partitionKey)
+	return p.locate(&c.R, partitionKey)
 }
 
 func (p *Producer) locate(r *protocol.ProducerRouting, partitionKey string) (int, string, error) {
@@ -223,11 +172,11 @@ type Published struct {
 // (docs/PROTOCOL.md, "Resharding and order").
 func (p *Producer) PublishResult(ctx context.Context, partitionKey string, values map[string]any) (Published, error) {
 	for attempt := 0; ; attempt++ {
-		c, err := p.routing(ctx)
+		c, err := p.cache.Get(ctx)
 		if err != nil {
 			return Published{}, err
 		}
-		shard, key, err := p.locate(&c.r, partitionKey)
+		shard, key, err := p.locate(&c.R, partitionKey)
 		if err != nil {
 			return Published{}, err
 		}
@@ -237,7 +186,7 @@ func (p *Producer) PublishResult(ctx context.Context, partitionKey string, value
 		}
 		id, err := p.cfg.Redis.XAdd(ctx, args).Result()
 		if err == nil {
-			return Published{ID: id, Shard: shard, StreamKey: key, MetadataVersion: c.r.MetadataVersion, Refreshed: attempt > 0}, nil
+			return Published{ID: id, Shard: shard, StreamKey: key, MetadataVersion: c.R.MetadataVersion, Refreshed: attempt > 0}, nil
 		}
 		if !errors.Is(err, redis.Nil) {
 			return Published{}, fmt.Errorf("membersdk: XADD %s: %w", key, err)
@@ -245,7 +194,7 @@ func (p *Producer) PublishResult(ctx context.Context, partitionKey string, value
 		if attempt > 0 {
 			return Published{}, fmt.Errorf("%w: %s (after a routing refresh)", ErrStreamMissing, key)
 		}
-		p.log.Info("shard stream missing (retired by a scale-in?); refreshing routing and retrying", "key", key, "metadataVersion", c.r.MetadataVersion)
+		p.log.Info("shard stream missing (retired by a scale-in?); refreshing routing and retrying", "key", key, "metadataVersion", c.R.MetadataVersion)
 		p.Invalidate()
 	}
 }

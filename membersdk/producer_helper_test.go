@@ -36,7 +36,7 @@ func backgroundProducer(t *testing.T, rdb *redis.Client, shards int) (stop func(
 			mu.Lock()
 			produced[key+"/"+id] = true
 			mu.Unlock()
-			time.Sleep(time.Millisecond)
+			time.Sleep(time.Millisecond) // the producer's pace, not a wait
 		}
 	}()
 	return func() map[string]bool {

@@ -154,7 +154,7 @@ func TestProducerRoutingCacheTTLAndVersion(t *testing.T) {
 	p, err := NewProducer(ProducerConfig{CoordinatorURLs: []string{"http://127.0.0.1:1", srv.URL}, StreamPrefix: testStream, ConsumerGroup: testGroup,
 		Redis: rc, RoutingTTL: 10 * time.Second, MaxLen: 10})
 	require.NoError(t, err)
-	p.now = clock
+	p.cache.Now = clock
 	for i := range 300 {
 		_, err := p.Publish(ctx, fmt.Sprintf("k%d", i), map[string]any{"i": i})
 		require.NoError(t, err)

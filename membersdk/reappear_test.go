@@ -2,6 +2,7 @@ package membersdk
 
 import (
 	"context"
+	"log/slog"
 	"testing"
 	"time"
 
@@ -20,15 +21,18 @@ func TestShardReappearsWhileOwned(t *testing.T) {
 	f := newFakeCoord(t, 2)
 	f.setTarget("m0", 0, 1)
 	var ev events
-	c, err := NewConsumer(testConfig(f, rc, "m0", &ev), func(ctx context.Context, m Message) error { return nil })
+	logs := &lockedBuffer{}
+	cfg := testConfig(f, rc, "m0", &ev)
+	cfg.Logger = slog.New(slog.NewTextHandler(logs, nil))
+	c, err := NewConsumer(cfg, func(ctx context.Context, m Message) error { return nil })
 	require.NoError(t, err)
 	stop, _ := runConsumer(t, c)
 	xadd(t, base, 0, "k", "v")
 	eventually(t, func() bool { return len(ev.find(EventAcked)) == 1 }, 5*time.Second, "shard 0 read")
 	ctx := context.Background()
 	key := protocol.StreamKey(testStream, 0)
-	require.NoError(t, base.Rename(ctx, key, key+"-retired").Err())               // retire
-	time.Sleep(2 * time.Second)                                                   // the worker finds it missing
+	require.NoError(t, base.Rename(ctx, key, key+"-retired").Err()) // retire
+	eventually(t, func() bool { return logs.count("no longer exists") > 0 }, 10*time.Second, "the worker finds shard 0 missing")
 	require.NoError(t, base.XGroupCreateMkStream(ctx, key, testGroup, "0").Err()) // rollback's provision
 	xadd(t, base, 0, "k", "after-rollback")
 	eventually(t, func() bool { return len(ev.find(EventAcked)) == 2 }, 10*time.Second, "entry on the re-created shard consumed")

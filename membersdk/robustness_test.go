@@ -43,7 +43,7 @@ func TestConsumerSurvivesRedisRestart(t *testing.T) {
 	}
 	publish(0, 20)
 	rs.Stop()
-	time.Sleep(400 * time.Millisecond)
+	time.Sleep(400 * time.Millisecond) // the outage lasts 400ms: the scenario, not a wait for a result
 	rs.Restart()
 	publish(20, 40)
 	eventually(t, func() bool {

@@ -126,11 +126,14 @@ func TestRefusedJoinIsRetriedAtTheRetryPace(t *testing.T) {
 	var ev events
 	c, err := NewConsumer(testConfig(f, rc, "m0", &ev), func(ctx context.Context, m Message) error { return nil })
 	require.NoError(t, err)
+	runAt := time.Now()
 	stop, _ := runConsumer(t, c)
-	time.Sleep(500 * time.Millisecond)
-	n := len(f.requests("m0"))
-	require.GreaterOrEqual(t, n, 3)
-	require.LessOrEqual(t, n, 15, "RetryInterval is 50ms: no tight loop")
+	// Wait for the retries themselves (a fixed wait failed under load), then
+	// check their pace: each wait is at least ½ RetryInterval (25ms, jitter),
+	// so n joins take at least (n-1)·25ms; a tight loop would exceed that.
+	eventually(t, func() bool { return len(f.requests("m0")) >= 3 }, 20*time.Second, "refused join retried")
+	n, elapsed := len(f.requests("m0")), time.Since(runAt)
+	require.LessOrEqual(t, n, 2+int(elapsed/(25*time.Millisecond)), "RetryInterval is 50ms: no tight loop (%d joins in %s)", n, elapsed)
 	require.Empty(t, ev.find(EventFenced))
 	f.setScript(nil)
 	f.setTarget("m0", 0)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"github.com/redisstream/coordinator/membersdk/internal/fence"
 	"github.com/stretchr/testify/require"
 )
 
@@ -66,7 +67,7 @@ func isAckScript(cmd redis.Cmder) bool {
 	if len(args) < 2 || !(strings.EqualFold(cmd.Name(), "evalsha") || strings.EqualFold(cmd.Name(), "eval")) {
 		return false
 	}
-	return args[1] == ackScript.sha || args[1] == ackScript.src
+	return args[1] == fence.AckScript.SHA || args[1] == fence.AckScript.Src
 }
 
 func TestFailedXackIsSettledWithoutRunningTheHandlerAgain(t *testing.T) {
@@ -94,6 +95,8 @@ func TestFailedXackIsSettledWithoutRunningTheHandlerAgain(t *testing.T) {
 			eventually(t, func() bool { return len(ev.find(EventAcked)) == 1 }, 5*time.Second, "acknowledgement settled")
 			require.Equal(t, id, ev.find(EventAcked)[0].EntryID)
 			require.Equal(t, int64(0), pendingCount(t, base, 0))
+			// Asserts that nothing happens (no second run): no event marks it,
+			// so give a wrong redelivery 200ms to show up.
 			time.Sleep(200 * time.Millisecond)
 			require.Equal(t, 1, h.count(), "the handler is not run again")
 			require.True(t, flaky.fired.Load(), "the fenced XACK failed once")

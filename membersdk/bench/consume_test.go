@@ -174,6 +174,6 @@ func (e *env) sdkConsume(prefix, key, grp string, batch int64, n int) time.Durat
 				return time.Since(t0)
 			}
 		}
-		time.Sleep(100 * time.Microsecond)
+		time.Sleep(100 * time.Microsecond) // poll interval of the wait for pending == 0
 	}
 }

@@ -57,10 +57,10 @@ func (e *env) consumeRace(rep *report, sz sizes, batch int64) {
 		}()
 		stop := runConsumer(e.b, c)
 		for rawN.Load() == 0 || sdkN.Load() == 0 {
-			time.Sleep(100 * time.Microsecond)
+			time.Sleep(100 * time.Microsecond) // poll interval of the wait for both loops to run
 		}
 		r0, s0, t0 := rawN.Load(), sdkN.Load(), time.Now()
-		time.Sleep(sz.raceWindow)
+		time.Sleep(sz.raceWindow) // the measurement window, not a wait for a result
 		r1, s1, el := rawN.Load(), sdkN.Load(), time.Since(t0)
 		cancel()
 		<-rawDone

@@ -50,7 +50,7 @@ func pace(n, rate int, send func(i int)) {
 	t0 := time.Now()
 	for i := range n {
 		if d := time.Until(t0.Add(time.Duration(i) * period)); d > 0 {
-			time.Sleep(d)
+			time.Sleep(d) // the send rate, not a wait
 		}
 		send(i)
 	}

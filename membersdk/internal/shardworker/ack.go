@@ -1,10 +1,11 @@
-package membersdk
+package shardworker
 
 import (
 	"context"
 	"errors"
 
 	"github.com/redis/go-redis/v9"
+	"github.com/redisstream/coordinator/membersdk/internal/fence"
 )
 
 // ackBatch acknowledges entries of this shard whose handlers succeeded
@@ -15,10 +16,10 @@ import (
 // entry is reported ACK_REFUSED and stays pending for the next owner; when
 // the XACK fails (its outcome unknown) the entries are remembered for
 // confirmAcks.
-func (w *worker) ackBatch(ids []string, epoch int64, onWorker bool) bool {
-	ran, err := w.token.withOwnership(func() error {
+func (w *Worker) ackBatch(ids []string, epoch int64, onWorker bool) bool {
+	ran, err := w.token.WithOwnership(func() error {
 		w.hookBeforeWrite("ack")
-		sent := w.c.now()
+		sent := w.h.Now()
 		if err := w.xack(context.Background(), onWorker, ids...); err != nil {
 			return err
 		}
@@ -26,9 +27,9 @@ func (w *worker) ackBatch(ids []string, epoch int64, onWorker bool) bool {
 		// Time is when the XACK was sent (it took effect between then and
 		// now): a pause while waiting for the reply must not look like a late
 		// acknowledgement.
-		if w.c.cfg.OnEvent != nil {
+		if w.h.Events {
 			for _, id := range ids {
-				w.c.emit(Event{Type: EventAcked, Shard: w.shard, EntryID: id, Epoch: epoch, Time: sent})
+				w.h.Emit(Event{Type: EventAcked, Shard: w.shard, EntryID: id, Epoch: epoch, Time: sent})
 			}
 		}
 		return nil
@@ -36,16 +37,16 @@ func (w *worker) ackBatch(ids []string, epoch int64, onWorker bool) bool {
 	switch {
 	case !ran:
 		for _, id := range ids {
-			w.c.emit(Event{Type: EventAckRefused, Shard: w.shard, EntryID: id, Epoch: epoch})
+			w.h.Emit(Event{Type: EventAckRefused, Shard: w.shard, EntryID: id, Epoch: epoch})
 		}
 		return false
-	case errors.Is(err, ErrFenced):
+	case errors.Is(err, fence.ErrFenced):
 		w.fenced(err, epoch, ids...)
 		return false
 	case err != nil:
-		w.c.log.Warn("XACK failed; it will be settled when Redis answers again", "shard", w.shard, "ids", len(ids), "first", ids[0], "error", err)
+		w.h.Log.Warn("XACK failed; it will be settled when Redis answers again", "shard", w.shard, "ids", len(ids), "first", ids[0], "error", err)
 		for _, id := range ids {
-			w.c.unconfirmed.add(w.shard, id, epoch)
+			w.h.Unconfirmed.Add(w.shard, id, epoch)
 		}
 		w.reclaim.Store(true)
 		return false
@@ -56,7 +57,7 @@ func (w *worker) ackBatch(ids []string, epoch int64, onWorker bool) bool {
 // xack is the one place this worker sends XACK (batched handler results,
 // dead letters, settling unconfirmed acknowledgements). Callers hold the
 // ownership token (withOwnership). Every XACK is checked against the shard's
-// fence by Redis: a refusal is ErrFenced and nothing was acknowledged.
+// fence by Redis: a refusal is fence.ErrFenced and nothing was acknowledged.
 //
 // onWorker: the caller is the worker goroutine, between two reads, so the
 // XACK goes over the reader's own connection (read and acknowledgement then
@@ -64,19 +65,19 @@ func (w *worker) ackBatch(ids []string, epoch int64, onWorker bool) bool {
 // transaction (FencedAcker: no Lua, about the cost of a plain XACK). Other
 // callers, and readers without a connection of their own (Cluster), use the
 // fence script (fencedXAck) through the pool.
-func (w *worker) xack(ctx context.Context, onWorker bool, ids ...string) error {
+func (w *Worker) xack(ctx context.Context, onWorker bool, ids ...string) error {
 	if onWorker {
-		if a := w.reader.acker(w); a != nil {
+		if a := w.reader.Acker(w.fence.Token); a != nil {
 			_, err := a.Ack(ctx, ids...)
-			if !errors.Is(err, ErrTxRefused) {
+			if !errors.Is(err, fence.ErrTxRefused) {
 				return err
 			}
 			// Nothing was sent that acknowledges: use the script from now on.
-			w.reader.refuseTx()
-			w.c.log.Warn("Redis refused MULTI/WATCH; acknowledging through the fence script instead", "shard", w.shard, "error", err)
+			w.reader.RefuseTx()
+			w.h.Log.Warn("Redis refused MULTI/WATCH; acknowledging through the fence script instead", "shard", w.shard, "error", err)
 		}
 	}
-	_, err := fencedXAck(ctx, w.c.cfg.Redis, w.key, w.c.cfg.ConsumerGroup, w.c.cfg.MemberID, w.fence.token, ids...)
+	_, err := fence.ScriptXAck(ctx, w.h.Redis, w.key, w.h.Group, w.h.Member, w.fence.Token, ids...)
 	return err
 }
 

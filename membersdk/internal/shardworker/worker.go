@@ -1,4 +1,4 @@
-package membersdk
+package shardworker
 
 import (
 	"context"
@@ -10,24 +10,27 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"github.com/redisstream/coordinator/membersdk/internal/fence"
+	"github.com/redisstream/coordinator/membersdk/internal/retry"
+	"github.com/redisstream/coordinator/membersdk/internal/shard"
 	"github.com/redisstream/coordinator/membersdk/protocol"
 )
 
 // Worker states.
 const (
-	stateRunning  int32 = iota // reading
-	stateRevoking              // asked to give the shard up: reader stopping, handlers draining
-	stateKilled                // stop at once: no more reads, no more XACK
+	StateRunning  int32 = iota // reading
+	StateRevoking              // asked to give the shard up: reader stopping, handlers draining
+	StateKilled                // stop at once: no more reads, no more XACK
 )
 
-// worker reads one shard. There is at most one per shard in a Consumer: a
+// Worker reads one shard. There is at most one per shard in a Consumer: a
 // new one is started only after the previous one has exited.
-type worker struct {
-	c     *Consumer
+type Worker struct {
+	h     *Host
 	shard int
 	key   string
-	token *ownership
-	fence fenceHold // read in run before anything else touches the shard
+	token *shard.Ownership
+	fence fence.Hold // read in run before anything else touches the shard
 
 	readCtx    context.Context // cancelled: stop reading (revoke, kill)
 	readCancel context.CancelFunc
@@ -39,8 +42,8 @@ type worker struct {
 	inFlight   atomic.Int64 // entries delivered to this worker and not finished
 	reclaim    atomic.Bool  // an XACK or a read failed: entries may sit in our PEL
 	drainTimer atomic.Pointer[time.Timer]
-	reader     blockingReader // the connection XREADGROUP blocks on
-	finished   chan struct{}  // closed when the worker has reported its exit
+	reader     *shard.Reader // the connection XREADGROUP blocks on
+	finished   chan struct{} // closed when the worker has reported its exit
 	finishOnce sync.Once
 
 	mu         sync.Mutex
@@ -51,52 +54,58 @@ type worker struct {
 	progressAt time.Time
 }
 
-func newWorker(c *Consumer, shard int) *worker {
-	w := &worker{
-		c:        c,
-		shard:    shard,
-		key:      protocol.StreamKey(c.cfg.StreamPrefix, shard),
-		token:    newOwnership(&c.gate),
+// New returns the (not yet running) worker of shard index.
+func New(h *Host, index int) *Worker {
+	w := &Worker{
+		h:        h,
+		shard:    index,
+		key:      protocol.StreamKey(h.StreamPrefix, index),
+		token:    shard.NewOwnership(h.Gate),
 		finished: make(chan struct{}),
 	}
+	w.reader = shard.NewReader(shard.ReaderConfig{
+		Redis: h.Redis, Group: h.Group, Member: h.Member,
+		Key: w.key, Shard: index, Count: h.BatchSize, Block: h.BlockTimeout,
+		Log: h.Log, InRead: &w.inRead,
+	})
 	w.readCtx, w.readCancel = context.WithCancel(context.Background())
 	w.workCtx, w.workCancel = context.WithCancel(context.Background())
 	return w
 }
 
-func (w *worker) stateNow() int32 { return w.state.Load() }
+func (w *Worker) StateNow() int32 { return w.state.Load() }
 
 // revoke stops reading; handlers may finish within timeout, after which they
 // are abandoned (their entries stay pending for the next owner).
-func (w *worker) revoke(timeout time.Duration) {
-	if !w.state.CompareAndSwap(stateRunning, stateRevoking) {
+func (w *Worker) Revoke(timeout time.Duration) {
+	if !w.state.CompareAndSwap(StateRunning, StateRevoking) {
 		return
 	}
 	w.readCancel()
-	w.reader.unblock(w)
+	w.reader.Unblock()
 	w.drainTimer.Store(time.AfterFunc(timeout, func() {
 		if w.inFlight.Load() > 0 {
 			w.mu.Lock()
 			w.exitErr = fmt.Errorf("membersdk: shard %d: in-flight work abandoned after rebalance timeout %s", w.shard, timeout)
 			w.mu.Unlock()
 		}
-		w.token.lose()
+		w.token.Lose()
 		w.workCancel()
 	}))
 }
 
 // kill stops reading and acking at once.
-func (w *worker) kill() {
-	w.state.Store(stateKilled)
-	w.token.lose()
+func (w *Worker) Kill() {
+	w.state.Store(StateKilled)
+	w.token.Lose()
 	w.readCancel() // before workCancel: see watch
 	w.workCancel()
-	w.reader.unblock(w)
+	w.reader.Unblock()
 }
 
-// revokeState is what the heartbeat reports for a shard being given up.
-func (w *worker) revokeState() string {
-	if w.state.Load() != stateRevoking {
+// RevokeState is what the heartbeat reports for a shard being given up.
+func (w *Worker) RevokeState() string {
+	if w.state.Load() != StateRevoking {
 		return ""
 	}
 	if w.inRead.Load() {
@@ -105,13 +114,13 @@ func (w *worker) revokeState() string {
 	return protocol.RevokeStateDraining
 }
 
-func (w *worker) err() error {
+func (w *Worker) Err() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.exitErr
 }
 
-func (w *worker) progress() protocol.ShardProgress {
+func (w *Worker) Progress() protocol.ShardProgress {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	p := protocol.ShardProgress{
@@ -128,26 +137,26 @@ func (w *worker) progress() protocol.ShardProgress {
 }
 
 // noteRead records entries handed to this worker (in stream order).
-func (w *worker) noteRead(msgs []redis.XMessage) {
+func (w *Worker) noteRead(msgs []redis.XMessage) {
 	last := msgs[len(msgs)-1].ID
 	w.mu.Lock()
-	if idLess(w.lastRead, last) {
+	if shard.IDLess(w.lastRead, last) {
 		w.lastRead = last
 	}
 	w.pending += int64(len(msgs))
-	w.progressAt = w.c.now()
+	w.progressAt = w.h.Now()
 	w.mu.Unlock()
 }
 
 // noteDone records n entries finished; lastAcked is the highest id among
 // those acknowledged ("" if none was).
-func (w *worker) noteDone(n int, lastAcked string) {
+func (w *Worker) noteDone(n int, lastAcked string) {
 	w.mu.Lock()
 	w.pending -= int64(n)
-	if lastAcked != "" && idLess(w.lastAcked, lastAcked) {
+	if lastAcked != "" && shard.IDLess(w.lastAcked, lastAcked) {
 		w.lastAcked = lastAcked
 	}
-	w.progressAt = w.c.now()
+	w.progressAt = w.h.Now()
 	w.mu.Unlock()
 }
 
@@ -157,13 +166,13 @@ func (w *worker) noteDone(n int, lastAcked string) {
 // Handlers run on this goroutine (PerShardConcurrency 1), so it can be stuck
 // in a handler that ignores its context; watch then reports the exit in its
 // place.
-func (w *worker) run() {
+func (w *Worker) Run() {
 	go w.watch()
 	defer w.finish()
 	if !w.holdFence() {
 		return
 	}
-	w.c.emit(Event{Type: EventShardStarted, Shard: w.shard})
+	w.h.Emit(Event{Type: EventShardStarted, Shard: w.shard})
 	w.confirmAcks()
 	if w.claimPending() {
 		w.dropDeadNames()
@@ -173,17 +182,17 @@ func (w *worker) run() {
 
 // finish reports the worker's exit, once: after it no XACK from this worker
 // can reach Redis (the token is sealed) and no read can deliver it entries.
-func (w *worker) finish() {
+func (w *Worker) finish() {
 	w.finishOnce.Do(func() {
 		if t := w.drainTimer.Load(); t != nil {
 			t.Stop()
 		}
-		w.token.seal() // no XACK from this worker after it reports its exit
+		w.token.Seal() // no XACK from this worker after it reports its exit
 		w.readCancel()
 		w.workCancel()
-		w.reader.release()
+		w.reader.Release()
 		close(w.finished)
-		w.c.exits <- w
+		w.h.Exits <- w
 	})
 }
 
@@ -195,7 +204,7 @@ func (w *worker) finish() {
 // readCtx is cancelled before workCtx, and readers set inRead before they
 // check readCtx. When the handler returns, its acknowledgement is refused
 // by the sealed token and the goroutine winds down without touching Redis.
-func (w *worker) watch() {
+func (w *Worker) watch() {
 	select {
 	case <-w.workCtx.Done():
 	case <-w.finished:
@@ -214,18 +223,18 @@ func (w *worker) watch() {
 }
 
 // readNew reads new entries (XREADGROUP >) until the reader is cancelled.
-func (w *worker) readNew() {
-	bo := newBackoff(100*time.Millisecond, 2*time.Second)
-	lastSweep := w.c.now()
+func (w *Worker) readNew() {
+	bo := retry.NewBackoff(100*time.Millisecond, 2*time.Second)
+	lastSweep := w.h.Now()
 	lastNames := lastSweep
 	for w.readCtx.Err() == nil {
-		if now := w.c.now(); now.Sub(lastSweep) >= orphanSweepEvery {
+		if now := w.h.Now(); now.Sub(lastSweep) >= orphanSweepEvery {
 			lastSweep = now
 			if w.orphans() {
 				w.reclaim.Store(true)
 			}
 		}
-		if now := w.c.now(); now.Sub(lastNames) >= namesSweepEvery {
+		if now := w.h.Now(); now.Sub(lastNames) >= namesSweepEvery {
 			lastNames = now
 			w.dropDeadNames()
 		}
@@ -239,9 +248,9 @@ func (w *worker) readNew() {
 			}
 			continue
 		}
-		res, err := w.reader.read(w)
+		res, err := w.reader.Read(w.readCtx)
 		if errors.Is(err, redis.Nil) {
-			bo.reset()
+			bo.Reset()
 			continue
 		}
 		if err != nil {
@@ -250,7 +259,7 @@ func (w *worker) readNew() {
 			}
 			continue
 		}
-		bo.reset()
+		bo.Reset()
 		// Entries Redis delivered are ours to finish even if the reader was
 		// cancelled meanwhile (revoke drains them; kill leaves them pending).
 		for _, s := range res {
@@ -261,7 +270,7 @@ func (w *worker) readNew() {
 
 // recoverReadError logs err and waits before the next attempt. It returns
 // false when the worker must stop reading.
-func (w *worker) recoverReadError(err error, bo *retryPacer) bool {
+func (w *Worker) recoverReadError(err error, bo *retry.Pacer) bool {
 	if w.readCtx.Err() != nil {
 		return false
 	}
@@ -269,8 +278,8 @@ func (w *worker) recoverReadError(err error, bo *retryPacer) bool {
 	if isShardMissing(err) {
 		return w.idleMissing(err)
 	}
-	w.c.log.Warn("redis read failed; retrying", "shard", w.shard, "key", w.key, "error", err)
-	return bo.wait(w.readCtx)
+	w.h.Log.Warn("redis read failed; retrying", "shard", w.shard, "key", w.key, "error", err)
+	return bo.Wait(w.readCtx)
 }
 
 // isShardMissing reports Redis' answer to XREADGROUP/XAUTOCLAIM on a shard
@@ -290,13 +299,13 @@ func isShardMissing(err error) bool {
 // scale-in creates a retired shard again, with the consumer group reading
 // from the start, and may leave it with the same owner): then it reads the
 // fence again and goes on reading (true).
-func (w *worker) idleMissing(err error) bool {
-	w.c.log.Warn("shard stream or consumer group no longer exists; not reading the shard (nothing is recreated) until the coordinator revokes it or it comes back",
+func (w *Worker) idleMissing(err error) bool {
+	w.h.Log.Warn("shard stream or consumer group no longer exists; not reading the shard (nothing is recreated) until the coordinator revokes it or it comes back",
 		"shard", w.shard, "key", w.key, "error", err)
-	bo := newBackoff(500*time.Millisecond, 5*time.Second)
-	for bo.wait(w.readCtx) {
+	bo := retry.NewBackoff(500*time.Millisecond, 5*time.Second)
+	for bo.Wait(w.readCtx) {
 		if w.shardBack() {
-			w.c.log.Info("shard stream and consumer group exist again; reading the shard", "shard", w.shard, "key", w.key)
+			w.h.Log.Info("shard stream and consumer group exist again; reading the shard", "shard", w.shard, "key", w.key)
 			return w.holdFence()
 		}
 	}
@@ -305,13 +314,13 @@ func (w *worker) idleMissing(err error) bool {
 
 // shardBack reports whether the shard stream and this group's consumer
 // group on it exist (one XINFO GROUPS; false on any error).
-func (w *worker) shardBack() bool {
-	groups, err := w.c.cfg.Redis.XInfoGroups(w.readCtx, w.key).Result()
+func (w *Worker) shardBack() bool {
+	groups, err := w.h.Redis.XInfoGroups(w.readCtx, w.key).Result()
 	if err != nil {
 		return false
 	}
 	for _, g := range groups {
-		if g.Name == w.c.cfg.ConsumerGroup {
+		if g.Name == w.h.Group {
 			return true
 		}
 	}
@@ -323,25 +332,25 @@ func (w *worker) shardBack() bool {
 // owner (the grant this worker was started for is not in Redis yet or was
 // already superseded; a later heartbeat starts the shard again), or the
 // worker was stopped while Redis could not be read.
-func (w *worker) holdFence() bool {
-	key := fenceKey(w.key, w.c.cfg.ConsumerGroup)
-	bo := newBackoff(100*time.Millisecond, 2*time.Second)
+func (w *Worker) holdFence() bool {
+	key := fence.Key(w.key, w.h.Group)
+	bo := retry.NewBackoff(100*time.Millisecond, 2*time.Second)
 	for {
-		h, err := readFence(context.WithoutCancel(w.readCtx), w.c.cfg.Redis, key, w.c.cfg.MemberID)
+		h, err := fence.Read(context.WithoutCancel(w.readCtx), w.h.Redis, key, w.h.Member)
 		switch {
 		case err == nil:
 			w.fence = h
-			if !h.fenced {
-				w.c.log.Debug("shard has no fence in Redis (the coordinator does not fence); acknowledging unfenced", "shard", w.shard, "fence", key)
+			if !h.Fenced {
+				w.h.Log.Debug("shard has no fence in Redis (the coordinator does not fence); acknowledging unfenced", "shard", w.shard, "fence", key)
 			}
 			return true
-		case errors.Is(err, errFenceNotOwned):
-			w.c.log.Warn("shard assigned but its fence names another owner; not reading it, will retry on the next heartbeat", "shard", w.shard, "error", err)
-			w.c.emit(Event{Type: EventFenceNotHeld, Shard: w.shard, Err: err})
+		case errors.Is(err, fence.ErrNotOwned):
+			w.h.Log.Warn("shard assigned but its fence names another owner; not reading it, will retry on the next heartbeat", "shard", w.shard, "error", err)
+			w.h.Emit(Event{Type: EventFenceNotHeld, Shard: w.shard, Err: err})
 			return false
 		}
-		w.c.log.Warn("reading the shard fence failed; retrying", "shard", w.shard, "fence", key, "error", err)
-		if !bo.wait(w.readCtx) {
+		w.h.Log.Warn("reading the shard fence failed; retrying", "shard", w.shard, "fence", key, "error", err)
+		if !bo.Wait(w.readCtx) {
 			return false
 		}
 	}
@@ -352,21 +361,30 @@ func (w *worker) holdFence() bool {
 // worker at once — Redis says the shard belongs to someone else, so nothing
 // this worker reads or finishes can be acknowledged any more. Entries stay
 // pending for the real owner.
-func (w *worker) fenced(err error, epoch int64, ids ...string) {
-	w.c.fencedOps.Add(1)
-	w.c.log.Warn("the shard fence refused a write: the shard belongs to another owner now; stopping the shard", "shard", w.shard, "entries", len(ids), "error", err)
+func (w *Worker) fenced(err error, epoch int64, ids ...string) {
+	w.h.FencedOps.Add(1)
+	w.h.Log.Warn("the shard fence refused a write: the shard belongs to another owner now; stopping the shard", "shard", w.shard, "entries", len(ids), "error", err)
 	if len(ids) == 0 {
-		w.c.emit(Event{Type: EventAckFenced, Shard: w.shard, Epoch: epoch, Err: err})
+		w.h.Emit(Event{Type: EventAckFenced, Shard: w.shard, Epoch: epoch, Err: err})
 	}
 	for _, id := range ids {
-		w.c.emit(Event{Type: EventAckFenced, Shard: w.shard, EntryID: id, Epoch: epoch, Err: err})
+		w.h.Emit(Event{Type: EventAckFenced, Shard: w.shard, EntryID: id, Epoch: epoch, Err: err})
 	}
-	w.kill()
+	w.Kill()
 }
 
 // hookBeforeWrite runs the test hook, if any.
-func (w *worker) hookBeforeWrite(op string) {
-	if h := w.c.beforeWrite; h != nil {
+func (w *Worker) hookBeforeWrite(op string) {
+	if h := w.h.BeforeWrite; h != nil {
 		h(op, w.shard)
 	}
 }
+
+// Shard is the worker's shard index.
+func (w *Worker) Shard() int { return w.shard }
+
+// InFlight is how many entries delivered to the worker are not finished.
+func (w *Worker) InFlight() int64 { return w.inFlight.Load() }
+
+// Finished is closed once the worker has reported its exit.
+func (w *Worker) Finished() <-chan struct{} { return w.finished }

@@ -1,4 +1,4 @@
-package membersdk
+package shardworker
 
 import (
 	"fmt"
@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"github.com/redisstream/coordinator/membersdk/internal/retry"
+	"github.com/redisstream/coordinator/membersdk/internal/shard"
 )
 
 // batch is one read's entries on their way through the handlers. Handlers
@@ -16,11 +18,11 @@ import (
 // when the batch is done, and earlier when an entry is about to wait for a
 // retry or be dead-lettered, so that finished work is not held up behind it,
 // and before the next handler starts once acknowledgements have waited
-// maxAckDelay (slow handlers: the XACK round trip is small next to them, and
+// MaxAckDelay (slow handlers: the XACK round trip is small next to them, and
 // a fence in the middle of a slow batch should not redeliver work already
 // done).
 type batch struct {
-	w      *worker
+	w      *Worker
 	msgs   []redis.XMessage
 	counts map[string]int64 // delivery counts of claimed entries; nil: first delivery
 	epoch  int64
@@ -37,9 +39,9 @@ type batch struct {
 	queuedAt time.Time  // when acks became non-empty
 }
 
-// maxAckDelay bounds how long a finished entry waits for the batch's XACK
+// MaxAckDelay bounds how long a finished entry waits for the batch's XACK
 // while further handlers of the batch start (not while one runs).
-const maxAckDelay = time.Millisecond
+const MaxAckDelay = time.Millisecond
 
 // process hands the entries to handlers, on this goroutine (lanes > 1: on
 // lanes goroutines), and returns when they are all finished and the
@@ -47,15 +49,15 @@ const maxAckDelay = time.Millisecond
 // no further entry starts; a handler still running finishes on its own (the
 // worker's exit is reported by watch meanwhile) and its acknowledgement is
 // refused by the sealed token.
-func (w *worker) process(msgs []redis.XMessage, counts map[string]int64) {
+func (w *Worker) process(msgs []redis.XMessage, counts map[string]int64) {
 	if len(msgs) == 0 {
 		return
 	}
 	w.noteRead(msgs)
 	w.inFlight.Add(int64(len(msgs)))
-	b := &batch{w: w, msgs: msgs, counts: counts, epoch: w.c.epoch.Load(), acks: make([]string, 0, len(msgs))}
-	b.lanes = min(w.c.cfg.PerShardConcurrency, len(msgs))
-	b.wall0, b.mono0 = w.c.now(), time.Now()
+	b := &batch{w: w, msgs: msgs, counts: counts, epoch: w.h.Epoch.Load(), acks: make([]string, 0, len(msgs))}
+	b.lanes = min(w.h.PerShardConcurrency, len(msgs))
+	b.wall0, b.mono0 = w.h.Now(), time.Now()
 	b.run()
 }
 
@@ -70,7 +72,7 @@ func (b *batch) run() {
 				break
 			}
 		}
-		slot.release(b.w.c)
+		slot.release(b.w.h)
 	} else {
 		var wg sync.WaitGroup
 		for range b.lanes {
@@ -89,7 +91,7 @@ func (b *batch) run() {
 // gives up the rest.
 func (b *batch) lane() {
 	var slot laneSlot
-	defer slot.release(b.w.c)
+	defer slot.release(b.w.h)
 	for {
 		i := int(b.next.Add(1) - 1)
 		if i >= len(b.msgs) {
@@ -110,37 +112,37 @@ type laneSlot struct{ held bool }
 // acquire takes a slot unless one is held; false if work was abandoned
 // while waiting. When no slot is free, b's finished entries are
 // acknowledged first rather than held while waiting.
-func (s *laneSlot) acquire(c *Consumer, b *batch) bool {
+func (s *laneSlot) acquire(h *Host, b *batch) bool {
 	if s.held {
 		return true
 	}
 	select {
-	case c.sem <- struct{}{}: // a free slot: no wait
+	case h.Sem <- struct{}{}: // a free slot: no wait
 	default:
 		b.flush(b.lanes == 1)
 		select {
-		case c.sem <- struct{}{}:
+		case h.Sem <- struct{}{}:
 		case <-b.w.workCtx.Done():
 			return false
 		}
 	}
-	c.running.Add(1)
+	h.Running.Add(1)
 	s.held = true
 	return true
 }
 
 // yield gives the slot back if every slot is taken (someone may wait).
-func (s *laneSlot) yield(c *Consumer) {
-	if s.held && len(c.sem) == cap(c.sem) {
-		s.release(c)
+func (s *laneSlot) yield(h *Host) {
+	if s.held && len(h.Sem) == cap(h.Sem) {
+		s.release(h)
 	}
 }
 
-func (s *laneSlot) release(c *Consumer) {
+func (s *laneSlot) release(h *Host) {
 	if s.held {
 		s.held = false
-		c.running.Add(-1)
-		<-c.sem
+		h.Running.Add(-1)
+		<-h.Sem
 	}
 }
 
@@ -149,22 +151,22 @@ func (s *laneSlot) release(c *Consumer) {
 func (b *batch) start(i int, slot *laneSlot) bool {
 	w := b.w
 	now := b.wall0.Add(time.Since(b.mono0)) // ownership and ack delay share it
-	if w.workCtx.Err() != nil || !w.token.validAt(now) {
+	if w.workCtx.Err() != nil || !w.token.ValidAt(now) {
 		return false
 	}
 	if b.flushDue(now) {
 		b.flush(b.lanes == 1)
 	}
-	if !slot.acquire(w.c, b) {
+	if !slot.acquire(w.h, b) {
 		return false
 	}
-	defer slot.yield(w.c)
+	defer slot.yield(w.h)
 	m := b.msgs[i]
 	dc := int64(1)
 	if b.counts != nil {
 		dc = b.counts[m.ID]
 	}
-	b.handle(Message{StreamKey: w.key, Shard: w.shard, ID: m.ID, Values: m.Values, Epoch: b.epoch, DeliveryCount: dc, FencingToken: w.fence.token}, now)
+	b.handle(Message{StreamKey: w.key, Shard: w.shard, ID: m.ID, Values: m.Values, Epoch: b.epoch, DeliveryCount: dc, FencingToken: w.fence.Token}, now)
 	return true
 }
 
@@ -189,9 +191,9 @@ func (b *batch) finish(acked bool, id string) {
 // entry. start has just checked ownership at now.
 func (b *batch) handle(msg Message, now time.Time) {
 	w := b.w
-	var bo *retryPacer
+	var bo *retry.Pacer
 	for attempt := 0; ; attempt++ {
-		if attempt > 0 && (w.workCtx.Err() != nil || !w.token.valid()) {
+		if attempt > 0 && (w.workCtx.Err() != nil || !w.token.Valid()) {
 			b.finish(false, msg.ID)
 			return
 		}
@@ -203,23 +205,23 @@ func (b *batch) handle(msg Message, now time.Time) {
 			b.queue(msg.ID, now)
 			return
 		}
-		if w.workCtx.Err() != nil || !w.token.valid() {
-			w.c.emit(Event{Type: EventAckRefused, Shard: w.shard, EntryID: msg.ID, Epoch: msg.Epoch, Err: err})
+		if w.workCtx.Err() != nil || !w.token.Valid() {
+			w.h.Emit(Event{Type: EventAckRefused, Shard: w.shard, EntryID: msg.ID, Epoch: msg.Epoch, Err: err})
 			b.finish(false, msg.ID)
 			return
 		}
 		// Acknowledge what succeeded before this entry first: dead-lettering
 		// acknowledges out of band, and a retry may take long.
 		b.flush(b.lanes == 1)
-		if msg.DeliveryCount >= int64(w.c.cfg.MaxDeliveries) {
+		if msg.DeliveryCount >= int64(w.h.MaxDeliveries) {
 			b.finish(w.deadLetter(msg, err), msg.ID)
 			return
 		}
-		w.c.log.Debug("handler failed; retrying", "shard", w.shard, "id", msg.ID, "delivery", msg.DeliveryCount, "error", err)
+		w.h.Log.Debug("handler failed; retrying", "shard", w.shard, "id", msg.ID, "delivery", msg.DeliveryCount, "error", err)
 		if bo == nil {
-			bo = newBackoff(w.c.cfg.RetryBackoff, w.c.cfg.MaxRetryBackoff)
+			bo = retry.NewBackoff(w.h.RetryBackoff, w.h.MaxRetryBackoff)
 		}
-		if !bo.wait(w.workCtx) {
+		if !bo.Wait(w.workCtx) {
 			b.finish(false, msg.ID)
 			return
 		}
@@ -255,7 +257,7 @@ func (b *batch) unlock() {
 func (b *batch) flushDue(now time.Time) bool {
 	b.lock()
 	defer b.unlock()
-	return len(b.acks) > 0 && now.Sub(b.queuedAt) >= b.w.c.maxAckDelay
+	return len(b.acks) > 0 && now.Sub(b.queuedAt) >= b.w.h.MaxAckDelay
 }
 
 // flush acknowledges the queued entries (see worker.ackBatch); onWorker:
@@ -280,7 +282,7 @@ func (b *batch) flush(onWorker bool) {
 	}
 	if b.lanes > 1 { // finished out of order
 		for _, id := range ids {
-			if idLess(last, id) {
+			if shard.IDLess(last, id) {
 				last = id
 			}
 		}
@@ -289,11 +291,11 @@ func (b *batch) flush(onWorker bool) {
 }
 
 // call runs the handler, turning a panic into an error.
-func (w *worker) call(msg Message) (err error) {
+func (w *Worker) call(msg Message) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("membersdk: handler panic: %v", r)
 		}
 	}()
-	return w.c.handler(w.workCtx, msg)
+	return w.h.Handle(w.workCtx, msg)
 }

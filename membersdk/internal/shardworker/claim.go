@@ -1,4 +1,4 @@
-package membersdk
+package shardworker
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"github.com/redisstream/coordinator/membersdk/internal/fence"
+	"github.com/redisstream/coordinator/membersdk/internal/retry"
 )
 
 // Claiming: the owner of a shard takes over entries other consumers left
@@ -16,9 +18,9 @@ import (
 // (minimum idle 0: only this member may read the shard now) and processes it.
 // It reports whether the pass reached the end (XAUTOCLAIM's cursor came back
 // to 0-0): every entry pending under another name was then taken.
-func (w *worker) claimPending() bool {
+func (w *Worker) claimPending() bool {
 	start := "0-0"
-	bo := newBackoff(100*time.Millisecond, 2*time.Second)
+	bo := retry.NewBackoff(100*time.Millisecond, 2*time.Second)
 	for w.readCtx.Err() == nil {
 		// The command itself is not cancelled: abandoning a reply would lose
 		// track of entries Redis delivered to this consumer.
@@ -29,8 +31,8 @@ func (w *worker) claimPending() bool {
 		}
 		msgs, next, err := w.xautoclaim(start)
 		w.inRead.Store(false)
-		if errors.Is(err, ErrFenced) {
-			w.fenced(err, w.c.epoch.Load())
+		if errors.Is(err, fence.ErrFenced) {
+			w.fenced(err, w.h.Epoch.Load())
 			return false
 		}
 		if errors.Is(err, errClaimNotOwned) {
@@ -42,7 +44,7 @@ func (w *worker) claimPending() bool {
 			}
 			continue
 		}
-		bo.reset()
+		bo.Reset()
 		if len(msgs) > 0 {
 			counts := w.deliveryCounts(msgs)
 			w.process(msgs, counts)
@@ -56,14 +58,14 @@ func (w *worker) claimPending() bool {
 }
 
 // xautoclaim claims up to BatchSize entries from start, through the fence
-// script (fence.go): ErrFenced means nothing was claimed.
-func (w *worker) xautoclaim(start string) ([]redis.XMessage, string, error) {
-	if !w.token.valid() {
+// script (fence.go): fence.ErrFenced means nothing was claimed.
+func (w *Worker) xautoclaim(start string) ([]redis.XMessage, string, error) {
+	if !w.token.Valid() {
 		return nil, "", errClaimNotOwned
 	}
 	w.hookBeforeWrite("claim")
-	cmd, err := claimScript.run(context.WithoutCancel(w.readCtx), w.c.cfg.Redis, []string{w.key, w.fence.key},
-		[]any{w.c.cfg.MemberID, w.fence.tokenArg(), w.c.cfg.ConsumerGroup, w.c.cfg.MemberID, 0, start, w.c.cfg.BatchSize},
+	cmd, err := fence.ClaimScript.Run(context.WithoutCancel(w.readCtx), w.h.Redis, []string{w.key, w.fence.Key},
+		[]any{w.h.Member, w.fence.TokenArg(), w.h.Group, w.h.Member, 0, start, w.h.BatchSize},
 		func(ctx context.Context, args ...any) redis.Cmder { return redis.NewXAutoClaimCmd(ctx, args...) })
 	if err != nil {
 		return nil, "", err
@@ -75,15 +77,15 @@ func (w *worker) xautoclaim(start string) ([]redis.XMessage, string, error) {
 var errClaimNotOwned = errors.New("membersdk: shard no longer owned; not claiming")
 
 // deliveryCounts asks XPENDING how often each claimed entry was delivered.
-func (w *worker) deliveryCounts(msgs []redis.XMessage) map[string]int64 {
+func (w *Worker) deliveryCounts(msgs []redis.XMessage) map[string]int64 {
 	out := make(map[string]int64, len(msgs))
-	rows, err := w.c.cfg.Redis.XPendingExt(context.WithoutCancel(w.readCtx), &redis.XPendingExtArgs{
-		Stream: w.key, Group: w.c.cfg.ConsumerGroup,
+	rows, err := w.h.Redis.XPendingExt(context.WithoutCancel(w.readCtx), &redis.XPendingExtArgs{
+		Stream: w.key, Group: w.h.Group,
 		Start: msgs[0].ID, End: msgs[len(msgs)-1].ID, Count: int64(2 * len(msgs)),
-		Consumer: w.c.cfg.MemberID,
+		Consumer: w.h.Member,
 	}).Result()
 	if err != nil {
-		w.c.log.Warn("XPENDING after XAUTOCLAIM failed; assuming entries were delivered once before", "shard", w.shard, "error", err)
+		w.h.Log.Warn("XPENDING after XAUTOCLAIM failed; assuming entries were delivered once before", "shard", w.shard, "error", err)
 	}
 	for _, r := range rows {
 		out[r.ID] = r.RetryCount
@@ -106,13 +108,13 @@ const orphanSweepEvery = 2 * time.Second
 // process, partition) can have had entries delivered to it after this worker
 // took over and claimed what was pending. Nobody would ever process them, so
 // the owner claims them back.
-func (w *worker) orphans() bool {
-	sum, err := w.c.cfg.Redis.XPending(context.WithoutCancel(w.readCtx), w.key, w.c.cfg.ConsumerGroup).Result()
+func (w *Worker) orphans() bool {
+	sum, err := w.h.Redis.XPending(context.WithoutCancel(w.readCtx), w.key, w.h.Group).Result()
 	if err != nil {
 		return false // the next read reports the error
 	}
 	for name, n := range sum.Consumers {
-		if name != w.c.cfg.MemberID && n > 0 {
+		if name != w.h.Member && n > 0 {
 			return true
 		}
 	}
