@@ -92,7 +92,7 @@ func statusLabel(st protocol.Status) string {
 	switch st {
 	case protocol.StatusOK, protocol.StatusRetry, protocol.StatusSyncMetadata, protocol.StatusRevokePending,
 		protocol.StatusUnknownMemberID, protocol.StatusFencedMemberEpoch, protocol.StatusUnsupportedProtocol,
-		protocol.StatusInvalidRequest, protocol.StatusMemberIDInUse:
+		protocol.StatusInvalidRequest, protocol.StatusMemberIDInUse, protocol.StatusUnreleasedInstanceID:
 		return string(st)
 	}
 	return "OTHER"

@@ -92,6 +92,8 @@ type Coordination struct {
 	MemberLeaseTTL    time.Duration `koanf:"member-lease-ttl" default:"15s" validate:"gt=0" help:"a member silent this long is expired (> heartbeat-interval, >= 3x recommended)"`
 	RebalanceTimeout  time.Duration `koanf:"rebalance-timeout" default:"60s" validate:"gt=0" help:"time a member has to release revoked shards before it is fenced"`
 	MemberRetention   time.Duration `koanf:"member-retention" default:"1h" validate:"gt=0" help:"how long expired and fenced members are kept for monitoring"`
+	// StaticSessionTimeout: 30s covers a pod restart on a warm node (stop, start, first join).
+	StaticSessionTimeout time.Duration `koanf:"static-session-timeout" default:"30s" validate:"min=0" hint:"0 = a temporary leave is a leave" help:"how long a static member's temporary leave (memberEpoch -2) keeps its shards for the next process with the same instanceId (0 = no hold)"`
 }
 
 // Groups configures how groups are created and their activations' life.

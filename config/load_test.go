@@ -59,6 +59,7 @@ var precedenceCases = []precedenceCase{
 	{key: "coordination.member-lease-ttl", file: "20s", env: "30s", flag: "40s"},
 	{key: "coordination.rebalance-timeout", file: "61s", env: "62s", flag: "1m3s"},
 	{key: "coordination.member-retention", file: "2h", env: "3h", flag: "4h"},
+	{key: "coordination.static-session-timeout", file: "40s", env: "50s", flag: "1m"},
 	{key: "groups.idle-passivation", file: "1m", env: "0s", flag: "5m"},
 	{key: "groups.sweep-interval", file: "10s", env: "20s", flag: "40s"},
 	{key: "defaults.initial-shard-count", file: "8", env: "16", flag: "32"},

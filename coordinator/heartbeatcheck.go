@@ -39,6 +39,9 @@ func CheckHeartbeat(r *protocol.HeartbeatRequest) error {
 	if err := protocol.ValidateIncarnationID(r.IncarnationID); err != nil {
 		return invalidHeartbeat("%s", strings.TrimPrefix(err.Error(), protocol.ErrInvalidName.Error()+": "))
 	}
+	if err := protocol.ValidateInstanceID(r.InstanceID); err != nil {
+		return invalidHeartbeat("%s", strings.TrimPrefix(err.Error(), protocol.ErrInvalidName.Error()+": "))
+	}
 	capy := r.RuntimeConsumerCapacity
 	if !inInt32(capy.RuntimeMaxConcurrency) || !inInt32(capy.AvailableConcurrency) {
 		return invalidHeartbeat("runtimeConsumerCapacity values must be in 0..%d", math.MaxInt32)

@@ -43,13 +43,14 @@ func (c mbClient) send(t testing.TB, member, requestID string, fields map[string
 	if err != nil {
 		t.Fatalf("XADD as %s: %v", c.principal, err)
 	}
-	return c.await(t, member, requestID, timeout)
+	stream, _ := fields[protocol.MailboxFieldStream].(string)
+	group, _ := fields[protocol.MailboxFieldGroup].(string)
+	return c.await(t, protocol.MailboxReplyKey(c.prefix, c.principal, stream, group, member), requestID, timeout)
 }
 
-func (c mbClient) await(t testing.TB, member, requestID string, timeout time.Duration) *protocol.MailboxReply {
+func (c mbClient) await(t testing.TB, key, requestID string, timeout time.Duration) *protocol.MailboxReply {
 	t.Helper()
 	deadline := time.Now().Add(timeout)
-	key := protocol.MailboxReplyKey(c.prefix, c.principal, member)
 	for {
 		left := time.Until(deadline)
 		if left <= 0 {

@@ -2,7 +2,7 @@
 // mailbox (docs/PROTOCOL.md, "Redis mailbox"): members XADD protocol-v1
 // heartbeat bodies to their principal's request stream
 // (<prefix>:{mb:<principal>}:requests) and BLPOP the answer from their own
-// reply list (<prefix>:{mb:<principal>}:reply:<memberId>).
+// reply list (<prefix>:{mb:<principal>}:reply:<stream>|<group>|<memberId>).
 //
 // A Reader runs on every coordinator node. It reads every configured
 // principal's request stream with one blocking XREADGROUP … NOACK (consumer

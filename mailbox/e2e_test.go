@@ -191,13 +191,13 @@ func TestMailboxACLConfinesAPrincipal(t *testing.T) {
 	if err == nil || !strings.HasPrefix(err.Error(), "NOPERM") {
 		t.Fatalf("XADD to bob's request stream as alice: %v, want NOPERM", err)
 	}
-	err = alice.BLPop(ctx, time.Second, "rsc:{mb:bob}:reply:b").Err()
+	err = alice.BLPop(ctx, time.Second, "rsc:{mb:bob}:reply:orders|g|b").Err()
 	if err == nil || !strings.HasPrefix(err.Error(), "NOPERM") {
 		t.Fatalf("BLPOP of bob's reply list as alice: %v, want NOPERM", err)
 	}
 	for _, cmd := range [][]any{
 		{"XRANGE", "rsc:{mb:alice}:requests", "-", "+"}, // read the requests (others' bodies)
-		{"LPUSH", "rsc:{mb:alice}:reply:a", "forged"},   // forge a reply
+		{"LPUSH", "rsc:{mb:alice}:reply:orders|g|a", "forged"},   // forge a reply
 		{"DEL", "rsc:{mb:alice}:requests"},              // drop the stream
 		{"XGROUP", "DESTROY", "rsc:{mb:alice}:requests", "coordinator"},
 	} {

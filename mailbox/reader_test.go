@@ -201,7 +201,7 @@ func TestReaderDropsExpiredRequests(t *testing.T) {
 	if n := f.members.called(); n != 0 {
 		t.Fatalf("an expired request reached the Service (%d calls)", n)
 	}
-	if n := f.rdb.Exists(context.Background(), protocol.MailboxReplyKey("rsc", "alice", "m1")).Val(); n != 0 {
+	if n := f.rdb.Exists(context.Background(), protocol.MailboxReplyKey("rsc", "alice", "orders", "g", "m1")).Val(); n != 0 {
 		t.Fatal("an expired request was answered")
 	}
 }

@@ -57,7 +57,15 @@ func (r *Reader) evaluate(p *principal, m redis.XMessage, redisNow time.Time) an
 		r.o.Logger.Debug("mailbox: dropped a request without a valid member field", "key", p.key, "entry", m.ID)
 		return answer{result: ResultRejected}
 	}
-	a := answer{replyKey: protocol.MailboxReplyKey(r.o.KeyPrefix, p.name, member)}
+	// The reply list names the group too. A stream or group field longer
+	// than any name is dropped unanswered (it would make a reply key of any
+	// size); a shorter invalid one, even empty, is answered 400 below, like HTTP.
+	stream, group := fieldOr(m, protocol.MailboxFieldStream), fieldOr(m, protocol.MailboxFieldGroup)
+	if len(stream) > protocol.MaxNameLength || len(group) > protocol.MaxNameLength {
+		r.o.Logger.Debug("mailbox: dropped a request without a usable stream or group field", "key", p.key, "entry", m.ID)
+		return answer{result: ResultRejected}
+	}
+	a := answer{replyKey: protocol.MailboxReplyKey(r.o.KeyPrefix, p.name, stream, group, member)}
 	body, _ := field(m, protocol.MailboxFieldBody)
 	a.rawBody = body
 	timeout, err := strconv.ParseInt(fieldOr(m, protocol.MailboxFieldTimeout), 10, 64)
@@ -78,7 +86,6 @@ func (r *Reader) evaluate(p *principal, m redis.XMessage, redisNow time.Time) an
 	if len(body) > r.o.BodyLimit {
 		return a.refuse(http.StatusBadRequest, protocol.CodePayloadTooLarge, "request body is larger than the server's body limit (http.body-limit)")
 	}
-	stream, group := fieldOr(m, protocol.MailboxFieldStream), fieldOr(m, protocol.MailboxFieldGroup)
 	if p.rights != nil {
 		if err := p.rights.MayHeartbeat(stream, group); err != nil {
 			return a.refuse(http.StatusForbidden, protocol.CodeForbidden, err.Error())

@@ -76,6 +76,16 @@ type ConsumerConfig struct {
 	MemberIndex int
 	// MemberName is a free-text label shown by monitoring (e.g. the app name).
 	MemberName string
+	// InstanceID makes the member static (optional; e.g. the StatefulSet pod
+	// name, stable across restarts): Close sends a temporary leave
+	// (memberEpoch -2) and the coordinator keeps this member's shards for the
+	// next process started with the same InstanceID, for
+	// coordination.static-session-timeout. Each running process needs its own.
+	InstanceID string
+	// FullLeaveOnClose makes Close of a static member (InstanceID set) leave
+	// for good (memberEpoch -1: its shards move to the others at once), e.g.
+	// when scaling down.
+	FullLeaveOnClose bool
 	// Concurrency bounds the handlers running at once across all shards of
 	// this member (default 4); it is reported as runtimeConsumerCapacity.
 	Concurrency int
@@ -171,6 +181,9 @@ func (c *ConsumerConfig) setDefaults() error {
 	}
 	if err := protocol.ValidateMemberID(c.MemberID); err != nil {
 		return fmt.Errorf("membersdk: %w", err)
+	}
+	if err := protocol.ValidateInstanceID(c.InstanceID); err != nil {
+		return fmt.Errorf("membersdk: ConsumerConfig.InstanceID: %w", err)
 	}
 	if c.Redis == nil {
 		return errors.New("membersdk: Redis client is required")

@@ -173,14 +173,14 @@ func (f *fakeCoord) answer(req protocol.HeartbeatRequest) protocol.HeartbeatResp
 	}
 	m := req.MemberID
 	switch {
-	case req.MemberEpoch == protocol.EpochLeave:
+	case req.MemberEpoch == protocol.EpochLeave || req.MemberEpoch == protocol.EpochTemporaryLeave:
 		f.owned[m] = released(req)
 		delete(f.given, m)
 		if len(f.owned[m]) == 0 {
 			delete(f.owned, m)
 			delete(f.epochs, m)
 		}
-		base.MemberEpoch = protocol.EpochLeave
+		base.MemberEpoch = req.MemberEpoch
 		return base
 	case req.MemberEpoch == protocol.EpochJoin:
 		if len(req.OwnedShards) != 0 {

@@ -71,7 +71,7 @@ func (f *fakeCoord) writeFences(req protocol.HeartbeatRequest, resp protocol.Hea
 		for _, s := range released(req) {
 			keep[s] = true
 		}
-		if resp.MemberEpoch != protocol.EpochLeave {
+		if resp.MemberEpoch >= 0 { // not a leave (-1) or a temporary leave (-2)
 			for _, s := range protocol.Indexes(resp.Assignment.AssignedShards) {
 				keep[s] = true
 				if f.fenceOwner[s] != m {

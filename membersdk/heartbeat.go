@@ -40,6 +40,7 @@ func (c *Consumer) buildRequest() protocol.HeartbeatRequest {
 		OwnedShards:    []protocol.ShardID{},
 		RevokingShards: []protocol.RevokingShard{},
 		IncarnationID:  c.incarnation,
+		InstanceID:     c.cfg.InstanceID,
 	}
 	if c.ls.rejoin {
 		// Join owning nothing (canHeartbeat waited for the readers to stop).
@@ -168,7 +169,7 @@ func (c *Consumer) apply(r hbResult) (time.Time, error) {
 		}
 		c.fence(resp.Status, resp.Message)
 		return now, nil
-	case protocol.StatusMemberIDInUse:
+	case protocol.StatusMemberIDInUse, protocol.StatusUnreleasedInstanceID:
 		c.idRefused(resp.Status, resp.Message)
 		return now.Add(c.ls.interval), nil
 	case protocol.StatusUnsupportedProtocol, protocol.StatusInvalidRequest:

@@ -26,7 +26,8 @@ func newIncarnation() string {
 	return hex.EncodeToString(b[:])
 }
 
-// idRefused handles MEMBER_ID_IN_USE (and a 403 MEMBER_OWNED_BY_ANOTHER_PRINCIPAL):
+// idRefused handles MEMBER_ID_IN_USE, UNRELEASED_INSTANCE_ID (static membership)
+// and a 403 MEMBER_OWNED_BY_ANOTHER_PRINCIPAL:
 // stop every shard at once, log an ERROR the first time, and join again (epoch 0) at the
 // next round, which the caller schedules one heartbeat interval away.
 func (c *Consumer) idRefused(status protocol.Status, msg string) {
@@ -34,12 +35,18 @@ func (c *Consumer) idRefused(status protocol.Status, msg string) {
 	for _, s := range shards {
 		c.ls.workers[s].Kill()
 	}
-	if !c.ls.idRefused {
+	switch {
+	case !c.ls.idRefused && status == protocol.StatusUnreleasedInstanceID:
+		c.ls.idRefused = true
+		c.log.Error("the coordinator refuses this instance id: another live member holds it; reading nothing, retrying to join every heartbeat interval",
+			"status", status, "message", msg, "instanceId", c.cfg.InstanceID, "stoppedShards", shards,
+			"action", "give each process its own ConsumerConfig.InstanceID; this process takes over once the other one has left (a temporary leave hands it over) or its lease expired")
+	case !c.ls.idRefused:
 		c.ls.idRefused = true
 		c.log.Error("the coordinator refuses this member id: another live process holds it; reading nothing, retrying to join every heartbeat interval",
 			"status", status, "message", msg, "stoppedShards", shards,
 			"action", "give each process its own member id (leave ConsumerConfig.MemberID empty for a per-process default, or set POD_IP); this process takes over once the other one has left or its lease expired")
-	} else {
+	default:
 		c.log.Debug("member id still in use; retrying to join", "status", status)
 	}
 	c.emit(Event{Type: EventMemberIDInUse, Status: status, Shards: shards, Err: errors.New(msg)})

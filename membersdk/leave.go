@@ -30,7 +30,7 @@ func (c *Consumer) leave(inFlight bool, results chan hbResult) error {
 		return nil
 	}
 	c.ls.rejoin = false
-	c.ls.epoch = protocol.EpochLeave
+	c.ls.epoch = c.leaveEpoch()
 	timer := time.NewTimer(0)
 	defer timer.Stop()
 	next := c.now()
@@ -63,6 +63,15 @@ func (c *Consumer) leave(inFlight bool, results chan hbResult) error {
 	}
 	c.emit(Event{Type: EventLeft, Err: r.err, Status: r.resp.Status})
 	return nil
+}
+
+// leaveEpoch is -2 (temporary leave: the coordinator keeps the shards for
+// the next process with this InstanceID) for a static member, else -1.
+func (c *Consumer) leaveEpoch() int64 {
+	if c.cfg.InstanceID != "" && !c.cfg.FullLeaveOnClose {
+		return protocol.EpochTemporaryLeave
+	}
+	return protocol.EpochLeave
 }
 
 // applyLeaveAnswer: while leaving, only fencing matters (stop at once).

@@ -120,7 +120,7 @@ func (fm *fakeMailbox) answer(ctx context.Context, v map[string]any) {
 // push LPUSHes elements to a member's reply list and sets its expiry, as
 // the coordinator does.
 func (fm *fakeMailbox) push(ctx context.Context, member string, elems ...any) {
-	key := protocol.MailboxReplyKey(fm.prefix, fm.principal, member)
+	key := protocol.MailboxReplyKey(fm.prefix, fm.principal, testStream, testGroup, member)
 	_, err := fm.rc.TxPipelined(ctx, func(p redis.Pipeliner) error {
 		p.LPush(ctx, key, elems...)
 		p.PExpire(ctx, key, 30*time.Second)

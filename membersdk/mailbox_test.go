@@ -84,7 +84,7 @@ func TestMailboxSkipsRepliesToOtherRequests(t *testing.T) {
 	}
 	require.Empty(t, ev.find(EventHeartbeatFailed), "every heartbeat got its own answer")
 	require.NoError(t, stop())
-	require.Zero(t, rc.LLen(context.Background(), protocol.MailboxReplyKey("rsc", "-", "m0")).Val(), "the stale replies were read and dropped")
+	require.Zero(t, rc.LLen(context.Background(), protocol.MailboxReplyKey("rsc", "-", testStream, testGroup, "m0")).Val(), "the stale replies were read and dropped")
 }
 
 // No reply within RequestTimeout is a failed heartbeat, retried with the
@@ -221,7 +221,7 @@ func TestMailboxRedisACL(t *testing.T) {
 		err := alice.XAdd(ctx, newXAdd(key)).Err()
 		require.ErrorContains(t, err, "NOPERM", "alice may not write %s", key)
 	}
-	err := alice.BLPop(ctx, 10*time.Millisecond, "rsc:{mb:bob}:reply:m0").Err()
+	err := alice.BLPop(ctx, 10*time.Millisecond, "rsc:{mb:bob}:reply:orders|workers|m0").Err()
 	require.ErrorContains(t, err, "NOPERM")
 
 	require.NoError(t, rc.Do(ctx, words("ACL SETUSER mallory on >pw resetkeys ~orders:* +@all")...).Err())

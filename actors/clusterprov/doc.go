@@ -19,8 +19,9 @@
 //     carrying its cluster's label; needs RBAC get, patch and watch on pods
 //     in its namespace (docs/deploy/kubernetes.yaml). StartMember first
 //     checks that access (ErrKubernetesAccess), because upstream retries a
-//     failed registration in a busy loop. Built in; tested only against a
-//     fake API server on loopback, never a real Kubernetes.
+//     failed registration in a busy loop. Tested here against a fake API
+//     server on loopback; test/k8s (make test-k8s) runs coordinator
+//     processes against a real kube-apiserver.
 //   - "test": protoactor's in-memory test provider on o.TestAgent; every
 //     node of one test process shares the agent.
 //

@@ -25,14 +25,14 @@ const preflightTimeout = 10 * time.Second
 
 // kubernetesProvider is protoactor's k8s provider with a start check.
 //
-// What the provider does once started (read from its source; run here only
-// against a fake API server): it GETs its own pod (name = hostname),
-// JSON-patches its labels (cluster.proto.actor/cluster=<name>,
-// /port=<remote port>, /member-id=<random id>, /kind-<kind>=true), and
-// WATCHes the pods of its namespace with label
-// cluster.proto.actor/cluster=<name>. A pod is a member while it is
-// Running, has a pod IP and all its containers are Ready; its address is
-// podIP:port-label. On shutdown it removes its labels.
+// What the provider does once started (read from its source; run here
+// against a fake API server, and in test/k8s against a real one): it GETs
+// its own pod (name = hostname), JSON-patches its labels
+// (cluster.proto.actor/cluster=<name>, /port=<remote port>,
+// /member-id=<random id>, /kind-<kind>=true), and WATCHes the pods of its
+// namespace with label cluster.proto.actor/cluster=<name>. A pod is a
+// member while it is Running, has a pod IP and all its containers are
+// Ready; its address is podIP:port-label. On shutdown it removes its labels.
 //
 // When the GET or the PATCH fails (no RBAC, wrong pod name, empty
 // namespace), upstream retries registration at once, forever, logging an

@@ -126,6 +126,7 @@ func toCore(msg *groupmsg.HeartbeatRequest) model.Heartbeat {
 		},
 		Owned:       protocol.Indexes(req.OwnedShards),
 		Incarnation: req.IncarnationID,
+		InstanceID:  req.InstanceID,
 		Principal:   req.Principal,
 	}
 	if len(req.RevokingShards) > 0 {

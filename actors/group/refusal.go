@@ -63,6 +63,14 @@ func (a *groupActor) noteRefusal(req protocol.HeartbeatRequest, r model.Response
 		if im != nil {
 			im.MemberIDConflict()
 		}
+	case r.Status == model.StatusUnreleasedInstanceID:
+		if !a.refusals.first("instance\x00" + req.InstanceID + "\x00" + req.MemberID) {
+			return
+		}
+		a.deps.Logger.Error("two processes use one instance id: the second is refused and reads nothing until the instance is free",
+			"group", a.key.String(), "instanceId", req.InstanceID, "memberId", req.MemberID,
+			"meaning", "the member holding the instance keeps its shards; the other process gets UNRELEASED_INSTANCE_ID on every join and takes over only after the first leaves, hands the instance over with a temporary leave, or its lease expires",
+			"action", "give each process its own instance id (membersdk: ConsumerConfig.InstanceID, e.g. the pod name)")
 	case r.Status == model.StatusOwnedByAnotherPrincipal:
 		if !a.refusals.first("principal\x00" + req.MemberID + "\x00" + req.Principal) {
 			return

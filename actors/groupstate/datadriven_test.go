@@ -89,7 +89,8 @@ func (sc *scenario) run(d *datadriven.TestData) string {
 		sc.cfg = model.Config{HeartbeatInterval: 3 * time.Second, LeaseTTL: dur("ttl", 15*time.Second),
 			RebalanceTimeout: dur("rebalance", 60*time.Second), Retention: dur("retention", time.Minute),
 			MaxMembers: int(num("max-members", 0)), MaxRetained: int(num("max-retained", 0)),
-			JoinRate: float64(num("join-rate", 0)), JoinBurst: int(num("join-burst", 0))}
+			JoinRate: float64(num("join-rate", 0)), JoinBurst: int(num("join-burst", 0)),
+			StaticSessionTimeout: dur("static-session", 30*time.Second)}
 		sc.h = &harness{tb: sc.t, g: New(sc.cfg, "orders", "workers", int(num("shards", 4)), num("mv", 0)), now: t0}
 		sc.showFences = args["fences"] == "show"
 		return table(sc.h.g)
@@ -197,7 +198,8 @@ func (sc *scenario) run(d *datadriven.TestData) string {
 func (sc *scenario) request(line, id string, args map[string]string, num func(string, int64) int64) model.Heartbeat {
 	hb := model.Heartbeat{ProtocolVersion: int(num("proto", 1)), RequestID: "req", MemberID: id,
 		PathMemberID: id, MemberName: args["name"], MemberEpoch: num("epoch", 0),
-		MetadataVersion: num("mv", 0), Capacity: model.Capacity{MaxConcurrency: 4, Available: 4}, Incarnation: args["inc"], Principal: args["principal"]}
+		MetadataVersion: num("mv", 0), Capacity: model.Capacity{MaxConcurrency: 4, Available: 4}, Incarnation: args["inc"], Principal: args["principal"],
+		InstanceID: args["instance"]}
 	if p, ok := args["path"]; ok {
 		hb.PathMemberID = p
 	}

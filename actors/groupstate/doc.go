@@ -57,6 +57,8 @@
 //     Only the coordinator moves them: a reported metadataVersion above the group's is answered
 //     SYNC_METADATA and never adopted; an epoch other than the one issued is fenced.
 //   - A leave frees every shard not reported DRAINING (or REVOKING) at once.
+//   - Static membership: one live member per instanceId; an away member holds nothing and its
+//     target goes whole to the next incarnation of its instance (groupstate/static).
 //   - Limits (Config.MaxMembers, JoinRate) refuse a join with RETRY and Response.Limit and
 //     change nothing; MaxRetained drops the oldest EXPIRED/FENCED members holding nothing.
 //   - While grants are held (HoldGrantsUntil, after the store lost data) nothing is newly

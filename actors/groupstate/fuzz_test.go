@@ -23,12 +23,13 @@ func runFuzzOnce(t *testing.T, data []byte) {
 		r := &byteReader{data: data}
 		shards := 1 + int(r.next()%8)
 		cfg := testCfg
+		cfg.StaticSessionTimeout = 20 * time.Second
 		if shards%2 == 0 { // the limits on half the inputs
 			cfg.MaxMembers, cfg.MaxRetained, cfg.JoinRate, cfg.JoinBurst = 2, 1, 0.5, 1
 		}
 		g := New(cfg, "s", "g", shards, 0)
 		now := t0
-		ids := []string{"a", "b", "c"}
+		ids := []string{"a", "b", "c", "d"}
 		for steps := 0; r.more() && steps < 200; steps++ {
 			op := r.next() % 10
 			var c *Change
@@ -42,7 +43,7 @@ func runFuzzOnce(t *testing.T, data []byte) {
 				}
 				checkSteadyAgrees(t, g, hb, now, d)
 				switch d.Response.Status {
-				case model.StatusInvalidRequest, model.StatusUnsupportedProtocol, model.StatusUnknownMemberID, model.StatusRetry, model.StatusMemberIDInUse, model.StatusOwnedByAnotherPrincipal:
+				case model.StatusInvalidRequest, model.StatusUnsupportedProtocol, model.StatusUnknownMemberID, model.StatusRetry, model.StatusMemberIDInUse, model.StatusOwnedByAnotherPrincipal, model.StatusUnreleasedInstanceID:
 					if d.Change != nil {
 						t.Fatalf("rejected request with a change: %s", fmtResp(d.Response))
 					}
@@ -100,11 +101,13 @@ func fuzzHeartbeat(r *byteReader, g *Group, ids []string) model.Heartbeat {
 	id := ids[int(r.next())%len(ids)]
 	hb := model.Heartbeat{ProtocolVersion: 1, RequestID: "f", MemberID: id, PathMemberID: id, Capacity: model.Capacity{MaxConcurrency: 1, Available: 1}}
 	m, known := g.Member(id)
-	switch e := r.next() % 8; {
+	switch e := r.next() % 9; {
 	case e == 0:
 		hb.MemberEpoch = 0
 	case e == 1:
 		hb.MemberEpoch = -1
+	case e == 8:
+		hb.MemberEpoch = -2 // temporary leave of a static member
 	case e < 5 && known:
 		hb.MemberEpoch = m.Epoch
 	case e == 5 && known:
@@ -148,6 +151,14 @@ func fuzzHeartbeat(r *byteReader, g *Group, ids []string) model.Heartbeat {
 	if flags&128 != 0 { // identity: another process or another principal on the same id
 		hb.Incarnation = [...]string{"", "i1", "i2"}[r.next()%3]
 		hb.Principal = [...]string{"", "p1", "p2"}[r.next()%3]
+	}
+	// Static membership: two instances shared by four member ids (hand-backs, second claims),
+	// or the instance the member joined with.
+	switch b := r.next() % 4; {
+	case b == 1 && known:
+		hb.InstanceID = m.InstanceID
+	case b >= 2:
+		hb.InstanceID = [...]string{"s1", "s2"}[b-2]
 	}
 	return hb
 }

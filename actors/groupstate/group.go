@@ -8,6 +8,7 @@ import (
 
 	"github.com/redisstream/coordinator/actors/groupstate/model"
 	"github.com/redisstream/coordinator/actors/groupstate/shardset"
+	"github.com/redisstream/coordinator/actors/groupstate/static"
 )
 
 // MaxShardCount bounds the shard count of a group and every shard index a persisted record may
@@ -31,6 +32,8 @@ type Group struct {
 	// application's), so their records share its bytes instead of each keeping the copy its
 	// join request was decoded into (putCopy).
 	name string
+	// instances maps the instanceId of every live static member to its id (static.go).
+	instances static.Index
 
 	// Volatile, never persisted.
 	bucket     joinBucket           // Config.JoinRate
@@ -96,8 +99,14 @@ func Restore(cfg model.Config, meta model.Meta, members []model.Member, now time
 			return nil, fmt.Errorf("groupstate: restore: EXPIRED member %q still has shards", m.ID)
 		}
 		m.LastHeartbeat, m.LeaseDeadline, m.RevokeDeadline = time.Time{}, time.Time{}, time.Time{}
+		if !m.State.InTarget() {
+			m.SessionDeadline = time.Time{}
+		}
 		if m.State != model.StateExpired {
 			m.LeaseDeadline = now.Add(cfg.LeaseTTL)
+			if m.Away() { // the hold keeps its wall-clock deadline across a restart or a move
+				m.LeaseDeadline = m.SessionDeadline
+			}
 			if len(m.Revoking) > 0 {
 				m.RevokeDeadline = now.Add(cfg.RebalanceTimeout)
 			}
@@ -202,6 +211,7 @@ func (g *Group) index(m *model.Member) {
 	if m.State.InTarget() {
 		g.live++
 	}
+	g.instances.Add(m)
 	if m.State == model.StateLeaving {
 		g.leaving++
 	}
@@ -222,6 +232,7 @@ func (g *Group) unindex(m *model.Member) {
 	if m.State.InTarget() {
 		g.live--
 	}
+	g.instances.Remove(m)
 	if m.State == model.StateLeaving {
 		g.leaving--
 	}

@@ -124,6 +124,13 @@ func table(g *Group) string {
 		if mm.Incarnation != "" || mm.Principal != "" {
 			fmt.Fprintf(&b, "    incarnation=%q principal=%q\n", mm.Incarnation, mm.Principal)
 		}
+		if mm.InstanceID != "" {
+			fmt.Fprintf(&b, "    instance=%q", mm.InstanceID)
+			if mm.Away() {
+				fmt.Fprintf(&b, " away until +%s", mm.SessionDeadline.Sub(t0))
+			}
+			b.WriteString("\n")
+		}
 	}
 	b.WriteString("  holders:")
 	n := m.ShardCount

@@ -7,6 +7,7 @@ import (
 	"github.com/redisstream/coordinator/actors/groupstate/answer"
 	"github.com/redisstream/coordinator/actors/groupstate/model"
 	"github.com/redisstream/coordinator/actors/groupstate/shardset"
+	"github.com/redisstream/coordinator/actors/groupstate/static"
 )
 
 // Heartbeat evaluates one v1 heartbeat at time now. It never mutates the group: the caller
@@ -26,6 +27,8 @@ func (g *Group) Heartbeat(hb model.Heartbeat, now time.Time) Decision {
 		return g.join(&hb, now)
 	case -1:
 		return g.leave(&hb, r, now)
+	case -2:
+		return g.temporaryLeave(&hb, r, now)
 	}
 	return g.heartbeatAt(&hb, r, now)
 }
@@ -77,6 +80,11 @@ func (g *Group) heartbeatAt(hb *model.Heartbeat, r answer.Report, now time.Time)
 			fmt.Sprintf("member %q is fenced; stop reading every shard at once and rejoin with memberEpoch 0", hb.MemberID))
 	case m.State == model.StateLeaving:
 		return g.fenceDecision(m.ID, now, fmt.Sprintf("member %q is leaving but sent memberEpoch %d", m.ID, hb.MemberEpoch), r.Held)
+	case m.Away():
+		return g.reject(hb, model.StatusUnknownMemberID, 0, static.AwayMessage(m))
+	case hb.InstanceID != "" && hb.InstanceID != m.InstanceID:
+		return g.reject(hb, model.StatusInvalidRequest, 0, fmt.Sprintf("invalid heartbeat: instanceId %q differs from %q, the one member %q joined with; an instanceId is taken only by a join (memberEpoch 0)",
+			hb.InstanceID, m.InstanceID, hb.MemberID))
 	}
 	atPrev := false
 	switch {

@@ -41,7 +41,7 @@ func (g *Group) identityRefusal(hb *model.Heartbeat, m *model.Member) (Decision,
 			"member %q of group %q was joined by another principal; only that principal may heartbeat or leave for it: run each member under its own credentials and member id",
 			hb.MemberID, g.meta.ConsumerGroup)), true
 	}
-	if m.Incarnation != "" && hb.Incarnation != m.Incarnation {
+	if m.Incarnation != "" && hb.Incarnation != m.Incarnation && !(m.Away() && hb.MemberEpoch == 0) {
 		if hb.Incarnation == "" {
 			// A client that sends no incarnationId (a reference client, an older membersdk)
 			// does not know MEMBER_ID_IN_USE, and an older membersdk keeps its shards on an

@@ -34,6 +34,14 @@ func (g *Group) CheckInvariants() []string {
 			add("holder index misses shard %d held by %s", s, id)
 		}
 	}
+	for inst, id := range t.Instances {
+		if got := g.instances.Owner(inst); got != id {
+			add("instance index says %q is held by %q, records say %q", inst, got, id)
+		}
+	}
+	if len(t.Instances) != g.instances.Len() {
+		add("instance index has %d entries, records say %d", g.instances.Len(), len(t.Instances))
+	}
 	if t.Live != g.live || t.Leaving != g.leaving || t.Retained != g.retained {
 		add("counters live=%d leaving=%d retained=%d, records say %d, %d, %d",
 			g.live, g.leaving, g.retained, t.Live, t.Leaving, t.Retained)

@@ -17,6 +17,12 @@ import (
 //     anyone by rejoining) and is reconciled at the current assignment epoch.
 func (g *Group) join(hb *model.Heartbeat, now time.Time) Decision {
 	m := g.members[hb.MemberID]
+	if d, refused := g.instanceRefusal(hb, m); refused {
+		return d
+	}
+	if d, ok := g.handBack(hb, now); ok {
+		return d // a restart of a static member: a recovery, not growth (no join limits)
+	}
 	bucket, refused, ok := g.admit(hb, m, now)
 	if !ok {
 		return refused
@@ -42,7 +48,11 @@ func (g *Group) join(hb *model.Heartbeat, now time.Time) Decision {
 		c = t.mutable(m.ID)
 		c.Assigned, c.Revoking = nil, nil
 		c.RevokeDeadline = time.Time{}
+		if m.Away() { // its next incarnation: the hold ends, the new process speaks for it
+			c.SessionDeadline, c.Incarnation = time.Time{}, ""
+		}
 	}
+	c.InstanceID = hb.InstanceID
 	if hb.MemberName != "" {
 		c.Name = hb.MemberName
 	}

@@ -1,6 +1,7 @@
 package groupstate
 
 import (
+	"slices"
 	"sort"
 	"strings"
 
@@ -102,6 +103,9 @@ func (s *sim) check() {
 	if mt.AssignmentEpoch != s.lastMeta.AssignmentEpoch {
 		s.checkSticky(s.target, participants(s.g))
 		s.target = participants(s.g)
+	} else if cur := participants(s.g); len(cur) == len(s.target) {
+		s.checkHandBack(s.target, cur)
+		s.target = cur
 	}
 	s.lastMeta = mt
 }
@@ -207,4 +211,25 @@ func (s *sim) settled() bool {
 		}
 	}
 	return true
+}
+
+// checkHandBack: without a new assignment epoch, a participant is replaced only by a static
+// member's next incarnation taking over its target exactly; every other target is unchanged.
+func (s *sim) checkHandBack(old, cur map[string][]int) {
+	var added, removed []string
+	for id := range cur {
+		if _, ok := old[id]; !ok {
+			added = append(added, id)
+		}
+	}
+	for id, sh := range old {
+		if c, ok := cur[id]; !ok {
+			removed = append(removed, id)
+		} else if !slices.Equal(c, sh) {
+			s.fail("target of %s changed %v -> %v without a new assignment epoch", id, sh, c)
+		}
+	}
+	if len(added) == 1 && len(removed) == 1 && !slices.Equal(cur[added[0]], old[removed[0]]) {
+		s.fail("%s took over from %s with target %v, not its %v", added[0], removed[0], cur[added[0]], old[removed[0]])
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/redisstream/coordinator/actors/groupstate/model"
@@ -27,6 +28,8 @@ type simMember struct {
 	nextHB      time.Time
 	pausedUntil time.Time
 	maxEpoch    int64
+	instance    string // static membership: its instanceId ("" = dynamic)
+	tempLeave   bool   // leaving for a restart: sends memberEpoch -2, a successor takes over
 }
 
 func (m *simMember) dropAll() {
@@ -46,9 +49,12 @@ func (s *sim) drainDelay() time.Duration {
 func (s *sim) request(m *simMember) model.Heartbeat {
 	s.req++
 	hb := model.Heartbeat{ProtocolVersion: 1, RequestID: fmt.Sprint(s.req), PathMemberID: m.id, MemberID: m.id,
-		MemberEpoch: m.epoch, MetadataVersion: m.mv, Capacity: model.Capacity{MaxConcurrency: 4, Available: 4}}
+		MemberEpoch: m.epoch, MetadataVersion: m.mv, Capacity: model.Capacity{MaxConcurrency: 4, Available: 4}, InstanceID: m.instance}
 	if m.leaving {
 		hb.MemberEpoch = -1
+		if m.tempLeave {
+			hb.MemberEpoch = -2
+		}
 	}
 	if hb.MemberEpoch == 0 {
 		return hb
@@ -123,13 +129,19 @@ func (s *sim) handle(m *simMember, hb model.Heartbeat, r model.Response) {
 	case model.StatusOK, model.StatusSyncMetadata:
 		m.lastOK = s.now
 		m.mv = r.MetadataVersion
+		if hb.MemberEpoch == 0 && strings.Contains(r.Message, "takes over the assignment") {
+			simStats["hand-back"]++
+		}
 		m.revoked = nil
-		if hb.MemberEpoch == -1 {
+		if hb.MemberEpoch < 0 {
 			m.stopped = nil
 			if !m.holdsAnything() {
 				m.alive = false // left for good
-				s.log("%s left", m.id)
+				s.log("%s left (epoch %d)", m.id, hb.MemberEpoch)
 				simStats["left"]++
+				if m.tempLeave {
+					s.restartInstance(m)
+				}
 			}
 			return
 		}
@@ -157,6 +169,11 @@ func (s *sim) handle(m *simMember, hb model.Heartbeat, r model.Response) {
 			s.fail("%s: RETRY for a heartbeat at epoch %d without a limit: %s", m.id, hb.MemberEpoch, r.Message)
 		}
 		simStats["refused-"+r.Limit]++ // a refused join: it holds nothing, retries at its next heartbeat
+	case model.StatusUnreleasedInstanceID:
+		if hb.MemberEpoch != 0 {
+			s.fail("%s: UNRELEASED_INSTANCE_ID for a heartbeat at epoch %d", m.id, hb.MemberEpoch)
+		}
+		simStats["unreleased-instance"]++ // holds nothing, retries joining at its next heartbeat
 	case model.StatusFencedMemberEpoch, model.StatusUnknownMemberID:
 		m.dropAll()
 		if m.leaving {

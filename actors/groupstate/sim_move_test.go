@@ -102,7 +102,14 @@ func (s *sim) checkLeaseBounds() {
 			continue
 		}
 		tr := s.tracks[m.ID]
-		bound := tr.hbAt.Add(simTTL + simInterval + time.Duration(tr.crashes)*simTTL + tr.gaps)
+		ttl := simTTL
+		if m.InstanceID != "" {
+			// A static member away after a temporary leave (sent at hbAt) is held for the
+			// session timeout instead of a lease; one still draining then keeps its shards for
+			// a lease (from a restore's "now" when no heartbeat came since).
+			ttl += s.g.Config().StaticSessionTimeout
+		}
+		bound := tr.hbAt.Add(ttl + simInterval + time.Duration(tr.crashes)*simTTL + tr.gaps)
 		if !s.now.Before(bound) {
 			s.fail("%s (%s) still not expired %s after its last accepted heartbeat (%d crash moves, %s hand-over time since)",
 				m.ID, m.State, s.now.Sub(tr.hbAt), tr.crashes, tr.gaps)
@@ -111,7 +118,15 @@ func (s *sim) checkLeaseBounds() {
 }
 
 // checkExpiryNotEarly: an expiry at s.now comes a full TTL after the last accepted heartbeat.
-func (s *sim) checkExpiryNotEarly(id string) {
+// An away static member expires at its session deadline, not before.
+func (s *sim) checkExpiryNotEarly(before model.Member) {
+	id := before.ID
+	if before.Away() {
+		if s.now.Before(before.SessionDeadline) {
+			s.fail("%s expired %s before its session deadline", id, before.SessionDeadline.Sub(s.now))
+		}
+		return
+	}
 	if tr := s.tracks[id]; tr != nil && s.now.Before(tr.hbAt.Add(simTTL)) {
 		s.fail("%s expired %s after its last accepted heartbeat, before a full lease", id, s.now.Sub(tr.hbAt))
 	}

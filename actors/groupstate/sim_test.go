@@ -85,14 +85,30 @@ func simConfig(rng *rand.Rand) model.Config {
 		cfg.MaxMembers, cfg.MaxRetained = 2+rng.Intn(4), 1+rng.Intn(3)
 		cfg.JoinRate, cfg.JoinBurst = 0.2+rng.Float64(), rng.Intn(3)
 	}
+	if rng.Intn(4) != 0 {
+		cfg.StaticSessionTimeout = time.Duration(5+rng.Intn(40)) * time.Second
+	}
 	return cfg
 }
 
 func (s *sim) spawn() *simMember {
 	m := &simMember{id: fmt.Sprintf("m%d", len(s.members)), alive: true, nextHB: s.now,
 		reading: map[int]bool{}, draining: map[int]time.Time{}, orphan: map[int]bool{}}
+	if s.rng.Intn(2) == 0 {
+		m.instance = fmt.Sprintf("pod-%d", len(s.members))
+	}
 	s.members = append(s.members, m)
 	return m
+}
+
+// restartInstance starts the next incarnation of static member old (after its temporary
+// leave): a new member id with the same instanceId, within a few seconds.
+func (s *sim) restartInstance(old *simMember) {
+	m := s.spawn()
+	m.instance = old.instance
+	m.nextHB = s.now.Add(time.Duration(s.rng.Intn(8000)) * time.Millisecond)
+	s.log("%s restarts instance %s (after %s)", m.id, m.instance, old.id)
+	simStats["static-restart"]++
 }
 
 // advance moves the clock; members self-fence first, then the coordinator's timers fire
@@ -129,23 +145,10 @@ func (s *sim) advance(d time.Duration) {
 	if s.moving() {
 		return
 	}
-	for _, m := range s.g.Members() {
-		if d, ok := s.g.NextDeadline(m.ID); ok && !s.now.Before(d) {
-			c := s.g.Expire(m.ID, s.now)
-			if c == nil {
-				s.fail("NextDeadline %s passed for %s but Expire did nothing", d.Sub(t0), m.ID)
-			}
-			s.log("expire %s: %s", m.ID, fmtChange(c))
-			for _, x := range c.Members {
-				if x.ID == m.ID {
-					simStats["timer-"+string(x.State)]++
-					if x.State == model.StateExpired {
-						s.checkExpiryNotEarly(x.ID)
-					}
-				}
-			}
-			s.apply(c)
-		}
+	// The shell re-arms a member's timer after every Apply: a change may leave a deadline
+	// already due (a fenced away member's lease ends a TTL after its temporary leave).
+	for pass, fired := 0, true; fired && pass < 3; pass++ {
+		fired = s.fireTimers()
 	}
 	if c := s.g.Tick(s.now); c != nil {
 		s.fail("Tick found due timers the per-member timers missed: %s", fmtChange(c))
@@ -228,10 +231,11 @@ func (s *sim) fault() {
 			s.log("%s paused for %s", m.id, d)
 			m.pausedUntil = s.now.Add(d)
 		}
-	case r < 10:
-		if m := pick(); m != nil && !m.leaving {
-			s.log("%s leaving", m.id)
+	case r < 10 || (r >= 20 && r < 24):
+		if m := pick(); m != nil && !m.leaving && (r < 10 || m.instance != "") {
 			m.leaving = true
+			m.tempLeave = r >= 20
+			s.log("%s leaving (temporary %v)", m.id, m.tempLeave)
 			// Like the reference Kotlin client: stop the workers (some shards stop at once and
 			// are listed in ownedShards of the leave, which frees them), the rest drain.
 			for sh := range m.reading {
@@ -268,6 +272,15 @@ func (s *sim) fault() {
 		if !s.moving() {
 			s.startMove(r < 19) // graceful three times out of four
 		}
+	case r < 25:
+		// A second live claim: a process started with the instanceId of a running member.
+		// It is refused until that member is gone; it never reads meanwhile.
+		if m := pick(); m != nil && m.instance != "" && len(s.members) < 24 {
+			d := s.spawn()
+			d.instance = m.instance
+			s.log("%s claims instance %s of %s", d.id, d.instance, m.id)
+			simStats["second-claim"]++
+		}
 	}
 }
 
@@ -290,14 +303,16 @@ func runSim(t testing.TB, seed int64, steps int) {
 		s.log("%s spawned for liveness", m.id)
 	}
 	s.log("faults stop")
-	deadline := s.now.Add(simTTL + simRebal + 10*simInterval)
+	// Liveness: a static member's hold may last its session timeout on top.
+	bound := simTTL + simRebal + 10*simInterval + s.g.Config().StaticSessionTimeout
+	deadline := s.now.Add(bound)
 	for s.now.Before(deadline) {
 		s.step()
 		if s.settled() {
 			return
 		}
 	}
-	s.fail("not settled %s after faults stopped", simTTL+simRebal+10*simInterval)
+	s.fail("not settled %s after faults stopped", bound)
 }
 
 var simSeed = flag.Int64("sim.seed", 0, "run only this simulation seed (as printed by a failure)")
@@ -315,4 +330,29 @@ func TestSimulation(t *testing.T) {
 		runSim(t, seed, steps)
 	}
 	t.Logf("%d schedules of %d fault steps; exercised: %v", seeds, steps, simStats)
+}
+
+// fireTimers fires every member timer due at s.now once; it reports whether any fired.
+func (s *sim) fireTimers() bool {
+	fired := false
+	for _, m := range s.g.Members() {
+		if d, ok := s.g.NextDeadline(m.ID); ok && !s.now.Before(d) {
+			c := s.g.Expire(m.ID, s.now)
+			if c == nil {
+				s.fail("NextDeadline %s passed for %s but Expire did nothing", d.Sub(t0), m.ID)
+			}
+			s.log("expire %s: %s", m.ID, fmtChange(c))
+			for _, x := range c.Members {
+				if x.ID == m.ID {
+					simStats["timer-"+string(x.State)]++
+					if x.State == model.StateExpired {
+						s.checkExpiryNotEarly(m)
+					}
+				}
+			}
+			s.apply(c)
+			fired = true
+		}
+	}
+	return fired
 }

@@ -58,6 +58,10 @@ func (t *txn) due(id string) bool {
 	if m == nil || m.State == model.StateExpired {
 		return false
 	}
+	if m.Away() && len(m.Revoking) > 0 && !t.now.Before(t.g.dueAt(m, m.SessionDeadline)) {
+		t.holdEnded(id)
+		return true
+	}
 	if !m.LeaseDeadline.IsZero() && !t.now.Before(t.g.dueAt(m, m.LeaseDeadline)) {
 		t.expire(id)
 		return true

@@ -7,6 +7,7 @@ import (
 	"github.com/redisstream/coordinator/actors/groupstate/assign"
 	"github.com/redisstream/coordinator/actors/groupstate/model"
 	"github.com/redisstream/coordinator/actors/groupstate/shardset"
+	"github.com/redisstream/coordinator/actors/groupstate/static"
 )
 
 // txn is the scratch overlay of one evaluation: it reads the Group, records new member
@@ -250,9 +251,10 @@ func (t *txn) fence(id string) {
 	if c.State.InTarget() {
 		t.bumpGroupEpoch()
 	}
+	static.EndHold(c, t.now, t.g.cfg.LeaseTTL)
 	c.State, c.StateSince = model.StateFenced, t.now
 	c.Target, c.Pending = nil, nil
-	c.RevokeDeadline = time.Time{}
+	c.RevokeDeadline, c.SessionDeadline = time.Time{}, time.Time{}
 }
 
 // expire drops everything a member held and takes it out of the target.
@@ -263,7 +265,7 @@ func (t *txn) expire(id string) {
 	}
 	c.State, c.StateSince = model.StateExpired, t.now
 	c.Target, c.Assigned, c.Revoking, c.Pending = nil, nil, nil, nil
-	c.RevokeDeadline = time.Time{}
+	c.RevokeDeadline, c.SessionDeadline = time.Time{}, time.Time{}
 }
 
 // touch renews the lease of an accepted heartbeat.

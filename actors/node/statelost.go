@@ -16,7 +16,7 @@ import (
 // DEGRADED with stateLost.
 type lossState struct {
 	mu         sync.Mutex
-	kind       string // which case (loss* constants, group.Loss*)
+	kind       string // which case (loss* constants, groupdeps.Loss*)
 	reason     string
 	detectedAt time.Time
 	holdUntil  time.Time // end of the latest hold, of any scope (health)

@@ -631,6 +631,8 @@ type Heartbeat struct {
 	// caller the receiving node saw ("" with member authentication off).
 	IncarnationId string `protobuf:"bytes,13,opt,name=incarnation_id,json=incarnationId,proto3" json:"incarnation_id,omitempty"`
 	Principal     string `protobuf:"bytes,14,opt,name=principal,proto3" json:"principal,omitempty"`
+	// instance_id is the body's instanceId (static membership).
+	InstanceId    string `protobuf:"bytes,15,opt,name=instance_id,json=instanceId,proto3" json:"instance_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -759,6 +761,13 @@ func (x *Heartbeat) GetIncarnationId() string {
 func (x *Heartbeat) GetPrincipal() string {
 	if x != nil {
 		return x.Principal
+	}
+	return ""
+}
+
+func (x *Heartbeat) GetInstanceId() string {
+	if x != nil {
+		return x.InstanceId
 	}
 	return ""
 }
@@ -1456,7 +1465,7 @@ const file_actors_wire_wire_proto_rawDesc = "" +
 	"\x05state\x18\x02 \x01(\tR\x05state\x12\x1b\n" +
 	"\tin_flight\x18\x03 \x01(\x05R\binFlight\x12\x1e\n" +
 	"\backed_at\x18\x04 \x01(\tH\x00R\aackedAt\x88\x01\x01B\v\n" +
-	"\t_acked_at\"\xe4\x04\n" +
+	"\t_acked_at\"\x85\x05\n" +
 	"\tHeartbeat\x12$\n" +
 	"\x0epath_member_id\x18\x01 \x01(\tR\fpathMemberId\x12)\n" +
 	"\x10protocol_version\x18\x02 \x01(\x05R\x0fprotocolVersion\x12\x1d\n" +
@@ -1474,7 +1483,9 @@ const file_actors_wire_wire_proto_rawDesc = "" +
 	"\x0frevoking_shards\x18\v \x03(\v2\x1a.rsc.wire.v1.RevokingShardR\x0erevokingShards\x12A\n" +
 	"\x0eshard_progress\x18\f \x03(\v2\x1a.rsc.wire.v1.ShardProgressR\rshardProgress\x12%\n" +
 	"\x0eincarnation_id\x18\r \x01(\tR\rincarnationId\x12\x1c\n" +
-	"\tprincipal\x18\x0e \x01(\tR\tprincipal\"\xc2\x04\n" +
+	"\tprincipal\x18\x0e \x01(\tR\tprincipal\x12\x1f\n" +
+	"\vinstance_id\x18\x0f \x01(\tR\n" +
+	"instanceId\"\xc2\x04\n" +
 	"\x11HeartbeatResponse\x12\x1f\n" +
 	"\vresponse_to\x18\x01 \x01(\tR\n" +
 	"responseTo\x12\x16\n" +

@@ -98,6 +98,8 @@ func run(args, environ []string) int {
 			MaxRetained:       cfg.Limits.RetainedMembersPerGroup,
 			JoinRate:          cfg.Limits.JoinsPerSecond,
 			JoinBurst:         cfg.Limits.JoinBurst,
+
+			StaticSessionTimeout: cfg.Coordination.StaticSessionTimeout,
 		},
 		Limits: service.Limits{
 			GroupsPerStream:       cfg.Limits.GroupsPerStream,

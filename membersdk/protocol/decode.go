@@ -34,6 +34,7 @@ type heartbeatWire struct {
 	RevokingShards          []RevokingShard `json:"revokingShards"`
 	ShardProgress           []ShardProgress `json:"shardProgress"`
 	IncarnationID           string          `json:"incarnationId"`
+	InstanceID              string          `json:"instanceId"`
 }
 
 // DecodeHeartbeat parses a heartbeat body. Unknown fields are ignored (SPEC
@@ -88,7 +89,7 @@ func decodeHeartbeatReference(body []byte) (HeartbeatRequest, error) {
 			return HeartbeatRequest{}, fmt.Errorf("%w: %s has %d entries, limit is %d", ErrMalformed, l.name, l.n, MaxShardList)
 		}
 	}
-	for _, f := range [...]struct{ name, s string }{{"requestId", *w.RequestID}, {"memberId", *w.MemberID}, {"memberName", w.MemberName}, {"incarnationId", w.IncarnationID}} {
+	for _, f := range [...]struct{ name, s string }{{"requestId", *w.RequestID}, {"memberId", *w.MemberID}, {"memberName", w.MemberName}, {"incarnationId", w.IncarnationID}, {"instanceId", w.InstanceID}} {
 		if len(f.s) > MaxStringLength {
 			return HeartbeatRequest{}, fmt.Errorf("%w: %s is %d bytes, limit is %d", ErrMalformed, f.name, len(f.s), MaxStringLength)
 		}
@@ -105,6 +106,7 @@ func decodeHeartbeatReference(body []byte) (HeartbeatRequest, error) {
 		RevokingShards:          w.RevokingShards,
 		ShardProgress:           w.ShardProgress,
 		IncarnationID:           w.IncarnationID,
+		InstanceID:              w.InstanceID,
 	}, nil
 }
 

@@ -149,7 +149,7 @@ func (s *scanner) shardProgress() (ShardProgress, bool) {
 }
 
 var heartbeatNames = []string{"protocolVersion", "requestId", "memberId", "memberName", "memberEpoch", "metadataVersion",
-	"runtimeConsumerCapacity", "ownedShards", "revokingShards", "shardProgress", "incarnationId"}
+	"runtimeConsumerCapacity", "ownedShards", "revokingShards", "shardProgress", "incarnationId", "instanceId"}
 
 // Field bits of a heartbeat body; the first six are the required ones.
 const (
@@ -164,6 +164,7 @@ const (
 	fRevoking
 	fProgress
 	fIncarnation
+	fInstance
 	fRequired = fProtocolVersion | fRequestID | fMemberID | fMemberEpoch | fMetadataVersion | fCapacity
 )
 
@@ -209,6 +210,9 @@ func decodeHeartbeatFast(body []byte) (HeartbeatRequest, bool) {
 		case "incarnationId":
 			r.IncarnationID, ok = s.str(MaxStringLength)
 			return ok && once(&seen, fIncarnation)
+		case "instanceId":
+			r.InstanceID, ok = s.str(MaxStringLength)
+			return ok && once(&seen, fInstance)
 		}
 		return s.unknown(key, heartbeatNames...)
 	})

@@ -44,6 +44,9 @@ var fastCases = map[string]struct {
 	"incarnation duplicate": {strings.Replace(validHeartbeat, `"memberName"`, `"incarnationId":"a","incarnationId":"b","memberName"`, 1), false},
 	"incarnation null":      {strings.Replace(validHeartbeat, `"memberName"`, `"incarnationId":null,"memberName"`, 1), false},
 	"incarnation number":    {strings.Replace(validHeartbeat, `"memberName"`, `"incarnationId":7,"memberName"`, 1), false},
+	"instance":              {strings.Replace(validHeartbeat, `"memberName"`, `"instanceId":"orders-worker-3","memberName"`, 1), true},
+	"instance duplicate":    {strings.Replace(validHeartbeat, `"memberName"`, `"instanceId":"a","instanceId":"b","memberName"`, 1), false},
+	"instance null":         {strings.Replace(validHeartbeat, `"memberName"`, `"instanceId":null,"memberName"`, 1), false},
 	"incarnation folded":    {strings.Replace(validHeartbeat, `"memberName"`, `"INCARNATIONID":"x","memberName"`, 1), false},
 	"wrong type in unknown": {strings.Replace(validHeartbeat, `"extraField":{"ignored":true}`, `"extraField":{"shardIndex":"x"}`, 1), true},
 }

@@ -21,6 +21,10 @@ const (
 	// this member id; the first keeps its shards. The member must read
 	// nothing and retry joining at the heartbeat interval.
 	StatusMemberIDInUse Status = "MEMBER_ID_IN_USE"
+	// StatusUnreleasedInstanceID: another live member holds this join's
+	// instanceId (static membership); the first keeps its shards. The member
+	// must read nothing and retry joining at the heartbeat interval.
+	StatusUnreleasedInstanceID Status = "UNRELEASED_INSTANCE_ID"
 )
 
 // Revocation states a member reports for a shard it is giving up.
@@ -34,6 +38,9 @@ const (
 const (
 	EpochJoin  int64 = 0
 	EpochLeave int64 = -1
+	// EpochTemporaryLeave is a static member's leave for a restart: its
+	// assignment is kept for its instanceId (coordination.static-session-timeout).
+	EpochTemporaryLeave int64 = -2
 )
 
 // ShardID names one shard of a stream.
@@ -83,6 +90,11 @@ type HeartbeatRequest struct {
 	// processes that share a memberId are told apart by it, and the second
 	// is refused with MEMBER_ID_IN_USE. Clients that omit it work as before.
 	IncarnationID string `json:"incarnationId,omitempty"`
+	// InstanceID is an optional stable identity across restarts (static
+	// membership, KIP-848; name rules of ValidateInstanceID): a temporary
+	// leave (memberEpoch -2) keeps the assignment for the next process that
+	// joins with the same instanceId. Clients that omit it work as before.
+	InstanceID string `json:"instanceId,omitempty"`
 	// Principal is the authenticated caller, set by the HTTP front after
 	// decoding ("" when member authentication is off); never read from or
 	// written to the body.

@@ -61,10 +61,15 @@ func MailboxRequestsKey(prefix, principal string) string {
 	return prefix + ":{mb:" + EscapeKeyName(principal) + "}:requests"
 }
 
-// MailboxReplyKey is the reply list of one member of principal:
-// "<prefix>:{mb:<principal>}:reply:<memberId>".
-func MailboxReplyKey(prefix, principal, memberID string) string {
-	return prefix + ":{mb:" + EscapeKeyName(principal) + "}:reply:" + EscapeKeyName(memberID)
+// MailboxReplyKey is the reply list of one member of one group of principal:
+// "<prefix>:{mb:<principal>}:reply:<stream>|<group>|<memberId>". The group is
+// part of the name because member ids repeat across groups (the SDK's default
+// "<podIP>-m<index>" does): one process consuming two groups under one
+// principal must not find one group's answers in the other's list. '|' cannot
+// occur in an escaped name, so the three parts never run together.
+func MailboxReplyKey(prefix, principal, stream, group, memberID string) string {
+	return prefix + ":{mb:" + EscapeKeyName(principal) + "}:reply:" +
+		EscapeKeyName(stream) + "|" + EscapeKeyName(group) + "|" + EscapeKeyName(memberID)
 }
 
 // EscapeKeyName percent-encodes every byte outside [A-Za-z0-9._:-] (%XX,

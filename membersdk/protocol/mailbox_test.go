@@ -9,10 +9,10 @@ import (
 
 func TestMailboxKeysEscapeNamesLikeTheStore(t *testing.T) {
 	require.Equal(t, "rsc:{mb:alice}:requests", MailboxRequestsKey("rsc", "alice"))
-	require.Equal(t, "rsc:{mb:-}:reply:10.0.0.7-m0", MailboxReplyKey("rsc", MailboxNoAuthPrincipal, "10.0.0.7-m0"))
+	require.Equal(t, "rsc:{mb:-}:reply:orders|g|10.0.0.7-m0", MailboxReplyKey("rsc", MailboxNoAuthPrincipal, "orders", "g", "10.0.0.7-m0"))
 	// A name cannot close the hash tag or smuggle a separator.
 	require.Equal(t, "p:{mb:a%7Db%7B%20%25}:requests", MailboxRequestsKey("p", "a}b{ %"))
-	require.Equal(t, "p:{mb:x}:reply:m%2F%C3%A9", MailboxReplyKey("p", "x", "m/é"))
+	require.Equal(t, "p:{mb:x}:reply:s%7Cx|g%20h|m%2F%C3%A9", MailboxReplyKey("p", "x", "s|x", "g h", "m/é"))
 	require.Equal(t, "Az09._:-", EscapeKeyName("Az09._:-"))
 }
 

@@ -66,6 +66,23 @@ func ValidateIncarnationID(s string) error {
 	return validate("incarnationId", s)
 }
 
+// MaxInstanceIDLength bounds a heartbeat's instanceId, in bytes: it is
+// stored with the member record. A protocol limit (no config key).
+const MaxInstanceIDLength = 128
+
+// ValidateInstanceID checks a heartbeat's instanceId: "" (absent) or a name
+// (non-blank UTF-8 without control characters) of at most
+// MaxInstanceIDLength bytes.
+func ValidateInstanceID(s string) error {
+	if s == "" {
+		return nil
+	}
+	if len(s) > MaxInstanceIDLength {
+		return fmt.Errorf("%w: instanceId is %d bytes long, the limit is %d (use a stable short name, e.g. the pod name)", ErrInvalidName, len(s), MaxInstanceIDLength)
+	}
+	return validate("instanceId", s)
+}
+
 func validate(kind, s string) error {
 	if strings.TrimSpace(s) == "" {
 		return fmt.Errorf("%w: %s must not be empty or blank", ErrInvalidName, kind)

@@ -35,6 +35,8 @@ type MemberOptions struct {
 	// "-" when empty: the coordinator runs without member authentication).
 	Transport        string
 	MailboxPrincipal string
+	// InstanceID makes the member static (membersdk.ConsumerConfig.InstanceID).
+	InstanceID string
 }
 
 // StartMember starts a member process; its records go to rec. It is killed
@@ -55,6 +57,9 @@ func StartMember(t testing.TB, rec *recorder.Recorder, o MemberOptions) *MemberP
 		"--stream", o.Stream, "--group", o.Group, "--id", o.ID, "--work", o.Work.String(), "--log", "info")
 	if o.Transport != "" {
 		cmd.Args = append(cmd.Args, "--transport", o.Transport)
+	}
+	if o.InstanceID != "" {
+		cmd.Args = append(cmd.Args, "--instance-id", o.InstanceID)
 	}
 	if o.MailboxPrincipal != "" {
 		cmd.Args = append(cmd.Args, "--mailbox-principal", o.MailboxPrincipal)

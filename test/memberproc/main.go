@@ -41,6 +41,7 @@ func main() {
 	transport := flag.String("transport", membersdk.TransportHTTP, "how to heartbeat: http (--coordinator) or redis (the Redis mailbox on --redis)")
 	principal := flag.String("mailbox-principal", "-", "with --transport redis: the coordinator auth user the member speaks for (\"-\" when member authentication is off)")
 	mailboxPrefix := flag.String("mailbox-prefix", "rsc", "with --transport redis: the coordinator's store.key-prefix")
+	instanceID := flag.String("instance-id", "", "static membership: a stable instance id; SIGTERM then leaves temporarily (memberEpoch -2) and the next process with the same id gets the shards back")
 	flag.Parse()
 
 	var level slog.Level
@@ -58,6 +59,7 @@ func main() {
 		ConsumerGroup:   *group,
 		MemberID:        *id,
 		MemberName:      "memberproc",
+		InstanceID:      *instanceID,
 		Concurrency:     *concurrency,
 		Redis:           rdb,
 		Logger:          logger,

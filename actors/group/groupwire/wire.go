@@ -244,7 +244,7 @@ func heartbeatToWire(m *groupmsg.HeartbeatRequest) *wire.Heartbeat {
 		RuntimeMaxConcurrency: int32(q.RuntimeConsumerCapacity.RuntimeMaxConcurrency),
 		AvailableConcurrency:  int32(q.RuntimeConsumerCapacity.AvailableConcurrency),
 		OwnedShards:           shardsToWire(q.OwnedShards),
-		IncarnationId:         q.IncarnationID, Principal: q.Principal,
+		IncarnationId:         q.IncarnationID, Principal: q.Principal, InstanceId: q.InstanceID,
 	}
 	for _, r := range q.RevokingShards {
 		hb.RevokingShards = append(hb.RevokingShards, &wire.RevokingShard{
@@ -265,7 +265,7 @@ func heartbeatFromWire(hb *wire.Heartbeat) *groupmsg.HeartbeatRequest {
 		RuntimeConsumerCapacity: protocol.Capacity{
 			RuntimeMaxConcurrency: int(hb.GetRuntimeMaxConcurrency()), AvailableConcurrency: int(hb.GetAvailableConcurrency())},
 		OwnedShards:   shardsFromWire(hb.GetOwnedShards()),
-		IncarnationID: hb.GetIncarnationId(), Principal: hb.GetPrincipal(),
+		IncarnationID: hb.GetIncarnationId(), Principal: hb.GetPrincipal(), InstanceID: hb.GetInstanceId(),
 	}
 	for _, r := range hb.GetRevokingShards() {
 		q.RevokingShards = append(q.RevokingShards, protocol.RevokingShard{

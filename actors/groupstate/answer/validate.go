@@ -30,8 +30,14 @@ func Validate(hb *model.Heartbeat) (Report, string) {
 	if len(hb.Incarnation) > model.MaxIncarnationLength {
 		return r, fmt.Sprintf("incarnationId is %d bytes long, the limit is %d", len(hb.Incarnation), model.MaxIncarnationLength)
 	}
-	if hb.MemberEpoch < -1 {
-		return r, fmt.Sprintf("memberEpoch %d is invalid (0 = join, -1 = leave, >0 = the epoch last given)", hb.MemberEpoch)
+	if len(hb.InstanceID) > model.MaxInstanceIDLength {
+		return r, fmt.Sprintf("instanceId is %d bytes long, the limit is %d", len(hb.InstanceID), model.MaxInstanceIDLength)
+	}
+	if hb.MemberEpoch < -2 {
+		return r, fmt.Sprintf("memberEpoch %d is invalid (0 = join, -1 = leave, -2 = temporary leave of a static member, >0 = the epoch last given)", hb.MemberEpoch)
+	}
+	if hb.MemberEpoch == -2 && hb.InstanceID == "" {
+		return r, "memberEpoch -2 (temporary leave) needs the instanceId the member joined with; a member without instanceId leaves with memberEpoch -1"
 	}
 	if hb.MetadataVersion < 0 {
 		return r, fmt.Sprintf("metadataVersion %d is negative", hb.MetadataVersion)

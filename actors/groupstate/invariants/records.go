@@ -10,8 +10,9 @@ import (
 
 // Tally is what the records say a group's indexes and counters must hold.
 type Tally struct {
-	Holders                 map[int]string // shard → the member whose Assigned ∪ Revoking holds it
-	Live, Leaving, Retained int            // STARTING/ACTIVE, LEAVING, EXPIRED/FENCED members
+	Holders                 map[int]string    // shard → the member whose Assigned ∪ Revoking holds it
+	Live, Leaving, Retained int               // STARTING/ACTIVE, LEAVING, EXPIRED/FENCED members
+	Instances               map[string]string // instanceId → the live member holding it
 }
 
 // Records checks the records of one group, members sorted by id, and returns the violations
@@ -29,6 +30,7 @@ func Records(mt model.Meta, members []model.Member) ([]string, Tally) {
 		add("negative shardCount %d or metadataVersion %d", mt.ShardCount, mt.MetadataVersion)
 	}
 	holders := map[int]string{}
+	instances := map[string]string{}
 	targetOwner := map[int]string{}
 	live, leaving, kept := 0, 0, 0
 	minT, maxT := -1, -1
@@ -86,6 +88,15 @@ func Records(mt model.Meta, members []model.Member) ([]string, Tally) {
 			continue
 		}
 		live++
+		if m.InstanceID != "" {
+			if o, dup := instances[m.InstanceID]; dup {
+				add("instance %q held by both %s and %s", m.InstanceID, o, id)
+			}
+			instances[m.InstanceID] = id
+		}
+		if m.Away() && len(m.Assigned) > 0 {
+			add("member %s: away after a temporary leave with assigned %v", id, m.Assigned)
+		}
 		if m.Epoch <= 0 {
 			add("member %s: live with epoch %d", id, m.Epoch)
 		}
@@ -129,5 +140,5 @@ func Records(mt model.Meta, members []model.Member) ([]string, Tally) {
 			add("target unbalanced: %d..%d shards per member", minT, maxT)
 		}
 	}
-	return v, Tally{Holders: holders, Live: live, Leaving: leaving, Retained: kept}
+	return v, Tally{Holders: holders, Live: live, Leaving: leaving, Retained: kept, Instances: instances}
 }

@@ -23,6 +23,12 @@ type Member struct {
 	// Incarnation is the process that joined it (identity.go); "" for clients that send none.
 	// Never shown by monitoring or debug views: it would let a reader impersonate the process.
 	Incarnation string `json:"incarnationId,omitempty"`
+	// InstanceID is the static member's stable identity (groupstate/static.go); "" for
+	// dynamic members.
+	InstanceID string `json:"instanceId,omitempty"`
+	// SessionDeadline is set while a static member is away after a temporary leave: its
+	// assignment is kept for the next incarnation with its InstanceID until then.
+	SessionDeadline time.Time `json:"sessionDeadline,omitzero"`
 
 	LastHeartbeat  time.Time `json:"-"`
 	LeaseDeadline  time.Time `json:"-"`
@@ -43,6 +49,14 @@ type Meta struct {
 // front check the same limit, membersdk/protocol.MaxIncarnationIDLength): it is stored with the
 // member record.
 const MaxIncarnationLength = 128
+
+// MaxInstanceIDLength bounds Heartbeat.InstanceID in bytes (membersdk/protocol checks the
+// same): it is stored with the member record.
+const MaxInstanceIDLength = 128
+
+// Away reports whether m is a static member holding its assignment after a temporary leave
+// (memberEpoch -2) until its SessionDeadline.
+func (m *Member) Away() bool { return !m.SessionDeadline.IsZero() && m.State.InTarget() }
 
 // InTarget reports whether members in state s take part in the target assignment.
 func (s MemberState) InTarget() bool { return s == StateStarting || s == StateActive }

@@ -26,6 +26,10 @@ type Config struct {
 	// Rejoins of known members are not limited: they are recoveries, not growth.
 	JoinRate  float64
 	JoinBurst int
+	// StaticSessionTimeout is how long a static member's temporary leave (memberEpoch -2) keeps
+	// its assignment for the next incarnation with the same instanceId (groupstate/static.go).
+	// 0: a temporary leave is handled as a leave.
+	StaticSessionTimeout time.Duration
 }
 
 // Config keys named by refused joins (Response.Limit) so that the shell can count them.
@@ -53,6 +57,10 @@ const (
 	// (identity.go). Never sent as a protocol status: the shell answers it as an error
 	// (HTTP 403 MEMBER_OWNED_BY_ANOTHER_PRINCIPAL).
 	StatusOwnedByAnotherPrincipal Status = "MEMBER_OWNED_BY_ANOTHER_PRINCIPAL"
+	// StatusUnreleasedInstanceID: another live member holds the join's instanceId
+	// (groupstate/static.go, Kafka's UNRELEASED_INSTANCE_ID). The first keeps everything; this
+	// one must not read and retries joining at the heartbeat interval.
+	StatusUnreleasedInstanceID Status = "UNRELEASED_INSTANCE_ID"
 )
 
 // MemberState is the lifecycle state of a member as shown by monitoring.
@@ -104,6 +112,9 @@ type Heartbeat struct {
 	Revoking        []RevokingShard
 	// Incarnation is the heartbeat's incarnationId ("" = none): the sending process.
 	Incarnation string
+	// InstanceID is the heartbeat's instanceId ("" = none): the stable identity of a static
+	// member across restarts (groupstate/static.go).
+	InstanceID string
 	// Principal is the authenticated caller that sent it ("" = member authentication off).
 	Principal string
 }

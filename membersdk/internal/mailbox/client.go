@@ -83,7 +83,7 @@ func New(cfg Config) *Client {
 	c := &Client{
 		rc:          cfg.Redis,
 		requests:    protocol.MailboxRequestsKey(cfg.KeyPrefix, cfg.Principal),
-		reply:       protocol.MailboxReplyKey(cfg.KeyPrefix, cfg.Principal, cfg.Member),
+		reply:       protocol.MailboxReplyKey(cfg.KeyPrefix, cfg.Principal, cfg.Stream, cfg.Group, cfg.Member),
 		stream:      cfg.Stream,
 		group:       cfg.Group,
 		member:      cfg.Member,

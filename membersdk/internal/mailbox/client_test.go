@@ -39,7 +39,7 @@ func reply(t *testing.T, id string, status int) string {
 func TestSendMatchesRepliesByRequestID(t *testing.T) {
 	c, rc := newTestClient(t)
 	require.Equal(t, "rsc:{mb:a%20b}:requests", c.RequestsKey())
-	require.Equal(t, "rsc:{mb:a%20b}:reply:m0", c.ReplyKey())
+	require.Equal(t, "rsc:{mb:a%20b}:reply:orders|g|m0", c.ReplyKey())
 	ctx := context.Background()
 	var wg sync.WaitGroup
 	got := map[string]int{}
@@ -76,7 +76,7 @@ func TestSendWithoutReplyTimesOut(t *testing.T) {
 	start := time.Now()
 	_, err := c.Send(context.Background(), "r1", []byte(`{}`), 150*time.Millisecond)
 	require.ErrorIs(t, err, ErrNoReply)
-	require.ErrorContains(t, err, "rsc:{mb:a%20b}:reply:m0")
+	require.ErrorContains(t, err, "rsc:{mb:a%20b}:reply:orders|g|m0")
 	require.GreaterOrEqual(t, time.Since(start), 150*time.Millisecond)
 	c.Close()
 	_, err = c.Send(context.Background(), "r2", []byte(`{}`), time.Second)
@@ -152,6 +152,6 @@ func TestSendRefusedReplyReadIsErrRefused(t *testing.T) {
 	}, 5*time.Second, 10*time.Millisecond, "the reader's NOPERM is reported")
 	_, err := c.Send(ctx, "r2", []byte(`{}`), 100*time.Millisecond)
 	require.ErrorIs(t, err, ErrRefused)
-	require.ErrorContains(t, err, "BLPOP rsc:{mb:half}:reply:m0")
+	require.ErrorContains(t, err, "BLPOP rsc:{mb:half}:reply:orders|g|m0")
 	require.ErrorContains(t, err, "NOPERM")
 }
