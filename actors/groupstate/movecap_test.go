@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redisstream/coordinator/actors/groupstate/model"
 	"github.com/redisstream/coordinator/actors/groupstate/reconcile"
 )
 
@@ -16,7 +17,7 @@ type stormStats struct {
 }
 
 // joinStorm settles `old` members on a group of `shards` shards, then runs storm.
-func joinStorm(tb testing.TB, cfg Config, shards, old, joiners, maxRounds int) stormStats {
+func joinStorm(tb testing.TB, cfg model.Config, shards, old, joiners, maxRounds int) stormStats {
 	tb.Helper()
 	h := &harness{tb: tb, g: New(cfg, "orders", "workers", shards, 0), now: t0}
 	for i := range old {
@@ -88,7 +89,7 @@ func stable(g *Group) bool {
 		return false
 	}
 	for _, m := range g.Members() {
-		if m.State.InTarget() && (m.State != StateActive || m.Epoch != mt.AssignmentEpoch ||
+		if m.State.InTarget() && (m.State != model.StateActive || m.Epoch != mt.AssignmentEpoch ||
 			len(m.Revoking) > 0 || len(m.Pending) > 0 || len(m.Assigned) != len(m.Target)) {
 			return false
 		}
