@@ -84,15 +84,24 @@ func (sc *scenario) run(d *datadriven.TestData) string {
 	if cmd != "new" && sc.h == nil {
 		sc.t.Fatalf("%s: run 'new' first", line)
 	}
+	if cmd != "new" {
+		if out, ok := sc.runStorm(cmd, num); ok {
+			return out
+		}
+	}
 	switch cmd {
 	case "new":
 		sc.cfg = model.Config{HeartbeatInterval: 3 * time.Second, LeaseTTL: dur("ttl", 15*time.Second),
 			RebalanceTimeout: dur("rebalance", 60*time.Second), Retention: dur("retention", time.Minute),
 			MaxMembers: int(num("max-members", 0)), MaxRetained: int(num("max-retained", 0)),
 			JoinRate: float64(num("join-rate", 0)), JoinBurst: int(num("join-burst", 0)),
+			MaxMovesPerRound:     int(num("max-moves", 0)),
 			StaticSessionTimeout: dur("static-session", 30*time.Second)}
 		sc.h = &harness{tb: sc.t, g: New(sc.cfg, "orders", "workers", int(num("shards", 4)), num("mv", 0)), now: t0}
 		sc.showFences = args["fences"] == "show"
+		if sc.h.g.Meta().ShardCount > 64 {
+			return summary(sc.h.g) // a holder per shard would bury the point
+		}
 		return table(sc.h.g)
 	case "heartbeat", "leave":
 		seen := sc.seen[pos[0]]

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/redisstream/coordinator/actors/groupstate/reconcile"
+
 	"github.com/redisstream/coordinator/actors/groupstate/answer"
 	"github.com/redisstream/coordinator/actors/groupstate/model"
 	"github.com/redisstream/coordinator/actors/groupstate/shardset"
@@ -73,10 +75,10 @@ func (g *Group) handBack(hb *model.Heartbeat, now time.Time) (Decision, bool) {
 	}
 	t.touch(c)
 	t.recompute()
-	settle(c, nil, t.meta.AssignmentEpoch, now, g.cfg.RebalanceTimeout)
+	reconcile.Settle(c, nil, t.meta.AssignmentEpoch, now, g.cfg.RebalanceTimeout, t.revokeBudget(c.ID))
 	c.PrevEpoch = 0
 	st, allowed, msg := t.metadataStatus(hb.MetadataVersion)
-	grant(c, allowed && !g.holding(now), g.holderOf)
+	reconcile.Grant(c, allowed && !g.holding(now), g.holderOf)
 	if msg == "" {
 		msg = static.HandBackMessage(c, old.ID)
 	}
