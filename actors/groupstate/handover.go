@@ -103,7 +103,7 @@ func SlowMove(cfg Config) time.Duration { return cfg.LeaseTTL - cfg.HeartbeatInt
 // dueAt is when deadline d of member m falls due: d itself, or, for a deadline earned by a
 // heartbeat that a hand-over restored just before it, the end of the hand-over grace but at
 // most one heartbeat interval after d.
-func (g *Group) dueAt(m *Member, d time.Time) time.Time {
+func dueAt(g *Group, m *Member, d time.Time) time.Time {
 	if d.IsZero() || m.LastHeartbeat.IsZero() || !d.Before(g.graceUntil) {
 		return d
 	}

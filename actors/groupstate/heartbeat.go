@@ -16,9 +16,9 @@ import (
 func (g *Group) Heartbeat(hb Heartbeat, now time.Time) Decision {
 	st, msg, r := answer.Precheck(&hb)
 	if st != "" {
-		return g.reject(&hb, st, 0, msg)
+		return reject(g, &hb, st, 0, msg)
 	}
-	if d, refused := g.identityRefusal(&hb, g.members[hb.MemberID]); refused {
+	if d, refused := identityRefusal(g, &hb, g.members[hb.MemberID]); refused {
 		return d
 	}
 	switch hb.MemberEpoch {
@@ -33,7 +33,7 @@ func (g *Group) Heartbeat(hb Heartbeat, now time.Time) Decision {
 }
 
 // reject answers without any state change.
-func (g *Group) reject(hb *Heartbeat, st Status, epoch int64, msg string) Decision {
+func reject(g *Group, hb *Heartbeat, st Status, epoch int64, msg string) Decision {
 	r := answer.Empty(hb, st, epoch, g.meta.MetadataVersion, msg)
 	r.GroupEpoch, r.AssignmentEpoch = g.meta.GroupEpoch, g.meta.AssignmentEpoch
 	r.HeartbeatInterval = g.cfg.HeartbeatInterval
@@ -45,7 +45,7 @@ func (g *Group) reject(hb *Heartbeat, st Status, epoch int64, msg string) Decisi
 // blocked with the rest of the member's holdings, since the member says it may be reading it
 // (a reordered request, a client bug, or a store that lost writes). Shards another member
 // holds cannot be helped here.
-func (g *Group) fenceDecision(id string, now time.Time, why string, held []int) Decision {
+func fenceDecision(g *Group, id string, now time.Time, why string, held []int) Decision {
 	t := newTxn(g, now)
 	t.fence(id)
 	c := t.get(id)
@@ -54,7 +54,7 @@ func (g *Group) fenceDecision(id string, now time.Time, why string, held []int) 
 		if s >= t.meta.ShardCount {
 			break // held is sorted
 		}
-		if g.holderOf(s) == "" {
+		if g.holder.Of(s) == "" {
 			claimed = append(claimed, s)
 		}
 	}
@@ -72,17 +72,17 @@ func (g *Group) heartbeatAt(hb *Heartbeat, r answer.Report, now time.Time) Decis
 	m := g.members[hb.MemberID]
 	switch {
 	case m == nil || m.State == StateExpired:
-		return g.reject(hb, StatusUnknownMemberID, 0,
+		return reject(g, hb, StatusUnknownMemberID, 0,
 			fmt.Sprintf("member %q is not known to group %q (never joined, or its lease expired); drop all shards and rejoin with memberEpoch 0", hb.MemberID, g.meta.ConsumerGroup))
 	case m.State == StateFenced:
-		return g.reject(hb, StatusFencedMemberEpoch, m.Epoch,
+		return reject(g, hb, StatusFencedMemberEpoch, m.Epoch,
 			fmt.Sprintf("member %q is fenced; stop reading every shard at once and rejoin with memberEpoch 0", hb.MemberID))
 	case m.State == StateLeaving:
-		return g.fenceDecision(m.ID, now, fmt.Sprintf("member %q is leaving but sent memberEpoch %d", m.ID, hb.MemberEpoch), r.Held)
+		return fenceDecision(g, m.ID, now, fmt.Sprintf("member %q is leaving but sent memberEpoch %d", m.ID, hb.MemberEpoch), r.Held)
 	case m.Away():
-		return g.reject(hb, StatusUnknownMemberID, 0, static.AwayMessage(m))
+		return reject(g, hb, StatusUnknownMemberID, 0, static.AwayMessage(m))
 	case hb.InstanceID != "" && hb.InstanceID != m.InstanceID:
-		return g.reject(hb, StatusInvalidRequest, 0, fmt.Sprintf("invalid heartbeat: instanceId %q differs from %q, the one member %q joined with; an instanceId is taken only by a join (memberEpoch 0)",
+		return reject(g, hb, StatusInvalidRequest, 0, fmt.Sprintf("invalid heartbeat: instanceId %q differs from %q, the one member %q joined with; an instanceId is taken only by a join (memberEpoch 0)",
 			hb.InstanceID, m.InstanceID, hb.MemberID))
 	}
 	atPrev := false
@@ -92,10 +92,10 @@ func (g *Group) heartbeatAt(hb *Heartbeat, r answer.Report, now time.Time) Decis
 		// The response that raised the epoch was lost: accept as current.
 		atPrev = true
 	default:
-		return g.fenceDecision(m.ID, now, fmt.Sprintf("memberEpoch %d is stale or ahead (current %d)", hb.MemberEpoch, m.Epoch), r.Held)
+		return fenceDecision(g, m.ID, now, fmt.Sprintf("memberEpoch %d is stale or ahead (current %d)", hb.MemberEpoch, m.Epoch), r.Held)
 	}
 	if s, bad := shardset.FirstMissing(r.Held, m.Assigned, m.Revoking); bad {
-		return g.fenceDecision(m.ID, now, fmt.Sprintf("member %q claims shard %d it was not given", m.ID, s), r.Held)
+		return fenceDecision(g, m.ID, now, fmt.Sprintf("member %q claims shard %d it was not given", m.ID, s), r.Held)
 	}
 	if !atPrev && g.steady(hb, m, now) {
 		return g.steadyDecision(hb, m, now)
@@ -132,10 +132,10 @@ func (g *Group) accepted(hb *Heartbeat, r answer.Report, m *Member, atPrev bool,
 		c.PrevEpoch = m.PrevEpoch
 	}
 	st, allowed, msg := t.metadataStatus(hb.MetadataVersion)
-	grant(c, allowed && !g.holding(now), g.holderOf)
+	grant(c, allowed && !g.holding(now), g.holder.Of)
 	resp := t.respond(st, c, msg)
 	if g.holding(now) {
-		g.heldResponse(&resp, c, r.Held)
+		heldResponse(g, &resp, c, r.Held)
 	}
 	return Decision{Response: resp, Change: t.change()}
 }

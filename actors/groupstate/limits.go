@@ -43,7 +43,7 @@ func (g *Group) admit(hb *Heartbeat, m *Member, now time.Time) (*joinBucket, Dec
 	fresh := m == nil || m.State == StateExpired
 	counted := m != nil && (m.State.InTarget() || m.State == StateLeaving)
 	if g.cfg.MaxMembers > 0 && !counted && g.live+g.leaving >= g.cfg.MaxMembers {
-		d := g.reject(hb, StatusRetry, 0, fmt.Sprintf(
+		d := reject(g, hb, StatusRetry, 0, fmt.Sprintf(
 			"group %q already has %d members (limit %d, config key %s); retry later, or raise the limit",
 			g.meta.ConsumerGroup, g.live+g.leaving, g.cfg.MaxMembers, LimitMembersPerGroup))
 		d.Response.Limit = LimitMembersPerGroup
@@ -54,7 +54,7 @@ func (g *Group) admit(hb *Heartbeat, m *Member, now time.Time) (*joinBucket, Dec
 	}
 	b, ok := g.bucket.take(now, g.cfg.JoinRate, g.cfg.JoinBurst)
 	if !ok {
-		d := g.reject(hb, StatusRetry, 0, fmt.Sprintf(
+		d := reject(g, hb, StatusRetry, 0, fmt.Sprintf(
 			"too many new members are joining group %q (limit %g per second, config key %s); retry in about %s",
 			g.meta.ConsumerGroup, g.cfg.JoinRate, LimitJoinsPerSecond, time.Duration(float64(time.Second)/g.cfg.JoinRate).Round(time.Millisecond)))
 		d.Response.Limit = LimitJoinsPerSecond

@@ -61,7 +61,7 @@ func (g *Group) steadyDecision(hb *Heartbeat, m *Member, now time.Time) Decision
 			GroupEpoch: g.meta.GroupEpoch, AssignmentEpoch: g.meta.AssignmentEpoch,
 			MetadataVersion: g.meta.MetadataVersion,
 			Assigned:        shardset.RespSlice(c.Assigned), Pending: shardset.RespSlice(c.Pending),
-			HeartbeatInterval: IntervalFor(g.cfg, StatusOK, c, g.othersOverdue(c.ID)),
+			HeartbeatInterval: IntervalFor(g.cfg, StatusOK, c, othersOverdue(g, c.ID)),
 		},
 		Change: &sc.change,
 	}
