@@ -15,7 +15,10 @@ import (
 	"github.com/redisstream/coordinator/membersdk/protocol"
 )
 
-const testSecret = "0123456789abcdef-test-secret"
+const (
+	testSecret  = "0123456789abcdef-test-secret"
+	otherSecret = "another-secret-0123456789"
+)
 
 type fakeClock struct {
 	mu sync.Mutex

@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/redisstream/coordinator/api/auth"
 	"github.com/redisstream/coordinator/config"
 )
 
@@ -55,9 +56,9 @@ func TestBruteForceOnNonLoginRoute(t *testing.T) {
 	sink.mu.Unlock()
 	require.Len(t, locked, 2, "one record per lock-out: the address and grafana at the address")
 	require.Equal(t, "anonymous", locked[0].Principal)
-	require.Contains(t, locked[0].Detail, keyFailAddr)
+	require.Contains(t, locked[0].Detail, "auth.failed-auth-per-address-burst")
 	require.Equal(t, "grafana", locked[1].Principal)
-	require.Contains(t, locked[1].Detail, keyFailUser)
+	require.Contains(t, locked[1].Detail, "auth.failed-auth-per-user-burst")
 	mr := h.do("GET", "/metrics", "", "Authorization", basic("dash", "dash-pass"))
 	require.Equal(t, 200, mr.status)
 	require.Regexp(t, `rsc_auth_failures_total\{outcome="locked"\} [1-9]`, string(mr.body))
@@ -68,9 +69,9 @@ func TestBruteForceOnNonLoginRoute(t *testing.T) {
 // a repeated right password costs none (cached).
 func TestUnknownAndKnownUsersTakeTheSamePath(t *testing.T) {
 	var calls atomic.Int64
-	orig := bcryptCompare
-	bcryptCompare = func(h, p []byte) error { calls.Add(1); return orig(h, p) }
-	t.Cleanup(func() { bcryptCompare = orig })
+	orig := auth.BcryptCompare
+	auth.BcryptCompare = func(h, p []byte) error { calls.Add(1); return orig(h, p) }
+	t.Cleanup(func() { auth.BcryptCompare = orig })
 	h := newHarness(t, authConfig(t))
 	count := func(user, pass string) int64 {
 		before := calls.Load()

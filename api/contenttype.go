@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/redisstream/coordinator/api/httpx"
+
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/redisstream/coordinator/membersdk/protocol"
@@ -36,9 +38,9 @@ func (s *Server) jsonBody(c *fiber.Ctx) error {
 	}
 	got := "no Content-Type"
 	if len(ct) > 0 {
-		got = "Content-Type " + truncate(string(ct), 80)
+		got = "Content-Type " + httpx.Truncate(string(ct), 80)
 	}
-	return newError(http.StatusUnsupportedMediaType, protocol.CodeUnsupportedMediaType,
+	return httpx.New(http.StatusUnsupportedMediaType, protocol.CodeUnsupportedMediaType,
 		"the request body has "+got+": this route takes a JSON body; send it with Content-Type: application/json")
 }
 

@@ -17,12 +17,12 @@
 // # Contracts
 //
 // Routes and the role each needs are listed in routes.go; roles and
-// authentication in auth.go; bearer tokens in tokens.go.
+// authentication in api/auth (auth.go; bearer tokens in tokens.go).
 //
 //   - Every handler validates before it calls the Service: path segments are
 //     percent-decoded once and checked with protocol.ValidateName /
 //     ValidateMemberID; bodies are decoded with protocol.DecodeHeartbeat or
-//     protocol.DecodeJSON and checked (validate.go). Invalid input is 4xx and
+//     protocol.DecodeJSON and checked (api/edge). Invalid input is 4xx and
 //     the Service is not called, so it changes no state.
 //   - Heartbeat protocol outcomes are HTTP 200 with the status in the body;
 //     the Service produces them (including INVALID_REQUEST for a path/body
@@ -32,7 +32,7 @@
 //     reason (BAD_REQUEST, UNAUTHORIZED, …). This covers unknown routes (404),
 //     wrong methods (405), bodies over Config.BodyLimit (400 PAYLOAD_TOO_LARGE), compressed
 //     bodies (415), rate limits (429, Retry-After), Service errors (mapped in
-//     errors.go, the only place that does it) and panics (500, generic).
+//     api/httpx errors.go, the only place that does it) and panics (500, generic).
 //     Two deliberate shapes: /monitoring/health always answers 200 with
 //     UP/DEGRADED/DOWN in the body (the reference's dashboards read it), and
 //     /monitoring/ready answers 503 when DOWN with the health body plus
@@ -49,14 +49,17 @@
 //     New logs a warning saying so.
 //   - Each Service call gets a context bounded by Config.RequestTimeout;
 //     running out of time is 503 TIMEOUT with Retry-After: 1.
-//   - Every route is described in openapi_routes.go; the committed
-//     OpenAPI document (openapi.json, served at /coord/v1/openapi.json, viewer
-//     at /docs) is generated from it and the route table, and tests hold
-//     the router, the document and the statuses each route answers
-//     together (openapi_gen.go).
-//   - Admin mutations and logins are audited (audit.go); every request
+//   - Routes are typed handlers (typed.go: input struct in, response value
+//     out) from which huma derives the OpenAPI document (package openapi;
+//     committed as api/openapi/openapi.json, served at
+//     /coord/v1/openapi.json, viewer at /docs); route_docs.go adds what
+//     types do not say (summary, errors). The heartbeat and a few text
+//     routes stay plain fiber handlers, documented by hand (Server.raw).
+//     Tests hold the router, the document and the statuses each route
+//     answers together (openapi_test.go).
+//   - Admin mutations and logins are audited (api/auth audit.go); every request
 //     has an id, echoed in X-Request-Id and handed to the Service in the
-//     context (requestid.go).
+//     context (api/httpx requestid.go).
 //   - BeginDrain (drain.go) starts a graceful shutdown: new work is
 //     answered 503 SHUTTING_DOWN, readiness is 503, liveness stays 200.
 //
@@ -72,4 +75,13 @@
 //
 // The benchmark reports the heartbeat route next to bare fiber handlers in
 // the same run; compare rsc-* with baseline-*.
+//
+// # Packages and imports
+//
+// api is the server, its routes and handlers. Below it, each with one job:
+// api/auth (who may call, rate limits, audit), api/edge (input checks),
+// api/httpx (the error answer, request ids), api/openapi (the document and
+// its viewer), api/metrics and api/console. api may import those, fiber
+// v2, huma v2, config, coordinator (the Service boundary) and
+// membersdk/protocol; never the actor host, persistence or reshard.
 package api

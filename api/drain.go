@@ -5,6 +5,8 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"github.com/redisstream/coordinator/api/httpx"
+
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/redisstream/coordinator/membersdk/protocol"
@@ -60,15 +62,22 @@ func (s *Server) refuseWhileDraining(c *fiber.Ctx) error {
 	return errShuttingDown
 }
 
-var errShuttingDown = &httpError{status: http.StatusServiceUnavailable, code: protocol.CodeShuttingDown,
-	msg: "this coordinator is shutting down; retry (another coordinator, if you know one)", retryAfter: 1}
+var errShuttingDown = &httpx.Error{Status: http.StatusServiceUnavailable, Code: protocol.CodeShuttingDown,
+	Msg: "this coordinator is shutting down; retry (another coordinator, if you know one)", RetryAfter: 1}
 
 // live: GET /coord/v1/monitoring/live, public: 200 while the process serves
 // HTTP, draining or not. Use it as the liveness probe.
-func (s *Server) live(c *fiber.Ctx) error {
+func (s *Server) live(*fiber.Ctx, *noInput) (liveResponse, error) {
 	st := "UP"
 	if s.Draining() {
 		st = "DRAINING"
 	}
-	return c.JSON(fiber.Map{"status": st, "draining": s.Draining()})
+	return liveResponse{Draining: s.Draining(), Status: st}, nil
+}
+
+// liveResponse is the body of /monitoring/live (fields in the order the
+// server has always written them).
+type liveResponse struct {
+	Draining bool   `json:"draining"`
+	Status   string `json:"status" enum:"UP,DRAINING"`
 }

@@ -7,16 +7,18 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/redisstream/coordinator/api/auth"
 )
 
 // countChecks counts bcrypt checks and simulated ones (waits instead of a
 // check) for the rest of the test.
 func countChecks(t *testing.T) (checks, waits *atomic.Int64) {
 	checks, waits = new(atomic.Int64), new(atomic.Int64)
-	origCompare, origWait := bcryptCompare, waitLikeCheck
-	bcryptCompare = func(h, p []byte) error { checks.Add(1); return origCompare(h, p) }
-	waitLikeCheck = func(d time.Duration) { waits.Add(1); require.Positive(t, d, "the time of a real check") }
-	t.Cleanup(func() { bcryptCompare, waitLikeCheck = origCompare, origWait })
+	origCompare, origWait := auth.BcryptCompare, auth.WaitLikeCheck
+	auth.BcryptCompare = func(h, p []byte) error { checks.Add(1); return origCompare(h, p) }
+	auth.WaitLikeCheck = func(d time.Duration) { waits.Add(1); require.Positive(t, d, "the time of a real check") }
+	t.Cleanup(func() { auth.BcryptCompare, auth.WaitLikeCheck = origCompare, origWait })
 	return checks, waits
 }
 
@@ -81,9 +83,9 @@ func TestVerifiedPasswordCacheExpires(t *testing.T) {
 	}
 	require.Equal(t, int64(1), cost(), "first use")
 	require.Equal(t, int64(0), cost(), "remembered")
-	clock.Advance(verifiedTTL - time.Second)
+	clock.Advance(auth.VerifiedTTL - time.Second)
 	require.Equal(t, int64(0), cost(), "still remembered")
 	clock.Advance(time.Second)
-	require.Equal(t, int64(1), cost(), fmt.Sprint("forgotten after ", verifiedTTL))
-	require.LessOrEqual(t, len(h.srv.auth.verified), len(authConfig(t).Auth.Users), "at most one entry per configured user")
+	require.Equal(t, int64(1), cost(), fmt.Sprint("forgotten after ", auth.VerifiedTTL))
+	require.LessOrEqual(t, h.srv.guard.CachedPasswords(), len(authConfig(t).Auth.Users), "at most one entry per configured user")
 }

@@ -6,6 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/redisstream/coordinator/api/edge"
+	"github.com/redisstream/coordinator/api/httpx"
+
 	"github.com/valyala/fasthttp"
 
 	"github.com/redisstream/coordinator/config"
@@ -50,7 +53,7 @@ func checkAnswer(t *testing.T, status int, body []byte, ct string) {
 		var e protocol.ErrorBody
 		dec := json.NewDecoder(bytes.NewReader(body))
 		dec.DisallowUnknownFields()
-		if err := dec.Decode(&e); err != nil || e.Status != statusName(status) || e.ErrorCode == "" || e.Message == "" {
+		if err := dec.Decode(&e); err != nil || e.Status != httpx.StatusName(status) || e.ErrorCode == "" || e.Message == "" {
 			t.Fatalf("bad error body for %d: %s (%v)", status, body, err)
 		}
 	}
@@ -147,7 +150,7 @@ func FuzzHeartbeatRoute(f *testing.F) {
 		}
 		req := h.fake.last.(protocol.HeartbeatRequest)
 		if req.ProtocolVersion == protocol.Version {
-			if err := checkHeartbeat(&req); err != nil {
+			if err := edge.Heartbeat(&req); err != nil {
 				t.Fatalf("accepted a request the edge refuses: %v", err)
 			}
 		}

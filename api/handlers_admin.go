@@ -1,204 +1,104 @@
 package api
 
 import (
-	"net/http"
-
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/redisstream/coordinator/api/edge"
 	"github.com/redisstream/coordinator/membersdk/protocol"
 )
 
-// Admin and routing handlers. Each validates path and body (400) before it
-// calls the Service, and answers with the status SPEC §5 names.
-
-// decodeBody decodes the raw body into v with protocol.DecodeJSON (400
-// MALFORMED_REQUEST on failure).
-func decodeBody(c *fiber.Ctx, v any) error {
-	body, err := requestBody(c)
-	if err != nil {
-		return err
-	}
-	if err := protocol.DecodeJSON(body, v); err != nil {
-		return malformed(err)
-	}
-	return nil
-}
+// Admin and routing handlers. Path and body arrive checked and decoded
+// (typed.go: inputs.go, decodeBody); each checks the body's fields (400)
+// before it calls the Service, and answers with the status SPEC §5 names
+// (the route's opDoc.ok: routes.go).
 
 // createStream: POST /coord/v1/streams/:streamPrefix → 201 CreateStreamResponse.
-func (s *Server) createStream(c *fiber.Ctx) error {
-	p, err := pathName(c, "streamPrefix", "streamPrefix")
-	if err != nil {
-		return err
-	}
-	var req protocol.CreateStreamRequest
-	if err := decodeBody(c, &req); err != nil {
-		return err
-	}
-	if err := s.checkCreateStream(req); err != nil {
-		return err
+func (s *Server) createStream(c *fiber.Ctx, in *streamBody[protocol.CreateStreamRequest]) (protocol.CreateStreamResponse, error) {
+	if err := edge.CreateStream(*in.req(), s.cfg.MaxShardCount); err != nil {
+		return protocol.CreateStreamResponse{}, err
 	}
 	ctx, cancel := s.reqCtx(c)
 	defer cancel()
-	resp, err := s.svc.CreateStream(ctx, p, req)
-	if err != nil {
-		return err
-	}
-	return c.Status(http.StatusCreated).JSON(resp)
+	return s.svc.CreateStream(ctx, in.StreamPrefix, *in.req())
 }
 
 // createGroup: POST /coord/v1/streams/:p/groups/:g {requestedBy, reason?}
 // → 201 GroupResponse; 409 GROUP_ALREADY_EXISTS, 404 STREAM_NOT_FOUND,
 // 429 LIMIT_EXCEEDED (limits.groups-per-stream).
-func (s *Server) createGroup(c *fiber.Ctx) error {
-	p, g, err := streamGroup(c)
-	if err != nil {
-		return err
-	}
-	var req protocol.CreateGroupRequest
-	if err := decodeBody(c, &req); err != nil {
-		return err
-	}
-	if err := checkCreateGroup(req); err != nil {
-		return err
+func (s *Server) createGroup(c *fiber.Ctx, in *groupBody[protocol.CreateGroupRequest]) (protocol.GroupResponse, error) {
+	if err := edge.CreateGroup(*in.req()); err != nil {
+		return protocol.GroupResponse{}, err
 	}
 	ctx, cancel := s.reqCtx(c)
 	defer cancel()
-	resp, err := s.svc.CreateGroup(ctx, p, g, req)
-	if err != nil {
-		return err
-	}
-	return c.Status(http.StatusCreated).JSON(normalizeGroup(resp))
+	resp, err := s.svc.CreateGroup(ctx, in.StreamPrefix, in.ConsumerGroup, *in.req())
+	return normalizeGroup(resp), err
 }
 
 // getGroup: GET /coord/v1/streams/:p/groups/:g → GroupResponse.
-func (s *Server) getGroup(c *fiber.Ctx) error {
-	p, g, err := streamGroup(c)
-	if err != nil {
-		return err
-	}
+func (s *Server) getGroup(c *fiber.Ctx, in *GroupPath) (protocol.GroupResponse, error) {
 	ctx, cancel := s.reqCtx(c)
 	defer cancel()
-	resp, err := s.svc.Group(ctx, p, g)
-	if err != nil {
-		return err
-	}
-	return c.JSON(normalizeGroup(resp))
+	resp, err := s.svc.Group(ctx, in.StreamPrefix, in.ConsumerGroup)
+	return normalizeGroup(resp), err
 }
 
 // deleteGroup: DELETE /coord/v1/streams/:p/groups/:g {requestedBy, reason,
 // force?} → 200 DeleteGroupResponse; 409 GROUP_HAS_ACTIVE_MEMBERS.
-func (s *Server) deleteGroup(c *fiber.Ctx) error {
-	p, g, err := streamGroup(c)
-	if err != nil {
-		return err
-	}
-	var req protocol.DeleteGroupRequest
-	if err := decodeBody(c, &req); err != nil {
-		return err
-	}
-	if err := checkDeleteGroup(req); err != nil {
-		return err
+func (s *Server) deleteGroup(c *fiber.Ctx, in *groupBody[protocol.DeleteGroupRequest]) (protocol.DeleteGroupResponse, error) {
+	if err := edge.DeleteGroup(*in.req()); err != nil {
+		return protocol.DeleteGroupResponse{}, err
 	}
 	ctx, cancel := s.reqCtx(c)
 	defer cancel()
-	resp, err := s.svc.DeleteGroup(ctx, p, g, req)
-	if err != nil {
-		return err
-	}
-	return c.JSON(resp)
+	return s.svc.DeleteGroup(ctx, in.StreamPrefix, in.ConsumerGroup, *in.req())
 }
 
 // producerRouting: GET …/producer-routing → ProducerRouting.
-func (s *Server) producerRouting(c *fiber.Ctx) error {
-	p, g, err := streamGroup(c)
-	if err != nil {
-		return err
-	}
+func (s *Server) producerRouting(c *fiber.Ctx, in *GroupPath) (protocol.ProducerRouting, error) {
 	ctx, cancel := s.reqCtx(c)
 	defer cancel()
-	resp, err := s.svc.ProducerRouting(ctx, p, g)
-	if err != nil {
-		return err
-	}
+	resp, err := s.svc.ProducerRouting(ctx, in.StreamPrefix, in.ConsumerGroup)
 	if resp.Shards == nil {
 		resp.Shards = []protocol.RouteShard{}
 	}
-	return c.JSON(resp)
+	return resp, err
 }
 
 // scale: POST /coord/v1/streams/:p/scale {targetShardCount, requestedBy,
 // reason} → 202 ScaleResponse; 409 ACTIVE_MIGRATION_EXISTS.
-func (s *Server) scale(c *fiber.Ctx) error {
-	p, err := pathName(c, "streamPrefix", "streamPrefix")
-	if err != nil {
-		return err
-	}
-	var req protocol.ScaleRequest
-	if err := decodeBody(c, &req); err != nil {
-		return err
-	}
-	if err := s.checkScale(req); err != nil {
-		return err
+func (s *Server) scale(c *fiber.Ctx, in *streamBody[protocol.ScaleRequest]) (protocol.ScaleResponse, error) {
+	if err := edge.Scale(*in.req(), s.cfg.MaxShardCount); err != nil {
+		return protocol.ScaleResponse{}, err
 	}
 	ctx, cancel := s.reqCtx(c)
 	defer cancel()
-	resp, err := s.svc.Scale(ctx, p, req)
-	if err != nil {
-		return err
-	}
+	resp, err := s.svc.Scale(ctx, in.StreamPrefix, *in.req())
 	if resp.AffectedConsumerGroups == nil {
 		resp.AffectedConsumerGroups = []string{}
 	}
 	if resp.Migrations == nil {
 		resp.Migrations = []protocol.Migration{}
 	}
-	return c.Status(http.StatusAccepted).JSON(resp)
+	return resp, err
 }
 
 // migration: GET …/migrations/:reshardingId → Migration.
-func (s *Server) migration(c *fiber.Ctx) error {
-	p, g, err := streamGroup(c)
-	if err != nil {
-		return err
-	}
-	id, err := pathName(c, "reshardingId", "reshardingId")
-	if err != nil {
-		return err
-	}
+func (s *Server) migration(c *fiber.Ctx, in *MigrationPath) (protocol.Migration, error) {
 	ctx, cancel := s.reqCtx(c)
 	defer cancel()
-	resp, err := s.svc.Migration(ctx, p, g, id)
-	if err != nil {
-		return err
-	}
-	return c.JSON(resp)
+	return s.svc.Migration(ctx, in.StreamPrefix, in.ConsumerGroup, in.ReshardingID)
 }
 
 // rollback: POST …/migrations/:reshardingId/rollback {requestedBy, reason}
 // → 202 Migration; 404 unknown, 422 ROLLBACK_NOT_ALLOWED.
-func (s *Server) rollback(c *fiber.Ctx) error {
-	p, g, err := streamGroup(c)
-	if err != nil {
-		return err
-	}
-	id, err := pathName(c, "reshardingId", "reshardingId")
-	if err != nil {
-		return err
-	}
-	var req protocol.RollbackRequest
-	if err := decodeBody(c, &req); err != nil {
-		return err
-	}
-	if err := checkRollback(req); err != nil {
-		return err
+func (s *Server) rollback(c *fiber.Ctx, in *migrationBody[protocol.RollbackRequest]) (protocol.Migration, error) {
+	if err := edge.Rollback(*in.req()); err != nil {
+		return protocol.Migration{}, err
 	}
 	ctx, cancel := s.reqCtx(c)
 	defer cancel()
-	resp, err := s.svc.Rollback(ctx, p, g, id, req)
-	if err != nil {
-		return err
-	}
-	return c.Status(http.StatusAccepted).JSON(resp)
+	return s.svc.Rollback(ctx, in.StreamPrefix, in.ConsumerGroup, in.ReshardingID, *in.req())
 }
 
 // normalizeGroup turns nil maps into {} so clients never see null summaries.

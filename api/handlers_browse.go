@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/redisstream/coordinator/api/httpx"
+
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/redisstream/coordinator/membersdk/protocol"
@@ -13,8 +15,8 @@ import (
 // never create a group.
 
 // offsets: GET /coord/v1/streams/:p/groups/:g/offsets → OffsetsResponse.
-func (s *Server) offsets(c *fiber.Ctx) error {
-	return monitorRead(s, c, s.svc.Offsets, func(r *protocol.OffsetsResponse) {
+func (s *Server) offsets() func(*fiber.Ctx, *GroupPath) (protocol.OffsetsResponse, error) {
+	return monitorRead(s, s.svc.Offsets, func(r *protocol.OffsetsResponse) {
 		if r.Shards == nil {
 			r.Shards = []protocol.ShardOffsets{}
 		}
@@ -30,29 +32,22 @@ func (s *Server) offsets(c *fiber.Ctx) error {
 // → MessagesResponse. from: exclusive cursor, "-" (default, also when empty)
 // or an entry id;
 // count: 1..limits.browse-max-count, default DefaultBrowseCount.
-func (s *Server) messages(c *fiber.Ctx) error {
-	p, err := pathName(c, "streamPrefix", "streamPrefix")
-	if err != nil {
-		return err
-	}
+func (s *Server) messages(c *fiber.Ctx, in *shardPage) (protocol.MessagesResponse, error) {
 	shard, err := s.shardParam(c)
 	if err != nil {
-		return err
+		return protocol.MessagesResponse{}, err
 	}
 	from, count, err := s.pageParams(c)
 	if err != nil {
-		return err
+		return protocol.MessagesResponse{}, err
 	}
 	ctx, cancel := s.ctx()
 	defer cancel()
-	resp, err := s.svc.Messages(ctx, p, shard, from, count)
-	if err != nil {
-		return err
-	}
+	resp, err := s.svc.Messages(ctx, in.StreamPrefix, shard, from, count)
 	if resp.Messages == nil {
 		resp.Messages = []protocol.StreamMessage{}
 	}
-	return c.JSON(resp)
+	return resp, err
 }
 
 // shardParam parses :shardIndex, a decimal integer ≥ 0.
@@ -60,7 +55,7 @@ func (s *Server) shardParam(c *fiber.Ctx) (int, error) {
 	raw := c.Params("shardIndex")
 	n, err := strconv.Atoi(raw)
 	if err != nil || n < 0 || strings.HasPrefix(raw, "+") {
-		return 0, invalidArgument("shardIndex %q: must be an integer ≥ 0", truncate(raw, 40))
+		return 0, httpx.Invalid("shardIndex %q: must be an integer ≥ 0", httpx.Truncate(raw, 40))
 	}
 	return n, nil
 }
@@ -69,13 +64,13 @@ func (s *Server) shardParam(c *fiber.Ctx) (int, error) {
 func (s *Server) pageParams(c *fiber.Ctx) (string, int, error) {
 	from := strings.Clone(c.Query("from", "-"))
 	if !protocol.IsStreamCursor(from) {
-		return "", 0, invalidArgument("from %q: must be \"-\" (the start) or a stream entry id such as 1700000000000-0 (exclusive cursor: the id of the last message seen)", truncate(from, 60))
+		return "", 0, httpx.Invalid("from %q: must be \"-\" (the start) or a stream entry id such as 1700000000000-0 (exclusive cursor: the id of the last message seen)", httpx.Truncate(from, 60))
 	}
 	count := DefaultBrowseCount
 	if raw := c.Query("count"); raw != "" {
 		n, err := strconv.Atoi(raw)
 		if err != nil || n < 1 || n > s.cfg.MaxBrowseCount {
-			return "", 0, invalidArgument("count %q: must be an integer between 1 and %d (limits.browse-max-count)", truncate(raw, 40), s.cfg.MaxBrowseCount)
+			return "", 0, httpx.Invalid("count %q: must be an integer between 1 and %d (limits.browse-max-count)", httpx.Truncate(raw, 40), s.cfg.MaxBrowseCount)
 		}
 		count = n
 	}

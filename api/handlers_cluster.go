@@ -9,15 +9,15 @@ import (
 // cluster: GET /coord/v1/monitoring/cluster, READ. Every node this node
 // knows of, its incarnation, address, start time, whether it refuses to
 // serve, and the groups it hosts.
-func (s *Server) cluster(c *fiber.Ctx) error {
+func (s *Server) cluster(*fiber.Ctx, *noInput) (protocol.ClusterResponse, error) {
 	ctx, cancel := s.ctx()
 	defer cancel()
 	resp, err := s.svc.Cluster(ctx)
 	if err != nil {
-		return err
+		return resp, err
 	}
 	if resp.Nodes == nil {
 		resp.Nodes = []protocol.ClusterNode{}
 	}
-	return c.JSON(resp)
+	return resp, nil
 }

@@ -5,6 +5,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/redisstream/coordinator/api/auth"
+	"github.com/redisstream/coordinator/api/edge"
+	"github.com/redisstream/coordinator/api/httpx"
+
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/redisstream/coordinator/membersdk/protocol"
@@ -22,39 +26,39 @@ func (s *Server) heartbeat(c *fiber.Ctx) error {
 	status := "REJECTED"
 	defer func() { s.metrics.ObserveHeartbeat(status, time.Since(start)) }()
 
-	p, g, err := streamGroup(c)
+	p, g, err := edge.StreamGroup(c)
 	if err != nil {
 		return err
 	}
-	member, err := pathMemberID(c)
+	member, err := edge.PathMemberID(c)
 	if err != nil {
 		return err
 	}
-	body, err := requestBody(c)
+	body, err := edge.RequestBody(c)
 	if err != nil {
 		return err
 	}
 	req, err := protocol.DecodeHeartbeat(body)
 	if err != nil {
-		return malformed(err)
+		return httpx.Malformed(err)
 	}
-	if err := checkHeartbeat(&req); err != nil {
+	if err := edge.Heartbeat(&req); err != nil {
 		return err
 	}
 	// Who speaks for the member: the authenticated caller, never the body
 	// ("" when member authentication is off).
 	req.Principal = ""
-	if p, ok := c.Locals(principalKey).(principal); ok {
-		req.Principal = p.name
+	if p, ok := c.Locals(auth.PrincipalKey).(auth.Principal); ok {
+		req.Principal = p.Name()
 	}
-	adoptRequestID(c, req.RequestID)
+	httpx.AdoptRequestID(c, req.RequestID)
 	// The heartbeat's requestId travels in the actor message itself; the
 	// context carries only the deadline (no timer unless something waits on it).
 	ctx, cancel := s.ctxFrom(start)
 	defer cancel()
 	resp, err := s.svc.Heartbeat(ctx, p, g, member, req)
 	if err != nil {
-		if he, _ := toHTTPError(err); he.status >= 500 {
+		if he, _ := httpx.FromError(err); he.Status >= 500 {
 			status = "ERROR"
 		}
 		return err
@@ -77,15 +81,6 @@ func (s *Server) heartbeat(c *fiber.Ctx) error {
 const maxPooledResponse = 64 << 10
 
 var responseBufs = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
-
-// requestBody returns the raw request body. Compressed bodies are refused
-// (415): decompressing would let a small body grow past the body limit.
-func requestBody(c *fiber.Ctx) ([]byte, error) {
-	if enc := c.Get(fiber.HeaderContentEncoding); enc != "" && enc != "identity" {
-		return nil, newError(http.StatusUnsupportedMediaType, protocol.CodeUnsupportedEncoding, "request bodies must not use a Content-Encoding")
-	}
-	return c.Request().Body(), nil
-}
 
 // statusLabel bounds the metric label to the protocol's statuses.
 func statusLabel(st protocol.Status) string {

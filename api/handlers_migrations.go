@@ -1,10 +1,9 @@
 package api
 
 import (
-	"net/http"
-
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/redisstream/coordinator/api/edge"
 	"github.com/redisstream/coordinator/membersdk/protocol"
 )
 
@@ -14,66 +13,30 @@ import (
 
 // streamMigrations: GET /coord/v1/streams/:p/migrations →
 // MigrationsResponse, newest first; 404 STREAM_NOT_FOUND.
-func (s *Server) streamMigrations(c *fiber.Ctx) error {
-	p, err := pathName(c, "streamPrefix", "streamPrefix")
-	if err != nil {
-		return err
-	}
+func (s *Server) streamMigrations(_ *fiber.Ctx, in *StreamPath) (protocol.MigrationsResponse, error) {
 	ctx, cancel := s.ctx()
 	defer cancel()
-	resp, err := s.svc.StreamMigrations(ctx, p)
-	if err != nil {
-		return err
-	}
+	resp, err := s.svc.StreamMigrations(ctx, in.StreamPrefix)
 	if resp.Migrations == nil {
 		resp.Migrations = []protocol.Migration{}
 	}
-	return c.JSON(resp)
+	return resp, err
 }
 
-// streamMigration: GET /coord/v1/streams/:p/migrations/:reshardingId →
-// Migration; 404 STREAM_NOT_FOUND or MIGRATION_NOT_FOUND.
-func (s *Server) streamMigration(c *fiber.Ctx) error {
-	p, id, err := streamMigrationID(c)
-	if err != nil {
-		return err
-	}
+// streamMigration: GET /coord/v1/streams/:p/migrations/:reshardingId → Migration.
+func (s *Server) streamMigration(c *fiber.Ctx, in *StreamMigrationPath) (protocol.Migration, error) {
 	ctx, cancel := s.reqCtx(c)
 	defer cancel()
-	resp, err := s.svc.StreamMigration(ctx, p, id)
-	if err != nil {
-		return err
-	}
-	return c.JSON(resp)
+	return s.svc.StreamMigration(ctx, in.StreamPrefix, in.ReshardingID)
 }
 
 // streamRollback: POST /coord/v1/streams/:p/migrations/:reshardingId/rollback
-// {requestedBy, reason} → 202 Migration; 404 unknown, 422 ROLLBACK_NOT_ALLOWED.
-func (s *Server) streamRollback(c *fiber.Ctx) error {
-	p, id, err := streamMigrationID(c)
-	if err != nil {
-		return err
-	}
-	var req protocol.RollbackRequest
-	if err := decodeBody(c, &req); err != nil {
-		return err
-	}
-	if err := checkRollback(req); err != nil {
-		return err
+// {requestedBy, reason} → 202 Migration.
+func (s *Server) streamRollback(c *fiber.Ctx, in *streamMigrationBody[protocol.RollbackRequest]) (protocol.Migration, error) {
+	if err := edge.Rollback(*in.req()); err != nil {
+		return protocol.Migration{}, err
 	}
 	ctx, cancel := s.reqCtx(c)
 	defer cancel()
-	resp, err := s.svc.StreamRollback(ctx, p, id, req)
-	if err != nil {
-		return err
-	}
-	return c.Status(http.StatusAccepted).JSON(resp)
-}
-
-func streamMigrationID(c *fiber.Ctx) (p, id string, err error) {
-	if p, err = pathName(c, "streamPrefix", "streamPrefix"); err != nil {
-		return "", "", err
-	}
-	id, err = pathName(c, "reshardingId", "reshardingId")
-	return p, id, err
+	return s.svc.StreamRollback(ctx, in.StreamPrefix, in.ReshardingID, *in.req())
 }

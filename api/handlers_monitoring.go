@@ -8,6 +8,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"github.com/gofiber/fiber/v2/middleware/adaptor"
 
+	"github.com/redisstream/coordinator/api/auth"
 	"github.com/redisstream/coordinator/membersdk/protocol"
 )
 
@@ -43,8 +44,8 @@ func (s *Server) healthNow() protocol.HealthResponse {
 // DEGRADED or DOWN in the body and the redis and loop statuses, as the
 // reference answers it (dashboards read the body). Probes and load
 // balancers use /monitoring/ready, which says it with the status code.
-func (s *Server) health(c *fiber.Ctx) error {
-	return c.JSON(s.healthNow())
+func (s *Server) health(*fiber.Ctx, *noInput) (protocol.HealthResponse, error) {
+	return s.healthNow(), nil
 }
 
 // ready: GET /coord/v1/monitoring/ready, public. 200 when UP or DEGRADED
@@ -72,8 +73,8 @@ func (s *Server) ready(c *fiber.Ctx) error {
 
 // compatibility: GET /coord/v1/monitoring/compatibility: the coordination
 // (protocol) versions this build accepts, in the reference's shape, plus ours.
-func (s *Server) compatibility(c *fiber.Ctx) error {
-	return c.JSON(protocol.CompatibilityResponse{
+func (s *Server) compatibility(*fiber.Ctx, *noInput) (protocol.CompatibilityResponse, error) {
+	return protocol.CompatibilityResponse{
 		CurrentCoordinationVersion:    protocol.Version,
 		SupportedCoordinationVersions: protocol.VersionRange{Min: protocol.Version, Max: protocol.Version},
 		CoordinationVersions: []protocol.CoordinationVersion{{
@@ -85,61 +86,57 @@ func (s *Server) compatibility(c *fiber.Ctx) error {
 		SupportedProtocolVersions: []int{protocol.Version},
 		PreferredProtocolVersion:  protocol.Version,
 		ServerVersion:             s.cfg.ServerVersion,
-	})
+	}, nil
 }
 
 // groups: GET /coord/v1/monitoring/groups → {groups:[GroupResponse]}.
-func (s *Server) groups(c *fiber.Ctx) error {
+func (s *Server) groups(c *fiber.Ctx, _ *noInput) (protocol.GroupsResponse, error) {
 	ctx, cancel := s.ctx()
 	defer cancel()
 	resp, err := s.svc.Groups(ctx)
 	if err != nil {
-		return err
+		return resp, err
 	}
-	streams, groups := requestScope(c)
-	resp.Groups = scopedGroups(streams, groups, resp.Groups) // scopefilter.go
+	streams, groups := auth.RequestScope(c)
+	resp.Groups = auth.ScopedGroups(streams, groups, resp.Groups) // scopefilter.go
 	if resp.Groups == nil {
 		resp.Groups = []protocol.GroupResponse{}
 	}
 	for i := range resp.Groups {
 		resp.Groups[i] = normalizeGroup(resp.Groups[i])
 	}
-	return c.JSON(resp)
+	return resp, nil
 }
 
-// monitorRead validates :streamPrefix/:consumerGroup, calls get and sends
-// its result (after fix, if any) as JSON.
-func monitorRead[T any](s *Server, c *fiber.Ctx, get func(ctx context.Context, p, g string) (T, error), fix func(*T)) error {
-	p, g, err := streamGroup(c)
-	if err != nil {
-		return err
+// monitorRead is the typed handler of a group read: it calls get with the
+// checked :streamPrefix/:consumerGroup and returns its result (after fix,
+// if any).
+func monitorRead[T any](s *Server, get func(ctx context.Context, p, g string) (T, error), fix func(*T)) func(*fiber.Ctx, *GroupPath) (T, error) {
+	return func(_ *fiber.Ctx, in *GroupPath) (T, error) {
+		ctx, cancel := s.ctx()
+		defer cancel()
+		v, err := get(ctx, in.StreamPrefix, in.ConsumerGroup)
+		if err == nil && fix != nil {
+			fix(&v)
+		}
+		return v, err
 	}
-	ctx, cancel := s.ctx()
-	defer cancel()
-	v, err := get(ctx, p, g)
-	if err != nil {
-		return err
-	}
-	if fix != nil {
-		fix(&v)
-	}
-	return c.JSON(v)
 }
 
-func (s *Server) monitorGroup(c *fiber.Ctx) error {
-	return monitorRead(s, c, s.svc.MonitorGroup, func(g *protocol.GroupResponse) { *g = normalizeGroup(*g) })
+func (s *Server) monitorGroup() func(*fiber.Ctx, *GroupPath) (protocol.GroupResponse, error) {
+	return monitorRead(s, s.svc.MonitorGroup, func(g *protocol.GroupResponse) { *g = normalizeGroup(*g) })
 }
 
-func (s *Server) members(c *fiber.Ctx) error {
-	return monitorRead(s, c, s.svc.Members, func(m *protocol.MembersResponse) {
+func (s *Server) members() func(*fiber.Ctx, *GroupPath) (protocol.MembersResponse, error) {
+	return monitorRead(s, s.svc.Members, func(m *protocol.MembersResponse) {
 		if m.Members == nil {
 			m.Members = []protocol.MemberView{}
 		}
 	})
 }
 
-func (s *Server) assignments(c *fiber.Ctx) error {
-	return monitorRead(s, c, s.svc.Assignments, func(a *protocol.AssignmentsResponse) {
+func (s *Server) assignments() func(*fiber.Ctx, *GroupPath) (protocol.AssignmentsResponse, error) {
+	return monitorRead(s, s.svc.Assignments, func(a *protocol.AssignmentsResponse) {
 		if a.TargetAssignment == nil {
 			a.TargetAssignment = map[string][]protocol.ShardID{}
 		}
@@ -158,16 +155,16 @@ func (s *Server) assignments(c *fiber.Ctx) error {
 	})
 }
 
-func (s *Server) consumption(c *fiber.Ctx) error {
-	return monitorRead(s, c, s.svc.Consumption, func(r *protocol.ConsumptionResponse) {
+func (s *Server) consumption() func(*fiber.Ctx, *GroupPath) (protocol.ConsumptionResponse, error) {
+	return monitorRead(s, s.svc.Consumption, func(r *protocol.ConsumptionResponse) {
 		if r.Rows == nil {
 			r.Rows = []protocol.ConsumptionRow{}
 		}
 	})
 }
 
-func (s *Server) migrations(c *fiber.Ctx) error {
-	return monitorRead(s, c, s.svc.Migrations, func(m *protocol.MigrationsResponse) {
+func (s *Server) migrations() func(*fiber.Ctx, *GroupPath) (protocol.MigrationsResponse, error) {
+	return monitorRead(s, s.svc.Migrations, func(m *protocol.MigrationsResponse) {
 		if m.Migrations == nil {
 			m.Migrations = []protocol.Migration{}
 		}
@@ -175,19 +172,15 @@ func (s *Server) migrations(c *fiber.Ctx) error {
 }
 
 // debugActors: GET /debug/actors → live actor state on this node.
-func (s *Server) debugActors(c *fiber.Ctx) error {
+func (s *Server) debugActors(*fiber.Ctx, *noInput) (any, error) {
 	ctx, cancel := s.ctx()
 	defer cancel()
-	v, err := s.svc.DebugActors(ctx)
-	if err != nil {
-		return err
-	}
-	return c.JSON(v)
+	return s.svc.DebugActors(ctx)
 }
 
 // debugGroup: GET /debug/streams/:p/groups/:g → one group's live actor state.
-func (s *Server) debugGroup(c *fiber.Ctx) error {
-	return monitorRead(s, c, s.svc.DebugGroup, nil)
+func (s *Server) debugGroup() func(*fiber.Ctx, *GroupPath) (any, error) {
+	return monitorRead(s, s.svc.DebugGroup, nil)
 }
 
 // metricsHandler serves the Prometheus registry.

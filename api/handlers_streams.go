@@ -3,43 +3,40 @@ package api
 import (
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/redisstream/coordinator/api/auth"
 	"github.com/redisstream/coordinator/membersdk/protocol"
 )
 
 // streams: GET /coord/v1/streams → {streams:[StreamView]}, only the
 // streams in the user's scope (scopefilter.go).
-func (s *Server) streams(c *fiber.Ctx) error {
+func (s *Server) streams(c *fiber.Ctx, _ *noInput) (protocol.StreamsResponse, error) {
 	ctx, cancel := s.ctx()
 	defer cancel()
 	resp, err := s.svc.Streams(ctx)
 	if err != nil {
-		return err
+		return resp, err
 	}
-	streams, _ := requestScope(c)
-	resp.Streams = scopedStreams(streams, resp.Streams)
+	streams, _ := auth.RequestScope(c)
+	resp.Streams = auth.ScopedStreams(streams, resp.Streams)
 	if resp.Streams == nil {
 		resp.Streams = []protocol.StreamView{}
 	}
-	return c.JSON(resp)
+	return resp, nil
 }
 
 // stream: GET /coord/v1/streams/:streamPrefix → StreamView with its groups;
 // 404 STREAM_NOT_FOUND.
-func (s *Server) stream(c *fiber.Ctx) error {
-	p, err := pathName(c, "streamPrefix", "streamPrefix")
-	if err != nil {
-		return err
-	}
+func (s *Server) stream(c *fiber.Ctx, in *StreamPath) (protocol.StreamView, error) {
 	ctx, cancel := s.ctx()
 	defer cancel()
-	v, err := s.svc.Stream(ctx, p)
+	v, err := s.svc.Stream(ctx, in.StreamPrefix)
 	if err != nil {
-		return err
+		return v, err
 	}
-	_, groups := requestScope(c)
-	v.Groups = scopedGroupNames(groups, v.Groups) // scopefilter.go
+	_, groups := auth.RequestScope(c)
+	v.Groups = auth.ScopedGroupNames(groups, v.Groups) // scopefilter.go
 	if v.Groups == nil {
 		v.Groups = []string{}
 	}
-	return c.JSON(v)
+	return v, nil
 }

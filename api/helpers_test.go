@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redisstream/coordinator/api/httpx"
+
 	"github.com/stretchr/testify/require"
 
 	"github.com/redisstream/coordinator/api/metrics"
@@ -71,7 +73,7 @@ func (r reply) errorBody(t *testing.T) protocol.ErrorBody {
 	dec := json.NewDecoder(bytes.NewReader(r.body))
 	dec.DisallowUnknownFields()
 	require.NoError(t, dec.Decode(&e), "error body %s", r.body)
-	require.Equal(t, statusName(r.status), e.Status)
+	require.Equal(t, httpx.StatusName(r.status), e.Status)
 	require.NotEmpty(t, e.ErrorCode)
 	require.NotEmpty(t, e.Message)
 	return e

@@ -14,16 +14,13 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"github.com/stretchr/testify/require"
 
+	"github.com/redisstream/coordinator/api/openapi"
 	"github.com/redisstream/coordinator/config"
 	"github.com/redisstream/coordinator/coordinator"
 	"github.com/redisstream/coordinator/membersdk/protocol"
 )
 
-var updateOpenAPI = flag.Bool("update-openapi", false, "rewrite api/openapi.json from the route table")
-
-// openAPIVersion is the document's info.version: the HTTP API's version,
-// not the build's.
-const openAPIVersion = "1.0.0"
+var updateOpenAPI = flag.Bool("update-openapi", false, "rewrite api/openapi/openapi.json from the routes' huma document")
 
 type oaOp struct {
 	Role        string                     `json:"x-rsc-role"`
@@ -38,7 +35,7 @@ func committedOps(t *testing.T) map[string]oaOp {
 		OpenAPI string                     `json:"openapi"`
 		Paths   map[string]map[string]oaOp `json:"paths"`
 	}
-	require.NoError(t, json.Unmarshal(OpenAPI(), &doc))
+	require.NoError(t, json.Unmarshal(openapi.Committed(), &doc))
 	require.Equal(t, "3.1.0", doc.OpenAPI)
 	out := map[string]oaOp{}
 	for p, ops := range doc.Paths {
@@ -50,22 +47,22 @@ func committedOps(t *testing.T) map[string]oaOp {
 }
 
 func oaKey(method, fiberPath string) string {
-	p, _ := openAPIPath(fiberPath)
+	p, _ := openapi.Path(fiberPath)
 	return method + " " + p
 }
 
-// TestOpenAPIUpToDate: the committed document is what the route table and
-// routeDocs produce.
+// TestOpenAPIUpToDate: the committed document is what huma derives from
+// the registered routes (run by `make check`).
 func TestOpenAPIUpToDate(t *testing.T) {
 	h := newHarness(t, authConfig(t))
-	got, err := buildOpenAPI(h.srv.table, openAPIVersion)
+	got, err := h.srv.doc.JSON()
 	require.NoError(t, err)
 	if *updateOpenAPI {
-		require.NoError(t, os.WriteFile("openapi.json", got, 0o644))
+		require.NoError(t, os.WriteFile("openapi/openapi.json", got, 0o644))
 		return
 	}
-	require.Equal(t, string(got), string(OpenAPI()),
-		"api/openapi.json is stale: go test ./api -run TestOpenAPIUpToDate -update-openapi")
+	require.Equal(t, string(got), string(openapi.Committed()),
+		"api/openapi/openapi.json is stale: go test ./api -run TestOpenAPIUpToDate -update-openapi")
 }
 
 // TestOpenAPIMatchesRouter walks the real fiber router both ways: every
@@ -74,7 +71,7 @@ func TestOpenAPIUpToDate(t *testing.T) {
 func TestOpenAPIMatchesRouter(t *testing.T) {
 	h := newHarness(t, authConfig(t))
 	ops := committedOps(t)
-	entries := map[string]routeEntry{}
+	entries := map[string]route{}
 	for _, e := range h.srv.table {
 		entries[e.method+" "+e.path] = e
 	}
@@ -86,11 +83,11 @@ func TestOpenAPIMatchesRouter(t *testing.T) {
 		k := oaKey(r.Method, r.Path)
 		registered[k] = true
 		e, ok := entries[r.Method+" "+r.Path]
-		require.True(t, ok, "route %s %s registered without Server.add (no role recorded)", r.Method, r.Path)
+		require.True(t, ok, "route %s %s registered without Server.addRoute (no role recorded)", r.Method, r.Path)
 		op, ok := ops[k]
-		require.True(t, ok, "route %s %s is not in api/openapi.json: describe it in openapi_routes.go and regenerate", r.Method, r.Path)
+		require.True(t, ok, "route %s %s is not in api/openapi.json: register it with handle or raw (typed.go) and regenerate", r.Method, r.Path)
 		require.Equal(t, roleName(e.need), op.Role, "x-rsc-role of %s", k)
-		require.Equal(t, e.limited, op.RateLimited, "x-rsc-rate-limited of %s", k)
+		require.Equal(t, e.limit != nil, op.RateLimited, "x-rsc-rate-limited of %s", k)
 	}
 	require.GreaterOrEqual(t, len(registered), 25)
 	for k := range ops {
@@ -142,7 +139,7 @@ func TestOpenAPIStatusesAreReal(t *testing.T) {
 		k := oaKey(e.method, e.path)
 		op, ok := ops[k]
 		require.True(t, ok, k)
-		d := routeDocs[docKey(e.method, e.path)]
+		d := e.doc
 		seen := map[int]bool{}
 		send := func(h *harness, pr probe) int {
 			if pr.path == "" {
@@ -180,7 +177,7 @@ func TestOpenAPIStatusesAreReal(t *testing.T) {
 			send(hf, probe{body: `{"username":"nobody","password":"wrong"}`}) // 429: failed credentials
 			send(newHarness(t, Config{}), probe{body: body})
 		}
-		if e.limited {
+		if e.limit != nil {
 			rl := cfg
 			rl.Auth.AdminRateLimit, rl.Auth.AdminRateBurst = 0.001, 1
 			hl := newHarness(t, rl)
@@ -221,7 +218,7 @@ func TestOpenAPIAndDocsServed(t *testing.T) {
 	h := newHarness(t, authConfig(t))
 	r := h.do("GET", "/coord/v1/openapi.json", "")
 	require.Equal(t, 200, r.status)
-	require.JSONEq(t, string(OpenAPI()), string(r.body))
+	require.JSONEq(t, string(openapi.Committed()), string(r.body))
 	r = h.do("GET", "/docs", "")
 	require.Equal(t, 200, r.status)
 	require.Contains(t, r.header.Get("Content-Type"), "text/html")
@@ -244,11 +241,11 @@ func TestOpenAPIRequiredFields(t *testing.T) {
 			} `json:"schemas"`
 		} `json:"components"`
 	}
-	require.NoError(t, json.Unmarshal(OpenAPI(), &doc))
+	require.NoError(t, json.Unmarshal(openapi.Committed(), &doc))
 	base := newHarness(t, authConfig(t))
 	checked := 0
 	for _, e := range base.srv.table {
-		d := routeDocs[docKey(e.method, e.path)]
+		d := e.doc
 		if d.req == nil {
 			continue
 		}

@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/redisstream/coordinator/api/httpx"
+
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/redisstream/coordinator/membersdk/protocol"
@@ -82,12 +84,12 @@ func (p *originPolicy) refusal(h *fiber.Ctx) string {
 	if len(origin) > 0 && p.allowed[strings.ToLower(string(origin))] {
 		return ""
 	}
-	from := "Origin " + truncate(string(origin), 100)
+	from := "Origin " + httpx.Truncate(string(origin), 100)
 	if len(origin) == 0 {
 		from = "no Origin"
 	}
 	if len(site) > 0 {
-		from += ", Sec-Fetch-Site " + truncate(string(site), 20)
+		from += ", Sec-Fetch-Site " + httpx.Truncate(string(site), 20)
 	}
 	return "this route changes state and the request comes from a page on another origin (" + from +
 		"): browsers send saved credentials with such requests, so the coordinator refuses them. " +
@@ -109,17 +111,17 @@ func (s *Server) sameOrigin(c *fiber.Ctx) error {
 	now := time.Now().UnixNano()
 	if last := s.origins.lastLog.Load(); now-last >= int64(originLogEvery) && s.origins.lastLog.CompareAndSwap(last, now) {
 		s.log.Warn("refused a cross-origin request that would change state: a page on another site tried to use a browser's saved credentials for this coordinator; if the page is yours, add its origin to http.allowed-origins (logged at most every 10s; count: rsc_http_requests_total code 403)",
-			"origin", truncate(c.Get(fiber.HeaderOrigin), 100), "secFetchSite", truncate(c.Get("Sec-Fetch-Site"), 20),
-			"method", c.Method(), "route", routeLabel(c), "ip", c.IP())
+			"origin", httpx.Truncate(c.Get(fiber.HeaderOrigin), 100), "secFetchSite", httpx.Truncate(c.Get("Sec-Fetch-Site"), 20),
+			"method", c.Method(), "route", httpx.RouteLabel(c), "ip", c.IP())
 	}
-	return newError(http.StatusForbidden, protocol.CodeCrossOrigin, why)
+	return httpx.New(http.StatusForbidden, protocol.CodeCrossOrigin, why)
 }
 
 // sameOriginOnly guards a GET handler that may create state (producer routing).
 func (s *Server) sameOriginOnly(h fiber.Handler) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		if why := s.origins.refusal(c); why != "" {
-			return newError(http.StatusForbidden, protocol.CodeCrossOrigin, why)
+			return httpx.New(http.StatusForbidden, protocol.CodeCrossOrigin, why)
 		}
 		return h(c)
 	}

@@ -3,12 +3,15 @@ package api
 import (
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/redisstream/coordinator/api/auth"
 	"github.com/redisstream/coordinator/api/console"
+	"github.com/redisstream/coordinator/api/openapi"
+	"github.com/redisstream/coordinator/membersdk/protocol"
 )
 
-// Route table (SPEC §5). Access: see auth.go. "limited": admin mutations,
+// Route table (SPEC §5). Access: see api/auth/auth.go. "limited": admin mutations,
 // rate-limited per principal, and audited; login is audited (its failed
-// credentials are limited like on every route: authlimit.go).
+// credentials are limited like on every route: api/auth/authlimit.go).
 //
 //	POST   /coord/v1/streams/:p/groups/:g/members/:memberId/heartbeat   MEMBER*  heartbeat (200 for every protocol outcome)
 //	POST   /coord/v1/streams/:p                                         WRITE    create stream → 201, limited
@@ -48,92 +51,110 @@ import (
 //	GET    /console, /console/*                                         public   web console's static files (its data comes from the READ routes above)
 //
 // Routes that change a whole stream (create, delete, scale, rollback) refuse
-// users scoped to groups (wholeStream, groupscope.go); list routes filter by
-// stream and group scope (scopefilter.go).
+// users scoped to groups (auth.WholeStream, api/auth/groupscope.go); list routes filter by
+// stream and group scope (api/auth/scopefilter.go).
 // Every non-GET route, and producer routing, refuses cross-origin browser
 // requests (origin.go); every route with a body takes only JSON
-// (contenttype.go). Every route added here must be described in openapi_routes.go:
-// TestOpenAPIMatchesRouter fails otherwise.
+// (contenttype.go). Every route is registered with its description
+// (route_docs.go) and so is in the OpenAPI document (typed.go, package
+// openapi); TestOpenAPIMatchesRouter holds the two together.
 // *  MEMBER only when auth.authenticate-member-api is on; public otherwise.
 // ** public when auth.authenticate-member-api is off; any role otherwise.
 func (s *Server) routes() {
 	const (
 		v1    = "/coord/v1"
-		group = v1 + "/streams/:streamPrefix/groups/:consumerGroup"
+		strm  = v1 + "/streams/:streamPrefix"
+		group = strm + "/groups/:consumerGroup"
 		mon   = v1 + "/monitoring/streams/:streamPrefix/groups/:consumerGroup"
+		get   = fiber.MethodGet
+		post  = fiber.MethodPost
+		del   = fiber.MethodDelete
+		head  = fiber.MethodHead
 	)
-	s.add(fiber.MethodPost, group+"/members/:memberId/heartbeat", accessMember, nil, s.heartbeat)
+	d := routeDocs
+	s.raw(route{post, group + "/members/:memberId/heartbeat", auth.AccessMember, nil, nil, d.heartbeat}, s.heartbeat)
 
-	s.add(fiber.MethodGet, v1+"/streams", accessRead, nil, s.streams)
-	s.add(fiber.MethodGet, v1+"/streams/:streamPrefix", accessRead, nil, s.stream)
-	s.add(fiber.MethodPost, v1+"/streams/:streamPrefix", accessWrite, adminKey, wholeStream(s.createStream))
-	s.add(fiber.MethodDelete, v1+"/streams/:streamPrefix", accessWrite, adminKey, wholeStream(s.deleteStream))
-	s.add(fiber.MethodPost, group, accessWrite, adminKey, s.createGroup)
-	s.add(fiber.MethodGet, group, accessWrite, nil, s.getGroup)
-	s.add(fiber.MethodDelete, group, accessWrite, adminKey, s.deleteGroup)
-	s.add(fiber.MethodGet, group+"/producer-routing", accessRouting, nil, s.sameOriginOnly(s.producerRouting))
-	s.add(fiber.MethodPost, v1+"/streams/:streamPrefix/scale", accessWrite, adminKey, wholeStream(s.scale))
-	s.add(fiber.MethodGet, group+"/migrations/:reshardingId", accessRead, nil, s.migration)
-	s.add(fiber.MethodPost, group+"/migrations/:reshardingId/rollback", accessWrite, adminKey, wholeStream(s.rollback))
-	s.add(fiber.MethodGet, v1+"/streams/:streamPrefix/migrations", accessRead, nil, s.streamMigrations)
-	s.add(fiber.MethodGet, v1+"/streams/:streamPrefix/migrations/:reshardingId", accessRead, nil, s.streamMigration)
-	s.add(fiber.MethodPost, v1+"/streams/:streamPrefix/migrations/:reshardingId/rollback", accessWrite, adminKey, wholeStream(s.streamRollback))
-	s.add(fiber.MethodGet, group+"/offsets", accessRead, nil, s.offsets)
-	s.add(fiber.MethodGet, v1+"/streams/:streamPrefix/shards/:shardIndex/messages", accessRead, nil, s.messages)
-	s.add(fiber.MethodPost, v1+"/auth/login", accessPublic, loginKey, s.login)
-	s.add(fiber.MethodPost, v1+"/auth/users/:username/revoke-tokens", accessAdmin, adminKey, s.revokeTokens)
+	handle(s, route{get, v1 + "/streams", auth.AccessRead, nil, nil, d.streams}, s.streams)
+	handle(s, route{get, strm, auth.AccessRead, nil, nil, d.stream}, s.stream)
+	handle(s, route{post, strm, auth.AccessWrite, auth.AdminKey, auth.WholeStream, d.createStream}, s.createStream)
+	handle(s, route{del, strm, auth.AccessWrite, auth.AdminKey, auth.WholeStream, d.deleteStream}, s.deleteStream)
+	handle(s, route{post, group, auth.AccessWrite, auth.AdminKey, nil, d.createGroup}, s.createGroup)
+	handle(s, route{get, group, auth.AccessWrite, nil, nil, d.getGroup}, s.getGroup)
+	handle(s, route{del, group, auth.AccessWrite, auth.AdminKey, nil, d.deleteGroup}, s.deleteGroup)
+	handle(s, route{get, group + "/producer-routing", auth.AccessRouting, nil, s.sameOriginOnly, d.producerRouting}, s.producerRouting)
+	handle(s, route{post, strm + "/scale", auth.AccessWrite, auth.AdminKey, auth.WholeStream, d.scale}, s.scale)
+	handle(s, route{get, group + "/migrations/:reshardingId", auth.AccessRead, nil, nil, d.migration}, s.migration)
+	handle(s, route{post, group + "/migrations/:reshardingId/rollback", auth.AccessWrite, auth.AdminKey, auth.WholeStream, d.rollback}, s.rollback)
+	handle(s, route{get, strm + "/migrations", auth.AccessRead, nil, nil, d.streamMigrations}, s.streamMigrations)
+	handle(s, route{get, strm + "/migrations/:reshardingId", auth.AccessRead, nil, nil, d.streamMigration}, s.streamMigration)
+	handle(s, route{post, strm + "/migrations/:reshardingId/rollback", auth.AccessWrite, auth.AdminKey, auth.WholeStream, d.streamRollback}, s.streamRollback)
+	handle(s, route{get, group + "/offsets", auth.AccessRead, nil, nil, d.offsets}, s.offsets())
+	handle(s, route{get, strm + "/shards/:shardIndex/messages", auth.AccessRead, nil, nil, d.messages}, s.messages)
+	handle(s, route{post, v1 + "/auth/login", auth.AccessPublic, auth.LoginKey, nil, d.login}, func(c *fiber.Ctx, _ *noInput) (protocol.LoginResponse, error) { return s.guard.Login(c) })
+	handle(s, route{post, v1 + "/auth/users/:username/revoke-tokens", auth.AccessAdmin, auth.AdminKey, nil, d.revokeTokens}, func(c *fiber.Ctx, _ *UserPath) (protocol.RevokeTokensResponse, error) { return s.guard.RevokeTokens(c) })
 
-	s.add(fiber.MethodGet, v1+"/monitoring/health", accessPublic, nil, s.health)
-	s.add(fiber.MethodHead, v1+"/monitoring/health", accessPublic, nil, s.health)
-	s.add(fiber.MethodGet, v1+"/monitoring/ready", accessPublic, nil, s.ready)
-	s.add(fiber.MethodHead, v1+"/monitoring/ready", accessPublic, nil, s.ready) // load balancers
-	s.add(fiber.MethodGet, v1+"/monitoring/live", accessPublic, nil, s.live)
-	s.add(fiber.MethodGet, v1+"/monitoring/compatibility", accessProtocol, nil, s.compatibility)
-	s.add(fiber.MethodGet, v1+"/monitoring/groups", accessRead, nil, s.groups)
-	s.add(fiber.MethodGet, mon, accessRead, nil, s.monitorGroup)
-	s.add(fiber.MethodGet, mon+"/members", accessRead, nil, s.members)
-	s.add(fiber.MethodGet, mon+"/assignments", accessRead, nil, s.assignments)
-	s.add(fiber.MethodGet, mon+"/consumption", accessRead, nil, s.consumption)
-	s.add(fiber.MethodGet, mon+"/migrations", accessRead, nil, s.migrations)
-	s.add(fiber.MethodGet, v1+"/monitoring/cluster", accessRead, nil, unscopedOnly(v1+"/monitoring/cluster", s.cluster))
+	handle(s, route{get, v1 + "/monitoring/health", auth.AccessPublic, nil, nil, d.health}, s.health)
+	handle(s, route{head, v1 + "/monitoring/health", auth.AccessPublic, nil, nil, d.headHealth}, s.health)
+	s.raw(route{get, v1 + "/monitoring/ready", auth.AccessPublic, nil, nil, d.ready}, s.ready)
+	s.raw(route{head, v1 + "/monitoring/ready", auth.AccessPublic, nil, nil, d.headReady}, s.ready) // load balancers
+	handle(s, route{get, v1 + "/monitoring/live", auth.AccessPublic, nil, nil, d.live}, s.live)
+	handle(s, route{get, v1 + "/monitoring/compatibility", auth.AccessProtocol, nil, nil, d.compatibility}, s.compatibility)
+	handle(s, route{get, v1 + "/monitoring/groups", auth.AccessRead, nil, nil, d.groups}, s.groups)
+	handle(s, route{get, mon, auth.AccessRead, nil, nil, d.monitorGroup}, s.monitorGroup())
+	handle(s, route{get, mon + "/members", auth.AccessRead, nil, nil, d.members}, s.members())
+	handle(s, route{get, mon + "/assignments", auth.AccessRead, nil, nil, d.assignments}, s.assignments())
+	handle(s, route{get, mon + "/consumption", auth.AccessRead, nil, nil, d.consumption}, s.consumption())
+	handle(s, route{get, mon + "/migrations", auth.AccessRead, nil, nil, d.migrations}, s.migrations())
+	handle(s, route{get, v1 + "/monitoring/cluster", auth.AccessRead, nil, unscoped(v1 + "/monitoring/cluster"), d.cluster}, s.cluster)
 
-	s.add(fiber.MethodGet, "/debug/actors", accessRead, nil, unscopedOnly("/debug/actors", s.debugActors))
-	s.add(fiber.MethodGet, "/debug/streams/:streamPrefix/groups/:consumerGroup", accessRead, nil, s.debugGroup)
-	s.add(fiber.MethodGet, "/metrics", accessRead, nil, unscopedOnly("/metrics", s.metricsHandler()))
+	handle(s, route{get, "/debug/actors", auth.AccessRead, nil, unscoped("/debug/actors"), d.debugActors}, s.debugActors)
+	handle(s, route{get, "/debug/streams/:streamPrefix/groups/:consumerGroup", auth.AccessRead, nil, nil, d.debugGroup}, s.debugGroup())
+	s.raw(route{get, "/metrics", auth.AccessRead, nil, unscoped("/metrics"), d.metrics}, s.metricsHandler())
 
-	s.add(fiber.MethodGet, v1+"/openapi.json", accessPublic, nil, s.openAPI)
-	s.add(fiber.MethodGet, "/docs", accessPublic, nil, s.docsPage)
-	s.add(fiber.MethodGet, console.Path, accessPublic, nil, console.Handler)
-	s.add(fiber.MethodGet, console.Path+"/*", accessPublic, nil, console.Handler)
+	s.raw(route{get, v1 + "/openapi.json", auth.AccessPublic, nil, nil, d.openAPI}, openapi.Serve)
+	s.raw(route{get, "/docs", auth.AccessPublic, nil, nil, d.docs}, openapi.DocsPage)
+	s.addRoute(route{method: get, path: console.Path, need: auth.AccessPublic}, console.Handler)
+	s.addRoute(route{method: get, path: console.Path + "/*", need: auth.AccessPublic}, console.Handler)
 }
 
-// routeEntry is one registered route as the OpenAPI document and its test
-// see it: who may call it and whether it is rate limited (and audited).
-type routeEntry struct {
+// route is one registered route: where, who may call it, its rate limit
+// key (admin mutations and login: also audited), an optional guard around
+// its handler, and what the document says about it.
+type route struct {
 	method, path string
-	need         access
-	limited      bool
+	need         auth.Access
+	limit        func(*fiber.Ctx) string
+	guard        func(fiber.Handler) fiber.Handler
+	doc          opDoc
 }
 
-// add registers one route: access check, optional rate limit keyed by
-// limitKey, then the handler. Rate-limited routes are the admin mutations
-// and login: they are also written to the audit log (audit.go).
-func (s *Server) add(method, path string, need access, limitKey func(*fiber.Ctx) string, h fiber.Handler) {
-	s.table = append(s.table, routeEntry{method: method, path: path, need: need, limited: limitKey != nil})
+// unscoped is the guard of a route that shows every stream (unscopedOnly).
+func unscoped(path string) func(fiber.Handler) fiber.Handler {
+	return func(h fiber.Handler) fiber.Handler { return auth.UnscopedOnly(path, h) }
+}
+
+// addRoute registers one route: origin and content-type checks on routes
+// that may change state, audit, access check, optional rate limit, then the
+// (guarded) handler.
+func (s *Server) addRoute(r route, h fiber.Handler) {
+	s.table = append(s.table, r)
 	var chain []fiber.Handler
-	if method != fiber.MethodGet && method != fiber.MethodHead {
+	if r.method != fiber.MethodGet && r.method != fiber.MethodHead {
 		chain = append(chain, s.sameOrigin, s.jsonBody) // origin.go, contenttype.go
 	}
-	if limitKey != nil {
-		chain = append(chain, s.audited)
+	if r.limit != nil {
+		chain = append(chain, s.guard.Audited)
 	}
-	if a := s.require(need); a != nil {
+	if a := s.guard.Require(r.need); a != nil {
 		chain = append(chain, a)
 	}
-	if limitKey != nil {
-		if l := s.rateLimited(limitKey); l != nil {
+	if r.limit != nil {
+		if l := s.guard.RateLimited(r.limit); l != nil {
 			chain = append(chain, l)
 		}
 	}
-	s.app.Add(method, path, append(chain, h)...)
+	if r.guard != nil {
+		h = r.guard(h)
+	}
+	s.app.Add(r.method, r.path, append(chain, h)...)
 }

@@ -11,9 +11,14 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/redisstream/coordinator/api/auth"
+	"github.com/redisstream/coordinator/api/edge"
+	"github.com/redisstream/coordinator/api/httpx"
+
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/redisstream/coordinator/api/metrics"
+	"github.com/redisstream/coordinator/api/openapi"
 	"github.com/redisstream/coordinator/coordinator"
 )
 
@@ -21,24 +26,21 @@ import (
 // SPEC §5, authentication, rate limiting, metrics and the error mapping.
 // It decodes, validates and authorizes; every decision is the Service's.
 type Server struct {
-	cfg      Config
-	svc      coordinator.Service
-	app      *fiber.App
-	log      *slog.Logger
-	auth     *authenticator  // nil: auth off
-	tokens   *tokenSigner    // nil: auth off
-	limiter  *limiter        // nil: no rate limiting
-	fails    *failureLimiter // authlimit.go
-	refusals *refusals       // refusals.go
-	origins  *originPolicy   // origin.go
-	metrics  *metrics.Metrics
-	now      func() time.Time
-	addr     atomic.Pointer[net.Addr]
-	table    []routeEntry     // every route, in registration order (routes.go)
-	audit    *auditor         // audit.go
-	drain    drainState       // drain.go
-	genStore TokenGenerations // tokengen.go; nil: tokens cannot be revoked
-	gens     *tokenGens       // nil: auth off or no genStore
+	cfg       Config
+	svc       coordinator.Service
+	app       *fiber.App
+	log       *slog.Logger
+	guard     *auth.Guard   // authentication, roles, scopes, rate limits, audit
+	origins   *originPolicy // origin.go
+	metrics   *metrics.Metrics
+	now       func() time.Time
+	addr      atomic.Pointer[net.Addr]
+	table     []route          // every route, in registration order (routes.go)
+	doc       *openapi.Doc     // the routes' OpenAPI document (typed.go)
+	pending   route            // the route being registered (typed.go)
+	auditSink AuditSink        // options.go; nil: audit to the log only
+	drain     drainState       // drain.go
+	genStore  TokenGenerations // tokengen.go; nil: tokens cannot be revoked
 }
 
 // Option customises a Server.
@@ -63,18 +65,8 @@ func New(cfg Config, svc coordinator.Service, opts ...Option) *Server {
 	for _, o := range opts {
 		o(s)
 	}
-	if cfg.AuthEnabled() {
-		s.tokens = newTokenSigner(cfg.Auth.TokenSecret, cfg.Auth.PreviousTokenSecrets, cfg.Auth.TokenTTL, s.now)
-		s.auth = newAuthenticator(cfg, s.tokens)
-		if s.genStore != nil {
-			s.gens = newTokenGens(s.genStore, cfg.Auth.TokenRevocationWindow, s.now, s.log, s.metrics.TokenGenerationReadFailed)
-		}
-	} else {
-		s.log.Warn("AUTHENTICATION IS OFF: no auth.users configured, every route (admin included) is open to anyone who can reach this port. Development only.")
-	}
-	s.limiter = newLimiter(cfg.Auth.AdminRateLimit, cfg.Auth.AdminRateBurst, s.now)
-	s.fails = newFailureLimiter(cfg, s.now)
-	s.refusals = newRefusals(cfg.AuditRefusalWindow, cfg.AuditRefusalAddresses)
+	s.guard = auth.New(auth.Config{Auth: cfg.Auth, AuditRefusalWindow: cfg.AuditRefusalWindow, AuditRefusalAddresses: cfg.AuditRefusalAddresses},
+		auth.Deps{Log: s.log, Metrics: s.metrics, Now: s.now, Sink: s.auditSink, GenStore: s.genStore, ReqCtx: s.reqCtx})
 	fc := fiber.Config{
 		BodyLimit:             hardBodyLimit(cfg.BodyLimit),
 		ErrorHandler:          s.serverError,
@@ -94,8 +86,11 @@ func New(cfg Config, svc coordinator.Service, opts ...Option) *Server {
 		fc.EnableIPValidation = true
 	}
 	s.app = fiber.New(fc)
-	s.app.Use(s.observe, s.refuseAmbiguousLength)
+	s.app.Use(s.observe, edge.RefuseAmbiguousLength)
+	s.doc = openapi.New(s.app, humaRouter{Router: s.app, s: s})
+	s.doc.Describe = s.describe
 	s.routes()
+	s.doc.Require(requestRequired)
 	return s
 }
 
@@ -139,10 +134,10 @@ func (s *Server) observe(c *fiber.Ctx) error {
 			s.log.Error("panic in handler", "panic", r, "stack", string(debug.Stack()))
 			s.writeError(c, fmt.Errorf("panic: %v", r))
 		}
-		requestID(c) // every response carries one (assignRequestID)
-		s.metrics.ObserveHTTP(routeLabel(c), methodLabel(c), c.Response().StatusCode(), time.Since(start))
+		httpx.RequestID(c) // every response carries one (assignRequestID)
+		s.metrics.ObserveHTTP(httpx.RouteLabel(c), httpx.MethodLabel(c), c.Response().StatusCode(), time.Since(start))
 	}()
-	assignRequestID(c)
+	httpx.AssignRequestID(c)
 	var err error
 	if len(c.Request().Body()) > s.cfg.BodyLimit {
 		err = errBodyTooLarge
@@ -151,8 +146,8 @@ func (s *Server) observe(c *fiber.Ctx) error {
 	}
 	if err != nil {
 		var fe *fiber.Error
-		if errors.As(err, &fe) && (fe.Code == 404 || fe.Code == 405) && emptySegment(c.Path()) {
-			err = invalidArgument("the path has an empty segment (empty stream, group, member or migration name)")
+		if errors.As(err, &fe) && (fe.Code == 404 || fe.Code == 405) && edge.EmptySegment(c.Path()) {
+			err = httpx.Invalid("the path has an empty segment (empty stream, group, member or migration name)")
 		}
 		s.writeError(c, err)
 	}
@@ -174,42 +169,9 @@ var errBodyTooLarge = fiber.ErrRequestEntityTooLarge
 // serverError is fiber's ErrorHandler: it only sees errors raised before
 // routing (body over the limit, headers too large).
 func (s *Server) serverError(c *fiber.Ctx, err error) error {
-	s.writeError(c, err)
-	s.metrics.ObserveHTTP(unmatched, methodLabel(c), c.Response().StatusCode(), 0)
+	s.writeError(c, edge.FasthttpLengthError(err)) // edge/hygiene.go
+	s.metrics.ObserveHTTP(httpx.Unmatched, httpx.MethodLabel(c), c.Response().StatusCode(), 0)
 	return nil
-}
-
-const unmatched = "unmatched"
-
-// routeLabel is the matched route pattern, or "unmatched".
-func routeLabel(c *fiber.Ctx) string {
-	r := c.Route()
-	if r == nil || r.Path == "/" || r.Path == "" {
-		return unmatched
-	}
-	return r.Path
-}
-
-// methodLabel is the request method as a constant string: fiber's strings
-// alias buffers that are reused after the request, and metric labels live on.
-func methodLabel(c *fiber.Ctx) string {
-	switch m := c.Method(); m {
-	case fiber.MethodGet:
-		return fiber.MethodGet
-	case fiber.MethodPost:
-		return fiber.MethodPost
-	case fiber.MethodPut:
-		return fiber.MethodPut
-	case fiber.MethodDelete:
-		return fiber.MethodDelete
-	case fiber.MethodPatch:
-		return fiber.MethodPatch
-	case fiber.MethodHead:
-		return fiber.MethodHead
-	case fiber.MethodOptions:
-		return fiber.MethodOptions
-	}
-	return "OTHER"
 }
 
 // ctx returns the context for one Service call, bounded by RequestTimeout.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/redisstream/coordinator/api/auth"
 	"github.com/redisstream/coordinator/config"
 	"github.com/redisstream/coordinator/coordinator"
 	"github.com/redisstream/coordinator/membersdk/protocol"
@@ -132,7 +133,7 @@ func TestTokenGenerationsUnavailable(t *testing.T) {
 	store.mu.Lock()
 	store.down = false
 	store.mu.Unlock()
-	clock.Advance(tokenGenRetry)
+	clock.Advance(auth.TokenGenRetry)
 	require.Eventually(t, func() bool {
 		return h.do("POST", "/coord/v1/streams/orders/groups/g", `{"requestedBy":"ops"}`, "Authorization", boss).status == 201
 	}, 5*time.Second, 10*time.Millisecond, "the store answers again")

@@ -2,7 +2,9 @@
 # Repository hygiene, run by `make test` (and so by CI):
 #  - no tracked file is a binary larger than 1 MiB (build outputs stay out);
 #  - go.mod and go.sum of both modules (. and membersdk/) are tidy (`go mod
-#    tidy` would change nothing).
+#    tidy` would change nothing);
+#  - the committed OpenAPI document (api/openapi/openapi.json) is what huma
+#    derives from the registered routes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 fail=0
@@ -31,4 +33,8 @@ for mod in . membersdk; do
     fail=1
   fi
 done
+if ! go test -count=1 -run '^TestOpenAPIUpToDate$' ./api/ >/dev/null; then
+  echo "check-repo: api/openapi/openapi.json is stale: go test ./api -run TestOpenAPIUpToDate -update-openapi" >&2
+  fail=1
+fi
 exit $fail
