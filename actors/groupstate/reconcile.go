@@ -3,6 +3,7 @@ package groupstate
 import (
 	"time"
 
+	"github.com/redisstream/coordinator/actors/groupstate/model"
 	"github.com/redisstream/coordinator/actors/groupstate/shardset"
 )
 
@@ -23,7 +24,7 @@ import (
 // simply have not been started yet and stay Assigned. A newly revoked shard goes to Revoking
 // even when not held: the member may be starting it right now, and must see the revocation
 // before it can release it.
-func settle(c *Member, held []int, assignmentEpoch int64, now time.Time, rebalance time.Duration) {
+func settle(c *model.Member, held []int, assignmentEpoch int64, now time.Time, rebalance time.Duration) {
 	if back := shardset.Intersect(c.Revoking, c.Target); len(back) > 0 {
 		c.Revoking = shardset.Diff(c.Revoking, back)
 		c.Assigned = shardset.Union(c.Assigned, back)
@@ -46,7 +47,7 @@ func settle(c *Member, held []int, assignmentEpoch int64, now time.Time, rebalan
 // grant is the second half: with nothing left to revoke, every target shard that no other
 // member holds is handed to c. holderOf answers from the group's holder index (shards c
 // itself holds count as free for c). Pending is always recomputed as Target − Assigned.
-func grant(c *Member, allowed bool, holderOf func(int) string) {
+func grant(c *model.Member, allowed bool, holderOf func(int) string) {
 	if allowed && len(c.Revoking) == 0 && len(c.Assigned) < len(c.Target) {
 		var next []int
 		for _, s := range c.Target {

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/redisstream/coordinator/actors/groupstate/model"
 	"github.com/redisstream/coordinator/actors/groupstate/shardset"
 )
 
@@ -16,7 +17,7 @@ func (s *sim) apply(c *Change) {
 	if c != nil {
 		for _, m := range c.Members {
 			old, ok := s.g.Member(m.ID)
-			if ok && old.State == StateActive && m.State == StateActive {
+			if ok && old.State == model.StateActive && m.State == model.StateActive {
 				for _, sh := range shardset.Diff(m.Revoking, old.Revoking) {
 					if revoked == nil {
 						revoked = map[int]string{}
@@ -30,7 +31,7 @@ func (s *sim) apply(c *Change) {
 	// Admission: a shard is never revoked from a confirmed member for an unconfirmed one.
 	for _, m := range s.g.Members() {
 		for _, sh := range m.Target {
-			if from, ok := revoked[sh]; ok && m.State == StateStarting {
+			if from, ok := revoked[sh]; ok && m.State == model.StateStarting {
 				s.fail("shard %d revoked from confirmed %s for unconfirmed %s", sh, from, m.ID)
 			}
 		}
@@ -48,7 +49,7 @@ func participants(g *Group) map[string][]int {
 	for _, m := range g.Members() {
 		if m.State.InTarget() {
 			all[m.ID] = m.Target
-			if m.State == StateActive {
+			if m.State == model.StateActive {
 				active[m.ID] = m.Target
 			}
 		}

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/redisstream/coordinator/actors/groupstate/model"
 )
 
 // The randomized simulation: simulated members follow the member protocol faithfully (apply
@@ -33,7 +35,7 @@ type sim struct {
 	shards   int
 	members  []*simMember
 	faults   bool
-	lastMeta Meta
+	lastMeta model.Meta
 	epochOf  map[string]int64 // highest coordinator epoch seen per member id
 	target   map[string][]int // target at the last assignment epoch
 	trace    []string
@@ -77,8 +79,8 @@ func newSim(t testing.TB, seed int64) *sim {
 }
 
 // simConfig: the timings, and on some schedules the limits (refused joins are retried).
-func simConfig(rng *rand.Rand) Config {
-	cfg := Config{HeartbeatInterval: simInterval, LeaseTTL: simTTL, RebalanceTimeout: simRebal, Retention: time.Minute}
+func simConfig(rng *rand.Rand) model.Config {
+	cfg := model.Config{HeartbeatInterval: simInterval, LeaseTTL: simTTL, RebalanceTimeout: simRebal, Retention: time.Minute}
 	if rng.Intn(3) == 0 {
 		cfg.MaxMembers, cfg.MaxRetained = 2+rng.Intn(4), 1+rng.Intn(3)
 		cfg.JoinRate, cfg.JoinBurst = 0.2+rng.Float64(), rng.Intn(3)
@@ -343,7 +345,7 @@ func (s *sim) fireTimers() bool {
 			for _, x := range c.Members {
 				if x.ID == m.ID {
 					simStats["timer-"+string(x.State)]++
-					if x.State == StateExpired {
+					if x.State == model.StateExpired {
 						s.checkExpiryNotEarly(m)
 					}
 				}

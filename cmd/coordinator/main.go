@@ -19,7 +19,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/redisstream/coordinator/actors/groupstate"
+	"github.com/redisstream/coordinator/actors/groupstate/model"
 	"github.com/redisstream/coordinator/actors/host"
 	"github.com/redisstream/coordinator/actors/service"
 	"github.com/redisstream/coordinator/api"
@@ -89,7 +89,7 @@ func run(args, environ []string) int {
 		Cluster:     clusterOpts,
 		Store:       store,
 		Provisioner: provisioner,
-		Rules: groupstate.Config{
+		Rules: model.Config{
 			HeartbeatInterval: cfg.Coordination.HeartbeatInterval,
 			LeaseTTL:          cfg.Coordination.MemberLeaseTTL,
 			RebalanceTimeout:  cfg.Coordination.RebalanceTimeout,
