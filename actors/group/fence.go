@@ -12,9 +12,14 @@ import (
 // still works.
 type FenceMetrics = fencing.Metrics
 
+// fenceSteps writes and syncs the actor's shard fences (its fences field),
+// logging what failed.
+type fenceSteps struct{ a *groupActor }
+
 // fenceBook is this activation's shard fences (group/fencing), bound to the
 // actor's store on first use.
-func (a *groupActor) fenceBook() *fencing.Book {
+func (f fenceSteps) fenceBook() *fencing.Book {
+	a := f.a
 	b := &a.fences
 	if b.Ctx == nil {
 		b.Provisioner, b.Key, b.Ctx, b.Metrics = a.deps.Provisioner, a.key, a.storeCtx, a.deps.Metrics
@@ -23,8 +28,9 @@ func (a *groupActor) fenceBook() *fencing.Book {
 }
 
 // writeFences writes the fences c needs, before c is saved (fencing.Book.Write).
-func (a *groupActor) writeFences(c *groupstate.Change) error {
-	n, err := a.fenceBook().Write(a.state, c)
+func (f fenceSteps) writeFences(c *groupstate.Change) error {
+	a := f.a
+	n, err := f.fenceBook().Write(a.state, c)
 	if err != nil {
 		a.deps.Logger.Warn("shard fence write failed; the decision is not stored and members are told to retry",
 			slog.String("group", a.key.String()), a.reqAttr(), slog.Int("fences", n), slog.Any("err", err))
@@ -34,10 +40,11 @@ func (a *groupActor) writeFences(c *groupstate.Change) error {
 
 // syncFences makes the fences agree with memory before the group answers
 // (fencing.Book.Sync).
-func (a *groupActor) syncFences() error {
-	n, err := a.fenceBook().Sync(a.state, a.deps.Now(), a.servableFrom)
+func (f fenceSteps) syncFences() error {
+	a := f.a
+	n, err := f.fenceBook().Sync(a.state, a.deps.Now(), a.servableFrom)
 	if n > 0 {
-		a.logStaleFences(n)
+		stopLog{a}.logStaleFences(n)
 	}
 	return err
 }

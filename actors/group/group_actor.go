@@ -127,7 +127,7 @@ func (a *groupActor) Receive(ctx actor.Context) {
 		case !a.stopped && a.state != nil:
 			// Stopped from outside (the cluster moved the grain, or the node is leaving):
 			// give the activation up so that the next one needs no takeover wait.
-			a.release(ctx, "stopped by the node (group moving to another node, or node leaving)")
+			passivation{a}.release(ctx, "stopped by the node (group moving to another node, or node leaving)")
 		case !a.stopped:
 			// Never activated (store down): nothing to release, but the host must forget it.
 			a.stopped = true
@@ -211,7 +211,7 @@ func (a *groupActor) handle(ctx actor.Context, msg any) any {
 		return &groupmsg.ErrorReply{Err: a.resize(ctx, msg)}
 	case *groupmsg.ReleaseRequest:
 		if !a.stopped && a.state != nil {
-			a.release(ctx, "node shutting down")
+			passivation{a}.release(ctx, "node shutting down")
 		}
 		return &groupmsg.ErrorReply{}
 	case *groupmsg.TouchRequest:
@@ -244,7 +244,7 @@ func (a *groupActor) ready(ctx actor.Context) error {
 			return err
 		}
 	}
-	return a.syncFences()
+	return fenceSteps{a}.syncFences()
 }
 
 func (a *groupActor) storeCtx() (context.Context, context.CancelFunc) {
@@ -302,7 +302,7 @@ func (a *groupActor) stop(ctx actor.Context, why string) {
 		return
 	}
 	a.stopped = true
-	a.logStop(why)
+	stopLog{a}.logStop(why)
 	a.halt(ctx)
 }
 
@@ -355,8 +355,8 @@ func (a *groupActor) resize(ctx actor.Context, msg *groupmsg.ResizeRequest) erro
 		for s := meta.ShardCount; s < msg.ShardCount; s++ {
 			stale = append(stale, persistence.FenceUpdate{Shard: s})
 		}
-		a.fenceBook().MarkStale(stale)
-		if err := a.fenceBook().Repair(a.state); err != nil {
+		fenceSteps{a}.fenceBook().MarkStale(stale)
+		if err := (fenceSteps{a}).fenceBook().Repair(a.state); err != nil {
 			a.deps.Logger.Warn("could not write the fences of the shards a reshard added; retried before the group answers",
 				slog.String("group", a.key.String()), a.reqAttr(), slog.Any("err", err))
 		}
@@ -374,14 +374,14 @@ func (a *groupActor) delete(ctx actor.Context, msg *groupmsg.DeleteRequest) *gro
 	if live > 0 && !msg.Force {
 		return &groupmsg.DeleteReply{LiveMembers: live}
 	}
-	cleared, err := a.fenceBook().Clear(a.state)
+	cleared, err := fenceSteps{a}.fenceBook().Clear(a.state)
 	if err != nil {
 		return &groupmsg.DeleteReply{LiveMembers: live, Err: err} // nothing deleted; the caller may retry
 	}
 	sctx, cancel := a.storeCtx()
 	defer cancel()
 	if err := a.deps.Store.DeleteGroup(sctx, a.key, a.activation); err != nil {
-		a.fenceBook().MarkStale(cleared) // the group lives on: its holders get their fences back
+		fenceSteps{a}.fenceBook().MarkStale(cleared) // the group lives on: its holders get their fences back
 		if errors.Is(err, persistence.ErrBehind) {
 			a.lost(ctx, "delete found the store behind: "+err.Error())
 		} else if errors.Is(err, persistence.ErrFenced) {

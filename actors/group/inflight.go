@@ -2,6 +2,10 @@ package group
 
 import "github.com/redisstream/coordinator/membersdk/protocol"
 
+// inFlightNotes keeps the work in flight members report (the actor's
+// inFlight field, monitoring only).
+type inFlightNotes struct{ a *groupActor }
+
 // noteInFlight remembers the work in flight that member id's heartbeat
 // reported on each shard it is revoking (revokingShards[].inFlight), for the
 // monitoring views only (RevokeDetail.InFlight): no decision reads it. Only
@@ -9,7 +13,8 @@ import "github.com/redisstream/coordinator/membersdk/protocol"
 // map is bounded by the group's shards; a member that revokes nothing has no
 // entry. Callers skip it when the member reports no revocation and has no
 // entry, so steady-state heartbeats pay nothing.
-func (a *groupActor) noteInFlight(id string, reported []protocol.RevokingShard) {
+func (n inFlightNotes) noteInFlight(id string, reported []protocol.RevokingShard) {
+	a := n.a
 	m, ok := a.state.Member(id)
 	if !ok || len(m.Revoking) == 0 || len(reported) == 0 {
 		delete(a.inFlight, id)

@@ -20,16 +20,23 @@ const newDataSetQuiet = "new coordinator data set (Redis held no coordinator sta
 // about 1.4 intervals of its first heartbeat.
 func QuietWait(rules model.Config) time.Duration { return rules.HeartbeatInterval * 5 / 4 }
 
+// dataSetCheck is the young-data-set step of activation: the quiet hold and
+// the check for readers of an earlier data set.
+type dataSetCheck struct{ a *groupActor }
+
 // quietHold holds state's grants for QuietWait from activated,
 // when the group was activated in a young data set (no-op otherwise).
-func (a *groupActor) quietHold(state *groupstate.Group, activated time.Time) {
-	if a.youngDataSet(activated) {
+func (d dataSetCheck) quietHold(state *groupstate.Group, activated time.Time) {
+	a := d.a
+	if d.youngDataSet(activated) {
 		state.HoldGrantsFor(activated.Add(QuietWait(a.deps.Rules)), newDataSetQuiet)
 	}
 }
 
 // youngDataSet reports whether now is within the new data set's first lease.
-func (a *groupActor) youngDataSet(now time.Time) bool { return now.Before(a.deps.Node.DataSet().Until) }
+func (d dataSetCheck) youngDataSet(now time.Time) bool {
+	return now.Before(d.a.deps.Node.DataSet().Until)
+}
 
 // checkPriorReaders looks, for a group with no stored state in a young data
 // set, for Redis consumers of its consumer group that were active within one
@@ -37,8 +44,9 @@ func (a *groupActor) youngDataSet(now time.Time) bool { return now.Before(a.deps
 // earlier data set still reading. Then the group grants nothing for a lease
 // (reported like any store loss). An error means the check could not be
 // made: the group is not served yet (members get RETRY).
-func (a *groupActor) checkPriorReaders(state *groupstate.Group, stream persistence.StreamRecord, now time.Time) error {
-	if !a.youngDataSet(now) {
+func (d dataSetCheck) checkPriorReaders(state *groupstate.Group, stream persistence.StreamRecord, now time.Time) error {
+	a := d.a
+	if !d.youngDataSet(now) {
 		return nil
 	}
 	shards := make([]int, shardSet(stream))

@@ -24,13 +24,13 @@ func (a *groupActor) persist(ctx actor.Context, c *groupstate.Change) error {
 	if !c.Durable {
 		return nil
 	}
-	a.markBefore(c)
-	if err := a.writeFences(c); err != nil {
+	passivation{a}.markBefore(c)
+	if err := (fenceSteps{a}).writeFences(c); err != nil {
 		return err // nothing saved, memory unchanged: the same path as a failed save
 	}
 	err := a.save(c)
 	if err != nil {
-		a.fenceBook().SaveFailed(c)
+		fenceSteps{a}.fenceBook().SaveFailed(c)
 	}
 	switch {
 	case err == nil:
@@ -143,7 +143,7 @@ func (a *groupActor) reload(ctx actor.Context) {
 		state.HoldGrantsUntil(a.state.GrantsHeldUntil())
 	}
 	state.HoldGrantsUntil(a.deps.Node.Hold(a.key))
-	a.quietHold(state, a.activatedAt)
+	dataSetCheck{a}.quietHold(state, a.activatedAt)
 	a.state, a.revision, a.unsure = state, snap.Revision, false
 	a.events.Restore(snap.Events)
 	for _, m := range a.state.Members() {
@@ -168,7 +168,7 @@ func (a *groupActor) apply(ctx actor.Context, c *groupstate.Change) {
 	}
 	a.state.Apply(c)
 	if c.Durable {
-		a.syncLive()
+		passivation{a}.syncLive()
 		a.reportMembers()
 		for i := range c.Members {
 			a.reportTransition(before[i], &c.Members[i])

@@ -27,7 +27,7 @@ type FenceMove struct {
 // c, not of the group. A shard beyond the shard set (after c) was retired by a scale-in before
 // the set shrank: its stream is gone and its fence is deleted by the migration, so its
 // holders' releases move nothing there.
-func (g *Group) fenceMoves(c *Change) []FenceMove {
+func fenceMoves(g *Group, c *Change) []FenceMove {
 	changed := make(map[string]bool, len(c.Members)+len(c.Removed))
 	touched := map[int]struct{}{}
 	after := map[int]*model.Member{}
@@ -68,7 +68,7 @@ func (g *Group) fenceMoves(c *Change) []FenceMove {
 		if s >= bound {
 			continue
 		}
-		was := g.holderOf(s)
+		was := g.holder.Of(s)
 		var now string
 		var epoch int64
 		if m := after[s]; m != nil {

@@ -24,7 +24,7 @@ type Group struct {
 	members map[string]*model.Member
 	// holder[s] is the member that may still be reading shard s ("" = free): the member having
 	// s in Assigned ∪ Revoking among members in a holding state (all but EXPIRED).
-	holder   []string
+	holder   shardset.Holders
 	live     int // members in the target (STARTING/ACTIVE)
 	leaving  int // LEAVING members
 	retained int // EXPIRED/FENCED members
@@ -131,7 +131,7 @@ func (g *Group) Apply(c *Change) {
 	if c.Meta != nil {
 		g.meta = *c.Meta
 		if len(g.holder) < g.meta.ShardCount {
-			g.growHolder(g.meta.ShardCount)
+			g.holder.Grow(g.meta.ShardCount)
 		}
 	}
 	for i := range c.Members {
@@ -202,10 +202,10 @@ func (g *Group) put(m *model.Member) {
 func (g *Group) index(m *model.Member) {
 	if m.State.Holds() {
 		for _, s := range m.Assigned {
-			g.setHolder(s, m.ID)
+			g.holder.Set(s, m.ID)
 		}
 		for _, s := range m.Revoking {
-			g.setHolder(s, m.ID)
+			g.holder.Set(s, m.ID)
 		}
 	}
 	if m.State.InTarget() {
@@ -223,10 +223,10 @@ func (g *Group) index(m *model.Member) {
 func (g *Group) unindex(m *model.Member) {
 	if m.State.Holds() {
 		for _, s := range m.Assigned {
-			g.clearHolder(s, m.ID)
+			g.holder.Clear(s, m.ID)
 		}
 		for _, s := range m.Revoking {
-			g.clearHolder(s, m.ID)
+			g.holder.Clear(s, m.ID)
 		}
 	}
 	if m.State.InTarget() {
@@ -239,36 +239,6 @@ func (g *Group) unindex(m *model.Member) {
 	if m.State.Retained() {
 		g.retained--
 	}
-}
-
-func (g *Group) growHolder(n int) {
-	h := make([]string, n)
-	copy(h, g.holder)
-	g.holder = h
-}
-
-func (g *Group) setHolder(s int, id string) {
-	if s < 0 {
-		return
-	}
-	if s >= len(g.holder) {
-		g.growHolder(max(s+1, 2*len(g.holder)))
-	}
-	g.holder[s] = id
-}
-
-func (g *Group) clearHolder(s int, id string) {
-	if s >= 0 && s < len(g.holder) && g.holder[s] == id {
-		g.holder[s] = ""
-	}
-}
-
-// holderOf returns the member that may still read shard s ("" = free).
-func (g *Group) holderOf(s int) string {
-	if s < 0 || s >= len(g.holder) {
-		return ""
-	}
-	return g.holder[s]
 }
 
 // Config returns the group's configuration.
@@ -289,7 +259,7 @@ func (g *Group) Member(id string) (model.Member, bool) {
 // Members returns deep copies of all members, sorted by id.
 func (g *Group) Members() []model.Member {
 	out := make([]model.Member, 0, len(g.members))
-	for _, id := range g.sortedIDs() {
+	for _, id := range sortedIDs(g) {
 		out = append(out, deepCopy(*g.members[id]))
 	}
 	return out
@@ -297,14 +267,14 @@ func (g *Group) Members() []model.Member {
 
 // Holder returns the member that may still be reading the shard.
 func (g *Group) Holder(shard int) (memberID string, ok bool) {
-	id := g.holderOf(shard)
+	id := g.holder.Of(shard)
 	return id, id != ""
 }
 
 // HolderEpoch returns the member that may still be reading the shard and the member epoch
 // it holds it at.
 func (g *Group) HolderEpoch(shard int) (memberID string, epoch int64, ok bool) {
-	id := g.holderOf(shard)
+	id := g.holder.Of(shard)
 	if id == "" {
 		return "", 0, false
 	}
@@ -344,7 +314,7 @@ func (g *Group) Target() map[string][]int {
 	return out
 }
 
-func (g *Group) sortedIDs() []string {
+func sortedIDs(g *Group) []string {
 	ids := make([]string, 0, len(g.members))
 	for id := range g.members {
 		ids = append(ids, id)

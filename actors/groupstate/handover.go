@@ -107,7 +107,7 @@ func SlowMove(cfg model.Config) time.Duration { return cfg.LeaseTTL - cfg.Heartb
 // dueAt is when deadline d of member m falls due: d itself, or, for a deadline earned by a
 // heartbeat that a hand-over restored just before it, the end of the hand-over grace but at
 // most one heartbeat interval after d.
-func (g *Group) dueAt(m *model.Member, d time.Time) time.Time {
+func dueAt(g *Group, m *model.Member, d time.Time) time.Time {
 	if d.IsZero() || m.LastHeartbeat.IsZero() || !d.Before(g.graceUntil) {
 		return d
 	}

@@ -19,9 +19,9 @@ import (
 func (g *Group) Heartbeat(hb model.Heartbeat, now time.Time) Decision {
 	st, msg, r := answer.Precheck(&hb)
 	if st != "" {
-		return g.reject(&hb, st, 0, msg)
+		return reject(g, &hb, st, 0, msg)
 	}
-	if d, refused := g.identityRefusal(&hb, g.members[hb.MemberID]); refused {
+	if d, refused := identityRefusal(g, &hb, g.members[hb.MemberID]); refused {
 		return d
 	}
 	switch hb.MemberEpoch {
@@ -36,7 +36,7 @@ func (g *Group) Heartbeat(hb model.Heartbeat, now time.Time) Decision {
 }
 
 // reject answers without any state change.
-func (g *Group) reject(hb *model.Heartbeat, st model.Status, epoch int64, msg string) Decision {
+func reject(g *Group, hb *model.Heartbeat, st model.Status, epoch int64, msg string) Decision {
 	r := answer.Empty(hb, st, epoch, g.meta.MetadataVersion, msg)
 	r.GroupEpoch, r.AssignmentEpoch = g.meta.GroupEpoch, g.meta.AssignmentEpoch
 	r.HeartbeatInterval = g.cfg.HeartbeatInterval
@@ -48,7 +48,7 @@ func (g *Group) reject(hb *model.Heartbeat, st model.Status, epoch int64, msg st
 // blocked with the rest of the member's holdings, since the member says it may be reading it
 // (a reordered request, a client bug, or a store that lost writes). Shards another member
 // holds cannot be helped here.
-func (g *Group) fenceDecision(id string, now time.Time, why string, held []int) Decision {
+func fenceDecision(g *Group, id string, now time.Time, why string, held []int) Decision {
 	t := newTxn(g, now)
 	t.fence(id)
 	c := t.get(id)
@@ -57,7 +57,7 @@ func (g *Group) fenceDecision(id string, now time.Time, why string, held []int) 
 		if s >= t.meta.ShardCount {
 			break // held is sorted
 		}
-		if g.holderOf(s) == "" {
+		if g.holder.Of(s) == "" {
 			claimed = append(claimed, s)
 		}
 	}
@@ -75,17 +75,17 @@ func (g *Group) heartbeatAt(hb *model.Heartbeat, r answer.Report, now time.Time)
 	m := g.members[hb.MemberID]
 	switch {
 	case m == nil || m.State == model.StateExpired:
-		return g.reject(hb, model.StatusUnknownMemberID, 0,
+		return reject(g, hb, model.StatusUnknownMemberID, 0,
 			fmt.Sprintf("member %q is not known to group %q (never joined, or its lease expired); drop all shards and rejoin with memberEpoch 0", hb.MemberID, g.meta.ConsumerGroup))
 	case m.State == model.StateFenced:
-		return g.reject(hb, model.StatusFencedMemberEpoch, m.Epoch,
+		return reject(g, hb, model.StatusFencedMemberEpoch, m.Epoch,
 			fmt.Sprintf("member %q is fenced; stop reading every shard at once and rejoin with memberEpoch 0", hb.MemberID))
 	case m.State == model.StateLeaving:
-		return g.fenceDecision(m.ID, now, fmt.Sprintf("member %q is leaving but sent memberEpoch %d", m.ID, hb.MemberEpoch), r.Held)
+		return fenceDecision(g, m.ID, now, fmt.Sprintf("member %q is leaving but sent memberEpoch %d", m.ID, hb.MemberEpoch), r.Held)
 	case m.Away():
-		return g.reject(hb, model.StatusUnknownMemberID, 0, static.AwayMessage(m))
+		return reject(g, hb, model.StatusUnknownMemberID, 0, static.AwayMessage(m))
 	case hb.InstanceID != "" && hb.InstanceID != m.InstanceID:
-		return g.reject(hb, model.StatusInvalidRequest, 0, fmt.Sprintf("invalid heartbeat: instanceId %q differs from %q, the one member %q joined with; an instanceId is taken only by a join (memberEpoch 0)",
+		return reject(g, hb, model.StatusInvalidRequest, 0, fmt.Sprintf("invalid heartbeat: instanceId %q differs from %q, the one member %q joined with; an instanceId is taken only by a join (memberEpoch 0)",
 			hb.InstanceID, m.InstanceID, hb.MemberID))
 	}
 	atPrev := false
@@ -95,10 +95,10 @@ func (g *Group) heartbeatAt(hb *model.Heartbeat, r answer.Report, now time.Time)
 		// The response that raised the epoch was lost: accept as current.
 		atPrev = true
 	default:
-		return g.fenceDecision(m.ID, now, fmt.Sprintf("memberEpoch %d is stale or ahead (current %d)", hb.MemberEpoch, m.Epoch), r.Held)
+		return fenceDecision(g, m.ID, now, fmt.Sprintf("memberEpoch %d is stale or ahead (current %d)", hb.MemberEpoch, m.Epoch), r.Held)
 	}
 	if s, bad := shardset.FirstMissing(r.Held, m.Assigned, m.Revoking); bad {
-		return g.fenceDecision(m.ID, now, fmt.Sprintf("member %q claims shard %d it was not given", m.ID, s), r.Held)
+		return fenceDecision(g, m.ID, now, fmt.Sprintf("member %q claims shard %d it was not given", m.ID, s), r.Held)
 	}
 	if !atPrev && g.steady(hb, m, now) {
 		return g.steadyDecision(hb, m, now)
@@ -135,10 +135,10 @@ func (g *Group) accepted(hb *model.Heartbeat, r answer.Report, m *model.Member, 
 		c.PrevEpoch = m.PrevEpoch
 	}
 	st, allowed, msg := t.metadataStatus(hb.MetadataVersion)
-	reconcile.Grant(c, allowed && !g.holding(now), g.holderOf)
+	reconcile.Grant(c, allowed && !g.holding(now), g.holder.Of)
 	resp := t.respond(st, c, msg)
 	if g.holding(now) {
-		g.heldResponse(&resp, c, r.Held)
+		heldResponse(g, &resp, c, r.Held)
 	}
 	return Decision{Response: resp, Change: t.change()}
 }

@@ -67,13 +67,13 @@ func (g *Group) OverdueAt(id string) (time.Time, bool) {
 	if m == nil {
 		return time.Time{}, false
 	}
-	return g.overdueAt(m)
+	return overdueAt(g, m)
 }
 
 // overdueAt is when member m becomes overdue (its lease deadline minus one heartbeat
 // interval); ok false when that does not apply: it holds no shard, has no lease, was already
 // marked for this lease, or the interval is not shorter than the lease.
-func (g *Group) overdueAt(m *model.Member) (time.Time, bool) {
+func overdueAt(g *Group, m *model.Member) (time.Time, bool) {
 	if m.State == model.StateExpired || m.LeaseDeadline.IsZero() || len(m.Assigned)+len(m.Revoking) == 0 ||
 		g.cfg.HeartbeatInterval <= 0 || g.cfg.HeartbeatInterval >= g.cfg.LeaseTTL {
 		return time.Time{}, false
@@ -98,7 +98,7 @@ func (g *Group) MarkOverdue(id string, now time.Time) bool {
 	if m == nil {
 		return false
 	}
-	at, ok := g.overdueAt(m)
+	at, ok := overdueAt(g, m)
 	if !ok || now.Before(at) {
 		return false
 	}
@@ -111,7 +111,7 @@ func (g *Group) MarkOverdue(id string, now time.Time) bool {
 
 // othersOverdue reports whether a member other than id is overdue now (marked, and silent
 // since). O(marked members): none in a healthy group.
-func (g *Group) othersOverdue(id string) bool {
+func othersOverdue(g *Group, id string) bool {
 	for other, dl := range g.overdue {
 		if other == id {
 			continue

@@ -13,7 +13,7 @@ import (
 func (g *Group) CheckInvariants() []string {
 	var v []string
 	add := func(format string, args ...any) { v = append(v, fmt.Sprintf(format, args...)) }
-	ids := g.sortedIDs()
+	ids := sortedIDs(g)
 	members := make([]model.Member, len(ids))
 	for i, id := range ids {
 		members[i] = *g.members[id]
@@ -25,7 +25,7 @@ func (g *Group) CheckInvariants() []string {
 	v = append(v, rv...)
 	for s := range g.holder {
 		want := t.Holders[s]
-		if got := g.holderOf(s); got != want {
+		if got := g.holder.Of(s); got != want {
 			add("holder index says shard %d is held by %q, records say %q", s, got, want)
 		}
 	}

@@ -19,7 +19,7 @@ import (
 //     anyone by rejoining) and is reconciled at the current assignment epoch.
 func (g *Group) join(hb *model.Heartbeat, now time.Time) Decision {
 	m := g.members[hb.MemberID]
-	if d, refused := g.instanceRefusal(hb, m); refused {
+	if d, refused := instanceRefusal(g, hb, m); refused {
 		return d
 	}
 	if d, ok := g.handBack(hb, now); ok {
@@ -67,13 +67,13 @@ func (g *Group) join(hb *model.Heartbeat, now time.Time) Decision {
 	// has lost its state (or is a zombie that must be fenced).
 	c.PrevEpoch = 0
 	st, allowed, msg := t.metadataStatus(hb.MetadataVersion)
-	reconcile.Grant(c, allowed && !g.holding(now), g.holderOf)
+	reconcile.Grant(c, allowed && !g.holding(now), g.holder.Of)
 	if msg == "" && m != nil && m.State.InTarget() {
 		msg = fmt.Sprintf("member %q rejoined while known: everything it held is released", m.ID)
 	}
 	resp := t.respond(st, c, msg)
 	if g.holding(now) {
-		g.heldResponse(&resp, c, nil)
+		heldResponse(g, &resp, c, nil)
 	}
 	return Decision{Response: resp, Change: t.change()}
 }

@@ -39,18 +39,18 @@ func (g *Group) leave(hb *model.Heartbeat, r answer.Report, now time.Time) Decis
 		if len(still) > 0 {
 			// It still reads shards the coordinator does not know it has (its lease expired,
 			// or the store lost its record): they may be handed out, so it must stop now.
-			return g.reject(hb, model.StatusUnknownMemberID, 0, fmt.Sprintf(
+			return reject(g, hb, model.StatusUnknownMemberID, 0, fmt.Sprintf(
 				"member %q is not known to group %q (its lease expired, or the coordinator lost its state) but still drains %v; stop reading every shard at once",
 				hb.MemberID, g.meta.ConsumerGroup, still))
 		}
-		return g.reject(hb, model.StatusOK, -1, "")
+		return reject(g, hb, model.StatusOK, -1, "")
 	}
 	if m.State == model.StateFenced && len(still) > 0 {
-		return g.reject(hb, model.StatusFencedMemberEpoch, m.Epoch,
+		return reject(g, hb, model.StatusFencedMemberEpoch, m.Epoch,
 			fmt.Sprintf("member %q is fenced; stop reading every shard at once, then leave again draining nothing", m.ID))
 	}
 	if s, bad := shardset.FirstMissing(still, m.Assigned, m.Revoking); bad {
-		return g.fenceDecision(m.ID, now, fmt.Sprintf("member %q drains shard %d it was not given", m.ID, s), still)
+		return fenceDecision(g, m.ID, now, fmt.Sprintf("member %q drains shard %d it was not given", m.ID, s), still)
 	}
 	t := newTxn(g, now)
 	if m.State.InTarget() {

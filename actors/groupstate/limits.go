@@ -45,7 +45,7 @@ func (g *Group) admit(hb *model.Heartbeat, m *model.Member, now time.Time) (*joi
 	fresh := m == nil || m.State == model.StateExpired
 	counted := m != nil && (m.State.InTarget() || m.State == model.StateLeaving)
 	if g.cfg.MaxMembers > 0 && !counted && g.live+g.leaving >= g.cfg.MaxMembers {
-		d := g.reject(hb, model.StatusRetry, 0, fmt.Sprintf(
+		d := reject(g, hb, model.StatusRetry, 0, fmt.Sprintf(
 			"group %q already has %d members (limit %d, config key %s); retry later, or raise the limit",
 			g.meta.ConsumerGroup, g.live+g.leaving, g.cfg.MaxMembers, model.LimitMembersPerGroup))
 		d.Response.Limit = model.LimitMembersPerGroup
@@ -56,7 +56,7 @@ func (g *Group) admit(hb *model.Heartbeat, m *model.Member, now time.Time) (*joi
 	}
 	b, ok := g.bucket.take(now, g.cfg.JoinRate, g.cfg.JoinBurst)
 	if !ok {
-		d := g.reject(hb, model.StatusRetry, 0, fmt.Sprintf(
+		d := reject(g, hb, model.StatusRetry, 0, fmt.Sprintf(
 			"too many new members are joining group %q (limit %g per second, config key %s); retry in about %s",
 			g.meta.ConsumerGroup, g.cfg.JoinRate, model.LimitJoinsPerSecond, time.Duration(float64(time.Second)/g.cfg.JoinRate).Round(time.Millisecond)))
 		d.Response.Limit = model.LimitJoinsPerSecond

@@ -25,7 +25,7 @@ func (g *Group) temporaryLeave(hb *model.Heartbeat, r answer.Report, now time.Ti
 		return d
 	}
 	if s, bad := shardset.FirstMissing(r.Draining, m.Assigned, m.Revoking); bad {
-		return g.fenceDecision(m.ID, now, fmt.Sprintf("member %q drains shard %d it was not given", m.ID, s), r.Draining)
+		return fenceDecision(g, m.ID, now, fmt.Sprintf("member %q drains shard %d it was not given", m.ID, s), r.Draining)
 	}
 	t := newTxn(g, now)
 	c := t.mutable(m.ID)
@@ -39,7 +39,7 @@ func (g *Group) temporaryLeave(hb *model.Heartbeat, r answer.Report, now time.Ti
 
 // instanceRefusal refuses a join whose instanceId another live member holds (m: the joiner's
 // record, nil if unknown). ok false: the join goes on (handBack may take the instance over).
-func (g *Group) instanceRefusal(hb *model.Heartbeat, m *model.Member) (Decision, bool) {
+func instanceRefusal(g *Group, hb *model.Heartbeat, m *model.Member) (Decision, bool) {
 	owner := g.members[g.instances.Owner(hb.InstanceID)]
 	switch {
 	case owner == nil || owner.ID == hb.MemberID:
@@ -48,10 +48,10 @@ func (g *Group) instanceRefusal(hb *model.Heartbeat, m *model.Member) (Decision,
 		if owner.Principal == "" || owner.Principal == hb.Principal {
 			return Decision{}, false
 		}
-		return g.reject(hb, model.StatusOwnedByAnotherPrincipal, 0, fmt.Sprintf(
+		return reject(g, hb, model.StatusOwnedByAnotherPrincipal, 0, fmt.Sprintf(
 			"instanceId %q of group %q was joined by another principal; only that principal may take it over", hb.InstanceID, g.meta.ConsumerGroup)), true
 	}
-	return g.reject(hb, model.StatusUnreleasedInstanceID, 0, static.RefusedMessage(hb, owner, g.meta.ConsumerGroup)), true
+	return reject(g, hb, model.StatusUnreleasedInstanceID, 0, static.RefusedMessage(hb, owner, g.meta.ConsumerGroup)), true
 }
 
 // handBack evaluates a join of a new memberId with the instanceId of an away member (checked
@@ -78,13 +78,13 @@ func (g *Group) handBack(hb *model.Heartbeat, now time.Time) (Decision, bool) {
 	reconcile.Settle(c, nil, t.meta.AssignmentEpoch, now, g.cfg.RebalanceTimeout, t.revokeBudget(c.ID))
 	c.PrevEpoch = 0
 	st, allowed, msg := t.metadataStatus(hb.MetadataVersion)
-	reconcile.Grant(c, allowed && !g.holding(now), g.holderOf)
+	reconcile.Grant(c, allowed && !g.holding(now), g.holder.Of)
 	if msg == "" {
 		msg = static.HandBackMessage(c, old.ID)
 	}
 	resp := t.respond(st, c, msg)
 	if g.holding(now) {
-		g.heldResponse(&resp, c, nil)
+		heldResponse(g, &resp, c, nil)
 	}
 	return Decision{Response: resp, Change: t.change()}, true
 }

@@ -62,7 +62,7 @@ func (g *Group) steadyDecision(hb *model.Heartbeat, m *model.Member, now time.Ti
 			GroupEpoch: g.meta.GroupEpoch, AssignmentEpoch: g.meta.AssignmentEpoch,
 			MetadataVersion: g.meta.MetadataVersion,
 			Assigned:        shardset.RespSlice(c.Assigned), Pending: shardset.RespSlice(c.Pending),
-			HeartbeatInterval: IntervalFor(g.cfg, model.StatusOK, c, g.othersOverdue(c.ID)),
+			HeartbeatInterval: IntervalFor(g.cfg, model.StatusOK, c, othersOverdue(g, c.ID)),
 		},
 		Change: &sc.change,
 	}

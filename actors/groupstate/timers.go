@@ -17,9 +17,9 @@ func (g *Group) NextDeadline(memberID string) (time.Time, bool) {
 	if m == nil || m.State == model.StateExpired || m.LeaseDeadline.IsZero() {
 		return time.Time{}, false
 	}
-	d := g.dueAt(m, m.LeaseDeadline)
+	d := dueAt(g, m, m.LeaseDeadline)
 	if m.State != model.StateFenced && len(m.Revoking) > 0 && !m.RevokeDeadline.IsZero() {
-		d = earlier(d, g.dueAt(m, m.RevokeDeadline))
+		d = earlier(d, dueAt(g, m, m.RevokeDeadline))
 	}
 	return d, true
 }
@@ -40,7 +40,7 @@ func (g *Group) Expire(memberID string, now time.Time) *Change {
 func (g *Group) Tick(now time.Time) *Change {
 	t := newTxn(g, now)
 	any := false
-	for _, id := range g.sortedIDs() {
+	for _, id := range sortedIDs(g) {
 		if t.due(id) {
 			any = true
 		}
@@ -58,15 +58,15 @@ func (t *txn) due(id string) bool {
 	if m == nil || m.State == model.StateExpired {
 		return false
 	}
-	if m.Away() && len(m.Revoking) > 0 && !t.now.Before(t.g.dueAt(m, m.SessionDeadline)) {
+	if m.Away() && len(m.Revoking) > 0 && !t.now.Before(dueAt(t.g, m, m.SessionDeadline)) {
 		t.holdEnded(id)
 		return true
 	}
-	if !m.LeaseDeadline.IsZero() && !t.now.Before(t.g.dueAt(m, m.LeaseDeadline)) {
+	if !m.LeaseDeadline.IsZero() && !t.now.Before(dueAt(t.g, m, m.LeaseDeadline)) {
 		t.expire(id)
 		return true
 	}
-	if m.State != model.StateFenced && len(m.Revoking) > 0 && !m.RevokeDeadline.IsZero() && !t.now.Before(t.g.dueAt(m, m.RevokeDeadline)) {
+	if m.State != model.StateFenced && len(m.Revoking) > 0 && !m.RevokeDeadline.IsZero() && !t.now.Before(dueAt(t.g, m, m.RevokeDeadline)) {
 		t.fence(id)
 		return true
 	}
@@ -77,7 +77,7 @@ func (t *txn) due(id string) bool {
 // been in that state for Retention. Nil when there is nothing to drop.
 func (g *Group) Prune(now time.Time) *Change {
 	t := newTxn(g, now)
-	for _, id := range g.sortedIDs() {
+	for _, id := range sortedIDs(g) {
 		m := g.members[id]
 		if m.State != model.StateExpired && m.State != model.StateFenced {
 			continue
@@ -85,7 +85,7 @@ func (g *Group) Prune(now time.Time) *Change {
 		if now.Before(m.StateSince.Add(g.cfg.Retention)) {
 			continue
 		}
-		if m.State == model.StateFenced && (m.LeaseDeadline.IsZero() || now.Before(g.dueAt(m, m.LeaseDeadline))) {
+		if m.State == model.StateFenced && (m.LeaseDeadline.IsZero() || now.Before(dueAt(g, m, m.LeaseDeadline))) {
 			continue
 		}
 		t.remove(id)

@@ -226,7 +226,7 @@ func (t *txn) change() *Change {
 		})
 	}
 	if c.Durable {
-		if moves := t.g.fenceMoves(c); len(moves) > 0 {
+		if moves := fenceMoves(t.g, c); len(moves) > 0 {
 			c.moves = &moves
 		}
 	}
@@ -240,7 +240,7 @@ func (t *txn) respond(status model.Status, c *model.Member, msg string) model.Re
 		GroupEpoch: t.meta.GroupEpoch, AssignmentEpoch: t.meta.AssignmentEpoch,
 		MetadataVersion: t.meta.MetadataVersion,
 		Assigned:        shardset.RespSlice(c.Assigned), Pending: shardset.RespSlice(c.Pending), Message: msg,
-		HeartbeatInterval: IntervalFor(t.g.cfg, status, c, t.g.othersOverdue(c.ID)),
+		HeartbeatInterval: IntervalFor(t.g.cfg, status, c, othersOverdue(t.g, c.ID)),
 	}
 }
 
