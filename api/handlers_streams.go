@@ -9,10 +9,10 @@ import (
 
 // streams: GET /coord/v1/streams → {streams:[StreamView]}, only the
 // streams in the user's scope (scopefilter.go).
-func (s *Server) streams(c *fiber.Ctx, _ *noInput) (protocol.StreamsResponse, error) {
-	ctx, cancel := s.ctx()
+func (b *browse) streams(c *fiber.Ctx, _ *noInput) (protocol.StreamsResponse, error) {
+	ctx, cancel := b.ctx()
 	defer cancel()
-	resp, err := s.svc.Streams(ctx)
+	resp, err := b.svc.Streams(ctx)
 	if err != nil {
 		return resp, err
 	}
@@ -26,10 +26,10 @@ func (s *Server) streams(c *fiber.Ctx, _ *noInput) (protocol.StreamsResponse, er
 
 // stream: GET /coord/v1/streams/:streamPrefix → StreamView with its groups;
 // 404 STREAM_NOT_FOUND.
-func (s *Server) stream(c *fiber.Ctx, in *StreamPath) (protocol.StreamView, error) {
-	ctx, cancel := s.ctx()
+func (b *browse) stream(c *fiber.Ctx, in *StreamPath) (protocol.StreamView, error) {
+	ctx, cancel := b.ctx()
 	defer cancel()
-	v, err := s.svc.Stream(ctx, in.StreamPrefix)
+	v, err := b.svc.Stream(ctx, in.StreamPrefix)
 	if err != nil {
 		return v, err
 	}
