@@ -1,12 +1,9 @@
 package api
 
 import (
-	"context"
-
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/redisstream/coordinator/api/edge"
-	"github.com/redisstream/coordinator/coordinator"
 	"github.com/redisstream/coordinator/membersdk/protocol"
 )
 
@@ -14,15 +11,6 @@ import (
 // (typed.go: inputs.go, decodeBody); each checks the body's fields (400)
 // before it calls the Service, and answers with the status SPEC §5 names
 // (the route's opDoc.ok: routes.go).
-
-// admin holds the admin and routing handlers (also handlers_migrations.go,
-// handlers_streamdelete.go).
-type admin struct {
-	svc    coordinator.Service
-	cfg    *Config
-	ctx    func() (context.Context, context.CancelFunc)           // Server.ctx
-	reqCtx func(*fiber.Ctx) (context.Context, context.CancelFunc) // Server.reqCtx
-}
 
 // createStream: POST /coord/v1/streams/:streamPrefix → 201 CreateStreamResponse.
 func (a *admin) createStream(c *fiber.Ctx, in *streamBody[protocol.CreateStreamRequest]) (protocol.CreateStreamResponse, error) {
@@ -71,9 +59,7 @@ func (a *admin) producerRouting(c *fiber.Ctx, in *GroupPath) (protocol.ProducerR
 	ctx, cancel := a.reqCtx(c)
 	defer cancel()
 	resp, err := a.svc.ProducerRouting(ctx, in.StreamPrefix, in.ConsumerGroup)
-	if resp.Shards == nil {
-		resp.Shards = []protocol.RouteShard{}
-	}
+	emptySlice(&resp.Shards)
 	return resp, err
 }
 
@@ -86,12 +72,8 @@ func (a *admin) scale(c *fiber.Ctx, in *streamBody[protocol.ScaleRequest]) (prot
 	ctx, cancel := a.reqCtx(c)
 	defer cancel()
 	resp, err := a.svc.Scale(ctx, in.StreamPrefix, *in.req())
-	if resp.AffectedConsumerGroups == nil {
-		resp.AffectedConsumerGroups = []string{}
-	}
-	if resp.Migrations == nil {
-		resp.Migrations = []protocol.Migration{}
-	}
+	emptySlice(&resp.AffectedConsumerGroups)
+	emptySlice(&resp.Migrations)
 	return resp, err
 }
 
@@ -115,11 +97,21 @@ func (a *admin) rollback(c *fiber.Ctx, in *migrationBody[protocol.RollbackReques
 
 // normalizeGroup turns nil maps into {} so clients never see null summaries.
 func normalizeGroup(g protocol.GroupResponse) protocol.GroupResponse {
-	if g.TargetAssignmentSummary == nil {
-		g.TargetAssignmentSummary = map[string]int{}
-	}
-	if g.CurrentAssignmentSummary == nil {
-		g.CurrentAssignmentSummary = map[string]int{}
-	}
+	emptyMap(&g.TargetAssignmentSummary)
+	emptyMap(&g.CurrentAssignmentSummary)
 	return g
+}
+
+// emptySlice and emptyMap turn a nil slice or map into an empty one, so
+// clients read [] and {} instead of null.
+func emptySlice[T any](s *[]T) {
+	if *s == nil {
+		*s = []T{}
+	}
+}
+
+func emptyMap[K comparable, V any](m *map[K]V) {
+	if *m == nil {
+		*m = map[K]V{}
+	}
 }

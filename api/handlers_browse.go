@@ -1,7 +1,6 @@
 package api
 
 import (
-	"context"
 	"strconv"
 	"strings"
 
@@ -9,30 +8,18 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	"github.com/redisstream/coordinator/coordinator"
 	"github.com/redisstream/coordinator/membersdk/protocol"
 )
 
 // Browsing handlers: read-only views of the data plane (READ role). They
 // never create a group.
 
-// browse holds the browsing handlers (also handlers_streams.go).
-type browse struct {
-	svc coordinator.Service
-	cfg *Config
-	ctx func() (context.Context, context.CancelFunc) // Server.ctx
-}
-
 // offsets: GET /coord/v1/streams/:p/groups/:g/offsets → OffsetsResponse.
 func (b *browse) offsets() func(*fiber.Ctx, *GroupPath) (protocol.OffsetsResponse, error) {
 	return monitorRead(b.ctx, b.svc.Offsets, func(r *protocol.OffsetsResponse) {
-		if r.Shards == nil {
-			r.Shards = []protocol.ShardOffsets{}
-		}
+		emptySlice(&r.Shards)
 		for i := range r.Shards {
-			if r.Shards[i].Consumers.Names == nil {
-				r.Shards[i].Consumers.Names = []protocol.ShardConsumer{}
-			}
+			emptySlice(&r.Shards[i].Consumers.Names)
 		}
 	})
 }
@@ -53,9 +40,7 @@ func (b *browse) messages(c *fiber.Ctx, in *shardPage) (protocol.MessagesRespons
 	ctx, cancel := b.ctx()
 	defer cancel()
 	resp, err := b.svc.Messages(ctx, in.StreamPrefix, shard, from, count)
-	if resp.Messages == nil {
-		resp.Messages = []protocol.StreamMessage{}
-	}
+	emptySlice(&resp.Messages)
 	return resp, err
 }
 

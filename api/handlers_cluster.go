@@ -16,8 +16,6 @@ func (m *monitoring) cluster(*fiber.Ctx, *noInput) (protocol.ClusterResponse, er
 	if err != nil {
 		return resp, err
 	}
-	if resp.Nodes == nil {
-		resp.Nodes = []protocol.ClusterNode{}
-	}
+	emptySlice(&resp.Nodes)
 	return resp, nil
 }

@@ -17,9 +17,7 @@ func (a *admin) streamMigrations(_ *fiber.Ctx, in *StreamPath) (protocol.Migrati
 	ctx, cancel := a.ctx()
 	defer cancel()
 	resp, err := a.svc.StreamMigrations(ctx, in.StreamPrefix)
-	if resp.Migrations == nil {
-		resp.Migrations = []protocol.Migration{}
-	}
+	emptySlice(&resp.Migrations)
 	return resp, err
 }
 

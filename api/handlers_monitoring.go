@@ -8,21 +8,10 @@ import (
 	"github.com/gofiber/fiber/v2/middleware/adaptor"
 
 	"github.com/redisstream/coordinator/api/auth"
-	"github.com/redisstream/coordinator/api/metrics"
-	"github.com/redisstream/coordinator/coordinator"
 	"github.com/redisstream/coordinator/membersdk/protocol"
 )
 
 // Monitoring, debug and metrics handlers: read-only, never create a group.
-
-// monitoring holds the monitoring, debug and metrics handlers (routes.go).
-type monitoring struct {
-	svc      coordinator.Service
-	cfg      *Config
-	ctx      func() (context.Context, context.CancelFunc) // Server.ctx
-	metrics  *metrics.Metrics
-	draining func() bool // Server.Draining
-}
 
 // readyDown is the 503 body of GET /monitoring/ready when the coordinator
 // is DOWN: the health fields (so probes read one shape) plus errorCode and
@@ -109,9 +98,7 @@ func (m *monitoring) groups(c *fiber.Ctx, _ *noInput) (protocol.GroupsResponse, 
 	}
 	streams, groups := auth.RequestScope(c)
 	resp.Groups = auth.ScopedGroups(streams, groups, resp.Groups) // scopefilter.go
-	if resp.Groups == nil {
-		resp.Groups = []protocol.GroupResponse{}
-	}
+	emptySlice(&resp.Groups)
 	for i := range resp.Groups {
 		resp.Groups[i] = normalizeGroup(resp.Groups[i])
 	}
@@ -139,45 +126,29 @@ func (m *monitoring) monitorGroup() func(*fiber.Ctx, *GroupPath) (protocol.Group
 
 func (m *monitoring) members() func(*fiber.Ctx, *GroupPath) (protocol.MembersResponse, error) {
 	return monitorRead(m.ctx, m.svc.Members, func(r *protocol.MembersResponse) {
-		if r.Members == nil {
-			r.Members = []protocol.MemberView{}
-		}
+		emptySlice(&r.Members)
 	})
 }
 
 func (m *monitoring) assignments() func(*fiber.Ctx, *GroupPath) (protocol.AssignmentsResponse, error) {
 	return monitorRead(m.ctx, m.svc.Assignments, func(a *protocol.AssignmentsResponse) {
-		if a.TargetAssignment == nil {
-			a.TargetAssignment = map[string][]protocol.ShardID{}
-		}
-		if a.CurrentAssignments == nil {
-			a.CurrentAssignments = map[string][]protocol.ShardID{}
-		}
-		if a.RevokeProgress == nil {
-			a.RevokeProgress = map[string][]protocol.ShardID{}
-		}
-		if a.RevokeDetails == nil {
-			a.RevokeDetails = []protocol.RevokeDetail{}
-		}
-		if a.InvariantViolations == nil {
-			a.InvariantViolations = []string{}
-		}
+		emptyMap(&a.TargetAssignment)
+		emptyMap(&a.CurrentAssignments)
+		emptyMap(&a.RevokeProgress)
+		emptySlice(&a.RevokeDetails)
+		emptySlice(&a.InvariantViolations)
 	})
 }
 
 func (m *monitoring) consumption() func(*fiber.Ctx, *GroupPath) (protocol.ConsumptionResponse, error) {
 	return monitorRead(m.ctx, m.svc.Consumption, func(r *protocol.ConsumptionResponse) {
-		if r.Rows == nil {
-			r.Rows = []protocol.ConsumptionRow{}
-		}
+		emptySlice(&r.Rows)
 	})
 }
 
 func (m *monitoring) migrations() func(*fiber.Ctx, *GroupPath) (protocol.MigrationsResponse, error) {
 	return monitorRead(m.ctx, m.svc.Migrations, func(r *protocol.MigrationsResponse) {
-		if r.Migrations == nil {
-			r.Migrations = []protocol.Migration{}
-		}
+		emptySlice(&r.Migrations)
 	})
 }
 

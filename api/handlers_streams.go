@@ -18,9 +18,7 @@ func (b *browse) streams(c *fiber.Ctx, _ *noInput) (protocol.StreamsResponse, er
 	}
 	streams, _ := auth.RequestScope(c)
 	resp.Streams = auth.ScopedStreams(streams, resp.Streams)
-	if resp.Streams == nil {
-		resp.Streams = []protocol.StreamView{}
-	}
+	emptySlice(&resp.Streams)
 	return resp, nil
 }
 
@@ -35,8 +33,6 @@ func (b *browse) stream(c *fiber.Ctx, in *StreamPath) (protocol.StreamView, erro
 	}
 	_, groups := auth.RequestScope(c)
 	v.Groups = auth.ScopedGroupNames(groups, v.Groups) // scopefilter.go
-	if v.Groups == nil {
-		v.Groups = []string{}
-	}
+	emptySlice(&v.Groups)
 	return v, nil
 }

@@ -1,11 +1,15 @@
 package api
 
 import (
+	"context"
+
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/redisstream/coordinator/api/auth"
 	"github.com/redisstream/coordinator/api/console"
+	"github.com/redisstream/coordinator/api/metrics"
 	"github.com/redisstream/coordinator/api/openapi"
+	"github.com/redisstream/coordinator/coordinator"
 	"github.com/redisstream/coordinator/membersdk/protocol"
 )
 
@@ -72,9 +76,8 @@ func (s *Server) routes() {
 		head  = fiber.MethodHead
 	)
 	d := routeDocs
-	s.admin = &admin{svc: s.svc, cfg: &s.cfg, ctx: s.ctx, reqCtx: s.reqCtx}
-	s.browse = &browse{svc: s.svc, cfg: &s.cfg, ctx: s.ctx}
-	s.mon = &monitoring{svc: s.svc, cfg: &s.cfg, ctx: s.ctx, metrics: s.metrics, draining: s.Draining}
+	h := handlers{svc: s.svc, cfg: &s.cfg, ctx: s.ctx, reqCtx: s.reqCtx, metrics: s.metrics, draining: s.Draining}
+	s.admin, s.browse, s.mon = (*admin)(&h), (*browse)(&h), (*monitoring)(&h)
 	s.raw(route{post, group + "/members/:memberId/heartbeat", auth.AccessMember, nil, nil, d.heartbeat}, s.heartbeat)
 
 	handle(s, route{get, v1 + "/streams", auth.AccessRead, nil, nil, d.streams}, s.browse.streams)
@@ -119,6 +122,23 @@ func (s *Server) routes() {
 	s.addRoute(route{method: get, path: console.Path, need: auth.AccessPublic}, console.Handler)
 	s.addRoute(route{method: get, path: console.Path + "/*", need: auth.AccessPublic}, console.Handler)
 }
+
+// handlers is what the handler groups (admin, browse, monitoring: handlers_*.go)
+// take from the Server; each group is its own type with its own methods.
+type handlers struct {
+	svc      coordinator.Service
+	cfg      *Config
+	ctx      func() (context.Context, context.CancelFunc)
+	reqCtx   func(*fiber.Ctx) (context.Context, context.CancelFunc)
+	metrics  *metrics.Metrics
+	draining func() bool
+}
+
+type (
+	admin      handlers
+	browse     handlers
+	monitoring handlers
+)
 
 // route is one registered route: where, who may call it, its rate limit
 // key (admin mutations and login: also audited), an optional guard around
