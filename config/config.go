@@ -19,6 +19,7 @@ type Config struct {
 	Store        Store        `koanf:"store"`
 	Auth         Auth         `koanf:"auth"`
 	Coordination Coordination `koanf:"coordination"`
+	Assignment   Assignment   `koanf:"assignment"`
 	Groups       Groups       `koanf:"groups"`
 	Defaults     Defaults     `koanf:"defaults"`
 	Limits       Limits       `koanf:"limits"`

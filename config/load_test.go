@@ -74,6 +74,8 @@ var precedenceCases = []precedenceCase{
 	{key: "limits.members-per-group", file: "10", env: "20", flag: "30"},
 	{key: "limits.joins-per-second", file: "1.5", env: "2.5", flag: "3.5"},
 	{key: "limits.join-burst", file: "10", env: "20", flag: "30"},
+	{key: "assignment.max-moves-per-round", file: "16", env: "32", flag: "64"},
+	{key: "assignment.max-moves-fraction", file: "0.05", env: "0.1", flag: "0.25"},
 	{key: "limits.retained-members-per-group", file: "10", env: "20", flag: "30"},
 	{key: "limits.browse-max-count", file: "10", env: "20", flag: "30"},
 	{key: "cluster.name", file: "a", env: "b", flag: "c"},

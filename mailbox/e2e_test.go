@@ -196,9 +196,9 @@ func TestMailboxACLConfinesAPrincipal(t *testing.T) {
 		t.Fatalf("BLPOP of bob's reply list as alice: %v, want NOPERM", err)
 	}
 	for _, cmd := range [][]any{
-		{"XRANGE", "rsc:{mb:alice}:requests", "-", "+"}, // read the requests (others' bodies)
-		{"LPUSH", "rsc:{mb:alice}:reply:orders|g|a", "forged"},   // forge a reply
-		{"DEL", "rsc:{mb:alice}:requests"},              // drop the stream
+		{"XRANGE", "rsc:{mb:alice}:requests", "-", "+"},        // read the requests (others' bodies)
+		{"LPUSH", "rsc:{mb:alice}:reply:orders|g|a", "forged"}, // forge a reply
+		{"DEL", "rsc:{mb:alice}:requests"},                     // drop the stream
 		{"XGROUP", "DESTROY", "rsc:{mb:alice}:requests", "coordinator"},
 	} {
 		if err := alice.Do(ctx, cmd...).Err(); err == nil || !strings.HasPrefix(err.Error(), "NOPERM") {

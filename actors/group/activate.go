@@ -10,7 +10,9 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
+	"github.com/redisstream/coordinator/actors/group/groupmsg"
 	"github.com/redisstream/coordinator/actors/groupstate"
+	"github.com/redisstream/coordinator/actors/groupstate/model"
 	"github.com/redisstream/coordinator/persistence"
 )
 
@@ -25,8 +27,8 @@ func (a *groupActor) activate(ctx actor.Context) error {
 	defer cancel()
 	stream, err := a.deps.Store.GetStream(sctx, a.key.StreamPrefix)
 	if errors.Is(err, persistence.ErrNotFound) {
-		a.lastErr = ErrStreamMissing
-		return fmt.Errorf("activate %s: %w", a.key, ErrStreamMissing)
+		a.lastErr = groupmsg.ErrStreamMissing
+		return fmt.Errorf("activate %s: %w", a.key, groupmsg.ErrStreamMissing)
 	}
 	if err != nil {
 		a.lastErr = err
@@ -168,11 +170,11 @@ func (a *groupActor) takeover(snap persistence.GroupSnapshot) (time.Time, error)
 // at now − HandoverAge); one that cannot be decoded is ignored. Fresh leases,
 // and the hand-over grace, count from leasesFrom (≥ now: when the activation
 // starts answering).
-func restore(rules groupstate.Config, key persistence.GroupKey, stream persistence.StreamRecord, snap persistence.GroupSnapshot, now, leasesFrom time.Time) (*groupstate.Group, error) {
+func restore(rules model.Config, key persistence.GroupKey, stream persistence.StreamRecord, snap persistence.GroupSnapshot, now, leasesFrom time.Time) (*groupstate.Group, error) {
 	if snap.Meta == nil {
 		return groupstate.New(rules, key.StreamPrefix, key.ConsumerGroup, shardSet(stream), stream.MetadataVersion), nil
 	}
-	var meta groupstate.Meta
+	var meta model.Meta
 	if err := json.Unmarshal(snap.Meta, &meta); err != nil {
 		return nil, fmt.Errorf("decode stored group meta: %w", err)
 	}
@@ -181,9 +183,9 @@ func restore(rules groupstate.Config, key persistence.GroupKey, stream persisten
 		ids = append(ids, id)
 	}
 	sort.Strings(ids)
-	members := make([]groupstate.Member, 0, len(ids))
+	members := make([]model.Member, 0, len(ids))
 	for _, id := range ids {
-		var m groupstate.Member
+		var m model.Member
 		if err := json.Unmarshal(snap.Members[id], &m); err != nil {
 			return nil, fmt.Errorf("decode stored member %q: %w", id, err)
 		}

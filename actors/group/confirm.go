@@ -7,7 +7,7 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
-	"github.com/redisstream/coordinator/actors/groupstate"
+	"github.com/redisstream/coordinator/actors/groupstate/model"
 	"github.com/redisstream/coordinator/membersdk/protocol"
 	"github.com/redisstream/coordinator/persistence"
 )
@@ -38,7 +38,7 @@ type StoreLost struct{ Until time.Time }
 // reading before a new activation can hand its shards to anyone. A new
 // activation that fenced a live owner waits Validity after telling it (see
 // takeover) before it answers.
-func Validity(rules groupstate.Config) time.Duration {
+func Validity(rules model.Config) time.Duration {
 	v := rules.LeaseTTL / 6
 	if v < 30*time.Millisecond {
 		v = 30 * time.Millisecond
@@ -47,7 +47,7 @@ func Validity(rules groupstate.Config) time.Duration {
 }
 
 // ConfirmInterval is how often the node renews its record: a third of Validity.
-func ConfirmInterval(rules groupstate.Config) time.Duration { return Validity(rules) / 3 }
+func ConfirmInterval(rules model.Config) time.Duration { return Validity(rules) / 3 }
 
 func (a *groupActor) validity() time.Duration { return Validity(a.deps.Rules) }
 

@@ -8,7 +8,7 @@ import (
 
 	"github.com/redisstream/coordinator/actors/group/groupdeps"
 	"github.com/redisstream/coordinator/actors/group/memberactor"
-	"github.com/redisstream/coordinator/actors/groupstate"
+	"github.com/redisstream/coordinator/actors/groupstate/model"
 	"github.com/redisstream/coordinator/persistence"
 )
 
@@ -18,7 +18,7 @@ import (
 type Deps struct {
 	Store       persistence.Store
 	Provisioner persistence.Provisioner
-	Rules       groupstate.Config
+	Rules       model.Config
 	NodeID      string
 	// Owner names this node incarnation in the store (persistence.OwnerName);
 	// default NodeID.
@@ -27,14 +27,16 @@ type Deps struct {
 	// (groups.idle-passivation). Zero: never.
 	IdlePassivation time.Duration
 	// Node is the node this group actor runs on (default NopNode).
-	Node Node
-	// Now is the node's one clock (host.Options.Now): every deadline a group
-	// checks was set with it. Default time.Now; tests may replace it.
+	Node groupdeps.
+		// Now is the node's one clock (host.Options.Now): every deadline a group
+		// checks was set with it. Default time.Now; tests may replace it.
+		Node
+
 	Now func() time.Time
 	// StoreTimeout bounds each store call made from inside an actor.
 	StoreTimeout time.Duration
 	Logger       *slog.Logger
-	Metrics      Metrics
+	Metrics      groupdeps.Metrics
 
 	// Receiver middleware of group and member actors; tests use them to make an
 	// actor fail on purpose (supervision tests).
@@ -61,7 +63,7 @@ func (d *Deps) withDefaults() *Deps {
 		c.Owner = c.NodeID
 	}
 	if c.Node == nil {
-		c.Node = NopNode{}
+		c.Node = groupdeps.NopNode{}
 	}
 	c.memberProps = memberactor.Props(c.Now, c.memberHooks...)
 	return &c

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/redisstream/coordinator/actors/group/events"
+	"github.com/redisstream/coordinator/actors/group/groupmsg"
 	"github.com/redisstream/coordinator/membersdk/protocol"
 )
 
@@ -25,7 +26,7 @@ func TestRecentEventsKeepsTheLatest(t *testing.T) {
 
 func recent(t *testing.T, s *shell) []protocol.MemberEvent {
 	t.Helper()
-	d := s.ask(&DescribeRequest{}).(*Description)
+	d := s.ask(&groupmsg.DescribeRequest{}).(*groupmsg.Description)
 	require.NoError(t, d.Err)
 	return d.Members.RecentEvents
 }
@@ -64,7 +65,7 @@ func TestMembersViewListsFencingsAndExpiries(t *testing.T) {
 		s.system.Root.Send(s.pid, &NodeConfirmed{Start: clk.Now()})
 		s.beat("a", m.Epoch, m.Assigned...)
 		m, _ = member(s.debug(), "a")
-		s.system.Root.Send(s.pid, &PruneTick{})
+		s.system.Root.Send(s.pid, &groupmsg.PruneTick{})
 		ev = recent(t, s)
 	}
 	require.Len(t, ev, 2)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/redisstream/coordinator/actors/group/groupmsg"
 	"github.com/redisstream/coordinator/membersdk/protocol"
 	"github.com/redisstream/coordinator/persistence"
 )
@@ -20,7 +21,7 @@ func (s *shell) beatRevoked(id string, epoch int64, owned []int, released ...int
 	for _, sh := range released {
 		req.RevokingShards = append(req.RevokingShards, protocol.RevokingShard{Shard: protocol.ShardID{ShardIndex: sh}, State: "REVOKED"})
 	}
-	return s.ask(&HeartbeatRequest{PathMemberID: id, Request: req}).(*HeartbeatReply).Response
+	return s.ask(&groupmsg.HeartbeatRequest{PathMemberID: id, Request: req}).(*groupmsg.HeartbeatReply).Response
 }
 
 // checkFences asserts the fence invariants after a step: every fence names
@@ -100,7 +101,7 @@ func TestFenceFollowsAHandOff(t *testing.T) {
 		clk.Advance(500 * time.Millisecond)
 		s.system.Root.Send(s.pid, &NodeConfirmed{Start: clk.Now()})
 		b = s.beat("b", b.MemberEpoch, protocol.Indexes(b.Assignment.AssignedShards)...)
-		s.system.Root.Send(s.pid, &PruneTick{}) // runs the timers now (member actors run on wall time)
+		s.system.Root.Send(s.pid, &groupmsg.PruneTick{}) // runs the timers now (member actors run on wall time)
 		if ma, _ := member(s.debug(), "a"); ma.State == "EXPIRED" {
 			break
 		}
@@ -177,7 +178,7 @@ func TestDeleteClearsFences(t *testing.T) {
 	s := newShell(t, rules, time.Now)
 	a := s.beat("a", 0)
 	s.checkFences("a joins", a)
-	d := s.ask(&DeleteRequest{Force: true}).(*DeleteReply)
+	d := s.ask(&groupmsg.DeleteRequest{Force: true}).(*groupmsg.DeleteReply)
 	require.NoError(t, d.Err)
 	require.True(t, d.Deleted)
 	for sh := 0; sh < 4; sh++ {
@@ -226,7 +227,7 @@ func TestFencedMemberKeepsItsFencesUntilExpiry(t *testing.T) {
 		clk.Advance(500 * time.Millisecond)
 		s.system.Root.Send(s.pid, &NodeConfirmed{Start: clk.Now()})
 		b = s.beat("b", b.MemberEpoch, protocol.Indexes(b.Assignment.AssignedShards)...)
-		s.system.Root.Send(s.pid, &PruneTick{})
+		s.system.Root.Send(s.pid, &groupmsg.PruneTick{})
 	}
 	// a keeps heartbeating (draining) past the rebalance timeout: it is fenced.
 	state := ""
@@ -237,7 +238,7 @@ func TestFencedMemberKeepsItsFencesUntilExpiry(t *testing.T) {
 		for _, sh := range m.Revoking {
 			req.RevokingShards = append(req.RevokingShards, protocol.RevokingShard{Shard: protocol.ShardID{ShardIndex: sh}, State: "DRAINING"})
 		}
-		s.ask(&HeartbeatRequest{PathMemberID: "a", Request: req})
+		s.ask(&groupmsg.HeartbeatRequest{PathMemberID: "a", Request: req})
 		ma, _ := member(s.debug(), "a")
 		state = ma.State
 	}
@@ -270,7 +271,7 @@ func TestFailedDeleteRestoresFences(t *testing.T) {
 	s := newShell(t, rules, time.Now)
 	a := s.beat("a", 0)
 	s.store.SetUnavailable(true)
-	d := s.ask(&DeleteRequest{Force: true}).(*DeleteReply)
+	d := s.ask(&groupmsg.DeleteRequest{Force: true}).(*groupmsg.DeleteReply)
 	require.Error(t, d.Err)
 	require.False(t, d.Deleted)
 	require.Equal(t, "", s.prov.Fence(key.StreamPrefix, key.ConsumerGroup, 0).Owner, "cleared before the delete")

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/redisstream/coordinator/actors/group/groupdeps"
+	"github.com/redisstream/coordinator/actors/group/groupmsg"
 	"github.com/redisstream/coordinator/persistence"
 	"github.com/redisstream/coordinator/persistence/memstore"
 )
@@ -52,7 +53,7 @@ func TestFenceWritesAreCounted(t *testing.T) {
 	require.Equal(t, int64(4), fc.set.Load(), "steady heartbeats write no fence")
 	require.Len(t, s.prov.FenceLog(), 4)
 
-	d := s.ask(&DeleteRequest{Force: true}).(*DeleteReply)
+	d := s.ask(&groupmsg.DeleteRequest{Force: true}).(*groupmsg.DeleteReply)
 	require.NoError(t, d.Err)
 	require.Equal(t, int64(4), fc.clear.Load(), "deleting the group clears the 4 fences")
 	require.Equal(t, int64(len(s.prov.FenceLog())), fc.set.Load()+fc.clear.Load(), "one count per fence write")

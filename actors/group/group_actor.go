@@ -17,6 +17,7 @@ import (
 	"github.com/redisstream/coordinator/actors/group/groupwire"
 	"github.com/redisstream/coordinator/actors/group/memberactor"
 	"github.com/redisstream/coordinator/actors/groupstate"
+	"github.com/redisstream/coordinator/actors/groupstate/model"
 	"github.com/redisstream/coordinator/actors/wire"
 	"github.com/redisstream/coordinator/membersdk/protocol"
 	"github.com/redisstream/coordinator/persistence"
@@ -58,12 +59,12 @@ type groupActor struct {
 	// servableFrom: after fencing a live previous owner, answer nobody before this
 	// (that owner's activation stops answering within validity of being told).
 	servableFrom time.Time
-	needsCheck   bool             // a takeover was announced; no round counts until a read confirms
-	liveMarked   bool             // the live-group index holds this group for this activation
-	idleSince    time.Time        // since when no member occupies the group (zero: occupied)
-	carry        *groupstate.Meta // epochs to continue from after the store lost the group
-	lastErr      error            // why the last activation or write failed
-	stopped      bool             // fenced or deleted: answer RETRY until the actor is gone
+	needsCheck   bool        // a takeover was announced; no round counts until a read confirms
+	liveMarked   bool        // the live-group index holds this group for this activation
+	idleSince    time.Time   // since when no member occupies the group (zero: occupied)
+	carry        *model.Meta // epochs to continue from after the store lost the group
+	lastErr      error       // why the last activation or write failed
+	stopped      bool        // fenced or deleted: answer RETRY until the actor is gone
 
 	members  map[string]memberRef // the member actors (armMember)
 	progress map[string][]protocol.ShardProgress
@@ -147,7 +148,7 @@ func (a *groupActor) Receive(ctx actor.Context) {
 			return
 		}
 		a.commit(ctx, a.state.Tick(a.deps.Now()))
-	case *PruneTick:
+	case *groupmsg.PruneTick:
 		if a.ready(ctx) == nil {
 			now := a.deps.Now()
 			// Also a safety net for member timers: protoactor-go's receive-timeout race
@@ -173,8 +174,8 @@ func (a *groupActor) Receive(ctx actor.Context) {
 		}
 		out.Node, out.ActivationEpoch = a.deps.NodeID, a.activation
 		ctx.Respond(out)
-	case *HeartbeatRequest:
-		reply := &HeartbeatReply{Response: a.heartbeat(ctx, msg)}
+	case *groupmsg.HeartbeatRequest:
+		reply := &groupmsg.HeartbeatReply{Response: a.heartbeat(ctx, msg)}
 		if msg.Reply != nil {
 			msg.Reply <- reply // room for one, and only this actor answers it
 			return
@@ -193,27 +194,27 @@ func (a *groupActor) handle(ctx actor.Context, msg any) any {
 	a.reqID = groupmsg.RequestID(msg)
 	defer func() { a.reqID = "" }()
 	switch msg := msg.(type) {
-	case *HeartbeatRequest:
-		return &HeartbeatReply{Response: a.heartbeat(ctx, msg)}
-	case *DescribeRequest:
+	case *groupmsg.HeartbeatRequest:
+		return &groupmsg.HeartbeatReply{Response: a.heartbeat(ctx, msg)}
+	case *groupmsg.DescribeRequest:
 		if err := a.ready(ctx); err != nil {
-			return &Description{Err: err}
+			return &groupmsg.Description{Err: err}
 		}
 		return a.describe()
-	case *SampleRequest:
+	case *groupmsg.SampleRequest:
 		return a.sample(ctx)
-	case *DebugRequest:
+	case *groupmsg.DebugRequest:
 		return a.debug(ctx)
-	case *DeleteRequest:
+	case *groupmsg.DeleteRequest:
 		return a.delete(ctx, msg)
-	case *ResizeRequest:
-		return &ErrorReply{Err: a.resize(ctx, msg)}
-	case *ReleaseRequest:
+	case *groupmsg.ResizeRequest:
+		return &groupmsg.ErrorReply{Err: a.resize(ctx, msg)}
+	case *groupmsg.ReleaseRequest:
 		if !a.stopped && a.state != nil {
 			a.release(ctx, "node shutting down")
 		}
-		return &ErrorReply{}
-	case *TouchRequest:
+		return &groupmsg.ErrorReply{}
+	case *groupmsg.TouchRequest:
 		err := a.ready(ctx)
 		if err == nil && !a.stopped {
 			// The sweep activated this group for its deadlines: evaluate them now.
@@ -221,7 +222,7 @@ func (a *groupActor) handle(ctx actor.Context, msg any) any {
 				a.commit(ctx, a.state.Tick(now))
 			}
 		}
-		return &ErrorReply{Err: err}
+		return &groupmsg.ErrorReply{Err: err}
 	}
 	return nil
 }
@@ -316,7 +317,7 @@ func (a *groupActor) halt(ctx actor.Context) {
 	ctx.Poison(ctx.Self())
 }
 
-func (a *groupActor) resize(ctx actor.Context, msg *ResizeRequest) error {
+func (a *groupActor) resize(ctx actor.Context, msg *groupmsg.ResizeRequest) error {
 	if err := a.ready(ctx); err != nil {
 		return err
 	}
@@ -363,19 +364,19 @@ func (a *groupActor) resize(ctx actor.Context, msg *ResizeRequest) error {
 	return nil
 }
 
-func (a *groupActor) delete(ctx actor.Context, msg *DeleteRequest) *DeleteReply {
+func (a *groupActor) delete(ctx actor.Context, msg *groupmsg.DeleteRequest) *groupmsg.DeleteReply {
 	if err := a.ready(ctx); err != nil {
-		return &DeleteReply{Err: err}
+		return &groupmsg.DeleteReply{Err: err}
 	}
 	// LEAVING members still drain and FENCED ones may still read their shards: a re-created
 	// group would hand those out at once, so they count as live here.
 	live := a.state.Occupied()
 	if live > 0 && !msg.Force {
-		return &DeleteReply{LiveMembers: live}
+		return &groupmsg.DeleteReply{LiveMembers: live}
 	}
 	cleared, err := a.fenceBook().Clear(a.state)
 	if err != nil {
-		return &DeleteReply{LiveMembers: live, Err: err} // nothing deleted; the caller may retry
+		return &groupmsg.DeleteReply{LiveMembers: live, Err: err} // nothing deleted; the caller may retry
 	}
 	sctx, cancel := a.storeCtx()
 	defer cancel()
@@ -388,11 +389,11 @@ func (a *groupActor) delete(ctx actor.Context, msg *DeleteRequest) *DeleteReply 
 		} else {
 			a.unsure = true // the delete may have landed
 		}
-		return &DeleteReply{LiveMembers: live, Err: err}
+		return &groupmsg.DeleteReply{LiveMembers: live, Err: err}
 	}
 	if a.liveMarked {
 		_ = a.deps.Store.UnmarkLive(sctx, a.key, a.activation)
 	}
 	a.stop(ctx, "group deleted")
-	return &DeleteReply{Deleted: true, LiveMembers: live}
+	return &groupmsg.DeleteReply{Deleted: true, LiveMembers: live}
 }

@@ -11,7 +11,9 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/stretchr/testify/require"
 
+	"github.com/redisstream/coordinator/actors/group/groupmsg"
 	"github.com/redisstream/coordinator/actors/groupstate"
+	"github.com/redisstream/coordinator/actors/groupstate/model"
 	"github.com/redisstream/coordinator/membersdk/protocol"
 	"github.com/redisstream/coordinator/persistence"
 	"github.com/redisstream/coordinator/persistence/memstore"
@@ -41,7 +43,7 @@ type shell struct {
 	manual atomic.Bool  // the test sends NodeConfirmed itself
 }
 
-func newShell(t *testing.T, rules groupstate.Config, now func() time.Time) *shell {
+func newShell(t *testing.T, rules model.Config, now func() time.Time) *shell {
 	t.Helper()
 	s := &shell{t: t, system: actor.NewActorSystem(), store: memstore.New(), prov: memstore.NewProvisioner()}
 	// Shutdown stops no actors: stop every group actor (and its member actors) first, or member
@@ -105,24 +107,24 @@ func (s *shell) beat(id string, epoch int64, owned ...int) protocol.HeartbeatRes
 	s.t.Helper()
 	req := protocol.HeartbeatRequest{ProtocolVersion: 1, RequestID: fmt.Sprintf("%s-%d", id, epoch), MemberID: id,
 		MemberEpoch: epoch, OwnedShards: protocol.ShardIDs(owned)}
-	return s.ask(&HeartbeatRequest{PathMemberID: id, Request: req}).(*HeartbeatReply).Response
+	return s.ask(&groupmsg.HeartbeatRequest{PathMemberID: id, Request: req}).(*groupmsg.HeartbeatReply).Response
 }
 
-func (s *shell) debug() *DebugState {
+func (s *shell) debug() *groupmsg.DebugState {
 	s.t.Helper()
-	return s.ask(&DebugRequest{}).(*DebugState)
+	return s.ask(&groupmsg.DebugRequest{}).(*groupmsg.DebugState)
 }
 
-func member(d *DebugState, id string) (DebugMember, bool) {
+func member(d *groupmsg.DebugState, id string) (groupmsg.DebugMember, bool) {
 	for _, m := range d.Members {
 		if m.ID == id {
 			return m, true
 		}
 	}
-	return DebugMember{}, false
+	return groupmsg.DebugMember{}, false
 }
 
-var rules = groupstate.Config{HeartbeatInterval: time.Second, LeaseTTL: 10 * time.Second, RebalanceTimeout: 10 * time.Second, Retention: time.Hour}
+var rules = model.Config{HeartbeatInterval: time.Second, LeaseTTL: 10 * time.Second, RebalanceTimeout: 10 * time.Second, Retention: time.Hour}
 
 func TestNewGroupCreatesConsumerGroupBeforeAssigning(t *testing.T) {
 	s := newShell(t, rules, time.Now)
@@ -191,15 +193,15 @@ func TestLeaseExpiresThroughTheMemberActorTimer(t *testing.T) {
 	deadline := time.Now().Add(5 * time.Second)
 	for time.Now().Before(deadline) {
 		a = s.beat("a", a.MemberEpoch, protocol.Indexes(a.Assignment.AssignedShards)...)
-		if m, _ := member(s.debug(), "b"); m.State == string(groupstate.StateExpired) {
+		if m, _ := member(s.debug(), "b"); m.State == string(model.StateExpired) {
 			break
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
 	m, _ := member(s.debug(), "b")
-	require.Equal(t, string(groupstate.StateExpired), m.State)
+	require.Equal(t, string(model.StateExpired), m.State)
 	ma, _ := member(s.debug(), "a")
-	require.Equal(t, string(groupstate.StateActive), ma.State, "a kept heartbeating: its timer was re-armed every time")
+	require.Equal(t, string(model.StateActive), ma.State, "a kept heartbeating: its timer was re-armed every time")
 }
 
 func TestNewerActivationFencesTheOldOne(t *testing.T) {
@@ -211,10 +213,10 @@ func TestNewerActivationFencesTheOldOne(t *testing.T) {
 	require.Equal(t, protocol.StatusOK, r.Status)
 
 	// The old activation tries to write and learns it is fenced.
-	res, err := s.system.Root.RequestFuture(old, &HeartbeatRequest{PathMemberID: "c", Request: protocol.HeartbeatRequest{
+	res, err := s.system.Root.RequestFuture(old, &groupmsg.HeartbeatRequest{PathMemberID: "c", Request: protocol.HeartbeatRequest{
 		ProtocolVersion: 1, RequestID: "c", MemberID: "c"}}, 5*time.Second).Result()
 	require.NoError(t, err)
-	require.Equal(t, protocol.StatusRetry, res.(*HeartbeatReply).Response.Status)
+	require.Equal(t, protocol.StatusRetry, res.(*groupmsg.HeartbeatReply).Response.Status)
 	_ = a
 	snap, err := s.store.LoadGroup(context.Background(), key)
 	require.NoError(t, err)
@@ -233,7 +235,7 @@ func TestRecoveryGivesEveryMemberAFreshLease(t *testing.T) {
 	d := s.debug()
 	m, ok := member(d, "a")
 	require.True(t, ok)
-	require.NotEqual(t, string(groupstate.StateExpired), m.State)
+	require.NotEqual(t, string(model.StateExpired), m.State)
 	require.InDelta(t, rules.LeaseTTL.Milliseconds(), m.LeaseLeftMs, 50)
 	r := s.beat("a", a.MemberEpoch, protocol.Indexes(a.Assignment.AssignedShards)...)
 	require.Equal(t, protocol.StatusOK, r.Status)
@@ -245,10 +247,10 @@ func TestUnknownStreamIsUnknownMember(t *testing.T) {
 	s := newShell(t, rules, time.Now)
 	other := persistence.GroupKey{StreamPrefix: "missing", ConsumerGroup: "workers"}
 	pid := s.system.Root.Spawn(Props(other, s.deps))
-	res, err := s.system.Root.RequestFuture(pid, &HeartbeatRequest{PathMemberID: "a", Request: protocol.HeartbeatRequest{
+	res, err := s.system.Root.RequestFuture(pid, &groupmsg.HeartbeatRequest{PathMemberID: "a", Request: protocol.HeartbeatRequest{
 		ProtocolVersion: 1, RequestID: "r", MemberID: "a"}}, 5*time.Second).Result()
 	require.NoError(t, err)
-	require.Equal(t, protocol.StatusUnknownMemberID, res.(*HeartbeatReply).Response.Status)
+	require.Equal(t, protocol.StatusUnknownMemberID, res.(*groupmsg.HeartbeatReply).Response.Status)
 }
 
 func TestStoreOutageAnswersRetryThenResumesWithFreshLeases(t *testing.T) {
@@ -278,7 +280,7 @@ func TestStoreOutageAnswersRetryThenResumesWithFreshLeases(t *testing.T) {
 func TestExpiredRequestIsNotEvaluated(t *testing.T) {
 	s := newShell(t, rules, time.Now)
 	req := protocol.HeartbeatRequest{ProtocolVersion: 1, RequestID: "late", MemberID: "a"}
-	r := s.ask(&HeartbeatRequest{PathMemberID: "a", Request: req, Deadline: time.Now().Add(-time.Millisecond)}).(*HeartbeatReply).Response
+	r := s.ask(&groupmsg.HeartbeatRequest{PathMemberID: "a", Request: req, Deadline: time.Now().Add(-time.Millisecond)}).(*groupmsg.HeartbeatReply).Response
 	require.Equal(t, protocol.StatusRetry, r.Status)
 	_, known := member(s.debug(), "a")
 	require.False(t, known, "a request nobody waits for any more must change nothing")

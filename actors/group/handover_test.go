@@ -6,8 +6,10 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/redisstream/coordinator/actors/group/groupmsg"
 	"github.com/redisstream/coordinator/actors/group/views"
 	"github.com/redisstream/coordinator/actors/groupstate"
+	"github.com/redisstream/coordinator/actors/groupstate/model"
 	"github.com/redisstream/coordinator/membersdk/protocol"
 )
 
@@ -78,7 +80,7 @@ func TestReleaseHandsTheLeasesOver(t *testing.T) {
 
 	for i := 0; i < 3; i++ { // three graceful moves, 1s apart
 		round(time.Second)
-		require.IsType(t, &ErrorReply{}, s.ask(&ReleaseRequest{}))
+		require.IsType(t, &groupmsg.ErrorReply{}, s.ask(&groupmsg.ReleaseRequest{}))
 		s.spawn()
 		require.Equal(t, views.Stamp(deadA), leaseOf("a"), "move %d: the dead member keeps its deadline", i)
 		require.Equal(t, views.Stamp(deadlineB), leaseOf("b"), "move %d", i)
@@ -97,13 +99,13 @@ func TestReleaseHandsTheLeasesOver(t *testing.T) {
 
 	// An activation the store has not confirmed for longer than the validity hands nothing over.
 	clk.Advance(Validity(rules) + time.Millisecond)
-	require.IsType(t, &ErrorReply{}, s.ask(&ReleaseRequest{}))
+	require.IsType(t, &groupmsg.ErrorReply{}, s.ask(&groupmsg.ReleaseRequest{}))
 	s.spawn()
 	require.Equal(t, views.Stamp(clk.Now().Add(rules.LeaseTTL)), leaseOf("a"), "fresh lease after an unconfirmed release")
 
 	// A slow move (nobody hosted the group for longer than TTL − interval): fresh leases.
 	round(time.Second)
-	require.IsType(t, &ErrorReply{}, s.ask(&ReleaseRequest{}))
+	require.IsType(t, &groupmsg.ErrorReply{}, s.ask(&groupmsg.ReleaseRequest{}))
 	clk.Advance(groupstate.SlowMove(rules) + time.Millisecond)
 	s.spawn()
 	require.Equal(t, views.Stamp(clk.Now().Add(rules.LeaseTTL)), leaseOf("a"), "fresh lease after a slow move")
@@ -117,7 +119,7 @@ func FuzzHandover(f *testing.F) {
 	f.Add([]byte(`{"v":1,"members":{"a":{"hb":-1,"lease":-99999999999},"b":{"lease":1}}}`))
 	g := groupstate.New(rules, "orders", "workers", 4, 1)
 	for _, id := range []string{"a", "b"} {
-		g.Apply(g.Heartbeat(groupstate.Heartbeat{ProtocolVersion: 1, RequestID: id, PathMemberID: id, MemberID: id}, at).Change)
+		g.Apply(g.Heartbeat(model.Heartbeat{ProtocolVersion: 1, RequestID: id, PathMemberID: id, MemberID: id}, at).Change)
 	}
 	meta, members := g.Meta(), g.Members()
 	f.Fuzz(func(t *testing.T, data []byte) {

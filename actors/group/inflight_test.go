@@ -6,12 +6,13 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/redisstream/coordinator/actors/group/groupmsg"
 	"github.com/redisstream/coordinator/membersdk/protocol"
 )
 
 func revokeDetails(t *testing.T, s *shell) map[int]protocol.RevokeDetail {
 	t.Helper()
-	d := s.ask(&DescribeRequest{}).(*Description)
+	d := s.ask(&groupmsg.DescribeRequest{}).(*groupmsg.Description)
 	require.NoError(t, d.Err)
 	out := map[int]protocol.RevokeDetail{}
 	for _, r := range d.Assignments.RevokeDetails {
@@ -45,7 +46,7 @@ func TestRevokeDetailsCarryReportedInFlight(t *testing.T) {
 		}
 		// A shard a does not revoke: ignored.
 		req.RevokingShards = append(req.RevokingShards, protocol.RevokingShard{Shard: a.Assignment.AssignedShards[0], State: "DRAINING", InFlight: 99})
-		s.ask(&HeartbeatRequest{PathMemberID: "a", Request: req})
+		s.ask(&groupmsg.HeartbeatRequest{PathMemberID: "a", Request: req})
 	}
 	drain(3, 0)
 	d := revokeDetails(t, s)

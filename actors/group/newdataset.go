@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/redisstream/coordinator/actors/group/groupdeps"
 	"github.com/redisstream/coordinator/actors/groupstate"
+	"github.com/redisstream/coordinator/actors/groupstate/model"
 	"github.com/redisstream/coordinator/persistence"
 )
 
@@ -16,7 +18,7 @@ const newDataSetQuiet = "new coordinator data set (Redis held no coordinator sta
 // more for the request in flight and clocks. A member waiting for its first
 // shards heartbeats every short interval meanwhile, so it is granted within
 // about 1.4 intervals of its first heartbeat.
-func QuietWait(rules groupstate.Config) time.Duration { return rules.HeartbeatInterval * 5 / 4 }
+func QuietWait(rules model.Config) time.Duration { return rules.HeartbeatInterval * 5 / 4 }
 
 // quietHold holds state's grants for QuietWait from activated,
 // when the group was activated in a young data set (no-op otherwise).
@@ -61,7 +63,7 @@ func (a *groupActor) checkPriorReaders(state *groupstate.Group, stream persisten
 			}
 			until := now.Add(window)
 			state.HoldGrantsUntil(until)
-			a.deps.Node.GroupStateLost(a.key, LossActiveReaders, fmt.Sprintf(
+			a.deps.Node.GroupStateLost(a.key, groupdeps.LossActiveReaders, fmt.Sprintf(
 				"shard stream %s:%d has Redis consumer %q of consumer group %s active %s ago, but the store has no record of this group: "+
 					"Redis lost its data (flush, restart without persistence) while members kept reading",
 				a.key.StreamPrefix, shards[i], c.Name, a.key.ConsumerGroup, idle.Round(time.Millisecond)), until)

@@ -3,12 +3,14 @@ package group
 import (
 	"time"
 
+	"github.com/redisstream/coordinator/actors/group/groupdeps"
 	"github.com/redisstream/coordinator/persistence"
 )
 
 // testNode is a NopNode whose store check and per-group hold reports a test may set.
 type testNode struct {
-	NopNode
+	groupdeps.NopNode
+
 	verify func() error
 	lost   func(key persistence.GroupKey, kind, reason string, until time.Time)
 }

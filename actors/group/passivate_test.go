@@ -6,7 +6,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/redisstream/coordinator/actors/groupstate"
+	"github.com/redisstream/coordinator/actors/group/groupmsg"
+	"github.com/redisstream/coordinator/actors/groupstate/model"
 	"github.com/redisstream/coordinator/membersdk/protocol"
 )
 
@@ -30,7 +31,7 @@ func TestPassivationWaitsForMembersThatMayStillRead(t *testing.T) {
 	f := s.beat("a", a.MemberEpoch+3, protocol.Indexes(a.Assignment.AssignedShards)...) // a future epoch: fenced
 	require.Equal(t, protocol.StatusFencedMemberEpoch, f.Status)
 	m, _ := member(s.debug(), "a")
-	require.Equal(t, string(groupstate.StateFenced), m.State)
+	require.Equal(t, string(model.StateFenced), m.State)
 	require.Len(t, m.Assigned, 4, "a fenced member's shards stay blocked: it may still read them")
 	for i := 0; i < 10; i++ { // 5s idle in every other respect, within a's lease
 		round()
@@ -40,12 +41,12 @@ func TestPassivationWaitsForMembersThatMayStillRead(t *testing.T) {
 	r := s.beat("a", 0) // a rejoins owning nothing, then leaves
 	r = s.beat("a", r.MemberEpoch, protocol.Indexes(r.Assignment.AssignedShards)...)
 	leave := protocol.HeartbeatRequest{ProtocolVersion: 1, RequestID: "leave", MemberID: "a", MemberEpoch: -1}
-	require.Equal(t, protocol.StatusOK, s.ask(&HeartbeatRequest{PathMemberID: "a", Request: leave}).(*HeartbeatReply).Response.Status)
+	require.Equal(t, protocol.StatusOK, s.ask(&groupmsg.HeartbeatRequest{PathMemberID: "a", Request: leave}).(*groupmsg.HeartbeatReply).Response.Status)
 	for i := 0; i < 4; i++ {
 		round()
 	}
-	res, err := s.system.Root.RequestFuture(s.pid, &DebugRequest{}, time.Second).Result()
-	if d, ok := res.(*DebugState); ok && err == nil {
+	res, err := s.system.Root.RequestFuture(s.pid, &groupmsg.DebugRequest{}, time.Second).Result()
+	if d, ok := res.(*groupmsg.DebugState); ok && err == nil {
 		require.False(t, d.Active, "an idle group did not passivate") // answered while stopping
 	}
 	snap, err := s.store.LoadGroup(t.Context(), key)

@@ -11,6 +11,7 @@ import (
 	"github.com/redisstream/coordinator/actors/group/events"
 	"github.com/redisstream/coordinator/actors/group/memberactor"
 	"github.com/redisstream/coordinator/actors/groupstate"
+	"github.com/redisstream/coordinator/actors/groupstate/model"
 	"github.com/redisstream/coordinator/persistence"
 )
 
@@ -156,9 +157,9 @@ func (a *groupActor) apply(ctx actor.Context, c *groupstate.Change) {
 	if c.Trimmed > 0 {
 		a.deps.Metrics.RetainedTrimmed(c.Trimmed)
 	}
-	var before []groupstate.MemberState
+	var before []model.MemberState
 	if c.Durable {
-		before = make([]groupstate.MemberState, len(c.Members))
+		before = make([]model.MemberState, len(c.Members))
 		for i := range c.Members {
 			if m, ok := a.state.Member(c.Members[i].ID); ok {
 				before[i] = m.State
@@ -255,16 +256,16 @@ func (a *groupActor) reportMembers() {
 
 // reportTransition logs and counts a member that just expired or was fenced,
 // whichever message or timer caused it.
-func (a *groupActor) reportTransition(was groupstate.MemberState, m *groupstate.Member) {
+func (a *groupActor) reportTransition(was model.MemberState, m *model.Member) {
 	if was == m.State {
 		return
 	}
 	switch m.State {
-	case groupstate.StateExpired:
+	case model.StateExpired:
 		a.deps.Metrics.MemberExpired()
 		a.deps.Logger.Info("member lease expired; its shards are free for others",
 			slog.String("group", a.key.String()), a.reqAttr(), slog.String("member", m.ID))
-	case groupstate.StateFenced:
+	case model.StateFenced:
 		a.deps.Metrics.MemberFenced()
 		a.deps.Logger.Warn("member fenced: stale epoch, a claim of a shard it was not given, or a revocation not finished within the rebalance timeout; its shards stay blocked until it rejoins owning nothing or its lease expires",
 			slog.String("group", a.key.String()), a.reqAttr(), slog.String("member", m.ID), slog.Int64("epoch", m.Epoch))

@@ -4,7 +4,8 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/redisstream/coordinator/actors/groupstate"
+	"github.com/redisstream/coordinator/actors/group/groupdeps"
+	"github.com/redisstream/coordinator/actors/groupstate/model"
 	"github.com/redisstream/coordinator/membersdk/protocol"
 )
 
@@ -21,7 +22,7 @@ var ErrOwnedByAnotherPrincipal = errors.New("group: member is owned by another p
 // sent to the member as it is. The answer crosses nodes as a protocol response (its status
 // string), so the node that received the request calls this on whatever it got back.
 func Refusal(resp protocol.HeartbeatResponse) error {
-	if resp.Status == protocol.Status(groupstate.StatusOwnedByAnotherPrincipal) {
+	if resp.Status == protocol.Status(model.StatusOwnedByAnotherPrincipal) {
 		return fmt.Errorf("%w: %s", ErrOwnedByAnotherPrincipal, resp.Message)
 	}
 	return nil
@@ -48,8 +49,8 @@ func (l *refusalLog) first(key string) bool {
 
 // noteRefusal logs and counts an identity refusal the first time it is seen. The incarnation
 // is part of the key but never written out: it would let a reader of the log pose as the process.
-func (a *groupActor) noteRefusal(req protocol.HeartbeatRequest, r groupstate.Response) {
-	im, _ := a.deps.Metrics.(IdentityMetrics)
+func (a *groupActor) noteRefusal(req protocol.HeartbeatRequest, r model.Response) {
+	im, _ := a.deps.Metrics.(groupdeps.IdentityMetrics)
 	switch {
 	case r.IDInUse:
 		if !a.refusals.first("inc\x00" + req.MemberID + "\x00" + req.IncarnationID) {
@@ -62,7 +63,7 @@ func (a *groupActor) noteRefusal(req protocol.HeartbeatRequest, r groupstate.Res
 		if im != nil {
 			im.MemberIDConflict()
 		}
-	case r.Status == groupstate.StatusUnreleasedInstanceID:
+	case r.Status == model.StatusUnreleasedInstanceID:
 		if !a.refusals.first("instance\x00" + req.InstanceID + "\x00" + req.MemberID) {
 			return
 		}
@@ -70,7 +71,7 @@ func (a *groupActor) noteRefusal(req protocol.HeartbeatRequest, r groupstate.Res
 			"group", a.key.String(), "instanceId", req.InstanceID, "memberId", req.MemberID,
 			"meaning", "the member holding the instance keeps its shards; the other process gets UNRELEASED_INSTANCE_ID on every join and takes over only after the first leaves, hands the instance over with a temporary leave, or its lease expires",
 			"action", "give each process its own instance id (membersdk: ConsumerConfig.InstanceID, e.g. the pod name)")
-	case r.Status == groupstate.StatusOwnedByAnotherPrincipal:
+	case r.Status == model.StatusOwnedByAnotherPrincipal:
 		if !a.refusals.first("principal\x00" + req.MemberID + "\x00" + req.Principal) {
 			return
 		}

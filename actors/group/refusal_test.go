@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/redisstream/coordinator/actors/group/groupdeps"
+	"github.com/redisstream/coordinator/actors/group/groupmsg"
 	"github.com/redisstream/coordinator/membersdk/protocol"
 	"github.com/redisstream/coordinator/persistence"
 	"github.com/redisstream/coordinator/persistence/memstore"
@@ -45,7 +46,7 @@ func (w *syncBuffer) String() string {
 	return w.b.String()
 }
 
-func identityShell(t *testing.T, m Metrics, log *syncBuffer, lost func(persistence.GroupKey, string, string, time.Time)) *shell {
+func identityShell(t *testing.T, m groupdeps.Metrics, log *syncBuffer, lost func(persistence.GroupKey, string, string, time.Time)) *shell {
 	s := &shell{t: t, system: actor.NewActorSystem(), store: memstore.New(), prov: memstore.NewProvisioner()}
 	t.Cleanup(func() {
 		for _, pid := range s.pids {
@@ -66,7 +67,7 @@ func (s *shell) beatAs(id, inc, principal string, epoch int64, owned ...int) pro
 	s.t.Helper()
 	req := protocol.HeartbeatRequest{ProtocolVersion: 1, RequestID: "r", MemberID: id, MemberEpoch: epoch,
 		OwnedShards: protocol.ShardIDs(owned), IncarnationID: inc, Principal: principal}
-	return s.ask(&HeartbeatRequest{PathMemberID: id, Request: req}).(*HeartbeatReply).Response
+	return s.ask(&groupmsg.HeartbeatRequest{PathMemberID: id, Request: req}).(*groupmsg.HeartbeatReply).Response
 }
 
 // A second process on a member id is refused, writes nothing, is logged and counted once

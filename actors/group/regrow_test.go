@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/redisstream/coordinator/actors/group/groupmsg"
 	"github.com/redisstream/coordinator/membersdk/protocol"
 	"github.com/redisstream/coordinator/reshard"
 )
@@ -21,12 +22,12 @@ func TestRegrownShardsGetFencesNamingTheirHolder(t *testing.T) {
 	require.Len(t, a.Assignment.AssignedShards, 4)
 	ctx := context.Background()
 	// scale-in 4→2: (retire 2,3), consume 2
-	r := s.ask(&ResizeRequest{ShardCount: 2, MetadataVersion: 3}).(*ErrorReply)
+	r := s.ask(&groupmsg.ResizeRequest{ShardCount: 2, MetadataVersion: 3}).(*groupmsg.ErrorReply)
 	require.NoError(t, r.Err)
 	require.NoError(t, s.prov.DeleteFences(ctx, key.StreamPrefix, key.ConsumerGroup, []int{2, 3}))
 	// scale-out 2→4: provision (seed), switch, resize
 	require.NoError(t, s.prov.SeedFences(ctx, key.StreamPrefix, key.ConsumerGroup, []int{2, 3}, reshard.FenceBase(4)))
-	r = s.ask(&ResizeRequest{ShardCount: 4, MetadataVersion: 4}).(*ErrorReply)
+	r = s.ask(&groupmsg.ResizeRequest{ShardCount: 4, MetadataVersion: 4}).(*groupmsg.ErrorReply)
 	require.NoError(t, r.Err)
 	// a heartbeats only now, still holding all four (its worker for 2, 3 idles on NOGROUP).
 	for i := 0; i < 3; i++ {
@@ -48,7 +49,7 @@ func TestRegrownShardsGetFencesNamingTheirHolder(t *testing.T) {
 // (whose fence a migration deleted) never sees its tokens go back.
 func TestNewFenceOnAReshardedStreamStartsAtItsBase(t *testing.T) {
 	s := newShell(t, rules, time.Now)
-	r := s.ask(&ResizeRequest{ShardCount: 4, MetadataVersion: 5}).(*ErrorReply)
+	r := s.ask(&groupmsg.ResizeRequest{ShardCount: 4, MetadataVersion: 5}).(*groupmsg.ErrorReply)
 	require.NoError(t, r.Err)
 	a := s.beat("a", 0)
 	require.NotEmpty(t, a.Assignment.AssignedShards)

@@ -11,7 +11,8 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/stretchr/testify/require"
 
-	"github.com/redisstream/coordinator/actors/groupstate"
+	"github.com/redisstream/coordinator/actors/group/groupmsg"
+	"github.com/redisstream/coordinator/actors/groupstate/model"
 	"github.com/redisstream/coordinator/membersdk/protocol"
 	"github.com/redisstream/coordinator/persistence"
 )
@@ -44,7 +45,7 @@ func (h *hookStore) SaveGroup(ctx context.Context, k persistence.GroupKey, epoch
 	return h.Store.SaveGroup(ctx, k, epoch, rev, c)
 }
 
-func newHookedShell(t *testing.T, rules groupstate.Config, now func() time.Time) (*shell, *hookStore) {
+func newHookedShell(t *testing.T, rules model.Config, now func() time.Time) (*shell, *hookStore) {
 	s := newShell(t, rules, now)
 	require.NoError(t, s.system.Root.StopFuture(s.pid).Wait())
 	hs := &hookStore{Store: s.store}
@@ -88,11 +89,11 @@ func TestConfirmationCountsFromTheStoreRead(t *testing.T) {
 	clk.Advance(500 * time.Millisecond) // 2.4s after the read, 0.5s after the answer
 	req := protocol.HeartbeatRequest{ProtocolVersion: 1, RequestID: "late", MemberID: "a", MemberEpoch: a.MemberEpoch,
 		OwnedShards: a.Assignment.AssignedShards}
-	res, err := s.system.Root.RequestFuture(s.pid, &HeartbeatRequest{PathMemberID: "a", Request: req}, time.Second).Result()
+	res, err := s.system.Root.RequestFuture(s.pid, &groupmsg.HeartbeatRequest{PathMemberID: "a", Request: req}, time.Second).Result()
 	if err != nil {
 		return // the stale activation found out it was fenced and stopped: it answers nothing
 	}
-	require.Equal(t, protocol.StatusRetry, res.(*HeartbeatReply).Response.Status,
+	require.Equal(t, protocol.StatusRetry, res.(*groupmsg.HeartbeatReply).Response.Status,
 		"a stale activation answered from memory more than validity after its last confirmed read")
 }
 
@@ -149,12 +150,12 @@ func TestDeleteRefusedWhileAMemberStillHoldsShards(t *testing.T) {
 	a = s.beat("a", a.MemberEpoch, protocol.Indexes(a.Assignment.AssignedShards)...)
 	req := protocol.HeartbeatRequest{ProtocolVersion: 1, RequestID: "leave", MemberID: "a", MemberEpoch: -1,
 		RevokingShards: []protocol.RevokingShard{{Shard: protocol.ShardID{ShardIndex: 0}, State: "DRAINING"}, {Shard: protocol.ShardID{ShardIndex: 1}, State: "DRAINING"}}}
-	l := s.ask(&HeartbeatRequest{PathMemberID: "a", Request: req}).(*HeartbeatReply).Response
+	l := s.ask(&groupmsg.HeartbeatRequest{PathMemberID: "a", Request: req}).(*groupmsg.HeartbeatReply).Response
 	require.Equal(t, protocol.StatusOK, l.Status)
 	m, _ := member(s.debug(), "a")
-	require.Equal(t, string(groupstate.StateLeaving), m.State)
+	require.Equal(t, string(model.StateLeaving), m.State)
 
-	d := s.ask(&DeleteRequest{}).(*DeleteReply)
+	d := s.ask(&groupmsg.DeleteRequest{}).(*groupmsg.DeleteReply)
 	require.NoError(t, d.Err)
 	if d.Deleted { // what happens next: a new activation gives a's draining shards to b
 		s.spawn()
@@ -173,17 +174,17 @@ func TestProgressIsNotKeptForDepartedOrUnknownMembers(t *testing.T) {
 	for i := 0; i < 3; i++ {
 		id := fmt.Sprintf("ghost-%d", i)
 		req := protocol.HeartbeatRequest{ProtocolVersion: 1, RequestID: id, MemberID: id, MemberEpoch: -1, ShardProgress: progress}
-		r := s.ask(&HeartbeatRequest{PathMemberID: id, Request: req}).(*HeartbeatReply).Response
+		r := s.ask(&groupmsg.HeartbeatRequest{PathMemberID: id, Request: req}).(*groupmsg.HeartbeatReply).Response
 		require.Equal(t, protocol.StatusOK, r.Status)
 	}
 	a := s.beat("a", 0)
 	req := protocol.HeartbeatRequest{ProtocolVersion: 1, RequestID: "a", MemberID: "a", MemberEpoch: a.MemberEpoch,
 		OwnedShards: a.Assignment.AssignedShards, ShardProgress: progress}
-	require.Equal(t, protocol.StatusOK, s.ask(&HeartbeatRequest{PathMemberID: "a", Request: req}).(*HeartbeatReply).Response.Status)
+	require.Equal(t, protocol.StatusOK, s.ask(&groupmsg.HeartbeatRequest{PathMemberID: "a", Request: req}).(*groupmsg.HeartbeatReply).Response.Status)
 	req = protocol.HeartbeatRequest{ProtocolVersion: 1, RequestID: "a-leave", MemberID: "a", MemberEpoch: -1, ShardProgress: progress}
-	require.Equal(t, protocol.StatusOK, s.ask(&HeartbeatRequest{PathMemberID: "a", Request: req}).(*HeartbeatReply).Response.Status)
+	require.Equal(t, protocol.StatusOK, s.ask(&groupmsg.HeartbeatRequest{PathMemberID: "a", Request: req}).(*groupmsg.HeartbeatReply).Response.Status)
 
-	d := s.ask(&DescribeRequest{}).(*Description)
+	d := s.ask(&groupmsg.DescribeRequest{}).(*groupmsg.Description)
 	require.NoError(t, d.Err)
 	require.Empty(t, d.Consumption.Rows)
 }
@@ -193,7 +194,7 @@ func TestProgressIsNotKeptForDepartedOrUnknownMembers(t *testing.T) {
 func TestResizeOutOfRangeIsAnErrorNotAPanic(t *testing.T) {
 	s := newShell(t, rules, time.Now)
 	s.beat("a", 0)
-	r := s.ask(&ResizeRequest{ShardCount: -1, MetadataVersion: 9}).(*ErrorReply)
+	r := s.ask(&groupmsg.ResizeRequest{ShardCount: -1, MetadataVersion: 9}).(*groupmsg.ErrorReply)
 	require.Error(t, r.Err)
 	require.Equal(t, protocol.StatusOK, s.beat("b", 0).Status, "the group actor is still alive")
 }
@@ -220,13 +221,13 @@ func TestPruneTickExpiresAMemberWhoseTimerWasLost(t *testing.T) {
 	s.beat("a", 0)
 	time.Sleep(600 * time.Millisecond) // past the lease
 	m, _ := member(s.debug(), "a")
-	require.Equal(t, string(groupstate.StateStarting), m.State, "the timer did not fire (simulated loss)")
+	require.Equal(t, string(model.StateStarting), m.State, "the timer did not fire (simulated loss)")
 
 	// Repeat: a tick that finds the activation unconfirmed (a loaded machine) does nothing.
-	for deadline := time.Now().Add(3 * time.Second); m.State != string(groupstate.StateExpired) && time.Now().Before(deadline); {
-		s.system.Root.Send(s.pid, &PruneTick{})
+	for deadline := time.Now().Add(3 * time.Second); m.State != string(model.StateExpired) && time.Now().Before(deadline); {
+		s.system.Root.Send(s.pid, &groupmsg.PruneTick{})
 		m, _ = member(s.debug(), "a")
 		time.Sleep(10 * time.Millisecond)
 	}
-	require.Equal(t, string(groupstate.StateExpired), m.State, "the prune tick is the safety net for lost timers")
+	require.Equal(t, string(model.StateExpired), m.State, "the prune tick is the safety net for lost timers")
 }

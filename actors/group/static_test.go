@@ -7,7 +7,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/redisstream/coordinator/actors/groupstate"
+	"github.com/redisstream/coordinator/actors/group/groupmsg"
+	"github.com/redisstream/coordinator/actors/groupstate/model"
 	"github.com/redisstream/coordinator/membersdk/protocol"
 	"github.com/redisstream/coordinator/persistence"
 )
@@ -16,7 +17,7 @@ func (s *shell) beatInstance(id, instance string, epoch int64, owned ...int) pro
 	s.t.Helper()
 	req := protocol.HeartbeatRequest{ProtocolVersion: 1, RequestID: "r", MemberID: id, MemberEpoch: epoch,
 		OwnedShards: protocol.ShardIDs(owned), InstanceID: instance}
-	return s.ask(&HeartbeatRequest{PathMemberID: id, Request: req}).(*HeartbeatReply).Response
+	return s.ask(&groupmsg.HeartbeatRequest{PathMemberID: id, Request: req}).(*groupmsg.HeartbeatReply).Response
 }
 
 // A static member's temporary leave survives a restart of its group actor (the hold is in the
@@ -40,7 +41,7 @@ func TestStaticHoldSurvivesReactivationAndHandsBack(t *testing.T) {
 	s.spawn()
 	m, ok := member(s.debug(), "pod-a-1")
 	require.True(t, ok, "the away member is still there after a re-activation")
-	require.Equal(t, string(groupstate.StateActive), m.State)
+	require.Equal(t, string(model.StateActive), m.State)
 	require.Equal(t, shards, m.Target, "its target is kept")
 	require.InDelta(t, (50 * time.Second).Milliseconds(), m.LeaseLeftMs, 100, "held until the stored session deadline")
 
@@ -66,7 +67,7 @@ func TestStaticHoldExpiresAtTheSessionDeadline(t *testing.T) {
 	for {
 		m, ok := member(s.debug(), "pod-a-1")
 		require.True(t, ok)
-		if m.State == string(groupstate.StateExpired) {
+		if m.State == string(model.StateExpired) {
 			break
 		}
 		require.True(t, time.Now().Before(deadline), "still %s 5 s after a 200 ms hold", m.State)

@@ -3,7 +3,8 @@ package group
 import (
 	"time"
 
-	"github.com/redisstream/coordinator/actors/groupstate"
+	"github.com/redisstream/coordinator/actors/group/groupmsg"
+	"github.com/redisstream/coordinator/actors/groupstate/model"
 	"github.com/redisstream/coordinator/persistence"
 )
 
@@ -13,7 +14,7 @@ import (
 // (ok false otherwise: then it must be activated, so that members that died
 // are expired rather than shown live, and the stream's change is applied).
 // Listing 10,000 idle groups must not activate them.
-func DescribeStored(rules groupstate.Config, key persistence.GroupKey, stream persistence.StreamRecord, snap persistence.GroupSnapshot, now time.Time) (*Description, bool) {
+func DescribeStored(rules model.Config, key persistence.GroupKey, stream persistence.StreamRecord, snap persistence.GroupSnapshot, now time.Time) (*groupmsg.Description, bool) {
 	state, err := restore(rules, key, stream, snap, now, now)
 	if err != nil || state.Occupied() > 0 {
 		return nil, false

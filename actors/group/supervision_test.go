@@ -7,8 +7,9 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/stretchr/testify/require"
 
+	"github.com/redisstream/coordinator/actors/group/groupmsg"
 	"github.com/redisstream/coordinator/actors/group/memberactor"
-	"github.com/redisstream/coordinator/actors/groupstate"
+	"github.com/redisstream/coordinator/actors/groupstate/model"
 	"github.com/redisstream/coordinator/membersdk/protocol"
 )
 
@@ -35,7 +36,7 @@ func testHook(next actor.ReceiverFunc) actor.ReceiverFunc {
 }
 
 // newSupervisedShell is newShell whose actors run testHook.
-func newSupervisedShell(t *testing.T, rules groupstate.Config, now func() time.Time) *shell {
+func newSupervisedShell(t *testing.T, rules model.Config, now func() time.Time) *shell {
 	t.Helper()
 	s := newShell(t, rules, now)
 	require.NoError(t, s.system.Root.StopFuture(s.pid).Wait())
@@ -94,16 +95,16 @@ func TestMemberWhoseActorPanickedStillExpiresWhenItStopsHeartbeating(t *testing.
 	s.system.Root.Send(s.memberPID("b"), &crash{})
 
 	// a keeps heartbeating, b is silent from now on.
-	var mb groupstate.MemberState
-	for deadline := time.Now().Add(5 * time.Second); mb != groupstate.StateExpired && time.Now().Before(deadline); {
+	var mb model.MemberState
+	for deadline := time.Now().Add(5 * time.Second); mb != model.StateExpired && time.Now().Before(deadline); {
 		a = s.beat("a", a.MemberEpoch, owned(a)...)
 		m, _ := member(s.debug(), "b")
-		mb = groupstate.MemberState(m.State)
+		mb = model.MemberState(m.State)
 		time.Sleep(20 * time.Millisecond)
 	}
-	require.Equal(t, groupstate.StateExpired, mb, "the restarted member actor must still fire the lease")
+	require.Equal(t, model.StateExpired, mb, "the restarted member actor must still fire the lease")
 	ma, _ := member(s.debug(), "a")
-	require.NotEqual(t, string(groupstate.StateExpired), ma.State)
+	require.NotEqual(t, string(model.StateExpired), ma.State)
 }
 
 func TestPanickingGroupActorReactivatesFromTheStore(t *testing.T) {
@@ -145,7 +146,7 @@ func TestPruneTickStillDropsRetainedMembers(t *testing.T) {
 	s.beat("a", 0)
 	known := true
 	for deadline := time.Now().Add(5 * time.Second); known && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		s.system.Root.Send(s.pid, &PruneTick{})
+		s.system.Root.Send(s.pid, &groupmsg.PruneTick{})
 		_, known = member(s.debug(), "a")
 	}
 	require.False(t, known, "expired by its timer or the tick, then pruned by PruneTick after retention")

@@ -16,7 +16,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/redisstream/coordinator/actors/groupstate"
+	"github.com/redisstream/coordinator/actors/groupstate/model"
 	"github.com/redisstream/coordinator/membersdk/protocol"
 )
 
@@ -44,7 +44,7 @@ func TestLeaseTimersAreNotLostWhileBeingReArmed(t *testing.T) {
 	for deadline := time.Now().Add(5 * time.Second); expired < n && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 		expired = 0
 		for _, m := range s.debug().Members {
-			if m.State == string(groupstate.StateExpired) {
+			if m.State == string(model.StateExpired) {
 				expired++
 			}
 		}

@@ -3,22 +3,23 @@ package group
 import (
 	"github.com/asynkron/protoactor-go/actor"
 
+	"github.com/redisstream/coordinator/actors/group/groupmsg"
 	"github.com/redisstream/coordinator/actors/group/views"
-	"github.com/redisstream/coordinator/actors/groupstate"
+	"github.com/redisstream/coordinator/actors/groupstate/model"
 )
 
 // describe is every monitoring view of the group (views.Describe).
-func (a *groupActor) describe() *Description {
+func (a *groupActor) describe() *groupmsg.Description {
 	return views.Describe(a.state, views.Activity{
 		Events: a.events.List(), InFlight: a.inFlight, Progress: a.progress, RebalanceTimeout: a.deps.Rules.RebalanceTimeout,
 	})
 }
 
-func (a *groupActor) debug(ctx actor.Context) *DebugState {
-	d := &DebugState{
+func (a *groupActor) debug(ctx actor.Context) *groupmsg.DebugState {
+	d := &groupmsg.DebugState{
 		Group: a.key.String(), NodeID: a.deps.NodeID, Actor: ctx.Self().String(),
 		Active: a.state != nil && !a.stopped, ActivationEpoch: a.activation, StoreRevision: a.revision,
-		ActivatedAt: views.Stamp(a.activatedAt), ConfirmedAt: views.Stamp(a.confirmedAt), Members: []DebugMember{}, Holders: map[int]string{},
+		ActivatedAt: views.Stamp(a.activatedAt), ConfirmedAt: views.Stamp(a.confirmedAt), Members: []groupmsg.DebugMember{}, Holders: map[int]string{},
 	}
 	if a.lastErr != nil {
 		d.LastError = a.lastErr.Error()
@@ -30,7 +31,7 @@ func (a *groupActor) debug(ctx actor.Context) *DebugState {
 	d.Meta = &meta
 	now := a.deps.Now()
 	for _, m := range a.state.Members() {
-		dm := DebugMember{ID: m.ID, State: string(m.State), Epoch: m.Epoch, PrevEpoch: m.PrevEpoch,
+		dm := groupmsg.DebugMember{ID: m.ID, State: string(m.State), Epoch: m.Epoch, PrevEpoch: m.PrevEpoch,
 			LeaseDeadline: views.Stamp(m.LeaseDeadline), RevokeDeadline: views.Stamp(m.RevokeDeadline),
 			Target: nonNil(m.Target), Assigned: nonNil(m.Assigned), Pending: nonNil(m.Pending), Revoking: nonNil(m.Revoking)}
 		if !m.LeaseDeadline.IsZero() {
@@ -58,15 +59,15 @@ func nonNil(s []int) []int {
 
 // sample answers a SampleRequest: a shard is owned when it is in the
 // Assigned set of a member that has not expired.
-func (a *groupActor) sample(ctx actor.Context) *SampleReply {
+func (a *groupActor) sample(ctx actor.Context) *groupmsg.SampleReply {
 	if err := a.ready(ctx); err != nil {
-		return &SampleReply{Err: err}
+		return &groupmsg.SampleReply{Err: err}
 	}
 	shards := a.state.Meta().ShardCount
 	owned := make([]bool, shards)
 	unowned := shards
 	for _, m := range a.state.Members() {
-		if m.State == groupstate.StateExpired {
+		if m.State == model.StateExpired {
 			continue
 		}
 		for _, s := range m.Assigned {
@@ -76,5 +77,5 @@ func (a *groupActor) sample(ctx actor.Context) *SampleReply {
 			}
 		}
 	}
-	return &SampleReply{ShardCount: shards, Unowned: unowned}
+	return &groupmsg.SampleReply{ShardCount: shards, Unowned: unowned}
 }

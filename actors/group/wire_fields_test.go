@@ -8,7 +8,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/redisstream/coordinator/actors/groupstate"
+	"github.com/redisstream/coordinator/actors/group/groupmsg"
+	"github.com/redisstream/coordinator/actors/groupstate/model"
 	"github.com/redisstream/coordinator/internal/fieldfill"
 	"github.com/redisstream/coordinator/membersdk/protocol"
 )
@@ -40,14 +41,14 @@ var notForTheRules = []string{
 }
 
 func TestToCoreCarriesEveryRequestField(t *testing.T) {
-	core := func(req protocol.HeartbeatRequest) groupstate.Heartbeat {
-		return toCore(&HeartbeatRequest{PathMemberID: "path", Request: req})
+	core := func(req protocol.HeartbeatRequest) model.Heartbeat {
+		return toCore(&groupmsg.HeartbeatRequest{PathMemberID: "path", Request: req})
 	}
 	want := checkCarried(t, core, notForTheRules, "toCore", "notForTheRules")
 	// Every field of the rules' heartbeat is filled.
 	v := reflect.ValueOf(want)
 	for i := 0; i < v.NumField(); i++ {
-		require.False(t, v.Field(i).IsZero(), "toCore leaves groupstate.Heartbeat.%s unset", v.Type().Field(i).Name)
+		require.False(t, v.Field(i).IsZero(), "toCore leaves model.Heartbeat.%s unset", v.Type().Field(i).Name)
 	}
 }
 

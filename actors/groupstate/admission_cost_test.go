@@ -5,6 +5,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/redisstream/coordinator/actors/groupstate/model"
 )
 
 // scaleUp measures what admission costs a normal scale-up: `existing` members share `shards`
@@ -17,9 +19,9 @@ func scaleUp(tb testing.TB, existing, shards int, joinerFirst bool) int {
 	reads := map[string][]int{}
 	epoch := map[string]int64{}
 	var ids []string
-	beat := func(id string) Response {
+	beat := func(id string) model.Response {
 		r := h.send(hbFor(id, epoch[id], reads[id]))
-		if r.Status == StatusOK {
+		if r.Status == model.StatusOK {
 			epoch[id], reads[id] = r.MemberEpoch, r.Assigned
 		}
 		return r
@@ -47,7 +49,7 @@ func scaleUp(tb testing.TB, existing, shards int, joinerFirst bool) int {
 	for n := 1; n <= 20; n++ {
 		round()
 		m := h.member("new")
-		if m.State == StateActive && len(m.Target) > 0 && slices.Equal(reads["new"], m.Target) && len(m.Pending) == 0 {
+		if m.State == model.StateActive && len(m.Target) > 0 && slices.Equal(reads["new"], m.Target) && len(m.Pending) == 0 {
 			return n
 		}
 	}
@@ -80,7 +82,7 @@ func TestPhantomFloodCostsRealMembersNothing(t *testing.T) {
 	beat := func(id string) {
 		m := h.member(id)
 		r := h.send(hbFor(id, m.Epoch, reads[id]))
-		if r.Status != StatusOK {
+		if r.Status != model.StatusOK {
 			t.Fatalf("%s: %s", id, fmtResp(r))
 		}
 		reads[id] = r.Assigned

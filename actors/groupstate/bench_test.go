@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/redisstream/coordinator/actors/groupstate/assign"
+	"github.com/redisstream/coordinator/actors/groupstate/model"
 )
 
 // BenchmarkHeartbeatSteady1000Members evaluates and applies one steady-state heartbeat
@@ -35,7 +36,7 @@ func BenchmarkHeartbeatSteady1000Members(b *testing.B) {
 	for b.Loop() {
 		now = now.Add(time.Millisecond)
 		d := g.Heartbeat(hb, now)
-		if d.Change == nil || d.Change.Durable || d.Response.Status != StatusOK {
+		if d.Change == nil || d.Change.Durable || d.Response.Status != model.StatusOK {
 			b.Fatalf("not steady: %+v", d)
 		}
 		g.Apply(d.Change)
@@ -48,11 +49,11 @@ func BenchmarkHeartbeatSteady1000Members(b *testing.B) {
 // members whose target moved. This is the end-to-end cost of a membership change.
 func BenchmarkHeartbeatJoin10kx100k(b *testing.B) {
 	members, target := bigGroup(10000, 100000)
-	recs := make([]Member, len(members))
+	recs := make([]model.Member, len(members))
 	for i, id := range members {
-		recs[i] = Member{ID: id, State: StateActive, Epoch: 1, Target: target[id], Assigned: target[id], JoinedAt: t0, StateSince: t0}
+		recs[i] = model.Member{ID: id, State: model.StateActive, Epoch: 1, Target: target[id], Assigned: target[id], JoinedAt: t0, StateSince: t0}
 	}
-	meta := Meta{StreamPrefix: "s", ConsumerGroup: "g", GroupEpoch: 1, AssignmentEpoch: 1, ShardCount: 100000}
+	meta := model.Meta{StreamPrefix: "s", ConsumerGroup: "g", GroupEpoch: 1, AssignmentEpoch: 1, ShardCount: 100000}
 	g, err := Restore(testCfg, meta, recs, t0)
 	if err != nil {
 		b.Fatal(err)

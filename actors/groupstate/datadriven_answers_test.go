@@ -5,6 +5,9 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/redisstream/coordinator/actors/groupstate/answer"
+	"github.com/redisstream/coordinator/actors/groupstate/model"
 )
 
 // Scenario commands for the answers decided without evaluating a group (groupstate/answer,
@@ -17,10 +20,10 @@ import (
 //
 // The request arguments are those of heartbeat (scenario.request).
 
-var causes = map[string]Cause{
-	"store-unreachable": CauseStoreUnreachable, "queue-wait": CauseQueueWait, "unconfirmed": CauseUnconfirmed,
-	"not-stored": CauseNotStored, "not-answering": CauseNotAnswering, "create-failed": CauseCreateFailed,
-	"refusing": CauseRefusing, "group-limit": CauseGroupLimit, "stream-missing": CauseStreamMissing,
+var causes = map[string]answer.Cause{
+	"store-unreachable": answer.CauseStoreUnreachable, "queue-wait": answer.CauseQueueWait, "unconfirmed": answer.CauseUnconfirmed,
+	"not-stored": answer.CauseNotStored, "not-answering": answer.CauseNotAnswering, "create-failed": answer.CauseCreateFailed,
+	"refusing": answer.CauseRefusing, "group-limit": answer.CauseGroupLimit, "stream-missing": answer.CauseStreamMissing,
 }
 
 func (sc *scenario) runAnswers(line, cmd string, pos []string, args map[string]string,
@@ -37,7 +40,7 @@ func (sc *scenario) runAnswers(line, cmd string, pos []string, args map[string]s
 	flag := func(name string) bool { return slices.Contains(pos[1:], name) }
 	switch cmd {
 	case "reject":
-		r, rejected := Reject(&hb)
+		r, rejected := answer.Reject(&hb)
 		if !rejected {
 			return "evaluated by the group", true
 		}
@@ -47,9 +50,9 @@ func (sc *scenario) runAnswers(line, cmd string, pos []string, args map[string]s
 		if !ok {
 			sc.t.Fatalf("%s: unknown cause %q", line, args["cause"])
 		}
-		return fmtAnswer(Unevaluated(&hb, c, args["detail"])), true
+		return fmtAnswer(answer.Unevaluated(&hb, c, args["detail"])), true
 	case "unknown-group":
-		d := UnknownGroup(&hb, "orders", "workers", flag("explicit"), sc.cfg, sc.h.now)
+		d := answer.UnknownGroup(&hb, "orders", "workers", flag("explicit"), sc.cfg, sc.h.now)
 		out := "create the group, then evaluate the heartbeat in it"
 		if !d.Create {
 			out = fmtAnswer(d.Response)
@@ -65,11 +68,11 @@ func (sc *scenario) runAnswers(line, cmd string, pos []string, args map[string]s
 }
 
 // fmtAnswer prints an answer that grants nothing, with the member id it names.
-func fmtAnswer(r Response) string {
+func fmtAnswer(r model.Response) string {
 	return fmt.Sprintf("member=%s %s", r.MemberID, fmtResp(r))
 }
 
-func fmtHold(h ClaimHold, ok bool) string {
+func fmtHold(h answer.ClaimHold, ok bool) string {
 	if !ok {
 		return "no hold"
 	}

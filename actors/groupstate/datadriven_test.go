@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/cockroachdb/datadriven"
+
+	"github.com/redisstream/coordinator/actors/groupstate/model"
 )
 
 // TestScenarios runs the scenario files in testdata/*.txt with github.com/cockroachdb/datadriven
@@ -36,7 +38,7 @@ func TestScenarios(t *testing.T) {
 type scenario struct {
 	t   *testing.T
 	h   *harness
-	cfg Config
+	cfg model.Config
 	// seen[id] lists the member epochs a client with that id was given, oldest first (reset
 	// by its joins): epoch=cur sends the last, epoch=prev the one before (a lost response).
 	seen map[string][]int64
@@ -82,15 +84,24 @@ func (sc *scenario) run(d *datadriven.TestData) string {
 	if cmd != "new" && sc.h == nil {
 		sc.t.Fatalf("%s: run 'new' first", line)
 	}
+	if cmd != "new" {
+		if out, ok := sc.runStorm(cmd, num); ok {
+			return out
+		}
+	}
 	switch cmd {
 	case "new":
-		sc.cfg = Config{HeartbeatInterval: 3 * time.Second, LeaseTTL: dur("ttl", 15*time.Second),
+		sc.cfg = model.Config{HeartbeatInterval: 3 * time.Second, LeaseTTL: dur("ttl", 15*time.Second),
 			RebalanceTimeout: dur("rebalance", 60*time.Second), Retention: dur("retention", time.Minute),
 			MaxMembers: int(num("max-members", 0)), MaxRetained: int(num("max-retained", 0)),
 			JoinRate: float64(num("join-rate", 0)), JoinBurst: int(num("join-burst", 0)),
+			MaxMovesPerRound:     int(num("max-moves", 0)),
 			StaticSessionTimeout: dur("static-session", 30*time.Second)}
 		sc.h = &harness{tb: sc.t, g: New(sc.cfg, "orders", "workers", int(num("shards", 4)), num("mv", 0)), now: t0}
 		sc.showFences = args["fences"] == "show"
+		if sc.h.g.Meta().ShardCount > 64 {
+			return summary(sc.h.g) // a holder per shard would bury the point
+		}
 		return table(sc.h.g)
 	case "heartbeat", "leave":
 		seen := sc.seen[pos[0]]
@@ -117,7 +128,7 @@ func (sc *scenario) run(d *datadriven.TestData) string {
 		sc.h.apply(d.Change)
 		if cmd == "heartbeat" {
 			switch r := d.Response; r.Status {
-			case StatusOK, StatusSyncMetadata:
+			case model.StatusOK, model.StatusSyncMetadata:
 				if hb.MemberEpoch == 0 {
 					seen = nil // an accepted join starts the client over; a refused one changes nothing
 				}
@@ -162,8 +173,8 @@ func (sc *scenario) run(d *datadriven.TestData) string {
 		// Round-trip the durable records through JSON, as the shell would, and restore.
 		mb, _ := json.Marshal(sc.h.g.Meta())
 		ms, _ := json.Marshal(sc.h.g.Members())
-		var meta Meta
-		var members []Member
+		var meta model.Meta
+		var members []model.Member
 		if err := json.Unmarshal(mb, &meta); err != nil {
 			sc.t.Fatal(err)
 		}
@@ -193,10 +204,10 @@ func (sc *scenario) run(d *datadriven.TestData) string {
 
 // request builds the heartbeat of member id from a command's arguments: proto, epoch, mv, name,
 // inc, principal, path, owned=0,1 and revoking=2:DRAINING.
-func (sc *scenario) request(line, id string, args map[string]string, num func(string, int64) int64) Heartbeat {
-	hb := Heartbeat{ProtocolVersion: int(num("proto", 1)), RequestID: "req", MemberID: id,
+func (sc *scenario) request(line, id string, args map[string]string, num func(string, int64) int64) model.Heartbeat {
+	hb := model.Heartbeat{ProtocolVersion: int(num("proto", 1)), RequestID: "req", MemberID: id,
 		PathMemberID: id, MemberName: args["name"], MemberEpoch: num("epoch", 0),
-		MetadataVersion: num("mv", 0), Capacity: Capacity{MaxConcurrency: 4, Available: 4}, Incarnation: args["inc"], Principal: args["principal"],
+		MetadataVersion: num("mv", 0), Capacity: model.Capacity{MaxConcurrency: 4, Available: 4}, Incarnation: args["inc"], Principal: args["principal"],
 		InstanceID: args["instance"]}
 	if p, ok := args["path"]; ok {
 		hb.PathMemberID = p
@@ -208,7 +219,7 @@ func (sc *scenario) request(line, id string, args map[string]string, num func(st
 		if err != nil {
 			sc.t.Fatalf("%s: %v", line, err)
 		}
-		hb.Revoking = append(hb.Revoking, RevokingShard{Shard: n, State: RevokeState(st)})
+		hb.Revoking = append(hb.Revoking, model.RevokingShard{Shard: n, State: model.RevokeState(st)})
 	}
 	return hb
 }

@@ -3,9 +3,10 @@
 // It imports only the standard library and its own subpackages, and does no I/O; time is always
 // an argument. The subpackages are stdlib-only leaves that may import one another, never
 // groupstate: model (the vocabulary: Config, Heartbeat, Response, Member, Meta, statuses and
-// states, re-exported here by vocab.go), answer (the request contract and the answers decided
-// without a group's state), assign (the target assignor), shardset (sorted shard-set helpers)
-// and invariants (the checks of a group's records).
+// states; callers import it directly), answer (the request contract and the answers decided
+// without a group's state), assign (the target assignor), shardset (sorted shard-set helpers),
+// reconcile (one member's Settle and Grant steps and the move cap) and invariants (the checks
+// of a group's records).
 //
 // # Contract
 //

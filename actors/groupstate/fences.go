@@ -1,6 +1,10 @@
 package groupstate
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/redisstream/coordinator/actors/groupstate/model"
+)
 
 // Shard fences (docs/PROTOCOL.md "Shard fence"): before a durable change is saved, the shell
 // writes the fence of every shard whose holder the change moves, so that a member is never
@@ -26,7 +30,7 @@ type FenceMove struct {
 func (g *Group) fenceMoves(c *Change) []FenceMove {
 	changed := make(map[string]bool, len(c.Members)+len(c.Removed))
 	touched := map[int]struct{}{}
-	after := map[int]*Member{}
+	after := map[int]*model.Member{}
 	addBefore := func(id string) {
 		if m := g.members[id]; m != nil && m.State.Holds() {
 			touchAll(touched, m)
@@ -81,7 +85,7 @@ func (g *Group) fenceMoves(c *Change) []FenceMove {
 }
 
 // touchAll adds the shards m holds (Assigned ∪ Revoking) to touched.
-func touchAll(touched map[int]struct{}, m *Member) {
+func touchAll(touched map[int]struct{}, m *model.Member) {
 	for _, s := range m.Assigned {
 		touched[s] = struct{}{}
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/redisstream/coordinator/actors/groupstate/model"
 	"github.com/redisstream/coordinator/internal/fieldfill"
 )
 
@@ -39,10 +40,10 @@ var notDurable = []string{
 }
 
 func TestDurableEqualComparesEveryDurableField(t *testing.T) {
-	base, paths := filled[Member](0)
+	base, paths := filled[model.Member](0)
 	require.True(t, durableEqual(&base, &base))
 	for i, p := range paths {
-		m, _ := filled[Member](i + 1)
+		m, _ := filled[model.Member](i + 1)
 		if slices.Contains(notDurable, p) {
 			require.True(t, durableEqual(&base, &m), "%s is listed as not durable, yet durableEqual compares it", p)
 			continue
@@ -50,7 +51,7 @@ func TestDurableEqualComparesEveryDurableField(t *testing.T) {
 		require.False(t, durableEqual(&base, &m), "durableEqual (member.go) misses %s: compare it, or list it in notDurable", p)
 	}
 	// The volatile fields are exactly those JSON leaves out.
-	typ := reflect.TypeOf(Member{})
+	typ := reflect.TypeOf(model.Member{})
 	for i := 0; i < typ.NumField(); i++ {
 		f := typ.Field(i)
 		if f.Tag.Get("json") == "-" {
@@ -60,7 +61,7 @@ func TestDurableEqualComparesEveryDurableField(t *testing.T) {
 }
 
 func TestDeepCopyCopiesEveryField(t *testing.T) {
-	m, _ := filled[Member](0)
+	m, _ := filled[model.Member](0)
 	c := deepCopy(m)
 	require.Equal(t, m, c)
 	mv, cv := reflect.ValueOf(m), reflect.ValueOf(c)

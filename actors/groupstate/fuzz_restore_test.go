@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/redisstream/coordinator/actors/groupstate/model"
 )
 
 // FuzzRestore feeds arbitrary persisted records to Restore: it must never panic, and a group it
@@ -12,15 +14,15 @@ func FuzzRestore(f *testing.F) {
 	h := stable2(f)
 	h.send(hbFor("A", -1, nil, drain(0)...))
 	seed, _ := json.Marshal(struct {
-		Meta    Meta
-		Members []Member
+		Meta    model.Meta
+		Members []model.Member
 	}{h.g.Meta(), h.g.Members()})
 	f.Add(seed)
 	f.Add([]byte(`{"Meta":{"shardCount":3,"groupEpoch":2,"assignmentEpoch":1},"Members":[{"memberId":"a","state":"FENCED","memberEpoch":1,"assigned":[0,7]}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var rec struct {
-			Meta    Meta
-			Members []Member
+			Meta    model.Meta
+			Members []model.Member
 		}
 		if json.Unmarshal(data, &rec) != nil {
 			return

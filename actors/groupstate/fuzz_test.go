@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/redisstream/coordinator/actors/groupstate/model"
 )
 
 // FuzzHeartbeat decodes arbitrary bytes into a sequence of heartbeats, timer firings, prunes,
@@ -41,12 +43,11 @@ func runFuzzOnce(t *testing.T, data []byte) {
 				}
 				checkSteadyAgrees(t, g, hb, now, d)
 				switch d.Response.Status {
-				case StatusInvalidRequest, StatusUnsupportedProtocol, StatusUnknownMemberID, StatusRetry,
-					StatusMemberIDInUse, StatusOwnedByAnotherPrincipal, StatusUnreleasedInstanceID:
+				case model.StatusInvalidRequest, model.StatusUnsupportedProtocol, model.StatusUnknownMemberID, model.StatusRetry, model.StatusMemberIDInUse, model.StatusOwnedByAnotherPrincipal, model.StatusUnreleasedInstanceID:
 					if d.Change != nil {
 						t.Fatalf("rejected request with a change: %s", fmtResp(d.Response))
 					}
-				case StatusOK:
+				case model.StatusOK:
 					if d.Response.Assigned == nil || d.Response.Pending == nil {
 						t.Fatal("nil slices in OK response")
 					}
@@ -96,9 +97,9 @@ func (r *byteReader) next() byte {
 	return b
 }
 
-func fuzzHeartbeat(r *byteReader, g *Group, ids []string) Heartbeat {
+func fuzzHeartbeat(r *byteReader, g *Group, ids []string) model.Heartbeat {
 	id := ids[int(r.next())%len(ids)]
-	hb := Heartbeat{ProtocolVersion: 1, RequestID: "f", MemberID: id, PathMemberID: id, Capacity: Capacity{MaxConcurrency: 1, Available: 1}}
+	hb := model.Heartbeat{ProtocolVersion: 1, RequestID: "f", MemberID: id, PathMemberID: id, Capacity: model.Capacity{MaxConcurrency: 1, Available: 1}}
 	m, known := g.Member(id)
 	switch e := r.next() % 9; {
 	case e == 0:
@@ -139,13 +140,13 @@ func fuzzHeartbeat(r *byteReader, g *Group, ids []string) Heartbeat {
 		hb.Owned = append(hb.Owned, int(int8(r.next())))
 	}
 	if flags&32 != 0 && known {
-		states := []RevokeState{RevokeRevoking, RevokeDraining, RevokeRevoked, "BOGUS"}
+		states := []model.RevokeState{model.RevokeRevoking, model.RevokeDraining, model.RevokeRevoked, "BOGUS"}
 		for _, s := range m.Revoking {
-			hb.Revoking = append(hb.Revoking, RevokingShard{Shard: s, State: states[int(r.next())%4]})
+			hb.Revoking = append(hb.Revoking, model.RevokingShard{Shard: s, State: states[int(r.next())%4]})
 		}
 	}
 	if flags&64 != 0 {
-		hb.Revoking = append(hb.Revoking, RevokingShard{Shard: int(int8(r.next())), State: RevokeRevoked})
+		hb.Revoking = append(hb.Revoking, model.RevokingShard{Shard: int(int8(r.next())), State: model.RevokeRevoked})
 	}
 	if flags&128 != 0 { // identity: another process or another principal on the same id
 		hb.Incarnation = [...]string{"", "i1", "i2"}[r.next()%3]

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/redisstream/coordinator/actors/groupstate/model"
 	"github.com/redisstream/coordinator/actors/groupstate/shardset"
 	"github.com/redisstream/coordinator/actors/groupstate/static"
 )
@@ -18,9 +19,9 @@ const MaxShardCount = 1 << 22
 // concurrent use; the group actor owns it. Evaluations (Heartbeat, Expire, Tick, Prune,
 // Resize) never mutate it; only Apply does.
 type Group struct {
-	cfg     Config
-	meta    Meta
-	members map[string]*Member
+	cfg     model.Config
+	meta    model.Meta
+	members map[string]*model.Member
 	// holder[s] is the member that may still be reading shard s ("" = free): the member having
 	// s in Assigned ∪ Revoking among members in a holding state (all but EXPIRED).
 	holder   []string
@@ -43,15 +44,15 @@ type Group struct {
 }
 
 // New returns an empty group at groupEpoch 0.
-func New(cfg Config, streamPrefix, consumerGroup string, shardCount int, metadataVersion int64) *Group {
+func New(cfg model.Config, streamPrefix, consumerGroup string, shardCount int, metadataVersion int64) *Group {
 	if shardCount < 0 {
 		shardCount = 0
 	}
 	return &Group{
 		cfg: cfg,
-		meta: Meta{StreamPrefix: streamPrefix, ConsumerGroup: consumerGroup,
+		meta: model.Meta{StreamPrefix: streamPrefix, ConsumerGroup: consumerGroup,
 			ShardCount: shardCount, MetadataVersion: metadataVersion},
-		members: map[string]*Member{},
+		members: map[string]*model.Member{},
 		holder:  make([]string, shardCount),
 	}
 }
@@ -60,7 +61,7 @@ func New(cfg Config, streamPrefix, consumerGroup string, shardCount int, metadat
 // and gives every non-expired member a fresh lease (now+LeaseTTL) and, if it is revoking, a
 // fresh revoke deadline (now+RebalanceTimeout): a restart alone never expires or fences anyone.
 // After a graceful release use RestoreHandedOver, which keeps the timers the release handed over.
-func Restore(cfg Config, meta Meta, members []Member, now time.Time) (*Group, error) {
+func Restore(cfg model.Config, meta model.Meta, members []model.Member, now time.Time) (*Group, error) {
 	if meta.ShardCount < 0 || meta.GroupEpoch < 0 || meta.AssignmentEpoch < 0 || meta.MetadataVersion < 0 {
 		return nil, fmt.Errorf("groupstate: restore: negative field in meta %+v", meta)
 	}
@@ -94,14 +95,14 @@ func Restore(cfg Config, meta Meta, members []Member, now time.Time) (*Group, er
 		if m.Epoch < 0 || m.PrevEpoch < 0 || m.Epoch > meta.AssignmentEpoch {
 			return nil, fmt.Errorf("groupstate: restore: member %q epoch %d (prev %d) out of range (assignmentEpoch %d)", m.ID, m.Epoch, m.PrevEpoch, meta.AssignmentEpoch)
 		}
-		if m.State == StateExpired && len(m.Target)+len(m.Assigned)+len(m.Revoking)+len(m.Pending) > 0 {
+		if m.State == model.StateExpired && len(m.Target)+len(m.Assigned)+len(m.Revoking)+len(m.Pending) > 0 {
 			return nil, fmt.Errorf("groupstate: restore: EXPIRED member %q still has shards", m.ID)
 		}
 		m.LastHeartbeat, m.LeaseDeadline, m.RevokeDeadline = time.Time{}, time.Time{}, time.Time{}
 		if !m.State.InTarget() {
 			m.SessionDeadline = time.Time{}
 		}
-		if m.State != StateExpired {
+		if m.State != model.StateExpired {
 			m.LeaseDeadline = now.Add(cfg.LeaseTTL)
 			if m.Away() { // the hold keeps its wall-clock deadline across a restart or a move
 				m.LeaseDeadline = m.SessionDeadline
@@ -160,7 +161,7 @@ func (g *Group) Apply(c *Change) {
 // it; nothing outside keeps a pointer to it), so a steady heartbeat allocates no new record.
 // The record keeps its own id and name strings when they are unchanged: each heartbeat's
 // come freshly decoded from its request, and a node keeps one record per member.
-func (g *Group) putCopy(m *Member) {
+func (g *Group) putCopy(m *model.Member) {
 	old := g.members[m.ID]
 	if old == nil {
 		c := *m
@@ -190,7 +191,7 @@ func (g *Group) shareName(name string) string {
 	return name
 }
 
-func (g *Group) put(m *Member) {
+func (g *Group) put(m *model.Member) {
 	if old := g.members[m.ID]; old != nil {
 		g.unindex(old)
 	}
@@ -198,7 +199,7 @@ func (g *Group) put(m *Member) {
 	g.index(m)
 }
 
-func (g *Group) index(m *Member) {
+func (g *Group) index(m *model.Member) {
 	if m.State.Holds() {
 		for _, s := range m.Assigned {
 			g.setHolder(s, m.ID)
@@ -211,7 +212,7 @@ func (g *Group) index(m *Member) {
 		g.live++
 	}
 	g.instances.Add(m)
-	if m.State == StateLeaving {
+	if m.State == model.StateLeaving {
 		g.leaving++
 	}
 	if m.State.Retained() {
@@ -219,7 +220,7 @@ func (g *Group) index(m *Member) {
 	}
 }
 
-func (g *Group) unindex(m *Member) {
+func (g *Group) unindex(m *model.Member) {
 	if m.State.Holds() {
 		for _, s := range m.Assigned {
 			g.clearHolder(s, m.ID)
@@ -232,7 +233,7 @@ func (g *Group) unindex(m *Member) {
 		g.live--
 	}
 	g.instances.Remove(m)
-	if m.State == StateLeaving {
+	if m.State == model.StateLeaving {
 		g.leaving--
 	}
 	if m.State.Retained() {
@@ -271,23 +272,23 @@ func (g *Group) holderOf(s int) string {
 }
 
 // Config returns the group's configuration.
-func (g *Group) Config() Config { return g.cfg }
+func (g *Group) Config() model.Config { return g.cfg }
 
 // Meta returns the group-level record.
-func (g *Group) Meta() Meta { return g.meta }
+func (g *Group) Meta() model.Meta { return g.meta }
 
 // Member returns a deep copy of one member.
-func (g *Group) Member(id string) (Member, bool) {
+func (g *Group) Member(id string) (model.Member, bool) {
 	m, ok := g.members[id]
 	if !ok {
-		return Member{}, false
+		return model.Member{}, false
 	}
 	return deepCopy(*m), true
 }
 
 // Members returns deep copies of all members, sorted by id.
-func (g *Group) Members() []Member {
-	out := make([]Member, 0, len(g.members))
+func (g *Group) Members() []model.Member {
+	out := make([]model.Member, 0, len(g.members))
 	for _, id := range g.sortedIDs() {
 		out = append(out, deepCopy(*g.members[id]))
 	}

@@ -1,6 +1,10 @@
 package groupstate
 
-import "time"
+import (
+	"time"
+
+	"github.com/redisstream/coordinator/actors/groupstate/model"
+)
 
 // Leases across activation moves (docs/RELIABILITY.md, "Leases across activation moves").
 //
@@ -46,11 +50,11 @@ type Lease struct {
 func (g *Group) HandOver() map[string]Lease {
 	out := make(map[string]Lease, len(g.members))
 	for id, m := range g.members {
-		if m.State == StateExpired || m.LeaseDeadline.IsZero() {
+		if m.State == model.StateExpired || m.LeaseDeadline.IsZero() {
 			continue
 		}
 		l := Lease{LastHeartbeat: m.LastHeartbeat, Deadline: m.LeaseDeadline}
-		if m.State != StateFenced && len(m.Revoking) > 0 {
+		if m.State != model.StateFenced && len(m.Revoking) > 0 {
 			l.RevokeDeadline = m.RevokeDeadline
 		}
 		out[id] = l
@@ -67,7 +71,7 @@ func (g *Group) HandOver() map[string]Lease {
 // SlowMove gives everyone fresh leases, as Restore does. The caller must pass leases only if
 // no other activation ran between the release that stored them and this one: otherwise (a
 // crash, a fenced activation) use Restore.
-func RestoreHandedOver(cfg Config, meta Meta, members []Member, leases map[string]Lease, releasedAt, now time.Time) (*Group, error) {
+func RestoreHandedOver(cfg model.Config, meta model.Meta, members []model.Member, leases map[string]Lease, releasedAt, now time.Time) (*Group, error) {
 	g, err := Restore(cfg, meta, members, now)
 	if err != nil || now.Sub(releasedAt) > SlowMove(cfg) {
 		return g, err
@@ -80,7 +84,7 @@ func RestoreHandedOver(cfg Config, meta Meta, members []Member, leases map[strin
 	pause := max(now.Sub(releasedAt), 0)
 	for id, l := range leases {
 		m := g.members[id]
-		if m == nil || m.State == StateExpired || l.Deadline.IsZero() {
+		if m == nil || m.State == model.StateExpired || l.Deadline.IsZero() {
 			continue
 		}
 		m.LeaseDeadline = earlier(l.Deadline.Add(pause), m.LeaseDeadline)
@@ -98,12 +102,12 @@ func RestoreHandedOver(cfg Config, meta Meta, members []Member, leases map[strin
 // SlowMove is the longest hand-over after which the timers handed over are kept: TTL − one
 // heartbeat interval, the least time a member heartbeating every interval had left on its
 // lease at the release.
-func SlowMove(cfg Config) time.Duration { return cfg.LeaseTTL - cfg.HeartbeatInterval }
+func SlowMove(cfg model.Config) time.Duration { return cfg.LeaseTTL - cfg.HeartbeatInterval }
 
 // dueAt is when deadline d of member m falls due: d itself, or, for a deadline earned by a
 // heartbeat that a hand-over restored just before it, the end of the hand-over grace but at
 // most one heartbeat interval after d.
-func (g *Group) dueAt(m *Member, d time.Time) time.Time {
+func (g *Group) dueAt(m *model.Member, d time.Time) time.Time {
 	if d.IsZero() || m.LastHeartbeat.IsZero() || !d.Before(g.graceUntil) {
 		return d
 	}

@@ -4,6 +4,8 @@ import (
 	"math/rand"
 	"testing"
 	"time"
+
+	"github.com/redisstream/coordinator/actors/groupstate/model"
 )
 
 // moveTo restores the harness's group at now as the next activation would: from the durable
@@ -61,15 +63,15 @@ func expiredAt(t *testing.T, every time.Duration, graceful bool, end time.Time) 
 		h.fire()
 		if !h.now.Before(nextB) {
 			b := h.member("B")
-			if r := h.send(hbFor("B", b.Epoch, b.Assigned)); r.Status != StatusOK {
+			if r := h.send(hbFor("B", b.Epoch, b.Assigned)); r.Status != model.StatusOK {
 				t.Fatalf("B: %s", fmtResp(r))
 			}
 			nextB = h.now.Add(testCfg.HeartbeatInterval)
 		}
-		if h.member("B").State == StateExpired {
+		if h.member("B").State == model.StateExpired {
 			t.Fatalf("live B expired at +%s", h.now.Sub(t0))
 		}
-		if a := h.member("A"); a.State == StateExpired && expired.IsZero() {
+		if a := h.member("A"); a.State == model.StateExpired && expired.IsZero() {
 			expired = h.now
 		}
 	}
@@ -133,7 +135,7 @@ func TestHandOverGrace(t *testing.T) {
 	h.now = h.now.Add(iv - time.Millisecond)
 	h.fire()
 	a := h.member("A")
-	if r := h.send(hbFor("A", a.Epoch, a.Assigned)); r.Status != StatusOK {
+	if r := h.send(hbFor("A", a.Epoch, a.Assigned)); r.Status != model.StatusOK {
 		t.Fatalf("heartbeat in the grace: %s", fmtResp(r))
 	}
 	if d, _ := h.g.NextDeadline("A"); !d.Equal(h.now.Add(ttl)) {
@@ -146,7 +148,7 @@ func TestHandOverGraceDoesNotStack(t *testing.T) {
 	h := stable2(t)
 	last := h.now
 	var paused time.Duration // time nobody answered for the group: leases stand still then
-	for h.now = last.Add(testCfg.LeaseTTL - time.Second); h.member("A").State != StateExpired; {
+	for h.now = last.Add(testCfg.LeaseTTL - time.Second); h.member("A").State != model.StateExpired; {
 		h.moveTo(h.now, h.now.Add(200*time.Millisecond), h.g.HandOver())
 		paused += 200 * time.Millisecond
 		h.fire()
@@ -209,13 +211,13 @@ func TestHandOverKeepsTheRevokeDeadline(t *testing.T) {
 	if !revokeBy.Equal(t0.Add(testCfg.RebalanceTimeout)) {
 		t.Fatalf("revoke deadline %s", revokeBy.Sub(t0))
 	}
-	for h.member("A").State != StateFenced {
+	for h.member("A").State != model.StateFenced {
 		h.now = h.now.Add(time.Second)
 		if h.now.Sub(t0)%(5*time.Second) == 0 {
 			h.moveTo(h.now, h.now, h.g.HandOver())
 		}
 		h.fire()
-		if h.member("A").State == StateFenced {
+		if h.member("A").State == model.StateFenced {
 			break
 		}
 		h.send(hbFor("A", 1, []int{0, 1, 2, 3})) // alive, never releases
@@ -269,17 +271,17 @@ func TestHandOverRandomMoves(t *testing.T) {
 			h.fire()
 			if !h.now.Before(nextB) {
 				b := h.member("B")
-				if b.State != StateActive {
+				if b.State != model.StateActive {
 					t.Fatalf("seed %d: live B is %s at +%s", seed, b.State, h.now.Sub(t0))
 				}
 				h.send(hbFor("B", b.Epoch, b.Assigned))
 				nextB = h.now.Add(iv)
 			}
-			if a := h.member("A"); a.State != StateExpired && !h.now.Before(lastA.Add(ttl+iv+paused)) {
+			if a := h.member("A"); a.State != model.StateExpired && !h.now.Before(lastA.Add(ttl+iv+paused)) {
 				t.Fatalf("seed %d: dead A not expired at +%s (paused %s in all, max gap %s)", seed, h.now.Sub(lastA), paused, maxGap)
 			}
 		}
-		if h.member("A").State != StateExpired {
+		if h.member("A").State != model.StateExpired {
 			t.Fatalf("seed %d: dead A never expired", seed)
 		}
 	}

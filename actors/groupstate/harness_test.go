@@ -6,11 +6,13 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/redisstream/coordinator/actors/groupstate/model"
 )
 
 var t0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
-var testCfg = Config{HeartbeatInterval: 3 * time.Second, LeaseTTL: 15 * time.Second,
+var testCfg = model.Config{HeartbeatInterval: 3 * time.Second, LeaseTTL: 15 * time.Second,
 	RebalanceTimeout: 60 * time.Second, Retention: time.Minute}
 
 // harness drives a Group like the shell does: evaluate → (persist) → Apply, with a fake clock,
@@ -27,15 +29,15 @@ func newHarness(tb testing.TB, shards int) *harness {
 }
 
 type snapshot struct {
-	Meta    Meta
-	Members []Member
+	Meta    model.Meta
+	Members []model.Member
 }
 
 func snap(g *Group) snapshot { return snapshot{g.Meta(), g.Members()} }
 
-func hbFor(id string, epoch int64, owned []int, revoking ...RevokingShard) Heartbeat {
-	return Heartbeat{ProtocolVersion: 1, RequestID: "r", PathMemberID: id, MemberID: id,
-		MemberEpoch: epoch, Capacity: Capacity{MaxConcurrency: 4, Available: 4}, Owned: owned, Revoking: revoking}
+func hbFor(id string, epoch int64, owned []int, revoking ...model.RevokingShard) model.Heartbeat {
+	return model.Heartbeat{ProtocolVersion: 1, RequestID: "r", PathMemberID: id, MemberID: id,
+		MemberEpoch: epoch, Capacity: model.Capacity{MaxConcurrency: 4, Available: 4}, Owned: owned, Revoking: revoking}
 }
 
 // rounds runs n heartbeat rounds: every live member, in id order, heartbeats at its epoch
@@ -52,16 +54,16 @@ func (h *harness) rounds(n int) {
 }
 
 // drain lists shards as DRAINING revokingShards entries.
-func drain(shards ...int) []RevokingShard {
-	out := make([]RevokingShard, len(shards))
+func drain(shards ...int) []model.RevokingShard {
+	out := make([]model.RevokingShard, len(shards))
 	for i, s := range shards {
-		out[i] = RevokingShard{Shard: s, State: RevokeDraining, InFlight: 1}
+		out[i] = model.RevokingShard{Shard: s, State: model.RevokeDraining, InFlight: 1}
 	}
 	return out
 }
 
 // send evaluates a heartbeat, verifies the evaluation did not touch the group, applies it.
-func (h *harness) send(hb Heartbeat) Response {
+func (h *harness) send(hb model.Heartbeat) model.Response {
 	h.tb.Helper()
 	before := snap(h.g)
 	d := h.g.Heartbeat(hb, h.now)
@@ -69,7 +71,7 @@ func (h *harness) send(hb Heartbeat) Response {
 		h.tb.Fatalf("Heartbeat mutated the group:\nbefore %+v\nafter  %+v", before, after)
 	}
 	checkSteadyAgrees(h.tb, h.g, hb, h.now, d)
-	if d.Change == nil && d.Response.Status == StatusOK && hb.MemberEpoch > 0 {
+	if d.Change == nil && d.Response.Status == model.StatusOK && hb.MemberEpoch > 0 {
 		h.tb.Fatalf("accepted heartbeat without a change (lease must be renewed)")
 	}
 	applyChecked(h.tb, h.g, d.Change)
@@ -90,9 +92,9 @@ func (h *harness) check() {
 	}
 }
 
-func (h *harness) join(id string) Response { return h.send(hbFor(id, 0, nil)) }
+func (h *harness) join(id string) model.Response { return h.send(hbFor(id, 0, nil)) }
 
-func (h *harness) member(id string) Member {
+func (h *harness) member(id string) model.Member {
 	h.tb.Helper()
 	m, ok := h.g.Member(id)
 	if !ok {
@@ -147,7 +149,7 @@ func table(g *Group) string {
 	return b.String()
 }
 
-func fmtResp(r Response) string {
+func fmtResp(r model.Response) string {
 	s := fmt.Sprintf("%s epoch=%d assigned=%s pending=%s group=%d assignment=%d mv=%d",
 		r.Status, r.MemberEpoch, fmtInts(r.Assigned), fmtInts(r.Pending), r.GroupEpoch, r.AssignmentEpoch, r.MetadataVersion)
 	if r.Limit != "" {

@@ -4,7 +4,10 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/redisstream/coordinator/actors/groupstate/reconcile"
+
 	"github.com/redisstream/coordinator/actors/groupstate/answer"
+	"github.com/redisstream/coordinator/actors/groupstate/model"
 	"github.com/redisstream/coordinator/actors/groupstate/shardset"
 	"github.com/redisstream/coordinator/actors/groupstate/static"
 )
@@ -13,7 +16,7 @@ import (
 // persists Decision.Change (when Durable), then calls Apply, then sends Decision.Response.
 // Rejected requests (UNSUPPORTED_PROTOCOL, INVALID_REQUEST, UNKNOWN_MEMBER_ID, heartbeats of
 // an already fenced member) come with a nil Change.
-func (g *Group) Heartbeat(hb Heartbeat, now time.Time) Decision {
+func (g *Group) Heartbeat(hb model.Heartbeat, now time.Time) Decision {
 	st, msg, r := answer.Precheck(&hb)
 	if st != "" {
 		return g.reject(&hb, st, 0, msg)
@@ -33,7 +36,7 @@ func (g *Group) Heartbeat(hb Heartbeat, now time.Time) Decision {
 }
 
 // reject answers without any state change.
-func (g *Group) reject(hb *Heartbeat, st Status, epoch int64, msg string) Decision {
+func (g *Group) reject(hb *model.Heartbeat, st model.Status, epoch int64, msg string) Decision {
 	r := answer.Empty(hb, st, epoch, g.meta.MetadataVersion, msg)
 	r.GroupEpoch, r.AssignmentEpoch = g.meta.GroupEpoch, g.meta.AssignmentEpoch
 	r.HeartbeatInterval = g.cfg.HeartbeatInterval
@@ -62,27 +65,27 @@ func (g *Group) fenceDecision(id string, now time.Time, why string, held []int) 
 		c.Revoking = shardset.Union(c.Revoking, claimed)
 	}
 	t.recompute()
-	resp := t.respond(StatusFencedMemberEpoch, c, why+"; stop reading every shard at once and rejoin with memberEpoch 0")
+	resp := t.respond(model.StatusFencedMemberEpoch, c, why+"; stop reading every shard at once and rejoin with memberEpoch 0")
 	resp.Assigned, resp.Pending = []int{}, []int{}
 	return Decision{Response: resp, Change: t.change()}
 }
 
 // heartbeatAt handles memberEpoch > 0.
-func (g *Group) heartbeatAt(hb *Heartbeat, r answer.Report, now time.Time) Decision {
+func (g *Group) heartbeatAt(hb *model.Heartbeat, r answer.Report, now time.Time) Decision {
 	m := g.members[hb.MemberID]
 	switch {
-	case m == nil || m.State == StateExpired:
-		return g.reject(hb, StatusUnknownMemberID, 0,
+	case m == nil || m.State == model.StateExpired:
+		return g.reject(hb, model.StatusUnknownMemberID, 0,
 			fmt.Sprintf("member %q is not known to group %q (never joined, or its lease expired); drop all shards and rejoin with memberEpoch 0", hb.MemberID, g.meta.ConsumerGroup))
-	case m.State == StateFenced:
-		return g.reject(hb, StatusFencedMemberEpoch, m.Epoch,
+	case m.State == model.StateFenced:
+		return g.reject(hb, model.StatusFencedMemberEpoch, m.Epoch,
 			fmt.Sprintf("member %q is fenced; stop reading every shard at once and rejoin with memberEpoch 0", hb.MemberID))
-	case m.State == StateLeaving:
+	case m.State == model.StateLeaving:
 		return g.fenceDecision(m.ID, now, fmt.Sprintf("member %q is leaving but sent memberEpoch %d", m.ID, hb.MemberEpoch), r.Held)
 	case m.Away():
-		return g.reject(hb, StatusUnknownMemberID, 0, static.AwayMessage(m))
+		return g.reject(hb, model.StatusUnknownMemberID, 0, static.AwayMessage(m))
 	case hb.InstanceID != "" && hb.InstanceID != m.InstanceID:
-		return g.reject(hb, StatusInvalidRequest, 0, fmt.Sprintf("invalid heartbeat: instanceId %q differs from %q, the one member %q joined with; an instanceId is taken only by a join (memberEpoch 0)",
+		return g.reject(hb, model.StatusInvalidRequest, 0, fmt.Sprintf("invalid heartbeat: instanceId %q differs from %q, the one member %q joined with; an instanceId is taken only by a join (memberEpoch 0)",
 			hb.InstanceID, m.InstanceID, hb.MemberID))
 	}
 	atPrev := false
@@ -106,7 +109,7 @@ func (g *Group) heartbeatAt(hb *Heartbeat, r answer.Report, now time.Time) Decis
 // accepted evaluates an accepted heartbeat of member m (memberEpoch current, or the previous
 // one when atPrev) in a txn: the general path, which steadyDecision short-cuts when nothing
 // but the lease and capacity can change (steady.go).
-func (g *Group) accepted(hb *Heartbeat, r answer.Report, m *Member, atPrev bool, now time.Time) Decision {
+func (g *Group) accepted(hb *model.Heartbeat, r answer.Report, m *model.Member, atPrev bool, now time.Time) Decision {
 	t := newTxn(g, now)
 	t.recompute() // no-op unless a restored state left one pending
 	c := t.mutable(m.ID)
@@ -116,23 +119,23 @@ func (g *Group) accepted(hb *Heartbeat, r answer.Report, m *Member, atPrev bool,
 		c.Name = hb.MemberName
 	}
 	bindIdentity(c, hb)
-	if c.State == StateStarting {
+	if c.State == model.StateStarting {
 		// Confirmed: it received its join response and is alive. It now takes part in the
 		// assignment (recompute), which changes the target unless it is the only live member.
-		c.State, c.StateSince = StateActive, now
+		c.State, c.StateSince = model.StateActive, now
 		if g.live > 1 {
 			t.bumpGroupEpoch()
 			t.recompute()
 		}
 	}
-	settle(c, r.Held, t.meta.AssignmentEpoch, now, g.cfg.RebalanceTimeout)
+	reconcile.Settle(c, r.Held, t.meta.AssignmentEpoch, now, g.cfg.RebalanceTimeout, t.revokeBudget(c.ID))
 	if atPrev {
 		// The member still knows only hb.MemberEpoch: if this response is lost too, its
 		// retry at that epoch must still be accepted, not fenced for an epoch it never saw.
 		c.PrevEpoch = m.PrevEpoch
 	}
 	st, allowed, msg := t.metadataStatus(hb.MetadataVersion)
-	grant(c, allowed && !g.holding(now), g.holderOf)
+	reconcile.Grant(c, allowed && !g.holding(now), g.holderOf)
 	resp := t.respond(st, c, msg)
 	if g.holding(now) {
 		g.heldResponse(&resp, c, r.Held)
@@ -143,14 +146,14 @@ func (g *Group) accepted(hb *Heartbeat, r answer.Report, m *Member, atPrev bool,
 // metadataStatus applies the metadata rule for a member reporting metadataVersion reported: a
 // version above the group's is answered SYNC_METADATA and never adopted. It returns the status,
 // whether new shards may be granted, and the message.
-func (t *txn) metadataStatus(reported int64) (Status, bool, string) {
+func (t *txn) metadataStatus(reported int64) (model.Status, bool, string) {
 	if reported > t.meta.MetadataVersion {
 		// Only the coordinator issues versions: a member's report is never adopted (a buggy or
 		// hostile client would otherwise move the group's and the routing's version, and the
 		// store would keep it). The member adopts ours, as SYNC_METADATA says.
-		return StatusSyncMetadata, false, fmt.Sprintf(
+		return model.StatusSyncMetadata, false, fmt.Sprintf(
 			"member reported metadataVersion %d, but this group's metadata is at version %d and only the coordinator issues versions; adopt %d, keep only assignedShards, start nothing new",
 			reported, t.meta.MetadataVersion, t.meta.MetadataVersion)
 	}
-	return StatusOK, true, ""
+	return model.StatusOK, true, ""
 }

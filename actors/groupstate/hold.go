@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/redisstream/coordinator/actors/groupstate/model"
 	"github.com/redisstream/coordinator/actors/groupstate/shardset"
 )
 
@@ -40,7 +41,7 @@ func (g *Group) GrantsHeldUntil() time.Time { return g.holdUntil }
 func (g *Group) holding(now time.Time) bool { return now.Before(g.holdUntil) }
 
 // heldResponse narrows a response during a grant hold to what the member reports reading.
-func (g *Group) heldResponse(resp *Response, c *Member, held []int) {
+func (g *Group) heldResponse(resp *model.Response, c *model.Member, held []int) {
 	told := shardset.Intersect(c.Assigned, held)
 	resp.Assigned = shardset.RespSlice(told)
 	resp.Pending = shardset.RespSlice(shardset.Diff(c.Target, told))

@@ -3,6 +3,8 @@ package groupstate
 import (
 	"slices"
 	"testing"
+
+	"github.com/redisstream/coordinator/actors/groupstate/model"
 )
 
 // After a rollback the restored record may list a shard its member no longer reads (it was
@@ -22,7 +24,7 @@ func TestHoldGrantsTellsOnlyWhatIsRead(t *testing.T) {
 		t.Fatalf("held until %s", g.GrantsHeldUntil())
 	}
 	r := h.send(hbFor("A", 3, []int{0})) // A stopped reading 1 after the snapshot
-	wantResp(t, r, StatusOK, 3, []int{0}, []int{1})
+	wantResp(t, r, model.StatusOK, 3, []int{0}, []int{1})
 	if r.Message == "" {
 		t.Fatal("the member is told why")
 	}
@@ -36,7 +38,7 @@ func TestHoldGrantsTellsOnlyWhatIsRead(t *testing.T) {
 		t.Fatalf("granted during the hold: %s / %v", fmtResp(r), h.member("A").Assigned)
 	}
 	r = h.send(hbFor("C", 0, nil))
-	wantResp(t, r, StatusOK, r.MemberEpoch, []int{}, []int{})
+	wantResp(t, r, model.StatusOK, r.MemberEpoch, []int{}, []int{})
 	h.now = until
 	r = h.send(hbFor("A", h.member("A").Epoch, []int{0}))
 	if len(r.Assigned) < 2 || r.Message != "" {

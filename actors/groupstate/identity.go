@@ -1,6 +1,10 @@
 package groupstate
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/redisstream/coordinator/actors/groupstate/model"
+)
 
 // Member identity: who may speak for a member id, and which process.
 //
@@ -28,12 +32,12 @@ import "fmt"
 
 // identityRefusal returns the refusal of hb by the identity rules, if any. m is the member's
 // record (nil: unknown).
-func (g *Group) identityRefusal(hb *Heartbeat, m *Member) (Decision, bool) {
-	if m == nil || m.State == StateExpired {
+func (g *Group) identityRefusal(hb *model.Heartbeat, m *model.Member) (Decision, bool) {
+	if m == nil || m.State == model.StateExpired {
 		return Decision{}, false
 	}
 	if m.Principal != "" && hb.Principal != m.Principal {
-		return g.reject(hb, StatusOwnedByAnotherPrincipal, 0, fmt.Sprintf(
+		return g.reject(hb, model.StatusOwnedByAnotherPrincipal, 0, fmt.Sprintf(
 			"member %q of group %q was joined by another principal; only that principal may heartbeat or leave for it: run each member under its own credentials and member id",
 			hb.MemberID, g.meta.ConsumerGroup)), true
 	}
@@ -43,13 +47,13 @@ func (g *Group) identityRefusal(hb *Heartbeat, m *Member) (Decision, bool) {
 			// does not know MEMBER_ID_IN_USE, and an older membersdk keeps its shards on an
 			// unknown status: it is told FENCED_MEMBER_EPOCH, which every v1 client obeys
 			// by dropping every shard. Still nothing changes.
-			d := g.reject(hb, StatusFencedMemberEpoch, 0, fmt.Sprintf(
+			d := g.reject(hb, model.StatusFencedMemberEpoch, 0, fmt.Sprintf(
 				"member id %q is in use by another live process in group %q; give each process its own memberId (this client sends no incarnationId: stop reading every shard at once; a rejoin is refused until the id is free)",
 				hb.MemberID, g.meta.ConsumerGroup))
 			d.Response.IDInUse = true
 			return d, true
 		}
-		d := g.reject(hb, StatusMemberIDInUse, 0, fmt.Sprintf(
+		d := g.reject(hb, model.StatusMemberIDInUse, 0, fmt.Sprintf(
 			"member id %q is in use by another live process in group %q; give each process its own memberId (this process retries joining and takes over only once the id is free: the other process left or its lease expired)",
 			hb.MemberID, g.meta.ConsumerGroup))
 		d.Response.IDInUse = true
@@ -61,7 +65,7 @@ func (g *Group) identityRefusal(hb *Heartbeat, m *Member) (Decision, bool) {
 // bindIdentity records hb's principal and incarnation in c, the txn's version of an accepted
 // member: a record keeps what it has (identityRefusal let only matching heartbeats through)
 // and takes what it lacks.
-func bindIdentity(c *Member, hb *Heartbeat) {
+func bindIdentity(c *model.Member, hb *model.Heartbeat) {
 	if c.Principal == "" {
 		c.Principal = hb.Principal
 	}
@@ -71,6 +75,6 @@ func bindIdentity(c *Member, hb *Heartbeat) {
 }
 
 // bound reports whether accepting hb would add an identity to m's record (a durable change).
-func bound(m *Member, hb *Heartbeat) bool {
+func bound(m *model.Member, hb *model.Heartbeat) bool {
 	return (m.Principal == "" && hb.Principal != "") || (m.Incarnation == "" && hb.Incarnation != "")
 }

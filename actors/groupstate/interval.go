@@ -1,6 +1,10 @@
 package groupstate
 
-import "time"
+import (
+	"time"
+
+	"github.com/redisstream/coordinator/actors/groupstate/model"
+)
 
 // Heartbeat interval hint. A member with nothing in flight heartbeats every
 // Config.HeartbeatInterval. A member that is waiting for something — its join to be confirmed
@@ -29,7 +33,7 @@ const ShortIntervalDivisor = 10
 
 // ShortInterval is the interval told to members with a hand-off in flight: the heartbeat
 // interval / ShortIntervalDivisor, at least MinShortInterval, never more than the interval.
-func ShortInterval(cfg Config) time.Duration {
+func ShortInterval(cfg model.Config) time.Duration {
 	d := max(cfg.HeartbeatInterval/ShortIntervalDivisor, MinShortInterval)
 	return min(d, cfg.HeartbeatInterval)
 }
@@ -40,16 +44,16 @@ func ShortInterval(cfg Config) time.Duration {
 // still has shards to revoke; Config.HeartbeatInterval otherwise.
 //
 // othersOverdue (Group.othersOverdue) also makes it ShortInterval, for the failover above.
-func IntervalFor(cfg Config, st Status, c *Member, othersOverdue bool) time.Duration {
+func IntervalFor(cfg model.Config, st model.Status, c *model.Member, othersOverdue bool) time.Duration {
 	switch st {
-	case StatusOK, StatusSyncMetadata:
+	case model.StatusOK, model.StatusSyncMetadata:
 	default:
 		return cfg.HeartbeatInterval
 	}
 	if c == nil || c.Epoch < 0 {
 		return cfg.HeartbeatInterval
 	}
-	if othersOverdue || c.State == StateStarting || len(c.Pending) > 0 || len(c.Revoking) > 0 {
+	if othersOverdue || c.State == model.StateStarting || len(c.Pending) > 0 || len(c.Revoking) > 0 {
 		return ShortInterval(cfg)
 	}
 	return cfg.HeartbeatInterval
@@ -69,8 +73,8 @@ func (g *Group) OverdueAt(id string) (time.Time, bool) {
 // overdueAt is when member m becomes overdue (its lease deadline minus one heartbeat
 // interval); ok false when that does not apply: it holds no shard, has no lease, was already
 // marked for this lease, or the interval is not shorter than the lease.
-func (g *Group) overdueAt(m *Member) (time.Time, bool) {
-	if m.State == StateExpired || m.LeaseDeadline.IsZero() || len(m.Assigned)+len(m.Revoking) == 0 ||
+func (g *Group) overdueAt(m *model.Member) (time.Time, bool) {
+	if m.State == model.StateExpired || m.LeaseDeadline.IsZero() || len(m.Assigned)+len(m.Revoking) == 0 ||
 		g.cfg.HeartbeatInterval <= 0 || g.cfg.HeartbeatInterval >= g.cfg.LeaseTTL {
 		return time.Time{}, false
 	}
@@ -86,7 +90,7 @@ func (g *Group) overdueAt(m *Member) (time.Time, bool) {
 // or were removed are ignored by othersOverdue and dropped here.
 func (g *Group) MarkOverdue(id string, now time.Time) bool {
 	for other, dl := range g.overdue {
-		if m := g.members[other]; m == nil || m.State == StateExpired || !m.LeaseDeadline.Equal(dl) {
+		if m := g.members[other]; m == nil || m.State == model.StateExpired || !m.LeaseDeadline.Equal(dl) {
 			delete(g.overdue, other)
 		}
 	}
@@ -112,7 +116,7 @@ func (g *Group) othersOverdue(id string) bool {
 		if other == id {
 			continue
 		}
-		if m := g.members[other]; m != nil && m.State != StateExpired && m.LeaseDeadline.Equal(dl) {
+		if m := g.members[other]; m != nil && m.State != model.StateExpired && m.LeaseDeadline.Equal(dl) {
 			return true
 		}
 	}

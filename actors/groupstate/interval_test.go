@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redisstream/coordinator/actors/groupstate/model"
 	"github.com/redisstream/coordinator/actors/groupstate/shardset"
 )
 
@@ -15,20 +16,20 @@ func TestShortIntervalBounds(t *testing.T) {
 		{0, 0},
 	}
 	for _, c := range cases {
-		if got := ShortInterval(Config{HeartbeatInterval: c.interval}); got != c.want {
+		if got := ShortInterval(model.Config{HeartbeatInterval: c.interval}); got != c.want {
 			t.Errorf("ShortInterval(%s) = %s, want %s", c.interval, got, c.want)
 		}
 	}
 }
 
 func TestIntervalForStatuses(t *testing.T) {
-	busy := &Member{State: StateActive, Epoch: 3, Pending: []int{1}}
-	for _, st := range []Status{StatusRetry, StatusFencedMemberEpoch, StatusUnknownMemberID, StatusInvalidRequest} {
+	busy := &model.Member{State: model.StateActive, Epoch: 3, Pending: []int{1}}
+	for _, st := range []model.Status{model.StatusRetry, model.StatusFencedMemberEpoch, model.StatusUnknownMemberID, model.StatusInvalidRequest} {
 		if got := IntervalFor(testCfg, st, busy, false); got != testCfg.HeartbeatInterval {
 			t.Errorf("%s: %s, want the configured interval", st, got)
 		}
 	}
-	if got := IntervalFor(testCfg, StatusOK, &Member{State: StateLeaving, Epoch: -1}, true); got != testCfg.HeartbeatInterval {
+	if got := IntervalFor(testCfg, model.StatusOK, &model.Member{State: model.StateLeaving, Epoch: -1}, true); got != testCfg.HeartbeatInterval {
 		t.Errorf("a member that left: %s", got)
 	}
 }
@@ -88,7 +89,7 @@ func TestIntervalHintWhileDraining(t *testing.T) {
 			t.Fatalf("draining: %s, want %s", r.HeartbeatInterval, short)
 		}
 	}
-	if r := h.send(hbFor("zzz", 5, nil)); r.Status != StatusUnknownMemberID || r.HeartbeatInterval != long {
+	if r := h.send(hbFor("zzz", 5, nil)); r.Status != model.StatusUnknownMemberID || r.HeartbeatInterval != long {
 		t.Fatalf("unknown member: %s %s, want the configured interval", r.Status, r.HeartbeatInterval)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/redisstream/coordinator/actors/groupstate/invariants"
+	"github.com/redisstream/coordinator/actors/groupstate/model"
 )
 
 // CheckInvariants checks the member records (invariants.Records) and that the holder index and
@@ -13,7 +14,7 @@ func (g *Group) CheckInvariants() []string {
 	var v []string
 	add := func(format string, args ...any) { v = append(v, fmt.Sprintf(format, args...)) }
 	ids := g.sortedIDs()
-	members := make([]Member, len(ids))
+	members := make([]model.Member, len(ids))
 	for i, id := range ids {
 		members[i] = *g.members[id]
 		if members[i].ID != id {

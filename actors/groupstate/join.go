@@ -3,6 +3,10 @@ package groupstate
 import (
 	"fmt"
 	"time"
+
+	"github.com/redisstream/coordinator/actors/groupstate/reconcile"
+
+	"github.com/redisstream/coordinator/actors/groupstate/model"
 )
 
 // join handles memberEpoch 0 (validated: nothing owned or revoking).
@@ -13,7 +17,7 @@ import (
 //   - STARTING/ACTIVE member: it lost its state; all its Assigned/Revoking are released, it
 //     keeps its target and its state (an ACTIVE member stays confirmed: it takes nothing from
 //     anyone by rejoining) and is reconciled at the current assignment epoch.
-func (g *Group) join(hb *Heartbeat, now time.Time) Decision {
+func (g *Group) join(hb *model.Heartbeat, now time.Time) Decision {
 	m := g.members[hb.MemberID]
 	if d, refused := g.instanceRefusal(hb, m); refused {
 		return d
@@ -27,18 +31,18 @@ func (g *Group) join(hb *Heartbeat, now time.Time) Decision {
 	}
 	t := newTxn(g, now)
 	t.bucket = bucket
-	var c *Member
+	var c *model.Member
 	switch {
-	case m == nil || m.State == StateExpired:
-		c = &Member{ID: hb.MemberID, State: StateStarting, JoinedAt: now, StateSince: now}
+	case m == nil || m.State == model.StateExpired:
+		c = &model.Member{ID: hb.MemberID, State: model.StateStarting, JoinedAt: now, StateSince: now}
 		if m != nil {
 			c.Name = m.Name
 		}
 		t.add(c)
 		t.bumpGroupEpoch()
-	case m.State == StateFenced || m.State == StateLeaving:
+	case m.State == model.StateFenced || m.State == model.StateLeaving:
 		c = t.mutable(m.ID)
-		c.State, c.StateSince, c.JoinedAt = StateStarting, now, now
+		c.State, c.StateSince, c.JoinedAt = model.StateStarting, now, now
 		c.Assigned, c.Revoking, c.Pending, c.Target = nil, nil, nil, nil
 		c.RevokeDeadline = time.Time{}
 		t.bumpGroupEpoch()
@@ -58,12 +62,12 @@ func (g *Group) join(hb *Heartbeat, now time.Time) Decision {
 	c.Capacity = hb.Capacity
 	t.touch(c)
 	t.recompute()
-	settle(c, nil, t.meta.AssignmentEpoch, now, g.cfg.RebalanceTimeout)
+	reconcile.Settle(c, nil, t.meta.AssignmentEpoch, now, g.cfg.RebalanceTimeout, t.revokeBudget(c.ID))
 	// A joining member has no previous epoch worth accepting: whatever ran under the old one
 	// has lost its state (or is a zombie that must be fenced).
 	c.PrevEpoch = 0
 	st, allowed, msg := t.metadataStatus(hb.MetadataVersion)
-	grant(c, allowed && !g.holding(now), g.holderOf)
+	reconcile.Grant(c, allowed && !g.holding(now), g.holderOf)
 	if msg == "" && m != nil && m.State.InTarget() {
 		msg = fmt.Sprintf("member %q rejoined while known: everything it held is released", m.ID)
 	}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/redisstream/coordinator/actors/groupstate/answer"
+	"github.com/redisstream/coordinator/actors/groupstate/model"
 	"github.com/redisstream/coordinator/actors/groupstate/shardset"
 )
 
@@ -31,21 +32,21 @@ import (
 //     blocked until its lease expires, as for any revocation that does not finish.
 //   - a FENCED member may leave once it drains nothing (its blocked shards are then free);
 //     DRAINING a shard it was not given fences it (the shard is blocked if it was free).
-func (g *Group) leave(hb *Heartbeat, r answer.Report, now time.Time) Decision {
+func (g *Group) leave(hb *model.Heartbeat, r answer.Report, now time.Time) Decision {
 	m := g.members[hb.MemberID]
 	still := r.Draining
-	if m == nil || m.State == StateExpired {
+	if m == nil || m.State == model.StateExpired {
 		if len(still) > 0 {
 			// It still reads shards the coordinator does not know it has (its lease expired,
 			// or the store lost its record): they may be handed out, so it must stop now.
-			return g.reject(hb, StatusUnknownMemberID, 0, fmt.Sprintf(
+			return g.reject(hb, model.StatusUnknownMemberID, 0, fmt.Sprintf(
 				"member %q is not known to group %q (its lease expired, or the coordinator lost its state) but still drains %v; stop reading every shard at once",
 				hb.MemberID, g.meta.ConsumerGroup, still))
 		}
-		return g.reject(hb, StatusOK, -1, "")
+		return g.reject(hb, model.StatusOK, -1, "")
 	}
-	if m.State == StateFenced && len(still) > 0 {
-		return g.reject(hb, StatusFencedMemberEpoch, m.Epoch,
+	if m.State == model.StateFenced && len(still) > 0 {
+		return g.reject(hb, model.StatusFencedMemberEpoch, m.Epoch,
 			fmt.Sprintf("member %q is fenced; stop reading every shard at once, then leave again draining nothing", m.ID))
 	}
 	if s, bad := shardset.FirstMissing(still, m.Assigned, m.Revoking); bad {
@@ -58,13 +59,13 @@ func (g *Group) leave(hb *Heartbeat, r answer.Report, now time.Time) Decision {
 	if len(still) == 0 {
 		t.remove(m.ID)
 		t.recompute()
-		return Decision{Response: t.respond(StatusOK, &Member{ID: m.ID, Epoch: -1}, ""), Change: t.change()}
+		return Decision{Response: t.respond(model.StatusOK, &model.Member{ID: m.ID, Epoch: -1}, ""), Change: t.change()}
 	}
 	c := t.mutable(m.ID)
-	if c.State != StateLeaving {
+	if c.State != model.StateLeaving {
 		// Leaving revokes shards the member was allowed to read until now: a new revocation
 		// with the full rebalance timeout (also for shards an earlier one was draining).
-		c.State, c.StateSince = StateLeaving, now
+		c.State, c.StateSince = model.StateLeaving, now
 		c.RevokeDeadline = now.Add(g.cfg.RebalanceTimeout)
 	}
 	c.SessionDeadline = time.Time{} // a static member's leave releases its instance
@@ -73,7 +74,7 @@ func (g *Group) leave(hb *Heartbeat, r answer.Report, now time.Time) Decision {
 	c.Assigned, c.Target, c.Pending = nil, nil, nil
 	t.touch(c)
 	t.recompute()
-	resp := t.respond(StatusOK, c, fmt.Sprintf(
+	resp := t.respond(model.StatusOK, c, fmt.Sprintf(
 		"leaving: every shard not reported DRAINING is free now; finish draining %v, then leave again reporting them REVOKED", c.Revoking))
 	resp.MemberEpoch = -1
 	return Decision{Response: resp, Change: t.change()}

@@ -5,6 +5,8 @@ import (
 	"math"
 	"slices"
 	"time"
+
+	"github.com/redisstream/coordinator/actors/groupstate/model"
 )
 
 // joinBucket is the volatile token bucket of Config.JoinRate. Evaluations never mutate the
@@ -39,14 +41,14 @@ func (b joinBucket) take(now time.Time, rate float64, burst int) (joinBucket, bo
 // admit applies the join limits to a join of hb.MemberID (m is its current record, nil if
 // unknown). It returns the refusal decision (ok false), or the bucket to install (nil when the
 // rate limit is off or does not apply).
-func (g *Group) admit(hb *Heartbeat, m *Member, now time.Time) (*joinBucket, Decision, bool) {
-	fresh := m == nil || m.State == StateExpired
-	counted := m != nil && (m.State.InTarget() || m.State == StateLeaving)
+func (g *Group) admit(hb *model.Heartbeat, m *model.Member, now time.Time) (*joinBucket, Decision, bool) {
+	fresh := m == nil || m.State == model.StateExpired
+	counted := m != nil && (m.State.InTarget() || m.State == model.StateLeaving)
 	if g.cfg.MaxMembers > 0 && !counted && g.live+g.leaving >= g.cfg.MaxMembers {
-		d := g.reject(hb, StatusRetry, 0, fmt.Sprintf(
+		d := g.reject(hb, model.StatusRetry, 0, fmt.Sprintf(
 			"group %q already has %d members (limit %d, config key %s); retry later, or raise the limit",
-			g.meta.ConsumerGroup, g.live+g.leaving, g.cfg.MaxMembers, LimitMembersPerGroup))
-		d.Response.Limit = LimitMembersPerGroup
+			g.meta.ConsumerGroup, g.live+g.leaving, g.cfg.MaxMembers, model.LimitMembersPerGroup))
+		d.Response.Limit = model.LimitMembersPerGroup
 		return nil, d, false
 	}
 	if g.cfg.JoinRate <= 0 || !fresh {
@@ -54,10 +56,10 @@ func (g *Group) admit(hb *Heartbeat, m *Member, now time.Time) (*joinBucket, Dec
 	}
 	b, ok := g.bucket.take(now, g.cfg.JoinRate, g.cfg.JoinBurst)
 	if !ok {
-		d := g.reject(hb, StatusRetry, 0, fmt.Sprintf(
+		d := g.reject(hb, model.StatusRetry, 0, fmt.Sprintf(
 			"too many new members are joining group %q (limit %g per second, config key %s); retry in about %s",
-			g.meta.ConsumerGroup, g.cfg.JoinRate, LimitJoinsPerSecond, time.Duration(float64(time.Second)/g.cfg.JoinRate).Round(time.Millisecond)))
-		d.Response.Limit = LimitJoinsPerSecond
+			g.meta.ConsumerGroup, g.cfg.JoinRate, model.LimitJoinsPerSecond, time.Duration(float64(time.Second)/g.cfg.JoinRate).Round(time.Millisecond)))
+		d.Response.Limit = model.LimitJoinsPerSecond
 		return nil, d, false
 	}
 	return &b, Decision{}, true
@@ -87,7 +89,7 @@ func (t *txn) trimRetained() {
 	if n <= limit {
 		return
 	}
-	var cands []*Member
+	var cands []*model.Member
 	for id := range t.g.members {
 		if m := t.get(id); m != nil && droppable(m) {
 			cands = append(cands, m)
@@ -98,7 +100,7 @@ func (t *txn) trimRetained() {
 			cands = append(cands, c)
 		}
 	}
-	slices.SortFunc(cands, func(a, b *Member) int {
+	slices.SortFunc(cands, func(a, b *model.Member) int {
 		if c := a.StateSince.Compare(b.StateSince); c != 0 {
 			return c
 		}
@@ -120,6 +122,6 @@ func (t *txn) trimRetained() {
 	}
 }
 
-func droppable(m *Member) bool {
-	return m.State == StateExpired || (m.State == StateFenced && len(m.Assigned)+len(m.Revoking) == 0)
+func droppable(m *model.Member) bool {
+	return m.State == model.StateExpired || (m.State == model.StateFenced && len(m.Assigned)+len(m.Revoking) == 0)
 }

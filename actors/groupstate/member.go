@@ -1,11 +1,15 @@
 package groupstate
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/redisstream/coordinator/actors/groupstate/model"
+)
 
 // durableEqual reports whether a and b agree on every field that must be persisted.
 // Capacity is informational and fluctuates with in-flight work, so a capacity-only change
 // is not worth a store write (SPEC §3 inv. 5); it is persisted with the next durable change.
-func durableEqual(a, b *Member) bool {
+func durableEqual(a, b *model.Member) bool {
 	return a.ID == b.ID && a.Name == b.Name && a.State == b.State && a.Epoch == b.Epoch &&
 		a.PrevEpoch == b.PrevEpoch && a.Principal == b.Principal && a.Incarnation == b.Incarnation &&
 		a.InstanceID == b.InstanceID && a.SessionDeadline.Equal(b.SessionDeadline) && a.JoinedAt.Equal(b.JoinedAt) && a.StateSince.Equal(b.StateSince) &&
@@ -14,7 +18,7 @@ func durableEqual(a, b *Member) bool {
 }
 
 // deepCopy returns m with its own slices.
-func deepCopy(m Member) Member {
+func deepCopy(m model.Member) model.Member {
 	m.Target = slices.Clone(m.Target)
 	m.Assigned = slices.Clone(m.Assigned)
 	m.Revoking = slices.Clone(m.Revoking)

@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/redisstream/coordinator/actors/groupstate/model"
 )
 
 // A node keeps one record per member: applying a steady heartbeat overwrites it in place
@@ -16,7 +18,7 @@ func TestApplyKeepsOneRecordPerMember(t *testing.T) {
 	g := New(testCfg, "s", "g", 8, 0)
 	now := t0
 	fresh := func(s string) string { return strings.Clone(s) } // as decoded from a request
-	named := func(hb Heartbeat) Heartbeat { hb.MemberName = fresh("orders-worker"); return hb }
+	named := func(hb model.Heartbeat) model.Heartbeat { hb.MemberName = fresh("orders-worker"); return hb }
 	for _, id := range []string{"a", "b"} {
 		g.Apply(g.Heartbeat(named(hbFor(fresh(id), 0, nil)), now).Change)
 	}

@@ -1,6 +1,10 @@
 package groupstate
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/redisstream/coordinator/actors/groupstate/model"
+)
 
 // Occupied counts members a group may not be forgotten with: live ones, a LEAVING member still
 // draining, a FENCED member still holding; not EXPIRED ones nor a FENCED one holding nothing.
@@ -10,11 +14,11 @@ func TestOccupiedCountsMembersStillHoldingShards(t *testing.T) {
 		t.Fatalf("Occupied = %d, want 2", got)
 	}
 	h.send(hbFor("A", -1, nil, drain(0)...)) // LEAVING, draining 0
-	if h.member("A").State != StateLeaving || h.g.Live() != 1 || h.g.Occupied() != 2 {
+	if h.member("A").State != model.StateLeaving || h.g.Live() != 1 || h.g.Occupied() != 2 {
 		t.Fatalf("after A leaves holding 0: state %s live %d occupied %d", h.member("A").State, h.g.Live(), h.g.Occupied())
 	}
 	h.send(hbFor("B", 99, nil)) // stale epoch: FENCED, still holding its shards
-	if h.member("B").State != StateFenced || h.g.Live() != 0 || h.g.Occupied() != 2 {
+	if h.member("B").State != model.StateFenced || h.g.Live() != 0 || h.g.Occupied() != 2 {
 		t.Fatalf("after B is fenced: state %s live %d occupied %d", h.member("B").State, h.g.Live(), h.g.Occupied())
 	}
 	h.now = h.now.Add(testCfg.LeaseTTL)

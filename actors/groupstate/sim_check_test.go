@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/redisstream/coordinator/actors/groupstate/model"
+	"github.com/redisstream/coordinator/actors/groupstate/reconcile"
 	"github.com/redisstream/coordinator/actors/groupstate/shardset"
 )
 
@@ -16,7 +18,7 @@ func (s *sim) apply(c *Change) {
 	if c != nil {
 		for _, m := range c.Members {
 			old, ok := s.g.Member(m.ID)
-			if ok && old.State == StateActive && m.State == StateActive {
+			if ok && old.State == model.StateActive && m.State == model.StateActive {
 				for _, sh := range shardset.Diff(m.Revoking, old.Revoking) {
 					if revoked == nil {
 						revoked = map[int]string{}
@@ -30,7 +32,7 @@ func (s *sim) apply(c *Change) {
 	// Admission: a shard is never revoked from a confirmed member for an unconfirmed one.
 	for _, m := range s.g.Members() {
 		for _, sh := range m.Target {
-			if from, ok := revoked[sh]; ok && m.State == StateStarting {
+			if from, ok := revoked[sh]; ok && m.State == model.StateStarting {
 				s.fail("shard %d revoked from confirmed %s for unconfirmed %s", sh, from, m.ID)
 			}
 		}
@@ -48,7 +50,7 @@ func participants(g *Group) map[string][]int {
 	for _, m := range g.Members() {
 		if m.State.InTarget() {
 			all[m.ID] = m.Target
-			if m.State == StateActive {
+			if m.State == model.StateActive {
 				active[m.ID] = m.Target
 			}
 		}
@@ -66,6 +68,7 @@ func (s *sim) check() {
 	if v := s.g.CheckInvariants(); len(v) > 0 {
 		s.fail("invariants: %s", strings.Join(v, "; "))
 	}
+	s.checkMoveCap()
 	// Real-world single owner: no shard read (or drained) by two live processes, and whoever
 	// reads a shard is its holder for the coordinator.
 	readers := map[int]string{}
@@ -189,7 +192,8 @@ func (s *sim) settled() bool {
 	}
 	owner := map[int]string{}
 	for _, m := range s.g.Members() {
-		if !m.State.InTarget() || len(m.Revoking) > 0 || len(m.Pending) > 0 {
+		// Assigned ≠ Target: a move cap still holds a revocation back.
+		if !m.State.InTarget() || len(m.Revoking) > 0 || len(m.Pending) > 0 || len(m.Assigned) != len(m.Target) {
 			if m.State.InTarget() {
 				return false
 			}
@@ -210,6 +214,26 @@ func (s *sim) settled() bool {
 		}
 	}
 	return true
+}
+
+// checkMoveCap: with a move cap, live members (not away) never revoke more shards at once than
+// the cap.
+func (s *sim) checkMoveCap() {
+	s.t.Helper()
+	limit := reconcile.Limit(s.g.Config(), s.g.Meta().ShardCount)
+	if limit == 0 {
+		return
+	}
+	revoking := 0
+	for _, m := range s.g.Members() {
+		if reconcile.Capped(&m) {
+			revoking += len(m.Revoking)
+		}
+	}
+	if revoking > limit {
+		s.fail("%d shards revoking at once, move cap %d", revoking, limit)
+	}
+	simStats["move-cap-steps"]++
 }
 
 // checkHandBack: without a new assignment epoch, a participant is replaced only by a static

@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/redisstream/coordinator/actors/groupstate/model"
 )
 
 // The simulated member: it follows the member protocol faithfully.
@@ -44,10 +46,10 @@ func (s *sim) drainDelay() time.Duration {
 	return time.Duration(s.rng.Intn(4000)) * time.Millisecond
 }
 
-func (s *sim) request(m *simMember) Heartbeat {
+func (s *sim) request(m *simMember) model.Heartbeat {
 	s.req++
-	hb := Heartbeat{ProtocolVersion: 1, RequestID: fmt.Sprint(s.req), PathMemberID: m.id, MemberID: m.id,
-		MemberEpoch: m.epoch, MetadataVersion: m.mv, Capacity: Capacity{MaxConcurrency: 4, Available: 4}, InstanceID: m.instance}
+	hb := model.Heartbeat{ProtocolVersion: 1, RequestID: fmt.Sprint(s.req), PathMemberID: m.id, MemberID: m.id,
+		MemberEpoch: m.epoch, MetadataVersion: m.mv, Capacity: model.Capacity{MaxConcurrency: 4, Available: 4}, InstanceID: m.instance}
 	if m.leaving {
 		hb.MemberEpoch = -1
 		if m.tempLeave {
@@ -72,10 +74,10 @@ func (s *sim) request(m *simMember) Heartbeat {
 	}
 	sort.Ints(dr)
 	for _, sh := range dr {
-		hb.Revoking = append(hb.Revoking, RevokingShard{Shard: sh, State: RevokeDraining, InFlight: 1})
+		hb.Revoking = append(hb.Revoking, model.RevokingShard{Shard: sh, State: model.RevokeDraining, InFlight: 1})
 	}
 	for _, sh := range m.revoked {
-		hb.Revoking = append(hb.Revoking, RevokingShard{Shard: sh, State: RevokeRevoked})
+		hb.Revoking = append(hb.Revoking, model.RevokingShard{Shard: sh, State: model.RevokeRevoked})
 	}
 	return hb
 }
@@ -112,19 +114,19 @@ func (s *sim) heartbeat(m *simMember, fault string) {
 	s.handle(m, hb, resp)
 }
 
-func (s *sim) deliver(hb Heartbeat) Response {
+func (s *sim) deliver(hb model.Heartbeat) model.Response {
 	d := s.g.Heartbeat(hb, s.now)
 	checkSteadyAgrees(s.t, s.g, hb, s.now, d)
-	if d.Change == nil && d.Response.Status == StatusOK && hb.MemberEpoch > 0 {
+	if d.Change == nil && d.Response.Status == model.StatusOK && hb.MemberEpoch > 0 {
 		s.fail("accepted heartbeat without a change")
 	}
 	s.apply(d.Change)
 	return d.Response
 }
 
-func (s *sim) handle(m *simMember, hb Heartbeat, r Response) {
+func (s *sim) handle(m *simMember, hb model.Heartbeat, r model.Response) {
 	switch r.Status {
-	case StatusOK, StatusSyncMetadata:
+	case model.StatusOK, model.StatusSyncMetadata:
 		m.lastOK = s.now
 		m.mv = r.MetadataVersion
 		if hb.MemberEpoch == 0 && strings.Contains(r.Message, "takes over the assignment") {
@@ -158,21 +160,21 @@ func (s *sim) handle(m *simMember, hb Heartbeat, r Response) {
 			if _, ok := m.draining[sh]; ok {
 				delete(m.draining, sh)
 				m.reading[sh] = true
-			} else if r.Status == StatusOK && !m.reading[sh] {
+			} else if r.Status == model.StatusOK && !m.reading[sh] {
 				m.reading[sh] = true
 			}
 		}
-	case StatusRetry:
+	case model.StatusRetry:
 		if r.Limit == "" || hb.MemberEpoch != 0 {
 			s.fail("%s: RETRY for a heartbeat at epoch %d without a limit: %s", m.id, hb.MemberEpoch, r.Message)
 		}
 		simStats["refused-"+r.Limit]++ // a refused join: it holds nothing, retries at its next heartbeat
-	case StatusUnreleasedInstanceID:
+	case model.StatusUnreleasedInstanceID:
 		if hb.MemberEpoch != 0 {
 			s.fail("%s: UNRELEASED_INSTANCE_ID for a heartbeat at epoch %d", m.id, hb.MemberEpoch)
 		}
 		simStats["unreleased-instance"]++ // holds nothing, retries joining at its next heartbeat
-	case StatusFencedMemberEpoch, StatusUnknownMemberID:
+	case model.StatusFencedMemberEpoch, model.StatusUnknownMemberID:
 		m.dropAll()
 		if m.leaving {
 			m.nextHB = s.now

@@ -1,6 +1,10 @@
 package groupstate
 
-import "time"
+import (
+	"time"
+
+	"github.com/redisstream/coordinator/actors/groupstate/model"
+)
 
 // Activation moves in the simulation: at random moments the group's activation moves, either
 // gracefully (the release hands the timers over: HandOver, then RestoreHandedOver) or by a
@@ -94,7 +98,7 @@ func (s *sim) trackLeases() {
 // checkLeaseBounds runs after the timers at s.now fired.
 func (s *sim) checkLeaseBounds() {
 	for _, m := range s.g.Members() {
-		if m.State == StateExpired {
+		if m.State == model.StateExpired {
 			continue
 		}
 		tr := s.tracks[m.ID]
@@ -115,7 +119,7 @@ func (s *sim) checkLeaseBounds() {
 
 // checkExpiryNotEarly: an expiry at s.now comes a full TTL after the last accepted heartbeat.
 // An away static member expires at its session deadline, not before.
-func (s *sim) checkExpiryNotEarly(before Member) {
+func (s *sim) checkExpiryNotEarly(before model.Member) {
 	id := before.ID
 	if before.Away() {
 		if s.now.Before(before.SessionDeadline) {

@@ -5,6 +5,8 @@ import (
 	"maps"
 	"slices"
 	"time"
+
+	"github.com/redisstream/coordinator/actors/groupstate/model"
 )
 
 // simStore is what the shell would have in Redis: only Durable changes reach it, as JSON.
@@ -49,18 +51,18 @@ func (st *simStore) persist(c *Change) {
 // restoreFromStore rebuilds a group from what the store holds, as an activation would: with
 // the timers a graceful release handed over (handed non-nil), else with fresh leases.
 func (s *sim) restoreFromStore(handed map[string]Lease, releasedAt time.Time) *Group {
-	var meta Meta
+	var meta model.Meta
 	if err := json.Unmarshal(s.store.meta, &meta); err != nil {
 		s.fail("store meta: %v", err)
 	}
-	var members []Member
+	var members []model.Member
 	ids := make([]string, 0, len(s.store.members))
 	for id := range s.store.members {
 		ids = append(ids, id)
 	}
 	slices.Sort(ids)
 	for _, id := range ids {
-		var m Member
+		var m model.Member
 		if err := json.Unmarshal(s.store.members[id], &m); err != nil {
 			s.fail("store member %s: %v", id, err)
 		}
@@ -68,7 +70,7 @@ func (s *sim) restoreFromStore(handed map[string]Lease, releasedAt time.Time) *G
 	}
 	restore := Restore
 	if handed != nil {
-		restore = func(cfg Config, meta Meta, members []Member, now time.Time) (*Group, error) {
+		restore = func(cfg model.Config, meta model.Meta, members []model.Member, now time.Time) (*Group, error) {
 			return RestoreHandedOver(cfg, meta, members, handed, releasedAt, now)
 		}
 	}
@@ -105,7 +107,7 @@ func (s *sim) restoreChecked(handed map[string]Lease, releasedAt time.Time) {
 		// Compare every persisted (JSON) field except Capacity, which is deliberately written
 		// only along with other changes.
 		a, b := live[i], restored[i]
-		a.Capacity, b.Capacity = Capacity{}, Capacity{}
+		a.Capacity, b.Capacity = model.Capacity{}, model.Capacity{}
 		ja, _ := json.Marshal(a)
 		jb, _ := json.Marshal(b)
 		if string(ja) != string(jb) {

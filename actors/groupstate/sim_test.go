@@ -7,6 +7,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/redisstream/coordinator/actors/groupstate/model"
+	"github.com/redisstream/coordinator/actors/groupstate/reconcile"
 )
 
 // The randomized simulation: simulated members follow the member protocol faithfully (apply
@@ -33,7 +36,7 @@ type sim struct {
 	shards   int
 	members  []*simMember
 	faults   bool
-	lastMeta Meta
+	lastMeta model.Meta
 	epochOf  map[string]int64 // highest coordinator epoch seen per member id
 	target   map[string][]int // target at the last assignment epoch
 	trace    []string
@@ -69,6 +72,13 @@ func newSim(t testing.TB, seed int64) *sim {
 	s := &sim{t: t, seed: seed, rng: rng, shards: shards, now: t0, faults: true,
 		epochOf: map[string]int64{}, target: map[string][]int{},
 		g: New(simConfig(rng), "s", "g", shards, 0)}
+	if capRng := rand.New(rand.NewSource(^seed)); capRng.Intn(3) == 0 {
+		// A move cap (movecap.go) on a third of the schedules, drawn from its own source so
+		// that every schedule's faults stay those of the seed without a cap.
+		cfg := s.g.Config()
+		cfg.MaxMovesPerRound = 1 + capRng.Intn(3)
+		s.g = New(cfg, "s", "g", shards, 0)
+	}
 	s.store = newSimStore(s.g)
 	for i := 0; i < 1+rng.Intn(3); i++ {
 		s.spawn()
@@ -77,8 +87,8 @@ func newSim(t testing.TB, seed int64) *sim {
 }
 
 // simConfig: the timings, and on some schedules the limits (refused joins are retried).
-func simConfig(rng *rand.Rand) Config {
-	cfg := Config{HeartbeatInterval: simInterval, LeaseTTL: simTTL, RebalanceTimeout: simRebal, Retention: time.Minute}
+func simConfig(rng *rand.Rand) model.Config {
+	cfg := model.Config{HeartbeatInterval: simInterval, LeaseTTL: simTTL, RebalanceTimeout: simRebal, Retention: time.Minute}
 	if rng.Intn(3) == 0 {
 		cfg.MaxMembers, cfg.MaxRetained = 2+rng.Intn(4), 1+rng.Intn(3)
 		cfg.JoinRate, cfg.JoinBurst = 0.2+rng.Float64(), rng.Intn(3)
@@ -303,6 +313,11 @@ func runSim(t testing.TB, seed int64, steps int) {
 	s.log("faults stop")
 	// Liveness: a static member's hold may last its session timeout on top.
 	bound := simTTL + simRebal + 10*simInterval + s.g.Config().StaticSessionTimeout
+	if limit := reconcile.Limit(s.g.Config(), s.shards); limit > 0 {
+		// Under a move cap the moves run in batches of at most limit shards, each batch a
+		// revocation, a drain (< 4s once faults stop) and a grant.
+		bound += time.Duration((s.shards+limit-1)/limit) * (2*simInterval + 4*time.Second)
+	}
 	deadline := s.now.Add(bound)
 	for s.now.Before(deadline) {
 		s.step()
@@ -343,7 +358,7 @@ func (s *sim) fireTimers() bool {
 			for _, x := range c.Members {
 				if x.ID == m.ID {
 					simStats["timer-"+string(x.State)]++
-					if x.State == StateExpired {
+					if x.State == model.StateExpired {
 						s.checkExpiryNotEarly(m)
 					}
 				}

@@ -4,7 +4,10 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/redisstream/coordinator/actors/groupstate/reconcile"
+
 	"github.com/redisstream/coordinator/actors/groupstate/answer"
+	"github.com/redisstream/coordinator/actors/groupstate/model"
 	"github.com/redisstream/coordinator/actors/groupstate/shardset"
 	"github.com/redisstream/coordinator/actors/groupstate/static"
 )
@@ -12,11 +15,11 @@ import (
 // Static membership (KIP-848): when each rule of groupstate/static applies.
 
 // temporaryLeave handles memberEpoch -2 (validated: hb.InstanceID is set).
-func (g *Group) temporaryLeave(hb *Heartbeat, r answer.Report, now time.Time) Decision {
+func (g *Group) temporaryLeave(hb *model.Heartbeat, r answer.Report, now time.Time) Decision {
 	m := g.members[hb.MemberID]
 	if why := static.Unheld(g.cfg, hb, m); why != "" {
 		d := g.leave(hb, r, now)
-		if d.Response.Status == StatusOK {
+		if d.Response.Status == model.StatusOK {
 			d.Response.Message = "temporary leave handled as a leave (memberEpoch -1): " + why
 		}
 		return d
@@ -28,7 +31,7 @@ func (g *Group) temporaryLeave(hb *Heartbeat, r answer.Report, now time.Time) De
 	c := t.mutable(m.ID)
 	bindIdentity(c, hb)
 	static.Leave(c, r.Draining, now, g.cfg)
-	resp := t.respond(StatusOK, c, static.LeftMessage(c))
+	resp := t.respond(model.StatusOK, c, static.LeftMessage(c))
 	resp.MemberEpoch = -2
 	resp.Assigned, resp.Pending = []int{}, []int{}
 	return Decision{Response: resp, Change: t.change()}
@@ -36,25 +39,25 @@ func (g *Group) temporaryLeave(hb *Heartbeat, r answer.Report, now time.Time) De
 
 // instanceRefusal refuses a join whose instanceId another live member holds (m: the joiner's
 // record, nil if unknown). ok false: the join goes on (handBack may take the instance over).
-func (g *Group) instanceRefusal(hb *Heartbeat, m *Member) (Decision, bool) {
+func (g *Group) instanceRefusal(hb *model.Heartbeat, m *model.Member) (Decision, bool) {
 	owner := g.members[g.instances.Owner(hb.InstanceID)]
 	switch {
 	case owner == nil || owner.ID == hb.MemberID:
 		return Decision{}, false
-	case owner.Away() && (m == nil || m.State == StateExpired):
+	case owner.Away() && (m == nil || m.State == model.StateExpired):
 		if owner.Principal == "" || owner.Principal == hb.Principal {
 			return Decision{}, false
 		}
-		return g.reject(hb, StatusOwnedByAnotherPrincipal, 0, fmt.Sprintf(
+		return g.reject(hb, model.StatusOwnedByAnotherPrincipal, 0, fmt.Sprintf(
 			"instanceId %q of group %q was joined by another principal; only that principal may take it over", hb.InstanceID, g.meta.ConsumerGroup)), true
 	}
-	return g.reject(hb, StatusUnreleasedInstanceID, 0, static.RefusedMessage(hb, owner, g.meta.ConsumerGroup)), true
+	return g.reject(hb, model.StatusUnreleasedInstanceID, 0, static.RefusedMessage(hb, owner, g.meta.ConsumerGroup)), true
 }
 
 // handBack evaluates a join of a new memberId with the instanceId of an away member (checked
 // by instanceRefusal): the joiner takes the away member's place and target, nothing else
 // moves. ok false: no away member holds the instance.
-func (g *Group) handBack(hb *Heartbeat, now time.Time) (Decision, bool) {
+func (g *Group) handBack(hb *model.Heartbeat, now time.Time) (Decision, bool) {
 	old := g.members[g.instances.Owner(hb.InstanceID)]
 	if old == nil || old.ID == hb.MemberID || !old.Away() {
 		return Decision{}, false
@@ -72,10 +75,10 @@ func (g *Group) handBack(hb *Heartbeat, now time.Time) (Decision, bool) {
 	}
 	t.touch(c)
 	t.recompute()
-	settle(c, nil, t.meta.AssignmentEpoch, now, g.cfg.RebalanceTimeout)
+	reconcile.Settle(c, nil, t.meta.AssignmentEpoch, now, g.cfg.RebalanceTimeout, t.revokeBudget(c.ID))
 	c.PrevEpoch = 0
 	st, allowed, msg := t.metadataStatus(hb.MetadataVersion)
-	grant(c, allowed && !g.holding(now), g.holderOf)
+	reconcile.Grant(c, allowed && !g.holding(now), g.holderOf)
 	if msg == "" {
 		msg = static.HandBackMessage(c, old.ID)
 	}

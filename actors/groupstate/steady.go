@@ -4,6 +4,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/redisstream/coordinator/actors/groupstate/model"
 	"github.com/redisstream/coordinator/actors/groupstate/shardset"
 )
 
@@ -21,9 +22,9 @@ import (
 
 // steady reports whether member m's accepted heartbeat hb (at m's current epoch) is a steady
 // one: accepted would only renew the lease and record the capacity.
-func (g *Group) steady(hb *Heartbeat, m *Member, now time.Time) bool {
+func (g *Group) steady(hb *model.Heartbeat, m *model.Member, now time.Time) bool {
 	meta := &g.meta
-	return m.State == StateActive && hb.MemberEpoch == m.Epoch &&
+	return m.State == model.StateActive && hb.MemberEpoch == m.Epoch &&
 		// No recompute pending, no epoch to advance to (settle), no version ahead (metadataStatus).
 		meta.GroupEpoch <= meta.AssignmentEpoch && m.Epoch >= meta.AssignmentEpoch &&
 		hb.MetadataVersion <= meta.MetadataVersion &&
@@ -39,12 +40,12 @@ func (g *Group) steady(hb *Heartbeat, m *Member, now time.Time) bool {
 // steadyChange holds a steady heartbeat's Change and its one member version in one allocation.
 type steadyChange struct {
 	change Change
-	member [1]Member
+	member [1]model.Member
 }
 
 // steadyDecision is accepted's Decision for a steady heartbeat (steady holds): OK, the member's
 // assignment as it is, and a volatile Change renewing its lease.
-func (g *Group) steadyDecision(hb *Heartbeat, m *Member, now time.Time) Decision {
+func (g *Group) steadyDecision(hb *model.Heartbeat, m *model.Member, now time.Time) Decision {
 	sc := &steadyChange{}
 	c := &sc.member[0]
 	*c = *m
@@ -56,12 +57,12 @@ func (g *Group) steadyDecision(hb *Heartbeat, m *Member, now time.Time) Decision
 	}
 	sc.change.Members = sc.member[:]
 	return Decision{
-		Response: Response{
-			Status: StatusOK, MemberID: c.ID, MemberEpoch: c.Epoch,
+		Response: model.Response{
+			Status: model.StatusOK, MemberID: c.ID, MemberEpoch: c.Epoch,
 			GroupEpoch: g.meta.GroupEpoch, AssignmentEpoch: g.meta.AssignmentEpoch,
 			MetadataVersion: g.meta.MetadataVersion,
 			Assigned:        shardset.RespSlice(c.Assigned), Pending: shardset.RespSlice(c.Pending),
-			HeartbeatInterval: IntervalFor(g.cfg, StatusOK, c, g.othersOverdue(c.ID)),
+			HeartbeatInterval: IntervalFor(g.cfg, model.StatusOK, c, g.othersOverdue(c.ID)),
 		},
 		Change: &sc.change,
 	}

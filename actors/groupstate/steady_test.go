@@ -7,20 +7,21 @@ import (
 	"time"
 
 	"github.com/redisstream/coordinator/actors/groupstate/answer"
+	"github.com/redisstream/coordinator/actors/groupstate/model"
 	"github.com/redisstream/coordinator/actors/groupstate/shardset"
 )
 
 // checkSteadyAgrees evaluates hb again through the general path whenever the steady short cut
 // applies, and fails t if the two Decisions differ in anything the shell or a member can see.
 // The fuzz target, the harness and the simulations call it for every heartbeat they send.
-func checkSteadyAgrees(t testing.TB, g *Group, hb Heartbeat, now time.Time, got Decision) {
+func checkSteadyAgrees(t testing.TB, g *Group, hb model.Heartbeat, now time.Time, got Decision) {
 	t.Helper()
 	if hb.ProtocolVersion != 1 || hb.MemberEpoch <= 0 {
 		return
 	}
 	r, msg := answer.Validate(&hb)
 	m := g.members[hb.MemberID]
-	if msg != "" || m == nil || m.State != StateActive || hb.MemberEpoch != m.Epoch {
+	if msg != "" || m == nil || m.State != model.StateActive || hb.MemberEpoch != m.Epoch {
 		return
 	}
 	if _, bad := shardset.FirstMissing(r.Held, m.Assigned, m.Revoking); bad || !g.steady(&hb, m, now) {
@@ -90,7 +91,7 @@ func TestSteadyHeartbeatShortCut(t *testing.T) {
 	renamed.MemberName = "other"
 	ahead := hb
 	ahead.MetadataVersion = h.g.meta.MetadataVersion + 1
-	for name, x := range map[string]Heartbeat{"renamed": renamed, "metadata ahead": ahead} {
+	for name, x := range map[string]model.Heartbeat{"renamed": renamed, "metadata ahead": ahead} {
 		if h.g.steady(&x, m, h.now) {
 			t.Errorf("%s: taken as steady", name)
 		}

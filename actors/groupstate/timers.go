@@ -1,6 +1,10 @@
 package groupstate
 
-import "time"
+import (
+	"time"
+
+	"github.com/redisstream/coordinator/actors/groupstate/model"
+)
 
 // Timers are inputs: the shell arms one timer per member at NextDeadline and calls Expire when
 // it fires (a stale timer yields nil). Tick evaluates every member and is a safety net.
@@ -10,11 +14,11 @@ import "time"
 // the hand-over grace if one applies (handover.go). ok is false for unknown and EXPIRED members.
 func (g *Group) NextDeadline(memberID string) (time.Time, bool) {
 	m := g.members[memberID]
-	if m == nil || m.State == StateExpired || m.LeaseDeadline.IsZero() {
+	if m == nil || m.State == model.StateExpired || m.LeaseDeadline.IsZero() {
 		return time.Time{}, false
 	}
 	d := g.dueAt(m, m.LeaseDeadline)
-	if m.State != StateFenced && len(m.Revoking) > 0 && !m.RevokeDeadline.IsZero() {
+	if m.State != model.StateFenced && len(m.Revoking) > 0 && !m.RevokeDeadline.IsZero() {
 		d = earlier(d, g.dueAt(m, m.RevokeDeadline))
 	}
 	return d, true
@@ -51,7 +55,7 @@ func (g *Group) Tick(now time.Time) *Change {
 // due applies whatever timer of member id is due at t.now; false if none.
 func (t *txn) due(id string) bool {
 	m := t.g.members[id]
-	if m == nil || m.State == StateExpired {
+	if m == nil || m.State == model.StateExpired {
 		return false
 	}
 	if m.Away() && len(m.Revoking) > 0 && !t.now.Before(t.g.dueAt(m, m.SessionDeadline)) {
@@ -62,7 +66,7 @@ func (t *txn) due(id string) bool {
 		t.expire(id)
 		return true
 	}
-	if m.State != StateFenced && len(m.Revoking) > 0 && !m.RevokeDeadline.IsZero() && !t.now.Before(t.g.dueAt(m, m.RevokeDeadline)) {
+	if m.State != model.StateFenced && len(m.Revoking) > 0 && !m.RevokeDeadline.IsZero() && !t.now.Before(t.g.dueAt(m, m.RevokeDeadline)) {
 		t.fence(id)
 		return true
 	}
@@ -75,13 +79,13 @@ func (g *Group) Prune(now time.Time) *Change {
 	t := newTxn(g, now)
 	for _, id := range g.sortedIDs() {
 		m := g.members[id]
-		if m.State != StateExpired && m.State != StateFenced {
+		if m.State != model.StateExpired && m.State != model.StateFenced {
 			continue
 		}
 		if now.Before(m.StateSince.Add(g.cfg.Retention)) {
 			continue
 		}
-		if m.State == StateFenced && (m.LeaseDeadline.IsZero() || now.Before(g.dueAt(m, m.LeaseDeadline))) {
+		if m.State == model.StateFenced && (m.LeaseDeadline.IsZero() || now.Before(g.dueAt(m, m.LeaseDeadline))) {
 			continue
 		}
 		t.remove(id)

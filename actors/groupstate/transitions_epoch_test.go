@@ -4,17 +4,19 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/redisstream/coordinator/actors/groupstate/model"
 )
 
 func TestPreviousEpochAccepted(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
 		owned []int
-		want  Status
+		want  model.Status
 	}{
-		{"owned subset of assigned", []int{0, 1}, StatusOK},
-		{"owned empty", nil, StatusOK},
-		{"owned beyond assigned", []int{0, 1, 2}, StatusFencedMemberEpoch},
+		{"owned subset of assigned", []int{0, 1}, model.StatusOK},
+		{"owned empty", nil, model.StatusOK},
+		{"owned beyond assigned", []int{0, 1, 2}, model.StatusFencedMemberEpoch},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := stable2(t) // A: epoch 3, prev 1, assigned 0,1
@@ -22,7 +24,7 @@ func TestPreviousEpochAccepted(t *testing.T) {
 			if r.Status != tc.want {
 				t.Fatalf("got %s", fmtResp(r))
 			}
-			if tc.want == StatusOK && r.MemberEpoch != 3 {
+			if tc.want == model.StatusOK && r.MemberEpoch != 3 {
 				t.Fatalf("accepted as current must answer the current epoch: %s", fmtResp(r))
 			}
 		})
@@ -36,7 +38,7 @@ func TestStaleOrAheadEpochFenced(t *testing.T) {
 		// B: epoch 3, prev 2 → epoch 1 is stale (not prev), 4 and 100 are ahead.
 		before := h.g.Meta().GroupEpoch
 		r := h.send(hbFor("B", epoch, []int{2, 3}))
-		if r.Status != StatusFencedMemberEpoch || h.member("B").State != StateFenced {
+		if r.Status != model.StatusFencedMemberEpoch || h.member("B").State != model.StateFenced {
 			t.Fatalf("epoch %d: %s", epoch, fmtResp(r))
 		}
 		if h.g.Meta().GroupEpoch != before+1 {
@@ -52,17 +54,17 @@ func TestFenceOnUnownedClaim(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
 		owned    []int
-		revoking []RevokingShard
+		revoking []model.RevokingShard
 	}{
 		{"owned shard of another member", []int{0, 1, 2}, nil},
 		{"owned shard beyond shardCount", []int{0, 1, 4}, nil},
-		{"draining shard never given", []int{0, 1}, []RevokingShard{{Shard: 3, State: RevokeDraining}}},
-		{"revoking shard never given", []int{0}, []RevokingShard{{Shard: 1000, State: RevokeRevoking}}},
+		{"draining shard never given", []int{0, 1}, []model.RevokingShard{{Shard: 3, State: model.RevokeDraining}}},
+		{"revoking shard never given", []int{0}, []model.RevokingShard{{Shard: 1000, State: model.RevokeRevoking}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := stable2(t)
 			r := h.send(hbFor("A", 3, tc.owned, tc.revoking...))
-			if r.Status != StatusFencedMemberEpoch || h.member("A").State != StateFenced {
+			if r.Status != model.StatusFencedMemberEpoch || h.member("A").State != model.StateFenced {
 				t.Fatalf("got %s", fmtResp(r))
 			}
 		})
@@ -71,8 +73,8 @@ func TestFenceOnUnownedClaim(t *testing.T) {
 
 func TestRevokedReportOfUngivenShardIsHarmless(t *testing.T) {
 	h := stable2(t)
-	r := h.send(hbFor("A", 3, []int{0, 1}, RevokingShard{Shard: 3, State: RevokeRevoked}))
-	if r.Status != StatusOK {
+	r := h.send(hbFor("A", 3, []int{0, 1}, model.RevokingShard{Shard: 3, State: model.RevokeRevoked}))
+	if r.Status != model.StatusOK {
 		t.Fatalf("REVOKED means released, not held: %s", fmtResp(r))
 	}
 }
@@ -88,51 +90,51 @@ func TestFencedMemberKeepsBlockingUntilLeaseExpiry(t *testing.T) {
 	}
 	// Rejected heartbeats do not extend the lease.
 	r := h.send(hbFor("A", 3, []int{0, 1}))
-	if r.Status != StatusFencedMemberEpoch {
+	if r.Status != model.StatusFencedMemberEpoch {
 		t.Fatalf("got %s", fmtResp(r))
 	}
 	h.now = t0.Add(testCfg.LeaseTTL)
 	h.apply(h.g.Expire("A", h.now))
-	if h.member("A").State != StateExpired {
+	if h.member("A").State != model.StateExpired {
 		t.Fatal("fenced A expires with its original lease")
 	}
 	r = h.send(hbFor("B", 4, []int{2, 3}))
-	wantResp(t, r, StatusOK, 4, []int{0, 1, 2, 3}, []int{})
+	wantResp(t, r, model.StatusOK, 4, []int{0, 1, 2, 3}, []int{})
 }
 
 func TestUnknownMemberID(t *testing.T) {
 	h := newHarness(t, 2)
 	d := h.g.Heartbeat(hbFor("nobody", 3, []int{0}), h.now)
-	if d.Response.Status != StatusUnknownMemberID || d.Change != nil {
+	if d.Response.Status != model.StatusUnknownMemberID || d.Change != nil {
 		t.Fatalf("got %s", fmtResp(d.Response))
 	}
 }
 
 func TestInvalidRequest(t *testing.T) {
-	base := func() Heartbeat { return hbFor("A", 3, []int{0, 1}) }
+	base := func() model.Heartbeat { return hbFor("A", 3, []int{0, 1}) }
 	for _, tc := range []struct {
 		name string
-		mut  func(*Heartbeat)
-		want Status
+		mut  func(*model.Heartbeat)
+		want model.Status
 	}{
-		{"protocol 2", func(h *Heartbeat) { h.ProtocolVersion = 2 }, StatusUnsupportedProtocol},
-		{"protocol 0", func(h *Heartbeat) { h.ProtocolVersion = 0 }, StatusUnsupportedProtocol},
-		{"empty member id", func(h *Heartbeat) { h.MemberID, h.PathMemberID = "", "" }, StatusInvalidRequest},
-		{"path differs", func(h *Heartbeat) { h.PathMemberID = "B" }, StatusInvalidRequest},
-		{"epoch -2", func(h *Heartbeat) { h.MemberEpoch = -2 }, StatusInvalidRequest},
-		{"negative shard", func(h *Heartbeat) { h.Owned = []int{-1} }, StatusInvalidRequest},
-		{"duplicate owned", func(h *Heartbeat) { h.Owned = []int{1, 0, 1} }, StatusInvalidRequest},
-		{"duplicate revoking", func(h *Heartbeat) {
-			h.Revoking = []RevokingShard{{Shard: 3, State: RevokeRevoked}, {Shard: 3, State: RevokeDraining}}
-		}, StatusInvalidRequest},
-		{"negative revoking", func(h *Heartbeat) { h.Revoking = []RevokingShard{{Shard: -3, State: RevokeRevoked}} }, StatusInvalidRequest},
-		{"unknown revoke state", func(h *Heartbeat) { h.Revoking = []RevokingShard{{Shard: 3, State: "DONE"}} }, StatusInvalidRequest},
-		{"join with owned", func(h *Heartbeat) { h.MemberEpoch = 0 }, StatusInvalidRequest},
-		{"join with revoking", func(h *Heartbeat) {
+		{"protocol 2", func(h *model.Heartbeat) { h.ProtocolVersion = 2 }, model.StatusUnsupportedProtocol},
+		{"protocol 0", func(h *model.Heartbeat) { h.ProtocolVersion = 0 }, model.StatusUnsupportedProtocol},
+		{"empty member id", func(h *model.Heartbeat) { h.MemberID, h.PathMemberID = "", "" }, model.StatusInvalidRequest},
+		{"path differs", func(h *model.Heartbeat) { h.PathMemberID = "B" }, model.StatusInvalidRequest},
+		{"epoch -2", func(h *model.Heartbeat) { h.MemberEpoch = -2 }, model.StatusInvalidRequest},
+		{"negative shard", func(h *model.Heartbeat) { h.Owned = []int{-1} }, model.StatusInvalidRequest},
+		{"duplicate owned", func(h *model.Heartbeat) { h.Owned = []int{1, 0, 1} }, model.StatusInvalidRequest},
+		{"duplicate revoking", func(h *model.Heartbeat) {
+			h.Revoking = []model.RevokingShard{{Shard: 3, State: model.RevokeRevoked}, {Shard: 3, State: model.RevokeDraining}}
+		}, model.StatusInvalidRequest},
+		{"negative revoking", func(h *model.Heartbeat) { h.Revoking = []model.RevokingShard{{Shard: -3, State: model.RevokeRevoked}} }, model.StatusInvalidRequest},
+		{"unknown revoke state", func(h *model.Heartbeat) { h.Revoking = []model.RevokingShard{{Shard: 3, State: "DONE"}} }, model.StatusInvalidRequest},
+		{"join with owned", func(h *model.Heartbeat) { h.MemberEpoch = 0 }, model.StatusInvalidRequest},
+		{"join with revoking", func(h *model.Heartbeat) {
 			h.MemberEpoch, h.Owned = 0, nil
-			h.Revoking = []RevokingShard{{Shard: 3, State: RevokeRevoked}}
-		}, StatusInvalidRequest},
-		{"negative metadata version", func(h *Heartbeat) { h.MetadataVersion = -1 }, StatusInvalidRequest},
+			h.Revoking = []model.RevokingShard{{Shard: 3, State: model.RevokeRevoked}}
+		}, model.StatusInvalidRequest},
+		{"negative metadata version", func(h *model.Heartbeat) { h.MetadataVersion = -1 }, model.StatusInvalidRequest},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := stable2(t)
@@ -153,7 +155,7 @@ func TestInvalidRequest(t *testing.T) {
 func TestHeartbeatNeverMutatesGroup(t *testing.T) {
 	h := stable2(t)
 	before := snap(h.g)
-	for _, hb := range []Heartbeat{hbFor("A", 0, nil), hbFor("A", -1, nil), hbFor("A", 9, nil), hbFor("C", 0, nil), hbFor("B", 2, []int{2})} {
+	for _, hb := range []model.Heartbeat{hbFor("A", 0, nil), hbFor("A", -1, nil), hbFor("A", 9, nil), hbFor("C", 0, nil), hbFor("B", 2, []int{2})} {
 		h.g.Heartbeat(hb, h.now)
 		if !equalSnap(before, snap(h.g)) {
 			t.Fatalf("evaluation of %+v mutated the group", hb)

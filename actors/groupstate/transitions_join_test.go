@@ -4,6 +4,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/redisstream/coordinator/actors/groupstate/model"
 )
 
 // One test per state transition, named after it (files transitions_*_test.go).
@@ -22,7 +24,7 @@ func stable2(t testing.TB) *harness {
 	return h
 }
 
-func wantResp(t *testing.T, r Response, st Status, epoch int64, assigned, pending []int) {
+func wantResp(t *testing.T, r model.Response, st model.Status, epoch int64, assigned, pending []int) {
 	t.Helper()
 	if r.Status != st || r.MemberEpoch != epoch || !slices.Equal(r.Assigned, assigned) || !slices.Equal(r.Pending, pending) {
 		t.Fatalf("got %s, want %s epoch=%d assigned=%v pending=%v", fmtResp(r), st, epoch, assigned, pending)
@@ -35,12 +37,12 @@ func wantResp(t *testing.T, r Response, st Status, epoch int64, assigned, pendin
 func TestJoinFirstMemberGetsEveryShard(t *testing.T) {
 	h := newHarness(t, 3)
 	r := h.join("A")
-	wantResp(t, r, StatusOK, 1, []int{0, 1, 2}, []int{})
-	if m := h.member("A"); m.State != StateStarting || m.LeaseDeadline != t0.Add(testCfg.LeaseTTL) {
+	wantResp(t, r, model.StatusOK, 1, []int{0, 1, 2}, []int{})
+	if m := h.member("A"); m.State != model.StateStarting || m.LeaseDeadline != t0.Add(testCfg.LeaseTTL) {
 		t.Fatalf("member %+v", m)
 	}
 	h.send(hbFor("A", 1, []int{0, 1, 2}))
-	if h.member("A").State != StateActive {
+	if h.member("A").State != model.StateActive {
 		t.Fatal("STARTING → ACTIVE on the first accepted heartbeat")
 	}
 }
@@ -49,7 +51,7 @@ func TestJoinSecondMemberGetsPendingShards(t *testing.T) {
 	h := newHarness(t, 4)
 	h.join("A")
 	r := h.join("B")
-	wantResp(t, r, StatusOK, 2, []int{}, []int{2, 3})
+	wantResp(t, r, model.StatusOK, 2, []int{}, []int{2, 3})
 	if id, _ := h.g.Holder(2); id != "A" {
 		t.Fatalf("shard 2 must stay with A until released, holder %q", id)
 	}
@@ -58,8 +60,8 @@ func TestJoinSecondMemberGetsPendingShards(t *testing.T) {
 func TestRejoinOfLiveMemberReleasesEverything(t *testing.T) {
 	h := stable2(t)
 	r := h.join("A")
-	wantResp(t, r, StatusOK, 3, []int{0, 1}, []int{})
-	if m := h.member("A"); m.PrevEpoch != 0 || m.State != StateActive {
+	wantResp(t, r, model.StatusOK, 3, []int{0, 1}, []int{})
+	if m := h.member("A"); m.PrevEpoch != 0 || m.State != model.StateActive {
 		t.Fatalf("member %+v", m)
 	}
 	if g := h.g.Meta().GroupEpoch; g != 3 {
@@ -74,7 +76,7 @@ func TestRejoinOfFencedMemberReleasesBlockedShards(t *testing.T) {
 		t.Fatalf("fenced A must keep blocking shard 0, holder %q", id)
 	}
 	r := h.join("A")
-	if r.Status != StatusOK || h.member("A").State != StateStarting {
+	if r.Status != model.StatusOK || h.member("A").State != model.StateStarting {
 		t.Fatalf("rejoin: %s", fmtResp(r))
 	}
 	if g := h.g.Meta().GroupEpoch; g != 5 {
@@ -87,7 +89,7 @@ func TestRejoinAfterExpiryGetsHigherEpoch(t *testing.T) {
 	h.now = h.now.Add(16 * time.Second)
 	h.send(hbFor("B", 3, []int{2, 3}))
 	h.apply(h.g.Expire("A", h.now))
-	if h.member("A").State != StateExpired {
+	if h.member("A").State != model.StateExpired {
 		t.Fatal("A must be EXPIRED")
 	}
 	r := h.join("A")
@@ -99,7 +101,7 @@ func TestRejoinAfterExpiryGetsHigherEpoch(t *testing.T) {
 func TestLeaveUnknownMemberIsIdempotent(t *testing.T) {
 	h := newHarness(t, 2)
 	d := h.g.Heartbeat(hbFor("ghost", -1, nil), h.now)
-	if d.Change != nil || d.Response.Status != StatusOK || d.Response.MemberEpoch != -1 {
+	if d.Change != nil || d.Response.Status != model.StatusOK || d.Response.MemberEpoch != -1 {
 		t.Fatalf("got %s %v", fmtResp(d.Response), d.Change)
 	}
 }
@@ -110,18 +112,18 @@ func TestLeaveDrainingNothingDeletesAtOnce(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
 		owned    []int
-		revoking []RevokingShard
+		revoking []model.RevokingShard
 	}{
 		{"empty", nil, nil},
-		{"all revoked", nil, []RevokingShard{{Shard: 0, State: RevokeRevoked}, {Shard: 1, State: RevokeRevoked}}},
+		{"all revoked", nil, []model.RevokingShard{{Shard: 0, State: model.RevokeRevoked}, {Shard: 1, State: model.RevokeRevoked}}},
 		{"owned listed", []int{0, 1}, nil},
-		{"owned and revoked (Kotlin client)", []int{0}, []RevokingShard{{Shard: 1, State: RevokeRevoked}}},
+		{"owned and revoked (Kotlin client)", []int{0}, []model.RevokingShard{{Shard: 1, State: model.RevokeRevoked}}},
 		{"owned a shard it was never given", []int{0, 2}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := stable2(t)
 			r := h.send(hbFor("A", -1, tc.owned, tc.revoking...))
-			wantResp(t, r, StatusOK, -1, []int{}, []int{})
+			wantResp(t, r, model.StatusOK, -1, []int{}, []int{})
 			if _, ok := h.g.Member("A"); ok {
 				t.Fatal("A must be deleted")
 			}
@@ -138,9 +140,9 @@ func TestLeaveDrainingNothingDeletesAtOnce(t *testing.T) {
 func TestLeaveWithDrainingBecomesLeaving(t *testing.T) {
 	h := stable2(t)
 	r := h.send(hbFor("A", -1, []int{0}, drain(1)...))
-	wantResp(t, r, StatusOK, -1, []int{}, []int{})
+	wantResp(t, r, model.StatusOK, -1, []int{}, []int{})
 	m := h.member("A")
-	if m.State != StateLeaving || !slices.Equal(m.Revoking, []int{1}) || len(m.Target) != 0 {
+	if m.State != model.StateLeaving || !slices.Equal(m.Revoking, []int{1}) || len(m.Target) != 0 {
 		t.Fatalf("member %+v", m)
 	}
 	if id, _ := h.g.Holder(0); id != "" {
@@ -154,11 +156,11 @@ func TestLeaveWithDrainingBecomesLeaving(t *testing.T) {
 		t.Fatal("still draining")
 	}
 	// REVOKING means the reader has not stopped yet: still blocked.
-	h.send(hbFor("A", -1, []int{1}, RevokingShard{Shard: 1, State: RevokeRevoking}))
+	h.send(hbFor("A", -1, []int{1}, model.RevokingShard{Shard: 1, State: model.RevokeRevoking}))
 	if id, _ := h.g.Holder(1); id != "A" {
 		t.Fatal("a shard reported REVOKING in a leave stays blocked")
 	}
-	h.send(hbFor("A", -1, nil, RevokingShard{Shard: 1, State: RevokeRevoked}))
+	h.send(hbFor("A", -1, nil, model.RevokingShard{Shard: 1, State: model.RevokeRevoked}))
 	if _, ok := h.g.Member("A"); ok {
 		t.Fatal("A deleted once it holds nothing")
 	}
@@ -168,7 +170,7 @@ func TestLeavingMemberWithPositiveEpochIsFenced(t *testing.T) {
 	h := stable2(t)
 	h.send(hbFor("A", -1, nil, drain(0, 1)...))
 	r := h.send(hbFor("A", 2, []int{0, 1}))
-	if r.Status != StatusFencedMemberEpoch || h.member("A").State != StateFenced {
+	if r.Status != model.StatusFencedMemberEpoch || h.member("A").State != model.StateFenced {
 		t.Fatalf("got %s", fmtResp(r))
 	}
 }

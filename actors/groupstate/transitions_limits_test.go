@@ -5,9 +5,11 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/redisstream/coordinator/actors/groupstate/model"
 )
 
-func newHarnessCfg(tb testing.TB, cfg Config, shards int) *harness {
+func newHarnessCfg(tb testing.TB, cfg model.Config, shards int) *harness {
 	return &harness{tb: tb, g: New(cfg, "orders", "workers", shards, 0), now: t0}
 }
 
@@ -16,7 +18,7 @@ func refused(t *testing.T, h *harness, id, limit string) {
 	t.Helper()
 	before := snap(h.g)
 	d := h.g.Heartbeat(hbFor(id, 0, nil), h.now)
-	if d.Change != nil || d.Response.Status != StatusRetry || d.Response.Limit != limit || !strings.Contains(d.Response.Message, limit) {
+	if d.Change != nil || d.Response.Status != model.StatusRetry || d.Response.Limit != limit || !strings.Contains(d.Response.Message, limit) {
 		t.Fatalf("want RETRY naming %s and no change, got %s limit=%q change=%v", limit, fmtResp(d.Response), d.Response.Limit, d.Change)
 	}
 	if !reflect.DeepEqual(before, snap(h.g)) {
@@ -31,30 +33,30 @@ func TestMaxMembersRefusesJoinsBeyondIt(t *testing.T) {
 	h.join("A")
 	h.send(hbFor("A", 1, []int{0, 1, 2, 3}))
 	h.join("B")
-	refused(t, h, "C", LimitMembersPerGroup)
-	if r := h.join("A"); r.Status != StatusOK || r.Limit != "" { // a rejoin of a counted member
+	refused(t, h, "C", model.LimitMembersPerGroup)
+	if r := h.join("A"); r.Status != model.StatusOK || r.Limit != "" { // a rejoin of a counted member
 		t.Fatalf("rejoin at the limit: %s", fmtResp(r))
 	}
 	// LEAVING still counts: it may be reading.
 	h.send(hbFor("B", h.member("B").Epoch, nil))
 	h.send(hbFor("A", -1, nil, drain(0)...))
-	if h.member("A").State != StateLeaving {
+	if h.member("A").State != model.StateLeaving {
 		t.Fatalf("A %s", h.member("A").State)
 	}
-	refused(t, h, "C", LimitMembersPerGroup)
+	refused(t, h, "C", model.LimitMembersPerGroup)
 	h.send(hbFor("A", -1, nil)) // gone
-	if r := h.join("C"); r.Status != StatusOK {
+	if r := h.join("C"); r.Status != model.StatusOK {
 		t.Fatalf("room again: %s", fmtResp(r))
 	}
 	// FENCED and EXPIRED members do not count.
 	h.send(hbFor("C", 99, nil))
-	if h.member("C").State != StateFenced {
+	if h.member("C").State != model.StateFenced {
 		t.Fatal("C fenced")
 	}
-	if r := h.join("D"); r.Status != StatusOK {
+	if r := h.join("D"); r.Status != model.StatusOK {
 		t.Fatalf("fenced members do not count: %s", fmtResp(r))
 	}
-	refused(t, h, "C", LimitMembersPerGroup) // C's rejoin would make it live again
+	refused(t, h, "C", model.LimitMembersPerGroup) // C's rejoin would make it live again
 }
 
 func TestJoinRateIsATokenBucketOnNow(t *testing.T) {
@@ -62,30 +64,30 @@ func TestJoinRateIsATokenBucketOnNow(t *testing.T) {
 	cfg.JoinRate, cfg.JoinBurst = 2, 3
 	h := newHarnessCfg(t, cfg, 4)
 	for _, id := range []string{"A", "B", "C"} {
-		if r := h.join(id); r.Status != StatusOK {
+		if r := h.join(id); r.Status != model.StatusOK {
 			t.Fatalf("%s within the burst: %s", id, fmtResp(r))
 		}
 	}
-	refused(t, h, "D", LimitJoinsPerSecond)
-	if r := h.join("A"); r.Status != StatusOK { // rejoin of a known member: not limited
+	refused(t, h, "D", model.LimitJoinsPerSecond)
+	if r := h.join("A"); r.Status != model.StatusOK { // rejoin of a known member: not limited
 		t.Fatalf("rejoin: %s", fmtResp(r))
 	}
 	h.now = h.now.Add(499 * time.Millisecond)
-	refused(t, h, "D", LimitJoinsPerSecond)
+	refused(t, h, "D", model.LimitJoinsPerSecond)
 	h.now = h.now.Add(time.Millisecond) // 0.5 s at 2/s: one token
-	if r := h.join("D"); r.Status != StatusOK {
+	if r := h.join("D"); r.Status != model.StatusOK {
 		t.Fatalf("after a refill: %s", fmtResp(r))
 	}
-	refused(t, h, "E", LimitJoinsPerSecond)
+	refused(t, h, "E", model.LimitJoinsPerSecond)
 	h.now = h.now.Add(-time.Hour) // a clock going back refills nothing
-	refused(t, h, "E", LimitJoinsPerSecond)
+	refused(t, h, "E", model.LimitJoinsPerSecond)
 	h.now = h.now.Add(time.Hour + time.Minute) // refills up to the burst only
 	for _, id := range []string{"E", "F", "G"} {
-		if r := h.join(id); r.Status != StatusOK {
+		if r := h.join(id); r.Status != model.StatusOK {
 			t.Fatalf("%s: %s", id, fmtResp(r))
 		}
 	}
-	refused(t, h, "H", LimitJoinsPerSecond)
+	refused(t, h, "H", model.LimitJoinsPerSecond)
 }
 
 func TestJoinBucketDefaultsAndRestore(t *testing.T) {

@@ -6,19 +6,21 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/redisstream/coordinator/actors/groupstate/model"
 )
 
 func TestRevokeThenRelease(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
 		owned    []int
-		revoking []RevokingShard
+		revoking []model.RevokingShard
 		released bool
 	}{
 		{"absent from owned", []int{0, 1}, nil, true},
-		{"reported REVOKED", []int{0, 1}, []RevokingShard{{Shard: 2, State: RevokeRevoked}, {Shard: 3, State: RevokeRevoked}}, true},
-		{"still DRAINING", []int{0, 1}, []RevokingShard{{Shard: 2, State: RevokeDraining}, {Shard: 3, State: RevokeDraining}}, false},
-		{"still REVOKING", []int{0, 1}, []RevokingShard{{Shard: 2, State: RevokeRevoking}, {Shard: 3, State: RevokeRevoking}}, false},
+		{"reported REVOKED", []int{0, 1}, []model.RevokingShard{{Shard: 2, State: model.RevokeRevoked}, {Shard: 3, State: model.RevokeRevoked}}, true},
+		{"still DRAINING", []int{0, 1}, []model.RevokingShard{{Shard: 2, State: model.RevokeDraining}, {Shard: 3, State: model.RevokeDraining}}, false},
+		{"still REVOKING", []int{0, 1}, []model.RevokingShard{{Shard: 2, State: model.RevokeRevoking}, {Shard: 3, State: model.RevokeRevoking}}, false},
 		{"still owned", []int{0, 1, 2, 3}, nil, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -28,7 +30,7 @@ func TestRevokeThenRelease(t *testing.T) {
 			h.join("B")
 			h.send(hbFor("B", 2, nil)) // confirmed: B takes part in the assignment
 			r := h.send(hbFor("A", 1, []int{0, 1, 2, 3}))
-			wantResp(t, r, StatusOK, 1, []int{0, 1}, []int{})
+			wantResp(t, r, model.StatusOK, 1, []int{0, 1}, []int{})
 			r = h.send(hbFor("A", 1, tc.owned, tc.revoking...))
 			_, held := h.g.Holder(2)
 			if held == tc.released {
@@ -38,7 +40,7 @@ func TestRevokeThenRelease(t *testing.T) {
 			if tc.released {
 				wantEpoch = 3 // epoch advances once nothing is left to revoke
 			}
-			wantResp(t, r, StatusOK, wantEpoch, []int{0, 1}, []int{})
+			wantResp(t, r, model.StatusOK, wantEpoch, []int{0, 1}, []int{})
 		})
 	}
 }
@@ -46,7 +48,7 @@ func TestRevokeThenRelease(t *testing.T) {
 func TestAssignedNotYetStartedStaysAssigned(t *testing.T) {
 	h := stable2(t)
 	r := h.send(hbFor("B", 3, nil))
-	wantResp(t, r, StatusOK, 3, []int{2, 3}, []int{})
+	wantResp(t, r, model.StatusOK, 3, []int{2, 3}, []int{})
 }
 
 func TestRevokedShardComesBackToSameMember(t *testing.T) {
@@ -57,9 +59,9 @@ func TestRevokedShardComesBackToSameMember(t *testing.T) {
 	h.send(hbFor("B", 2, nil))               // confirmed
 	h.send(hbFor("A", 1, []int{0, 1, 2, 3})) // A revoking 2,3
 	h.send(hbFor("B", -1, nil))              // B leaves: 2,3 are A's target again
-	r := h.send(hbFor("A", 1, []int{0, 1}, RevokingShard{Shard: 2, State: RevokeDraining}, RevokingShard{Shard: 3, State: RevokeDraining}))
+	r := h.send(hbFor("A", 1, []int{0, 1}, model.RevokingShard{Shard: 2, State: model.RevokeDraining}, model.RevokingShard{Shard: 3, State: model.RevokeDraining}))
 	// Its own revocation never blocks A: straight back to assigned, epoch advances at once.
-	wantResp(t, r, StatusOK, 4, []int{0, 1, 2, 3}, []int{})
+	wantResp(t, r, model.StatusOK, 4, []int{0, 1, 2, 3}, []int{})
 	if m := h.member("A"); len(m.Revoking) != 0 {
 		t.Fatalf("revoking %v", m.Revoking)
 	}
@@ -74,14 +76,14 @@ func TestGrantAtCurrentEpochWhenShardBecomesFree(t *testing.T) {
 	h.send(hbFor("A", 1, []int{0, 1, 2, 3}))
 	h.send(hbFor("A", 1, []int{0, 1, 2}))
 	r := h.send(hbFor("B", 3, nil))
-	wantResp(t, r, StatusOK, 3, []int{3}, []int{2})
+	wantResp(t, r, model.StatusOK, 3, []int{3}, []int{2})
 }
 
 func TestSteadyHeartbeatIsNotDurable(t *testing.T) {
 	h := stable2(t)
 	h.now = h.now.Add(time.Second)
 	hb := hbFor("A", 3, []int{0, 1})
-	hb.Capacity = Capacity{MaxConcurrency: 4, Available: 1} // capacity fluctuation alone is not worth a write
+	hb.Capacity = model.Capacity{MaxConcurrency: 4, Available: 1} // capacity fluctuation alone is not worth a write
 	d := h.g.Heartbeat(hb, h.now)
 	if d.Change == nil || d.Change.Durable || len(d.Change.Members) != 1 || d.Change.Meta != nil {
 		t.Fatalf("change %+v", d.Change)
@@ -106,7 +108,7 @@ func TestOlderRecordWithACorrectionRoundRestores(t *testing.T) {
 	if !slices.Equal(h.member("A").Revoking, []int{2, 3}) {
 		t.Fatalf("A revoking: %s", table(h.g))
 	}
-	var meta Meta
+	var meta model.Meta
 	if err := json.Unmarshal([]byte(`{"streamPrefix":"orders","consumerGroup":"workers","groupEpoch":`+
 		strconv.FormatInt(h.g.Meta().GroupEpoch, 10)+`,"assignmentEpoch":`+strconv.FormatInt(h.g.Meta().AssignmentEpoch, 10)+
 		`,"metadataVersion":5,"shardCount":4,"correctionRound":true}`), &meta); err != nil {
@@ -120,17 +122,17 @@ func TestOlderRecordWithACorrectionRoundRestores(t *testing.T) {
 	eB := h.member("B").Epoch
 	hb := hbFor("B", eB, nil)
 	hb.MetadataVersion = 5
-	if r := h.send(hb); r.Status != StatusOK || len(r.Assigned) != 0 || !slices.Equal(r.Pending, []int{2, 3}) {
+	if r := h.send(hb); r.Status != model.StatusOK || len(r.Assigned) != 0 || !slices.Equal(r.Pending, []int{2, 3}) {
 		t.Fatalf("while A revokes: %s", fmtResp(r))
 	}
 	hb = hbFor("A", 1, []int{0, 1})
 	hb.MetadataVersion = 5
-	if r := h.send(hb); r.Status != StatusOK {
+	if r := h.send(hb); r.Status != model.StatusOK {
 		t.Fatalf("A released: %s", fmtResp(r))
 	}
 	hb = hbFor("B", eB, nil)
 	hb.MetadataVersion = 5
-	if r := h.send(hb); r.Status != StatusOK || !slices.Equal(r.Assigned, []int{2, 3}) || r.MetadataVersion != 5 {
+	if r := h.send(hb); r.Status != model.StatusOK || !slices.Equal(r.Assigned, []int{2, 3}) || r.MetadataVersion != 5 {
 		t.Fatalf("got %s", fmtResp(r))
 	}
 }
@@ -141,27 +143,27 @@ func TestOlderRecordWithACorrectionRoundRestores(t *testing.T) {
 func TestMembersCannotInflateVersionsOrEpochs(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
-		hb      func(h *harness) Heartbeat
-		status  Status
+		hb      func(h *harness) model.Heartbeat
+		status  model.Status
 		changes bool // a durable change is expected (fencing), but never of the versions
 	}{
-		{"metadataVersion on a heartbeat", func(h *harness) Heartbeat {
+		{"metadataVersion on a heartbeat", func(h *harness) model.Heartbeat {
 			hb := hbFor("A", 3, []int{0, 1})
 			hb.MetadataVersion = 1e15
 			return hb
-		}, StatusSyncMetadata, false},
-		{"metadataVersion on a join", func(h *harness) Heartbeat {
+		}, model.StatusSyncMetadata, false},
+		{"metadataVersion on a join", func(h *harness) model.Heartbeat {
 			hb := hbFor("C", 0, nil)
 			hb.MetadataVersion = 1e15
 			return hb
-		}, StatusSyncMetadata, true},
-		{"metadataVersion on a leave", func(h *harness) Heartbeat {
+		}, model.StatusSyncMetadata, true},
+		{"metadataVersion on a leave", func(h *harness) model.Heartbeat {
 			hb := hbFor("A", -1, nil)
 			hb.MetadataVersion = 1e15
 			return hb
-		}, StatusOK, true},
-		{"memberEpoch ahead", func(h *harness) Heartbeat { return hbFor("A", 1e15, []int{0, 1}) }, StatusFencedMemberEpoch, true},
-		{"memberEpoch ahead on a leave-free heartbeat of an unknown member", func(h *harness) Heartbeat { return hbFor("Z", 1e15, nil) }, StatusUnknownMemberID, false},
+		}, model.StatusOK, true},
+		{"memberEpoch ahead", func(h *harness) model.Heartbeat { return hbFor("A", 1e15, []int{0, 1}) }, model.StatusFencedMemberEpoch, true},
+		{"memberEpoch ahead on a leave-free heartbeat of an unknown member", func(h *harness) model.Heartbeat { return hbFor("Z", 1e15, nil) }, model.StatusUnknownMemberID, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := stable2(t)
@@ -191,6 +193,6 @@ func TestMembersCannotInflateVersionsOrEpochs(t *testing.T) {
 	h := stable2(t)
 	hb := hbFor("A", 3, []int{0, 1})
 	hb.MetadataVersion = 1e15
-	wantResp(t, h.send(hb), StatusSyncMetadata, 3, []int{0, 1}, []int{})
-	wantResp(t, h.send(hbFor("A", 3, []int{0, 1})), StatusOK, 3, []int{0, 1}, []int{})
+	wantResp(t, h.send(hb), model.StatusSyncMetadata, 3, []int{0, 1}, []int{})
+	wantResp(t, h.send(hbFor("A", 3, []int{0, 1})), model.StatusOK, 3, []int{0, 1}, []int{})
 }

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/redisstream/coordinator/actors/groupstate/model"
 )
 
 func TestLeaseExpiry(t *testing.T) {
@@ -17,7 +19,7 @@ func TestLeaseExpiry(t *testing.T) {
 	}
 	h.apply(c)
 	m := h.member("A")
-	if m.State != StateExpired || len(m.Assigned)+len(m.Target) != 0 {
+	if m.State != model.StateExpired || len(m.Assigned)+len(m.Target) != 0 {
 		t.Fatalf("member %+v", m)
 	}
 	if _, ok := h.g.NextDeadline("A"); ok {
@@ -43,7 +45,7 @@ func TestRebalanceTimeoutFences(t *testing.T) {
 		}
 		h.send(hbFor("A", 1, []int{0, 1, 2, 3}))
 	}
-	if m := h.member("A"); m.State != StateFenced || h.now != t0.Add(testCfg.RebalanceTimeout) {
+	if m := h.member("A"); m.State != model.StateFenced || h.now != t0.Add(testCfg.RebalanceTimeout) {
 		t.Fatalf("A must be fenced at the rebalance timeout: %+v at %s", m, h.now.Sub(t0))
 	}
 }
@@ -132,23 +134,23 @@ func TestRestoreGivesFreshLeases(t *testing.T) {
 }
 
 func TestRestoreRejectsCorruptRecords(t *testing.T) {
-	good := func() (Meta, []Member) {
+	good := func() (model.Meta, []model.Member) {
 		h := stable2(t)
 		return h.g.Meta(), h.g.Members()
 	}
 	for _, tc := range []struct {
 		name string
-		mut  func(*Meta, []Member)
+		mut  func(*model.Meta, []model.Member)
 	}{
-		{"assignment epoch ahead", func(m *Meta, _ []Member) { m.AssignmentEpoch = m.GroupEpoch + 1 }},
-		{"double holder", func(_ *Meta, ms []Member) { ms[1].Assigned = []int{0, 2, 3} }},
-		{"unsorted", func(_ *Meta, ms []Member) { ms[0].Assigned = []int{1, 0} }},
-		{"duplicate id", func(_ *Meta, ms []Member) { ms[1].ID = ms[0].ID }},
-		{"bad state", func(_ *Meta, ms []Member) { ms[0].State = "ZOMBIE" }},
-		{"epoch ahead", func(m *Meta, ms []Member) { ms[0].Epoch = m.AssignmentEpoch + 1 }},
-		{"huge shard index", func(_ *Meta, ms []Member) { ms[0].Revoking = []int{1 << 40} }},
-		{"huge shard count", func(m *Meta, _ []Member) { m.ShardCount = MaxShardCount + 1 }},
-		{"expired with shards", func(_ *Meta, ms []Member) { ms[0].State = StateExpired }},
+		{"assignment epoch ahead", func(m *model.Meta, _ []model.Member) { m.AssignmentEpoch = m.GroupEpoch + 1 }},
+		{"double holder", func(_ *model.Meta, ms []model.Member) { ms[1].Assigned = []int{0, 2, 3} }},
+		{"unsorted", func(_ *model.Meta, ms []model.Member) { ms[0].Assigned = []int{1, 0} }},
+		{"duplicate id", func(_ *model.Meta, ms []model.Member) { ms[1].ID = ms[0].ID }},
+		{"bad state", func(_ *model.Meta, ms []model.Member) { ms[0].State = "ZOMBIE" }},
+		{"epoch ahead", func(m *model.Meta, ms []model.Member) { ms[0].Epoch = m.AssignmentEpoch + 1 }},
+		{"huge shard index", func(_ *model.Meta, ms []model.Member) { ms[0].Revoking = []int{1 << 40} }},
+		{"huge shard count", func(m *model.Meta, _ []model.Member) { m.ShardCount = MaxShardCount + 1 }},
+		{"expired with shards", func(_ *model.Meta, ms []model.Member) { ms[0].State = model.StateExpired }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m, ms := good()

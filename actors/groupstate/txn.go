@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/redisstream/coordinator/actors/groupstate/assign"
+	"github.com/redisstream/coordinator/actors/groupstate/model"
 	"github.com/redisstream/coordinator/actors/groupstate/shardset"
 	"github.com/redisstream/coordinator/actors/groupstate/static"
 )
@@ -14,10 +15,10 @@ import (
 type txn struct {
 	g         *Group
 	now       time.Time
-	meta      Meta
+	meta      model.Meta
 	metaDirty bool
-	changed   []*Member      // new versions, owned by the txn
-	index     map[string]int // id → position in changed, built once changed grows
+	changed   []*model.Member // new versions, owned by the txn
+	index     map[string]int  // id → position in changed, built once changed grows
 	removed   []string
 	trimmed   int         // members removed by limits.retained-members-per-group (MaxRetained)
 	bucket    *joinBucket // join token bucket to install (nil = unchanged)
@@ -43,7 +44,7 @@ func (t *txn) pos(id string) int {
 }
 
 // get returns the current version of a member within the txn (read-only), nil if absent.
-func (t *txn) get(id string) *Member {
+func (t *txn) get(id string) *model.Member {
 	if i := t.pos(id); i >= 0 {
 		return t.changed[i]
 	}
@@ -54,7 +55,7 @@ func (t *txn) get(id string) *Member {
 }
 
 // mutable returns the txn's own copy of a member, creating it from the group's version.
-func (t *txn) mutable(id string) *Member {
+func (t *txn) mutable(id string) *model.Member {
 	if i := t.pos(id); i >= 0 {
 		return t.changed[i]
 	}
@@ -64,7 +65,7 @@ func (t *txn) mutable(id string) *Member {
 }
 
 // add records a brand-new member version.
-func (t *txn) add(m *Member) {
+func (t *txn) add(m *model.Member) {
 	t.changed = append(t.changed, m)
 	if t.index != nil {
 		t.index[m.ID] = len(t.changed) - 1
@@ -135,7 +136,7 @@ func (t *txn) recompute() {
 	all := t.liveIDs()
 	ids := make([]string, 0, len(all))
 	for _, id := range all {
-		if t.get(id).State == StateActive {
+		if t.get(id).State == model.StateActive {
 			ids = append(ids, id)
 		}
 	}
@@ -143,14 +144,14 @@ func (t *txn) recompute() {
 		ids = all
 	} else if len(ids) < len(all) {
 		for _, id := range all {
-			if m := t.get(id); m.State != StateActive && len(m.Target) > 0 {
+			if m := t.get(id); m.State != model.StateActive && len(m.Target) > 0 {
 				c := t.mutable(id)
 				c.Target = nil
 				c.Pending = nil
 			}
 		}
 	}
-	cur := make([]*Member, len(ids))
+	cur := make([]*model.Member, len(ids))
 	prevOf := make([][]int, len(ids))
 	for i, id := range ids {
 		cur[i] = t.get(id)
@@ -180,7 +181,7 @@ func (t *txn) recompute() {
 // keepOrder lists m's previous target with the shards it has already been given first, so that
 // when the assignor must take shards away it takes those not yet handed over (fewer real moves).
 // A member without a target (it was not confirmed yet) is sticky to what it holds.
-func keepOrder(m *Member) []int {
+func keepOrder(m *model.Member) []int {
 	if len(m.Target) == 0 {
 		return m.Assigned
 	}
@@ -204,7 +205,7 @@ func (t *txn) change() *Change {
 		m := t.meta
 		c.Meta = &m
 	}
-	c.Members = make([]Member, len(t.changed))
+	c.Members = make([]model.Member, len(t.changed))
 	for i, m := range t.changed {
 		c.Members[i] = *m
 		if !c.Durable {
@@ -214,7 +215,7 @@ func (t *txn) change() *Change {
 		}
 	}
 	if len(c.Members) > 1 {
-		slices.SortFunc(c.Members, func(a, b Member) int {
+		slices.SortFunc(c.Members, func(a, b model.Member) int {
 			if a.ID < b.ID {
 				return -1
 			}
@@ -233,8 +234,8 @@ func (t *txn) change() *Change {
 }
 
 // respond builds a response for member c (the txn's version) with the txn's meta.
-func (t *txn) respond(status Status, c *Member, msg string) Response {
-	return Response{
+func (t *txn) respond(status model.Status, c *model.Member, msg string) model.Response {
+	return model.Response{
 		Status: status, MemberID: c.ID, MemberEpoch: c.Epoch,
 		GroupEpoch: t.meta.GroupEpoch, AssignmentEpoch: t.meta.AssignmentEpoch,
 		MetadataVersion: t.meta.MetadataVersion,
@@ -251,7 +252,7 @@ func (t *txn) fence(id string) {
 		t.bumpGroupEpoch()
 	}
 	static.EndHold(c, t.now, t.g.cfg.LeaseTTL)
-	c.State, c.StateSince = StateFenced, t.now
+	c.State, c.StateSince = model.StateFenced, t.now
 	c.Target, c.Pending = nil, nil
 	c.RevokeDeadline, c.SessionDeadline = time.Time{}, time.Time{}
 }
@@ -262,13 +263,13 @@ func (t *txn) expire(id string) {
 	if c.State.InTarget() {
 		t.bumpGroupEpoch()
 	}
-	c.State, c.StateSince = StateExpired, t.now
+	c.State, c.StateSince = model.StateExpired, t.now
 	c.Target, c.Assigned, c.Revoking, c.Pending = nil, nil, nil, nil
 	c.RevokeDeadline, c.SessionDeadline = time.Time{}, time.Time{}
 }
 
 // touch renews the lease of an accepted heartbeat.
-func (t *txn) touch(c *Member) {
+func (t *txn) touch(c *model.Member) {
 	c.LastHeartbeat = t.now
 	c.LeaseDeadline = t.now.Add(t.g.cfg.LeaseTTL)
 }

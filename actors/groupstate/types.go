@@ -1,14 +1,16 @@
 package groupstate
 
+import "github.com/redisstream/coordinator/actors/groupstate/model"
+
 // Change is what an evaluation wants to happen. The shell persists it (if Durable) and only
 // then calls Apply. Members holds new full versions of changed members (sorted by id); their
 // slices may be shared with the group's state and must be treated as read-only.
 type Change struct {
-	Meta    *Meta    // nil = unchanged
-	Members []Member // new full versions of changed members
-	Removed []string // member ids deleted for good
-	Trimmed int      // how many of Removed were dropped by MaxRetained (for a metric)
-	Durable bool     // false when only volatile fields changed: apply without persisting
+	Meta    *model.Meta    // nil = unchanged
+	Members []model.Member // new full versions of changed members
+	Removed []string       // member ids deleted for good
+	Trimmed int            // how many of Removed were dropped by MaxRetained (for a metric)
+	Durable bool           // false when only volatile fields changed: apply without persisting
 
 	// moves: FenceMoves. A pointer, not a slice: a steady heartbeat's Change (steady.go) is
 	// allocated with its member and must stay in its size class.
@@ -29,6 +31,6 @@ func (c *Change) FenceMoves() []FenceMove {
 
 // Decision is the result of evaluating one heartbeat. Change nil: nothing at all to apply.
 type Decision struct {
-	Response Response
+	Response model.Response
 	Change   *Change
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/redisstream/coordinator/actors/groupstate/answer"
+	"github.com/redisstream/coordinator/actors/groupstate/model"
 )
 
 // UnknownClaims decides whether a heartbeat the group rejected (its Decision answered
@@ -15,18 +16,18 @@ import (
 // not returned. An identity refusal (MEMBER_ID_IN_USE, another principal) is never a sign of
 // store loss: it is answered only for a member the group knows. Why such claims hold grants:
 // answer.ClaimHold.
-func (g *Group) UnknownClaims(hb *Heartbeat, youngDataSet bool, now time.Time) (ClaimHold, bool) {
+func (g *Group) UnknownClaims(hb *model.Heartbeat, youngDataSet bool, now time.Time) (answer.ClaimHold, bool) {
 	n := len(hb.Owned) + len(hb.Revoking)
 	if hb.MemberEpoch <= 0 || n == 0 || g.Known(hb.MemberID) {
-		return ClaimHold{}, false
+		return answer.ClaimHold{}, false
 	}
 	if !youngDataSet && g.Occupied() > 0 {
-		return ClaimHold{}, false
+		return answer.ClaimHold{}, false
 	}
 	until := now.Add(answer.ClaimHoldFor(g.cfg))
 	if !until.After(g.holdUntil) {
-		return ClaimHold{}, false
+		return answer.ClaimHold{}, false
 	}
-	return ClaimHold{Until: until, Reason: fmt.Sprintf("member %q reports memberEpoch %d and %d shard(s) the store does not know",
+	return answer.ClaimHold{Until: until, Reason: fmt.Sprintf("member %q reports memberEpoch %d and %d shard(s) the store does not know",
 		hb.MemberID, hb.MemberEpoch, n)}, true
 }

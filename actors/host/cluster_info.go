@@ -8,7 +8,7 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
-	"github.com/redisstream/coordinator/actors/group"
+	"github.com/redisstream/coordinator/actors/group/groupmsg"
 	"github.com/redisstream/coordinator/actors/wire"
 	"github.com/redisstream/coordinator/membersdk/protocol"
 )
@@ -60,7 +60,7 @@ func (h *Host) nodeInfo() *wire.NodeInfo {
 }
 
 // nodeInfoOf summarizes this node's group states for the cluster view.
-func (h *Host) nodeInfoOf(states []*group.DebugState) *wire.NodeInfo {
+func (h *Host) nodeInfoOf(states []*groupmsg.DebugState) *wire.NodeInfo {
 	out := h.nodeMembers()
 	for _, d := range states {
 		out.Activations = append(out.Activations, &wire.Activation{Group: d.Group, Actor: d.Actor,

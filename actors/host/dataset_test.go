@@ -7,7 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/redisstream/coordinator/actors/group"
+	"github.com/redisstream/coordinator/actors/group/groupdeps"
 	"github.com/redisstream/coordinator/membersdk/protocol"
 	"github.com/redisstream/coordinator/persistence"
 	"github.com/redisstream/coordinator/persistence/memstore"
@@ -66,7 +66,7 @@ func TestNewDataSetLateClaimHoldsAnOccupiedGroup(t *testing.T) {
 	require.Empty(t, r.Assignment.AssignedShards, "granted while the old member may read")
 	health := h.Service().Health(context.Background())
 	require.NotNil(t, health.StateLost)
-	require.Equal(t, group.LossMemberClaims, health.StateLost.Case)
+	require.Equal(t, groupdeps.LossMemberClaims, health.StateLost.Case)
 }
 
 // A new group whose shard streams show a Redis consumer active within a lease is held for a
@@ -88,7 +88,7 @@ func TestNewDataSetActiveReadersHoldTheGroup(t *testing.T) {
 		health := h.Service().Health(context.Background())
 		require.Empty(t, r.Assignment.AssignedShards, "granted while an earlier member reads shard 2")
 		require.NotNil(t, health.StateLost)
-		require.Equal(t, group.LossActiveReaders, health.StateLost.Case)
+		require.Equal(t, groupdeps.LossActiveReaders, health.StateLost.Case)
 		require.Contains(t, health.StateLost.Reason, `"old-member"`)
 	}
 }

@@ -23,8 +23,8 @@
 //
 // # What this package may import
 //
-// The standard library, protoactor-go (actor, cluster, remote), actors/group,
-// actors/groupstate, actors/node, actors/router, actors/service, actors/wire,
+// The standard library, protoactor-go (actor, cluster, remote), actors/group
+// (and its groupmsg and groupdeps), actors/groupstate/model, actors/node, actors/router, actors/service, actors/wire,
 // coordinator, persistence, reshard/driver and membersdk/protocol. Never fiber
 // or api/: cmd/coordinator hands Host.Service to the transports.
 package host

@@ -11,22 +11,22 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/redisstream/coordinator/actors/groupstate"
+	"github.com/redisstream/coordinator/actors/groupstate/model"
 	"github.com/redisstream/coordinator/membersdk/protocol"
 	"github.com/redisstream/coordinator/membersdk/redistest"
 	"github.com/redisstream/coordinator/persistence"
 	"github.com/redisstream/coordinator/persistence/redisstore"
 )
 
-var moveRules = groupstate.Config{HeartbeatInterval: 200 * time.Millisecond, LeaseTTL: 1200 * time.Millisecond,
+var moveRules = model.Config{HeartbeatInterval: 200 * time.Millisecond, LeaseTTL: 1200 * time.Millisecond,
 	RebalanceTimeout: 2 * time.Second, Retention: time.Hour}
 
 // memberState reads a member's stored state.
-func memberState(t *testing.T, s persistence.Store, id string) groupstate.MemberState {
+func memberState(t *testing.T, s persistence.Store, id string) model.MemberState {
 	t.Helper()
 	snap, err := s.LoadGroup(context.Background(), workers)
 	require.NoError(t, err)
-	var m groupstate.Member
+	var m model.Member
 	require.NoError(t, json.Unmarshal(snap.Members[id], &m))
 	return m.State
 }
@@ -105,7 +105,7 @@ func TestDeadMemberExpiresWhileTheActivationMoves(t *testing.T) {
 						gotAll = time.Now()
 					}
 				}
-				if expiredAt.IsZero() && memberState(t, store, "dead") == groupstate.StateExpired {
+				if expiredAt.IsZero() && memberState(t, store, "dead") == model.StateExpired {
 					expiredAt = time.Now()
 				}
 				if !gotAll.IsZero() && time.Since(expiredAt) > 2*ttl {
@@ -123,7 +123,7 @@ func TestDeadMemberExpiresWhileTheActivationMoves(t *testing.T) {
 			slack := ttl
 			require.LessOrEqual(t, took, ttl+iv+time.Duration(crashes)*ttl+maxHandover+slack)
 			require.False(t, gotAll.IsZero(), "the dead member's shards were never reassigned")
-			require.Equal(t, groupstate.StateActive, memberState(t, store, "live"), "the live member was never fenced or expired")
+			require.Equal(t, model.StateActive, memberState(t, store, "live"), "the live member was never fenced or expired")
 		})
 	}
 }

@@ -9,7 +9,9 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/redisstream/coordinator/actors/group"
-	"github.com/redisstream/coordinator/actors/groupstate"
+	"github.com/redisstream/coordinator/actors/group/groupdeps"
+	"github.com/redisstream/coordinator/actors/group/groupmsg"
+	"github.com/redisstream/coordinator/actors/groupstate/model"
 	"github.com/redisstream/coordinator/actors/node"
 	"github.com/redisstream/coordinator/actors/router"
 	"github.com/redisstream/coordinator/actors/service"
@@ -21,10 +23,10 @@ import (
 type Options struct {
 	Store       persistence.Store
 	Provisioner persistence.Provisioner
-	Rules       groupstate.Config
+	Rules       model.Config
 	NodeID      string
 	Logger      *slog.Logger
-	Metrics     group.Metrics
+	Metrics     groupdeps.Metrics
 	// Now is the node's one clock: every deadline the host sets and its group
 	// actors check (a request's deadline, store-loss holds, caches) is read
 	// from it, here and in group.Deps. Default time.Now. Waits on real timers
@@ -266,7 +268,7 @@ func (h *Host) pruneLoop() {
 		case <-h.done:
 			return
 		case <-t.C:
-			h.router.Broadcast(&group.PruneTick{})
+			h.router.Broadcast(&groupmsg.PruneTick{})
 		}
 	}
 }

@@ -10,7 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/redisstream/coordinator/actors/groupstate"
+	"github.com/redisstream/coordinator/actors/groupstate/model"
 	"github.com/redisstream/coordinator/membersdk/protocol"
 	"github.com/redisstream/coordinator/persistence"
 	"github.com/redisstream/coordinator/persistence/memstore"
@@ -67,7 +67,7 @@ func TestHostedGroupsCost(t *testing.T) {
 	mem, prov := memstore.New(), memstore.NewProvisioner()
 	_, err := mem.CreateStream(ctx, persistence.StreamRecord{StreamPrefix: "bench", ShardCount: 64, MetadataVersion: 1})
 	require.NoError(t, err)
-	rules := groupstate.Config{HeartbeatInterval: 3 * time.Second, LeaseTTL: time.Minute, RebalanceTimeout: time.Minute, Retention: time.Hour}
+	rules := model.Config{HeartbeatInterval: 3 * time.Second, LeaseTTL: time.Minute, RebalanceTimeout: time.Minute, Retention: time.Hour}
 	h := New(Options{Store: mem, Provisioner: prov, NodeID: "n1", Rules: rules, TrustEmptyStore: true, ClusterView: testCluster("n1")})
 	t.Cleanup(h.Stop)
 	require.NoError(t, h.Start(ctx))

@@ -8,13 +8,13 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/redisstream/coordinator/actors/groupstate"
+	"github.com/redisstream/coordinator/actors/groupstate/model"
 	"github.com/redisstream/coordinator/membersdk/protocol"
 	"github.com/redisstream/coordinator/persistence"
 	"github.com/redisstream/coordinator/persistence/memstore"
 )
 
-var quickRules = groupstate.Config{HeartbeatInterval: 100 * time.Millisecond, LeaseTTL: 600 * time.Millisecond,
+var quickRules = model.Config{HeartbeatInterval: 100 * time.Millisecond, LeaseTTL: 600 * time.Millisecond,
 	RebalanceTimeout: time.Second, Retention: time.Hour}
 
 func quickHost(t *testing.T, store persistence.Store, prov persistence.Provisioner, id string) *Host {
@@ -44,11 +44,11 @@ func beat(t *testing.T, h *Host, id string, epoch int64, owned []protocol.ShardI
 	return r
 }
 
-func storedMeta(t *testing.T, s persistence.Store) (persistence.GroupSnapshot, groupstate.Meta) {
+func storedMeta(t *testing.T, s persistence.Store) (persistence.GroupSnapshot, model.Meta) {
 	t.Helper()
 	snap, err := s.LoadGroup(context.Background(), workers)
 	require.NoError(t, err)
-	var meta groupstate.Meta
+	var meta model.Meta
 	require.NoError(t, json.Unmarshal(snap.Meta, &meta))
 	return snap, meta
 }
@@ -105,9 +105,9 @@ func TestSweepExpiresMembersOfAGroupNobodyHosts(t *testing.T) {
 			require.Eventually(t, func() bool {
 				snap, err := mem.LoadGroup(context.Background(), workers)
 				require.NoError(t, err)
-				var m groupstate.Member
+				var m model.Member
 				require.NoError(t, json.Unmarshal(snap.Members["m"], &m))
-				return m.State == groupstate.StateExpired
+				return m.State == model.StateExpired
 			}, 10*time.Second, 20*time.Millisecond, "the dead member of a group nobody hosted never expired")
 			require.Eventually(t, func() bool { _, ok := h2.router.Active(workers); return !ok }, 5*time.Second, 20*time.Millisecond,
 				"the swept group did not passivate once its member expired")

@@ -24,7 +24,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/redisstream/coordinator/actors/groupstate"
+	"github.com/redisstream/coordinator/actors/groupstate/model"
 	"github.com/redisstream/coordinator/membersdk/protocol"
 	"github.com/redisstream/coordinator/membersdk/redistest"
 	"github.com/redisstream/coordinator/persistence"
@@ -47,7 +47,7 @@ func envInt(t *testing.T, name string, def int) int {
 }
 
 // defaultRules are the coordinator's default timings (config.Default): 3 s heartbeat, 15 s lease.
-var defaultRules = groupstate.Config{HeartbeatInterval: 3 * time.Second, LeaseTTL: 15 * time.Second,
+var defaultRules = model.Config{HeartbeatInterval: 3 * time.Second, LeaseTTL: 15 * time.Second,
 	RebalanceTimeout: 60 * time.Second, Retention: time.Hour}
 
 // simMember is what a simulated member keeps between heartbeats.
@@ -168,7 +168,7 @@ func rssBytes(t *testing.T) uint64 {
 	return 0
 }
 
-func perfHost(t testing.TB, srv *redistest.Server, rules groupstate.Config, shards int) *Host {
+func perfHost(t testing.TB, srv *redistest.Server, rules model.Config, shards int) *Host {
 	t.Helper()
 	store, err := redisstore.New(srv.Client(), redisstore.Options{})
 	require.NoError(t, err)

@@ -5,7 +5,7 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
-	"github.com/redisstream/coordinator/actors/group"
+	"github.com/redisstream/coordinator/actors/group/groupmsg"
 	"github.com/redisstream/coordinator/actors/service"
 	"github.com/redisstream/coordinator/actors/wire"
 	"github.com/redisstream/coordinator/membersdk/protocol"
@@ -27,7 +27,7 @@ type views struct{ h *Host }
 
 var _ service.ClusterViews = views{}
 
-func (v views) NodeInfo(states []*group.DebugState) *wire.NodeInfo { return v.h.nodeInfoOf(states) }
+func (v views) NodeInfo(states []*groupmsg.DebugState) *wire.NodeInfo { return v.h.nodeInfoOf(states) }
 func (v views) Nodes(self *wire.NodeInfo, timeout time.Duration) []*wire.NodeInfo {
 	return v.h.clusterNodes(self, timeout)
 }

@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/redisstream/coordinator/actors/group"
+	"github.com/redisstream/coordinator/actors/group/groupmsg"
 	"github.com/redisstream/coordinator/actors/router"
 	"github.com/redisstream/coordinator/coordinator"
 	"github.com/redisstream/coordinator/persistence"
@@ -43,7 +43,7 @@ func (h *Host) resizeGroups(ctx context.Context, p string, count int, mv int64, 
 	var mu sync.Mutex
 	var first error
 	h.eachGroup(keys, func(k persistence.GroupKey) {
-		err := h.router.Resize(ctx, k, &group.ResizeRequest{ShardCount: count, MetadataVersion: mv, RequestID: migration})
+		err := h.router.Resize(ctx, k, &groupmsg.ResizeRequest{ShardCount: count, MetadataVersion: mv, RequestID: migration})
 		if err != nil && errors.Is(router.GroupErr(k, err), coordinator.ErrGroupNotFound) {
 			err = nil // deleted meanwhile: nothing to tell
 		}

@@ -10,7 +10,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/redisstream/coordinator/actors/group"
-	"github.com/redisstream/coordinator/actors/groupstate"
+	"github.com/redisstream/coordinator/actors/group/groupmsg"
+	"github.com/redisstream/coordinator/actors/groupstate/model"
 	"github.com/redisstream/coordinator/membersdk/protocol"
 	"github.com/redisstream/coordinator/persistence"
 	"github.com/redisstream/coordinator/persistence/memstore"
@@ -64,7 +65,7 @@ func (p *partStore) SaveGroup(ctx context.Context, k persistence.GroupKey, e, re
 	return p.Store.SaveGroup(ctx, k, e, rev, c)
 }
 
-var takeoverRules = groupstate.Config{HeartbeatInterval: time.Second, LeaseTTL: 6 * time.Second, RebalanceTimeout: 6 * time.Second, Retention: time.Hour}
+var takeoverRules = model.Config{HeartbeatInterval: time.Second, LeaseTTL: 6 * time.Second, RebalanceTimeout: 6 * time.Second, Retention: time.Hour}
 
 func manualHost(t *testing.T, store persistence.Store, prov persistence.Provisioner, id string, clk *fakeClock) *Host {
 	h := New(Options{Store: store, Provisioner: prov, NodeID: id, Now: clk.Now, Rules: takeoverRules, TrustEmptyStore: true,
@@ -87,11 +88,11 @@ func answersOK(t *testing.T, h *Host, key persistence.GroupKey, req protocol.Hea
 	if !ok {
 		return false
 	}
-	res, err := h.system.Root.RequestFuture(pid, &group.HeartbeatRequest{PathMemberID: req.MemberID, Request: req}, 2*time.Second).Result()
+	res, err := h.system.Root.RequestFuture(pid, &groupmsg.HeartbeatRequest{PathMemberID: req.MemberID, Request: req}, 2*time.Second).Result()
 	if err != nil {
 		return false
 	}
-	r, ok := res.(*group.HeartbeatReply)
+	r, ok := res.(*groupmsg.HeartbeatReply)
 	return ok && r.Response.Status == protocol.StatusOK
 }
 

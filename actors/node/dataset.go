@@ -4,7 +4,7 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/redisstream/coordinator/actors/group"
+	"github.com/redisstream/coordinator/actors/group/groupdeps"
 )
 
 // newDataSet records that the store's data set was created at created with
@@ -12,10 +12,10 @@ import (
 // a Redis that lost everything while no coordinator ran. Nothing is held
 // node-wide: until one lease + interval after created, each group activated
 // waits one heartbeat interval before its first grant and checks its shard
-// streams for members of an earlier data set (group.NewDataSet,
+// streams for members of an earlier data set (groupdeps.NewDataSet,
 // docs/RELIABILITY.md "A new data set").
 func (n *Node) newDataSet(created time.Time, why string) {
-	ds := group.NewDataSet{Until: created.Add(n.lease())}
+	ds := groupdeps.NewDataSet{Until: created.Add(n.lease())}
 	n.loss.mu.Lock()
 	n.loss.dataSet = ds
 	n.loss.mu.Unlock()
@@ -27,12 +27,12 @@ func (n *Node) newDataSet(created time.Time, why string) {
 		slog.Time("checkedUntil", ds.Until))
 }
 
-// DataSet returns the young data set, while it is young (group.Node).
-func (n *Node) DataSet() group.NewDataSet {
+// DataSet returns the young data set, while it is young (groupdeps.Node).
+func (n *Node) DataSet() groupdeps.NewDataSet {
 	n.loss.mu.Lock()
 	defer n.loss.mu.Unlock()
 	if !n.opts.Now().Before(n.loss.dataSet.Until) {
-		return group.NewDataSet{}
+		return groupdeps.NewDataSet{}
 	}
 	return n.loss.dataSet
 }

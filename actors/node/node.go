@@ -9,15 +9,15 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
-	"github.com/redisstream/coordinator/actors/group"
-	"github.com/redisstream/coordinator/actors/groupstate"
+	"github.com/redisstream/coordinator/actors/group/groupdeps"
+	"github.com/redisstream/coordinator/actors/groupstate/model"
 	"github.com/redisstream/coordinator/persistence"
 )
 
 // Options configures a Node.
 type Options struct {
 	Store  persistence.Store
-	Rules  groupstate.Config
+	Rules  model.Config
 	NodeID string
 	Logger *slog.Logger
 	// Now is the node's clock (the host's one clock). Default time.Now.
@@ -68,7 +68,7 @@ type Metrics interface {
 type Groups interface {
 	// Broadcast sends msg to every group actor running on this node.
 	Broadcast(msg any)
-	// Started and Stopped are group.Node's GroupStarted and GroupStopped:
+	// Started and Stopped are groupdeps.Node's GroupStarted and GroupStopped:
 	// the host records or forgets the group's PID.
 	Started(key persistence.GroupKey, self *actor.PID)
 	Stopped(key persistence.GroupKey, self *actor.PID)
@@ -85,7 +85,7 @@ type Cluster interface {
 	Blocked() []string
 	// Leaving reports whether this node is leaving the cluster (stopping).
 	Leaving() bool
-	// PlacementMoved is group.Node.PlacementMoved.
+	// PlacementMoved is groupdeps.Node.PlacementMoved.
 	PlacementMoved() bool
 	// Evicted is called once when the node finds it was evicted: stop the
 	// local group actors and tell the process.
@@ -97,7 +97,7 @@ type Cluster interface {
 const LeavingReason = "this node is shutting down and handing its groups over"
 
 // Node is this process's node: its record in the store, its registry view,
-// its holds. It implements group.Node.
+// its holds. It implements groupdeps.Node.
 type Node struct {
 	opts  Options
 	owner string
@@ -110,7 +110,7 @@ type Node struct {
 	blockedLeaving atomic.Bool // peers blocked this node while it was leaving (logged once)
 }
 
-var _ group.Node = (*Node)(nil)
+var _ groupdeps.Node = (*Node)(nil)
 
 // New builds a node with a new incarnation; Round renews its record.
 func New(opts Options) *Node {
@@ -169,30 +169,30 @@ func (n *Node) RefusingRequests() string {
 	return n.reg.reason()
 }
 
-// GroupStarted tells the host a group actor started (group.Node).
+// GroupStarted tells the host a group actor started (groupdeps.Node).
 func (n *Node) GroupStarted(key persistence.GroupKey, self *actor.PID) {
 	n.opts.Groups.Started(key, self)
 }
 
-// GroupStopped tells the host a group actor stopped for good (group.Node).
+// GroupStopped tells the host a group actor stopped for good (groupdeps.Node).
 func (n *Node) GroupStopped(key persistence.GroupKey, self *actor.PID) {
 	n.opts.Groups.Stopped(key, self)
 }
 
 // StateLost holds every group's grants for a lease and the interval a member
-// may wait before its next heartbeat (group.Node).
+// may wait before its next heartbeat (groupdeps.Node).
 func (n *Node) StateLost(reason string) {
-	n.stateLost(group.LossStoreBehind, reason, n.opts.Now().Add(n.lease()))
+	n.stateLost(groupdeps.LossStoreBehind, reason, n.opts.Now().Add(n.lease()))
 }
 
 // VerifyStore runs a round now, before a group without stored state is
-// served (group.Node). An error (the store did not answer) means the node
+// served (groupdeps.Node). An error (the store did not answer) means the node
 // cannot tell a new group from one the store lost: the activation must not
 // go on.
 func (n *Node) VerifyStore() error { return n.verify() }
 
 // PlacementMoved reports whether the cluster recently gained a node
-// (group.Node); false in single mode.
+// (groupdeps.Node); false in single mode.
 func (n *Node) PlacementMoved() bool {
 	return n.opts.Cluster != nil && n.opts.Cluster.PlacementMoved()
 }

@@ -7,13 +7,13 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/redisstream/coordinator/actors/groupstate"
+	"github.com/redisstream/coordinator/actors/groupstate/model"
 	"github.com/redisstream/coordinator/persistence"
 	"github.com/redisstream/coordinator/persistence/memstore"
 )
 
 // quickRules are short timings, as the host's tests use.
-var quickRules = groupstate.Config{HeartbeatInterval: 100 * time.Millisecond, LeaseTTL: 600 * time.Millisecond,
+var quickRules = model.Config{HeartbeatInterval: 100 * time.Millisecond, LeaseTTL: 600 * time.Millisecond,
 	RebalanceTimeout: time.Second, Retention: time.Hour}
 
 // conflictMetrics records NodeConflicts reports.

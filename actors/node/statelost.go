@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/redisstream/coordinator/actors/group"
+	"github.com/redisstream/coordinator/actors/group/groupdeps"
 	"github.com/redisstream/coordinator/membersdk/protocol"
 	"github.com/redisstream/coordinator/persistence"
 )
@@ -15,7 +16,7 @@ import (
 // DEGRADED with stateLost.
 type lossState struct {
 	mu         sync.Mutex
-	kind       string // which case (loss* constants, group.Loss*)
+	kind       string // which case (loss* constants, groupdeps.Loss*)
 	reason     string
 	detectedAt time.Time
 	holdUntil  time.Time // end of the latest hold, of any scope (health)
@@ -26,7 +27,7 @@ type lossState struct {
 	groups map[persistence.GroupKey]time.Time
 	// dataSet: the store's data set is young and had no coordinator state
 	// before it (dataset.go).
-	dataSet group.NewDataSet
+	dataSet groupdeps.NewDataSet
 }
 
 // Kinds of store data loss the node itself detects (see Node.Round).
@@ -51,7 +52,7 @@ func (n *Node) stateLost(kind, reason string, until time.Time) {
 // maxGroupHolds bounds the group-only holds a node keeps (each lasts one lease).
 const maxGroupHolds = 10_000
 
-// GroupStateLost records a hold of one group (group.Node).
+// GroupStateLost records a hold of one group (groupdeps.Node).
 func (n *Node) GroupStateLost(key persistence.GroupKey, kind, reason string, until time.Time) {
 	n.loss.mu.Lock()
 	if n.loss.groups == nil {
@@ -97,7 +98,7 @@ func (n *Node) recordLoss(kind, reason string, until time.Time, scope string) {
 
 // Hold returns until when key's grants are held: the node-wide hold or the
 // group's own, whichever ends later (zero if none). Group-only holds are
-// reported node-wide in health, but only their group holds (group.Node).
+// reported node-wide in health, but only their group holds (groupdeps.Node).
 func (n *Node) Hold(key persistence.GroupKey) time.Time {
 	now := n.opts.Now()
 	n.loss.mu.Lock()
@@ -127,7 +128,7 @@ func (n *Node) LossReport(now time.Time) *protocol.StateLost {
 // lossAdvice is what the engineer reading a loss WARN should do, per case.
 func lossAdvice(kind string) string {
 	const why = "find why Redis lost data (docs/OPERATIONS.md, Redis data loss: persistence, replica failover)"
-	if kind == group.LossActiveReaders {
+	if kind == groupdeps.LossActiveReaders {
 		return "The hold ends by itself. If Redis did lose its data, " + why + ". If this is a new deployment on shard streams " +
 			"that other consumers still read under the same consumer group name, stop them, or set store.trust-empty-store=true to skip this check"
 	}

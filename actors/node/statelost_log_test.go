@@ -8,7 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/redisstream/coordinator/actors/group"
+	"github.com/redisstream/coordinator/actors/group/groupdeps"
 	"github.com/redisstream/coordinator/persistence"
 )
 
@@ -22,9 +22,9 @@ func TestHoldWarnNamesTheCaseAndTrustEmptyStore(t *testing.T) {
 		kind, advice string
 		nodeWide     bool
 	}{
-		{group.LossActiveReaders, "or set store.trust-empty-store=true to skip this check", false},
-		{group.LossMemberClaims, "store.trust-empty-store does not skip this hold", false},
-		{group.LossStoreBehind, "store.trust-empty-store does not skip this hold", true},
+		{groupdeps.LossActiveReaders, "or set store.trust-empty-store=true to skip this check", false},
+		{groupdeps.LossMemberClaims, "store.trust-empty-store does not skip this hold", false},
+		{groupdeps.LossStoreBehind, "store.trust-empty-store does not skip this hold", true},
 		{LossMarkerChanged, "store.trust-empty-store does not skip this hold", true},
 		{LossRecordVanished, "store.trust-empty-store does not skip this hold", true},
 		{LossRenewsBackwards, "store.trust-empty-store does not skip this hold", true},

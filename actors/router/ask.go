@@ -7,7 +7,7 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
-	"github.com/redisstream/coordinator/actors/group"
+	"github.com/redisstream/coordinator/actors/group/groupmsg"
 	"github.com/redisstream/coordinator/coordinator"
 	"github.com/redisstream/coordinator/persistence"
 )
@@ -45,7 +45,7 @@ func (r *Router) askWithin(timeout time.Duration, key persistence.GroupKey, msg 
 	if r.Clustered() {
 		return r.askCluster(key, msg, timeout)
 	}
-	if hb, ok := msg.(*group.HeartbeatRequest); ok {
+	if hb, ok := msg.(*groupmsg.HeartbeatRequest); ok {
 		return r.askHeartbeat(key, hb, timeout)
 	}
 	for attempt := 0; ; attempt++ {

@@ -8,6 +8,8 @@ import (
 	"github.com/asynkron/protoactor-go/cluster"
 
 	"github.com/redisstream/coordinator/actors/group"
+	"github.com/redisstream/coordinator/actors/group/groupmsg"
+	"github.com/redisstream/coordinator/actors/group/groupwire"
 	"github.com/redisstream/coordinator/actors/wire"
 	"github.com/redisstream/coordinator/coordinator"
 	"github.com/redisstream/coordinator/persistence"
@@ -22,7 +24,7 @@ const maxInflightGrainRequests = 20_000
 // lookup and delivery is looked up again.
 func (r *Router) askCluster(key persistence.GroupKey, msg any, timeout time.Duration) (any, error) {
 	start := r.o.Now()
-	req, err := group.RequestToWire(msg, start)
+	req, err := groupwire.RequestToWire(msg, start)
 	if err != nil {
 		return nil, err
 	}
@@ -30,10 +32,11 @@ func (r *Router) askCluster(key persistence.GroupKey, msg any, timeout time.Dura
 	id := group.IdentityOf(key)
 	deadline := start.Add(timeout)
 	if req.DeadlineUnixNano == 0 {
-		// Every forwarded request carries a deadline: one still queued (or still being
-		// delivered by a lookup that outlived its caller) when nobody waits any more is not
-		// evaluated — a DELETE answered 503 must not run later.
-		group.SetDeadline(req, deadline, start)
+		groupwire.
+			// Every forwarded request carries a deadline: one still queued (or still being
+			// delivered by a lookup that outlived its caller) when nobody waits any more is not
+			// evaluated — a DELETE answered 503 must not run later.
+			SetDeadline(req, deadline, start)
 	}
 	op := opName(req)
 	for {
@@ -49,13 +52,13 @@ func (r *Router) askCluster(key persistence.GroupKey, msg any, timeout time.Dura
 		}
 		switch rep := res.(type) {
 		case *wire.GroupReply:
-			out, err := group.ReplyFromWire(msg, rep)
+			out, err := groupwire.ReplyFromWire(msg, rep)
 			outcome := "ok"
 			if rep.GetCode() != wire.Code_OK {
 				outcome = "error"
 			}
 			r.observeGrain(op, id, start, outcome)
-			if hb, ok := out.(*group.HeartbeatReply); ok && err == nil && memberKnown(hb.Response.Status) {
+			if hb, ok := out.(*groupmsg.HeartbeatReply); ok && err == nil && memberKnown(hb.Response.Status) {
 				r.keepKnown(key)
 			}
 			return out, err

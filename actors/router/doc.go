@@ -15,8 +15,9 @@
 //
 // # What this package may import
 //
-// The standard library, protoactor-go (actor, cluster), actors/group (the
-// messages and their wire form), actors/wire, persistence, coordinator (the
-// error sentinels) and membersdk/protocol. Never fiber or api/, never
+// The standard library, protoactor-go (actor, cluster), actors/group, its
+// groupmsg and groupwire (the messages and their wire form),
+// actors/groupstate/model (the rules' configuration), actors/wire,
+// persistence, coordinator (the error sentinels) and membersdk/protocol. Never fiber or api/, never
 // actors/node, actors/service or actors/host: those compose the router.
 package router

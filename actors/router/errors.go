@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/redisstream/coordinator/actors/group"
+	"github.com/redisstream/coordinator/actors/group/groupmsg"
 	"github.com/redisstream/coordinator/coordinator"
 	"github.com/redisstream/coordinator/persistence"
 )
@@ -30,7 +30,7 @@ func GroupErr(key persistence.GroupKey, err error) error {
 	if errors.Is(err, persistence.ErrNotFound) {
 		return fmt.Errorf("group %s: %w", key, coordinator.ErrGroupNotFound)
 	}
-	if errors.Is(err, group.ErrStreamMissing) {
+	if errors.Is(err, groupmsg.ErrStreamMissing) {
 		return fmt.Errorf("stream %s: %w", key.StreamPrefix, coordinator.ErrStreamNotFound)
 	}
 	return StoreErr(err)

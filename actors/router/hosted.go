@@ -6,7 +6,7 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
-	"github.com/redisstream/coordinator/actors/group"
+	"github.com/redisstream/coordinator/actors/group/groupmsg"
 	"github.com/redisstream/coordinator/persistence"
 )
 
@@ -38,13 +38,13 @@ func (r *Router) HostedGroups(timeout time.Duration) (out []HostedGroup, failed 
 	asks := make([]ask, 0, len(keys))
 	for _, k := range keys {
 		if pid, ok := r.Active(k); ok {
-			asks = append(asks, ask{k, r.o.System.Root.RequestFuture(pid, &group.SampleRequest{}, timeout)})
+			asks = append(asks, ask{k, r.o.System.Root.RequestFuture(pid, &groupmsg.SampleRequest{}, timeout)})
 		}
 	}
 	out = make([]HostedGroup, 0, len(asks))
 	for _, q := range asks {
 		res, err := q.f.Result()
-		r, ok := res.(*group.SampleReply)
+		r, ok := res.(*groupmsg.SampleReply)
 		if err != nil || !ok || r.Err != nil {
 			failed = append(failed, q.key)
 			continue
@@ -57,7 +57,7 @@ func (r *Router) HostedGroups(timeout time.Duration) (out []HostedGroup, failed 
 // LocalDebug asks every group actor on this node for its live state, all at
 // once (one timeout for the whole view), sorted by group; an actor that does
 // not answer is listed with why. A timeout of 0 or less is 1 ms.
-func (r *Router) LocalDebug(timeout time.Duration) []*group.DebugState {
+func (r *Router) LocalDebug(timeout time.Duration) []*groupmsg.DebugState {
 	timeout = max(timeout, time.Millisecond) // a negative one would wait for ever
 	keys := r.ActiveKeys()
 	sort.Slice(keys, func(i, j int) bool { return keys[i].Less(keys[j]) })
@@ -69,17 +69,17 @@ func (r *Router) LocalDebug(timeout time.Duration) []*group.DebugState {
 	var asks []ask
 	for _, k := range keys {
 		if pid, ok := r.Active(k); ok {
-			asks = append(asks, ask{k, pid, r.o.System.Root.RequestFuture(pid, &group.DebugRequest{}, timeout)})
+			asks = append(asks, ask{k, pid, r.o.System.Root.RequestFuture(pid, &groupmsg.DebugRequest{}, timeout)})
 		}
 	}
-	out := make([]*group.DebugState, 0, len(asks))
+	out := make([]*groupmsg.DebugState, 0, len(asks))
 	for _, q := range asks {
 		res, err := q.f.Result()
 		if err != nil {
-			out = append(out, &group.DebugState{Group: q.key.String(), NodeID: r.o.NodeID, Actor: q.pid.String(), LastError: "not answering: " + err.Error()})
+			out = append(out, &groupmsg.DebugState{Group: q.key.String(), NodeID: r.o.NodeID, Actor: q.pid.String(), LastError: "not answering: " + err.Error()})
 			continue
 		}
-		if d, ok := res.(*group.DebugState); ok {
+		if d, ok := res.(*groupmsg.DebugState); ok {
 			out = append(out, d)
 		}
 	}

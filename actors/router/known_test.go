@@ -6,7 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/redisstream/coordinator/actors/groupstate"
+	"github.com/redisstream/coordinator/actors/groupstate/model"
 	"github.com/redisstream/coordinator/membersdk/protocol"
 	"github.com/redisstream/coordinator/persistence"
 )
@@ -16,7 +16,7 @@ import (
 // plain check for knownTTL; an answer that does not show the member known keeps nothing.
 func TestAcceptedForwardedHeartbeatKeepsGroupKnownForALease(t *testing.T) {
 	now := time.Unix(1_000_000, 0)
-	rules := groupstate.Config{HeartbeatInterval: 3 * time.Second, LeaseTTL: 15 * time.Second} // kept for 18 s
+	rules := model.Config{HeartbeatInterval: 3 * time.Second, LeaseTTL: 15 * time.Second} // kept for 18 s
 	h := New(Options{Rules: rules, NodeID: "n1", Now: func() time.Time { return now }})
 	key := persistence.GroupKey{StreamPrefix: "orders", ConsumerGroup: "billing"}
 

@@ -7,13 +7,13 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
-	"github.com/redisstream/coordinator/actors/group"
+	"github.com/redisstream/coordinator/actors/group/groupmsg"
 	"github.com/redisstream/coordinator/coordinator"
 	"github.com/redisstream/coordinator/persistence"
 )
 
 // A local heartbeat is answered through a channel in the message
-// (group.HeartbeatRequest.Reply) instead of a protoactor future: no process
+// (groupmsg.HeartbeatRequest.Reply) instead of a protoactor future: no process
 // registry entry and no future timer per request, and the channel and the
 // wait timer are reused. Like the future's, the wait ends at the timeout, and
 // a request its actor could not receive (stopped between lookup and send) is
@@ -26,7 +26,7 @@ import (
 // timer about once per timeout instead of twice per heartbeat.
 
 type localCall struct {
-	reply chan *group.HeartbeatReply
+	reply chan *groupmsg.HeartbeatReply
 	timer *time.Timer
 	armed bool      // timer set to fire at `at` (its value may be waiting in timer.C)
 	at    time.Time // when the timer fires, if armed
@@ -35,7 +35,7 @@ type localCall struct {
 var localCalls = sync.Pool{New: func() any {
 	t := time.NewTimer(time.Hour)
 	t.Stop()
-	return &localCall{reply: make(chan *group.HeartbeatReply, 1), timer: t}
+	return &localCall{reply: make(chan *groupmsg.HeartbeatReply, 1), timer: t}
 }}
 
 // arm makes the timer fire no later than deadline.
@@ -48,7 +48,7 @@ func (c *localCall) arm(now, deadline time.Time) {
 }
 
 // askHeartbeat is ask for a heartbeat on this node.
-func (r *Router) askHeartbeat(key persistence.GroupKey, hb *group.HeartbeatRequest, timeout time.Duration) (any, error) {
+func (r *Router) askHeartbeat(key persistence.GroupKey, hb *groupmsg.HeartbeatRequest, timeout time.Duration) (any, error) {
 	call := localCalls.Get().(*localCall)
 	hb.Reply = call.reply
 	// The wait runs on the wall clock of its timer, not on Options.Now (a test's clock
@@ -64,7 +64,7 @@ func (r *Router) askHeartbeat(key persistence.GroupKey, hb *group.HeartbeatReque
 		case !ok:
 			// The actor may still answer on call.reply: the call is not reused.
 			return nil, fmt.Errorf("group %s did not answer within %s: %w", key, timeout, coordinator.ErrUnavailable)
-		case rep != group.DeadLetterReply:
+		case rep != groupmsg.DeadLetterReply:
 			localCalls.Put(call) // answered: nothing more will be sent on it
 			return rep, nil
 		}
@@ -77,7 +77,7 @@ func (r *Router) askHeartbeat(key persistence.GroupKey, hb *group.HeartbeatReque
 }
 
 // wait returns the answer on c.reply, or false once deadline has passed.
-func (c *localCall) wait(deadline time.Time) (*group.HeartbeatReply, bool) {
+func (c *localCall) wait(deadline time.Time) (*groupmsg.HeartbeatReply, bool) {
 	for {
 		select {
 		case r := <-c.reply:
@@ -100,9 +100,9 @@ func onDeadLetter(evt any) {
 	if !ok {
 		return
 	}
-	if hb, ok := dl.Message.(*group.HeartbeatRequest); ok && hb.Reply != nil {
+	if hb, ok := dl.Message.(*groupmsg.HeartbeatRequest); ok && hb.Reply != nil {
 		select {
-		case hb.Reply <- group.DeadLetterReply:
+		case hb.Reply <- groupmsg.DeadLetterReply:
 		default:
 		}
 	}

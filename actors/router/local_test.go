@@ -9,7 +9,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/redisstream/coordinator/actors/group"
-	"github.com/redisstream/coordinator/actors/groupstate"
+	"github.com/redisstream/coordinator/actors/group/groupdeps"
+	"github.com/redisstream/coordinator/actors/group/groupmsg"
+	"github.com/redisstream/coordinator/actors/groupstate/model"
 	"github.com/redisstream/coordinator/membersdk/protocol"
 	"github.com/redisstream/coordinator/persistence"
 	"github.com/redisstream/coordinator/persistence/memstore"
@@ -24,7 +26,7 @@ func localRouter(t *testing.T) *Router {
 	require.NoError(t, err)
 	system := actor.NewActorSystem()
 	deps := &group.Deps{Store: store, Provisioner: prov, NodeID: "test", StoreTimeout: time.Second,
-		Rules: groupstate.Config{HeartbeatInterval: time.Second, LeaseTTL: 10 * time.Second, RebalanceTimeout: 10 * time.Second, Retention: time.Hour}}
+		Rules: model.Config{HeartbeatInterval: time.Second, LeaseTTL: 10 * time.Second, RebalanceTimeout: 10 * time.Second, Retention: time.Hour}}
 	r := New(Options{System: system, NodeID: "test", Props: func(k persistence.GroupKey) *actor.Props { return group.Props(k, deps) }})
 	deps.Node = nodeOf{r: r}
 	t.Cleanup(func() {
@@ -36,9 +38,10 @@ func localRouter(t *testing.T) *Router {
 	return r
 }
 
-// nodeOf is a group.Node that keeps the router's registry.
+// nodeOf is a groupdeps.Node that keeps the router's registry.
 type nodeOf struct {
-	group.NopNode
+	groupdeps.NopNode
+
 	r *Router
 }
 
@@ -52,7 +55,7 @@ func TestLocalHeartbeatToAStoppedActorIsAskedAgain(t *testing.T) {
 	r := localRouter(t)
 	ctx := context.Background()
 	key := persistence.GroupKey{StreamPrefix: "orders", ConsumerGroup: "g"}
-	rep, err := r.Heartbeat(ctx, key, &group.HeartbeatRequest{PathMemberID: "m",
+	rep, err := r.Heartbeat(ctx, key, &groupmsg.HeartbeatRequest{PathMemberID: "m",
 		Request: protocol.HeartbeatRequest{ProtocolVersion: 1, RequestID: "j", MemberID: "m"}})
 	require.NoError(t, err)
 	require.Equal(t, protocol.StatusOK, rep.Response.Status, rep.Response.Message)
@@ -63,7 +66,7 @@ func TestLocalHeartbeatToAStoppedActorIsAskedAgain(t *testing.T) {
 	r.Started(key, stale) // as if looked up just before it stopped
 
 	first := rep.Response
-	rep, err = r.Heartbeat(ctx, key, &group.HeartbeatRequest{PathMemberID: "m", Request: protocol.HeartbeatRequest{ProtocolVersion: 1, RequestID: "b", MemberID: "m",
+	rep, err = r.Heartbeat(ctx, key, &groupmsg.HeartbeatRequest{PathMemberID: "m", Request: protocol.HeartbeatRequest{ProtocolVersion: 1, RequestID: "b", MemberID: "m",
 		MemberEpoch: first.MemberEpoch, MetadataVersion: first.MetadataVersion, OwnedShards: first.Assignment.AssignedShards}})
 	require.NoError(t, err)
 	// Without the dead-letter report the ask would wait out its deadline and answer RETRY.

@@ -6,7 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/redisstream/coordinator/actors/group"
+	"github.com/redisstream/coordinator/actors/group/groupmsg"
 )
 
 // A pooled call's timer, left set at an earlier call's deadline, fires early:
@@ -36,7 +36,7 @@ func TestLocalCallArmsForAnEarlierDeadline(t *testing.T) {
 	require.False(t, ok, "the reset timer ends the wait")
 
 	c.arm(time.Now(), time.Now().Add(time.Hour))
-	want := &group.HeartbeatReply{}
+	want := &groupmsg.HeartbeatReply{}
 	c.reply <- want
 	got, ok := c.wait(time.Now().Add(time.Hour))
 	require.True(t, ok)

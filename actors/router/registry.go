@@ -6,7 +6,7 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
-	"github.com/redisstream/coordinator/actors/group"
+	"github.com/redisstream/coordinator/actors/group/groupmsg"
 	"github.com/redisstream/coordinator/persistence"
 )
 
@@ -142,7 +142,7 @@ func (r *Router) Broadcast(msg any) {
 func (r *Router) ReleaseAll(pids []*actor.PID) {
 	futures := make([]*actor.Future, len(pids))
 	for i, pid := range pids {
-		futures[i] = r.o.System.Root.RequestFuture(pid, &group.ReleaseRequest{}, r.o.RequestTimeout)
+		futures[i] = r.o.System.Root.RequestFuture(pid, &groupmsg.ReleaseRequest{}, r.o.RequestTimeout)
 	}
 	for _, f := range futures {
 		_, _ = f.Result()

@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/redisstream/coordinator/actors/group"
+	"github.com/redisstream/coordinator/actors/group/groupmsg"
 	"github.com/redisstream/coordinator/persistence"
 )
 
@@ -18,7 +18,7 @@ import (
 // deadline and the request timeout. The caller checks first whether the
 // node refuses to serve: a local heartbeat does not check again (a
 // forwarded one does).
-func (r *Router) Heartbeat(ctx context.Context, key persistence.GroupKey, req *group.HeartbeatRequest) (*group.HeartbeatReply, error) {
+func (r *Router) Heartbeat(ctx context.Context, key persistence.GroupKey, req *groupmsg.HeartbeatRequest) (*groupmsg.HeartbeatReply, error) {
 	timeout := r.timeout(ctx)
 	now := r.o.Now()
 	if req.Deadline.IsZero() {
@@ -36,7 +36,7 @@ func (r *Router) Heartbeat(ctx context.Context, key persistence.GroupKey, req *g
 	if err != nil {
 		return nil, err
 	}
-	hb, ok := res.(*group.HeartbeatReply)
+	hb, ok := res.(*groupmsg.HeartbeatReply)
 	if !ok {
 		return nil, unexpected(key, res)
 	}
@@ -45,12 +45,12 @@ func (r *Router) Heartbeat(ctx context.Context, key persistence.GroupKey, req *g
 
 // Describe asks the group for its monitoring views (activating it where it
 // lives). A group that reported an error returns its Description too.
-func (r *Router) Describe(ctx context.Context, key persistence.GroupKey) (*group.Description, error) {
-	res, err := r.ask(ctx, key, &group.DescribeRequest{})
+func (r *Router) Describe(ctx context.Context, key persistence.GroupKey) (*groupmsg.Description, error) {
+	res, err := r.ask(ctx, key, &groupmsg.DescribeRequest{})
 	if err != nil {
 		return nil, err
 	}
-	d, ok := res.(*group.Description)
+	d, ok := res.(*groupmsg.Description)
 	if !ok {
 		return nil, unexpected(key, res)
 	}
@@ -62,12 +62,12 @@ func (r *Router) Describe(ctx context.Context, key persistence.GroupKey) (*group
 
 // Delete asks the group to delete its stored state. The reply comes back
 // also with the group's error (then mapped by GroupErr).
-func (r *Router) Delete(ctx context.Context, key persistence.GroupKey, req *group.DeleteRequest) (*group.DeleteReply, error) {
+func (r *Router) Delete(ctx context.Context, key persistence.GroupKey, req *groupmsg.DeleteRequest) (*groupmsg.DeleteReply, error) {
 	res, err := r.ask(ctx, key, req)
 	if err != nil {
 		return nil, err
 	}
-	d, ok := res.(*group.DeleteReply)
+	d, ok := res.(*groupmsg.DeleteReply)
 	if !ok {
 		return nil, unexpected(key, res)
 	}
@@ -80,14 +80,14 @@ func (r *Router) Delete(ctx context.Context, key persistence.GroupKey, req *grou
 // Resize tells the group its stream's new shard set. The group's own error
 // comes back as the group reported it (the resharding driver records it);
 // GroupErr maps it.
-func (r *Router) Resize(ctx context.Context, key persistence.GroupKey, req *group.ResizeRequest) error {
+func (r *Router) Resize(ctx context.Context, key persistence.GroupKey, req *groupmsg.ResizeRequest) error {
 	return r.errorReply(ctx, key, req)
 }
 
 // Touch activates the group where it lives and waits until it is ready; the
 // group's own error comes back as it reported it.
 func (r *Router) Touch(ctx context.Context, key persistence.GroupKey) error {
-	return r.errorReply(ctx, key, &group.TouchRequest{})
+	return r.errorReply(ctx, key, &groupmsg.TouchRequest{})
 }
 
 func (r *Router) errorReply(ctx context.Context, key persistence.GroupKey, msg any) error {
@@ -95,7 +95,7 @@ func (r *Router) errorReply(ctx context.Context, key persistence.GroupKey, msg a
 	if err != nil {
 		return err
 	}
-	er, ok := res.(*group.ErrorReply)
+	er, ok := res.(*groupmsg.ErrorReply)
 	if !ok {
 		return unexpected(key, res)
 	}
@@ -103,12 +103,12 @@ func (r *Router) errorReply(ctx context.Context, key persistence.GroupKey, msg a
 }
 
 // Debug asks the group for its live actor state.
-func (r *Router) Debug(ctx context.Context, key persistence.GroupKey) (*group.DebugState, error) {
-	res, err := r.ask(ctx, key, &group.DebugRequest{})
+func (r *Router) Debug(ctx context.Context, key persistence.GroupKey) (*groupmsg.DebugState, error) {
+	res, err := r.ask(ctx, key, &groupmsg.DebugRequest{})
 	if err != nil {
 		return nil, err
 	}
-	d, ok := res.(*group.DebugState)
+	d, ok := res.(*groupmsg.DebugState)
 	if !ok {
 		return nil, unexpected(key, res)
 	}

@@ -10,7 +10,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/asynkron/protoactor-go/cluster"
 
-	"github.com/redisstream/coordinator/actors/groupstate"
+	"github.com/redisstream/coordinator/actors/groupstate/model"
 	"github.com/redisstream/coordinator/coordinator"
 	"github.com/redisstream/coordinator/persistence"
 )
@@ -25,7 +25,7 @@ type Options struct {
 	NodeID string
 	// Rules are the group rules; their lease and heartbeat interval bound
 	// how long a group stays known to be stored (known.go).
-	Rules groupstate.Config
+	Rules model.Config
 	// Now is the node's one clock. Default time.Now.
 	Now func() time.Time
 	// RequestTimeout bounds one request to a group actor. Default 5 s.

@@ -7,7 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/redisstream/coordinator/actors/groupstate"
+	"github.com/redisstream/coordinator/actors/groupstate/model"
 	"github.com/redisstream/coordinator/actors/host"
 	"github.com/redisstream/coordinator/coordinator"
 	"github.com/redisstream/coordinator/membersdk/protocol"
@@ -21,7 +21,7 @@ import (
 func TestMessagesReadsDrainingShards(t *testing.T) {
 	store, prov := memstore.New(), memstore.NewProvisioner()
 	h := host.New(host.Options{Store: store, Provisioner: prov, NodeID: "test", TrustEmptyStore: true,
-		Rules: groupstate.Config{HeartbeatInterval: time.Second, LeaseTTL: 10 * time.Second, RebalanceTimeout: 10 * time.Second, Retention: time.Hour}})
+		Rules: model.Config{HeartbeatInterval: time.Second, LeaseTTL: 10 * time.Second, RebalanceTimeout: 10 * time.Second, Retention: time.Hour}})
 	t.Cleanup(h.Stop)
 	ctx := context.Background()
 	require.NoError(t, h.Start(ctx))

@@ -9,7 +9,10 @@ import (
 	"time"
 
 	"github.com/redisstream/coordinator/actors/group"
-	"github.com/redisstream/coordinator/actors/groupstate"
+	"github.com/redisstream/coordinator/actors/group/groupdeps"
+	"github.com/redisstream/coordinator/actors/group/groupmsg"
+	"github.com/redisstream/coordinator/actors/groupstate/answer"
+	"github.com/redisstream/coordinator/actors/groupstate/model"
 	"github.com/redisstream/coordinator/actors/router"
 	"github.com/redisstream/coordinator/coordinator"
 	"github.com/redisstream/coordinator/membersdk/protocol"
@@ -30,7 +33,7 @@ import (
 const LimitGroupsPerStream = "limits.groups-per-stream"
 
 // Limits are the limits the service enforces itself (the per-group ones live in
-// groupstate.Config).
+// model.Config).
 type Limits struct {
 	// GroupsPerStream bounds the groups of one stream; 0 means no limit
 	// (config always sets one).
@@ -61,7 +64,7 @@ func (h *core) groupStored(ctx context.Context, key persistence.GroupKey) (bool,
 // (coordinator.ErrLimitExceeded, counted). Creations on this node are serialized, so
 // the count cannot race past the limit here; nodes of a cluster counting at
 // the same moment could each add one.
-func (h *core) createGroup(ctx context.Context, key persistence.GroupKey) (*group.Description, error) {
+func (h *core) createGroup(ctx context.Context, key persistence.GroupKey) (*groupmsg.Description, error) {
 	select {
 	case h.creating <- struct{}{}:
 	case <-ctx.Done():
@@ -169,13 +172,13 @@ func (h Admin) CreateGroup(ctx context.Context, streamPrefix, groupName string, 
 }
 
 // heartbeatUnknownGroup answers a heartbeat for a group that exists nowhere
-// (groupstate.UnknownGroup decides; hb is req as the rules read it). It returns
+// (answer.UnknownGroup decides; hb is req as the rules read it). It returns
 // done=false only for a join that created the group; the caller then sends the
 // heartbeat to the new group actor.
-func (h *core) heartbeatUnknownGroup(ctx context.Context, key persistence.GroupKey, hb *groupstate.Heartbeat, req protocol.HeartbeatRequest) (protocol.HeartbeatResponse, bool) {
-	d := groupstate.UnknownGroup(hb, key.StreamPrefix, key.ConsumerGroup, h.opts.Limits.ExplicitGroupCreation, h.opts.Rules, h.opts.Now())
+func (h *core) heartbeatUnknownGroup(ctx context.Context, key persistence.GroupKey, hb *model.Heartbeat, req protocol.HeartbeatRequest) (protocol.HeartbeatResponse, bool) {
+	d := answer.UnknownGroup(hb, key.StreamPrefix, key.ConsumerGroup, h.opts.Limits.ExplicitGroupCreation, h.opts.Rules, h.opts.Now())
 	if !d.Hold.Until.IsZero() {
-		h.node.GroupStateLost(key, group.LossMemberClaims, d.Hold.Reason, d.Hold.Until)
+		h.node.GroupStateLost(key, groupdeps.LossMemberClaims, d.Hold.Reason, d.Hold.Until)
 	}
 	if !d.Create {
 		return group.Respond(&req, d.Response, h.opts.Rules), true
@@ -185,9 +188,9 @@ func (h *core) heartbeatUnknownGroup(ctx context.Context, key persistence.GroupK
 	case err == nil, errors.Is(err, coordinator.ErrGroupExists): // created, or by a concurrent request
 		return protocol.HeartbeatResponse{}, false
 	case errors.Is(err, coordinator.ErrLimitExceeded):
-		return h.unevaluated(&req, groupstate.CauseGroupLimit, strings.TrimSuffix(err.Error(), ": "+coordinator.ErrLimitExceeded.Error())), true
+		return h.unevaluated(&req, answer.CauseGroupLimit, strings.TrimSuffix(err.Error(), ": "+coordinator.ErrLimitExceeded.Error())), true
 	case errors.Is(err, coordinator.ErrStreamNotFound):
-		return h.unevaluated(&req, groupstate.CauseStreamMissing, key.StreamPrefix), true
+		return h.unevaluated(&req, answer.CauseStreamMissing, key.StreamPrefix), true
 	}
-	return h.unevaluated(&req, groupstate.CauseCreateFailed, ""), true
+	return h.unevaluated(&req, answer.CauseCreateFailed, ""), true
 }

@@ -9,7 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/redisstream/coordinator/actors/groupstate"
+	"github.com/redisstream/coordinator/actors/groupstate/model"
 	"github.com/redisstream/coordinator/actors/host"
 	"github.com/redisstream/coordinator/actors/service"
 	"github.com/redisstream/coordinator/coordinator"
@@ -49,7 +49,7 @@ func newLimitedHost(t *testing.T, limits service.Limits) (*host.Host, *memstore.
 	store := memstore.New()
 	met := &countingMetrics{limits: map[string]int{}}
 	h := host.New(host.Options{Store: store, Provisioner: memstore.NewProvisioner(), NodeID: "test", Metrics: met, Limits: limits, TrustEmptyStore: true,
-		Rules: groupstate.Config{HeartbeatInterval: time.Second, LeaseTTL: 10 * time.Second, RebalanceTimeout: 10 * time.Second, Retention: time.Hour}})
+		Rules: model.Config{HeartbeatInterval: time.Second, LeaseTTL: 10 * time.Second, RebalanceTimeout: 10 * time.Second, Retention: time.Hour}})
 	t.Cleanup(h.Stop)
 	require.NoError(t, h.Start(context.Background()))
 	four := 4

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/redisstream/coordinator/actors/group"
+	"github.com/redisstream/coordinator/actors/group/groupmsg"
 	"github.com/redisstream/coordinator/coordinator"
 	"github.com/redisstream/coordinator/membersdk/protocol"
 	"github.com/redisstream/coordinator/persistence"
@@ -15,9 +15,9 @@ import (
 type DebugNode struct {
 	NodeID string `json:"nodeId"`
 	// Owner is this process's incarnation as recorded in the store.
-	Owner     string              `json:"owner"`
-	StateLost *protocol.StateLost `json:"stateLost,omitempty"`
-	Groups    []*group.DebugState `json:"groups"`
+	Owner     string                 `json:"owner"`
+	StateLost *protocol.StateLost    `json:"stateLost,omitempty"`
+	Groups    []*groupmsg.DebugState `json:"groups"`
 	// Cluster lists, for every node of the cluster, which group activations
 	// it hosts and with which activation epoch (absent for provider single).
 	Cluster []ClusterNodeView `json:"cluster,omitempty"`

@@ -17,7 +17,8 @@
 // # What this package may import
 //
 // The standard library, coordinator, membersdk/protocol, persistence,
-// reshard and reshard/driver, actors/group, actors/groupstate, actors/node,
+// reshard and reshard/driver, actors/group (and its groupmsg and groupdeps),
+// actors/groupstate/model and actors/groupstate/answer, actors/node,
 // actors/router and actors/wire (the NodeInfo views). Never fiber or api/,
 // never protoactor directly (the router and the host own the actor system),
 // never actors/host: the host composes this package.

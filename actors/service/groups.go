@@ -7,7 +7,8 @@ import (
 	"time"
 
 	"github.com/redisstream/coordinator/actors/group"
-	"github.com/redisstream/coordinator/actors/groupstate"
+	"github.com/redisstream/coordinator/actors/group/groupmsg"
+	"github.com/redisstream/coordinator/actors/groupstate/answer"
 	"github.com/redisstream/coordinator/actors/router"
 	"github.com/redisstream/coordinator/coordinator"
 	"github.com/redisstream/coordinator/membersdk/protocol"
@@ -23,24 +24,24 @@ import (
 // (heartbeatUnknownGroup); otherwise nothing is spawned or stored.
 func (h Membership) Heartbeat(ctx context.Context, streamPrefix, groupName, pathMemberID string, req protocol.HeartbeatRequest) (protocol.HeartbeatResponse, error) {
 	if why := h.node.RefusingRequests(); why != "" {
-		return h.unevaluated(&req, groupstate.CauseRefusing, why), nil
+		return h.unevaluated(&req, answer.CauseRefusing, why), nil
 	}
 	key := persistence.GroupKey{StreamPrefix: streamPrefix, ConsumerGroup: groupName}
 	if _, active := h.router.Active(key); !active && !h.router.KnownStored(key) {
 		// A request every group rejects must not create (activate and store) the group.
 		hb := group.RulesRequest(pathMemberID, req)
-		if r, rejected := groupstate.Reject(&hb); rejected {
+		if r, rejected := answer.Reject(&hb); rejected {
 			return group.Respond(&req, r, h.opts.Rules), nil
 		}
 		if _, err := h.stream(ctx, streamPrefix); err != nil {
 			if errors.Is(err, coordinator.ErrStreamNotFound) {
-				return h.unevaluated(&req, groupstate.CauseStreamMissing, streamPrefix), nil
+				return h.unevaluated(&req, answer.CauseStreamMissing, streamPrefix), nil
 			}
-			return h.unevaluated(&req, groupstate.CauseStoreUnreachable, ""), nil
+			return h.unevaluated(&req, answer.CauseStoreUnreachable, ""), nil
 		}
 		stored, err := h.groupStored(ctx, key)
 		if err != nil {
-			return h.unevaluated(&req, groupstate.CauseStoreUnreachable, ""), nil
+			return h.unevaluated(&req, answer.CauseStoreUnreachable, ""), nil
 		}
 		if !stored {
 			if resp, done := h.heartbeatUnknownGroup(ctx, key, &hb, req); done {
@@ -67,9 +68,9 @@ func (h Membership) Heartbeat(ctx context.Context, streamPrefix, groupName, path
 	now := h.opts.Now()
 	deadline := now.Add(wait)
 	// Refusal was checked above.
-	rep, err := h.router.Heartbeat(ctx, key, &group.HeartbeatRequest{PathMemberID: pathMemberID, Request: req, Deadline: deadline})
+	rep, err := h.router.Heartbeat(ctx, key, &groupmsg.HeartbeatRequest{PathMemberID: pathMemberID, Request: req, Deadline: deadline})
 	if err != nil {
-		return h.unevaluated(&req, groupstate.CauseNotAnswering, ""), nil
+		return h.unevaluated(&req, answer.CauseNotAnswering, ""), nil
 	}
 	resp := rep.Response
 	if err := group.Refusal(resp); err != nil {
@@ -78,15 +79,15 @@ func (h Membership) Heartbeat(ctx context.Context, streamPrefix, groupName, path
 	return resp, nil
 }
 
-// unevaluated answers a heartbeat the host decides not to evaluate (groupstate.Unevaluated).
-func (h *core) unevaluated(req *protocol.HeartbeatRequest, c groupstate.Cause, detail string) protocol.HeartbeatResponse {
+// unevaluated answers a heartbeat the host decides not to evaluate (answer.Unevaluated).
+func (h *core) unevaluated(req *protocol.HeartbeatRequest, c answer.Cause, detail string) protocol.HeartbeatResponse {
 	return group.Unevaluated(req, c, detail, h.opts.Rules)
 }
 
 // describe asks the group actor for its views. With create false, or when
 // groups.creation is explicit, an unknown group is ErrGroupNotFound and no
 // actor is spawned for it; with create true it is created (createGroup).
-func (h *core) describe(ctx context.Context, streamPrefix, groupName string, create bool) (*group.Description, error) {
+func (h *core) describe(ctx context.Context, streamPrefix, groupName string, create bool) (*groupmsg.Description, error) {
 	if err := h.router.Refusal(); err != nil {
 		return nil, err
 	}
@@ -201,7 +202,7 @@ func (h Admin) DeleteGroup(ctx context.Context, streamPrefix, groupName string, 
 	if _, err := h.describe(ctx, streamPrefix, groupName, false); err != nil {
 		return protocol.DeleteGroupResponse{}, err
 	}
-	r, err := h.router.Delete(ctx, key, &group.DeleteRequest{Force: req.Force, RequestID: coordinator.RequestIDFrom(ctx)})
+	r, err := h.router.Delete(ctx, key, &groupmsg.DeleteRequest{Force: req.Force, RequestID: coordinator.RequestIDFrom(ctx)})
 	if r == nil {
 		return protocol.DeleteGroupResponse{}, err
 	}

@@ -7,7 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/redisstream/coordinator/actors/groupstate"
+	"github.com/redisstream/coordinator/actors/groupstate/model"
 	"github.com/redisstream/coordinator/actors/host"
 	"github.com/redisstream/coordinator/membersdk/protocol"
 	"github.com/redisstream/coordinator/persistence"
@@ -18,7 +18,7 @@ func newTestHost(t *testing.T) (*host.Host, *memstore.Store) {
 	t.Helper()
 	store := memstore.New()
 	h := host.New(host.Options{Store: store, Provisioner: memstore.NewProvisioner(), NodeID: "test", TrustEmptyStore: true,
-		Rules: groupstate.Config{HeartbeatInterval: time.Second, LeaseTTL: 10 * time.Second, RebalanceTimeout: 10 * time.Second, Retention: time.Hour}})
+		Rules: model.Config{HeartbeatInterval: time.Second, LeaseTTL: 10 * time.Second, RebalanceTimeout: 10 * time.Second, Retention: time.Hour}})
 	t.Cleanup(h.Stop)
 	require.NoError(t, h.Start(context.Background()))
 	four := 4

@@ -4,8 +4,8 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/redisstream/coordinator/actors/group"
-	"github.com/redisstream/coordinator/actors/groupstate"
+	"github.com/redisstream/coordinator/actors/group/groupmsg"
+	"github.com/redisstream/coordinator/actors/groupstate/model"
 	"github.com/redisstream/coordinator/actors/node"
 	"github.com/redisstream/coordinator/actors/router"
 	"github.com/redisstream/coordinator/actors/wire"
@@ -20,7 +20,7 @@ import (
 type Options struct {
 	Store       persistence.Store
 	Provisioner persistence.Provisioner
-	Rules       groupstate.Config
+	Rules       model.Config
 	NodeID      string
 	Logger      *slog.Logger
 	// Metrics, if set, counts requests refused by a limit.
@@ -45,7 +45,7 @@ type Options struct {
 	Cluster ClusterViews
 }
 
-// LimitMetrics counts requests refused by a limit (group.Metrics has it).
+// LimitMetrics counts requests refused by a limit (groupdeps.Metrics has it).
 type LimitMetrics interface {
 	// LimitRejected counts one request refused by the limit named by its
 	// config key.
@@ -57,7 +57,7 @@ type LimitMetrics interface {
 type ClusterViews interface {
 	// NodeInfo is this node's part of the cluster view, built from the
 	// states of its group activations.
-	NodeInfo(states []*group.DebugState) *wire.NodeInfo
+	NodeInfo(states []*groupmsg.DebugState) *wire.NodeInfo
 	// Nodes asks every cluster member for its part (self: this node's,
 	// already built), waiting at most timeout, sorted by address; cluster
 	// mode only. A member that does not answer is listed with why.

@@ -3,7 +3,7 @@ package metrics
 import "github.com/prometheus/client_golang/prometheus"
 
 // Member identity counters (actors/group, through the optional
-// group.IdentityMetrics of its Deps.Metrics):
+// groupdeps.IdentityMetrics of its Deps.Metrics):
 //
 //	rsc_member_id_conflicts_total        (member id, incarnation) pairs refused
 //	                                     with MEMBER_ID_IN_USE: a second live

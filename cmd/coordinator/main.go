@@ -19,7 +19,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/redisstream/coordinator/actors/groupstate"
+	"github.com/redisstream/coordinator/actors/groupstate/model"
 	"github.com/redisstream/coordinator/actors/host"
 	"github.com/redisstream/coordinator/actors/service"
 	"github.com/redisstream/coordinator/api"
@@ -89,16 +89,17 @@ func run(args, environ []string) int {
 		Cluster:     clusterOpts,
 		Store:       store,
 		Provisioner: provisioner,
-		Rules: groupstate.Config{
-			HeartbeatInterval: cfg.Coordination.HeartbeatInterval,
-			LeaseTTL:          cfg.Coordination.MemberLeaseTTL,
-			RebalanceTimeout:  cfg.Coordination.RebalanceTimeout,
-			Retention:         cfg.Coordination.MemberRetention,
-			MaxMembers:        cfg.Limits.MembersPerGroup,
-			MaxRetained:       cfg.Limits.RetainedMembersPerGroup,
-			JoinRate:          cfg.Limits.JoinsPerSecond,
-			JoinBurst:         cfg.Limits.JoinBurst,
-
+		Rules: model.Config{
+			HeartbeatInterval:    cfg.Coordination.HeartbeatInterval,
+			LeaseTTL:             cfg.Coordination.MemberLeaseTTL,
+			RebalanceTimeout:     cfg.Coordination.RebalanceTimeout,
+			Retention:            cfg.Coordination.MemberRetention,
+			MaxMembers:           cfg.Limits.MembersPerGroup,
+			MaxRetained:          cfg.Limits.RetainedMembersPerGroup,
+			JoinRate:             cfg.Limits.JoinsPerSecond,
+			JoinBurst:            cfg.Limits.JoinBurst,
+			MaxMovesPerRound:     cfg.Assignment.MaxMovesPerRound,
+			MaxMovesFraction:     cfg.Assignment.MaxMovesFraction,
 			StaticSessionTimeout: cfg.Coordination.StaticSessionTimeout,
 		},
 		Limits: service.Limits{

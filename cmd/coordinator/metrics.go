@@ -33,7 +33,7 @@ func (s shellMetrics) Passivated()    { s.m.GroupPassivated() }
 // FenceWrites implements group.FenceMetrics.
 func (s shellMetrics) FenceWrites(set, clear int) { s.m.FenceWrites(set, clear) }
 
-// MemberIDConflict and PrincipalRefused implement group.IdentityMetrics.
+// MemberIDConflict and PrincipalRefused implement groupdeps.IdentityMetrics.
 func (s shellMetrics) MemberIDConflict() { s.m.MemberIDConflict() }
 func (s shellMetrics) PrincipalRefused() { s.m.PrincipalRefused() }
 

@@ -18,7 +18,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/require"
 
-	"github.com/redisstream/coordinator/actors/groupstate"
+	"github.com/redisstream/coordinator/actors/groupstate/model"
 	"github.com/redisstream/coordinator/actors/host"
 	"github.com/redisstream/coordinator/api"
 	"github.com/redisstream/coordinator/config"
@@ -43,7 +43,7 @@ type coordinator struct {
 
 // Leases and rebalance timeouts are long: the test beats by hand, and nothing
 // may expire while it looks at the page.
-var rules = groupstate.Config{HeartbeatInterval: time.Second, LeaseTTL: 30 * time.Second,
+var rules = model.Config{HeartbeatInterval: time.Second, LeaseTTL: 30 * time.Second,
 	RebalanceTimeout: 30 * time.Second, Retention: time.Hour}
 
 func startCoordinator(t *testing.T) *coordinator {

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/redisstream/coordinator/actors/groupstate"
+	"github.com/redisstream/coordinator/actors/groupstate/model"
 	"github.com/redisstream/coordinator/membersdk/redistest"
 	"github.com/redisstream/coordinator/persistence"
 	"github.com/redisstream/coordinator/persistence/redisstore"
@@ -52,7 +53,7 @@ func TestIdleCostBenchmark(t *testing.T) {
 		ctx := context.Background()
 		_, err = store.CreateStream(ctx, persistence.StreamRecord{StreamPrefix: "orders", ShardCount: 4, MetadataVersion: 1})
 		require.NoError(t, err)
-		rules := groupstate.Config{HeartbeatInterval: 3 * time.Second, LeaseTTL: lease, RebalanceTimeout: time.Minute, Retention: time.Hour}
+		rules := model.Config{HeartbeatInterval: 3 * time.Second, LeaseTTL: lease, RebalanceTimeout: time.Minute, Retention: time.Hour}
 		for i := 0; i < n; i++ {
 			k := persistence.GroupKey{StreamPrefix: "orders", ConsumerGroup: fmt.Sprintf("g%05d", i)}
 			snap, err := store.Activate(ctx, k, "seed/0")

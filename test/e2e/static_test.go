@@ -3,9 +3,9 @@ package e2e
 import (
 	"fmt"
 	"os"
-	"strconv"
 	"slices"
 	"sort"
+	"strconv"
 	"testing"
 	"time"
 

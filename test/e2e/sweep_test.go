@@ -9,7 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/redisstream/coordinator/actors/groupstate"
+	"github.com/redisstream/coordinator/actors/groupstate/model"
 	"github.com/redisstream/coordinator/persistence"
 	"github.com/redisstream/coordinator/persistence/redisstore"
 )
@@ -31,9 +31,9 @@ func TestMembersOfAGroupNobodyAsksAboutExpireAfterRestart(t *testing.T) {
 	require.Eventually(t, func() bool {
 		snap, err := store.LoadGroup(context.Background(), key)
 		require.NoError(t, err)
-		var m groupstate.Member
+		var m model.Member
 		require.NoError(t, json.Unmarshal(snap.Members["a"], &m))
-		return m.State == groupstate.StateExpired
+		return m.State == model.StateExpired
 	}, 15*time.Second, 100*time.Millisecond, "a dead member of a group nobody asked about was never expired")
 	require.Eventually(t, func() bool {
 		return strings.Contains(e.coord.Logs(), "no live member")

@@ -7,6 +7,7 @@ import (
 
 	"github.com/redisstream/coordinator/actors/group/views"
 	"github.com/redisstream/coordinator/actors/groupstate"
+	"github.com/redisstream/coordinator/actors/groupstate/model"
 	"github.com/redisstream/coordinator/membersdk/protocol"
 )
 
@@ -92,7 +93,7 @@ func Transitions(state *groupstate.Group, c *groupstate.Change, fenceCause strin
 	var out []protocol.MemberEvent
 	for i := range c.Members {
 		m := &c.Members[i]
-		if m.State != groupstate.StateFenced && m.State != groupstate.StateExpired {
+		if m.State != model.StateFenced && m.State != model.StateExpired {
 			continue
 		}
 		if was, ok := state.Member(m.ID); ok && was.State == m.State {
@@ -105,13 +106,13 @@ func Transitions(state *groupstate.Group, c *groupstate.Change, fenceCause strin
 
 // Of is member m's transition into FENCED or EXPIRED. fenceCause is why a
 // heartbeat was refused with a fencing ("" when a timer fenced it).
-func Of(m *groupstate.Member, fenceCause string, now func() time.Time) protocol.MemberEvent {
+func Of(m *model.Member, fenceCause string, now func() time.Time) protocol.MemberEvent {
 	e := protocol.MemberEvent{MemberID: m.ID, State: string(m.State), MemberEpoch: m.Epoch, At: views.Stamp(m.StateSince)}
 	if e.At == "" {
 		e.At = views.Stamp(now())
 	}
 	switch {
-	case m.State == groupstate.StateExpired:
+	case m.State == model.StateExpired:
 		e.Cause = CauseLeaseExpired
 	case fenceCause != "":
 		e.Cause, _, _ = strings.Cut(fenceCause, "; stop reading")

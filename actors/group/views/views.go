@@ -6,6 +6,7 @@ import (
 
 	"github.com/redisstream/coordinator/actors/group/groupmsg"
 	"github.com/redisstream/coordinator/actors/groupstate"
+	"github.com/redisstream/coordinator/actors/groupstate/model"
 	"github.com/redisstream/coordinator/membersdk/protocol"
 )
 
@@ -48,20 +49,20 @@ func Describe(state *groupstate.Group, act Activity) *groupmsg.Description {
 	}
 	for _, m := range members {
 		d.Members.Members = append(d.Members.Members, MemberView(m, meta.MetadataVersion, act))
-		if m.State == groupstate.StateExpired {
+		if m.State == model.StateExpired {
 			continue
 		}
-		if m.State == groupstate.StateStarting || m.State == groupstate.StateActive {
+		if m.State == model.StateStarting || m.State == model.StateActive {
 			live++
 			d.Group.TargetAssignmentSummary[m.ID] = len(m.Target)
 			d.Assignments.TargetAssignment[m.ID] = protocol.ShardIDs(m.Target)
 		}
 		held := len(m.Assigned) + len(m.Revoking)
-		if held > 0 || m.State != groupstate.StateFenced {
+		if held > 0 || m.State != model.StateFenced {
 			d.Group.CurrentAssignmentSummary[m.ID] = len(m.Assigned)
 			d.Assignments.CurrentAssignments[m.ID] = protocol.ShardIDs(m.Assigned)
 		}
-		if len(m.Revoking) > 0 || len(m.Pending) > 0 || m.Epoch < meta.AssignmentEpoch && m.State != groupstate.StateFenced {
+		if len(m.Revoking) > 0 || len(m.Pending) > 0 || m.Epoch < meta.AssignmentEpoch && m.State != model.StateFenced {
 			reconciling = true
 		}
 		if len(m.Revoking) > 0 {
@@ -89,7 +90,7 @@ func Describe(state *groupstate.Group, act Activity) *groupmsg.Description {
 		ids = append(ids, id)
 	}
 	sort.Strings(ids)
-	byID := make(map[string]groupstate.Member, len(members))
+	byID := make(map[string]model.Member, len(members))
 	for _, m := range members {
 		byID[m.ID] = m
 	}
@@ -109,7 +110,7 @@ func Describe(state *groupstate.Group, act Activity) *groupmsg.Description {
 
 // MemberView is one member in the monitoring shape (reference field names
 // first, ours after; see protocol.MemberView).
-func MemberView(m groupstate.Member, metadataVersion int64, act Activity) protocol.MemberView {
+func MemberView(m model.Member, metadataVersion int64, act Activity) protocol.MemberView {
 	v := protocol.MemberView{
 		MemberID: m.ID, MemberName: m.Name, State: string(m.State), MemberEpoch: m.Epoch,
 		MetadataVersion:       metadataVersion,

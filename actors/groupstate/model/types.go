@@ -26,6 +26,13 @@ type Config struct {
 	// Rejoins of known members are not limited: they are recoveries, not growth.
 	JoinRate  float64
 	JoinBurst int
+	// MaxMovesPerRound and MaxMovesFraction cap the voluntary revocations in flight at once in
+	// the group (assignment.max-moves-per-round, assignment.max-moves-fraction): shards a live
+	// member is told to give up for another live member. The cap is the smaller of the two that
+	// are set (the fraction of the shard count rounded up, at least 1); 0 = no cap. Shards of
+	// expired, fenced, leaving or departed members are never counted nor held back.
+	MaxMovesPerRound int
+	MaxMovesFraction float64
 	// StaticSessionTimeout is how long a static member's temporary leave (memberEpoch -2) keeps
 	// its assignment for the next incarnation with the same instanceId (groupstate/static.go).
 	// 0: a temporary leave is handled as a leave.
