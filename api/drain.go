@@ -67,12 +67,12 @@ var errShuttingDown = &httpx.Error{Status: http.StatusServiceUnavailable, Code: 
 
 // live: GET /coord/v1/monitoring/live, public: 200 while the process serves
 // HTTP, draining or not. Use it as the liveness probe.
-func (s *Server) live(*fiber.Ctx, *noInput) (liveResponse, error) {
+func (m *monitoring) live(*fiber.Ctx, *noInput) (liveResponse, error) {
 	st := "UP"
-	if s.Draining() {
+	if m.draining() {
 		st = "DRAINING"
 	}
-	return liveResponse{Draining: s.Draining(), Status: st}, nil
+	return liveResponse{Draining: m.draining(), Status: st}, nil
 }
 
 // liveResponse is the body of /monitoring/live (fields in the order the

@@ -15,15 +15,11 @@ import (
 // never create a group.
 
 // offsets: GET /coord/v1/streams/:p/groups/:g/offsets → OffsetsResponse.
-func (s *Server) offsets() func(*fiber.Ctx, *GroupPath) (protocol.OffsetsResponse, error) {
-	return monitorRead(s, s.svc.Offsets, func(r *protocol.OffsetsResponse) {
-		if r.Shards == nil {
-			r.Shards = []protocol.ShardOffsets{}
-		}
+func (b *browse) offsets() func(*fiber.Ctx, *GroupPath) (protocol.OffsetsResponse, error) {
+	return monitorRead(b.ctx, b.svc.Offsets, func(r *protocol.OffsetsResponse) {
+		emptySlice(&r.Shards)
 		for i := range r.Shards {
-			if r.Shards[i].Consumers.Names == nil {
-				r.Shards[i].Consumers.Names = []protocol.ShardConsumer{}
-			}
+			emptySlice(&r.Shards[i].Consumers.Names)
 		}
 	})
 }
@@ -32,26 +28,24 @@ func (s *Server) offsets() func(*fiber.Ctx, *GroupPath) (protocol.OffsetsRespons
 // → MessagesResponse. from: exclusive cursor, "-" (default, also when empty)
 // or an entry id;
 // count: 1..limits.browse-max-count, default DefaultBrowseCount.
-func (s *Server) messages(c *fiber.Ctx, in *shardPage) (protocol.MessagesResponse, error) {
-	shard, err := s.shardParam(c)
+func (b *browse) messages(c *fiber.Ctx, in *shardPage) (protocol.MessagesResponse, error) {
+	shard, err := b.shardParam(c)
 	if err != nil {
 		return protocol.MessagesResponse{}, err
 	}
-	from, count, err := s.pageParams(c)
+	from, count, err := b.pageParams(c)
 	if err != nil {
 		return protocol.MessagesResponse{}, err
 	}
-	ctx, cancel := s.ctx()
+	ctx, cancel := b.ctx()
 	defer cancel()
-	resp, err := s.svc.Messages(ctx, in.StreamPrefix, shard, from, count)
-	if resp.Messages == nil {
-		resp.Messages = []protocol.StreamMessage{}
-	}
+	resp, err := b.svc.Messages(ctx, in.StreamPrefix, shard, from, count)
+	emptySlice(&resp.Messages)
 	return resp, err
 }
 
 // shardParam parses :shardIndex, a decimal integer ≥ 0.
-func (s *Server) shardParam(c *fiber.Ctx) (int, error) {
+func (b *browse) shardParam(c *fiber.Ctx) (int, error) {
 	raw := c.Params("shardIndex")
 	n, err := strconv.Atoi(raw)
 	if err != nil || n < 0 || strings.HasPrefix(raw, "+") {
@@ -61,7 +55,7 @@ func (s *Server) shardParam(c *fiber.Ctx) (int, error) {
 }
 
 // pageParams parses ?from= and ?count= of the messages route.
-func (s *Server) pageParams(c *fiber.Ctx) (string, int, error) {
+func (b *browse) pageParams(c *fiber.Ctx) (string, int, error) {
 	from := strings.Clone(c.Query("from", "-"))
 	if !protocol.IsStreamCursor(from) {
 		return "", 0, httpx.Invalid("from %q: must be \"-\" (the start) or a stream entry id such as 1700000000000-0 (exclusive cursor: the id of the last message seen)", httpx.Truncate(from, 60))
@@ -69,13 +63,13 @@ func (s *Server) pageParams(c *fiber.Ctx) (string, int, error) {
 	count := DefaultBrowseCount
 	if raw := c.Query("count"); raw != "" {
 		n, err := strconv.Atoi(raw)
-		if err != nil || n < 1 || n > s.cfg.MaxBrowseCount {
-			return "", 0, httpx.Invalid("count %q: must be an integer between 1 and %d (limits.browse-max-count)", httpx.Truncate(raw, 40), s.cfg.MaxBrowseCount)
+		if err != nil || n < 1 || n > b.cfg.MaxBrowseCount {
+			return "", 0, httpx.Invalid("count %q: must be an integer between 1 and %d (limits.browse-max-count)", httpx.Truncate(raw, 40), b.cfg.MaxBrowseCount)
 		}
 		count = n
 	}
-	if count > s.cfg.MaxBrowseCount {
-		count = s.cfg.MaxBrowseCount
+	if count > b.cfg.MaxBrowseCount {
+		count = b.cfg.MaxBrowseCount
 	}
 	return from, count, nil
 }

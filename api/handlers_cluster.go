@@ -9,15 +9,13 @@ import (
 // cluster: GET /coord/v1/monitoring/cluster, READ. Every node this node
 // knows of, its incarnation, address, start time, whether it refuses to
 // serve, and the groups it hosts.
-func (s *Server) cluster(*fiber.Ctx, *noInput) (protocol.ClusterResponse, error) {
-	ctx, cancel := s.ctx()
+func (m *monitoring) cluster(*fiber.Ctx, *noInput) (protocol.ClusterResponse, error) {
+	ctx, cancel := m.ctx()
 	defer cancel()
-	resp, err := s.svc.Cluster(ctx)
+	resp, err := m.svc.Cluster(ctx)
 	if err != nil {
 		return resp, err
 	}
-	if resp.Nodes == nil {
-		resp.Nodes = []protocol.ClusterNode{}
-	}
+	emptySlice(&resp.Nodes)
 	return resp, nil
 }

@@ -13,30 +13,28 @@ import (
 
 // streamMigrations: GET /coord/v1/streams/:p/migrations →
 // MigrationsResponse, newest first; 404 STREAM_NOT_FOUND.
-func (s *Server) streamMigrations(_ *fiber.Ctx, in *StreamPath) (protocol.MigrationsResponse, error) {
-	ctx, cancel := s.ctx()
+func (a *admin) streamMigrations(_ *fiber.Ctx, in *StreamPath) (protocol.MigrationsResponse, error) {
+	ctx, cancel := a.ctx()
 	defer cancel()
-	resp, err := s.svc.StreamMigrations(ctx, in.StreamPrefix)
-	if resp.Migrations == nil {
-		resp.Migrations = []protocol.Migration{}
-	}
+	resp, err := a.svc.StreamMigrations(ctx, in.StreamPrefix)
+	emptySlice(&resp.Migrations)
 	return resp, err
 }
 
 // streamMigration: GET /coord/v1/streams/:p/migrations/:reshardingId → Migration.
-func (s *Server) streamMigration(c *fiber.Ctx, in *StreamMigrationPath) (protocol.Migration, error) {
-	ctx, cancel := s.reqCtx(c)
+func (a *admin) streamMigration(c *fiber.Ctx, in *StreamMigrationPath) (protocol.Migration, error) {
+	ctx, cancel := a.reqCtx(c)
 	defer cancel()
-	return s.svc.StreamMigration(ctx, in.StreamPrefix, in.ReshardingID)
+	return a.svc.StreamMigration(ctx, in.StreamPrefix, in.ReshardingID)
 }
 
 // streamRollback: POST /coord/v1/streams/:p/migrations/:reshardingId/rollback
 // {requestedBy, reason} → 202 Migration.
-func (s *Server) streamRollback(c *fiber.Ctx, in *streamMigrationBody[protocol.RollbackRequest]) (protocol.Migration, error) {
+func (a *admin) streamRollback(c *fiber.Ctx, in *streamMigrationBody[protocol.RollbackRequest]) (protocol.Migration, error) {
 	if err := edge.Rollback(*in.req()); err != nil {
 		return protocol.Migration{}, err
 	}
-	ctx, cancel := s.reqCtx(c)
+	ctx, cancel := a.reqCtx(c)
 	defer cancel()
-	return s.svc.StreamRollback(ctx, in.StreamPrefix, in.ReshardingID, *in.req())
+	return a.svc.StreamRollback(ctx, in.StreamPrefix, in.ReshardingID, *in.req())
 }

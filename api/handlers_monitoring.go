@@ -2,7 +2,6 @@ package api
 
 import (
 	"context"
-
 	"net/http"
 
 	"github.com/gofiber/fiber/v2"
@@ -25,12 +24,12 @@ type readyDown struct {
 
 // healthNow asks the service for health, filling the coordinator id and
 // treating an empty or unknown status as DOWN.
-func (s *Server) healthNow() protocol.HealthResponse {
-	ctx, cancel := s.ctx()
+func (m *monitoring) healthNow() protocol.HealthResponse {
+	ctx, cancel := m.ctx()
 	defer cancel()
-	h := s.svc.Health(ctx)
+	h := m.svc.Health(ctx)
 	if h.CoordinatorID == "" {
-		h.CoordinatorID = s.cfg.CoordinatorID
+		h.CoordinatorID = m.cfg.CoordinatorID
 	}
 	switch h.Status {
 	case protocol.HealthUp, protocol.HealthDegraded, protocol.HealthDown:
@@ -44,8 +43,8 @@ func (s *Server) healthNow() protocol.HealthResponse {
 // DEGRADED or DOWN in the body and the redis and loop statuses, as the
 // reference answers it (dashboards read the body). Probes and load
 // balancers use /monitoring/ready, which says it with the status code.
-func (s *Server) health(*fiber.Ctx, *noInput) (protocol.HealthResponse, error) {
-	return s.healthNow(), nil
+func (m *monitoring) health(*fiber.Ctx, *noInput) (protocol.HealthResponse, error) {
+	return m.healthNow(), nil
 }
 
 // ready: GET /coord/v1/monitoring/ready, public. 200 when UP or DEGRADED
@@ -55,9 +54,9 @@ func (s *Server) health(*fiber.Ctx, *noInput) (protocol.HealthResponse, error) {
 // the node refuses to serve because another node shares its store without
 // forming one cluster with it), and 503 SHUTTING_DOWN while draining
 // (drain.go).
-func (s *Server) ready(c *fiber.Ctx) error {
-	h := s.healthNow()
-	if s.Draining() {
+func (m *monitoring) ready(c *fiber.Ctx) error {
+	h := m.healthNow()
+	if m.draining() {
 		return c.Status(http.StatusServiceUnavailable).JSON(readyDown{HealthResponse: h, ErrorCode: protocol.CodeShuttingDown,
 			Message: "coordinator is shutting down: it takes no new work and hands its groups over"})
 	}
@@ -73,7 +72,7 @@ func (s *Server) ready(c *fiber.Ctx) error {
 
 // compatibility: GET /coord/v1/monitoring/compatibility: the coordination
 // (protocol) versions this build accepts, in the reference's shape, plus ours.
-func (s *Server) compatibility(*fiber.Ctx, *noInput) (protocol.CompatibilityResponse, error) {
+func (m *monitoring) compatibility(*fiber.Ctx, *noInput) (protocol.CompatibilityResponse, error) {
 	return protocol.CompatibilityResponse{
 		CurrentCoordinationVersion:    protocol.Version,
 		SupportedCoordinationVersions: protocol.VersionRange{Min: protocol.Version, Max: protocol.Version},
@@ -85,23 +84,21 @@ func (s *Server) compatibility(*fiber.Ctx, *noInput) (protocol.CompatibilityResp
 		}},
 		SupportedProtocolVersions: []int{protocol.Version},
 		PreferredProtocolVersion:  protocol.Version,
-		ServerVersion:             s.cfg.ServerVersion,
+		ServerVersion:             m.cfg.ServerVersion,
 	}, nil
 }
 
 // groups: GET /coord/v1/monitoring/groups → {groups:[GroupResponse]}.
-func (s *Server) groups(c *fiber.Ctx, _ *noInput) (protocol.GroupsResponse, error) {
-	ctx, cancel := s.ctx()
+func (m *monitoring) groups(c *fiber.Ctx, _ *noInput) (protocol.GroupsResponse, error) {
+	ctx, cancel := m.ctx()
 	defer cancel()
-	resp, err := s.svc.Groups(ctx)
+	resp, err := m.svc.Groups(ctx)
 	if err != nil {
 		return resp, err
 	}
 	streams, groups := auth.RequestScope(c)
 	resp.Groups = auth.ScopedGroups(streams, groups, resp.Groups) // scopefilter.go
-	if resp.Groups == nil {
-		resp.Groups = []protocol.GroupResponse{}
-	}
+	emptySlice(&resp.Groups)
 	for i := range resp.Groups {
 		resp.Groups[i] = normalizeGroup(resp.Groups[i])
 	}
@@ -111,9 +108,9 @@ func (s *Server) groups(c *fiber.Ctx, _ *noInput) (protocol.GroupsResponse, erro
 // monitorRead is the typed handler of a group read: it calls get with the
 // checked :streamPrefix/:consumerGroup and returns its result (after fix,
 // if any).
-func monitorRead[T any](s *Server, get func(ctx context.Context, p, g string) (T, error), fix func(*T)) func(*fiber.Ctx, *GroupPath) (T, error) {
+func monitorRead[T any](newCtx func() (context.Context, context.CancelFunc), get func(ctx context.Context, p, g string) (T, error), fix func(*T)) func(*fiber.Ctx, *GroupPath) (T, error) {
 	return func(_ *fiber.Ctx, in *GroupPath) (T, error) {
-		ctx, cancel := s.ctx()
+		ctx, cancel := newCtx()
 		defer cancel()
 		v, err := get(ctx, in.StreamPrefix, in.ConsumerGroup)
 		if err == nil && fix != nil {
@@ -123,67 +120,51 @@ func monitorRead[T any](s *Server, get func(ctx context.Context, p, g string) (T
 	}
 }
 
-func (s *Server) monitorGroup() func(*fiber.Ctx, *GroupPath) (protocol.GroupResponse, error) {
-	return monitorRead(s, s.svc.MonitorGroup, func(g *protocol.GroupResponse) { *g = normalizeGroup(*g) })
+func (m *monitoring) monitorGroup() func(*fiber.Ctx, *GroupPath) (protocol.GroupResponse, error) {
+	return monitorRead(m.ctx, m.svc.MonitorGroup, func(g *protocol.GroupResponse) { *g = normalizeGroup(*g) })
 }
 
-func (s *Server) members() func(*fiber.Ctx, *GroupPath) (protocol.MembersResponse, error) {
-	return monitorRead(s, s.svc.Members, func(m *protocol.MembersResponse) {
-		if m.Members == nil {
-			m.Members = []protocol.MemberView{}
-		}
+func (m *monitoring) members() func(*fiber.Ctx, *GroupPath) (protocol.MembersResponse, error) {
+	return monitorRead(m.ctx, m.svc.Members, func(r *protocol.MembersResponse) {
+		emptySlice(&r.Members)
 	})
 }
 
-func (s *Server) assignments() func(*fiber.Ctx, *GroupPath) (protocol.AssignmentsResponse, error) {
-	return monitorRead(s, s.svc.Assignments, func(a *protocol.AssignmentsResponse) {
-		if a.TargetAssignment == nil {
-			a.TargetAssignment = map[string][]protocol.ShardID{}
-		}
-		if a.CurrentAssignments == nil {
-			a.CurrentAssignments = map[string][]protocol.ShardID{}
-		}
-		if a.RevokeProgress == nil {
-			a.RevokeProgress = map[string][]protocol.ShardID{}
-		}
-		if a.RevokeDetails == nil {
-			a.RevokeDetails = []protocol.RevokeDetail{}
-		}
-		if a.InvariantViolations == nil {
-			a.InvariantViolations = []string{}
-		}
+func (m *monitoring) assignments() func(*fiber.Ctx, *GroupPath) (protocol.AssignmentsResponse, error) {
+	return monitorRead(m.ctx, m.svc.Assignments, func(a *protocol.AssignmentsResponse) {
+		emptyMap(&a.TargetAssignment)
+		emptyMap(&a.CurrentAssignments)
+		emptyMap(&a.RevokeProgress)
+		emptySlice(&a.RevokeDetails)
+		emptySlice(&a.InvariantViolations)
 	})
 }
 
-func (s *Server) consumption() func(*fiber.Ctx, *GroupPath) (protocol.ConsumptionResponse, error) {
-	return monitorRead(s, s.svc.Consumption, func(r *protocol.ConsumptionResponse) {
-		if r.Rows == nil {
-			r.Rows = []protocol.ConsumptionRow{}
-		}
+func (m *monitoring) consumption() func(*fiber.Ctx, *GroupPath) (protocol.ConsumptionResponse, error) {
+	return monitorRead(m.ctx, m.svc.Consumption, func(r *protocol.ConsumptionResponse) {
+		emptySlice(&r.Rows)
 	})
 }
 
-func (s *Server) migrations() func(*fiber.Ctx, *GroupPath) (protocol.MigrationsResponse, error) {
-	return monitorRead(s, s.svc.Migrations, func(m *protocol.MigrationsResponse) {
-		if m.Migrations == nil {
-			m.Migrations = []protocol.Migration{}
-		}
+func (m *monitoring) migrations() func(*fiber.Ctx, *GroupPath) (protocol.MigrationsResponse, error) {
+	return monitorRead(m.ctx, m.svc.Migrations, func(r *protocol.MigrationsResponse) {
+		emptySlice(&r.Migrations)
 	})
 }
 
 // debugActors: GET /debug/actors → live actor state on this node.
-func (s *Server) debugActors(*fiber.Ctx, *noInput) (any, error) {
-	ctx, cancel := s.ctx()
+func (m *monitoring) debugActors(*fiber.Ctx, *noInput) (any, error) {
+	ctx, cancel := m.ctx()
 	defer cancel()
-	return s.svc.DebugActors(ctx)
+	return m.svc.DebugActors(ctx)
 }
 
 // debugGroup: GET /debug/streams/:p/groups/:g → one group's live actor state.
-func (s *Server) debugGroup() func(*fiber.Ctx, *GroupPath) (any, error) {
-	return monitorRead(s, s.svc.DebugGroup, nil)
+func (m *monitoring) debugGroup() func(*fiber.Ctx, *GroupPath) (any, error) {
+	return monitorRead(m.ctx, m.svc.DebugGroup, nil)
 }
 
 // metricsHandler serves the Prometheus registry.
-func (s *Server) metricsHandler() fiber.Handler {
-	return adaptor.HTTPHandler(s.metrics.Handler())
+func (m *monitoring) metricsHandler() fiber.Handler {
+	return adaptor.HTTPHandler(m.metrics.Handler())
 }

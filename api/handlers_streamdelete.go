@@ -9,12 +9,12 @@ import (
 
 // deleteStream: DELETE /coord/v1/streams/:streamPrefix {requestedBy, reason}
 // → 200 DeleteStreamResponse; 404 STREAM_NOT_FOUND, 409 STREAM_NOT_EMPTY.
-func (s *Server) deleteStream(c *fiber.Ctx, in *streamBody[protocol.DeleteStreamRequest]) (protocol.DeleteStreamResponse, error) {
+func (a *admin) deleteStream(c *fiber.Ctx, in *streamBody[protocol.DeleteStreamRequest]) (protocol.DeleteStreamResponse, error) {
 	req := *in.req()
 	if err := edge.DeleteGroup(protocol.DeleteGroupRequest{RequestedBy: req.RequestedBy, Reason: req.Reason}); err != nil {
 		return protocol.DeleteStreamResponse{}, err
 	}
-	ctx, cancel := s.reqCtx(c)
+	ctx, cancel := a.reqCtx(c)
 	defer cancel()
-	return s.svc.DeleteStream(ctx, in.StreamPrefix, req)
+	return a.svc.DeleteStream(ctx, in.StreamPrefix, req)
 }

@@ -1,11 +1,15 @@
 package api
 
 import (
+	"context"
+
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/redisstream/coordinator/api/auth"
 	"github.com/redisstream/coordinator/api/console"
+	"github.com/redisstream/coordinator/api/metrics"
 	"github.com/redisstream/coordinator/api/openapi"
+	"github.com/redisstream/coordinator/coordinator"
 	"github.com/redisstream/coordinator/membersdk/protocol"
 )
 
@@ -72,50 +76,69 @@ func (s *Server) routes() {
 		head  = fiber.MethodHead
 	)
 	d := routeDocs
+	h := handlers{svc: s.svc, cfg: &s.cfg, ctx: s.ctx, reqCtx: s.reqCtx, metrics: s.metrics, draining: s.Draining}
+	s.admin, s.browse, s.mon = (*admin)(&h), (*browse)(&h), (*monitoring)(&h)
 	s.raw(route{post, group + "/members/:memberId/heartbeat", auth.AccessMember, nil, nil, d.heartbeat}, s.heartbeat)
 
-	handle(s, route{get, v1 + "/streams", auth.AccessRead, nil, nil, d.streams}, s.streams)
-	handle(s, route{get, strm, auth.AccessRead, nil, nil, d.stream}, s.stream)
-	handle(s, route{post, strm, auth.AccessWrite, auth.AdminKey, auth.WholeStream, d.createStream}, s.createStream)
-	handle(s, route{del, strm, auth.AccessWrite, auth.AdminKey, auth.WholeStream, d.deleteStream}, s.deleteStream)
-	handle(s, route{post, group, auth.AccessWrite, auth.AdminKey, nil, d.createGroup}, s.createGroup)
-	handle(s, route{get, group, auth.AccessWrite, nil, nil, d.getGroup}, s.getGroup)
-	handle(s, route{del, group, auth.AccessWrite, auth.AdminKey, nil, d.deleteGroup}, s.deleteGroup)
-	handle(s, route{get, group + "/producer-routing", auth.AccessRouting, nil, s.sameOriginOnly, d.producerRouting}, s.producerRouting)
-	handle(s, route{post, strm + "/scale", auth.AccessWrite, auth.AdminKey, auth.WholeStream, d.scale}, s.scale)
-	handle(s, route{get, group + "/migrations/:reshardingId", auth.AccessRead, nil, nil, d.migration}, s.migration)
-	handle(s, route{post, group + "/migrations/:reshardingId/rollback", auth.AccessWrite, auth.AdminKey, auth.WholeStream, d.rollback}, s.rollback)
-	handle(s, route{get, strm + "/migrations", auth.AccessRead, nil, nil, d.streamMigrations}, s.streamMigrations)
-	handle(s, route{get, strm + "/migrations/:reshardingId", auth.AccessRead, nil, nil, d.streamMigration}, s.streamMigration)
-	handle(s, route{post, strm + "/migrations/:reshardingId/rollback", auth.AccessWrite, auth.AdminKey, auth.WholeStream, d.streamRollback}, s.streamRollback)
-	handle(s, route{get, group + "/offsets", auth.AccessRead, nil, nil, d.offsets}, s.offsets())
-	handle(s, route{get, strm + "/shards/:shardIndex/messages", auth.AccessRead, nil, nil, d.messages}, s.messages)
+	handle(s, route{get, v1 + "/streams", auth.AccessRead, nil, nil, d.streams}, s.browse.streams)
+	handle(s, route{get, strm, auth.AccessRead, nil, nil, d.stream}, s.browse.stream)
+	handle(s, route{post, strm, auth.AccessWrite, auth.AdminKey, auth.WholeStream, d.createStream}, s.admin.createStream)
+	handle(s, route{del, strm, auth.AccessWrite, auth.AdminKey, auth.WholeStream, d.deleteStream}, s.admin.deleteStream)
+	handle(s, route{post, group, auth.AccessWrite, auth.AdminKey, nil, d.createGroup}, s.admin.createGroup)
+	handle(s, route{get, group, auth.AccessWrite, nil, nil, d.getGroup}, s.admin.getGroup)
+	handle(s, route{del, group, auth.AccessWrite, auth.AdminKey, nil, d.deleteGroup}, s.admin.deleteGroup)
+	handle(s, route{get, group + "/producer-routing", auth.AccessRouting, nil, s.sameOriginOnly, d.producerRouting}, s.admin.producerRouting)
+	handle(s, route{post, strm + "/scale", auth.AccessWrite, auth.AdminKey, auth.WholeStream, d.scale}, s.admin.scale)
+	handle(s, route{get, group + "/migrations/:reshardingId", auth.AccessRead, nil, nil, d.migration}, s.admin.migration)
+	handle(s, route{post, group + "/migrations/:reshardingId/rollback", auth.AccessWrite, auth.AdminKey, auth.WholeStream, d.rollback}, s.admin.rollback)
+	handle(s, route{get, strm + "/migrations", auth.AccessRead, nil, nil, d.streamMigrations}, s.admin.streamMigrations)
+	handle(s, route{get, strm + "/migrations/:reshardingId", auth.AccessRead, nil, nil, d.streamMigration}, s.admin.streamMigration)
+	handle(s, route{post, strm + "/migrations/:reshardingId/rollback", auth.AccessWrite, auth.AdminKey, auth.WholeStream, d.streamRollback}, s.admin.streamRollback)
+	handle(s, route{get, group + "/offsets", auth.AccessRead, nil, nil, d.offsets}, s.browse.offsets())
+	handle(s, route{get, strm + "/shards/:shardIndex/messages", auth.AccessRead, nil, nil, d.messages}, s.browse.messages)
 	handle(s, route{post, v1 + "/auth/login", auth.AccessPublic, auth.LoginKey, nil, d.login}, func(c *fiber.Ctx, _ *noInput) (protocol.LoginResponse, error) { return s.guard.Login(c) })
 	handle(s, route{post, v1 + "/auth/users/:username/revoke-tokens", auth.AccessAdmin, auth.AdminKey, nil, d.revokeTokens}, func(c *fiber.Ctx, _ *UserPath) (protocol.RevokeTokensResponse, error) { return s.guard.RevokeTokens(c) })
 
-	handle(s, route{get, v1 + "/monitoring/health", auth.AccessPublic, nil, nil, d.health}, s.health)
-	handle(s, route{head, v1 + "/monitoring/health", auth.AccessPublic, nil, nil, d.headHealth}, s.health)
-	s.raw(route{get, v1 + "/monitoring/ready", auth.AccessPublic, nil, nil, d.ready}, s.ready)
-	s.raw(route{head, v1 + "/monitoring/ready", auth.AccessPublic, nil, nil, d.headReady}, s.ready) // load balancers
-	handle(s, route{get, v1 + "/monitoring/live", auth.AccessPublic, nil, nil, d.live}, s.live)
-	handle(s, route{get, v1 + "/monitoring/compatibility", auth.AccessProtocol, nil, nil, d.compatibility}, s.compatibility)
-	handle(s, route{get, v1 + "/monitoring/groups", auth.AccessRead, nil, nil, d.groups}, s.groups)
-	handle(s, route{get, mon, auth.AccessRead, nil, nil, d.monitorGroup}, s.monitorGroup())
-	handle(s, route{get, mon + "/members", auth.AccessRead, nil, nil, d.members}, s.members())
-	handle(s, route{get, mon + "/assignments", auth.AccessRead, nil, nil, d.assignments}, s.assignments())
-	handle(s, route{get, mon + "/consumption", auth.AccessRead, nil, nil, d.consumption}, s.consumption())
-	handle(s, route{get, mon + "/migrations", auth.AccessRead, nil, nil, d.migrations}, s.migrations())
-	handle(s, route{get, v1 + "/monitoring/cluster", auth.AccessRead, nil, unscoped(v1 + "/monitoring/cluster"), d.cluster}, s.cluster)
+	handle(s, route{get, v1 + "/monitoring/health", auth.AccessPublic, nil, nil, d.health}, s.mon.health)
+	handle(s, route{head, v1 + "/monitoring/health", auth.AccessPublic, nil, nil, d.headHealth}, s.mon.health)
+	s.raw(route{get, v1 + "/monitoring/ready", auth.AccessPublic, nil, nil, d.ready}, s.mon.ready)
+	s.raw(route{head, v1 + "/monitoring/ready", auth.AccessPublic, nil, nil, d.headReady}, s.mon.ready) // load balancers
+	handle(s, route{get, v1 + "/monitoring/live", auth.AccessPublic, nil, nil, d.live}, s.mon.live)
+	handle(s, route{get, v1 + "/monitoring/compatibility", auth.AccessProtocol, nil, nil, d.compatibility}, s.mon.compatibility)
+	handle(s, route{get, v1 + "/monitoring/groups", auth.AccessRead, nil, nil, d.groups}, s.mon.groups)
+	handle(s, route{get, mon, auth.AccessRead, nil, nil, d.monitorGroup}, s.mon.monitorGroup())
+	handle(s, route{get, mon + "/members", auth.AccessRead, nil, nil, d.members}, s.mon.members())
+	handle(s, route{get, mon + "/assignments", auth.AccessRead, nil, nil, d.assignments}, s.mon.assignments())
+	handle(s, route{get, mon + "/consumption", auth.AccessRead, nil, nil, d.consumption}, s.mon.consumption())
+	handle(s, route{get, mon + "/migrations", auth.AccessRead, nil, nil, d.migrations}, s.mon.migrations())
+	handle(s, route{get, v1 + "/monitoring/cluster", auth.AccessRead, nil, unscoped(v1 + "/monitoring/cluster"), d.cluster}, s.mon.cluster)
 
-	handle(s, route{get, "/debug/actors", auth.AccessRead, nil, unscoped("/debug/actors"), d.debugActors}, s.debugActors)
-	handle(s, route{get, "/debug/streams/:streamPrefix/groups/:consumerGroup", auth.AccessRead, nil, nil, d.debugGroup}, s.debugGroup())
-	s.raw(route{get, "/metrics", auth.AccessRead, nil, unscoped("/metrics"), d.metrics}, s.metricsHandler())
+	handle(s, route{get, "/debug/actors", auth.AccessRead, nil, unscoped("/debug/actors"), d.debugActors}, s.mon.debugActors)
+	handle(s, route{get, "/debug/streams/:streamPrefix/groups/:consumerGroup", auth.AccessRead, nil, nil, d.debugGroup}, s.mon.debugGroup())
+	s.raw(route{get, "/metrics", auth.AccessRead, nil, unscoped("/metrics"), d.metrics}, s.mon.metricsHandler())
 
 	s.raw(route{get, v1 + "/openapi.json", auth.AccessPublic, nil, nil, d.openAPI}, openapi.Serve)
 	s.raw(route{get, "/docs", auth.AccessPublic, nil, nil, d.docs}, openapi.DocsPage)
 	s.addRoute(route{method: get, path: console.Path, need: auth.AccessPublic}, console.Handler)
 	s.addRoute(route{method: get, path: console.Path + "/*", need: auth.AccessPublic}, console.Handler)
 }
+
+// handlers is what the handler groups (admin, browse, monitoring: handlers_*.go)
+// take from the Server; each group is its own type with its own methods.
+type handlers struct {
+	svc      coordinator.Service
+	cfg      *Config
+	ctx      func() (context.Context, context.CancelFunc)
+	reqCtx   func(*fiber.Ctx) (context.Context, context.CancelFunc)
+	metrics  *metrics.Metrics
+	draining func() bool
+}
+
+type (
+	admin      handlers
+	browse     handlers
+	monitoring handlers
+)
 
 // route is one registered route: where, who may call it, its rate limit
 // key (admin mutations and login: also audited), an optional guard around

@@ -41,6 +41,9 @@ type Server struct {
 	auditSink AuditSink        // options.go; nil: audit to the log only
 	drain     drainState       // drain.go
 	genStore  TokenGenerations // tokengen.go; nil: tokens cannot be revoked
+	admin     *admin           // handler groups, set up by routes (routes.go)
+	browse    *browse
+	mon       *monitoring
 }
 
 // Option customises a Server.

@@ -20,7 +20,7 @@ type Auth struct {
 	TokenRevocationWindow time.Duration `koanf:"token-revocation-window" default:"10s" validate:"min=1s,max=10m0s" help:"how long a token revoked on one node may still work on the others (1s..10m); each node re-reads the revocations after half of it"`
 	AuthenticateMemberAPI bool          `koanf:"authenticate-member-api" default:"true" help:"require a MEMBER credential on the member heartbeat API whenever auth.users is set (set false to opt out)"`
 	AllowUnauthenticated  bool          `koanf:"allow-unauthenticated" help:"allow a node listening beyond loopback with no auth.users (every route open); refused at start otherwise"`
-	Users                 []User        `koanf:"users" secret:"true" validate:"dive" help:"API users (file or RSC_AUTH_USERS as a YAML/JSON list)"`
+	Users                 []User        `koanf:"users" secret:"true" shape:"{username, password, roles}" validate:"dive" help:"API users (file or RSC_AUTH_USERS as a YAML/JSON list)"`
 	AdminRateLimit        float64       `koanf:"admin-rate-limit" default:"10" validate:"finite,gt=0" hint:"requests per second" help:"sustained admin API requests per second"`
 	AdminRateBurst        int           `koanf:"admin-rate-burst" default:"20" validate:"min=1" help:"admin API burst size"`
 	// Failed credentials: a token bucket per client address and one per user at an address.

@@ -101,9 +101,9 @@ func checkBounds(section string, v any, bad badFunc) (failed map[string]bool) {
 // 1 and 4096", "must be greater than 0 (requests per second)".
 func boundText(s *setting, failedTag string) string {
 	b := map[string]string{}
-	for _, t := range strings.Split(s.valid, ",") {
+	for _, t := range strings.Split(s.Valid, ",") {
 		k, v, _ := strings.Cut(t, "=")
-		b[k] = s.param(v)
+		b[k] = param(s, v)
 	}
 	lo, hasMin := b["min"]
 	hi, hasMax := b["max"]
@@ -129,16 +129,16 @@ func boundText(s *setting, failedTag string) string {
 	default:
 		text = "must be at most " + hi
 	}
-	if s.hint != "" {
-		text += " (" + s.hint + ")"
+	if s.Hint != "" {
+		text += " (" + s.Hint + ")"
 	}
 	return text
 }
 
 // param shows a bound as the key's values are shown: a byte size in its
 // unit ("1KiB"); others as the tag writes them ("1m0s", "4096").
-func (s *setting) param(p string) string {
-	if n, err := strconv.ParseInt(p, 10, 64); err == nil && s.typ == reflect.TypeOf(ByteSize(0)) {
+func param(s *setting, p string) string {
+	if n, err := strconv.ParseInt(p, 10, 64); err == nil && s.Type == reflect.TypeOf(ByteSize(0)) {
 		return ByteSize(n).String()
 	}
 	return p

@@ -1,14 +1,10 @@
 package config
 
 import (
-	"errors"
 	"os"
 	"slices"
 	"strings"
 	"time"
-
-	"github.com/knadh/koanf/providers/confmap"
-	"github.com/knadh/koanf/v2"
 )
 
 // Config is the whole coordinator configuration (SPEC §8); a key is the
@@ -145,21 +141,12 @@ type Log struct {
 // Default returns the built-in defaults: the default tags of Config, decoded
 // as Load decodes them (its first layer); NodeID is derived from the hostname.
 func Default() Config {
-	k, c := koanf.New("."), Config{}
-	if err := errors.Join(k.Load(confmap.Provider(defaults(), "."), nil), decode(k, &c)); err != nil {
+	var c Config
+	if err := schema.DecodeDefaults(&c); err != nil {
 		panic("config: a default tag does not decode: " + err.Error())
 	}
 	c.Cluster.NodeID = defaultNodeID()
 	return c
-}
-
-// defaults maps every key to its default tag ("" when it has none).
-func defaults() map[string]any {
-	m := map[string]any{}
-	for _, s := range settings {
-		m[s.key] = s.def
-	}
-	return m
 }
 
 // Embedded reports whether no Redis address is configured, in which case the

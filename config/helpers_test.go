@@ -9,8 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/knadh/koanf/providers/confmap"
-	"github.com/knadh/koanf/v2"
+	"github.com/redisstream/coordinator/config/source"
 	"github.com/stretchr/testify/require"
 )
 
@@ -55,7 +54,7 @@ func valueOf(t *testing.T, cfg Config, key string) string {
 	t.Helper()
 	s, ok := byKey[key]
 	require.True(t, ok, "unknown key %s", key)
-	switch v := reflect.ValueOf(cfg).FieldByIndex(s.index).Interface().(type) {
+	switch v := reflect.ValueOf(cfg).FieldByIndex(s.Index).Interface().(type) {
 	case []string:
 		return strings.Join(v, ",")
 	case []User:
@@ -73,15 +72,17 @@ func valueOf(t *testing.T, cfg Config, key string) string {
 // would be, and renders it canonically.
 func normalize(t *testing.T, key, text string) string {
 	t.Helper()
-	var v any = text
-	if key == "auth.users" {
-		l := &loader{}
-		_, v = l.parseUsers(EnvName(key), text)
-		require.Empty(t, l.errs)
-	}
-	k := koanf.New(".")
-	require.NoError(t, k.Load(confmap.Provider(map[string]any{key: v}, "."), nil))
 	var cfg Config
-	require.NoError(t, decode(k, &cfg), "%s = %q", key, text)
+	_, err := schema.Read(&cfg, newFlagSet(), []string{EnvName(key) + "=" + text}, nil)
+	require.NoError(t, err, "%s = %q", key, text)
 	return valueOf(t, cfg, key)
 }
+
+// The machinery of config/source, as these tests use it on the coordinator's schema.
+var (
+	didYouMean = source.DidYouMean
+	suggest    = source.Suggest
+	suggestEnv = schema.SuggestEnv
+	knownEnvs  = schema.KnownEnvs
+	usersType  = reflect.TypeOf([]User(nil))
+)

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redisstream/coordinator/config/source"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -124,7 +125,7 @@ func TestPrecedenceCoversEveryKey(t *testing.T) {
 		s := byKey[k]
 		for _, c := range precedenceCases {
 			if c.key == k {
-				assert.Equal(t, s.secret, c.flag == "", "%s: flag presence must match (secrets have no flag)", k)
+				assert.Equal(t, s.Secret, c.flag == "", "%s: flag presence must match (secrets have no flag)", k)
 			}
 		}
 	}
@@ -135,7 +136,7 @@ func TestPrecedencePerKey(t *testing.T) {
 		t.Run(c.key, func(t *testing.T) {
 			s := byKey[c.key]
 			fileText := c.file
-			if s.typ.Kind() == reflect.Slice && s.typ != usersType {
+			if s.Type.Kind() == reflect.Slice && s.Type != usersType {
 				fileText = "[" + c.file + "]" // a real YAML list
 			}
 			flat := map[string]string{c.key: fileText}
@@ -143,7 +144,7 @@ func TestPrecedencePerKey(t *testing.T) {
 				flat[k] = v
 			}
 			path := writeFile(t, yamlOf(flat))
-			env := []string{s.env + "=" + c.env}
+			env := []string{s.Env + "=" + c.env}
 			args := []string{"--config", path}
 
 			// defaults only
@@ -214,11 +215,10 @@ func TestExampleYAMLLoadsAndShowsTheDefaults(t *testing.T) {
 	// every key is written out in the example
 	b, err := os.ReadFile("example.yaml")
 	require.NoError(t, err)
-	p := &yamlText{lines: map[string]int{}}
-	_, err = p.Unmarshal(b)
+	lines, err := source.KeyLines(b)
 	require.NoError(t, err)
 	for _, k := range Keys() {
-		assert.Contains(t, p.lines, k, "example.yaml does not show %s", k)
+		assert.Contains(t, lines, k, "example.yaml does not show %s", k)
 	}
 }
 
@@ -252,8 +252,8 @@ func TestDocsCoverEveryKey(t *testing.T) {
 	require.NoError(t, err)
 	doc := string(b)
 	for _, s := range settings {
-		assert.Contains(t, doc, "`"+s.key+"`", "docs/OPERATIONS.md lacks key %s", s.key)
-		assert.Contains(t, doc, "`"+s.env+"`", "docs/OPERATIONS.md lacks env %s", s.env)
+		assert.Contains(t, doc, "`"+s.Key+"`", "docs/OPERATIONS.md lacks key %s", s.Key)
+		assert.Contains(t, doc, "`"+s.Env+"`", "docs/OPERATIONS.md lacks env %s", s.Env)
 	}
 }
 

@@ -8,10 +8,12 @@ import (
 )
 
 // maxLinesPerKey bounds the package's size by what it configures: non-blank
-// lines of its non-test Go files per key (issue 25 point 5 aims at 15; this
-// is the ceiling reached so far, lower it as the package shrinks). A new
-// key may bring its lines; hand-kept tables per key may not come back.
-const maxLinesPerKey = 22.0
+// lines of its non-test Go files per key (issue 25 point 5's target). A new
+// key may bring its lines; hand-kept tables per key may not come back. Only
+// config/ is counted: config/source is fixed-cost loading machinery (files,
+// environment, flags, decode errors), counted separately by the package
+// limit, and must not hold per-key code.
+const maxLinesPerKey = 15.0
 
 func TestLinesPerKeyStayBounded(t *testing.T) {
 	files, err := filepath.Glob("*.go")

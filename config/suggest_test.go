@@ -70,7 +70,7 @@ func TestEveryNearMissOfEveryVariableGetsASuggestion(t *testing.T) {
 			got := suggestEnv(typo)
 			require.NotEmpty(t, got, "%s (for %s) gets no suggestion", typo, known)
 			if got != known {
-				assert.True(t, wordsCovered(envWords(typo), envWords(got)) || levenshtein.ComputeDistance(typo, got) <= levenshtein.ComputeDistance(typo, known),
+				assert.True(t, schema.HasWordsOf(got, typo) || levenshtein.ComputeDistance(typo, got) <= levenshtein.ComputeDistance(typo, known),
 					"%s (for %s): suggested %s, which is no closer", typo, known, got)
 			}
 			if _, dup := want[typo]; !dup {

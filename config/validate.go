@@ -109,20 +109,6 @@ func checkName(s string) error {
 	return nil
 }
 
-// show renders a value for an error message: strings quoted, durations and
-// sizes in their usual form, lists in brackets.
-func show(v any) string {
-	switch x := v.(type) {
-	case string:
-		return strconv.Quote(x)
-	case []string:
-		return "[" + strings.Join(each(x, strconv.Quote), ", ") + "]"
-	case float64:
-		return strconv.FormatFloat(x, 'g', -1, 64)
-	}
-	return fmt.Sprint(v)
-}
-
 // loopbackAddr reports whether a host:port listen address accepts loopback
 // connections only; known is false when addr is not host:port.
 func loopbackAddr(addr string) (loopback, known bool) {

@@ -34,7 +34,7 @@ func (cl Cluster) validate(bad badFunc, failed map[string]bool) {
 	}
 	if p == ProviderSingle { // one node, no listener: every network key would be ignored
 		run := "set cluster.provider to automanaged, kubernetes or test to run a cluster"
-		ignored(hostOK && cl.Host != byKey["cluster.host"].def, "cluster.host", cl.Host, run)
+		ignored(hostOK && cl.Host != byKey["cluster.host"].Def, "cluster.host", cl.Host, run)
 		ignored(advOK && cl.AdvertiseHost != "", "cluster.advertise-host", cl.AdvertiseHost, run)
 		ignored(portOK && cl.Port != 0, "cluster.port", cl.Port, run)
 	}

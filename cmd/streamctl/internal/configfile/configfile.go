@@ -29,7 +29,7 @@ var FileKeys = []string{"url", "user", "password", "token", "tokenExpiresAt"}
 // CoordinatorSections are the top-level sections of the coordinator's config
 // file (config/example.yaml): a file with one of them is the coordinator's.
 var CoordinatorSections = []string{"http", "redis", "store", "auth", "coordination", "groups", "defaults",
-	"resharding", "limits", "cluster", "log", "metrics", "shutdown", "audit", "runtime", "failpoint", "mailbox"}
+	"resharding", "limits", "cluster", "log", "metrics", "shutdown", "audit", "runtime", "failpoint", "mailbox", "assignment"}
 
 // ErrNotOurFile: the config file holds keys that are not streamctl's.
 var ErrNotOurFile = errors.New("streamctl: not a streamctl config file")

@@ -1,4 +1,4 @@
-package config
+package source
 
 import (
 	"errors"
@@ -79,4 +79,11 @@ func (p *yamlText) value(path string, n *yaml.Node) any {
 		}
 	}
 	return nil
+}
+
+// KeyLines is the line of every key of a YAML document ("auth.users[0].password" -> 7).
+func KeyLines(b []byte) (map[string]int, error) {
+	p := &yamlText{lines: map[string]int{}}
+	_, err := p.Unmarshal(b)
+	return p.lines, err
 }

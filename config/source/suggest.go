@@ -1,4 +1,4 @@
-package config
+package source
 
 import (
 	"fmt"
@@ -9,21 +9,21 @@ import (
 
 // Suggestions for a mistyped key or RSC_* variable. Two kinds of near-miss:
 //   - a few letters off (RSC_REDIS_ADDR, RSC_CONFG): edit distance over the
-//     whole name (suggest);
+//     whole name (Suggest);
 //   - a word left out, misspelt or moved (RSC_RESHARDING_GRACE for
 //     RSC_RESHARDING_ROUTING_GRACE): every word of the name matches a
 //     different word of one known variable (suggestByWords).
 
-// suggestEnv names the known variable closest to name, or "".
-func suggestEnv(name string) string {
-	if c := suggestByWords(name, knownEnvs); c != "" {
+// SuggestEnv names the known variable closest to name, or "".
+func (s *Schema) SuggestEnv(name string) string {
+	if c := suggestByWords(s.EnvPrefix, name, s.KnownEnvs); c != "" {
 		return c
 	}
-	return suggest(name, knownEnvs)
+	return Suggest(name, s.KnownEnvs)
 }
 
-// didYouMean is " (did you mean X?)" for a suggestion X, else "".
-func didYouMean(x string) string {
+// DidYouMean is " (did you mean X?)" for a suggestion X, else "".
+func DidYouMean(x string) string {
 	if x == "" {
 		return ""
 	}
@@ -32,12 +32,12 @@ func didYouMean(x string) string {
 
 // suggestByWords picks, among the candidates that contain every word of
 // name (each matching a different one), the one with the fewest extra words,
-// then the smallest edit distance. A one-word name is left to suggest:
+// then the smallest edit distance. A one-word name is left to Suggest:
 // RSC_URL or RSC_TOKEN would otherwise match half the settings.
-func suggestByWords(name string, candidates []string) (best string) {
-	words, bestExtra, bestD := envWords(name), 0, 0
+func suggestByWords(prefix, name string, candidates []string) (best string) {
+	words, bestExtra, bestD := envWords(prefix, name), 0, 0
 	for _, c := range candidates {
-		cw := envWords(c)
+		cw := envWords(prefix, c)
 		if len(words) < 2 || len(cw) < len(words) || !wordsCovered(words, cw) {
 			continue
 		}
@@ -49,8 +49,8 @@ func suggestByWords(name string, candidates []string) (best string) {
 	return best
 }
 
-func envWords(name string) []string {
-	return strings.FieldsFunc(strings.TrimPrefix(strings.ToUpper(name), EnvPrefix), func(r rune) bool { return r == '_' })
+func envWords(prefix, name string) []string {
+	return strings.FieldsFunc(strings.TrimPrefix(strings.ToUpper(name), prefix), func(r rune) bool { return r == '_' })
 }
 
 // wordsCovered: each of words matches a distinct word of cw, exact matches
@@ -86,8 +86,8 @@ func wordNear(w, c string) bool {
 	return len(w) >= 4 && len(c) >= 4 && (levenshtein.ComputeDistance(w, c) <= 1 || strings.HasPrefix(c, w) || strings.HasPrefix(w, c))
 }
 
-// suggest names the candidate closest to s when it is a plausible typo.
-func suggest(s string, candidates []string) (best string) {
+// Suggest names the candidate closest to s when it is a plausible typo.
+func Suggest(s string, candidates []string) (best string) {
 	bestD := 3 + len(s)/8
 	for _, c := range candidates {
 		if d := levenshtein.ComputeDistance(strings.ToLower(s), strings.ToLower(c)); d < bestD {
@@ -95,4 +95,10 @@ func suggest(s string, candidates []string) (best string) {
 		}
 	}
 	return best
+}
+
+// HasWordsOf reports whether every word of the variable name matches a
+// distinct word of the variable candidate (how suggestByWords chooses).
+func (s *Schema) HasWordsOf(candidate, name string) bool {
+	return wordsCovered(envWords(s.EnvPrefix, name), envWords(s.EnvPrefix, candidate))
 }

@@ -1,8 +1,9 @@
-package config
+package source
 
 import (
 	"fmt"
 	"reflect"
+	"strconv"
 	"strings"
 	"time"
 
@@ -12,7 +13,8 @@ import (
 // Decode errors, as the operator reads them. Nothing here reads another
 // library's error text: a wrong type is found through mapstructure's typed
 // *DecodeError, which names the key, and what the key takes is said from its
-// Go type; unknown keys are found by comparing the merged tree with Config.
+// Go type; unknown keys are found by comparing the merged tree with the
+// schema's root struct.
 
 // explain turns mapstructure's error tree into one error per problem, each
 // naming the key, its value (never a secret) and where the value came from.
@@ -20,10 +22,10 @@ func (l *loader) explain(err error) {
 	switch e := err.(type) {
 	case *mapstructure.DecodeError:
 		name, problem := e.Name(), "must be a value of another type"
-		if t := typeAt(name); t != nil && t.Kind() == reflect.Struct && !strings.Contains(name, ".") {
+		if t := l.s.typeAt(name); t != nil && t.Kind() == reflect.Struct && !strings.Contains(name, ".") {
 			problem = "is a section and must be a mapping"
 		} else if t != nil {
-			problem = "must be " + kindOf(t)
+			problem = "must be " + l.s.kindOf(name, t)
 		}
 		l.errs = append(l.errs, fmt.Errorf("config: %s = %s (from %s): %s", name, l.show(name), l.source(name), problem))
 	case interface{ Unwrap() []error }:
@@ -38,40 +40,45 @@ func (l *loader) explain(err error) {
 }
 
 // unknownKeys reports every key of the merged tree that names no setting,
-// and every unknown key of an auth.users entry.
+// and every unknown key of an entry of a list of mappings (auth.users).
 func (l *loader) unknownKeys() {
 	seen := map[string]bool{}
 	unknown := func(key, name string, candidates []string) {
 		if !seen[key] {
 			seen[key] = true
-			l.errs = append(l.errs, fmt.Errorf("config: %s: unknown key %q%s", l.source(key), key, didYouMean(suggest(name, candidates))))
+			l.errs = append(l.errs, fmt.Errorf("config: %s: unknown key %q%s", l.source(key), key, DidYouMean(Suggest(name, candidates))))
 		}
 	}
 	for _, key := range l.k.Keys() {
 		parts := strings.SplitN(key, ".", 3)
 		name := parts[0]
-		if sections[name] && len(parts) > 1 {
+		if l.s.Sections[name] && len(parts) > 1 {
 			name += "." + parts[1]
 		}
-		if byKey[name] == nil && !sections[name] {
-			unknown(name, name, keysAndSections)
+		if l.s.ByKey[name] == nil && !l.s.Sections[name] {
+			unknown(name, name, l.s.KeysAndSec)
 		}
 	}
-	users, _ := l.k.Get("auth.users").([]any)
-	for i, u := range users {
-		m, _ := u.(map[string]any)
-		for k := range m {
-			if key := fmt.Sprintf("auth.users[%d].%s", i, k); typeAt(key) == nil {
-				unknown(key, k, userKeys)
+	for _, st := range l.s.Settings {
+		if !isListOfStructs(st.Type) {
+			continue
+		}
+		list, _ := l.k.Get(st.Key).([]any)
+		for i, u := range list {
+			m, _ := u.(map[string]any)
+			for k := range m {
+				if key := fmt.Sprintf("%s[%d].%s", st.Key, i, k); l.s.typeAt(key) == nil {
+					unknown(key, k, fieldKeys(st.Type.Elem()))
+				}
 			}
 		}
 	}
 }
 
 // typeAt is the Go type at a decode path such as "auth.users[0].roles", or
-// nil when the path names nothing in Config.
-func typeAt(path string) reflect.Type {
-	t := reflect.TypeOf(Config{})
+// nil when the path names nothing in the root struct.
+func (s *Schema) typeAt(path string) reflect.Type {
+	t := s.Root
 	for _, seg := range strings.Split(strings.ReplaceAll(path, "[", ".["), ".") {
 		if f, ok := fieldByKey(t, seg); ok {
 			t = f.Type
@@ -94,14 +101,6 @@ func fieldByKey(t reflect.Type, key string) (f reflect.StructField, ok bool) {
 	return f, false
 }
 
-// userKeys are the keys of an auth.users entry.
-var userKeys = func() (out []string) {
-	for _, f := range reflect.VisibleFields(reflect.TypeOf(User{})) {
-		out = append(out, f.Tag.Get("koanf"))
-	}
-	return out
-}()
-
 // source is where the value at name (or the list or section holding it) came from.
 func (l *loader) source(name string) string {
 	for ; name != ""; name = name[:max(0, strings.LastIndexAny(name, ".["))] {
@@ -112,30 +111,51 @@ func (l *loader) source(name string) string {
 	return "default"
 }
 
+// show is the value at name for an error, "(redacted)" when it is a secret
+// or inside one (auth.users[0].roles).
 func (l *loader) show(name string) string {
-	if s, ok := byKey[name]; (ok && s.secret) || strings.HasPrefix(name, "auth.users") {
+	key, _, _ := strings.Cut(name, "[")
+	if s, ok := l.s.ByKey[key]; ok && s.Secret {
 		return "(redacted)"
 	} else if v := l.k.Get(name); v != nil {
-		return show(v)
+		return Show(v)
 	}
 	return "null"
 }
 
-// kindOf says what a key of type t takes, for errors.
-func kindOf(t reflect.Type) string {
-	switch t {
-	case reflect.TypeOf(time.Duration(0)):
+// kindOf says what the key name of type t takes, for errors.
+func (s *Schema) kindOf(name string, t reflect.Type) string {
+	switch {
+	case t == reflect.TypeOf(time.Duration(0)):
 		return `a duration with a unit, like "3s", "500ms" or "1m30s"`
-	case reflect.TypeOf(ByteSize(0)):
+	case t == reflect.TypeOf(ByteSize(0)):
 		return `a byte size like "1MiB", "512KiB" or a number of bytes`
-	case usersType:
-		return "a list of {username, password, roles}"
-	case usersType.Elem():
-		return "a mapping {" + strings.Join(userKeys, ", ") + "}"
+	case isListOfStructs(t) && s.ByKey[name] != nil:
+		return "a list of " + s.ByKey[name].Shape
+	case t.Kind() == reflect.Struct:
+		return "a mapping {" + strings.Join(fieldKeys(t), ", ") + "}"
 	}
 	kinds := map[reflect.Kind]string{reflect.Int: "an integer", reflect.Bool: "true or false", reflect.Float64: "a number", reflect.Slice: "a list, or one comma-separated string"}
 	if k, ok := kinds[t.Kind()]; ok {
 		return k
 	}
 	return "a single " + t.Kind().String() + " value, not a list or mapping"
+}
+
+// Show renders a value for an error message: strings quoted, durations and
+// sizes in their usual form, lists in brackets.
+func Show(v any) string {
+	switch x := v.(type) {
+	case string:
+		return strconv.Quote(x)
+	case []string:
+		q := make([]string, len(x))
+		for i, s := range x {
+			q[i] = strconv.Quote(s)
+		}
+		return "[" + strings.Join(q, ", ") + "]"
+	case float64:
+		return strconv.FormatFloat(x, 'g', -1, 64)
+	}
+	return fmt.Sprint(v)
 }
