@@ -40,6 +40,7 @@ type Group struct {
 	holdUntil  time.Time            // HoldGrantsUntil
 	holdWhy    string               // HoldGrantsFor: why the current hold lasts ("" = a store data loss)
 	graceUntil time.Time            // the hand-over grace of RestoreHandedOver (handover.go)
+	restoredAt time.Time            // when Restore rebuilt the group (volatile): see static.EndHold
 	overdue    map[string]time.Time // MarkOverdue: member → the lease deadline it was overdue for (interval.go)
 }
 
@@ -72,7 +73,7 @@ func Restore(cfg model.Config, meta model.Meta, members []model.Member, now time
 		return nil, fmt.Errorf("groupstate: restore: assignmentEpoch %d > groupEpoch %d", meta.AssignmentEpoch, meta.GroupEpoch)
 	}
 	g := New(cfg, meta.StreamPrefix, meta.ConsumerGroup, meta.ShardCount, meta.MetadataVersion)
-	g.meta = meta
+	g.meta, g.restoredAt = meta, now
 	for i := range members {
 		m := deepCopy(members[i])
 		if m.ID == "" {

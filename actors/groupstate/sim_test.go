@@ -30,6 +30,7 @@ const (
 type sim struct {
 	t        testing.TB
 	seed     int64
+	opts     simOpts
 	rng      *rand.Rand
 	g        *Group
 	now      time.Time
@@ -55,7 +56,7 @@ func (s *sim) fail(format string, args ...any) {
 	if len(tail) > 25 {
 		tail = tail[len(tail)-25:]
 	}
-	s.t.Fatalf("seed %d at +%s: %s\nlast steps:\n  %s\n%s", s.seed, s.now.Sub(t0),
+	s.t.Fatalf("seed %d%s at +%s: %s\nlast steps:\n  %s\n%s", s.seed, s.opts, s.now.Sub(t0),
 		fmt.Sprintf(format, args...), strings.Join(tail, "\n  "), table(s.g))
 }
 
@@ -66,12 +67,12 @@ func (s *sim) log(format string, args ...any) {
 	s.trace = append(s.trace, fmt.Sprintf("+%s ", s.now.Sub(t0))+fmt.Sprintf(format, args...))
 }
 
-func newSim(t testing.TB, seed int64) *sim {
+func newSim(t testing.TB, seed int64, o simOpts) *sim {
 	rng := rand.New(rand.NewSource(seed))
 	shards := 1 + rng.Intn(12)
-	s := &sim{t: t, seed: seed, rng: rng, shards: shards, now: t0, faults: true,
+	s := &sim{t: t, seed: seed, opts: o, rng: rng, shards: shards, now: t0, faults: true,
 		epochOf: map[string]int64{}, target: map[string][]int{},
-		g: New(simConfig(rng), "s", "g", shards, 0)}
+		g: New(o.config(rng), "s", "g", shards, 0)}
 	if capRng := rand.New(rand.NewSource(^seed)); capRng.Intn(3) == 0 {
 		// A move cap (movecap.go) on a third of the schedules, drawn from its own source so
 		// that every schedule's faults stay those of the seed without a cap.
@@ -102,7 +103,7 @@ func simConfig(rng *rand.Rand) model.Config {
 func (s *sim) spawn() *simMember {
 	m := &simMember{id: fmt.Sprintf("m%d", len(s.members)), alive: true, nextHB: s.now,
 		reading: map[int]bool{}, draining: map[int]time.Time{}, orphan: map[int]bool{}}
-	if s.rng.Intn(2) == 0 {
+	if s.rng.Intn(2) == 0 || s.opts.static {
 		m.instance = fmt.Sprintf("pod-%d", len(s.members))
 	}
 	s.members = append(s.members, m)
@@ -294,8 +295,8 @@ func (s *sim) fault() {
 
 // runSim runs one schedule: faults for `steps` steps, then a quiet phase in which every shard
 // must end up assigned to and read by exactly one live member within a bounded time.
-func runSim(t testing.TB, seed int64, steps int) {
-	s := newSim(t, seed)
+func runSim(t testing.TB, seed int64, steps int, o simOpts) {
+	s := newSim(t, seed, o)
 	for i := 0; i < steps; i++ {
 		s.step()
 	}
@@ -333,14 +334,14 @@ var simSeed = flag.Int64("sim.seed", 0, "run only this simulation seed (as print
 func TestSimulation(t *testing.T) {
 	seeds, steps := 1000, 200
 	if *simSeed != 0 {
-		runSim(t, *simSeed, steps)
+		runSim(t, *simSeed, steps, simOpts{shift: *simShift, static: *simStatic})
 		return
 	}
 	if testing.Short() {
 		seeds = 200
 	}
 	for seed := int64(1); seed <= int64(seeds); seed++ {
-		runSim(t, seed, steps)
+		runSim(t, seed, steps, simOpts{})
 	}
 	t.Logf("%d schedules of %d fault steps; exercised: %v", seeds, steps, simStats)
 }

@@ -71,7 +71,7 @@ func (g *Group) handBack(hb *model.Heartbeat, now time.Time) (Decision, bool) {
 	} else {
 		// The old process still drains: it keeps those shards (blocking them) as a LEAVING
 		// member until it reports them released or its revocation times out.
-		static.Depart(t.mutable(old.ID), now, g.cfg.LeaseTTL)
+		static.Depart(t.mutable(old.ID), now, g.restoredAt, g.cfg.LeaseTTL)
 	}
 	t.touch(c)
 	t.recompute()
@@ -93,5 +93,5 @@ func (g *Group) handBack(hb *model.Heartbeat, now time.Time) (Decision, bool) {
 // a member that left while draining, it becomes LEAVING (its target is reassigned).
 func (t *txn) holdEnded(id string) {
 	t.bumpGroupEpoch()
-	static.Depart(t.mutable(id), t.now, t.g.cfg.LeaseTTL)
+	static.Depart(t.mutable(id), t.now, t.g.restoredAt, t.g.cfg.LeaseTTL)
 }

@@ -251,7 +251,7 @@ func (t *txn) fence(id string) {
 	if c.State.InTarget() {
 		t.bumpGroupEpoch()
 	}
-	static.EndHold(c, t.now, t.g.cfg.LeaseTTL)
+	static.EndHold(c, t.now, t.g.restoredAt, t.g.cfg.LeaseTTL)
 	c.State, c.StateSince = model.StateFenced, t.now
 	c.Target, c.Pending = nil, nil
 	c.RevokeDeadline, c.SessionDeadline = time.Time{}, time.Time{}

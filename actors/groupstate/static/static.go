@@ -89,13 +89,23 @@ func Successor(old *model.Member, hb *model.Heartbeat, now time.Time) *model.Mem
 }
 
 // EndHold ends c's hold, if it is away: a member still holding shards after that (fenced, or
-// draining as LEAVING) keeps them for a lease of ttl from its last heartbeat (from now after a
-// restore, which keeps no heartbeat time), not for the rest of the session timeout.
-func EndHold(c *model.Member, now time.Time, ttl time.Duration) {
+// draining as LEAVING) keeps them for a lease of ttl from its last heartbeat, not for the rest
+// of the session timeout. A restore (at restoredAt) keeps no heartbeat time: the member was told
+// OK at the latest then, or at its session deadline when the hold ended by the wall clock
+// before that, so the lease runs from the later of restoredAt and the earlier of now and the
+// session deadline. Never from a timer that fired late (a clock jump, a paused coordinator):
+// that would keep a dead member's shards past lease + session timeout.
+func EndHold(c *model.Member, now, restoredAt time.Time, ttl time.Duration) {
 	if c.Away() {
 		last := c.LastHeartbeat
 		if last.IsZero() {
 			last = now
+			if c.SessionDeadline.Before(last) {
+				last = c.SessionDeadline
+			}
+			if last.Before(restoredAt) {
+				last = restoredAt
+			}
 		}
 		c.LeaseDeadline = last.Add(ttl)
 	}
@@ -104,8 +114,8 @@ func EndHold(c *model.Member, now time.Time, ttl time.Duration) {
 
 // Depart makes c, an away member that still drains, a LEAVING member at now: out of the
 // target, holding only what it drains (EndHold sets its lease).
-func Depart(c *model.Member, now time.Time, ttl time.Duration) {
-	EndHold(c, now, ttl)
+func Depart(c *model.Member, now, restoredAt time.Time, ttl time.Duration) {
+	EndHold(c, now, restoredAt, ttl)
 	c.State, c.StateSince = model.StateLeaving, now
 	c.Target, c.Pending, c.Assigned = nil, nil, nil
 }
