@@ -1,0 +1,96 @@
+package chaos
+
+import (
+	"os"
+	"strconv"
+	"testing"
+	"time"
+)
+
+// config is one chaos run.
+type config struct {
+	Seed         int64
+	Duration     time.Duration // fault phase
+	Prefix       string
+	Group        string
+	Shards       int
+	Members      int
+	Proxied      int // members m0…m(Proxied-1) heartbeat through the slow proxies
+	Coordinators int
+	Rate         int // produced entries per second
+	Work         time.Duration
+	Heartbeat    time.Duration
+	Lease        time.Duration
+	Rebalance    time.Duration
+	MaxDown      int // members killed or paused at once
+	// Transport is how members heartbeat: "http" (default) or "redis" (the
+	// Redis mailbox; the coordinators run with mailbox.enabled and no
+	// member heartbeats through the slow proxies).
+	Transport string
+	// ReshardMin and ReshardMax bound the shard counts reshard operations
+	// scale to (FaultReshard); ReshardMax 0: no reshard operations.
+	ReshardMin, ReshardMax int
+}
+
+const (
+	defaultSeed     = 20261129
+	defaultDuration = 60 * time.Second
+)
+
+func loadConfig(t *testing.T) config {
+	cfg := config{
+		Seed: defaultSeed, Duration: defaultDuration,
+		Prefix: "orders", Group: "workers", Shards: 12, Members: 6, Proxied: 2, Coordinators: 1,
+		Rate: 100, Work: 5 * time.Millisecond,
+		Heartbeat: 250 * time.Millisecond, Lease: 2 * time.Second, Rebalance: 4 * time.Second,
+		MaxDown: 2, ReshardMin: 4, ReshardMax: 16,
+	}
+	if v := os.Getenv("RSC_CHAOS_SEED"); v != "" {
+		s, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			t.Fatalf("RSC_CHAOS_SEED=%q: %v", v, err)
+		}
+		cfg.Seed = s
+	}
+	if v := os.Getenv("RSC_CHAOS_COORDINATORS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			t.Fatalf("RSC_CHAOS_COORDINATORS=%q: want a number of coordinator processes, at least 1 (%v)", v, err)
+		}
+		cfg.Coordinators = n
+	}
+	cfg.Transport = "http"
+	if v := os.Getenv("RSC_CHAOS_TRANSPORT"); v != "" {
+		if v != "http" && v != "redis" {
+			t.Fatalf("RSC_CHAOS_TRANSPORT=%q: want http or redis (members heartbeat through the Redis mailbox)", v)
+		}
+		cfg.Transport = v
+	}
+	if cfg.Transport == "redis" {
+		cfg.Proxied = 0 // the slow proxies are on the HTTP path
+	}
+	if v := os.Getenv("RSC_CHAOS_DURATION"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 10*time.Second {
+			t.Fatalf("RSC_CHAOS_DURATION=%q: want a Go duration of at least 10s (%v)", v, err)
+		}
+		cfg.Duration = d
+	}
+	hideChaosEnv(t)
+	return cfg
+}
+
+// chaosEnv are the settings of this test. The coordinator refuses to start
+// on an RSC_* variable it does not know, and the harness passes the test's
+// environment to it, so they are removed from the environment once read
+// (and put back at cleanup).
+var chaosEnv = []string{"RSC_CHAOS_SEED", "RSC_CHAOS_DURATION", "RSC_CHAOS_REPORT", "RSC_CHAOS_COORDINATORS", "RSC_CHAOS_TRANSPORT"}
+
+func hideChaosEnv(t *testing.T) {
+	for _, k := range chaosEnv {
+		if v, ok := os.LookupEnv(k); ok {
+			_ = os.Unsetenv(k)
+			t.Cleanup(func() { _ = os.Setenv(k, v) })
+		}
+	}
+}
