@@ -4,7 +4,9 @@
 #  - go.mod and go.sum of both modules (. and membersdk/) are tidy (`go mod
 #    tidy` would change nothing);
 #  - the committed OpenAPI document (api/openapi/openapi.json) is what huma
-#    derives from the registered routes.
+#    derives from the registered routes;
+#  - every commit subject after f8bb9ad is at most 72 characters (the body
+#    says why); skipped where that commit is not in the clone (shallow).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 fail=0
@@ -36,5 +38,12 @@ done
 if ! go test -count=1 -run '^TestOpenAPIUpToDate$' ./api/ >/dev/null; then
   echo "check-repo: api/openapi/openapi.json is stale: go test ./api -run TestOpenAPIUpToDate -update-openapi" >&2
   fail=1
+fi
+subjects_base=f8bb9ad
+if git cat-file -e "$subjects_base^{commit}" 2>/dev/null; then
+  while IFS= read -r line; do
+    echo "check-repo: commit subject over 72 characters (${#line}): $line — reword it (git commit --amend or rebase) before it lands" >&2
+    fail=1
+  done < <(git log --no-merges --format=%s "$subjects_base..HEAD" | awk 'length($0) > 72')
 fi
 exit $fail

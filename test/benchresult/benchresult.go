@@ -1,6 +1,3 @@
-// Package benchresult holds the figures the actors/host benchmarks write as
-// JSON lines to the file RSC_BENCH_RESULT names, and test/sysbench reads
-// back into the whole-system table: one definition for both sides.
 package benchresult
 
 // Memory is actors/host TestMemoryPerMemberBenchmark's figures for RSC_BENCH_RESULT (KiB per member
