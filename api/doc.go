@@ -81,7 +81,8 @@
 // api is the server, its routes and handlers. Below it, each with one job:
 // api/auth (who may call, rate limits, audit), api/edge (input checks),
 // api/httpx (the error answer, request ids), api/openapi (the document and
-// its viewer), api/metrics and api/console. api may import those, fiber
+// its viewer), api/metrics, api/console and api/freshconn (shutdown does
+// not wait on connections that never sent a request). api may import those, fiber
 // v2, huma v2, config, coordinator (the Service boundary) and
 // membersdk/protocol; never the actor host, persistence or reshard.
 package api

@@ -13,6 +13,7 @@ import (
 
 	"github.com/redisstream/coordinator/api/auth"
 	"github.com/redisstream/coordinator/api/edge"
+	"github.com/redisstream/coordinator/api/freshconn"
 	"github.com/redisstream/coordinator/api/httpx"
 
 	"github.com/gofiber/fiber/v2"
@@ -35,13 +36,14 @@ type Server struct {
 	metrics   *metrics.Metrics
 	now       func() time.Time
 	addr      atomic.Pointer[net.Addr]
-	table     []route          // every route, in registration order (routes.go)
-	doc       *openapi.Doc     // the routes' OpenAPI document (typed.go)
-	pending   route            // the route being registered (typed.go)
-	auditSink AuditSink        // options.go; nil: audit to the log only
-	drain     drainState       // drain.go
-	genStore  TokenGenerations // tokengen.go; nil: tokens cannot be revoked
-	admin     *admin           // handler groups, set up by routes (routes.go)
+	ln        atomic.Pointer[freshconn.Listener] // set by Serve; cut by Shutdown
+	table     []route                            // every route, in registration order (routes.go)
+	doc       *openapi.Doc                       // the routes' OpenAPI document (typed.go)
+	pending   route                              // the route being registered (typed.go)
+	auditSink AuditSink                          // options.go; nil: audit to the log only
+	drain     drainState                         // drain.go
+	genStore  TokenGenerations                   // tokengen.go; nil: tokens cannot be revoked
+	admin     *admin                             // handler groups, set up by routes (routes.go)
 	browse    *browse
 	mon       *monitoring
 }
@@ -113,7 +115,9 @@ func (s *Server) Listen(addr string) error {
 func (s *Server) Serve(ln net.Listener) error {
 	a := ln.Addr()
 	s.addr.Store(&a)
-	return s.app.Listener(ln)
+	fl := freshconn.Wrap(ln)
+	s.ln.Store(fl)
+	return s.app.Listener(fl)
 }
 
 // Addr is the address being served, or nil before Listen/Serve.
@@ -125,8 +129,20 @@ func (s *Server) Addr() net.Addr {
 }
 
 // Shutdown stops accepting connections and waits for in-flight requests
-// until ctx is done.
-func (s *Server) Shutdown(ctx context.Context) error { return s.app.ShutdownWithContext(ctx) }
+// until ctx is done. A connection that has sent nothing gets freshConnGrace
+// to send its request and is then closed (api/freshconn): without that, an
+// unused client connection held the shutdown until the 30 s read timeout.
+func (s *Server) Shutdown(ctx context.Context) error {
+	if fl := s.ln.Load(); fl != nil {
+		fl.CutFresh(freshConnGrace)
+	}
+	return s.app.ShutdownWithContext(ctx)
+}
+
+// freshConnGrace is how long Shutdown waits for a request on a connection
+// that has sent nothing yet: a request already on its way arrives well
+// within it.
+const freshConnGrace = 500 * time.Millisecond
 
 // observe wraps every request: it turns errors and panics into the SPEC
 // error body and records the request metrics. It never returns an error.

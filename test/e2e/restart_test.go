@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"net"
 	"strconv"
 	"strings"
 	"testing"
@@ -71,6 +72,27 @@ func TestGracefulRestartAnswersAtOnce(t *testing.T) {
 	require.Equal(t, shardsA, a.Shards())
 	require.Equal(t, epochA, a.Epoch)
 	require.Contains(t, e.coord.Logs(), "group activation released")
+}
+
+// A client connection that never sends a request (Go's http.Transport keeps
+// such spare connections in its idle pool) does not hold a graceful stop up:
+// it held it until the 30 s read timeout, past the supervisor's patience.
+func TestGracefulStopDoesNotWaitForAnUnusedConnection(t *testing.T) {
+	e := start(t, nil)
+	e.c.CreateStream(t, "orders", 2)
+	a := e.member("a")
+	a.Beat(t)
+	unused, err := net.Dial("tcp", strings.TrimPrefix(e.coord.URL(), "http://"))
+	require.NoError(t, err)
+	defer unused.Close()
+
+	began := time.Now()
+	e.coord.Stop() // SIGQUIT, then SIGKILL, after 15 s without an exit
+	took := time.Since(began)
+	t.Logf("exited %s after SIGTERM", took.Round(time.Millisecond))
+	require.Less(t, took, 10*time.Second, "the coordinator took %s to exit after SIGTERM", took)
+	require.Contains(t, e.coord.Logs(), "msg=\"shut down\"")
+	require.NotContains(t, e.coord.Logs(), "in-flight requests did not finish in time")
 }
 
 // A steady-state heartbeat writes nothing to Redis.

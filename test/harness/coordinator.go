@@ -110,7 +110,7 @@ func (c *Coordinator) start() {
 func (c *Coordinator) launch() {
 	c.t.Helper()
 	cmd := exec.Command(c.bin, c.args...)
-	cmd.Env = append(environWithoutRSC(), c.env...)
+	cmd.Env = append(append(environWithoutRSC(), "GOTRACEBACK=all"), c.env...) // a SIGQUIT dump shows every goroutine
 	cmd.Stdout = c.logs
 	cmd.Stderr = c.logs
 	if err := cmd.Start(); err != nil {
@@ -202,8 +202,15 @@ func (c *Coordinator) signal(sig syscall.Signal) {
 	select {
 	case <-done:
 	case <-time.After(15 * time.Second):
-		_ = cmd.Process.Kill()
-		<-done
+		// SIGQUIT first: the Go runtime writes every goroutine's stack to
+		// the process log, so a stuck shutdown shows where it was stuck.
+		_ = cmd.Process.Signal(syscall.SIGQUIT)
+		select {
+		case <-done:
+		case <-time.After(2 * time.Second):
+			_ = cmd.Process.Kill()
+			<-done
+		}
 	}
 }
 
