@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/redisstream/coordinator/membersdk/protocol"
 	"github.com/redisstream/coordinator/persistence"
 )
 
@@ -77,36 +78,11 @@ func parseGroupID(id string) (persistence.GroupKey, error) {
 	return persistence.GroupKey{StreamPrefix: prefix, ConsumerGroup: group}, nil
 }
 
-func safeByte(c byte) bool {
-	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' ||
-		c == '.' || c == '_' || c == '-' || c == ':'
-}
-
-// escape percent-encodes every byte outside [A-Za-z0-9._:-]. Valid API names
-// pass through unchanged; the output never contains '{', '}', '|' or '%'
-// other than as an escape.
-func escape(s string) string {
-	n := 0
-	for i := 0; i < len(s); i++ {
-		if !safeByte(s[i]) {
-			n++
-		}
-	}
-	if n == 0 {
-		return s
-	}
-	const hex = "0123456789ABCDEF"
-	b := make([]byte, 0, len(s)+2*n)
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if safeByte(c) {
-			b = append(b, c)
-		} else {
-			b = append(b, '%', hex[c>>4], hex[c&15])
-		}
-	}
-	return string(b)
-}
+// escape percent-encodes every byte outside [A-Za-z0-9._:-]
+// (protocol.EscapeKeyName, the rule members use for mailbox keys too). Valid
+// API names pass through unchanged; the output never contains '{', '}', '|'
+// or '%' other than as an escape.
+func escape(s string) string { return protocol.EscapeKeyName(s) }
 
 func unescape(s string) (string, error) {
 	if !strings.Contains(s, "%") {
