@@ -332,14 +332,12 @@ func runSim(t testing.TB, seed int64, steps int, o simOpts) {
 var simSeed = flag.Int64("sim.seed", 0, "run only this simulation seed (as printed by a failure)")
 
 func TestSimulation(t *testing.T) {
-	seeds, steps := 1000, 200
+	steps := 200
 	if *simSeed != 0 {
 		runSim(t, *simSeed, steps, simOpts{shift: *simShift, static: *simStatic})
 		return
 	}
-	if testing.Short() {
-		seeds = 200
-	}
+	seeds := simSeeds(t, 1000, 200)
 	for seed := int64(1); seed <= int64(seeds); seed++ {
 		runSim(t, seed, steps, simOpts{})
 	}
