@@ -237,7 +237,7 @@ func TestHandOverKeepsTheRevokeDeadline(t *testing.T) {
 // expires within TTL + interval + the gap in progress.
 func TestHandOverRandomMoves(t *testing.T) {
 	ttl, iv := testCfg.LeaseTTL, testCfg.HeartbeatInterval
-	for seed := int64(1); seed <= 200; seed++ {
+	for seed := int64(1); seed <= int64(simSeeds(t, 200, 200)); seed++ {
 		rng := rand.New(rand.NewSource(seed))
 		h := stable2(t)
 		lastA := h.now
