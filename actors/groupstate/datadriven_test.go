@@ -25,7 +25,11 @@ func TestScenarios(t *testing.T) {
 	}
 	// Not datadriven.Walk: testdata/ also holds the fuzz corpus, which is not scenarios.
 	for _, path := range files {
-		t.Run(strings.TrimSuffix(filepath.Base(path), ".txt"), func(t *testing.T) {
+		name := strings.TrimSuffix(filepath.Base(path), ".txt")
+		t.Run(name, func(t *testing.T) {
+			if strings.Contains(name, "_storm") {
+				withoutRace(t) // 1,024-shard join storms
+			}
 			sc := &scenario{t: t}
 			datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
 				sc.t = t
