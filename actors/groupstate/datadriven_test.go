@@ -19,6 +19,7 @@ import (
 // up to the next blank line; '#' lines are comments. Run with -rewrite to refresh expected output.
 // Each file starts from no group; its first command must be 'new'.
 func TestScenarios(t *testing.T) {
+	t.Parallel() // the storms are heavy; each file has a group of its own
 	files, _ := filepath.Glob("testdata/*.txt")
 	if len(files) == 0 {
 		t.Fatal("no scenario files")

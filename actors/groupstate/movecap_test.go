@@ -102,6 +102,7 @@ func stable(g *Group) bool {
 // Run with -v for the figures.
 func TestMoveCapJoinStorm(t *testing.T) {
 	withoutRace(t)
+	t.Parallel() // heavy, shares nothing: beside the other heavy tests
 	for _, c := range []struct {
 		name     string
 		perRound int
