@@ -25,7 +25,7 @@ import (
 // once (revoked and draining, or released and not yet started by the new owner), and the time
 // from the joins to the group's STABLE (monitoring API, polled every 50 ms). Without a cap,
 // with assignment.max-moves-per-round 64, and with assignment.max-moves-fraction 0.1. About
-// 3 minutes; not part of `make test` nor `make bench`:
+// 3 minutes (`make bench-movecap`); not part of `make test` nor `make bench`:
 //
 //	RSC_BENCH_MOVECAP=1 go test -count=1 -run TestMoveCapJoinStormBenchmark -v ./test/e2e/
 func TestMoveCapJoinStormBenchmark(t *testing.T) {
