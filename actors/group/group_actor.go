@@ -111,6 +111,16 @@ func (a *groupActor) Receive(ctx actor.Context) {
 			ctx.Poison(ctx.Self())
 			return
 		}
+		if why := a.deps.Node.PlacedElsewhere(a.key); why != "" {
+			// Placed here by a node whose member list is older than this node's
+			// (docs/RELIABILITY.md, "A node rejoining"): activating would take the
+			// group from where this node's list places it, and that node would take
+			// it back. Answer RETRY and stop; the member's next node places it right.
+			a.deps.Logger.Debug("not activating group: placed elsewhere", slog.String("group", a.key.String()), slog.String("reason", why))
+			a.stopped = true
+			ctx.Poison(ctx.Self())
+			return
+		}
 		a.deps.Node.GroupStarted(a.key, ctx.Self())
 		if err := a.activate(ctx); err != nil {
 			a.deps.Logger.Warn("group activation failed; will retry on the next request",
