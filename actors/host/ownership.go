@@ -29,8 +29,9 @@ import (
 
 // placement is this node's rendezvous over its last member list.
 type placement struct {
-	rdv *cluster.Rendezvous
-	at  time.Time // when the member list last changed
+	rdv      *cluster.Rendezvous
+	at       time.Time       // when the member list last changed
+	departed map[string]bool // addresses a member list held and a later one dropped
 }
 
 // notePlacement records the member list of a topology event (called by
@@ -39,11 +40,28 @@ type placement struct {
 func (h *Host) notePlacement(prev, next []memberView, members []*cluster.Member) {
 	rdv := cluster.NewRendezvous()
 	rdv.UpdateMembers(members)
-	at := h.cl.place.at
+	at, departed := h.cl.place.at, h.cl.place.departed
 	if !sameMembers(prev, next) {
 		at = h.opts.Now()
+		departed = noteDeparted(departed, prev, next)
 	}
-	h.cl.place = placement{rdv: rdv, at: at}
+	h.cl.place = placement{rdv: rdv, at: at, departed: departed}
+}
+
+// noteDeparted returns the addresses that left the member list (prev → next)
+// or left it earlier and did not come back.
+func noteDeparted(old map[string]bool, prev, next []memberView) map[string]bool {
+	out := make(map[string]bool, len(old)+len(prev))
+	for a := range old {
+		out[a] = true
+	}
+	for _, m := range prev {
+		out[m.Addr] = true
+	}
+	for _, m := range next {
+		delete(out, m.Addr)
+	}
+	return out
 }
 
 func sameMembers(a, b []memberView) bool {
@@ -90,6 +108,14 @@ func (s nodeSide) PlacedElsewhere(key persistence.GroupKey) string {
 		return ""
 	}
 	return "this node's member list places the group on " + owner + " (the requesting node's list is older; the lists converge within seconds)"
+}
+
+// Departed reports whether this node saw addr leave its member list (and
+// not come back): node.Cluster.Departed.
+func (s nodeSide) Departed(addr string) bool {
+	s.h.cl.mu.Lock()
+	defer s.h.cl.mu.Unlock()
+	return s.h.cl.place.departed[addr]
 }
 
 // Settling reports whether this node's member list changed within the

@@ -93,6 +93,9 @@ type Cluster interface {
 	// Settling reports whether this node's member list changed within the
 	// settle window (the lists of the nodes may still disagree).
 	Settling() bool
+	// Departed reports whether this node saw the member at cluster address
+	// addr leave its member list (and not come back).
+	Departed(addr string) bool
 	// Evicted is called once when the node finds it was evicted: stop the
 	// local group actors and tell the process.
 	Evicted(reason string)

@@ -15,8 +15,10 @@ import (
 //     older list sent the request: Cluster.PlacedElsewhere), or
 //   - when its current activation is live on another node that this node can
 //     reach: the stored owner is another incarnation whose registration is
-//     live, not refusing, and whose cluster address is in this node's
-//     member list. That node's list does not place the group here yet (else
+//     live and not refusing, and whose cluster address is in this node's
+//     member list or, if not, has never left it (a node that just started
+//     does not list every peer yet; a peer it saw leave, dropped after a
+//     kill -9, is not waited for). That node's list does not place the group here yet (else
 //     it would have released it); taking it over now would make that node
 //     take it back at its members' next heartbeat. It releases the group,
 //     with its members' timers, once its list places the group here, and
@@ -53,16 +55,26 @@ func (n *Node) placedElsewhere(key persistence.GroupKey) string {
 }
 
 // reachablePeer returns the live registration of owner if it serves and its
-// cluster address is in this node's member list.
+// cluster address is in this node's member list or never left it.
 func (n *Node) reachablePeer(owner string) (persistence.NodeRegistration, bool) {
 	_, members := n.opts.ClusterView()
 	r := n.reg
 	r.mu.Lock()
-	defer r.mu.Unlock()
+	var peer persistence.NodeRegistration
 	for _, p := range r.peers {
-		if p.Owner == owner && !p.Refusing && p.Address != "" && slices.Contains(members, p.Address) {
-			return p, true
+		if p.Owner == owner {
+			peer = p
 		}
 	}
-	return persistence.NodeRegistration{}, false
+	r.mu.Unlock()
+	if peer.Owner == "" || peer.Refusing || peer.Address == "" {
+		return peer, false
+	}
+	if slices.Contains(members, peer.Address) {
+		return peer, true
+	}
+	if c := n.opts.Cluster; c.Departed(peer.Address) || (peer.MemberID != "" && slices.Contains(c.Blocked(), peer.MemberID)) {
+		return peer, false
+	}
+	return peer, true
 }

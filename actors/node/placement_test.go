@@ -15,6 +15,7 @@ import (
 type gateCluster struct {
 	elsewhere string
 	settling  bool
+	departed  map[string]bool
 }
 
 func (gateCluster) MemberID() string                              { return "" }
@@ -24,6 +25,7 @@ func (gateCluster) PlacementMoved() bool                          { return false
 func (gateCluster) Evicted(string)                                {}
 func (c gateCluster) PlacedElsewhere(persistence.GroupKey) string { return c.elsewhere }
 func (c gateCluster) Settling() bool                              { return c.settling }
+func (c gateCluster) Departed(addr string) bool                   { return c.departed[addr] }
 
 // The rejoin gate: while the member list settles, a group whose activation
 // is live on a reachable, serving peer is not activated here; a released
@@ -56,7 +58,10 @@ func TestRejoinGateHoldsGroupsLiveOnReachablePeers(t *testing.T) {
 	require.Empty(t, n.PlacedElsewhere(key), "holder's registration gone: dead")
 	n.reg.peers = []persistence.NodeRegistration{peer}
 	members = []string{"B"}
-	require.Empty(t, n.PlacedElsewhere(key), "holder not in this node's member list: unreachable")
+	require.NotEmpty(t, n.PlacedElsewhere(key), "holder not listed yet (this node just started): still waited for")
+	left := newNode(gateCluster{settling: true, departed: map[string]bool{"A": true}})
+	left.reg.peers = []persistence.NodeRegistration{peer}
+	require.Empty(t, left.PlacedElsewhere(key), "holder dropped from this node's member list: not waited for")
 	members = []string{"A", "B"}
 
 	settled := newNode(gateCluster{})
