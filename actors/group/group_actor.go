@@ -103,20 +103,9 @@ func (a *groupActor) Receive(ctx actor.Context) {
 			}
 			a.key = key
 		}
-		if why := a.deps.Node.Refusing(); why != "" {
-			// Placed here while this node may not host groups: answer RETRY and stop; the
-			// cluster places the group elsewhere once it knows.
+		if why := startRefusal(a.deps.Node, a.key); why != "" {
+			// Answer RETRY and stop (startRefusal says why not here).
 			a.deps.Logger.Debug("not activating group", slog.String("group", a.key.String()), slog.String("reason", why))
-			a.stopped = true
-			ctx.Poison(ctx.Self())
-			return
-		}
-		if why := a.deps.Node.PlacedElsewhere(a.key); why != "" {
-			// Placed here by a node whose member list is older than this node's
-			// (docs/RELIABILITY.md, "A node rejoining"): activating would take the
-			// group from where this node's list places it, and that node would take
-			// it back. Answer RETRY and stop; the member's next node places it right.
-			a.deps.Logger.Debug("not activating group: placed elsewhere", slog.String("group", a.key.String()), slog.String("reason", why))
 			a.stopped = true
 			ctx.Poison(ctx.Self())
 			return
