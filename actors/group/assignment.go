@@ -10,6 +10,15 @@ import (
 	"github.com/redisstream/coordinator/actors/groupstate/model"
 )
 
+// groupChange applies a change of the group's settings a host asked for: a resize (the
+// stream's new shard set) or an assignment mode.
+func groupChange(a *groupActor, ctx actor.Context, msg any) error {
+	if m, ok := msg.(*groupmsg.AssignmentRequest); ok {
+		return setAssignment(a, ctx, m)
+	}
+	return a.resize(ctx, msg.(*groupmsg.ResizeRequest))
+}
+
 // setAssignment sets the group's assignment mode (an operator's request): the rules decide
 // (groupstate.SetAssignment), the change is persisted with the group's meta, then applied.
 // The service checked the mode; an unknown one is still refused here by the rules.
