@@ -8,13 +8,6 @@ import (
 // The fake keeps token generations (tokengen.go) like the store does; err
 // fails them like every other call.
 
-// setErr sets the error every call returns, under the lock TokenGenerations reads it with.
-func (f *fakeService) setErr(err error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.err = err
-}
-
 func (f *fakeService) TokenGenerations(context.Context) (map[string]int64, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()

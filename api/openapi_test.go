@@ -188,7 +188,7 @@ func TestOpenAPIStatusesAreReal(t *testing.T) {
 		}
 		errs := append([]error{errors.New("boom"), coordinator.ErrUnavailable}, d.errs...)
 		for _, err := range errs {
-			h.fake.setErr(err) // under the lock: the token generations are read in the background
+			h.fake.setErr(err)
 			send(h, probe{body: body, hdr: []string{"Authorization", boss}})
 		}
 		h.fake.setErr(nil)
