@@ -130,6 +130,10 @@ func MemberView(m model.Member, metadataVersion int64, act Activity) protocol.Me
 		LeaseExpiresAt:        Stamp(m.LeaseDeadline.Time()),
 		StateSince:            Stamp(m.StateSince),
 	}
+	v.InstanceID = m.InstanceID
+	if m.Away() {
+		v.HeldUntil = Stamp(m.SessionDeadline)
+	}
 	if len(m.Revoking) > 0 && !m.RevokeDeadline.IsZero() {
 		d := Stamp(m.RevokeDeadline.Time())
 		v.RebalanceDeadlineAt = &d
