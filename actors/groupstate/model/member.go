@@ -30,9 +30,10 @@ type Member struct {
 	// assignment is kept for the next incarnation with its InstanceID until then.
 	SessionDeadline time.Time `json:"sessionDeadline,omitzero"`
 
-	LastHeartbeat  time.Time `json:"-"`
-	LeaseDeadline  time.Time `json:"-"`
-	RevokeDeadline time.Time `json:"-"`
+	// Volatile, as Instants (8 bytes each instead of 24: one record per member).
+	LastHeartbeat  Instant `json:"-"`
+	LeaseDeadline  Instant `json:"-"`
+	RevokeDeadline Instant `json:"-"`
 }
 
 // Meta is the durable group-level record.
