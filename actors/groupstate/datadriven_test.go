@@ -88,6 +88,9 @@ func (sc *scenario) run(d *datadriven.TestData) string {
 		if out, ok := sc.runStorm(cmd, num); ok {
 			return out
 		}
+		if out, ok := sc.runPause(cmd, args); ok {
+			return out
+		}
 	}
 	switch cmd {
 	case "new":

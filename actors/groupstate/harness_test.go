@@ -116,8 +116,8 @@ func fmtInts(s []int) string {
 func table(g *Group) string {
 	var b strings.Builder
 	m := g.Meta()
-	fmt.Fprintf(&b, "group epoch=%d assignment=%d mv=%d shards=%d live=%d\n",
-		m.GroupEpoch, m.AssignmentEpoch, m.MetadataVersion, m.ShardCount, g.Live())
+	fmt.Fprintf(&b, "group epoch=%d assignment=%d mv=%d shards=%d live=%d%s\n",
+		m.GroupEpoch, m.AssignmentEpoch, m.MetadataVersion, m.ShardCount, g.Live(), pausedNote(g))
 	for _, mm := range g.Members() {
 		fmt.Fprintf(&b, "  %s %s epoch=%d prev=%d target=%s assigned=%s revoking=%s pending=%s\n",
 			mm.ID, mm.State, mm.Epoch, mm.PrevEpoch, fmtInts(mm.Target), fmtInts(mm.Assigned), fmtInts(mm.Revoking), fmtInts(mm.Pending))

@@ -43,6 +43,9 @@ type Meta struct {
 	AssignmentEpoch int64  `json:"assignmentEpoch"`
 	MetadataVersion int64  `json:"metadataVersion"`
 	ShardCount      int    `json:"shardCount"`
+	// Paused is set while an operator froze the group's rebalancing (rebalancing.go); zero:
+	// rebalancing is active. Older records have none.
+	Paused Pause `json:"paused,omitzero"`
 }
 
 // MaxIncarnationLength bounds Heartbeat.Incarnation in bytes (the wire decoder and the HTTP
