@@ -84,6 +84,16 @@ type ResizeRequest struct {
 	RequestID string
 }
 
+// RebalancingRequest pauses (Paused) or resumes the group's rebalancing
+// (groupstate/pause.go) for the operator RequestedBy names. Reply:
+// *Description, the group as it is after the request (Err when it failed).
+type RebalancingRequest struct {
+	Paused              bool
+	RequestedBy, Reason string
+	// RequestID is the admin request's id (X-Request-Id), for log lines.
+	RequestID string
+}
+
 // ErrorReply is the reply of requests that return only an error.
 type ErrorReply struct {
 	Err error
@@ -155,6 +165,8 @@ func RequestID(msg any) string {
 	case *DeleteRequest:
 		return m.RequestID
 	case *ResizeRequest:
+		return m.RequestID
+	case *RebalancingRequest:
 		return m.RequestID
 	}
 	return ""

@@ -28,6 +28,7 @@ func Describe(state *groupstate.Group, act Activity) *groupmsg.Description {
 			GroupEpoch: meta.GroupEpoch, AssignmentEpoch: meta.AssignmentEpoch,
 			MetadataVersion: meta.MetadataVersion, ShardCount: meta.ShardCount,
 			TargetAssignmentSummary: map[string]int{}, CurrentAssignmentSummary: map[string]int{},
+			Rebalancing: protocol.RebalancingActive,
 		},
 		Members: protocol.MembersResponse{Members: make([]protocol.MemberView, 0, len(members)), RecentEvents: act.Events},
 		Assignments: protocol.AssignmentsResponse{
@@ -36,6 +37,10 @@ func Describe(state *groupstate.Group, act Activity) *groupmsg.Description {
 			InvariantViolations: state.CheckInvariants(),
 		},
 		Consumption: protocol.ConsumptionResponse{Rows: []protocol.ConsumptionRow{}},
+	}
+	if p := meta.Paused; p.IsSet() {
+		d.Group.Rebalancing = protocol.RebalancingPaused
+		d.Group.RebalancingPause = &protocol.RebalancingPause{RequestedBy: p.RequestedBy, Reason: p.Reason, Since: Stamp(p.Since)}
 	}
 	if d.Assignments.InvariantViolations == nil {
 		d.Assignments.InvariantViolations = []string{}
