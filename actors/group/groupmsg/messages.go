@@ -50,7 +50,10 @@ type SampleRequest struct{}
 // them); Err when the activation cannot answer (stopped, not loaded).
 type SampleReply struct {
 	ShardCount, Unowned int
-	Err                 error
+	// PausedSince is when an operator paused the group's rebalancing (zero:
+	// rebalancing is active).
+	PausedSince time.Time
+	Err         error
 }
 
 // DebugRequest asks for the live actor state. Reply: *DebugState.
