@@ -135,6 +135,10 @@ func MemberView(m model.Member, metadataVersion int64, act Activity) protocol.Me
 		LeaseExpiresAt:        Stamp(m.LeaseDeadline),
 		StateSince:            Stamp(m.StateSince),
 	}
+	v.InstanceID = m.InstanceID
+	if m.Away() {
+		v.HeldUntil = Stamp(m.SessionDeadline)
+	}
 	if len(m.Revoking) > 0 && !m.RevokeDeadline.IsZero() {
 		d := Stamp(m.RevokeDeadline)
 		v.RebalanceDeadlineAt = &d
