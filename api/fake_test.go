@@ -103,6 +103,15 @@ func (f *fakeService) SetAssignment(_ context.Context, p, g string, req protocol
 	return resp, f.err
 }
 
+func (f *fakeService) SetRebalancing(_ context.Context, p, g string, req protocol.RebalancingRequest) (protocol.GroupResponse, error) {
+	f.record("SetRebalancing "+p+"/"+g, req)
+	out := f.group(p, g)
+	if req.Paused != nil && *req.Paused {
+		out.Rebalancing, out.RebalancingPause = protocol.RebalancingPaused, &protocol.RebalancingPause{RequestedBy: req.RequestedBy, Reason: req.Reason, Since: "2026-12-02T12:00:00Z"}
+	}
+	return out, f.err
+}
+
 func (f *fakeService) ProducerRouting(_ context.Context, p, g string) (protocol.ProducerRouting, error) {
 	f.record("ProducerRouting "+p+"/"+g, nil)
 	return protocol.ProducerRouting{StreamPrefix: p, ConsumerGroup: g, MetadataVersion: 1, ShardCount: 1,

@@ -66,6 +66,19 @@ func (a *admin) deleteGroup(c *fiber.Ctx, in *groupBody[protocol.DeleteGroupRequ
 	return a.svc.DeleteGroup(ctx, in.StreamPrefix, in.ConsumerGroup, *in.req())
 }
 
+// setRebalancing: POST /coord/v1/streams/:p/groups/:g/rebalancing {paused,
+// requestedBy, reason?} → 200 GroupResponse (rebalancing, rebalancingPause);
+// 404 GROUP_NOT_FOUND. Pausing a paused group keeps its first pause.
+func (a *admin) setRebalancing(c *fiber.Ctx, in *groupBody[protocol.RebalancingRequest]) (protocol.GroupResponse, error) {
+	if err := edge.Rebalancing(*in.req()); err != nil {
+		return protocol.GroupResponse{}, err
+	}
+	ctx, cancel := a.reqCtx(c)
+	defer cancel()
+	resp, err := a.svc.SetRebalancing(ctx, in.StreamPrefix, in.ConsumerGroup, *in.req())
+	return normalizeGroup(resp), err
+}
+
 // producerRouting: GET …/producer-routing → ProducerRouting.
 func (a *admin) producerRouting(c *fiber.Ctx, in *GroupPath) (protocol.ProducerRouting, error) {
 	ctx, cancel := a.reqCtx(c)
@@ -109,6 +122,9 @@ func (a *admin) rollback(c *fiber.Ctx, in *migrationBody[protocol.RollbackReques
 
 // normalizeGroup turns nil maps into {} so clients never see null summaries.
 func normalizeGroup(g protocol.GroupResponse) protocol.GroupResponse {
+	if g.Rebalancing == "" {
+		g.Rebalancing = protocol.RebalancingActive
+	}
 	emptyMap(&g.TargetAssignmentSummary)
 	emptyMap(&g.CurrentAssignmentSummary)
 	return g

@@ -117,6 +117,8 @@ func validBody(method, path string) string {
 		return `{"targetShardCount":2,"requestedBy":"ops","reason":"test"}`
 	case strings.HasSuffix(path, "/assignment"):
 		return `{"assignment":"capacity","requestedBy":"ops","reason":"test"}`
+	case strings.HasSuffix(path, "/rebalancing"):
+		return `{"paused":true,"requestedBy":"ops","reason":"test"}`
 	case strings.HasSuffix(path, "/login"):
 		return `{"username":"boss","password":"boss-pass"}`
 	case method == fiber.MethodPost || method == fiber.MethodDelete:

@@ -51,7 +51,7 @@ type queryParam struct {
 // routeDocs describes every route of routes.go. Tags group the viewer's
 // sections.
 var routeDocs = struct {
-	heartbeat, createStream, deleteStream, createGroup, getGroup, deleteGroup, setAssignment, producerRouting, scale, migration, rollback, streamMigrations, streamMigration, streamRollback, login, revokeTokens, health, headHealth, ready, headReady, live, compatibility, streams, stream, cluster, groups, monitorGroup, members, assignments, consumption, migrations, offsets, messages, debugActors, debugGroup, metrics, openAPI, docs opDoc
+	heartbeat, createStream, deleteStream, createGroup, getGroup, deleteGroup, setAssignment, rebalancing, producerRouting, scale, migration, rollback, streamMigrations, streamMigration, streamRollback, login, revokeTokens, health, headHealth, ready, headReady, live, compatibility, streams, stream, cluster, groups, monitorGroup, members, assignments, consumption, migrations, offsets, messages, debugActors, debugGroup, metrics, openAPI, docs opDoc
 }{
 	heartbeat: opDoc{
 		summary: "Member heartbeat (protocol v1): join, keep the lease, report ownership, receive the assignment. Every protocol outcome is HTTP 200 with its status in the body.",
@@ -86,6 +86,11 @@ var routeDocs = struct {
 		summary: "Set a group's assignment mode: uniform (every member the same number of shards, the default) or capacity (shares in proportion to each member's runtimeMaxConcurrency). The group reassigns at once; shards move as in any rebalance (revoke before assign, the move cap).",
 		tag:     "admin", ok: 200, service: true,
 		errs: []error{coordinator.ErrStreamNotFound, coordinator.ErrGroupNotFound, coordinator.ErrStateConflict},
+	},
+	rebalancing: opDoc{
+		summary: "Pause (paused: true) or resume (paused: false) the group's rebalancing. While paused no shard moves between live members: joiners are admitted and wait, no revocation is started; an expired or fenced member's shards are still reassigned. Durable; pausing a paused group keeps its first pause.",
+		tag:     "admin", ok: 200, service: true,
+		errs: []error{coordinator.ErrStreamNotFound, coordinator.ErrGroupNotFound},
 	},
 	producerRouting: opDoc{
 		summary: "Producer routing: shard count, key pattern and Redis Cluster slot of every shard; creates the group on first use unless groups.creation is explicit (so a browser request from another origin is refused, 403).",

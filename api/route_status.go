@@ -89,6 +89,7 @@ var requestRequired = map[string][]string{
 	"DeleteStreamRequest": {"requestedBy"},
 	"ScaleRequest":        {"requestedBy", "targetShardCount"},
 	"RollbackRequest":     {"requestedBy"},
+	"RebalancingRequest":  {"paused", "requestedBy"},
 	"LoginRequest":        {"password", "username"},
 	"RevokeTokensRequest": {"requestedBy"},
 }

@@ -66,6 +66,12 @@ type Admin interface {
 	StreamMigrations(ctx context.Context, streamPrefix string) (protocol.MigrationsResponse, error)
 	StreamMigration(ctx context.Context, streamPrefix, reshardingID string) (protocol.Migration, error)
 	StreamRollback(ctx context.Context, streamPrefix, reshardingID string, req protocol.RollbackRequest) (protocol.Migration, error)
+	// SetRebalancing pauses (req.Paused true) or resumes an existing group's
+	// rebalancing and returns the group as it is then (GroupResponse
+	// rebalancing, rebalancingPause). While paused no shard moves between
+	// live members; expired or fenced members' shards are still reassigned.
+	// Unknown group: ErrGroupNotFound (never created).
+	SetRebalancing(ctx context.Context, streamPrefix, group string, req protocol.RebalancingRequest) (protocol.GroupResponse, error)
 }
 
 // Monitoring reads the coordinator's health, its streams and its groups.

@@ -77,5 +77,5 @@ func (a *groupActor) sample(ctx actor.Context) *groupmsg.SampleReply {
 			}
 		}
 	}
-	return &groupmsg.SampleReply{ShardCount: shards, Unowned: unowned}
+	return &groupmsg.SampleReply{ShardCount: shards, Unowned: unowned, PausedSince: a.state.Meta().Paused.Since}
 }

@@ -96,6 +96,9 @@ func (sc *scenario) run(d *datadriven.TestData) string {
 		if out, ok := sc.runCapacity(cmd, args); ok {
 			return out
 		}
+		if out, ok := sc.runPause(cmd, args); ok {
+			return out
+		}
 	}
 	switch cmd {
 	case "new":

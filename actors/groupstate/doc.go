@@ -63,6 +63,9 @@
 //     target goes whole to the next incarnation of its instance (groupstate/static).
 //   - Limits (Config.MaxMembers, JoinRate) refuse a join with RETRY and Response.Limit and
 //     change nothing; MaxRetained drops the oldest EXPIRED/FENCED members holding nothing.
+//   - While an operator paused rebalancing (Meta.Paused, pause.go) no live member starts a
+//     voluntary revocation; free shards (an expired or fenced member's, never assigned ones)
+//     are still granted at once. Resuming lets the next heartbeats rebalance.
 //   - While grants are held (HoldGrantsUntil, after the store lost data) nothing is newly
 //     granted and members are told only what they report reading.
 //   - Rejected requests (UNSUPPORTED_PROTOCOL, INVALID_REQUEST, UNKNOWN_MEMBER_ID, RETRY for a

@@ -123,7 +123,7 @@ func table(g *Group) string {
 	if m.Assignment != "" {
 		fmt.Fprintf(&b, " mode=%s", m.Assignment)
 	}
-	b.WriteString("\n")
+	b.WriteString(pausedNote(g) + "\n")
 	for _, mm := range g.Members() {
 		fmt.Fprintf(&b, "  %s %s epoch=%d prev=%d target=%s assigned=%s revoking=%s pending=%s\n",
 			mm.ID, mm.State, mm.Epoch, mm.PrevEpoch, fmtInts(mm.Target), fmtInts(mm.Assigned), fmtInts(mm.Revoking), fmtInts(mm.Pending))

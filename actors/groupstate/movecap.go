@@ -9,9 +9,12 @@ import "github.com/redisstream/coordinator/actors/groupstate/reconcile"
 // txn), the shards id itself was revoking before this heartbeat (it may be releasing them right
 // now), and the shards nobody holds (released and not yet started by their new owner, or freed
 // by an expiry). A move counts until its new owner has it, so no more than the cap shards are
-// ever unread because of moves. Free shards still go to their new owners at once (grant takes
+// ever unread because of moves. While rebalancing is paused (pause.go) the budget is 0. Free shards still go to their new owners at once (grant takes
 // no budget); they only make voluntary revocations wait. O(members + shards), only with a cap.
 func (t *txn) revokeBudget(id string) int {
+	if t.meta.Paused.IsSet() {
+		return 0 // rebalancing paused by an operator: a cap with nothing left (pause.go)
+	}
 	limit := reconcile.Limit(t.g.cfg, t.meta.ShardCount)
 	if limit == 0 {
 		return -1

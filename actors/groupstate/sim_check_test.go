@@ -28,6 +28,7 @@ func (s *sim) apply(c *Change) {
 			}
 		}
 	}
+	s.checkPausedRevocations(c)
 	applyChecked(s.t, s.g, c)
 	// Admission: a shard is never revoked from a confirmed member for an unconfirmed one.
 	for _, m := range s.g.Members() {

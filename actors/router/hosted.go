@@ -12,11 +12,13 @@ import (
 
 // HostedGroup is one group whose activation runs on this node, as its own
 // state tells: the shard count of its stream and how many shards are in no
-// member's current assignment.
+// member's current assignment; PausedSince: when an operator paused its
+// rebalancing (zero: active).
 type HostedGroup struct {
-	Key        persistence.GroupKey
-	ShardCount int
-	Unowned    int
+	Key         persistence.GroupKey
+	ShardCount  int
+	Unowned     int
+	PausedSince time.Time
 }
 
 // HostedGroups asks every group activation on this node for its state, all
@@ -49,7 +51,7 @@ func (r *Router) HostedGroups(timeout time.Duration) (out []HostedGroup, failed 
 			failed = append(failed, q.key)
 			continue
 		}
-		out = append(out, HostedGroup{Key: q.key, ShardCount: r.ShardCount, Unowned: r.Unowned})
+		out = append(out, HostedGroup{Key: q.key, ShardCount: r.ShardCount, Unowned: r.Unowned, PausedSince: r.PausedSince})
 	}
 	return out, failed
 }

@@ -116,6 +116,7 @@ type GroupRequest struct {
 	//	*GroupRequest_Release
 	//	*GroupRequest_Touch
 	//	*GroupRequest_SetAssignment
+	//	*GroupRequest_Rebalancing
 	Op isGroupRequest_Op `protobuf_oneof:"op"`
 	// When the caller stops waiting, as Unix nanoseconds on the caller's clock,
 	// and how long that was from sending (nanoseconds). A request still queued
@@ -245,6 +246,15 @@ func (x *GroupRequest) GetSetAssignment() *SetAssignment {
 	return nil
 }
 
+func (x *GroupRequest) GetRebalancing() *Rebalancing {
+	if x != nil {
+		if x, ok := x.Op.(*GroupRequest_Rebalancing); ok {
+			return x.Rebalancing
+		}
+	}
+	return nil
+}
+
 func (x *GroupRequest) GetDeadlineUnixNano() int64 {
 	if x != nil {
 		return x.DeadlineUnixNano
@@ -309,6 +319,10 @@ type GroupRequest_SetAssignment struct {
 	SetAssignment *SetAssignment `protobuf:"bytes,8,opt,name=set_assignment,json=setAssignment,proto3,oneof"`
 }
 
+type GroupRequest_Rebalancing struct {
+	Rebalancing *Rebalancing `protobuf:"bytes,9,opt,name=rebalancing,proto3,oneof"`
+}
+
 func (*GroupRequest_Heartbeat) isGroupRequest_Op() {}
 
 func (*GroupRequest_Describe) isGroupRequest_Op() {}
@@ -324,6 +338,8 @@ func (*GroupRequest_Release) isGroupRequest_Op() {}
 func (*GroupRequest_Touch) isGroupRequest_Op() {}
 
 func (*GroupRequest_SetAssignment) isGroupRequest_Op() {}
+
+func (*GroupRequest_Rebalancing) isGroupRequest_Op() {}
 
 // GroupReply answers a GroupRequest.
 type GroupReply struct {
@@ -1481,11 +1497,74 @@ func (x *Activation) GetActor() string {
 	return ""
 }
 
+// Rebalancing pauses (paused) or resumes a group's rebalancing, for the
+// operator requested_by names, for reason. Answered with the group's
+// description (GroupReply.description_json).
+type Rebalancing struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Paused        bool                   `protobuf:"varint,1,opt,name=paused,proto3" json:"paused,omitempty"`
+	RequestedBy   string                 `protobuf:"bytes,2,opt,name=requested_by,json=requestedBy,proto3" json:"requested_by,omitempty"`
+	Reason        string                 `protobuf:"bytes,3,opt,name=reason,proto3" json:"reason,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Rebalancing) Reset() {
+	*x = Rebalancing{}
+	mi := &file_actors_wire_wire_proto_msgTypes[17]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Rebalancing) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Rebalancing) ProtoMessage() {}
+
+func (x *Rebalancing) ProtoReflect() protoreflect.Message {
+	mi := &file_actors_wire_wire_proto_msgTypes[17]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Rebalancing.ProtoReflect.Descriptor instead.
+func (*Rebalancing) Descriptor() ([]byte, []int) {
+	return file_actors_wire_wire_proto_rawDescGZIP(), []int{17}
+}
+
+func (x *Rebalancing) GetPaused() bool {
+	if x != nil {
+		return x.Paused
+	}
+	return false
+}
+
+func (x *Rebalancing) GetRequestedBy() string {
+	if x != nil {
+		return x.RequestedBy
+	}
+	return ""
+}
+
+func (x *Rebalancing) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
 var File_actors_wire_wire_proto protoreflect.FileDescriptor
 
 const file_actors_wire_wire_proto_rawDesc = "" +
 	"\n" +
-	"\x16actors/wire/wire.proto\x12\vrsc.wire.v1\"\xbd\x04\n" +
+	"\x16actors/wire/wire.proto\x12\vrsc.wire.v1\"\xfb\x04\n" +
 	"\fGroupRequest\x126\n" +
 	"\theartbeat\x18\x01 \x01(\v2\x16.rsc.wire.v1.HeartbeatH\x00R\theartbeat\x123\n" +
 	"\bdescribe\x18\x02 \x01(\v2\x15.rsc.wire.v1.DescribeH\x00R\bdescribe\x12*\n" +
@@ -1494,7 +1573,8 @@ const file_actors_wire_wire_proto_rawDesc = "" +
 	"\x06resize\x18\x05 \x01(\v2\x13.rsc.wire.v1.ResizeH\x00R\x06resize\x120\n" +
 	"\arelease\x18\x06 \x01(\v2\x14.rsc.wire.v1.ReleaseH\x00R\arelease\x12*\n" +
 	"\x05touch\x18\a \x01(\v2\x12.rsc.wire.v1.TouchH\x00R\x05touch\x12C\n" +
-	"\x0eset_assignment\x18\b \x01(\v2\x1a.rsc.wire.v1.SetAssignmentH\x00R\rsetAssignment\x12,\n" +
+	"\x0eset_assignment\x18\b \x01(\v2\x1a.rsc.wire.v1.SetAssignmentH\x00R\rsetAssignment\x12<\n" +
+	"\vrebalancing\x18\t \x01(\v2\x18.rsc.wire.v1.RebalancingH\x00R\vrebalancing\x12,\n" +
 	"\x12deadline_unix_nano\x18\n" +
 	" \x01(\x03R\x10deadlineUnixNano\x12#\n" +
 	"\rtimeout_nanos\x18\f \x01(\x03R\ftimeoutNanos\x12\x1b\n" +
@@ -1599,7 +1679,11 @@ const file_actors_wire_wire_proto_rawDesc = "" +
 	"\x05group\x18\x01 \x01(\tR\x05group\x12)\n" +
 	"\x10activation_epoch\x18\x02 \x01(\x03R\x0factivationEpoch\x12\x18\n" +
 	"\amembers\x18\x03 \x01(\x05R\amembers\x12\x14\n" +
-	"\x05actor\x18\x04 \x01(\tR\x05actor*\x87\x01\n" +
+	"\x05actor\x18\x04 \x01(\tR\x05actor\"`\n" +
+	"\vRebalancing\x12\x16\n" +
+	"\x06paused\x18\x01 \x01(\bR\x06paused\x12!\n" +
+	"\frequested_by\x18\x02 \x01(\tR\vrequestedBy\x12\x16\n" +
+	"\x06reason\x18\x03 \x01(\tR\x06reason*\x87\x01\n" +
 	"\x04Code\x12\x06\n" +
 	"\x02OK\x10\x00\x12\x0f\n" +
 	"\vUNAVAILABLE\x10\x01\x12\n" +
@@ -1626,7 +1710,7 @@ func file_actors_wire_wire_proto_rawDescGZIP() []byte {
 }
 
 var file_actors_wire_wire_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_actors_wire_wire_proto_msgTypes = make([]protoimpl.MessageInfo, 17)
+var file_actors_wire_wire_proto_msgTypes = make([]protoimpl.MessageInfo, 18)
 var file_actors_wire_wire_proto_goTypes = []any{
 	(Code)(0),                 // 0: rsc.wire.v1.Code
 	(*GroupRequest)(nil),      // 1: rsc.wire.v1.GroupRequest
@@ -1646,6 +1730,7 @@ var file_actors_wire_wire_proto_goTypes = []any{
 	(*NodeInfoRequest)(nil),   // 15: rsc.wire.v1.NodeInfoRequest
 	(*NodeInfo)(nil),          // 16: rsc.wire.v1.NodeInfo
 	(*Activation)(nil),        // 17: rsc.wire.v1.Activation
+	(*Rebalancing)(nil),       // 18: rsc.wire.v1.Rebalancing
 }
 var file_actors_wire_wire_proto_depIdxs = []int32{
 	5,  // 0: rsc.wire.v1.GroupRequest.heartbeat:type_name -> rsc.wire.v1.Heartbeat
@@ -1656,17 +1741,18 @@ var file_actors_wire_wire_proto_depIdxs = []int32{
 	13, // 5: rsc.wire.v1.GroupRequest.release:type_name -> rsc.wire.v1.Release
 	14, // 6: rsc.wire.v1.GroupRequest.touch:type_name -> rsc.wire.v1.Touch
 	12, // 7: rsc.wire.v1.GroupRequest.set_assignment:type_name -> rsc.wire.v1.SetAssignment
-	0,  // 8: rsc.wire.v1.GroupReply.code:type_name -> rsc.wire.v1.Code
-	6,  // 9: rsc.wire.v1.GroupReply.heartbeat:type_name -> rsc.wire.v1.HeartbeatResponse
-	10, // 10: rsc.wire.v1.GroupReply.delete:type_name -> rsc.wire.v1.DeleteResult
-	4,  // 11: rsc.wire.v1.Heartbeat.revoking_shards:type_name -> rsc.wire.v1.RevokingShard
-	3,  // 12: rsc.wire.v1.Heartbeat.shard_progress:type_name -> rsc.wire.v1.ShardProgress
-	17, // 13: rsc.wire.v1.NodeInfo.activations:type_name -> rsc.wire.v1.Activation
-	14, // [14:14] is the sub-list for method output_type
-	14, // [14:14] is the sub-list for method input_type
-	14, // [14:14] is the sub-list for extension type_name
-	14, // [14:14] is the sub-list for extension extendee
-	0,  // [0:14] is the sub-list for field type_name
+	18, // 8: rsc.wire.v1.GroupRequest.rebalancing:type_name -> rsc.wire.v1.Rebalancing
+	0,  // 9: rsc.wire.v1.GroupReply.code:type_name -> rsc.wire.v1.Code
+	6,  // 10: rsc.wire.v1.GroupReply.heartbeat:type_name -> rsc.wire.v1.HeartbeatResponse
+	10, // 11: rsc.wire.v1.GroupReply.delete:type_name -> rsc.wire.v1.DeleteResult
+	4,  // 12: rsc.wire.v1.Heartbeat.revoking_shards:type_name -> rsc.wire.v1.RevokingShard
+	3,  // 13: rsc.wire.v1.Heartbeat.shard_progress:type_name -> rsc.wire.v1.ShardProgress
+	17, // 14: rsc.wire.v1.NodeInfo.activations:type_name -> rsc.wire.v1.Activation
+	15, // [15:15] is the sub-list for method output_type
+	15, // [15:15] is the sub-list for method input_type
+	15, // [15:15] is the sub-list for extension type_name
+	15, // [15:15] is the sub-list for extension extendee
+	0,  // [0:15] is the sub-list for field type_name
 }
 
 func init() { file_actors_wire_wire_proto_init() }
@@ -1683,6 +1769,7 @@ func file_actors_wire_wire_proto_init() {
 		(*GroupRequest_Release)(nil),
 		(*GroupRequest_Touch)(nil),
 		(*GroupRequest_SetAssignment)(nil),
+		(*GroupRequest_Rebalancing)(nil),
 	}
 	file_actors_wire_wire_proto_msgTypes[1].OneofWrappers = []any{
 		(*GroupReply_Heartbeat)(nil),
@@ -1697,7 +1784,7 @@ func file_actors_wire_wire_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_actors_wire_wire_proto_rawDesc), len(file_actors_wire_wire_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   17,
+			NumMessages:   18,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

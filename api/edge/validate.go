@@ -94,6 +94,25 @@ func DeleteGroup(r protocol.DeleteGroupRequest) error {
 	return Text("reason", r.Reason, MaxReason, true)
 }
 
+// RebalancingShape is the body POST …/groups/{g}/rebalancing expects, named
+// by its errors.
+const RebalancingShape = `{"paused": true|false, "requestedBy": "<who asks>", "reason": "<why>"}`
+
+// Rebalancing checks a pause or resume of a group's rebalancing: paused is
+// required (true pauses, false resumes), and so is requestedBy.
+func Rebalancing(r protocol.RebalancingRequest) error {
+	if r.Paused == nil {
+		return httpx.Invalid("paused is required: send %s (true pauses the group's rebalancing, false resumes it)", RebalancingShape)
+	}
+	if strings.TrimSpace(r.RequestedBy) == "" {
+		return httpx.Invalid("requestedBy is required: send %s naming who pauses or resumes", RebalancingShape)
+	}
+	if err := Text("requestedBy", r.RequestedBy, MaxRequestedBy, false); err != nil {
+		return err
+	}
+	return Text("reason", r.Reason, MaxReason, true)
+}
+
 func Scale(r protocol.ScaleRequest, maxShardCount int) error {
 	if r.TargetShardCount == nil {
 		return httpx.Invalid("targetShardCount is required")

@@ -10,6 +10,7 @@ import "github.com/prometheus/client_golang/prometheus"
 //	rsc_group_lag                entries not yet delivered to the group, summed over shards (Redis XINFO GROUPS lag)
 //	rsc_group_pending            entries delivered but not acknowledged, summed over shards
 //	rsc_group_sample_errors_total  samples that failed (Redis or coordinator unreachable)
+//	rsc_group_rebalancing_paused_seconds  how long an operator has paused the group's rebalancing (0: active)
 //	rsc_metrics_sample_rounds_cut_total  sampling rounds cut at their deadline (the interval)
 //	rsc_metrics_sample_round_seconds     duration of the last sampling round
 //
@@ -17,6 +18,7 @@ import "github.com/prometheus/client_golang/prometheus"
 // one node (aggregate with sum or max alike).
 type sampledMetrics struct {
 	shards, unowned, lag, pending *prometheus.GaugeVec
+	paused                        *prometheus.GaugeVec // rebalancing.go
 	errors, cut                   prometheus.Counter
 	round                         prometheus.Gauge
 }
@@ -28,11 +30,13 @@ func (m *Metrics) registerSampled() {
 		unowned: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "rsc_group_unowned_shards", Help: "Shards of the group that no member currently owns (sampled)."}, labels),
 		lag:     prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "rsc_group_lag", Help: "Entries not yet delivered to the group, summed over its shards (Redis consumer-group lag, sampled)."}, labels),
 		pending: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "rsc_group_pending", Help: "Entries delivered to the group but not acknowledged, summed over its shards (sampled)."}, labels),
-		errors:  prometheus.NewCounter(prometheus.CounterOpts{Name: "rsc_group_sample_errors_total", Help: "Group samples (assignment or Redis lag reads) that failed."}),
-		cut:     prometheus.NewCounter(prometheus.CounterOpts{Name: "rsc_metrics_sample_rounds_cut_total", Help: "Sampling rounds cut at their deadline (the sample interval); the rest is sampled first next round."}),
-		round:   prometheus.NewGauge(prometheus.GaugeOpts{Name: "rsc_metrics_sample_round_seconds", Help: "Duration of this node's last sampling round of the per-group gauges."}),
+		paused: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "rsc_group_rebalancing_paused_seconds",
+			Help: "Seconds since an operator paused the group's rebalancing (POST …/rebalancing); 0 while rebalancing is active (sampled)."}, labels),
+		errors: prometheus.NewCounter(prometheus.CounterOpts{Name: "rsc_group_sample_errors_total", Help: "Group samples (assignment or Redis lag reads) that failed."}),
+		cut:    prometheus.NewCounter(prometheus.CounterOpts{Name: "rsc_metrics_sample_rounds_cut_total", Help: "Sampling rounds cut at their deadline (the sample interval); the rest is sampled first next round."}),
+		round:  prometheus.NewGauge(prometheus.GaugeOpts{Name: "rsc_metrics_sample_round_seconds", Help: "Duration of this node's last sampling round of the per-group gauges."}),
 	}
-	m.reg.MustRegister(m.sampled.shards, m.sampled.unowned, m.sampled.lag, m.sampled.pending, m.sampled.errors, m.sampled.cut, m.sampled.round)
+	m.reg.MustRegister(m.sampled.shards, m.sampled.unowned, m.sampled.lag, m.sampled.pending, m.sampled.paused, m.sampled.errors, m.sampled.cut, m.sampled.round)
 }
 
 // GroupSample sets one group's sampled gauges. lag < 0 means Redis could not
@@ -54,7 +58,7 @@ func (m *Metrics) ForgetGroupSample(stream, group string) {
 	if m == nil {
 		return
 	}
-	for _, v := range []*prometheus.GaugeVec{m.sampled.shards, m.sampled.unowned, m.sampled.lag, m.sampled.pending} {
+	for _, v := range []*prometheus.GaugeVec{m.sampled.shards, m.sampled.unowned, m.sampled.lag, m.sampled.pending, m.sampled.paused} {
 		v.DeleteLabelValues(stream, group)
 	}
 }

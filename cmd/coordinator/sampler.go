@@ -79,6 +79,7 @@ func (s *groupSampler) sample(parent context.Context) (cut bool) {
 	byStream := map[string][]router.HostedGroup{}
 	for _, g := range hosted {
 		seen[g.Key] = true
+		metrics.SetRebalancingPaused(s.m, g.Key.StreamPrefix, g.Key.ConsumerGroup, g.PausedSince, start)
 		byStream[g.Key.StreamPrefix] = append(byStream[g.Key.StreamPrefix], g)
 	}
 	for key := range s.known {

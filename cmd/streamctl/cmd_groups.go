@@ -24,7 +24,8 @@ func (a *app) groupsCmd() *cobra.Command {
 		})
 	g.Aliases = []string{"group"}
 	g.Long = "Alone, lists every group; with PREFIX GROUP, describes one (as 'groups describe')."
-	g.AddCommand(a.groupsCreateCmd(), a.groupsListCmd(), a.groupsDescribeCmd(), a.groupsDeleteCmd(), groupsAssignmentCmd(a))
+	g.AddCommand(a.groupsCreateCmd(), a.groupsListCmd(), a.groupsDescribeCmd(), a.groupsDeleteCmd(), groupsAssignmentCmd(a),
+		groupsPauseCmd(a, true), groupsPauseCmd(a, false))
 	return g
 }
 
@@ -117,6 +118,7 @@ func (a *app) describeGroup(c *cobra.Command, p, g string) error {
 		{"shards", strconv.Itoa(resp.ShardCount)}, {"groupEpoch", strconv.FormatInt(resp.GroupEpoch, 10)},
 		{"assignmentEpoch", strconv.FormatInt(resp.AssignmentEpoch, 10)}, {"metadataVersion", strconv.FormatInt(resp.MetadataVersion, 10)},
 		{"assignment", orDash(resp.Assignment)}, {"migration", migrationSummary(resp.ActiveMigration)},
+		{"rebalancing", rebalancingSummary(resp)},
 	})
 	members := map[string]bool{}
 	for m := range resp.TargetAssignmentSummary {

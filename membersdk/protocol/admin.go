@@ -80,6 +80,15 @@ type ScaleResponse struct {
 	Migrations             []Migration `json:"migrations"`
 }
 
+// RebalancingRequest is the body of POST
+// /coord/v1/streams/{p}/groups/{g}/rebalancing: paused true freezes the
+// group's voluntary moves, false resumes them. paused is required.
+type RebalancingRequest struct {
+	Paused      *bool  `json:"paused"`
+	RequestedBy string `json:"requestedBy"`
+	Reason      string `json:"reason"`
+}
+
 // RollbackRequest is the body of a migration rollback.
 type RollbackRequest struct {
 	RequestedBy string `json:"requestedBy"`

@@ -31,6 +31,26 @@ type GroupResponse struct {
 	ActiveMigration          *Migration     `json:"activeMigration"`
 	TargetAssignmentSummary  map[string]int `json:"targetAssignmentSummary"`
 	CurrentAssignmentSummary map[string]int `json:"currentAssignmentSummary"`
+	// Rebalancing is RebalancingActive, or RebalancingPaused while an operator
+	// froze the group's voluntary moves (POST …/groups/{g}/rebalancing); then
+	// RebalancingPause says who, why and since when. Expired or fenced
+	// members' shards are reassigned either way.
+	Rebalancing      string            `json:"rebalancing"`
+	RebalancingPause *RebalancingPause `json:"rebalancingPause,omitempty"`
+}
+
+// Rebalancing states of a group (GroupResponse.Rebalancing).
+const (
+	RebalancingActive = "active"
+	RebalancingPaused = "paused"
+)
+
+// RebalancingPause is an operator's pause of a group's rebalancing: who asked
+// (requestedBy), why (reason) and since when (since, RFC 3339).
+type RebalancingPause struct {
+	RequestedBy string `json:"requestedBy"`
+	Reason      string `json:"reason"`
+	Since       string `json:"since"`
 }
 
 // GroupsResponse lists groups.

@@ -36,7 +36,8 @@ func stubAPI(t *testing.T) string {
 		"history": []fiber.Map{{"state": "PREPARING", "at": "2026-12-01T10:00:00Z", "node": "n1"}, {"state": "DRAINING", "at": "2026-12-01T10:05:00Z", "node": "n1", "note": "routing now 2 shards"}}}
 	group := fiber.Map{"streamPrefix": oddStream, "consumerGroup": oddGroup, "state": "RECONCILING", "groupEpoch": 7, "assignmentEpoch": 7,
 		"metadataVersion": 4, "shardCount": 2, "activeMigration": migration,
-		"targetAssignmentSummary": fiber.Map{oddMember: 2}, "currentAssignmentSummary": fiber.Map{oddMember: 3}}
+		"targetAssignmentSummary": fiber.Map{oddMember: 2}, "currentAssignmentSummary": fiber.Map{oddMember: 3},
+		"rebalancing": "paused", "rebalancingPause": fiber.Map{"requestedBy": "<b>ops</b>", "reason": "deploy <i>x</i>", "since": "2026-12-01T10:00:00Z"}}
 	shards := func(ix ...int) []fiber.Map {
 		out := []fiber.Map{}
 		for _, i := range ix {
@@ -138,6 +139,8 @@ func TestConsoleRendersMigrationsAndEscapes(t *testing.T) {
 	summary, err := eval[string](br, `document.getElementById('group-summary').textContent`)
 	require.NoError(t, err)
 	require.Contains(t, summary, "rs-2 (3 → 2, DRAINING)")
+	require.Contains(t, summary, "Rebalancingpaused by <b>ops</b> 2026-12-01 10:00:00Z: deploy <i>x</i>", "a paused group says who, since when and why, as text")
+	require.Contains(t, summary, "expired or fenced members\u2019 shards are still reassigned")
 	events := waitFor(br, "the expiry", `[...document.querySelectorAll('#events li[data-member]')].map(li => li.textContent)`, func(v []string) bool { return len(v) == 1 })
 	require.Contains(t, events[0], "gone<svg onload=window.__xss=2>")
 	require.Contains(t, events[0], "lease expired")

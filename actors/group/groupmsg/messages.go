@@ -50,7 +50,10 @@ type SampleRequest struct{}
 // them); Err when the activation cannot answer (stopped, not loaded).
 type SampleReply struct {
 	ShardCount, Unowned int
-	Err                 error
+	// PausedSince is when an operator paused the group's rebalancing (zero:
+	// rebalancing is active).
+	PausedSince time.Time
+	Err         error
 }
 
 // DebugRequest asks for the live actor state. Reply: *DebugState.
@@ -89,6 +92,16 @@ type ResizeRequest struct {
 type AssignmentRequest struct {
 	Assignment string // "uniform" or "capacity"
 	RequestID  string // the HTTP request id, for log lines
+}
+
+// RebalancingRequest pauses (Paused) or resumes the group's rebalancing
+// (groupstate/pause.go) for the operator RequestedBy names. Reply:
+// *Description, the group as it is after the request (Err when it failed).
+type RebalancingRequest struct {
+	Paused              bool
+	RequestedBy, Reason string
+	// RequestID is the admin request's id (X-Request-Id), for log lines.
+	RequestID string
 }
 
 // ErrorReply is the reply of requests that return only an error.
@@ -164,6 +177,8 @@ func RequestID(msg any) string {
 	case *ResizeRequest:
 		return m.RequestID
 	case *AssignmentRequest:
+		return m.RequestID
+	case *RebalancingRequest:
 		return m.RequestID
 	}
 	return ""

@@ -41,6 +41,9 @@ func RequestToWire(msg any, now time.Time) (*wire.GroupRequest, error) {
 		return &wire.GroupRequest{Op: &wire.GroupRequest_Touch{Touch: &wire.Touch{}}}, nil
 	case *groupmsg.AssignmentRequest:
 		return &wire.GroupRequest{Op: &wire.GroupRequest_SetAssignment{SetAssignment: &wire.SetAssignment{Assignment: m.Assignment}}, RequestId: m.RequestID}, nil
+	case *groupmsg.RebalancingRequest:
+		return &wire.GroupRequest{Op: &wire.GroupRequest_Rebalancing{Rebalancing: &wire.Rebalancing{
+			Paused: m.Paused, RequestedBy: m.RequestedBy, Reason: m.Reason}}, RequestId: m.RequestID}, nil
 	}
 	return nil, fmt.Errorf("%w: %T cannot cross nodes", ErrBadWireRequest, msg)
 }
@@ -90,6 +93,9 @@ func RequestFromWire(r *wire.GroupRequest, received time.Time) (any, error) {
 		return &groupmsg.TouchRequest{}, nil
 	case *wire.GroupRequest_SetAssignment:
 		return &groupmsg.AssignmentRequest{Assignment: op.SetAssignment.GetAssignment(), RequestID: r.GetRequestId()}, nil
+	case *wire.GroupRequest_Rebalancing:
+		rb := op.Rebalancing
+		return &groupmsg.RebalancingRequest{Paused: rb.GetPaused(), RequestedBy: rb.GetRequestedBy(), Reason: rb.GetReason(), RequestID: r.GetRequestId()}, nil
 	}
 	return nil, ErrBadWireRequest
 }
@@ -136,7 +142,7 @@ func ReplyFromWire(req any, r *wire.GroupReply) (any, error) {
 			return nil, fmt.Errorf("forwarded heartbeat got no response: %w", orInternal(err))
 		}
 		return &groupmsg.HeartbeatReply{Response: responseFromWire(hb)}, nil
-	case *groupmsg.DescribeRequest:
+	case *groupmsg.DescribeRequest, *groupmsg.RebalancingRequest:
 		if err != nil {
 			return &groupmsg.Description{Err: err}, nil
 		}

@@ -75,7 +75,8 @@ func TestWireErrorCodes(t *testing.T) {
 // An admin request's id and a resize's migration id cross nodes, so the
 // group's log lines name them wherever the group runs.
 func TestWireCarriesRequestIDs(t *testing.T) {
-	for _, in := range []any{&groupmsg.DeleteRequest{Force: true, RequestID: "req-7"}, &groupmsg.ResizeRequest{ShardCount: 8, MetadataVersion: 3, RequestID: "rs-2"}} {
+	for _, in := range []any{&groupmsg.DeleteRequest{Force: true, RequestID: "req-7"}, &groupmsg.ResizeRequest{ShardCount: 8, MetadataVersion: 3, RequestID: "rs-2"},
+		&groupmsg.RebalancingRequest{Paused: true, RequestedBy: "alice", Reason: "deploy é", RequestID: "req-9"}} {
 		out := wireRoundTrip(t, in)
 		require.Equal(t, in, out)
 		require.Equal(t, groupmsg.RequestID(in), groupmsg.RequestID(out))

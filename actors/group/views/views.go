@@ -29,6 +29,7 @@ func Describe(state *groupstate.Group, act Activity) *groupmsg.Description {
 			MetadataVersion: meta.MetadataVersion, ShardCount: meta.ShardCount,
 			Assignment:              string(meta.Assignment.Effective()),
 			TargetAssignmentSummary: map[string]int{}, CurrentAssignmentSummary: map[string]int{},
+			Rebalancing: protocol.RebalancingActive,
 		},
 		Members: protocol.MembersResponse{Members: make([]protocol.MemberView, 0, len(members)), RecentEvents: act.Events},
 		Assignments: protocol.AssignmentsResponse{
@@ -37,6 +38,10 @@ func Describe(state *groupstate.Group, act Activity) *groupmsg.Description {
 			InvariantViolations: state.CheckInvariants(),
 		},
 		Consumption: protocol.ConsumptionResponse{Rows: []protocol.ConsumptionRow{}},
+	}
+	if p := meta.Paused; p.IsSet() {
+		d.Group.Rebalancing = protocol.RebalancingPaused
+		d.Group.RebalancingPause = &protocol.RebalancingPause{RequestedBy: p.RequestedBy, Reason: p.Reason, Since: Stamp(p.Since)}
 	}
 	if d.Assignments.InvariantViolations == nil {
 		d.Assignments.InvariantViolations = []string{}

@@ -46,6 +46,9 @@ type Meta struct {
 	ShardCount      int    `json:"shardCount"`
 	// Assignment is how the target splits the shards ("" = AssignUniform, as before it existed).
 	Assignment AssignmentMode `json:"assignment,omitempty"`
+	// Paused is set while an operator froze the group's rebalancing (rebalancing.go); zero:
+	// rebalancing is active. Older records have none.
+	Paused Pause `json:"paused,omitzero"`
 }
 
 // MaxIncarnationLength bounds Heartbeat.Incarnation in bytes (the wire decoder and the HTTP

@@ -33,6 +33,10 @@ import (
 //     never themselves. A LEAVING member's drain, and an away static member's (a temporary
 //     leave, groupstate/static.go), is neither limited nor counted: the member chose to stop.
 //
+// An operator's pause of rebalancing (model.Pause, groupstate's pause.go) is this cap at 0:
+// Settle gets budget 0, so no voluntary revocation starts, while Grant still hands out every
+// free shard; resuming returns the budget.
+//
 // A member held back keeps its member epoch (Settle advances it only once Assigned ⊆ Target),
 // so "member epoch = assignment epoch" still means "reconciled"; the group is STABLE only when
 // every held-back revocation has run.

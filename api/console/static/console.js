@@ -263,6 +263,7 @@
       ['State', badge(g.state)], ['Group epoch', g.groupEpoch], ['Assignment epoch', g.assignmentEpoch],
       ['Metadata version', g.metadataVersion], ['Assignment', g.assignment || 'uniform'], ['Shards', st.streams.has(g.streamPrefix) ? shardsText(st.streams.get(g.streamPrefix)) : g.shardCount],
       ['Active migration', g.activeMigration ? `${g.activeMigration.reshardingId} (${g.activeMigration.fromShardCount} → ${g.activeMigration.toShardCount}, ${g.activeMigration.state})` : 'none'],
+      ['Rebalancing', rebalancing(g)],
     ];
     $('group-summary').replaceChildren(...summary.map(([k, v]) => h('div', {}, h('dt', {}, k), h('dd', {}, v))));
     assignment.show(g);
@@ -273,6 +274,16 @@
     renderMembers(d.members);
     renderEvents(d.members, d.recentEvents);
     window.RSC.renderMigrations(d.migrations, ago);
+  }
+
+  // rebalancing is the group's rebalancing: active, or paused by an operator
+  // (POST …/rebalancing) with who, why, since when and what still moves.
+  function rebalancing(g) {
+    const p = g.rebalancingPause;
+    if (g.rebalancing !== 'paused' || !p) return 'active';
+    return h('span', { 'data-rebalancing': 'paused' }, badge('PAUSED', 'paused'),
+      ` by ${p.requestedBy} `, h('span', { title: p.since }, ago(p.since)), p.reason ? `: ${p.reason}` : '',
+      h('span', { class: 'muted note' }, ' · no shard moves between live members (new members wait for resume); expired or fenced members’ shards are still reassigned'));
   }
 
   const invert = (m) => {

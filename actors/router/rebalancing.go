@@ -1,0 +1,28 @@
+package router
+
+import (
+	"context"
+
+	"github.com/redisstream/coordinator/actors/group/groupmsg"
+	"github.com/redisstream/coordinator/persistence"
+)
+
+// SetRebalancing asks the group to pause or resume its rebalancing
+// (activating it where it lives, forwarding through the cluster like every
+// request) and returns the group as it is then. The group's own error is
+// mapped by GroupErr. A function, not a method: Router is at its method
+// budget.
+func SetRebalancing(ctx context.Context, r *Router, key persistence.GroupKey, req *groupmsg.RebalancingRequest) (*groupmsg.Description, error) {
+	res, err := r.ask(ctx, key, req)
+	if err != nil {
+		return nil, err
+	}
+	d, ok := res.(*groupmsg.Description)
+	if !ok {
+		return nil, unexpected(key, res)
+	}
+	if d.Err != nil {
+		return d, GroupErr(key, d.Err)
+	}
+	return d, nil
+}
