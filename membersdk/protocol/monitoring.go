@@ -62,6 +62,9 @@ type MemberView struct {
 	JoinedAt         string    `json:"joinedAt,omitempty"`
 	LeaseExpiresAt   string    `json:"leaseExpiresAt,omitempty"` // = memberLeaseExpiresAt (kept for our clients)
 	StateSince       string    `json:"stateSince,omitempty"`
+	// Transport is how the member's last accepted heartbeat arrived: "http"
+	// or "redis" (the Redis mailbox).
+	Transport string `json:"transport"`
 }
 
 // MembersResponse lists a group's members.

@@ -129,12 +129,22 @@ func MemberView(m model.Member, metadataVersion int64, act Activity) protocol.Me
 		JoinedAt:              Stamp(m.JoinedAt),
 		LeaseExpiresAt:        Stamp(m.LeaseDeadline),
 		StateSince:            Stamp(m.StateSince),
+		Transport:             TransportOf(m),
 	}
 	if len(m.Revoking) > 0 && !m.RevokeDeadline.IsZero() {
 		d := Stamp(m.RevokeDeadline)
 		v.RebalanceDeadlineAt = &d
 	}
 	return v
+}
+
+// TransportOf names how m's last accepted heartbeat arrived, as the views show it: "http"
+// (a record keeps "" for it) or "redis".
+func TransportOf(m model.Member) string {
+	if m.Transport == "" {
+		return model.TransportHTTP
+	}
+	return m.Transport
 }
 
 // Stamp is t as the views show it: RFC 3339 in UTC with nanoseconds, "" when zero.

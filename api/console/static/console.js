@@ -366,9 +366,10 @@
         h('td', { 'data-col': 'target' }, fmtShards(m.targetAssignment)),
         h('td', { 'data-col': 'pending' }, fmtShards(m.pending)),
         h('td', { 'data-col': 'revoking' }, fmtShards(m.revoking)),
-        h('td', { 'data-col': 'heartbeat' }, m.lastHeartbeatAt ? ago(m.lastHeartbeatAt) : '—'));
+        h('td', { 'data-col': 'heartbeat' }, m.lastHeartbeatAt ? ago(m.lastHeartbeatAt) : '—'),
+        h('td', { 'data-col': 'transport' }, m.transport || '—'));
     });
-    if (rows.length === 0) rows.push(h('tr', {}, h('td', { colspan: 11, class: 'muted' }, 'No members.')));
+    if (rows.length === 0) rows.push(h('tr', {}, h('td', { colspan: 12, class: 'muted' }, 'No members.')));
     $('members').tBodies[0].replaceChildren(...rows);
     tick();
   }
