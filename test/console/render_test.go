@@ -147,7 +147,7 @@ func TestConsoleRendersMigrationsAndEscapes(t *testing.T) {
 	require.Equal(t, "<i>w</i>", member[1])
 	require.Regexp(t, `^\d+ d$`, member[4], "a lease days away is shown in days")
 	require.Equal(t, "5 / 8", member[5])
-	require.Equal(t, "redis", member[11], "the member's transport")
+	require.Contains(t, member[10], "via redis", "the transport of the member's last heartbeat")
 
 	injected, err := eval[bool](br, `window.__xss !== undefined || document.querySelectorAll('img, script:not([src]), b, i').length > 0 ||
 		[...document.querySelectorAll('svg')].some(s => !s.closest('#plots'))`) // the plots are the page's own SVG
