@@ -17,7 +17,7 @@ type nudgeCounts struct {
 }
 
 func (c *nudgeCounts) MailboxNudge(result string) { c.mu.Lock(); defer c.mu.Unlock(); c.n[result]++ }
-func (c *nudgeCounts) get(result string) int     { c.mu.Lock(); defer c.mu.Unlock(); return c.n[result] }
+func (c *nudgeCounts) get(result string) int      { c.mu.Lock(); defer c.mu.Unlock(); return c.n[result] }
 
 // A nudge lands in the member's reply list (the "-" principal when member authentication is
 // off), bounded and expiring like replies.
