@@ -61,7 +61,7 @@ func TestServiceErrorMapping(t *testing.T) {
 		for _, rt := range routes {
 			h := newHarness(t, Config{})
 			// Wrapped with internal detail that must not leak on 5xx.
-			h.fake.err = fmt.Errorf("redis 10.1.2.3:6379 said NOAUTH secret-detail: %w", tc.err)
+			h.fake.setErr(fmt.Errorf("redis 10.1.2.3:6379 said NOAUTH secret-detail: %w", tc.err))
 			r := h.do(rt.method, rt.path, rt.body)
 			require.Equal(t, tc.status, r.status, "%v on %s %s: %s", tc.err, rt.method, rt.path, r.body)
 			e := r.errorBody(t)

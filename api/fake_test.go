@@ -190,3 +190,11 @@ func (f *fakeService) DebugGroup(_ context.Context, p, g string) (any, error) {
 }
 
 var _ coordinator.Service = (*fakeService)(nil)
+
+// setErr sets the error every error-returning method answers with; under the
+// lock, because a login's background token-generation read takes it too.
+func (f *fakeService) setErr(err error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.err = err
+}

@@ -109,7 +109,7 @@ func TestBrowseErrorMapping(t *testing.T) {
 	for _, tc := range cases {
 		for _, path := range []string{"/coord/v1/streams/orders/groups/g/offsets", "/coord/v1/streams/orders/shards/7/messages"} {
 			h := newHarness(t, Config{})
-			h.fake.err = fmt.Errorf("shard 7 of stream orders: %w", tc.err)
+			h.fake.setErr(fmt.Errorf("shard 7 of stream orders: %w", tc.err))
 			r := h.do("GET", path, "")
 			require.Equal(t, tc.status, r.status, "%v on %s", tc.err, path)
 			require.Equal(t, tc.code, r.errorBody(t).ErrorCode)

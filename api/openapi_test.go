@@ -186,10 +186,10 @@ func TestOpenAPIStatusesAreReal(t *testing.T) {
 		}
 		errs := append([]error{errors.New("boom"), coordinator.ErrUnavailable}, d.errs...)
 		for _, err := range errs {
-			h.fake.err = err
+			h.fake.setErr(err)
 			send(h, probe{body: body, hdr: []string{"Authorization", boss}})
 		}
-		h.fake.err = nil
+		h.fake.setErr(nil)
 		h.fake.health.Status = protocol.HealthDown
 		send(h, probe{body: body, hdr: []string{"Authorization", boss}})
 		h.fake.health.Status = protocol.HealthUp

@@ -2,6 +2,7 @@ package openapi
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"reflect"
 	"strings"
@@ -85,6 +86,34 @@ func (d *Doc) Require(required map[string][]string) {
 			s.Required = fields
 		}
 	}
+}
+
+// Field is what the document says of one property of a schema beyond its Go
+// type: its meaning and, for a closed set of values, the values.
+type Field struct {
+	Description string
+	Enum        []any
+}
+
+// Annotate sets the description (and enum) of properties of the named
+// schemas. A schema or property that does not exist is an error: the
+// annotation went stale when a type changed.
+func (d *Doc) Annotate(fields map[string]map[string]Field) error {
+	schemas := d.OpenAPI().Components.Schemas.Map()
+	for name, props := range fields {
+		s, ok := schemas[name]
+		if !ok {
+			return fmt.Errorf("openapi: annotated schema %s does not exist", name)
+		}
+		for prop, f := range props {
+			p, ok := s.Properties[prop]
+			if !ok {
+				return fmt.Errorf("openapi: schema %s has no property %s to annotate", name, prop)
+			}
+			p.Description, p.Enum = f.Description, f.Enum
+		}
+	}
+	return nil
 }
 
 // JSON renders the document, indented, with a final newline. huma's own

@@ -62,6 +62,13 @@ type MemberView struct {
 	JoinedAt         string    `json:"joinedAt,omitempty"`
 	LeaseExpiresAt   string    `json:"leaseExpiresAt,omitempty"` // = memberLeaseExpiresAt (kept for our clients)
 	StateSince       string    `json:"stateSince,omitempty"`
+	// InstanceID is a static member's stable identity (its heartbeats'
+	// instanceId); absent for dynamic members.
+	InstanceID string `json:"instanceId,omitempty"`
+	// HeldUntil is set while a static member is away on a temporary leave
+	// (memberEpoch -2): its targetAssignment is held for the next process
+	// with its instanceId, and given to nobody else, until then.
+	HeldUntil string `json:"heldUntil,omitempty"`
 	// Transport is how the member's last accepted heartbeat arrived: "http"
 	// or "redis" (the Redis mailbox).
 	Transport string `json:"transport"`

@@ -44,7 +44,8 @@ type coordinator struct {
 // Leases and rebalance timeouts are long: the test beats by hand, and nothing
 // may expire while it looks at the page.
 var rules = model.Config{HeartbeatInterval: time.Second, LeaseTTL: 30 * time.Second,
-	RebalanceTimeout: 30 * time.Second, Retention: time.Hour}
+	RebalanceTimeout: 30 * time.Second, Retention: time.Hour,
+	StaticSessionTimeout: 30 * time.Second}
 
 func startCoordinator(t *testing.T) *coordinator {
 	t.Helper()

@@ -131,6 +131,10 @@ func MemberView(m model.Member, metadataVersion int64, act Activity) protocol.Me
 		StateSince:            Stamp(m.StateSince),
 		Transport:             TransportOf(m),
 	}
+	v.InstanceID = m.InstanceID
+	if m.Away() {
+		v.HeldUntil = Stamp(m.SessionDeadline)
+	}
 	if len(m.Revoking) > 0 && !m.RevokeDeadline.IsZero() {
 		d := Stamp(m.RevokeDeadline)
 		v.RebalanceDeadlineAt = &d

@@ -355,10 +355,16 @@
       // A FENCED member's lease still counts: its shards stay blocked until it ends.
       const gone = m.state === 'EXPIRED';
       const lease = m.leaseExpiresAt || m.memberLeaseExpiresAt;
+      // A static member shows its instance id; one away on a temporary leave, until when its
+      // shards are held for the next process with that instance id.
+      const instance = m.instanceId ? h('div', { class: 'muted trunc', 'data-instance': m.instanceId, title: 'static member: instance ' + m.instanceId }, 'instance ' + m.instanceId) : null;
+      const held = m.heldUntil ? h('div', { class: 'muted', 'data-held-until': m.heldUntil, title: 'away on a temporary leave (restarting): its shards are given to nobody else until ' + m.heldUntil + ', for the next process with its instance id' },
+        'away, shards held for ', h('span', { 'data-deadline': m.heldUntil }, '')) : null;
       return h('tr', { 'data-member': m.memberId },
-        h('td', { 'data-col': 'member', class: 'trunc', title: m.memberId }, m.memberId),
+        h('td', { 'data-col': 'member', class: 'trunc', title: m.memberId }, m.memberId, instance),
         h('td', { 'data-col': 'name', class: 'trunc', title: m.memberName || null }, m.memberName || ''),
-        h('td', { 'data-col': 'state' }, badge(m.state), m.stateSince ? h('span', { class: 'muted', title: 'since ' + m.stateSince }, ' ' + ago(m.stateSince)) : null),
+        h('td', { 'data-col': 'state' }, badge(m.state), m.stateSince ? h('span', { class: 'muted', title: 'since ' + m.stateSince }, ' ' + ago(m.stateSince)) : null,
+          held),
         h('td', { 'data-col': 'epoch', class: 'num' }, m.memberEpoch),
         h('td', { 'data-col': 'lease', class: 'num' }, gone || !lease ? '—' : h('span', { class: 'lease', 'data-deadline': lease, title: lease }, '')),
         h('td', { 'data-col': 'capacity', class: 'num', title: 'available / max concurrency' }, `${num(cap.availableConcurrency)} / ${num(cap.runtimeMaxConcurrency)}`),
