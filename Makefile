@@ -32,11 +32,15 @@ check:
 # Unit, integration (real redis-server) and end-to-end tests, race detector on,
 # of both modules: the server's, then the member SDK's (membersdk/).
 # The in-process cluster tests (several protoactor remotes in one process, where
-# the library races on process-wide state) run in a second pass without -race.
+# the library races on process-wide state) run in a second pass without -race,
+# and so do the rules' heavy tests: the rules are single-threaded, so under
+# -race the randomized sweeps (TestSimulation*, TestHandOverRandomMoves) run a
+# few seeds each and the 1,024-shard join storms (TestMoveCapJoinStorm, the
+# *_storm scenarios) are skipped; this pass runs all of them in full.
 test: redis check vet
 	$(GO) test -race -count=1 -timeout 15m $(PKGS)
 	cd membersdk && $(GO) test -race -count=1 -timeout 15m $(SDK_PKGS)
-	$(GO) test -count=1 -timeout 5m -run 'Cluster' ./actors/host/
+	$(GO) test -count=1 -timeout 5m -run 'Cluster|Simulation|RandomMoves|Storm|Scenarios' ./actors/host/ ./actors/groupstate/
 
 # The kubernetes cluster provider against a real API server (test/k8s, a
 # module of its own): kube-apiserver built from k8s.io/kubernetes at the

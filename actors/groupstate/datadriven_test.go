@@ -19,13 +19,18 @@ import (
 // up to the next blank line; '#' lines are comments. Run with -rewrite to refresh expected output.
 // Each file starts from no group; its first command must be 'new'.
 func TestScenarios(t *testing.T) {
+	t.Parallel() // the storms are heavy; each file has a group of its own
 	files, _ := filepath.Glob("testdata/*.txt")
 	if len(files) == 0 {
 		t.Fatal("no scenario files")
 	}
 	// Not datadriven.Walk: testdata/ also holds the fuzz corpus, which is not scenarios.
 	for _, path := range files {
-		t.Run(strings.TrimSuffix(filepath.Base(path), ".txt"), func(t *testing.T) {
+		name := strings.TrimSuffix(filepath.Base(path), ".txt")
+		t.Run(name, func(t *testing.T) {
+			if strings.Contains(name, "_storm") {
+				withoutRace(t) // 1,024-shard join storms
+			}
 			sc := &scenario{t: t}
 			datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
 				sc.t = t

@@ -236,8 +236,9 @@ func TestHandOverKeepsTheRevokeDeadline(t *testing.T) {
 // between moves, never expire a member that heartbeats every interval, and a dead member
 // expires within TTL + interval + the gap in progress.
 func TestHandOverRandomMoves(t *testing.T) {
+	t.Parallel() // heavy, shares nothing: beside the other heavy tests
 	ttl, iv := testCfg.LeaseTTL, testCfg.HeartbeatInterval
-	for seed := int64(1); seed <= 200; seed++ {
+	for seed := int64(1); seed <= int64(simSeeds(t, 200, 200)); seed++ {
 		rng := rand.New(rand.NewSource(seed))
 		h := stable2(t)
 		lastA := h.now

@@ -101,6 +101,8 @@ func stable(g *Group) bool {
 // a 1,024-shard group of 10 at once, without a cap and with assignment.max-moves-per-round 64.
 // Run with -v for the figures.
 func TestMoveCapJoinStorm(t *testing.T) {
+	withoutRace(t)
+	t.Parallel() // heavy, shares nothing: beside the other heavy tests
 	for _, c := range []struct {
 		name     string
 		perRound int

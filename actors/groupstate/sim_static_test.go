@@ -51,10 +51,7 @@ func TestSimulationStatic(t *testing.T) {
 	if *simSeed != 0 {
 		t.Skip("-sim.seed runs in TestSimulation")
 	}
-	seeds, steps := 300, 200
-	if testing.Short() {
-		seeds = 60
-	}
+	seeds, steps := simSeeds(t, 300, 60), 200
 	for seed := int64(1); seed <= int64(seeds); seed++ {
 		runSim(t, seed, steps, simOpts{shift: 1})
 		runSim(t, seed, steps, simOpts{shift: 2 + int(seed%3), static: true})

@@ -332,14 +332,16 @@ func runSim(t testing.TB, seed int64, steps int, o simOpts) {
 var simSeed = flag.Int64("sim.seed", 0, "run only this simulation seed (as printed by a failure)")
 
 func TestSimulation(t *testing.T) {
-	seeds, steps := 1000, 200
+	// Beside the other heavy tests (2 cores in make test's non-race pass). Not beside
+	// TestSimulationStatic, which also counts into simStats: that one is not parallel, so it
+	// has ended before any parallel test resumes.
+	t.Parallel()
+	steps := 200
 	if *simSeed != 0 {
 		runSim(t, *simSeed, steps, simOpts{shift: *simShift, static: *simStatic})
 		return
 	}
-	if testing.Short() {
-		seeds = 200
-	}
+	seeds := simSeeds(t, 1000, 200)
 	for seed := int64(1); seed <= int64(seeds); seed++ {
 		runSim(t, seed, steps, simOpts{})
 	}

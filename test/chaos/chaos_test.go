@@ -37,17 +37,23 @@ const clusterDuration = 40 * time.Second
 
 // TestChaosCluster is the short chaos run against a 3-node actor host
 // cluster: node kill, pause (with eviction and supervisor restart) and
-// graceful restart among the faults. RSC_CHAOS_SEED and RSC_CHAOS_DURATION
+// graceful restart among the faults. Members m4 and m5 heartbeat through
+// the Redis mailbox, the others over HTTP (RSC_CHAOS_TRANSPORT=http or
+// redis puts them all on one). RSC_CHAOS_SEED and RSC_CHAOS_DURATION
 // apply; the report goes to the test's temporary directory.
 func TestChaosCluster(t *testing.T) {
 	if testing.Short() {
 		t.Skip("chaos run: not in -short")
 	}
 	durationSet := os.Getenv("RSC_CHAOS_DURATION") != ""
+	transportSet := os.Getenv("RSC_CHAOS_TRANSPORT") != ""
 	cfg := loadConfig(t)
 	cfg.Coordinators = 3
 	if !durationSet {
 		cfg.Duration = clusterDuration
+	}
+	if !transportSet {
+		cfg.setTransport("mixed") // the mailbox under node faults too, at no extra run time
 	}
 	runChaos(t, cfg, "")
 }
@@ -157,7 +163,7 @@ func runChaos(t *testing.T, cfg config, reportPath string) {
 	rr := checkRecords(ctx, t, c, timed, produced)
 	rep := Report{
 		Seed: cfg.Seed, Revision: revision(), Duration: cfg.Duration.String(), StartedAt: wallStart.UTC().Format(time.RFC3339),
-		Coordinators: cfg.Coordinators, Transport: cfg.Transport, Members: cfg.Members, ProxiedMembers: cfg.Proxied, Shards: cfg.Shards,
+		Coordinators: cfg.Coordinators, Transport: cfg.Transport, MailboxMembers: cfg.MailboxMembers, Members: cfg.Members, ProxiedMembers: cfg.Proxied, Shards: cfg.Shards,
 		ProducerRate: cfg.Rate, HeartbeatInterval: cfg.Heartbeat.String(), LeaseTTL: cfg.Lease.String(),
 		RebalanceTimeout: cfg.Rebalance.String(), FaultsByType: map[string]int{}, FaultsTotal: len(ran), Faults: ran,
 		Produced: rr.Produced, Processed: rr.Processed, Lost: rr.Lost, LostSeqs: rr.LostSeqs,

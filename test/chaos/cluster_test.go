@@ -92,7 +92,7 @@ func startCluster(t *testing.T, cfg config) *cluster {
 		"RSC_RESHARDING_RETIRED_RETENTION": "1h",
 		"RSC_RESHARDING_HISTORY":           "100",
 	}
-	if cfg.Transport == "redis" {
+	if cfg.MailboxMembers > 0 {
 		env["RSC_MAILBOX_ENABLED"] = "true" // no member auth: every member speaks for "-"
 	}
 	// Several coordinators form one automanaged actor host cluster on
@@ -115,9 +115,13 @@ func startCluster(t *testing.T, cfg config) *cluster {
 		if i < cfg.Proxied {
 			urls = c.proxyURLs() // heartbeats of these members go through the slow proxies
 		}
+		transport := "http"
+		if i >= cfg.Members-cfg.MailboxMembers {
+			transport = "redis" // the last MailboxMembers members use the mailbox
+		}
 		c.ids = append(c.ids, id)
 		c.opts[id] = harness.MemberOptions{ID: id, CoordinatorURLs: urls, RedisAddr: c.redis.Addr(),
-			Stream: cfg.Prefix, Group: cfg.Group, Work: cfg.Work, Transport: cfg.Transport}
+			Stream: cfg.Prefix, Group: cfg.Group, Work: cfg.Work, Transport: transport}
 		c.startMember(id)
 	}
 	return c

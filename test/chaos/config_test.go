@@ -23,10 +23,15 @@ type config struct {
 	Lease        time.Duration
 	Rebalance    time.Duration
 	MaxDown      int // members killed or paused at once
-	// Transport is how members heartbeat: "http" (default) or "redis" (the
-	// Redis mailbox; the coordinators run with mailbox.enabled and no
-	// member heartbeats through the slow proxies).
+	// Transport is how members heartbeat: "http" (default), "redis" (the
+	// Redis mailbox; no member heartbeats through the slow proxies) or
+	// "mixed" (the last MailboxMembers members on the mailbox, the others
+	// over HTTP). With any mailbox member the coordinators run with
+	// mailbox.enabled.
 	Transport string
+	// MailboxMembers is how many members (the last ones) heartbeat through
+	// the mailbox.
+	MailboxMembers int
 	// ReshardMin and ReshardMax bound the shard counts reshard operations
 	// scale to (FaultReshard); ReshardMax 0: no reshard operations.
 	ReshardMin, ReshardMax int
@@ -61,14 +66,12 @@ func loadConfig(t *testing.T) config {
 	}
 	cfg.Transport = "http"
 	if v := os.Getenv("RSC_CHAOS_TRANSPORT"); v != "" {
-		if v != "http" && v != "redis" {
-			t.Fatalf("RSC_CHAOS_TRANSPORT=%q: want http or redis (members heartbeat through the Redis mailbox)", v)
+		if v != "http" && v != "redis" && v != "mixed" {
+			t.Fatalf("RSC_CHAOS_TRANSPORT=%q: want http, redis (members heartbeat through the Redis mailbox) or mixed (a third of them do)", v)
 		}
 		cfg.Transport = v
 	}
-	if cfg.Transport == "redis" {
-		cfg.Proxied = 0 // the slow proxies are on the HTTP path
-	}
+	cfg.setTransport(cfg.Transport)
 	if v := os.Getenv("RSC_CHAOS_DURATION"); v != "" {
 		d, err := time.ParseDuration(v)
 		if err != nil || d < 10*time.Second {
@@ -78,6 +81,22 @@ func loadConfig(t *testing.T) config {
 	}
 	hideChaosEnv(t)
 	return cfg
+}
+
+// setTransport makes the members heartbeat over transport (http, redis
+// or mixed).
+func (cfg *config) setTransport(transport string) {
+	cfg.Transport = transport
+	switch transport {
+	case "redis":
+		cfg.MailboxMembers = cfg.Members
+		cfg.Proxied = 0 // the slow proxies are on the HTTP path
+	case "mixed":
+		cfg.MailboxMembers = cfg.Members / 3
+		cfg.Proxied = min(cfg.Proxied, cfg.Members-cfg.MailboxMembers)
+	default:
+		cfg.MailboxMembers = 0
+	}
 }
 
 // chaosEnv are the settings of this test. The coordinator refuses to start

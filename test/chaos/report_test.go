@@ -15,7 +15,8 @@ type Report struct {
 	WallSeconds       float64        `json:"wallSeconds"`
 	StartedAt         string         `json:"startedAt"`
 	Coordinators      int            `json:"coordinators"`
-	Transport         string         `json:"transport"` // how members heartbeat: http or redis (the mailbox)
+	Transport         string         `json:"transport"`      // how members heartbeat: http, redis (the mailbox) or mixed
+	MailboxMembers    int            `json:"mailboxMembers"` // members heartbeating through the mailbox
 	Members           int            `json:"members"`
 	ProxiedMembers    int            `json:"proxiedMembers"`
 	Shards            int            `json:"shards"`

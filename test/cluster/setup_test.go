@@ -42,14 +42,24 @@ type world struct {
 	shards int
 }
 
-func startWorld(t *testing.T, shards int) *world {
+func startWorld(t *testing.T, shards int) *world { return startWorldWith(t, shards, nil) }
+
+// startWorldWith is startWorld with extra RSC_* settings on every node.
+func startWorldWith(t *testing.T, shards int, extra map[string]string) *world {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("cluster: three coordinator processes, not in -short")
 	}
 	r := redistest.Start(t)
 	start := time.Now()
-	cl := harness.StartCluster(t, harness.ClusterOptions{Nodes: 3, RedisAddr: r.Addr(), Env: timing})
+	env := map[string]string{}
+	for k, v := range timing {
+		env[k] = v
+	}
+	for k, v := range extra {
+		env[k] = v
+	}
+	cl := harness.StartCluster(t, harness.ClusterOptions{Nodes: 3, RedisAddr: r.Addr(), Env: env})
 	t.Logf("cluster of %d nodes formed in %s (cluster core: %v)", len(cl.Nodes), time.Since(start).Round(time.Millisecond), cl.ManagePort)
 	w := &world{t: t, redis: r, cl: cl, oracle: &Oracle{}, shards: shards}
 	harness.NewClient(cl.Nodes[0].URL()).CreateStream(t, prefix, shards)

@@ -105,26 +105,58 @@ func (dp *dataPlane) events(kind string) int {
 	return n
 }
 
+// progressed waits until the members have acknowledged n entries more than
+// when it was called: processing goes on under the current ownership
+// before the next phase (a wait on that, not a fixed second of traffic).
+func (dp *dataPlane) progressed(n int, timeout time.Duration) {
+	dp.t.Helper()
+	from := len(dp.rec.AckedSeqs())
+	deadline := time.Now().Add(timeout)
+	for len(dp.rec.AckedSeqs()) < from+n {
+		if time.Now().After(deadline) {
+			dp.t.Fatalf("fewer than %d entries acknowledged within %s (from %d)", n, timeout, from)
+		}
+		time.Sleep(50 * time.Millisecond) // polling interval
+	}
+}
+
+// selfFenced reports whether every member process has reported a
+// SELF_FENCED event.
+func (dp *dataPlane) selfFenced() bool {
+	fenced := map[string]bool{}
+	for _, l := range dp.rec.Lines() {
+		if l.Kind == "event" && l.Event == "SELF_FENCED" {
+			fenced[l.Member] = true
+		}
+	}
+	for id := range dp.members {
+		if !fenced[id] {
+			return false
+		}
+	}
+	return true
+}
+
 func TestDataPlaneJoinLeaveAndKill(t *testing.T) {
 	dp := startDataPlane(t, 6)
 	dp.addMember("m0")
 	dp.addMember("m1")
 	dp.startProducer(150)
 	dp.waitAllOwned(20*time.Second, 6)
-	time.Sleep(time.Second)
+	dp.progressed(100, 20*time.Second)
 
 	dp.addMember("m2") // join: shards move with revoke-before-assign
 	dp.waitAllOwned(20*time.Second, 6)
-	time.Sleep(time.Second)
+	dp.progressed(100, 20*time.Second)
 
 	require.True(t, dp.members["m0"].Leave(15*time.Second), "graceful leave finished")
 	dp.waitAllOwned(20*time.Second, 6)
-	time.Sleep(time.Second)
+	dp.progressed(100, 20*time.Second)
 
 	dp.members["m1"].Kill() // crash: its shards move after its lease
 	dp.addMember("m3")
 	dp.waitAllOwned(20*time.Second, 6)
-	time.Sleep(time.Second)
+	dp.progressed(100, 20*time.Second)
 
 	rep := dp.finish(30 * time.Second)
 	require.Positive(t, rep.HandOffs)
@@ -137,12 +169,14 @@ func TestDataPlaneCoordinatorRestart(t *testing.T) {
 	dp.addMember("m1")
 	dp.startProducer(150)
 	dp.waitAllOwned(20*time.Second, 4)
-	time.Sleep(time.Second)
+	dp.progressed(100, 20*time.Second)
 
 	dp.coord.Kill()
-	time.Sleep(500 * time.Millisecond)
+	time.Sleep(500 * time.Millisecond) // the coordinator stays down a while
 	dp.coord.Restart()
 	dp.waitAllOwned(20*time.Second, 4)
+	// Deliberately let a lease (2 s) pass under the restarted coordinator:
+	// nothing may be fenced in it.
 	time.Sleep(2 * time.Second)
 	require.Zero(t, dp.events("FENCED"), "a coordinator restart alone fences nobody")
 
@@ -151,24 +185,31 @@ func TestDataPlaneCoordinatorRestart(t *testing.T) {
 
 func TestDataPlaneRedisOutage(t *testing.T) {
 	if testing.Short() {
-		t.Skip("20-second Redis outage")
+		t.Skip("Redis outage past every member's lease")
 	}
 	dp := startDataPlane(t, 4)
 	dp.addMember("m0")
 	dp.addMember("m1")
 	dp.startProducer(100)
 	dp.waitAllOwned(20*time.Second, 4)
-	time.Sleep(time.Second)
+	dp.progressed(100, 20*time.Second)
 
 	t.Logf("stopping redis at seq %d", dp.prod.Produced())
 	dp.redis.Stop()
-	time.Sleep(20 * time.Second)
-	t.Logf("restarting redis at seq %d", dp.prod.Produced())
-	require.Positive(t, dp.events("SELF_FENCED"), "members stop reading once their lease may have passed")
+	// Redis stays away until every member has stopped reading (its lease may
+	// have passed), then one more lease (2 s): the outage outlasts every
+	// lease, as the former fixed 20 s did, without waiting longer.
+	down := time.Now()
+	for !dp.selfFenced() && time.Since(down) < 20*time.Second {
+		time.Sleep(100 * time.Millisecond) // polling interval
+	}
+	require.True(t, dp.selfFenced(), "members stop reading once their lease may have passed")
+	time.Sleep(2 * time.Second) // deliberately: the outage goes on past the fences
+	t.Logf("restarting redis at seq %d, %s after it stopped", dp.prod.Produced(), time.Since(down).Round(time.Millisecond))
 	dp.redis.Restart()
 	t.Logf("redis restarted")
 	dp.waitAllOwned(30*time.Second, 4)
 	t.Logf("all owned at seq %d", dp.prod.Produced())
-	time.Sleep(3 * time.Second)
+	dp.progressed(100, 30*time.Second)
 	dp.finish(40 * time.Second)
 }

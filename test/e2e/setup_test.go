@@ -23,6 +23,7 @@ type env struct {
 	redis *redistest.Server
 	coord *harness.Coordinator
 	c     *harness.Client
+	via   *recording // when set (overBoth), members heartbeat through it
 }
 
 func start(t *testing.T, extra map[string]string) *env {
@@ -40,7 +41,11 @@ func start(t *testing.T, extra map[string]string) *env {
 }
 
 func (e *env) member(id string) *harness.Member {
-	return harness.NewMember(e.c, "orders", "workers", id)
+	m := harness.NewMember(e.c, "orders", "workers", id)
+	if e.via != nil {
+		m.Via = e.via
+	}
+	return m
 }
 
 func (e *env) assignments(t *testing.T) protocol.AssignmentsResponse {

@@ -6,4 +6,6 @@
 // coordinators as one automanaged actor host cluster on loopback, and
 // FailoverMember is a simulated member that fails over between their URLs
 // and reports every exchange (for a "told" oracle, see test/cluster).
+// Transport carries a Member's heartbeats over HTTP (*Client) or the Redis
+// mailbox (Mailbox, written from docs/PROTOCOL.md alone).
 package harness

@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"encoding/json"
 	"fmt"
 	"sort"
 	"sync/atomic"
@@ -11,11 +12,14 @@ import (
 
 var requestSeq atomic.Int64
 
-// Member is a simulated member that speaks protocol v1 over real HTTP and
-// follows the rules faithfully: it owns what it was assigned, and keeps a
-// revoked shard (listed as DRAINING) until the test releases it.
+// Member is a simulated member that speaks protocol v1 over real HTTP (or
+// Via another Transport) and follows the rules faithfully: it owns what it
+// was assigned, and keeps a revoked shard (listed as DRAINING) until the
+// test releases it.
 type Member struct {
-	C        *Client
+	C *Client
+	// Via, when set, carries the heartbeats instead of C (e.g. a Mailbox).
+	Via      Transport
 	Prefix   string
 	Group    string
 	ID       string
@@ -49,9 +53,35 @@ func (m *Member) Request() protocol.HeartbeatRequest {
 // Send sends req as this member and returns the response (HTTP 200 required).
 func (m *Member) Send(t testing.TB, req protocol.HeartbeatRequest) protocol.HeartbeatResponse {
 	t.Helper()
+	status, raw, err := m.Exchange(req)
+	if err != nil {
+		t.Fatalf("%s: heartbeat %s over %s: %v", m.ID, req.RequestID, m.transport().Name(), err)
+	}
+	if status != 200 {
+		t.Fatalf("%s: heartbeat %s over %s: status %d, want 200: %s", m.ID, req.RequestID, m.transport().Name(), status, raw)
+	}
 	var resp protocol.HeartbeatResponse
-	m.C.MustDo(t, "POST", HeartbeatPath(m.Prefix, m.Group, m.ID), req, &resp, 200)
+	if err := json.Unmarshal(raw, &resp); err != nil {
+		t.Fatalf("%s: heartbeat %s over %s: answer %s: %v", m.ID, req.RequestID, m.transport().Name(), raw, err)
+	}
 	return resp
+}
+
+// Exchange sends req (JSON-encoded) as this member's heartbeat and returns
+// the HTTP status and body of the answer, whatever they are.
+func (m *Member) Exchange(req protocol.HeartbeatRequest) (int, []byte, error) {
+	body, err := json.Marshal(req)
+	if err != nil {
+		return 0, nil, err
+	}
+	return m.transport().Heartbeat(m.Prefix, m.Group, m.ID, body)
+}
+
+func (m *Member) transport() Transport {
+	if m.Via != nil {
+		return m.Via
+	}
+	return m.C
 }
 
 // Beat sends the member's heartbeat and applies the response like a
