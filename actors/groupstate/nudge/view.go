@@ -1,5 +1,3 @@
-// Package nudge holds the reading of a change that groupstate.Nudges decides with: which shards
-// it frees and whose assignment it lets grow at once. Standard library and model only.
 package nudge
 
 import (
