@@ -96,6 +96,13 @@ func (f *fakeService) DeleteGroup(_ context.Context, p, g string, req protocol.D
 	return protocol.DeleteGroupResponse{StreamPrefix: p, ConsumerGroup: g, Deleted: true}, f.err
 }
 
+func (f *fakeService) SetAssignment(_ context.Context, p, g string, req protocol.SetAssignmentRequest) (protocol.GroupResponse, error) {
+	f.record("SetAssignment "+p+"/"+g, req)
+	resp := f.group(p, g)
+	resp.Assignment = req.Assignment
+	return resp, f.err
+}
+
 func (f *fakeService) ProducerRouting(_ context.Context, p, g string) (protocol.ProducerRouting, error) {
 	f.record("ProducerRouting "+p+"/"+g, nil)
 	return protocol.ProducerRouting{StreamPrefix: p, ConsumerGroup: g, MetadataVersion: 1, ShardCount: 1,

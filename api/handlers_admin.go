@@ -35,6 +35,18 @@ func (a *admin) createGroup(c *fiber.Ctx, in *groupBody[protocol.CreateGroupRequ
 	return normalizeGroup(resp), err
 }
 
+// setAssignment: POST /coord/v1/streams/:p/groups/:g/assignment {assignment,
+// requestedBy, reason?} → 200 GroupResponse; 404 GROUP_NOT_FOUND.
+func (a *admin) setAssignment(c *fiber.Ctx, in *groupBody[protocol.SetAssignmentRequest]) (protocol.GroupResponse, error) {
+	if err := edge.SetAssignment(*in.req()); err != nil {
+		return protocol.GroupResponse{}, err
+	}
+	ctx, cancel := a.reqCtx(c)
+	defer cancel()
+	resp, err := a.svc.SetAssignment(ctx, in.StreamPrefix, in.ConsumerGroup, *in.req())
+	return normalizeGroup(resp), err
+}
+
 // getGroup: GET /coord/v1/streams/:p/groups/:g → GroupResponse.
 func (a *admin) getGroup(c *fiber.Ctx, in *GroupPath) (protocol.GroupResponse, error) {
 	ctx, cancel := a.reqCtx(c)

@@ -115,6 +115,8 @@ func validBody(method, path string) string {
 		return `{"protocolVersion":1,"requestId":"r","memberId":"m-1","memberEpoch":0,"metadataVersion":0,"runtimeConsumerCapacity":{"runtimeMaxConcurrency":1,"availableConcurrency":1}}`
 	case strings.HasSuffix(path, "/scale"):
 		return `{"targetShardCount":2,"requestedBy":"ops","reason":"test"}`
+	case strings.HasSuffix(path, "/assignment"):
+		return `{"assignment":"capacity","requestedBy":"ops","reason":"test"}`
 	case strings.HasSuffix(path, "/login"):
 		return `{"username":"boss","password":"boss-pass"}`
 	case method == fiber.MethodPost || method == fiber.MethodDelete:
@@ -276,7 +278,7 @@ func TestOpenAPIRequiredFields(t *testing.T) {
 		}
 		checked++
 	}
-	require.Equal(t, 10, checked)
+	require.Equal(t, 11, checked)
 }
 
 func reflectName(v any) string { return reflect.TypeOf(v).Name() }

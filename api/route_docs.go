@@ -51,7 +51,7 @@ type queryParam struct {
 // routeDocs describes every route of routes.go. Tags group the viewer's
 // sections.
 var routeDocs = struct {
-	heartbeat, createStream, deleteStream, createGroup, getGroup, deleteGroup, producerRouting, scale, migration, rollback, streamMigrations, streamMigration, streamRollback, login, revokeTokens, health, headHealth, ready, headReady, live, compatibility, streams, stream, cluster, groups, monitorGroup, members, assignments, consumption, migrations, offsets, messages, debugActors, debugGroup, metrics, openAPI, docs opDoc
+	heartbeat, createStream, deleteStream, createGroup, getGroup, deleteGroup, setAssignment, producerRouting, scale, migration, rollback, streamMigrations, streamMigration, streamRollback, login, revokeTokens, health, headHealth, ready, headReady, live, compatibility, streams, stream, cluster, groups, monitorGroup, members, assignments, consumption, migrations, offsets, messages, debugActors, debugGroup, metrics, openAPI, docs opDoc
 }{
 	heartbeat: opDoc{
 		summary: "Member heartbeat (protocol v1): join, keep the lease, report ownership, receive the assignment. Every protocol outcome is HTTP 200 with its status in the body.",
@@ -81,6 +81,11 @@ var routeDocs = struct {
 		summary: "Delete a group's coordinator metadata (409 while it has live members, unless force).",
 		tag:     "admin", ok: 200, service: true,
 		errs: []error{coordinator.ErrStreamNotFound, coordinator.ErrGroupNotFound, coordinator.ErrGroupHasMembers, coordinator.ErrStateConflict},
+	},
+	setAssignment: opDoc{
+		summary: "Set a group's assignment mode: uniform (every member the same number of shards, the default) or capacity (shares in proportion to each member's runtimeMaxConcurrency). The group reassigns at once; shards move as in any rebalance (revoke before assign, the move cap).",
+		tag:     "admin", ok: 200, service: true,
+		errs: []error{coordinator.ErrStreamNotFound, coordinator.ErrGroupNotFound, coordinator.ErrStateConflict},
 	},
 	producerRouting: opDoc{
 		summary: "Producer routing: shard count, key pattern and Redis Cluster slot of every shard; creates the group on first use unless groups.creation is explicit (so a browser request from another origin is refused, 403).",

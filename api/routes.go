@@ -23,6 +23,7 @@ import (
 //	POST   /coord/v1/streams/:p/groups/:g                               WRITE    create group → 201, limited
 //	GET    /coord/v1/streams/:p/groups/:g                               WRITE    group (never creates it: 404 GROUP_NOT_FOUND)
 //	DELETE /coord/v1/streams/:p/groups/:g                               WRITE    delete group, limited
+//	POST   /coord/v1/streams/:p/groups/:g/assignment                    WRITE    set the assignment mode (uniform|capacity), limited
 //	GET    /coord/v1/streams/:p/groups/:g/producer-routing              READ|MEMBER routing (creates the group on first use)
 //	POST   /coord/v1/streams/:p/scale                                   WRITE    reshard → 202, limited
 //	GET    /coord/v1/streams/:p/groups/:g/migrations/:id                READ     one migration
@@ -87,6 +88,7 @@ func (s *Server) routes() {
 	handle(s, route{post, group, auth.AccessWrite, auth.AdminKey, nil, d.createGroup}, s.admin.createGroup)
 	handle(s, route{get, group, auth.AccessWrite, nil, nil, d.getGroup}, s.admin.getGroup)
 	handle(s, route{del, group, auth.AccessWrite, auth.AdminKey, nil, d.deleteGroup}, s.admin.deleteGroup)
+	handle(s, route{post, group + "/assignment", auth.AccessWrite, auth.AdminKey, nil, d.setAssignment}, s.admin.setAssignment)
 	handle(s, route{get, group + "/producer-routing", auth.AccessRouting, nil, s.sameOriginOnly, d.producerRouting}, s.admin.producerRouting)
 	handle(s, route{post, strm + "/scale", auth.AccessWrite, auth.AdminKey, auth.WholeStream, d.scale}, s.admin.scale)
 	handle(s, route{get, group + "/migrations/:reshardingId", auth.AccessRead, nil, nil, d.migration}, s.admin.migration)

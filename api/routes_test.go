@@ -34,6 +34,11 @@ func TestRoutesHappyPath(t *testing.T) {
 		{"POST", "/coord/v1/streams/orders", `{"requestedBy":"ops"}`, 201, "CreateStream orders", nil},
 		{"POST", g, `{"requestedBy":"ops","reason":"new service"}`, 201, "CreateGroup orders/workers", checkGroup},
 		{"GET", g, "", 200, "Group orders/workers", checkGroup},
+		{"POST", g, `{"requestedBy":"ops","assignment":"capacity"}`, 201, "CreateGroup orders/workers", checkGroup},
+		{"POST", g + "/assignment", `{"assignment":"capacity","requestedBy":"ops","reason":"mixed pod sizes"}`, 200, "SetAssignment orders/workers", func(t *testing.T, r reply) {
+			checkGroup(t, r)
+			require.Contains(t, string(r.body), `"assignment":"capacity"`)
+		}},
 		{"DELETE", g, `{"requestedBy":"ops","reason":"gone","force":true}`, 200, "DeleteGroup orders/workers", func(t *testing.T, r reply) {
 			var resp protocol.DeleteGroupResponse
 			r.decode(t, &resp)

@@ -50,6 +50,9 @@ type Admin interface {
 	// group is ErrGroupNotFound, as the reference answers a GET).
 	Group(ctx context.Context, streamPrefix, group string) (protocol.GroupResponse, error)
 	DeleteGroup(ctx context.Context, streamPrefix, group string, req protocol.DeleteGroupRequest) (protocol.DeleteGroupResponse, error)
+	// SetAssignment sets an existing group's assignment mode (uniform or capacity) and
+	// returns the group: ErrInvalidArgument for another mode, ErrGroupNotFound.
+	SetAssignment(ctx context.Context, streamPrefix, group string, req protocol.SetAssignmentRequest) (protocol.GroupResponse, error)
 	// DeleteStream deletes a stream with 0 shards, no migration in progress
 	// and no groups; otherwise ErrStreamNotEmpty naming what is left.
 	DeleteStream(ctx context.Context, streamPrefix string, req protocol.DeleteStreamRequest) (protocol.DeleteStreamResponse, error)

@@ -206,8 +206,8 @@ func (a *groupActor) handle(ctx actor.Context, msg any) any {
 		return a.debug(ctx)
 	case *groupmsg.DeleteRequest:
 		return a.delete(ctx, msg)
-	case *groupmsg.ResizeRequest:
-		return &groupmsg.ErrorReply{Err: a.resize(ctx, msg)}
+	case *groupmsg.ResizeRequest, *groupmsg.AssignmentRequest:
+		return &groupmsg.ErrorReply{Err: groupChange(a, ctx, msg)}
 	case *groupmsg.ReleaseRequest:
 		if !a.stopped && a.state != nil {
 			passivation{a}.release(ctx, "node shutting down")

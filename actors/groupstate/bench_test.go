@@ -78,3 +78,36 @@ func bigGroup(n, shards int) ([]string, map[string][]int) {
 	}
 	return members, assign.Assign(nil, members, shards)
 }
+
+// BenchmarkHeartbeatJoin10kx100kCapacity is BenchmarkHeartbeatJoin10kx100k in a group using
+// capacity-weighted assignment (capacity.go) whose members report 1..16: compare the two in
+// one run (issue 20: capacity ≤ 2× uniform).
+func BenchmarkHeartbeatJoin10kx100kCapacity(b *testing.B) {
+	members, _ := bigGroup(10000, 1)
+	prevOf := make([][]int, len(members))
+	weights := make([]int64, len(members))
+	for i := range weights {
+		weights[i] = int64(1 + i*7%16)
+	}
+	target := assign.Weighted(prevOf, weights, 100000)
+	recs := make([]model.Member, len(members))
+	for i, id := range members {
+		recs[i] = model.Member{ID: id, State: model.StateActive, Epoch: 1, Target: target[i], Assigned: target[i], JoinedAt: t0, StateSince: t0,
+			Capacity: model.Capacity{MaxConcurrency: int(weights[i]), Available: int(weights[i])}}
+	}
+	meta := model.Meta{StreamPrefix: "s", ConsumerGroup: "g", GroupEpoch: 1, AssignmentEpoch: 1, ShardCount: 100000, Assignment: model.AssignCapacity}
+	g, err := Restore(testCfg, meta, recs, t0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	join := g.Heartbeat(hbFor("member-zzzzzz", 0, nil), t0)
+	g.Apply(join.Change)
+	hb := hbFor("member-zzzzzz", join.Response.MemberEpoch, nil)
+	b.ReportAllocs()
+	for b.Loop() {
+		d := g.Heartbeat(hb, t0)
+		if d.Change == nil || len(d.Change.Members) < 2 {
+			b.Fatalf("unexpected change: %+v", d.Change)
+		}
+	}
+}

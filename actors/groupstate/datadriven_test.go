@@ -95,6 +95,9 @@ func (sc *scenario) run(d *datadriven.TestData) string {
 		if out, ok := sc.runStorm(cmd, num); ok {
 			return out
 		}
+		if out, ok := sc.runCapacity(cmd, args); ok {
+			return out
+		}
 	}
 	switch cmd {
 	case "new":
@@ -215,11 +218,11 @@ func (sc *scenario) run(d *datadriven.TestData) string {
 }
 
 // request builds the heartbeat of member id from a command's arguments: proto, epoch, mv, name,
-// inc, principal, transport, path, owned=0,1 and revoking=2:DRAINING.
+// inc, principal, transport, path, cap (runtimeMaxConcurrency), owned=0,1 and revoking=2:DRAINING.
 func (sc *scenario) request(line, id string, args map[string]string, num func(string, int64) int64) model.Heartbeat {
 	hb := model.Heartbeat{ProtocolVersion: int(num("proto", 1)), RequestID: "req", MemberID: id,
 		PathMemberID: id, MemberName: args["name"], MemberEpoch: num("epoch", 0),
-		MetadataVersion: num("mv", 0), Capacity: model.Capacity{MaxConcurrency: 4, Available: 4}, Incarnation: args["inc"], Principal: args["principal"],
+		MetadataVersion: num("mv", 0), Capacity: sc.capacity(id, num), Incarnation: args["inc"], Principal: args["principal"],
 		InstanceID: args["instance"], Transport: args["transport"]}
 	if p, ok := args["path"]; ok {
 		hb.PathMemberID = p

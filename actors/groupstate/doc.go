@@ -4,13 +4,15 @@
 // an argument. The subpackages are stdlib-only leaves that may import one another, never
 // groupstate: model (the vocabulary: Config, Heartbeat, Response, Member, Meta, statuses and
 // states; callers import it directly), answer (the request contract and the answers decided
-// without a group's state), assign (the target assignor), shardset (sorted shard-set helpers),
-// reconcile (one member's Settle and Grant steps and the move cap), nudge (what a change frees, for Nudges) and invariants (the checks
+// without a group's state), assign (the target assignors, uniform and capacity-weighted),
+// capacity (the targets and drift of capacity-weighted assignment), shardset (sorted shard-set helpers),
+// reconcile (one member's Settle and Grant steps and the move cap), nudge (what a change
+// frees, for Nudges) and invariants (the checks
 // of a group's records).
 //
 // # Contract
 //
-// Evaluations — Heartbeat, Expire, Tick, Prune, Resize — are pure with respect to the Group:
+// Evaluations — Heartbeat, Expire, Tick, Prune, Resize, SetAssignment — are pure with respect to the Group:
 // they read it and return a Decision/Change, never mutating it. The caller (the group actor)
 // must follow this order:
 //

@@ -8,8 +8,8 @@ import (
 	"github.com/redisstream/coordinator/actors/groupstate/model"
 )
 
-// FuzzHeartbeat decodes arbitrary bytes into a sequence of heartbeats, timer firings, prunes,
-// resizes and grant holds against a small group (with the limits on for even shard counts), and checks: no panic, the evaluation never mutates the
+// FuzzHeartbeat decodes arbitrary bytes into a sequence of heartbeats (reporting capacities
+// 0..4), timer firings, prunes, resizes, assignment-mode switches and grant holds against a small group (with the limits on for even shard counts), and checks: no panic, the evaluation never mutates the
 // group, rejected requests carry no Change, and the invariants hold after every Apply.
 func FuzzHeartbeat(f *testing.F) {
 	f.Add([]byte{0, 0, 0, 0, 0, 1, 0, 0, 0, 0})
@@ -69,13 +69,19 @@ func runFuzzOnce(t *testing.T, data []byte) {
 			default:
 				if b := r.next(); b%4 == 0 {
 					g.HoldGrantsUntil(now.Add(time.Duration(b) * time.Second)) // store loss
+				} else if b%4 == 1 {
+					c = fuzzAssignment(t, g, b, now) // capacity-weighted or uniform (capacity.go)
 				} else {
 					c = g.Resize(int(b%10), int64(r.next()%4))
 				}
 			}
+			before := g.Meta().AssignmentEpoch
 			applyChecked(t, g, c)
 			if v := g.CheckInvariants(); len(v) > 0 {
 				t.Fatalf("step %d: invariants:\n  %s\n%s", steps, strings.Join(v, "\n  "), table(g))
+			}
+			if g.Meta().AssignmentEpoch != before {
+				checkShares(t, g)
 			}
 		}
 	}
@@ -160,5 +166,6 @@ func fuzzHeartbeat(r *byteReader, g *Group, ids []string) model.Heartbeat {
 	case b >= 2:
 		hb.InstanceID = [...]string{"s1", "s2"}[b-2]
 	}
+	hb.Capacity = model.Capacity{MaxConcurrency: int(r.next() % 5), Available: 1}
 	return hb
 }

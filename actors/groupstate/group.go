@@ -69,6 +69,9 @@ func Restore(cfg model.Config, meta model.Meta, members []model.Member, now time
 	if meta.ShardCount > MaxShardCount {
 		return nil, fmt.Errorf("groupstate: restore: shardCount %d exceeds %d", meta.ShardCount, MaxShardCount)
 	}
+	if !meta.Assignment.Valid() {
+		return nil, fmt.Errorf("groupstate: restore: assignment %q is not a mode (uniform, capacity)", meta.Assignment)
+	}
 	if meta.AssignmentEpoch > meta.GroupEpoch {
 		return nil, fmt.Errorf("groupstate: restore: assignmentEpoch %d > groupEpoch %d", meta.AssignmentEpoch, meta.GroupEpoch)
 	}

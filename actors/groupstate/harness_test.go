@@ -47,7 +47,9 @@ func (h *harness) rounds(n int) {
 	for range n {
 		for _, m := range h.g.Members() {
 			if m.State.InTarget() {
-				h.send(hbFor(m.ID, m.Epoch, m.Assigned))
+				hb := hbFor(m.ID, m.Epoch, m.Assigned)
+				hb.Capacity = m.Capacity // what it last reported (capacity scenarios vary it)
+				h.send(hb)
 			}
 		}
 	}
@@ -116,8 +118,12 @@ func fmtInts(s []int) string {
 func table(g *Group) string {
 	var b strings.Builder
 	m := g.Meta()
-	fmt.Fprintf(&b, "group epoch=%d assignment=%d mv=%d shards=%d live=%d\n",
+	fmt.Fprintf(&b, "group epoch=%d assignment=%d mv=%d shards=%d live=%d",
 		m.GroupEpoch, m.AssignmentEpoch, m.MetadataVersion, m.ShardCount, g.Live())
+	if m.Assignment != "" {
+		fmt.Fprintf(&b, " mode=%s", m.Assignment)
+	}
+	b.WriteString("\n")
 	for _, mm := range g.Members() {
 		fmt.Fprintf(&b, "  %s %s epoch=%d prev=%d target=%s assigned=%s revoking=%s pending=%s\n",
 			mm.ID, mm.State, mm.Epoch, mm.PrevEpoch, fmtInts(mm.Target), fmtInts(mm.Assigned), fmtInts(mm.Revoking), fmtInts(mm.Pending))

@@ -119,6 +119,10 @@ func (g *Group) accepted(hb *model.Heartbeat, r answer.Report, m *model.Member, 
 		c.Name = hb.MemberName
 	}
 	bindIdentity(c, hb)
+	if capacityMoves(t, c, m.Capacity.MaxConcurrency) {
+		t.bumpGroupEpoch() // its share moved past the drift threshold (capacity.go)
+		t.recompute()
+	}
 	if c.State == model.StateStarting {
 		// Confirmed: it received its join response and is alive. It now takes part in the
 		// assignment (recompute), which changes the target unless it is the only live member.

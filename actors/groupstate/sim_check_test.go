@@ -103,7 +103,11 @@ func (s *sim) check() {
 		s.epochOf[m.ID] = m.Epoch
 	}
 	if mt.AssignmentEpoch != s.lastMeta.AssignmentEpoch {
-		s.checkSticky(s.target, participants(s.g))
+		if mt.Assignment == model.AssignCapacity || s.lastMeta.Assignment == model.AssignCapacity {
+			s.checkCapacity(s.target, participants(s.g)) // sim_capacity_test.go
+		} else {
+			s.checkSticky(s.target, participants(s.g))
+		}
 		s.target = participants(s.g)
 	} else if cur := participants(s.g); len(cur) == len(s.target) {
 		s.checkHandBack(s.target, cur)

@@ -30,6 +30,7 @@ type simMember struct {
 	maxEpoch    int64
 	instance    string // static membership: its instanceId ("" = dynamic)
 	tempLeave   bool   // leaving for a restart: sends memberEpoch -2, a successor takes over
+	capacity    int    // its runtimeMaxConcurrency (varied on capacity-weighted schedules)
 }
 
 func (m *simMember) dropAll() {
@@ -49,7 +50,7 @@ func (s *sim) drainDelay() time.Duration {
 func (s *sim) request(m *simMember) model.Heartbeat {
 	s.req++
 	hb := model.Heartbeat{ProtocolVersion: 1, RequestID: fmt.Sprint(s.req), PathMemberID: m.id, MemberID: m.id,
-		MemberEpoch: m.epoch, MetadataVersion: m.mv, Capacity: model.Capacity{MaxConcurrency: 4, Available: 4}, InstanceID: m.instance}
+		MemberEpoch: m.epoch, MetadataVersion: m.mv, Capacity: model.Capacity{MaxConcurrency: m.capacity, Available: max(m.capacity, 0)}, InstanceID: m.instance}
 	if m.leaving {
 		hb.MemberEpoch = -1
 		if m.tempLeave {

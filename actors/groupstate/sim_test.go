@@ -41,6 +41,7 @@ type sim struct {
 	epochOf  map[string]int64 // highest coordinator epoch seen per member id
 	target   map[string][]int // target at the last assignment epoch
 	trace    []string
+	capRng   *rand.Rand // capacity-weighted schedules (sim_capacity_test.go); nil: uniform only
 	store    *simStore
 	req      int
 
@@ -81,6 +82,7 @@ func newSim(t testing.TB, seed int64, o simOpts) *sim {
 		s.g = New(cfg, "s", "g", shards, 0)
 	}
 	s.store = newSimStore(s.g)
+	s.capacityInit(seed)
 	for i := 0; i < 1+rng.Intn(3); i++ {
 		s.spawn()
 	}
@@ -102,7 +104,7 @@ func simConfig(rng *rand.Rand) model.Config {
 
 func (s *sim) spawn() *simMember {
 	m := &simMember{id: fmt.Sprintf("m%d", len(s.members)), alive: true, nextHB: s.now,
-		reading: map[int]bool{}, draining: map[int]time.Time{}, orphan: map[int]bool{}}
+		reading: map[int]bool{}, draining: map[int]time.Time{}, orphan: map[int]bool{}, capacity: s.drawCapacity()}
 	if s.rng.Intn(2) == 0 || s.opts.static {
 		m.instance = fmt.Sprintf("pod-%d", len(s.members))
 	}
@@ -172,6 +174,7 @@ func (s *sim) advance(d time.Duration) {
 func (s *sim) step() {
 	if s.faults {
 		s.fault()
+		s.capacityFault()
 	}
 	s.advance(time.Duration(200+s.rng.Intn(1800)) * time.Millisecond)
 	for _, m := range s.members {

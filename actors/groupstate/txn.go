@@ -4,7 +4,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/redisstream/coordinator/actors/groupstate/assign"
+	"github.com/redisstream/coordinator/actors/groupstate/capacity"
 	"github.com/redisstream/coordinator/actors/groupstate/model"
 	"github.com/redisstream/coordinator/actors/groupstate/shardset"
 	"github.com/redisstream/coordinator/actors/groupstate/static"
@@ -157,7 +157,7 @@ func (t *txn) recompute() {
 		cur[i] = t.get(id)
 		prevOf[i] = keepOrder(cur[i])
 	}
-	next := assign.Sorted(prevOf, t.meta.ShardCount)
+	next := capacity.Targets(&t.meta, cur, prevOf)
 	for i, id := range ids {
 		nt := next[i]
 		if len(nt) == 0 {

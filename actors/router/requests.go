@@ -84,6 +84,12 @@ func (r *Router) Resize(ctx context.Context, key persistence.GroupKey, req *grou
 	return r.errorReply(ctx, key, req)
 }
 
+// SetAssignment sets the group's assignment mode; the group's own error comes back as it
+// reported it (GroupErr maps it).
+func (r *Router) SetAssignment(ctx context.Context, key persistence.GroupKey, req *groupmsg.AssignmentRequest) error {
+	return r.errorReply(ctx, key, req)
+}
+
 // Touch activates the group where it lives and waits until it is ready; the
 // group's own error comes back as it reported it.
 func (r *Router) Touch(ctx context.Context, key persistence.GroupKey) error {

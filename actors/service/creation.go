@@ -159,6 +159,9 @@ func (h Admin) CreateGroup(ctx context.Context, streamPrefix, groupName string, 
 		return protocol.GroupResponse{}, err
 	}
 	key := persistence.GroupKey{StreamPrefix: streamPrefix, ConsumerGroup: groupName}
+	if err := checkAssignment(req.Assignment); err != nil {
+		return protocol.GroupResponse{}, err
+	}
 	if _, err := h.stream(ctx, streamPrefix); err != nil {
 		return protocol.GroupResponse{}, err
 	}
@@ -166,8 +169,18 @@ func (h Admin) CreateGroup(ctx context.Context, streamPrefix, groupName string, 
 	if err != nil {
 		return protocol.GroupResponse{}, err
 	}
+	if req.Assignment == protocol.AssignmentCapacity {
+		// Before any member can join through this request's answer; a join racing it is
+		// reassigned by the change like any member.
+		if err := h.setAssignment(ctx, key, req.Assignment); err != nil {
+			return protocol.GroupResponse{}, fmt.Errorf("group %s was created with uniform assignment, but setting capacity failed; retry with POST …/groups/{g}/assignment: %w", key, err)
+		}
+		if d, err = h.router.Describe(ctx, key); err != nil {
+			return protocol.GroupResponse{}, err
+		}
+	}
 	h.opts.Logger.Info("group created", slog.String("group", key.String()), slog.String("requestId", coordinator.RequestIDFrom(ctx)),
-		slog.String("requestedBy", req.RequestedBy), slog.String("reason", req.Reason))
+		slog.String("requestedBy", req.RequestedBy), slog.String("reason", req.Reason), slog.String("assignment", d.Group.Assignment))
 	return d.Group, nil
 }
 

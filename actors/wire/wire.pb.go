@@ -115,6 +115,7 @@ type GroupRequest struct {
 	//	*GroupRequest_Resize
 	//	*GroupRequest_Release
 	//	*GroupRequest_Touch
+	//	*GroupRequest_SetAssignment
 	Op isGroupRequest_Op `protobuf_oneof:"op"`
 	// When the caller stops waiting, as Unix nanoseconds on the caller's clock,
 	// and how long that was from sending (nanoseconds). A request still queued
@@ -235,6 +236,15 @@ func (x *GroupRequest) GetTouch() *Touch {
 	return nil
 }
 
+func (x *GroupRequest) GetSetAssignment() *SetAssignment {
+	if x != nil {
+		if x, ok := x.Op.(*GroupRequest_SetAssignment); ok {
+			return x.SetAssignment
+		}
+	}
+	return nil
+}
+
 func (x *GroupRequest) GetDeadlineUnixNano() int64 {
 	if x != nil {
 		return x.DeadlineUnixNano
@@ -295,6 +305,10 @@ type GroupRequest_Touch struct {
 	Touch *Touch `protobuf:"bytes,7,opt,name=touch,proto3,oneof"`
 }
 
+type GroupRequest_SetAssignment struct {
+	SetAssignment *SetAssignment `protobuf:"bytes,8,opt,name=set_assignment,json=setAssignment,proto3,oneof"`
+}
+
 func (*GroupRequest_Heartbeat) isGroupRequest_Op() {}
 
 func (*GroupRequest_Describe) isGroupRequest_Op() {}
@@ -308,6 +322,8 @@ func (*GroupRequest_Resize) isGroupRequest_Op() {}
 func (*GroupRequest_Release) isGroupRequest_Op() {}
 
 func (*GroupRequest_Touch) isGroupRequest_Op() {}
+
+func (*GroupRequest_SetAssignment) isGroupRequest_Op() {}
 
 // GroupReply answers a GroupRequest.
 type GroupReply struct {
@@ -1151,6 +1167,52 @@ func (x *Resize) GetMetadataVersion() int64 {
 	return 0
 }
 
+// SetAssignment sets the group's assignment mode ("uniform" or "capacity").
+// Reply: the error code only.
+type SetAssignment struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Assignment    string                 `protobuf:"bytes,1,opt,name=assignment,proto3" json:"assignment,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SetAssignment) Reset() {
+	*x = SetAssignment{}
+	mi := &file_actors_wire_wire_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SetAssignment) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SetAssignment) ProtoMessage() {}
+
+func (x *SetAssignment) ProtoReflect() protoreflect.Message {
+	mi := &file_actors_wire_wire_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SetAssignment.ProtoReflect.Descriptor instead.
+func (*SetAssignment) Descriptor() ([]byte, []int) {
+	return file_actors_wire_wire_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *SetAssignment) GetAssignment() string {
+	if x != nil {
+		return x.Assignment
+	}
+	return ""
+}
+
 // Release asks the activation to give the group up (its node is leaving).
 type Release struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -1160,7 +1222,7 @@ type Release struct {
 
 func (x *Release) Reset() {
 	*x = Release{}
-	mi := &file_actors_wire_wire_proto_msgTypes[11]
+	mi := &file_actors_wire_wire_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1172,7 +1234,7 @@ func (x *Release) String() string {
 func (*Release) ProtoMessage() {}
 
 func (x *Release) ProtoReflect() protoreflect.Message {
-	mi := &file_actors_wire_wire_proto_msgTypes[11]
+	mi := &file_actors_wire_wire_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1185,7 +1247,7 @@ func (x *Release) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Release.ProtoReflect.Descriptor instead.
 func (*Release) Descriptor() ([]byte, []int) {
-	return file_actors_wire_wire_proto_rawDescGZIP(), []int{11}
+	return file_actors_wire_wire_proto_rawDescGZIP(), []int{12}
 }
 
 // Touch activates the group if it is not active (the sweep uses it to expire
@@ -1198,7 +1260,7 @@ type Touch struct {
 
 func (x *Touch) Reset() {
 	*x = Touch{}
-	mi := &file_actors_wire_wire_proto_msgTypes[12]
+	mi := &file_actors_wire_wire_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1210,7 +1272,7 @@ func (x *Touch) String() string {
 func (*Touch) ProtoMessage() {}
 
 func (x *Touch) ProtoReflect() protoreflect.Message {
-	mi := &file_actors_wire_wire_proto_msgTypes[12]
+	mi := &file_actors_wire_wire_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1223,7 +1285,7 @@ func (x *Touch) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Touch.ProtoReflect.Descriptor instead.
 func (*Touch) Descriptor() ([]byte, []int) {
-	return file_actors_wire_wire_proto_rawDescGZIP(), []int{12}
+	return file_actors_wire_wire_proto_rawDescGZIP(), []int{13}
 }
 
 // NodeInfoRequest asks a node's info actor which group activations it hosts.
@@ -1237,7 +1299,7 @@ type NodeInfoRequest struct {
 
 func (x *NodeInfoRequest) Reset() {
 	*x = NodeInfoRequest{}
-	mi := &file_actors_wire_wire_proto_msgTypes[13]
+	mi := &file_actors_wire_wire_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1249,7 +1311,7 @@ func (x *NodeInfoRequest) String() string {
 func (*NodeInfoRequest) ProtoMessage() {}
 
 func (x *NodeInfoRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_actors_wire_wire_proto_msgTypes[13]
+	mi := &file_actors_wire_wire_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1262,7 +1324,7 @@ func (x *NodeInfoRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NodeInfoRequest.ProtoReflect.Descriptor instead.
 func (*NodeInfoRequest) Descriptor() ([]byte, []int) {
-	return file_actors_wire_wire_proto_rawDescGZIP(), []int{13}
+	return file_actors_wire_wire_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *NodeInfoRequest) GetLight() bool {
@@ -1291,7 +1353,7 @@ type NodeInfo struct {
 
 func (x *NodeInfo) Reset() {
 	*x = NodeInfo{}
-	mi := &file_actors_wire_wire_proto_msgTypes[14]
+	mi := &file_actors_wire_wire_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1303,7 +1365,7 @@ func (x *NodeInfo) String() string {
 func (*NodeInfo) ProtoMessage() {}
 
 func (x *NodeInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_actors_wire_wire_proto_msgTypes[14]
+	mi := &file_actors_wire_wire_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1316,7 +1378,7 @@ func (x *NodeInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NodeInfo.ProtoReflect.Descriptor instead.
 func (*NodeInfo) Descriptor() ([]byte, []int) {
-	return file_actors_wire_wire_proto_rawDescGZIP(), []int{14}
+	return file_actors_wire_wire_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *NodeInfo) GetNodeId() string {
@@ -1373,7 +1435,7 @@ type Activation struct {
 
 func (x *Activation) Reset() {
 	*x = Activation{}
-	mi := &file_actors_wire_wire_proto_msgTypes[15]
+	mi := &file_actors_wire_wire_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1385,7 +1447,7 @@ func (x *Activation) String() string {
 func (*Activation) ProtoMessage() {}
 
 func (x *Activation) ProtoReflect() protoreflect.Message {
-	mi := &file_actors_wire_wire_proto_msgTypes[15]
+	mi := &file_actors_wire_wire_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1398,7 +1460,7 @@ func (x *Activation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Activation.ProtoReflect.Descriptor instead.
 func (*Activation) Descriptor() ([]byte, []int) {
-	return file_actors_wire_wire_proto_rawDescGZIP(), []int{15}
+	return file_actors_wire_wire_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *Activation) GetGroup() string {
@@ -1433,7 +1495,7 @@ var File_actors_wire_wire_proto protoreflect.FileDescriptor
 
 const file_actors_wire_wire_proto_rawDesc = "" +
 	"\n" +
-	"\x16actors/wire/wire.proto\x12\vrsc.wire.v1\"\xf8\x03\n" +
+	"\x16actors/wire/wire.proto\x12\vrsc.wire.v1\"\xbd\x04\n" +
 	"\fGroupRequest\x126\n" +
 	"\theartbeat\x18\x01 \x01(\v2\x16.rsc.wire.v1.HeartbeatH\x00R\theartbeat\x123\n" +
 	"\bdescribe\x18\x02 \x01(\v2\x15.rsc.wire.v1.DescribeH\x00R\bdescribe\x12*\n" +
@@ -1441,7 +1503,8 @@ const file_actors_wire_wire_proto_rawDesc = "" +
 	"\x06delete\x18\x04 \x01(\v2\x13.rsc.wire.v1.DeleteH\x00R\x06delete\x12-\n" +
 	"\x06resize\x18\x05 \x01(\v2\x13.rsc.wire.v1.ResizeH\x00R\x06resize\x120\n" +
 	"\arelease\x18\x06 \x01(\v2\x14.rsc.wire.v1.ReleaseH\x00R\arelease\x12*\n" +
-	"\x05touch\x18\a \x01(\v2\x12.rsc.wire.v1.TouchH\x00R\x05touch\x12,\n" +
+	"\x05touch\x18\a \x01(\v2\x12.rsc.wire.v1.TouchH\x00R\x05touch\x12C\n" +
+	"\x0eset_assignment\x18\b \x01(\v2\x1a.rsc.wire.v1.SetAssignmentH\x00R\rsetAssignment\x12,\n" +
 	"\x12deadline_unix_nano\x18\n" +
 	" \x01(\x03R\x10deadlineUnixNano\x12#\n" +
 	"\rtimeout_nanos\x18\f \x01(\x03R\ftimeoutNanos\x12\x1b\n" +
@@ -1526,7 +1589,11 @@ const file_actors_wire_wire_proto_rawDesc = "" +
 	"\x06Resize\x12\x1f\n" +
 	"\vshard_count\x18\x01 \x01(\x05R\n" +
 	"shardCount\x12)\n" +
-	"\x10metadata_version\x18\x02 \x01(\x03R\x0fmetadataVersion\"\t\n" +
+	"\x10metadata_version\x18\x02 \x01(\x03R\x0fmetadataVersion\"/\n" +
+	"\rSetAssignment\x12\x1e\n" +
+	"\n" +
+	"assignment\x18\x01 \x01(\tR\n" +
+	"assignment\"\t\n" +
 	"\aRelease\"\a\n" +
 	"\x05Touch\"'\n" +
 	"\x0fNodeInfoRequest\x12\x14\n" +
@@ -1570,7 +1637,7 @@ func file_actors_wire_wire_proto_rawDescGZIP() []byte {
 }
 
 var file_actors_wire_wire_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_actors_wire_wire_proto_msgTypes = make([]protoimpl.MessageInfo, 16)
+var file_actors_wire_wire_proto_msgTypes = make([]protoimpl.MessageInfo, 17)
 var file_actors_wire_wire_proto_goTypes = []any{
 	(Code)(0),                 // 0: rsc.wire.v1.Code
 	(*GroupRequest)(nil),      // 1: rsc.wire.v1.GroupRequest
@@ -1584,11 +1651,12 @@ var file_actors_wire_wire_proto_goTypes = []any{
 	(*Delete)(nil),            // 9: rsc.wire.v1.Delete
 	(*DeleteResult)(nil),      // 10: rsc.wire.v1.DeleteResult
 	(*Resize)(nil),            // 11: rsc.wire.v1.Resize
-	(*Release)(nil),           // 12: rsc.wire.v1.Release
-	(*Touch)(nil),             // 13: rsc.wire.v1.Touch
-	(*NodeInfoRequest)(nil),   // 14: rsc.wire.v1.NodeInfoRequest
-	(*NodeInfo)(nil),          // 15: rsc.wire.v1.NodeInfo
-	(*Activation)(nil),        // 16: rsc.wire.v1.Activation
+	(*SetAssignment)(nil),     // 12: rsc.wire.v1.SetAssignment
+	(*Release)(nil),           // 13: rsc.wire.v1.Release
+	(*Touch)(nil),             // 14: rsc.wire.v1.Touch
+	(*NodeInfoRequest)(nil),   // 15: rsc.wire.v1.NodeInfoRequest
+	(*NodeInfo)(nil),          // 16: rsc.wire.v1.NodeInfo
+	(*Activation)(nil),        // 17: rsc.wire.v1.Activation
 }
 var file_actors_wire_wire_proto_depIdxs = []int32{
 	5,  // 0: rsc.wire.v1.GroupRequest.heartbeat:type_name -> rsc.wire.v1.Heartbeat
@@ -1596,19 +1664,20 @@ var file_actors_wire_wire_proto_depIdxs = []int32{
 	8,  // 2: rsc.wire.v1.GroupRequest.debug:type_name -> rsc.wire.v1.Debug
 	9,  // 3: rsc.wire.v1.GroupRequest.delete:type_name -> rsc.wire.v1.Delete
 	11, // 4: rsc.wire.v1.GroupRequest.resize:type_name -> rsc.wire.v1.Resize
-	12, // 5: rsc.wire.v1.GroupRequest.release:type_name -> rsc.wire.v1.Release
-	13, // 6: rsc.wire.v1.GroupRequest.touch:type_name -> rsc.wire.v1.Touch
-	0,  // 7: rsc.wire.v1.GroupReply.code:type_name -> rsc.wire.v1.Code
-	6,  // 8: rsc.wire.v1.GroupReply.heartbeat:type_name -> rsc.wire.v1.HeartbeatResponse
-	10, // 9: rsc.wire.v1.GroupReply.delete:type_name -> rsc.wire.v1.DeleteResult
-	4,  // 10: rsc.wire.v1.Heartbeat.revoking_shards:type_name -> rsc.wire.v1.RevokingShard
-	3,  // 11: rsc.wire.v1.Heartbeat.shard_progress:type_name -> rsc.wire.v1.ShardProgress
-	16, // 12: rsc.wire.v1.NodeInfo.activations:type_name -> rsc.wire.v1.Activation
-	13, // [13:13] is the sub-list for method output_type
-	13, // [13:13] is the sub-list for method input_type
-	13, // [13:13] is the sub-list for extension type_name
-	13, // [13:13] is the sub-list for extension extendee
-	0,  // [0:13] is the sub-list for field type_name
+	13, // 5: rsc.wire.v1.GroupRequest.release:type_name -> rsc.wire.v1.Release
+	14, // 6: rsc.wire.v1.GroupRequest.touch:type_name -> rsc.wire.v1.Touch
+	12, // 7: rsc.wire.v1.GroupRequest.set_assignment:type_name -> rsc.wire.v1.SetAssignment
+	0,  // 8: rsc.wire.v1.GroupReply.code:type_name -> rsc.wire.v1.Code
+	6,  // 9: rsc.wire.v1.GroupReply.heartbeat:type_name -> rsc.wire.v1.HeartbeatResponse
+	10, // 10: rsc.wire.v1.GroupReply.delete:type_name -> rsc.wire.v1.DeleteResult
+	4,  // 11: rsc.wire.v1.Heartbeat.revoking_shards:type_name -> rsc.wire.v1.RevokingShard
+	3,  // 12: rsc.wire.v1.Heartbeat.shard_progress:type_name -> rsc.wire.v1.ShardProgress
+	17, // 13: rsc.wire.v1.NodeInfo.activations:type_name -> rsc.wire.v1.Activation
+	14, // [14:14] is the sub-list for method output_type
+	14, // [14:14] is the sub-list for method input_type
+	14, // [14:14] is the sub-list for extension type_name
+	14, // [14:14] is the sub-list for extension extendee
+	0,  // [0:14] is the sub-list for field type_name
 }
 
 func init() { file_actors_wire_wire_proto_init() }
@@ -1624,6 +1693,7 @@ func file_actors_wire_wire_proto_init() {
 		(*GroupRequest_Resize)(nil),
 		(*GroupRequest_Release)(nil),
 		(*GroupRequest_Touch)(nil),
+		(*GroupRequest_SetAssignment)(nil),
 	}
 	file_actors_wire_wire_proto_msgTypes[1].OneofWrappers = []any{
 		(*GroupReply_Heartbeat)(nil),
@@ -1638,7 +1708,7 @@ func file_actors_wire_wire_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_actors_wire_wire_proto_rawDesc), len(file_actors_wire_wire_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   16,
+			NumMessages:   17,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

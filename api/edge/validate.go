@@ -57,7 +57,34 @@ func CreateGroup(r protocol.CreateGroupRequest) error {
 	if err := RequestedBy(r.RequestedBy); err != nil {
 		return err
 	}
+	if r.Assignment != "" {
+		if err := Assignment(r.Assignment); err != nil {
+			return err
+		}
+	}
 	return Text("reason", r.Reason, MaxReason, true)
+}
+
+// SetAssignment checks the body of POST …/groups/{g}/assignment.
+func SetAssignment(r protocol.SetAssignmentRequest) error {
+	if err := Assignment(r.Assignment); err != nil {
+		return err
+	}
+	if err := RequestedBy(r.RequestedBy); err != nil {
+		return err
+	}
+	return Text("reason", r.Reason, MaxReason, true)
+}
+
+// Assignment checks a group's assignment mode.
+func Assignment(mode string) error {
+	switch mode {
+	case protocol.AssignmentUniform, protocol.AssignmentCapacity:
+		return nil
+	case "":
+		return httpx.Invalid(`assignment is required: send {"assignment": "uniform"} or {"assignment": "capacity"}`)
+	}
+	return httpx.Invalid(`assignment %q is not a mode: send "uniform" (every member the same number of shards) or "capacity" (shares in proportion to each member's runtimeMaxConcurrency)`, mode)
 }
 
 func DeleteGroup(r protocol.DeleteGroupRequest) error {

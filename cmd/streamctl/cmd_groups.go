@@ -24,28 +24,29 @@ func (a *app) groupsCmd() *cobra.Command {
 		})
 	g.Aliases = []string{"group"}
 	g.Long = "Alone, lists every group; with PREFIX GROUP, describes one (as 'groups describe')."
-	g.AddCommand(a.groupsCreateCmd(), a.groupsListCmd(), a.groupsDescribeCmd(), a.groupsDeleteCmd())
+	g.AddCommand(a.groupsCreateCmd(), a.groupsListCmd(), a.groupsDescribeCmd(), a.groupsDeleteCmd(), groupsAssignmentCmd(a))
 	return g
 }
 
 func (a *app) groupsCreateCmd() *cobra.Command {
-	var reason string
+	var reason, assignment string
 	c := cmd("create PREFIX GROUP", "Create a consumer group of an existing stream (POST …/groups/{g})", exactly("PREFIX", "GROUP"),
 		func(c *cobra.Command, args []string) error {
 			var resp protocol.GroupResponse
 			raw, err := a.c.send(c.Context(), http.MethodPost, apiPath("/coord/v1/streams", args[0], "groups", args[1]),
-				protocol.CreateGroupRequest{RequestedBy: a.flags.requestedBy, Reason: reason}, &resp)
+				protocol.CreateGroupRequest{RequestedBy: a.flags.requestedBy, Reason: reason, Assignment: assignment}, &resp)
 			if err != nil {
 				return err
 			}
 			if a.jsonOut() {
 				return a.printJSON(raw)
 			}
-			fmt.Fprintf(a.stdout, "Group %s of stream %s created on %d shards (groupEpoch %d).\n", resp.ConsumerGroup, resp.StreamPrefix, resp.ShardCount, resp.GroupEpoch)
+			fmt.Fprintf(a.stdout, "Group %s of stream %s created on %d shards (groupEpoch %d, %s assignment).\n", resp.ConsumerGroup, resp.StreamPrefix, resp.ShardCount, resp.GroupEpoch, orDash(resp.Assignment))
 			return nil
 		})
 	c.Long = "Creates the group: its Redis consumer group on every shard (reading from the\nstart of each shard), then its coordinator state. 409 if it exists."
 	c.Flags().StringVar(&reason, "reason", "", "reason recorded with the change")
+	c.Flags().StringVar(&assignment, "assignment", "", "uniform (default) or capacity: see 'groups assignment'")
 	return c
 }
 
@@ -115,7 +116,7 @@ func (a *app) describeGroup(c *cobra.Command, p, g string) error {
 		{"stream", resp.StreamPrefix}, {"group", resp.ConsumerGroup}, {"state", resp.State},
 		{"shards", strconv.Itoa(resp.ShardCount)}, {"groupEpoch", strconv.FormatInt(resp.GroupEpoch, 10)},
 		{"assignmentEpoch", strconv.FormatInt(resp.AssignmentEpoch, 10)}, {"metadataVersion", strconv.FormatInt(resp.MetadataVersion, 10)},
-		{"migration", migrationSummary(resp.ActiveMigration)},
+		{"assignment", orDash(resp.Assignment)}, {"migration", migrationSummary(resp.ActiveMigration)},
 	})
 	members := map[string]bool{}
 	for m := range resp.TargetAssignmentSummary {

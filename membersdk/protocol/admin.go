@@ -18,6 +18,24 @@ type CreateStreamResponse struct {
 type CreateGroupRequest struct {
 	RequestedBy string `json:"requestedBy"`
 	Reason      string `json:"reason,omitempty"`
+	// Assignment is how the group splits its shards: AssignmentUniform ("" too) or
+	// AssignmentCapacity (docs/PROTOCOL.md, assignment modes).
+	Assignment string `json:"assignment,omitempty"`
+}
+
+// Assignment modes of a group (CreateGroupRequest.Assignment, SetAssignmentRequest).
+const (
+	// AssignmentUniform: every member gets the same number of shards, within one (default).
+	AssignmentUniform = "uniform"
+	// AssignmentCapacity: members get shards in proportion to their runtimeMaxConcurrency.
+	AssignmentCapacity = "capacity"
+)
+
+// SetAssignmentRequest is the body of POST /coord/v1/streams/{p}/groups/{g}/assignment.
+type SetAssignmentRequest struct {
+	Assignment  string `json:"assignment"`
+	RequestedBy string `json:"requestedBy"`
+	Reason      string `json:"reason,omitempty"`
 }
 
 // DeleteGroupRequest is the body of DELETE /coord/v1/streams/{p}/groups/{g}.

@@ -19,13 +19,15 @@ const (
 
 // GroupResponse describes one consumer group.
 type GroupResponse struct {
-	StreamPrefix             string         `json:"streamPrefix"`
-	ConsumerGroup            string         `json:"consumerGroup"`
-	State                    string         `json:"state"`
-	GroupEpoch               int64          `json:"groupEpoch"`
-	AssignmentEpoch          int64          `json:"assignmentEpoch"`
-	MetadataVersion          int64          `json:"metadataVersion"`
-	ShardCount               int            `json:"shardCount"`
+	StreamPrefix    string `json:"streamPrefix"`
+	ConsumerGroup   string `json:"consumerGroup"`
+	State           string `json:"state"`
+	GroupEpoch      int64  `json:"groupEpoch"`
+	AssignmentEpoch int64  `json:"assignmentEpoch"`
+	MetadataVersion int64  `json:"metadataVersion"`
+	ShardCount      int    `json:"shardCount"`
+	// Assignment is the group's assignment mode: AssignmentUniform or AssignmentCapacity.
+	Assignment               string         `json:"assignment"`
 	ActiveMigration          *Migration     `json:"activeMigration"`
 	TargetAssignmentSummary  map[string]int `json:"targetAssignmentSummary"`
 	CurrentAssignmentSummary map[string]int `json:"currentAssignmentSummary"`

@@ -3,6 +3,7 @@ package harness
 import (
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -37,6 +38,9 @@ type MemberOptions struct {
 	MailboxPrincipal string
 	// InstanceID makes the member static (membersdk.ConsumerConfig.InstanceID).
 	InstanceID string
+	// Concurrency is membersdk.ConsumerConfig.Concurrency, reported as
+	// runtimeMaxConcurrency (0: the member's default, 4).
+	Concurrency int
 }
 
 // StartMember starts a member process; its records go to rec. It is killed
@@ -60,6 +64,9 @@ func StartMember(t testing.TB, rec *recorder.Recorder, o MemberOptions) *MemberP
 	}
 	if o.InstanceID != "" {
 		cmd.Args = append(cmd.Args, "--instance-id", o.InstanceID)
+	}
+	if o.Concurrency > 0 {
+		cmd.Args = append(cmd.Args, "--concurrency", strconv.Itoa(o.Concurrency))
 	}
 	if o.MailboxPrincipal != "" {
 		cmd.Args = append(cmd.Args, "--mailbox-principal", o.MailboxPrincipal)

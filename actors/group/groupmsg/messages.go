@@ -84,6 +84,13 @@ type ResizeRequest struct {
 	RequestID string
 }
 
+// AssignmentRequest sets the group's assignment mode (an operator's request: the admin API,
+// streamctl, the console). Reply: *ErrorReply.
+type AssignmentRequest struct {
+	Assignment string // "uniform" or "capacity"
+	RequestID  string // the HTTP request id, for log lines
+}
+
 // ErrorReply is the reply of requests that return only an error.
 type ErrorReply struct {
 	Err error
@@ -155,6 +162,8 @@ func RequestID(msg any) string {
 	case *DeleteRequest:
 		return m.RequestID
 	case *ResizeRequest:
+		return m.RequestID
+	case *AssignmentRequest:
 		return m.RequestID
 	}
 	return ""

@@ -39,6 +39,8 @@ func RequestToWire(msg any, now time.Time) (*wire.GroupRequest, error) {
 		return &wire.GroupRequest{Op: &wire.GroupRequest_Release{Release: &wire.Release{}}}, nil
 	case *groupmsg.TouchRequest:
 		return &wire.GroupRequest{Op: &wire.GroupRequest_Touch{Touch: &wire.Touch{}}}, nil
+	case *groupmsg.AssignmentRequest:
+		return &wire.GroupRequest{Op: &wire.GroupRequest_SetAssignment{SetAssignment: &wire.SetAssignment{Assignment: m.Assignment}}, RequestId: m.RequestID}, nil
 	}
 	return nil, fmt.Errorf("%w: %T cannot cross nodes", ErrBadWireRequest, msg)
 }
@@ -86,6 +88,8 @@ func RequestFromWire(r *wire.GroupRequest, received time.Time) (any, error) {
 		return &groupmsg.ReleaseRequest{}, nil
 	case *wire.GroupRequest_Touch:
 		return &groupmsg.TouchRequest{}, nil
+	case *wire.GroupRequest_SetAssignment:
+		return &groupmsg.AssignmentRequest{Assignment: op.SetAssignment.GetAssignment(), RequestID: r.GetRequestId()}, nil
 	}
 	return nil, ErrBadWireRequest
 }
@@ -153,7 +157,7 @@ func ReplyFromWire(req any, r *wire.GroupReply) (any, error) {
 	case *groupmsg.DeleteRequest:
 		d := r.GetDelete()
 		return &groupmsg.DeleteReply{Deleted: d.GetDeleted(), LiveMembers: int(d.GetLiveMembers()), Err: err}, nil
-	case *groupmsg.ResizeRequest, *groupmsg.ReleaseRequest, *groupmsg.TouchRequest:
+	case *groupmsg.ResizeRequest, *groupmsg.ReleaseRequest, *groupmsg.TouchRequest, *groupmsg.AssignmentRequest:
 		return &groupmsg.ErrorReply{Err: err}, nil
 	}
 	return nil, fmt.Errorf("%w: %T", ErrBadWireRequest, req)

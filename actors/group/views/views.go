@@ -27,6 +27,7 @@ func Describe(state *groupstate.Group, act Activity) *groupmsg.Description {
 			StreamPrefix: meta.StreamPrefix, ConsumerGroup: meta.ConsumerGroup,
 			GroupEpoch: meta.GroupEpoch, AssignmentEpoch: meta.AssignmentEpoch,
 			MetadataVersion: meta.MetadataVersion, ShardCount: meta.ShardCount,
+			Assignment:              string(meta.Assignment.Effective()),
 			TargetAssignmentSummary: map[string]int{}, CurrentAssignmentSummary: map[string]int{},
 		},
 		Members: protocol.MembersResponse{Members: make([]protocol.MemberView, 0, len(members)), RecentEvents: act.Events},

@@ -37,30 +37,23 @@ func Assign(prev map[string][]int, members []string, shardCount int) map[string]
 // i's previous target; result[i] its new one.
 func Sorted(prevOf [][]int, shardCount int) [][]int {
 	n := len(prevOf)
-	out := make([][]int, n)
 	S := max(shardCount, 0)
 	if n == 0 || S == 0 {
+		out := make([][]int, n)
 		for i := range out {
 			out[i] = []int{}
 		}
 		return out
 	}
 
-	owner := make([]int32, S)
-	for i := range owner {
-		owner[i] = -1
-	}
-	ints := make([]int32, 3*n)
-	kept, quota, have := ints[:n], ints[n:2*n], ints[2*n:]
-	for i, p := range prevOf {
-		for _, s := range p {
-			if s >= 0 && s < S && owner[s] < 0 {
-				owner[s] = int32(i)
-				kept[i]++
-			}
-		}
-	}
+	owner, kept, quota, have := keep(prevOf, S)
+	uniformQuota(kept, quota, S)
+	return layout(prevOf, owner, kept, quota, have, S)
+}
 
+// uniformQuota sets every quota to S/n or S/n+1 (see Assign).
+func uniformQuota(kept, quota []int32, S int) {
+	n := len(kept)
 	base, extra := int32(S/n), S%n
 	for i := range quota {
 		quota[i] = base
@@ -89,6 +82,34 @@ func Sorted(prevOf [][]int, shardCount int) [][]int {
 		}
 	}
 
+}
+
+// keep marks in owner (len S, all -1) every valid previous shard of each member, first
+// claimant by index, and counts them in kept.
+func keep(prevOf [][]int, S int) (owner, kept, quota, have []int32) {
+	n := len(prevOf)
+	owner = make([]int32, S)
+	for i := range owner {
+		owner[i] = -1
+	}
+	ints := make([]int32, 3*n)
+	kept, quota, have = ints[:n], ints[n:2*n], ints[2*n:]
+	for i, p := range prevOf {
+		for _, s := range p {
+			if s >= 0 && s < S && owner[s] < 0 {
+				owner[s] = int32(i)
+				kept[i]++
+			}
+		}
+	}
+	return owner, kept, quota, have
+}
+
+// layout releases the shards beyond each member's quota, fills members below quota from the
+// pool in ascending shard order, and lays the result out (Σquota must be S).
+func layout(prevOf [][]int, owner, kept, quota, have []int32, S int) [][]int {
+	n := len(prevOf)
+	out := make([][]int, n)
 	// Release shards beyond each member's quota back to the pool.
 	for i, p := range prevOf {
 		if kept[i] <= quota[i] {

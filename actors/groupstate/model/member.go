@@ -48,6 +48,8 @@ type Meta struct {
 	AssignmentEpoch int64  `json:"assignmentEpoch"`
 	MetadataVersion int64  `json:"metadataVersion"`
 	ShardCount      int    `json:"shardCount"`
+	// Assignment is how the target splits the shards ("" = AssignUniform, as before it existed).
+	Assignment AssignmentMode `json:"assignment,omitempty"`
 }
 
 // MaxIncarnationLength bounds Heartbeat.Incarnation in bytes (the wire decoder and the HTTP

@@ -92,7 +92,33 @@ const (
 	RevokeRevoked  RevokeState = "REVOKED"
 )
 
-// Capacity is the member's runtime consumer capacity (informational).
+// AssignmentMode is how a group's target splits its shards among the members taking part
+// (Meta.Assignment; the admin API's assignment setting).
+type AssignmentMode string
+
+// Assignment modes.
+const (
+	// AssignUniform: every member gets the same number of shards, within one (the default;
+	// stored as "").
+	AssignUniform AssignmentMode = "uniform"
+	// AssignCapacity: members get shards in proportion to their reported
+	// runtimeMaxConcurrency (groupstate/assign, weighted.go).
+	AssignCapacity AssignmentMode = "capacity"
+)
+
+// Valid reports whether m is a known mode ("" reads as AssignUniform).
+func (m AssignmentMode) Valid() bool { return m == "" || m == AssignUniform || m == AssignCapacity }
+
+// Effective returns m, or AssignUniform when m is "" (a group stored before the setting existed).
+func (m AssignmentMode) Effective() AssignmentMode {
+	if m == "" {
+		return AssignUniform
+	}
+	return m
+}
+
+// Capacity is the member's runtime consumer capacity: runtimeMaxConcurrency is also its weight
+// in a group using AssignCapacity.
 type Capacity struct {
 	MaxConcurrency int `json:"runtimeMaxConcurrency"`
 	Available      int `json:"availableConcurrency"`

@@ -65,6 +65,8 @@
   // The message browser (messages.js): reads with this page's credentials
   // for the selected group's stream; a 401 sends the page back to its login.
   const messages = window.RSC.messages({ api, selected: () => st.selected, routeMissing: (e) => routeMissing(e), relogin: () => poll() });
+  // The assignment mode form (assignment.js).
+  const assignment = window.RSC.assignment({ api, selected: () => st.selected, refresh: () => { clearTimeout(st.timer); poll(); } });
 
   // ---- polling -------------------------------------------------------------
 
@@ -259,10 +261,11 @@
     $('group-title').textContent = `${g.streamPrefix} / ${g.consumerGroup}`;
     const summary = [
       ['State', badge(g.state)], ['Group epoch', g.groupEpoch], ['Assignment epoch', g.assignmentEpoch],
-      ['Metadata version', g.metadataVersion], ['Shards', st.streams.has(g.streamPrefix) ? shardsText(st.streams.get(g.streamPrefix)) : g.shardCount],
+      ['Metadata version', g.metadataVersion], ['Assignment', g.assignment || 'uniform'], ['Shards', st.streams.has(g.streamPrefix) ? shardsText(st.streams.get(g.streamPrefix)) : g.shardCount],
       ['Active migration', g.activeMigration ? `${g.activeMigration.reshardingId} (${g.activeMigration.fromShardCount} → ${g.activeMigration.toShardCount}, ${g.activeMigration.state})` : 'none'],
     ];
     $('group-summary').replaceChildren(...summary.map(([k, v]) => h('div', {}, h('dt', {}, k), h('dd', {}, v))));
+    assignment.show(g);
     const v = (d.assignments && d.assignments.invariantViolations) || [];
     $('violations').hidden = v.length === 0;
     $('violations').textContent = v.length ? 'Invariant violations: ' + v.join('; ') : '';
@@ -531,6 +534,7 @@
       if (b) messages.open(Number(b.getAttribute('data-browse')));
     });
     messages.wire();
+    assignment.wire();
     $('only-unsettled').addEventListener('change', () => { clearTimeout(st.timer); poll(); });
     window.addEventListener('hashchange', () => {
       if (fromHash() && !$('app').hidden) { clearTimeout(st.timer); poll(); }
