@@ -32,7 +32,7 @@ func (a *groupActor) debug(ctx actor.Context) *groupmsg.DebugState {
 	now := a.deps.Now()
 	for _, m := range a.state.Members() {
 		dm := groupmsg.DebugMember{ID: m.ID, State: string(m.State), Epoch: m.Epoch, PrevEpoch: m.PrevEpoch,
-			LeaseDeadline: views.Stamp(m.LeaseDeadline), RevokeDeadline: views.Stamp(m.RevokeDeadline),
+			LeaseDeadline: views.Stamp(m.LeaseDeadline.Time()), RevokeDeadline: views.Stamp(m.RevokeDeadline.Time()),
 			Target: nonNil(m.Target), Assigned: nonNil(m.Assigned), Pending: nonNil(m.Pending), Revoking: nonNil(m.Revoking)}
 		if !m.LeaseDeadline.IsZero() {
 			dm.LeaseLeftMs = m.LeaseDeadline.Sub(now).Milliseconds()

@@ -102,17 +102,17 @@ func Restore(cfg model.Config, meta model.Meta, members []model.Member, now time
 		if m.State == model.StateExpired && len(m.Target)+len(m.Assigned)+len(m.Revoking)+len(m.Pending) > 0 {
 			return nil, fmt.Errorf("groupstate: restore: EXPIRED member %q still has shards", m.ID)
 		}
-		m.LastHeartbeat, m.LeaseDeadline, m.RevokeDeadline = time.Time{}, time.Time{}, time.Time{}
+		m.LastHeartbeat, m.LeaseDeadline, m.RevokeDeadline = 0, 0, 0
 		if !m.State.InTarget() {
 			m.SessionDeadline = time.Time{}
 		}
 		if m.State != model.StateExpired {
-			m.LeaseDeadline = now.Add(cfg.LeaseTTL)
+			m.LeaseDeadline = model.InstantOf(now.Add(cfg.LeaseTTL))
 			if m.Away() { // the hold keeps its wall-clock deadline across a restart or a move
-				m.LeaseDeadline = m.SessionDeadline
+				m.LeaseDeadline = model.InstantOf(m.SessionDeadline)
 			}
 			if len(m.Revoking) > 0 {
-				m.RevokeDeadline = now.Add(cfg.RebalanceTimeout)
+				m.RevokeDeadline = model.InstantOf(now.Add(cfg.RebalanceTimeout))
 			}
 			for _, s := range shardset.Union(m.Assigned, m.Revoking) {
 				if s < len(g.holder) && g.holder[s] != "" {

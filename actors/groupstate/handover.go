@@ -53,9 +53,9 @@ func (g *Group) HandOver() map[string]Lease {
 		if m.State == model.StateExpired || m.LeaseDeadline.IsZero() {
 			continue
 		}
-		l := Lease{LastHeartbeat: m.LastHeartbeat, Deadline: m.LeaseDeadline}
+		l := Lease{LastHeartbeat: m.LastHeartbeat.Time(), Deadline: m.LeaseDeadline.Time()}
 		if m.State != model.StateFenced && len(m.Revoking) > 0 {
-			l.RevokeDeadline = m.RevokeDeadline
+			l.RevokeDeadline = m.RevokeDeadline.Time()
 		}
 		out[id] = l
 	}
@@ -87,12 +87,12 @@ func RestoreHandedOver(cfg model.Config, meta model.Meta, members []model.Member
 		if m == nil || m.State == model.StateExpired || l.Deadline.IsZero() {
 			continue
 		}
-		m.LeaseDeadline = earlier(l.Deadline.Add(pause), m.LeaseDeadline)
+		m.LeaseDeadline = model.InstantOf(earlier(l.Deadline.Add(pause), m.LeaseDeadline.Time()))
 		if !l.LastHeartbeat.IsZero() && !l.LastHeartbeat.After(now) {
-			m.LastHeartbeat = l.LastHeartbeat
+			m.LastHeartbeat = model.InstantOf(l.LastHeartbeat)
 		}
 		if !m.RevokeDeadline.IsZero() && !l.RevokeDeadline.IsZero() {
-			m.RevokeDeadline = earlier(l.RevokeDeadline.Add(pause), m.RevokeDeadline)
+			m.RevokeDeadline = model.InstantOf(earlier(l.RevokeDeadline.Add(pause), m.RevokeDeadline.Time()))
 		}
 	}
 	g.graceUntil = now.Add(cfg.HeartbeatInterval)

@@ -222,11 +222,11 @@ func TestHandOverKeepsTheRevokeDeadline(t *testing.T) {
 		}
 		h.send(hbFor("A", 1, []int{0, 1, 2, 3})) // alive, never releases
 		h.send(hbFor("B", 2, nil))
-		if h.now.After(revokeBy.Add(testCfg.HeartbeatInterval)) {
+		if h.now.After(revokeBy.Time().Add(testCfg.HeartbeatInterval)) {
 			t.Fatalf("A still not fenced at +%s", h.now.Sub(t0))
 		}
 	}
-	if h.now.Before(revokeBy) {
+	if h.now.Before(revokeBy.Time()) {
 		t.Fatalf("A fenced %s before its revoke deadline", revokeBy.Sub(h.now))
 	}
 }

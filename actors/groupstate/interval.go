@@ -78,10 +78,10 @@ func overdueAt(g *Group, m *model.Member) (time.Time, bool) {
 		g.cfg.HeartbeatInterval <= 0 || g.cfg.HeartbeatInterval >= g.cfg.LeaseTTL {
 		return time.Time{}, false
 	}
-	if dl, ok := g.overdue[m.ID]; ok && dl.Equal(m.LeaseDeadline) {
+	if dl, ok := g.overdue[m.ID]; ok && dl.Equal(m.LeaseDeadline.Time()) {
 		return time.Time{}, false
 	}
-	return m.LeaseDeadline.Add(-g.cfg.HeartbeatInterval), true
+	return m.LeaseDeadline.Time().Add(-g.cfg.HeartbeatInterval), true
 }
 
 // MarkOverdue records, at now, that member id is overdue if it is (see above): its timer
@@ -105,7 +105,7 @@ func (g *Group) MarkOverdue(id string, now time.Time) bool {
 	if g.overdue == nil {
 		g.overdue = map[string]time.Time{}
 	}
-	g.overdue[id] = m.LeaseDeadline
+	g.overdue[id] = m.LeaseDeadline.Time()
 	return true
 }
 

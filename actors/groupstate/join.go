@@ -44,12 +44,12 @@ func (g *Group) join(hb *model.Heartbeat, now time.Time) Decision {
 		c = t.mutable(m.ID)
 		c.State, c.StateSince, c.JoinedAt = model.StateStarting, now, now
 		c.Assigned, c.Revoking, c.Pending, c.Target = nil, nil, nil, nil
-		c.RevokeDeadline = time.Time{}
+		c.RevokeDeadline = 0
 		t.bumpGroupEpoch()
 	default:
 		c = t.mutable(m.ID)
 		c.Assigned, c.Revoking = nil, nil
-		c.RevokeDeadline = time.Time{}
+		c.RevokeDeadline = 0
 		if m.Away() { // its next incarnation: the hold ends, the new process speaks for it
 			c.SessionDeadline, c.Incarnation = time.Time{}, ""
 		}

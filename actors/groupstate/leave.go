@@ -66,7 +66,7 @@ func (g *Group) leave(hb *model.Heartbeat, r answer.Report, now time.Time) Decis
 		// Leaving revokes shards the member was allowed to read until now: a new revocation
 		// with the full rebalance timeout (also for shards an earlier one was draining).
 		c.State, c.StateSince = model.StateLeaving, now
-		c.RevokeDeadline = now.Add(g.cfg.RebalanceTimeout)
+		c.RevokeDeadline = model.InstantOf(now.Add(g.cfg.RebalanceTimeout))
 	}
 	c.SessionDeadline = time.Time{} // a static member's leave releases its instance
 	bindIdentity(c, hb)

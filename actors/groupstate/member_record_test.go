@@ -43,5 +43,5 @@ func TestApplyKeepsOneRecordPerMember(t *testing.T) {
 	assert.Zero(t, allocs, "applying a steady heartbeat allocates nothing")
 	assert.Same(t, a, g.members["a"], "the record is overwritten in place")
 	assert.Equal(t, idBytes, unsafe.StringData(g.members["a"].ID), "it keeps its id string")
-	assert.Equal(t, now, g.members["a"].LastHeartbeat)
+	assert.Equal(t, model.InstantOf(now), g.members["a"].LastHeartbeat)
 }

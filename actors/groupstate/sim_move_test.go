@@ -84,13 +84,13 @@ func (s *sim) trackLeases() {
 		if tr == nil {
 			at := m.LastHeartbeat
 			if at.IsZero() {
-				at = s.now
+				at = model.InstantOf(s.now)
 			}
-			s.tracks[m.ID] = &leaseTrack{hbAt: at}
+			s.tracks[m.ID] = &leaseTrack{hbAt: at.Time()}
 			continue
 		}
 		if m.LastHeartbeat.After(tr.hbAt) {
-			*tr = leaseTrack{hbAt: m.LastHeartbeat}
+			*tr = leaseTrack{hbAt: m.LastHeartbeat.Time()}
 		}
 	}
 }

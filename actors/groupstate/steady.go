@@ -51,7 +51,7 @@ func (g *Group) steadyDecision(hb *model.Heartbeat, m *model.Member, now time.Ti
 	c := &sc.member[0]
 	*c = *m
 	c.Capacity = hb.Capacity
-	c.LastHeartbeat, c.LeaseDeadline = now, now.Add(g.cfg.LeaseTTL)
+	c.LastHeartbeat, c.LeaseDeadline = model.InstantOf(now), model.InstantOf(now.Add(g.cfg.LeaseTTL))
 	c.Revoking, c.Pending = nil, nil // what settle and grant leave (both empty already)
 	if len(c.Target) == 0 {
 		c.Pending = c.Target

@@ -17,9 +17,9 @@ func (g *Group) NextDeadline(memberID string) (time.Time, bool) {
 	if m == nil || m.State == model.StateExpired || m.LeaseDeadline.IsZero() {
 		return time.Time{}, false
 	}
-	d := dueAt(g, m, m.LeaseDeadline)
+	d := dueAt(g, m, m.LeaseDeadline.Time())
 	if m.State != model.StateFenced && len(m.Revoking) > 0 && !m.RevokeDeadline.IsZero() {
-		d = earlier(d, dueAt(g, m, m.RevokeDeadline))
+		d = earlier(d, dueAt(g, m, m.RevokeDeadline.Time()))
 	}
 	return d, true
 }
@@ -62,11 +62,11 @@ func (t *txn) due(id string) bool {
 		t.holdEnded(id)
 		return true
 	}
-	if !m.LeaseDeadline.IsZero() && !t.now.Before(dueAt(t.g, m, m.LeaseDeadline)) {
+	if !m.LeaseDeadline.IsZero() && !t.now.Before(dueAt(t.g, m, m.LeaseDeadline.Time())) {
 		t.expire(id)
 		return true
 	}
-	if m.State != model.StateFenced && len(m.Revoking) > 0 && !m.RevokeDeadline.IsZero() && !t.now.Before(dueAt(t.g, m, m.RevokeDeadline)) {
+	if m.State != model.StateFenced && len(m.Revoking) > 0 && !m.RevokeDeadline.IsZero() && !t.now.Before(dueAt(t.g, m, m.RevokeDeadline.Time())) {
 		t.fence(id)
 		return true
 	}
@@ -85,7 +85,7 @@ func (g *Group) Prune(now time.Time) *Change {
 		if now.Before(m.StateSince.Add(g.cfg.Retention)) {
 			continue
 		}
-		if m.State == model.StateFenced && (m.LeaseDeadline.IsZero() || now.Before(dueAt(g, m, m.LeaseDeadline))) {
+		if m.State == model.StateFenced && (m.LeaseDeadline.IsZero() || now.Before(dueAt(g, m, m.LeaseDeadline.Time()))) {
 			continue
 		}
 		t.remove(id)

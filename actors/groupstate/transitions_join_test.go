@@ -38,7 +38,7 @@ func TestJoinFirstMemberGetsEveryShard(t *testing.T) {
 	h := newHarness(t, 3)
 	r := h.join("A")
 	wantResp(t, r, model.StatusOK, 1, []int{0, 1, 2}, []int{})
-	if m := h.member("A"); m.State != model.StateStarting || m.LeaseDeadline != t0.Add(testCfg.LeaseTTL) {
+	if m := h.member("A"); m.State != model.StateStarting || !m.LeaseDeadline.Equal(t0.Add(testCfg.LeaseTTL)) {
 		t.Fatalf("member %+v", m)
 	}
 	h.send(hbFor("A", 1, []int{0, 1, 2}))

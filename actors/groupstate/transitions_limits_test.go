@@ -125,7 +125,7 @@ func TestMaxRetainedDropsTheOldestThatHoldNothing(t *testing.T) {
 	// A, B, C, D expire one by one, oldest lease first; at most 2 of EXPIRED/FENCED stay, E included.
 	trimmed := 0
 	for _, id := range []string{"A", "B", "C", "D"} {
-		c := h.g.Expire(id, h.member(id).LeaseDeadline)
+		c := h.g.Expire(id, h.member(id).LeaseDeadline.Time())
 		if c != nil {
 			trimmed += c.Trimmed
 		}

@@ -89,7 +89,7 @@ func TestSteadyHeartbeatIsNotDurable(t *testing.T) {
 		t.Fatalf("change %+v", d.Change)
 	}
 	h.g.Apply(d.Change)
-	if m := h.member("A"); m.LeaseDeadline != h.now.Add(testCfg.LeaseTTL) {
+	if m := h.member("A"); !m.LeaseDeadline.Equal(h.now.Add(testCfg.LeaseTTL)) {
 		t.Fatal("lease renewed")
 	}
 }

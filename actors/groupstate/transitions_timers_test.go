@@ -53,14 +53,14 @@ func TestRebalanceTimeoutFences(t *testing.T) {
 func TestNextDeadline(t *testing.T) {
 	h := newHarness(t, 4)
 	h.join("A")
-	if d, ok := h.g.NextDeadline("A"); !ok || d != t0.Add(testCfg.LeaseTTL) {
+	if d, ok := h.g.NextDeadline("A"); !ok || !d.Equal(t0.Add(testCfg.LeaseTTL)) {
 		t.Fatalf("lease deadline %v %v", d, ok)
 	}
 	h.join("B")
 	h.send(hbFor("B", 2, nil)) // confirmed
 	h.send(hbFor("A", 1, []int{0, 1, 2, 3}))
 	cfg := testCfg
-	if d, _ := h.g.NextDeadline("A"); d != t0.Add(min(cfg.LeaseTTL, cfg.RebalanceTimeout)) {
+	if d, _ := h.g.NextDeadline("A"); !d.Equal(t0.Add(min(cfg.LeaseTTL, cfg.RebalanceTimeout))) {
 		t.Fatalf("deadline %v", d)
 	}
 	if _, ok := h.g.NextDeadline("nobody"); ok {
@@ -125,7 +125,7 @@ func TestRestoreGivesFreshLeases(t *testing.T) {
 	}
 	a, _ := g.Member("A")
 	b, _ := g.Member("B")
-	if a.LeaseDeadline != later.Add(testCfg.LeaseTTL) || a.RevokeDeadline != later.Add(testCfg.RebalanceTimeout) || b.LeaseDeadline != later.Add(testCfg.LeaseTTL) {
+	if !a.LeaseDeadline.Equal(later.Add(testCfg.LeaseTTL)) || !a.RevokeDeadline.Equal(later.Add(testCfg.RebalanceTimeout)) || !b.LeaseDeadline.Equal(later.Add(testCfg.LeaseTTL)) {
 		t.Fatalf("fresh deadlines: %+v %+v", a, b)
 	}
 	if g.Tick(later) != nil {

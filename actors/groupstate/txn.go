@@ -254,7 +254,7 @@ func (t *txn) fence(id string) {
 	static.EndHold(c, t.now, t.g.restoredAt, t.g.cfg.LeaseTTL)
 	c.State, c.StateSince = model.StateFenced, t.now
 	c.Target, c.Pending = nil, nil
-	c.RevokeDeadline, c.SessionDeadline = time.Time{}, time.Time{}
+	c.RevokeDeadline, c.SessionDeadline = 0, time.Time{}
 }
 
 // expire drops everything a member held and takes it out of the target.
@@ -265,11 +265,11 @@ func (t *txn) expire(id string) {
 	}
 	c.State, c.StateSince = model.StateExpired, t.now
 	c.Target, c.Assigned, c.Revoking, c.Pending = nil, nil, nil, nil
-	c.RevokeDeadline, c.SessionDeadline = time.Time{}, time.Time{}
+	c.RevokeDeadline, c.SessionDeadline = 0, time.Time{}
 }
 
 // touch renews the lease of an accepted heartbeat.
 func (t *txn) touch(c *model.Member) {
-	c.LastHeartbeat = t.now
-	c.LeaseDeadline = t.now.Add(t.g.cfg.LeaseTTL)
+	c.LastHeartbeat = model.InstantOf(t.now)
+	c.LeaseDeadline = model.InstantOf(t.now.Add(t.g.cfg.LeaseTTL))
 }

@@ -3,6 +3,7 @@ package memberactor
 import (
 	"sync"
 	"testing"
+	"unsafe"
 
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/stretchr/testify/assert"
@@ -65,7 +66,7 @@ func TestMemberMailboxOrderSuspendAndFailure(t *testing.T) {
 	require.Len(t, d.fns, 1, "scheduled once while not running")
 	d.release()
 	assert.Equal(t, []string{"sys:s1", "user:u1", "user:u2"}, inv.got, "system messages first")
-	assert.Nil(t, m.user, "no array kept while empty")
+	assert.Nil(t, m.q, "no queues kept while empty")
 
 	inv.got = nil
 	m.PostSystemMessage(&actor.SuspendMailbox{})
@@ -106,4 +107,21 @@ func TestMemberMailboxConcurrentPosts(t *testing.T) {
 	delivered.Wait() // a lost message would hang here (go test's timeout reports it)
 	assert.Len(t, inv.got, 2000, "every message delivered exactly once")
 	assert.Equal(t, 0, m.UserMessageCount())
+}
+
+// An idle member actor's mailbox is one 64-byte allocation (docs/BENCHMARKS.md, "Memory per
+// member"): a node keeps one per member.
+func TestMemberMailboxIsSmallWhileIdle(t *testing.T) {
+	require.LessOrEqual(t, unsafe.Sizeof(mailbox{}), uintptr(64))
+	inv, d := &recInvoker{}, &heldDispatcher{}
+	m := newMailbox().(*mailbox)
+	m.RegisterHandlers(inv, d)
+	m.PostSystemMessage(&actor.SuspendMailbox{})
+	m.PostUserMessage("u1")
+	d.release()
+	require.NotNil(t, m.q, "a held user message keeps its queue")
+	m.PostSystemMessage(&actor.ResumeMailbox{})
+	d.release()
+	assert.Equal(t, []string{"user:u1"}, inv.got)
+	assert.Nil(t, m.q, "the queues are dropped once both are empty")
 }

@@ -72,7 +72,7 @@ func Describe(state *groupstate.Group, act Activity) *groupmsg.Description {
 		for _, s := range m.Revoking {
 			d.Assignments.RevokeDetails = append(d.Assignments.RevokeDetails, protocol.RevokeDetail{
 				Shard: protocol.ShardID{ShardIndex: s}, From: m.ID, To: targetOwner[s],
-				Deadline: Stamp(m.RevokeDeadline), FromState: string(m.State), InFlight: act.InFlight[m.ID][s],
+				Deadline: Stamp(m.RevokeDeadline.Time()), FromState: string(m.State), InFlight: act.InFlight[m.ID][s],
 			})
 		}
 	}
@@ -120,15 +120,15 @@ func MemberView(m model.Member, metadataVersion int64, act Activity) protocol.Me
 		CurrentAssignment:     protocol.ShardIDs(m.Assigned),
 		GrantedAssignment:     protocol.ShardIDs(m.Assigned),
 		Revoking:              protocol.ShardIDs(m.Revoking),
-		LastHeartbeatAt:       Stamp(m.LastHeartbeat),
-		MemberLeaseExpiresAt:  Stamp(m.LeaseDeadline),
+		LastHeartbeatAt:       Stamp(m.LastHeartbeat.Time()),
+		MemberLeaseExpiresAt:  Stamp(m.LeaseDeadline.Time()),
 		RebalanceTimeoutMs:    act.RebalanceTimeout.Milliseconds(),
 		ShardProgress:         append([]protocol.ShardProgress{}, act.Progress[m.ID]...),
 		TargetAssignment:      protocol.ShardIDs(m.Target),
 		Pending:               protocol.ShardIDs(m.Pending),
 		Capacity:              protocol.Capacity{RuntimeMaxConcurrency: m.Capacity.MaxConcurrency, AvailableConcurrency: m.Capacity.Available},
 		JoinedAt:              Stamp(m.JoinedAt),
-		LeaseExpiresAt:        Stamp(m.LeaseDeadline),
+		LeaseExpiresAt:        Stamp(m.LeaseDeadline.Time()),
 		StateSince:            Stamp(m.StateSince),
 		Transport:             TransportOf(m),
 	}
@@ -137,7 +137,7 @@ func MemberView(m model.Member, metadataVersion int64, act Activity) protocol.Me
 		v.HeldUntil = Stamp(m.SessionDeadline)
 	}
 	if len(m.Revoking) > 0 && !m.RevokeDeadline.IsZero() {
-		d := Stamp(m.RevokeDeadline)
+		d := Stamp(m.RevokeDeadline.Time())
 		v.RebalanceDeadlineAt = &d
 	}
 	return v

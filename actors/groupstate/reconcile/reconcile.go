@@ -37,13 +37,13 @@ func Settle(c *model.Member, held []int, assignmentEpoch int64, now time.Time, r
 		if budget > 0 && len(revoked) > budget {
 			revoked = revoked[:budget] // the move cap (movecap.go): the rest wait, still Assigned
 		}
-		c.RevokeDeadline = now.Add(rebalance)
+		c.RevokeDeadline = model.InstantOf(now.Add(rebalance))
 		c.Revoking = revoked
 		c.Assigned = shardset.Diff(c.Assigned, revoked)
 	}
 	if len(c.Revoking) == 0 {
 		c.Revoking = nil
-		c.RevokeDeadline = time.Time{}
+		c.RevokeDeadline = 0
 		if c.Epoch < assignmentEpoch && len(shardset.Diff(c.Assigned, c.Target)) == 0 {
 			c.PrevEpoch, c.Epoch = c.Epoch, assignmentEpoch
 		}

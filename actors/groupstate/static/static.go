@@ -61,18 +61,18 @@ func Unheld(cfg model.Config, hb *model.Heartbeat, m *model.Member) string {
 func Leave(c *model.Member, draining []int, now time.Time, cfg model.Config) {
 	if !c.Away() {
 		c.SessionDeadline = now.Add(cfg.StaticSessionTimeout)
-		c.LeaseDeadline = c.SessionDeadline
+		c.LeaseDeadline = model.InstantOf(c.SessionDeadline)
 		c.Revoking = shardset.Intersect(shardset.Union(c.Assigned, c.Revoking), draining)
-		c.RevokeDeadline = time.Time{}
+		c.RevokeDeadline = 0
 		if len(c.Revoking) > 0 {
-			c.RevokeDeadline = now.Add(cfg.RebalanceTimeout)
+			c.RevokeDeadline = model.InstantOf(now.Add(cfg.RebalanceTimeout))
 		}
 	} else {
 		c.Revoking = shardset.Intersect(c.Revoking, draining)
 	}
-	c.LastHeartbeat = now
+	c.LastHeartbeat = model.InstantOf(now)
 	if len(c.Revoking) == 0 {
-		c.Revoking, c.RevokeDeadline = nil, time.Time{}
+		c.Revoking, c.RevokeDeadline = nil, 0
 	}
 	c.Assigned, c.Pending = nil, c.Target
 }
@@ -97,7 +97,7 @@ func Successor(old *model.Member, hb *model.Heartbeat, now time.Time) *model.Mem
 // that would keep a dead member's shards past lease + session timeout.
 func EndHold(c *model.Member, now, restoredAt time.Time, ttl time.Duration) {
 	if c.Away() {
-		last := c.LastHeartbeat
+		last := c.LastHeartbeat.Time()
 		if last.IsZero() {
 			last = now
 			if c.SessionDeadline.Before(last) {
@@ -107,7 +107,7 @@ func EndHold(c *model.Member, now, restoredAt time.Time, ttl time.Duration) {
 				last = restoredAt
 			}
 		}
-		c.LeaseDeadline = last.Add(ttl)
+		c.LeaseDeadline = model.InstantOf(last.Add(ttl))
 	}
 	c.SessionDeadline = time.Time{}
 }
