@@ -34,6 +34,8 @@ var fieldDocs = map[string]map[string]openapi.Field{
 		"instanceId": {Description: "a static member's instanceId; absent for dynamic members"},
 		"heldUntil": {Description: "set while a static member is away on a temporary leave (memberEpoch -2): its " +
 			"targetAssignment is given to nobody else until then, for the next process with its instanceId"},
+		"transport": {Description: "how the member's last accepted heartbeat arrived: http, or redis (the Redis " +
+			"mailbox; such members are nudged when shards are freed for them)", Enum: []any{"http", "redis"}},
 	},
 }
 

@@ -24,7 +24,7 @@ import (
 func (s *Server) heartbeat(c *fiber.Ctx) error {
 	start := requestStart(c)
 	status := "REJECTED"
-	defer func() { s.metrics.ObserveHeartbeat(status, time.Since(start)) }()
+	defer func() { s.metrics.ObserveHeartbeat(protocol.TransportHTTP, status, time.Since(start)) }()
 
 	p, g, err := edge.StreamGroup(c)
 	if err != nil {
@@ -47,7 +47,7 @@ func (s *Server) heartbeat(c *fiber.Ctx) error {
 	}
 	// Who speaks for the member: the authenticated caller, never the body
 	// ("" when member authentication is off).
-	req.Principal = ""
+	req.Principal, req.Transport = "", protocol.TransportHTTP
 	if p, ok := c.Locals(auth.PrincipalKey).(auth.Principal); ok {
 		req.Principal = p.Name()
 	}

@@ -37,9 +37,12 @@ type Options struct {
 }
 
 // Metrics receives one observation per request read: its result (one of
-// the Result* constants) and how long it took from read to reply.
+// the Result* constants), the heartbeat status it was answered with as
+// rsc_heartbeats_total labels it (the protocol status of a 200, REJECTED for
+// a 4xx, ERROR for a 5xx, "" when nothing was answered) and how long it took
+// from read to reply.
 type Metrics interface {
-	MailboxRequest(result string, d time.Duration)
+	MailboxRequest(result, status string, d time.Duration)
 }
 
 // Results of a request (the result label of rsc_mailbox_requests_total).

@@ -19,6 +19,13 @@
 // script (LPUSH + LTRIM + PEXPIRE). Requests whose member stopped waiting
 // (entry id time + timeout before the Redis clock) are dropped and counted.
 //
+// A Nudger (nudge.go) pushes unprompted {"v":1,"kind":"nudge"} elements to
+// the reply lists of mailbox members the group actors name
+// (actors/groupstate/nudge.go decides whom; docs/PROTOCOL.md, "Nudges"),
+// with the same script, from a bounded queue that never blocks the caller.
+// It implements actors/group/groupdeps.Nudger with plain strings, so this
+// package still imports nothing from actors/.
+//
 // # What this package may import
 //
 // The standard library, coordinator/, authz/, config/, membersdk/protocol and

@@ -25,7 +25,10 @@ type e2e struct {
 	coord *harness.Coordinator
 }
 
-func startE2E(t *testing.T) *e2e {
+func startE2E(t *testing.T) *e2e { return startE2EWith(t, nil) }
+
+// startE2EWith is startE2E with extra RSC_* settings.
+func startE2EWith(t *testing.T, extra map[string]string) *e2e {
 	if testing.Short() {
 		t.Skip("starts a coordinator process")
 	}
@@ -36,12 +39,16 @@ func startE2E(t *testing.T) *e2e {
 		{"username": "bob", "password": "bob-pw", "roles": []string{"MEMBER"}},
 		{"username": "carol", "password": "carol-pw", "roles": []string{"MEMBER"}, "groups": []string{"billing"}},
 	})
-	c := harness.StartCoordinator(t, harness.Options{RedisAddr: srv.Addr(), Env: map[string]string{
+	env := map[string]string{
 		"RSC_AUTH_USERS":        string(users),
 		"RSC_AUTH_TOKEN_SECRET": "0123456789abcdef0123456789abcdef",
 		"RSC_MAILBOX_ENABLED":   "true",
 		"RSC_MAILBOX_BLOCK":     "200ms",
-	}})
+	}
+	for k, v := range extra {
+		env[k] = v
+	}
+	c := harness.StartCoordinator(t, harness.Options{RedisAddr: srv.Addr(), Env: env})
 	admin := harness.NewClient(c.URL())
 	admin.User, admin.Password = "admin", "admin-pw"
 	return &e2e{srv: srv, admin: admin, coord: c}

@@ -47,7 +47,7 @@ type counts struct {
 	n  map[string]int
 }
 
-func (c *counts) MailboxRequest(result string, _ time.Duration) {
+func (c *counts) MailboxRequest(result, _ string, _ time.Duration) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.n[result]++

@@ -23,6 +23,7 @@ type answer struct {
 	status    int
 	body      []byte
 	result    string
+	hbStatus  string // the protocol status of a 200 answer
 	rawBody   string // the request body, for requestIDOf on a refusal (also an oversized one: its member must be able to correlate the 400)
 }
 
@@ -35,7 +36,7 @@ func (r *Reader) serve(p *principal, m redis.XMessage, readAt, redisNow time.Tim
 		}
 	}
 	if r.o.Metrics != nil {
-		r.o.Metrics.MailboxRequest(a.result, time.Since(readAt))
+		r.o.Metrics.MailboxRequest(a.result, a.heartbeatStatus(), time.Since(readAt))
 	}
 }
 
@@ -106,7 +107,7 @@ func (r *Reader) evaluate(p *principal, m redis.XMessage, redisNow time.Time) an
 	}
 	// Who speaks for the member: the principal whose key the entry was
 	// written to (Redis ACLs let only that user write it), never the body.
-	req.Principal = p.asked
+	req.Principal, req.Transport = p.asked, protocol.TransportRedis
 	a.requestID = req.RequestID
 	callDeadline := time.Now().Add(r.o.CallTimeout)
 	if d := time.Now().Add(deadline.Sub(redisNow)); d.Before(callDeadline) {
@@ -122,9 +123,24 @@ func (r *Reader) evaluate(p *principal, m redis.XMessage, redisNow time.Time) an
 		}
 		return a.answerWith(ans)
 	}
-	a.status, a.result = http.StatusOK, ResultOK
+	a.status, a.result, a.hbStatus = http.StatusOK, ResultOK, string(resp.Status)
 	a.body = protocol.AppendHeartbeatResponse(nil, &resp)
 	return a
+}
+
+// heartbeatStatus is how rsc_heartbeats_total labels a's outcome, as the HTTP front labels
+// the same request's: the protocol status of a 200, REJECTED for a 4xx, ERROR for a 5xx; ""
+// when nothing is answered (dropped or expired).
+func (a answer) heartbeatStatus() string {
+	switch {
+	case a.replyKey == "" || a.result == ResultExpired:
+		return ""
+	case a.status == http.StatusOK:
+		return a.hbStatus
+	case a.status >= 500:
+		return "ERROR"
+	}
+	return "REJECTED"
 }
 
 func fieldOr(m redis.XMessage, name string) string { s, _ := field(m, name); return s }

@@ -34,7 +34,7 @@ func setAssignment(a *groupActor, ctx actor.Context, msg *groupmsg.AssignmentReq
 	if err := a.persist(ctx, c); err != nil {
 		return err
 	}
-	a.apply(ctx, c)
+	applyNudging(a, ctx, c, "")
 	a.deps.Logger.Info("group assignment mode changed", slog.String("group", a.key.String()), a.reqAttr(),
 		slog.String("from", string(before)), slog.String("to", msg.Assignment),
 		slog.Int64("groupEpoch", a.state.Meta().GroupEpoch))

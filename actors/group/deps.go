@@ -27,11 +27,13 @@ type Deps struct {
 	// (groups.idle-passivation). Zero: never.
 	IdlePassivation time.Duration
 	// Node is the node this group actor runs on (default NopNode).
-	Node groupdeps.
-		// Now is the node's one clock (host.Options.Now): every deadline a group
-		// checks was set with it. Default time.Now; tests may replace it.
-		Node
+	Node groupdeps.Node
+	// Nudger pushes nudges to mailbox members whose assignment can grow
+	// (default NopNudger: the mailbox is off).
+	Nudger groupdeps.Nudger
 
+	// Now is the node's one clock (host.Options.Now): every deadline a group
+	// checks was set with it. Default time.Now; tests may replace it.
 	Now func() time.Time
 	// StoreTimeout bounds each store call made from inside an actor.
 	StoreTimeout time.Duration
@@ -64,6 +66,9 @@ func (d *Deps) withDefaults() *Deps {
 	}
 	if c.Node == nil {
 		c.Node = groupdeps.NopNode{}
+	}
+	if c.Nudger == nil {
+		c.Nudger = groupdeps.NopNudger{}
 	}
 	c.memberProps = memberactor.Props(c.Now, c.memberHooks...)
 	return &c

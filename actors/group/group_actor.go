@@ -262,7 +262,7 @@ func (a *groupActor) commit(ctx actor.Context, c *groupstate.Change) bool {
 		a.scheduleRetry(ctx)
 		return false
 	}
-	a.apply(ctx, c)
+	applyNudging(a, ctx, c, "")
 	return true
 }
 

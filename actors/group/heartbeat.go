@@ -60,7 +60,7 @@ func (a *groupActor) evaluate(ctx actor.Context, msg *groupmsg.HeartbeatRequest)
 			a.fenceCause = ""
 			return unevaluated(&req, answer.CauseNotStored, "")
 		}
-		a.apply(ctx, dec.Change)
+		applyNudging(a, ctx, dec.Change, req.MemberID)
 		a.fenceCause = ""
 	}
 	r := dec.Response
@@ -128,6 +128,7 @@ func toCore(msg *groupmsg.HeartbeatRequest) model.Heartbeat {
 		Incarnation: req.IncarnationID,
 		InstanceID:  req.InstanceID,
 		Principal:   req.Principal,
+		Transport:   req.Transport,
 	}
 	if len(req.RevokingShards) > 0 {
 		hb.Revoking = make([]model.RevokingShard, len(req.RevokingShards))

@@ -26,7 +26,7 @@ func (r rebalancing) set(ctx actor.Context, msg *groupmsg.RebalancingRequest) *g
 		if err := a.persist(ctx, c); err != nil {
 			return &groupmsg.Description{Err: err}
 		}
-		a.apply(ctx, c)
+		applyNudging(a, ctx, c, "")
 		what := "rebalancing resumed: members' next heartbeats rebalance the group"
 		if msg.Paused {
 			what = "rebalancing paused: no shard moves between live members until resumed; expired or fenced members' shards are still reassigned"

@@ -38,7 +38,7 @@ func (a *groupActor) resize(ctx actor.Context, msg *groupmsg.ResizeRequest) erro
 	if err := a.persist(ctx, c); err != nil {
 		return err
 	}
-	a.apply(ctx, c)
+	applyNudging(a, ctx, c, "")
 	if msg.ShardCount > meta.ShardCount {
 		// Shards [old, new) are new incarnations (provisioned with a seeded fence) that
 		// may come back to a member still holding the previous incarnation: its holder

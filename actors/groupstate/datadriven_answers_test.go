@@ -98,3 +98,23 @@ func (sc *scenario) fmtChange(c *Change) string {
 	}
 	return s + "\n  fences: " + strings.Join(moves, " ")
 }
+
+// nudges prints, when the scenario shows them (new nudges=show), the members Nudges names for
+// c, evaluated on the group before c is applied (as the shell does); except is the requester.
+func (sc *scenario) nudges(c *Change, except string) string {
+	if !sc.showNudges {
+		return ""
+	}
+	ns := Nudges(sc.h.g, c, except, sc.h.now)
+	if len(ns) == 0 {
+		return "\n  nudge: none"
+	}
+	parts := make([]string, len(ns))
+	for i, n := range ns {
+		parts[i] = n.MemberID
+		if n.Principal != "" {
+			parts[i] += "(" + n.Principal + ")"
+		}
+	}
+	return "\n  nudge: " + strings.Join(parts, " ")
+}

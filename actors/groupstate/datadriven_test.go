@@ -49,6 +49,8 @@ type scenario struct {
 	seen map[string][]int64
 	// showFences (new fences=show): changes are printed with their fence moves.
 	showFences bool
+	// showNudges (new nudges=show): changes are printed with the members they nudge (Nudges).
+	showNudges bool
 }
 
 // run executes one scenario command. Arguments are key=value (lists comma-separated, e.g.
@@ -110,6 +112,7 @@ func (sc *scenario) run(d *datadriven.TestData) string {
 			StaticSessionTimeout: dur("static-session", 30*time.Second)}
 		sc.h = &harness{tb: sc.t, g: New(sc.cfg, "orders", "workers", int(num("shards", 4)), num("mv", 0)), now: t0}
 		sc.showFences = args["fences"] == "show"
+		sc.showNudges = args["nudges"] == "show"
 		if sc.h.g.Meta().ShardCount > 64 {
 			return summary(sc.h.g) // a holder per shard would bury the point
 		}
@@ -136,6 +139,7 @@ func (sc *scenario) run(d *datadriven.TestData) string {
 		if d.Change == nil && !equalSnap(before, snap(sc.h.g)) {
 			sc.t.Fatalf("%s: rejected heartbeat changed the group", line)
 		}
+		nudges := sc.nudges(d.Change, hb.MemberID)
 		sc.h.apply(d.Change)
 		if cmd == "heartbeat" {
 			switch r := d.Response; r.Status {
@@ -152,19 +156,21 @@ func (sc *scenario) run(d *datadriven.TestData) string {
 			}
 			sc.seen[pos[0]] = seen
 		}
-		return fmtResp(d.Response) + "\n" + sc.fmtChange(d.Change) + "\n" + table(sc.h.g)
+		return fmtResp(d.Response) + "\n" + sc.fmtChange(d.Change) + nudges + "\n" + table(sc.h.g)
 	case "advance":
 		sc.h.now = sc.h.now.Add(dur("by", 0) + parseDur(sc.t, pos))
 		return fmt.Sprintf("now=+%s", sc.h.now.Sub(t0))
 	case "tick":
 		sc.h.now = sc.h.now.Add(parseDur(sc.t, pos))
 		c := sc.h.g.Tick(sc.h.now)
+		nudges := sc.nudges(c, "")
 		sc.h.apply(c)
-		return fmt.Sprintf("now=+%s %s\n%s", sc.h.now.Sub(t0), sc.fmtChange(c), table(sc.h.g))
+		return fmt.Sprintf("now=+%s %s%s\n%s", sc.h.now.Sub(t0), sc.fmtChange(c), nudges, table(sc.h.g))
 	case "expire":
 		c := sc.h.g.Expire(pos[0], sc.h.now)
+		nudges := sc.nudges(c, "")
 		sc.h.apply(c)
-		return sc.fmtChange(c) + "\n" + table(sc.h.g)
+		return sc.fmtChange(c) + nudges + "\n" + table(sc.h.g)
 	case "deadline":
 		d, ok := sc.h.g.NextDeadline(pos[0])
 		if !ok {
@@ -178,8 +184,9 @@ func (sc *scenario) run(d *datadriven.TestData) string {
 		return fmt.Sprintf("now=+%s %s\n%s", sc.h.now.Sub(t0), sc.fmtChange(c), table(sc.h.g))
 	case "resize":
 		c := sc.h.g.Resize(int(num("shards", 0)), num("mv", 0))
+		nudges := sc.nudges(c, "")
 		sc.h.apply(c)
-		return sc.fmtChange(c) + "\n" + table(sc.h.g)
+		return sc.fmtChange(c) + nudges + "\n" + table(sc.h.g)
 	case "restore":
 		// Round-trip the durable records through JSON, as the shell would, and restore.
 		mb, _ := json.Marshal(sc.h.g.Meta())
@@ -214,12 +221,12 @@ func (sc *scenario) run(d *datadriven.TestData) string {
 }
 
 // request builds the heartbeat of member id from a command's arguments: proto, epoch, mv, name,
-// inc, principal, path, cap (runtimeMaxConcurrency), owned=0,1 and revoking=2:DRAINING.
+// inc, principal, transport, path, cap (runtimeMaxConcurrency), owned=0,1 and revoking=2:DRAINING.
 func (sc *scenario) request(line, id string, args map[string]string, num func(string, int64) int64) model.Heartbeat {
 	hb := model.Heartbeat{ProtocolVersion: int(num("proto", 1)), RequestID: "req", MemberID: id,
 		PathMemberID: id, MemberName: args["name"], MemberEpoch: num("epoch", 0),
 		MetadataVersion: num("mv", 0), Capacity: sc.capacity(id, num), Incarnation: args["inc"], Principal: args["principal"],
-		InstanceID: args["instance"]}
+		InstanceID: args["instance"], Transport: args["transport"]}
 	if p, ok := args["path"]; ok {
 		hb.PathMemberID = p
 	}

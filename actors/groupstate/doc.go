@@ -6,7 +6,8 @@
 // states; callers import it directly), answer (the request contract and the answers decided
 // without a group's state), assign (the target assignors, uniform and capacity-weighted),
 // capacity (the targets and drift of capacity-weighted assignment), shardset (sorted shard-set helpers),
-// reconcile (one member's Settle and Grant steps and the move cap) and invariants (the checks
+// reconcile (one member's Settle and Grant steps and the move cap), nudge (what a change
+// frees, for Nudges) and invariants (the checks
 // of a group's records).
 //
 // # Contract

@@ -130,6 +130,9 @@ func table(g *Group) string {
 		if mm.Incarnation != "" || mm.Principal != "" {
 			fmt.Fprintf(&b, "    incarnation=%q principal=%q\n", mm.Incarnation, mm.Principal)
 		}
+		if mm.Transport != "" {
+			fmt.Fprintf(&b, "    transport=%s\n", mm.Transport)
+		}
 		if mm.InstanceID != "" {
 			fmt.Fprintf(&b, "    instance=%q", mm.InstanceID)
 			if mm.Away() {

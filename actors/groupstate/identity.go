@@ -66,6 +66,7 @@ func identityRefusal(g *Group, hb *model.Heartbeat, m *model.Member) (Decision, 
 // member: a record keeps what it has (identityRefusal let only matching heartbeats through)
 // and takes what it lacks.
 func bindIdentity(c *model.Member, hb *model.Heartbeat) {
+	bindTransport(c, hb) // not identity, but recorded at every point identity is (transport.go)
 	if c.Principal == "" {
 		c.Principal = hb.Principal
 	}

@@ -12,7 +12,7 @@ import (
 func durableEqual(a, b *model.Member) bool {
 	return a.ID == b.ID && a.Name == b.Name && a.State == b.State && a.Epoch == b.Epoch &&
 		a.PrevEpoch == b.PrevEpoch && a.Principal == b.Principal && a.Incarnation == b.Incarnation &&
-		a.InstanceID == b.InstanceID && a.SessionDeadline.Equal(b.SessionDeadline) && a.JoinedAt.Equal(b.JoinedAt) && a.StateSince.Equal(b.StateSince) &&
+		a.InstanceID == b.InstanceID && a.Transport == b.Transport && a.SessionDeadline.Equal(b.SessionDeadline) && a.JoinedAt.Equal(b.JoinedAt) && a.StateSince.Equal(b.StateSince) &&
 		slices.Equal(a.Target, b.Target) && slices.Equal(a.Assigned, b.Assigned) &&
 		slices.Equal(a.Revoking, b.Revoking) && slices.Equal(a.Pending, b.Pending)
 }

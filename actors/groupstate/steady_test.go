@@ -45,9 +45,9 @@ func describeDecision(d Decision) string {
 	}
 	s += fmt.Sprintf(" durable=%v meta=%v removed=%v trimmed=%d bucket=%v fences=%v", c.Durable, c.Meta, c.Removed, c.Trimmed, c.bucket, c.FenceMoves())
 	for _, m := range c.Members {
-		s += fmt.Sprintf(" {%s %q %s e=%d pe=%d cap=%v t=%v a=%v r=%v p=%v j=%s ss=%s principal=%q inc=%q inst=%q sd=%s hb=%d lease=%d rd=%d}",
+		s += fmt.Sprintf(" {%s %q %s e=%d pe=%d cap=%v t=%v a=%v r=%v p=%v j=%s ss=%s principal=%q inc=%q inst=%q tr=%q sd=%s hb=%d lease=%d rd=%d}",
 			m.ID, m.Name, m.State, m.Epoch, m.PrevEpoch, m.Capacity, nz(m.Target), nz(m.Assigned), nz(m.Revoking), nz(m.Pending),
-			m.JoinedAt, m.StateSince, m.Principal, m.Incarnation, m.InstanceID, m.SessionDeadline, m.LastHeartbeat, m.LeaseDeadline, m.RevokeDeadline)
+			m.JoinedAt, m.StateSince, m.Principal, m.Incarnation, m.InstanceID, m.Transport, m.SessionDeadline, m.LastHeartbeat, m.LeaseDeadline, m.RevokeDeadline)
 	}
 	return s
 }

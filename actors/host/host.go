@@ -60,6 +60,9 @@ type Options struct {
 	TrustEmptyStore bool
 	// NodeMetrics, if set, counts node-level events.
 	NodeMetrics NodeMetrics
+	// Nudger, if set, pushes nudges to mailbox members whose assignment can
+	// grow (mailbox.Nudger; group.Deps.Nudger). Nil: nobody is nudged.
+	Nudger groupdeps.Nudger
 	// Limits are the service's own limits and group creation mode
 	// (actors/service/creation.go).
 	Limits service.Limits
@@ -188,7 +191,7 @@ func New(opts Options) *Host {
 		Store: opts.Store, Provisioner: opts.Provisioner, Rules: opts.Rules, NodeID: opts.NodeID,
 		Owner: h.node.Owner(), IdlePassivation: opts.IdlePassivation, Node: h.node,
 		Now: opts.Now, Logger: logger, Metrics: opts.Metrics,
-		StoreTimeout: opts.RequestTimeout / 2,
+		StoreTimeout: opts.RequestTimeout / 2, Nudger: opts.Nudger,
 	}
 	h.pinger = h.system.Root.Spawn(actor.PropsFromProducer(func() actor.Actor { return pingActor{} }))
 	var limits service.LimitMetrics

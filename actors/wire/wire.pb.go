@@ -664,7 +664,10 @@ type Heartbeat struct {
 	IncarnationId string `protobuf:"bytes,13,opt,name=incarnation_id,json=incarnationId,proto3" json:"incarnation_id,omitempty"`
 	Principal     string `protobuf:"bytes,14,opt,name=principal,proto3" json:"principal,omitempty"`
 	// instance_id is the body's instanceId (static membership).
-	InstanceId    string `protobuf:"bytes,15,opt,name=instance_id,json=instanceId,proto3" json:"instance_id,omitempty"`
+	InstanceId string `protobuf:"bytes,15,opt,name=instance_id,json=instanceId,proto3" json:"instance_id,omitempty"`
+	// transport is how the receiving node got the heartbeat: "http" or
+	// "redis" (the Redis mailbox).
+	Transport     string `protobuf:"bytes,16,opt,name=transport,proto3" json:"transport,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -800,6 +803,13 @@ func (x *Heartbeat) GetPrincipal() string {
 func (x *Heartbeat) GetInstanceId() string {
 	if x != nil {
 		return x.InstanceId
+	}
+	return ""
+}
+
+func (x *Heartbeat) GetTransport() string {
+	if x != nil {
+		return x.Transport
 	}
 	return ""
 }
@@ -1608,7 +1618,7 @@ const file_actors_wire_wire_proto_rawDesc = "" +
 	"\x05state\x18\x02 \x01(\tR\x05state\x12\x1b\n" +
 	"\tin_flight\x18\x03 \x01(\x05R\binFlight\x12\x1e\n" +
 	"\backed_at\x18\x04 \x01(\tH\x00R\aackedAt\x88\x01\x01B\v\n" +
-	"\t_acked_at\"\x85\x05\n" +
+	"\t_acked_at\"\xa3\x05\n" +
 	"\tHeartbeat\x12$\n" +
 	"\x0epath_member_id\x18\x01 \x01(\tR\fpathMemberId\x12)\n" +
 	"\x10protocol_version\x18\x02 \x01(\x05R\x0fprotocolVersion\x12\x1d\n" +
@@ -1628,7 +1638,8 @@ const file_actors_wire_wire_proto_rawDesc = "" +
 	"\x0eincarnation_id\x18\r \x01(\tR\rincarnationId\x12\x1c\n" +
 	"\tprincipal\x18\x0e \x01(\tR\tprincipal\x12\x1f\n" +
 	"\vinstance_id\x18\x0f \x01(\tR\n" +
-	"instanceId\"\xc2\x04\n" +
+	"instanceId\x12\x1c\n" +
+	"\ttransport\x18\x10 \x01(\tR\ttransport\"\xc2\x04\n" +
 	"\x11HeartbeatResponse\x12\x1f\n" +
 	"\vresponse_to\x18\x01 \x01(\tR\n" +
 	"responseTo\x12\x16\n" +

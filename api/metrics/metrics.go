@@ -24,28 +24,30 @@ type Metrics struct {
 	// resolving labels (hashing, a locked map) on every request costs more
 	// than the observation itself.
 	httpSeries      sync.Map // httpSeriesKey → *httpSeries
-	heartbeatSeries sync.Map // status → prometheus.Counter
+	heartbeatSeries sync.Map // transport + "\x00" + status → prometheus.Counter
 
-	httpRequests  *prometheus.CounterVec
-	httpDuration  *prometheus.HistogramVec
-	heartbeats    *prometheus.CounterVec
-	heartbeatDur  prometheus.Histogram
-	persistDur    prometheus.Histogram
-	persistErrors prometheus.Counter
-	groupsActive  prometheus.Gauge
-	members       *prometheus.GaugeVec
-	leaseExpiries prometheus.Counter
-	membersFenced prometheus.Counter
-	node          nodeMetrics    // node.go
-	reshard       reshardMetrics // reshard.go
-	limitRejects  *prometheus.CounterVec
-	retainedTrims prometheus.Counter
-	cluster       clusterMetrics
-	fenceWrites   *prometheus.CounterVec // fence.go
-	idConflicts   prometheus.Counter     // identity.go
-	principalRefs prometheus.Counter     // identity.go
-	sampled       sampledMetrics         // sampled.go
-	authFailures  *prometheus.CounterVec // auth.go
+	httpRequests *prometheus.CounterVec
+	httpDuration *prometheus.HistogramVec
+	heartbeats   *prometheus.CounterVec
+	heartbeatDur *prometheus.HistogramVec
+	// heartbeatDurOf: heartbeatDur's child per transport (HeartbeatTransports).
+	heartbeatDurOf map[string]prometheus.Observer
+	persistDur     prometheus.Histogram
+	persistErrors  prometheus.Counter
+	groupsActive   prometheus.Gauge
+	members        *prometheus.GaugeVec
+	leaseExpiries  prometheus.Counter
+	membersFenced  prometheus.Counter
+	node           nodeMetrics    // node.go
+	reshard        reshardMetrics // reshard.go
+	limitRejects   *prometheus.CounterVec
+	retainedTrims  prometheus.Counter
+	cluster        clusterMetrics
+	fenceWrites    *prometheus.CounterVec // fence.go
+	idConflicts    prometheus.Counter     // identity.go
+	principalRefs  prometheus.Counter     // identity.go
+	sampled        sampledMetrics         // sampled.go
+	authFailures   *prometheus.CounterVec // auth.go
 
 	tokenGenReadFailures prometheus.Counter // auth.go
 }
@@ -72,11 +74,11 @@ func New() *Metrics {
 			Name: "rsc_http_request_duration_seconds", Help: "HTTP request handling time by route pattern.", Buckets: latency,
 		}, []string{"route"}),
 		heartbeats: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "rsc_heartbeats_total", Help: "Heartbeats by protocol status (REJECTED: 4xx at the HTTP edge, ERROR: 5xx).",
-		}, []string{"status"}),
-		heartbeatDur: prometheus.NewHistogram(prometheus.HistogramOpts{
-			Name: "rsc_heartbeat_duration_seconds", Help: "Heartbeat handling time, decode to response.", Buckets: latency,
-		}),
+			Name: "rsc_heartbeats_total", Help: "Heartbeats by transport (http, redis) and protocol status (REJECTED: 4xx at the transport's edge, ERROR: 5xx).",
+		}, []string{"transport", "status"}),
+		heartbeatDur: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "rsc_heartbeat_duration_seconds", Help: "Heartbeat handling time by transport: decode to response (http), read to reply pushed (redis).", Buckets: latency,
+		}, []string{"transport"}),
 		persistDur: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name: "rsc_persist_duration_seconds", Help: "Duration of group state writes to the store.", Buckets: latency,
 		}),
@@ -105,6 +107,10 @@ func New() *Metrics {
 	}
 	for _, k := range LimitKeys {
 		m.limitRejects.WithLabelValues(k)
+	}
+	m.heartbeatDurOf = map[string]prometheus.Observer{}
+	for _, t := range HeartbeatTransports {
+		m.heartbeatDurOf[t] = m.heartbeatDur.WithLabelValues(t)
 	}
 	m.reg.MustRegister(
 		collectors.NewGoCollector(),
@@ -169,18 +175,28 @@ type httpSeries struct {
 	duration prometheus.Observer
 }
 
-// ObserveHeartbeat records one heartbeat outcome and its handling time. For
-// api/ only.
-func (m *Metrics) ObserveHeartbeat(status string, d time.Duration) {
+// HeartbeatTransports are the transport labels of rsc_heartbeats_total and
+// rsc_heartbeat_duration_seconds (protocol.TransportHTTP, TransportRedis).
+var HeartbeatTransports = []string{"http", "redis"}
+
+// ObserveHeartbeat records one heartbeat outcome that arrived through
+// transport ("http", "redis") and its handling time. For the transports
+// (api/, the mailbox through Mailbox) only.
+func (m *Metrics) ObserveHeartbeat(transport, status string, d time.Duration) {
 	if m == nil {
 		return
 	}
-	v, ok := m.heartbeatSeries.Load(status)
+	key := transport + "\x00" + status
+	v, ok := m.heartbeatSeries.Load(key)
 	if !ok {
-		v, _ = m.heartbeatSeries.LoadOrStore(status, m.heartbeats.WithLabelValues(status))
+		v, _ = m.heartbeatSeries.LoadOrStore(key, m.heartbeats.WithLabelValues(transport, status))
 	}
 	v.(prometheus.Counter).Inc()
-	m.heartbeatDur.Observe(d.Seconds())
+	if o, ok := m.heartbeatDurOf[transport]; ok {
+		o.Observe(d.Seconds())
+	} else {
+		m.heartbeatDur.WithLabelValues(transport).Observe(d.Seconds())
+	}
 }
 
 // PersistDuration records the duration of one store write.

@@ -39,7 +39,7 @@ func values(t *testing.T, m *Metrics) map[string]float64 {
 func TestNilMetricsAreNoOps(t *testing.T) {
 	var m *Metrics
 	m.ObserveHTTP("r", "GET", 200, 0)
-	m.ObserveHeartbeat("OK", 0)
+	m.ObserveHeartbeat("http", "OK", 0)
 	m.PersistDuration(1)
 	m.PersistError()
 	m.SetGroupsActive(1)
@@ -60,7 +60,7 @@ func TestRecordedValues(t *testing.T) {
 	m.SetGroupsActive(7)
 	m.LeaseExpired()
 	m.MemberFenced()
-	m.ObserveHeartbeat("OK", 0)
+	m.ObserveHeartbeat("http", "OK", 0)
 	m.ObserveHTTP("/x", "GET", 200, 0)
 	require.Equal(t, 0.0, values(t, m)["rsc_limit_rejections_total{limit=limits.groups-per-stream}"], "limit series exist from the start")
 	m.LimitRejected("limits.groups-per-stream")
@@ -77,7 +77,7 @@ func TestRecordedValues(t *testing.T) {
 	require.Equal(t, 1.0, v["rsc_persist_duration_seconds{}"])
 	require.Equal(t, 1.0, v["rsc_lease_expirations_total{}"])
 	require.Equal(t, 1.0, v["rsc_members_fenced_total{}"])
-	require.Equal(t, 1.0, v["rsc_heartbeats_total{status=OK}"])
+	require.Equal(t, 1.0, v["rsc_heartbeats_total{status=OK,transport=http}"])
 	require.Equal(t, 1.0, v["rsc_http_requests_total{code=200,method=GET,route=/x}"])
 
 	m.ForgetGroup("orders", "workers")

@@ -77,7 +77,11 @@ func run(args, environ []string) int {
 		logger.Error("cannot set up the cluster", slog.Any("err", err))
 		return 1
 	}
+	mbMetrics := mailboxMetrics(cfg, reg)
+	nudger, stopNudger := startNudger(cfg, client, mbMetrics, logger)
+	defer stopNudger() // after the host's deferred stop: the group actors nudge until then
 	h := host.New(host.Options{
+		Nudger:      nudger,
 		Cluster:     clusterOpts,
 		Store:       store,
 		Provisioner: provisioner,
@@ -132,7 +136,7 @@ func run(args, environ []string) int {
 		}
 	}()
 
-	mb, err := startMailbox(ctx, cfg, client, h.Service(), reg, logger)
+	mb, err := startMailbox(ctx, cfg, client, h.Service(), mbMetrics, logger)
 	if err != nil {
 		logger.Error("cannot start the Redis mailbox (mailbox.enabled)", slog.Any("err", err))
 		return 1

@@ -17,7 +17,7 @@ func (a *app) monPath(p, g, what string) string {
 }
 
 func (a *app) membersCmd() *cobra.Command {
-	return cmd("members PREFIX GROUP", "A group's members: state, epoch, shards, capacity, lease", exactly("PREFIX", "GROUP"),
+	return cmd("members PREFIX GROUP", "A group's members: state, epoch, shards, capacity, lease, transport", exactly("PREFIX", "GROUP"),
 		func(c *cobra.Command, args []string) error {
 			var resp protocol.MembersResponse
 			raw, err := a.c.get(c.Context(), a.monPath(args[0], args[1], "members"), &resp)
@@ -32,7 +32,7 @@ func (a *app) membersCmd() *cobra.Command {
 		})
 }
 
-var memberHeaders = []string{"MEMBER", "NAME", "STATE", "EPOCH", "CURRENT", "TARGET", "PENDING", "REVOKING", "CAPACITY", "LEASE", "LAST-HEARTBEAT"}
+var memberHeaders = []string{"MEMBER", "NAME", "STATE", "EPOCH", "CURRENT", "TARGET", "PENDING", "REVOKING", "CAPACITY", "LEASE", "LAST-HEARTBEAT", "TRANSPORT"}
 
 func memberRows(ms []protocol.MemberView, now time.Time) [][]string {
 	sort.Slice(ms, func(i, j int) bool { return ms[i].MemberID < ms[j].MemberID })
@@ -45,7 +45,7 @@ func memberRows(ms []protocol.MemberView, now time.Time) [][]string {
 		rows = append(rows, []string{m.MemberID, orDash(m.MemberName), m.State, strconv.FormatInt(m.MemberEpoch, 10),
 			shardList(m.CurrentAssignment), shardList(m.TargetAssignment), shardList(m.Pending), shardList(m.Revoking),
 			fmt.Sprintf("%d/%d", m.Capacity.AvailableConcurrency, m.Capacity.RuntimeMaxConcurrency),
-			until(lease, now), ago(m.LastHeartbeatAt, now)})
+			until(lease, now), ago(m.LastHeartbeatAt, now), orDash(m.Transport)})
 	}
 	return rows
 }

@@ -228,13 +228,14 @@ func TestWatchFrames(t *testing.T) {
 	f.on("GET", "/coord/v1/streams/orders/groups/billing/offsets", 200, offsetsJSON)
 	f.on("GET", "/coord/v1/monitoring/streams/orders/groups/billing/members", 200,
 		`{"members":[{"memberId":"m1","state":"ACTIVE","memberEpoch":4,"currentAssignment":[{"shardIndex":0}],"targetAssignment":[{"shardIndex":1}],
-		  "runtimeConsumerCapacity":{"runtimeMaxConcurrency":4,"availableConcurrency":3},"memberLeaseExpiresAt":"2999-01-01T00:00:00Z"}]}`)
+		  "runtimeConsumerCapacity":{"runtimeMaxConcurrency":4,"availableConcurrency":3},"memberLeaseExpiresAt":"2999-01-01T00:00:00Z","transport":"redis"}]}`)
 	r := ctl(t, "--url", f.URL, "watch", "orders", "billing", "--interval", "100ms", "--count", "2")
 	require.Equal(t, 0, r.code, r.stderr)
 	require.Equal(t, 2, strings.Count(r.stdout, "orders/billing  RECONCILING  groupEpoch 4"))
 	require.Equal(t, 1, strings.Count(r.stdout, "\n---\n"), "frames appended when not a terminal")
 	require.Contains(t, r.stdout, "migration rs-7: 4 → 2 DRAINING (waiting for shard 3 to drain)")
 	require.Regexp(t, `m1\s+-\s+ACTIVE\s+4\s+0\s+1\s+-\s+-\s+3/4`, r.stdout)
+	require.Regexp(t, `TRANSPORT\n.*m1 .*\sredis\n`, r.stdout, "the member's transport, last column")
 	require.NotContains(t, r.stdout, "\x1b[")
 
 	r = ctl(t, "--url", f.URL, "-o", "json", "watch", "orders", "billing", "--interval", "100ms", "--count", "2")

@@ -99,7 +99,17 @@ type HeartbeatRequest struct {
 	// decoding ("" when member authentication is off); never read from or
 	// written to the body.
 	Principal string `json:"-"`
+	// Transport is how the request reached the coordinator, set by the
+	// front that received it: "http" or "redis" (the Redis mailbox). Like
+	// Principal, never read from or written to the body.
+	Transport string `json:"-"`
 }
+
+// Transports of HeartbeatRequest.Transport.
+const (
+	TransportHTTP  = "http"
+	TransportRedis = "redis"
+)
 
 // Assignment is the member's full assignment: what it may read now and what
 // it will get once previous holders release it.

@@ -91,6 +91,9 @@ type MemberView struct {
 	// (memberEpoch -2): its targetAssignment is held for the next process
 	// with its instanceId, and given to nobody else, until then.
 	HeldUntil string `json:"heldUntil,omitempty"`
+	// Transport is how the member's last accepted heartbeat arrived: "http"
+	// or "redis" (the Redis mailbox).
+	Transport string `json:"transport"`
 }
 
 // MembersResponse lists a group's members.

@@ -67,7 +67,7 @@ func stubAPI(t *testing.T) string {
 			"members": []fiber.Map{{"memberId": oddMember, "memberName": "<i>w</i>", "state": "ACTIVE", "memberEpoch": 7,
 				"runtimeConsumerCapacity": fiber.Map{"runtimeMaxConcurrency": 8, "availableConcurrency": 5},
 				"currentAssignment":       shards(0, 1, 2), "targetAssignment": shards(0, 1), "pending": shards(), "revoking": shards(),
-				"leaseExpiresAt": "2999-01-01T00:00:00Z", "stateSince": "2026-12-01T09:00:00Z", "lastHeartbeatAt": "2026-12-01T10:05:00Z"}},
+				"leaseExpiresAt": "2999-01-01T00:00:00Z", "stateSince": "2026-12-01T09:00:00Z", "lastHeartbeatAt": "2026-12-01T10:05:00Z", "transport": "redis"}},
 			"recentEvents": []fiber.Map{{"memberId": "gone<svg onload=window.__xss=2>", "state": "EXPIRED", "memberEpoch": 3,
 				"at": "2026-12-01T09:30:00Z", "cause": "lease expired: no heartbeat within the member lease TTL"}},
 		})
@@ -150,6 +150,7 @@ func TestConsoleRendersMigrationsAndEscapes(t *testing.T) {
 	require.Equal(t, "<i>w</i>", member[1])
 	require.Regexp(t, `^\d+ d$`, member[4], "a lease days away is shown in days")
 	require.Equal(t, "5 / 8", member[5])
+	require.Contains(t, member[10], "via redis", "the transport of the member's last heartbeat")
 
 	injected, err := eval[bool](br, `window.__xss !== undefined || document.querySelectorAll('img, script:not([src]), b, i').length > 0 ||
 		[...document.querySelectorAll('svg')].some(s => !s.closest('#plots'))`) // the plots are the page's own SVG

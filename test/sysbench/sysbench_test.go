@@ -41,7 +41,7 @@ func TestSystemBenchmark(t *testing.T) {
 		// Hand-offs at a 1 s interval: at 200 ms the short interval's 50 ms floor, not the rule, sets the figure.
 		ho := p
 		ho.Interval, ho.LeaseTTL = time.Second, 10*time.Second
-		rep.Handoff = runEvents(t, ho, "handoff", 8)
+		rep.Handoff, rep.HandoffMailbox = runHandoffs(t, ho) // over HTTP, then over the mailbox
 	}
 	if only.has("failover") {
 		rep.Failover = runEvents(t, p, "failover", 8)
@@ -236,15 +236,17 @@ type latencies struct {
 }
 
 type report struct {
-	Quick    bool
-	Params   params
-	Took     time.Duration
-	Load     *loadResult
-	Handoff  map[string]json.RawMessage
-	Failover map[string]json.RawMessage
-	Converge map[string]json.RawMessage
-	Reshard  map[string]json.RawMessage
-	Host     *hostFigures
+	Quick   bool
+	Params  params
+	Took    time.Duration
+	Load    *loadResult
+	Handoff map[string]json.RawMessage
+	// HandoffMailbox: the hand-off scenario with members on the Redis mailbox (handoff_test.go).
+	HandoffMailbox map[string]json.RawMessage
+	Failover       map[string]json.RawMessage
+	Converge       map[string]json.RawMessage
+	Reshard        map[string]json.RawMessage
+	Host           *hostFigures
 }
 
 func lat(m map[string]json.RawMessage, k string) latencies {
@@ -295,6 +297,7 @@ func (r *report) markdown() string {
 			ho.Samples, ho.MedianMs, ho.P90Ms, ho.MaxMs, ho.IntervalMs, ho.MedianPerInt, ho.P90PerInt, verdict(ho.MedianPerInt <= 0.2 && ho.P90PerInt <= 0.5))
 		fmt.Fprintf(&b, "| hand-off after a leave: leave → another member's response lists the shard (%d samples) | median %.0f ms, p90 %.0f ms, max %.0f ms | heartbeat interval %d ms | median %.2f×, p90 %.2f× | (none; see below) | |\n",
 			hl.Samples, hl.MedianMs, hl.P90Ms, hl.MaxMs, hl.IntervalMs, hl.MedianPerInt, hl.P90PerInt)
+		b.WriteString(mailboxHandoffRow(r))
 	}
 	if r.Failover != nil {
 		fmt.Fprintf(&b, "| failover: crashed member's last heartbeat → all its shards owned elsewhere (%d crashes, 4 members, 8 shards) | median %.0f ms, p90 %.0f ms, max %.0f ms | lease TTL %s (+ 1 interval = %.2f× TTL) | median %.2f×, p90 %.2f×, max %.2f× TTL | ≤ TTL + 1 interval | %s |\n",

@@ -146,3 +146,17 @@ type IdentityMetrics interface {
 	// principal joined the member (rsc_member_principal_refusals_total).
 	PrincipalRefused()
 }
+
+// Nudger pushes a nudge (docs/PROTOCOL.md, "Nudges") to a mailbox member's reply list: heartbeat
+// now, shards may be given to you. Implemented by mailbox.Nudger; plain strings only, so that
+// the transport needs nothing from actors/. principal is the member's principal ("" when
+// member authentication was off). It must not block: a nudge that cannot be sent soon is
+// dropped (the member heartbeats at its interval as over HTTP).
+type Nudger interface {
+	Nudge(streamPrefix, consumerGroup, memberID, principal string)
+}
+
+// NopNudger nudges nobody: the default of Deps.Nudger (the mailbox is off).
+type NopNudger struct{}
+
+func (NopNudger) Nudge(string, string, string, string) {}

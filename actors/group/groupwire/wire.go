@@ -255,6 +255,7 @@ func heartbeatToWire(m *groupmsg.HeartbeatRequest) *wire.Heartbeat {
 		AvailableConcurrency:  int32(q.RuntimeConsumerCapacity.AvailableConcurrency),
 		OwnedShards:           shardsToWire(q.OwnedShards),
 		IncarnationId:         q.IncarnationID, Principal: q.Principal, InstanceId: q.InstanceID,
+		Transport: q.Transport,
 	}
 	for _, r := range q.RevokingShards {
 		hb.RevokingShards = append(hb.RevokingShards, &wire.RevokingShard{
@@ -276,6 +277,7 @@ func heartbeatFromWire(hb *wire.Heartbeat) *groupmsg.HeartbeatRequest {
 			RuntimeMaxConcurrency: int(hb.GetRuntimeMaxConcurrency()), AvailableConcurrency: int(hb.GetAvailableConcurrency())},
 		OwnedShards:   shardsFromWire(hb.GetOwnedShards()),
 		IncarnationID: hb.GetIncarnationId(), Principal: hb.GetPrincipal(), InstanceID: hb.GetInstanceId(),
+		Transport: hb.GetTransport(),
 	}
 	for _, r := range hb.GetRevokingShards() {
 		q.RevokingShards = append(q.RevokingShards, protocol.RevokingShard{

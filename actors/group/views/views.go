@@ -135,6 +135,7 @@ func MemberView(m model.Member, metadataVersion int64, act Activity) protocol.Me
 		JoinedAt:              Stamp(m.JoinedAt),
 		LeaseExpiresAt:        Stamp(m.LeaseDeadline.Time()),
 		StateSince:            Stamp(m.StateSince),
+		Transport:             TransportOf(m),
 	}
 	v.InstanceID = m.InstanceID
 	if m.Away() {
@@ -145,6 +146,15 @@ func MemberView(m model.Member, metadataVersion int64, act Activity) protocol.Me
 		v.RebalanceDeadlineAt = &d
 	}
 	return v
+}
+
+// TransportOf names how m's last accepted heartbeat arrived, as the views show it: "http"
+// (a record keeps "" for it) or "redis".
+func TransportOf(m model.Member) string {
+	if m.Transport == "" {
+		return model.TransportHTTP
+	}
+	return m.Transport
 }
 
 // Stamp is t as the views show it: RFC 3339 in UTC with nanoseconds, "" when zero.

@@ -29,6 +29,11 @@ type Member struct {
 	// SessionDeadline is set while a static member is away after a temporary leave: its
 	// assignment is kept for the next incarnation with its InstanceID until then.
 	SessionDeadline time.Time `json:"sessionDeadline,omitzero"`
+	// Transport is how the member's last heartbeat reached the coordinator: "" over HTTP (the
+	// default, and every record written before transports were recorded), TransportRedis over
+	// the Redis mailbox. Durable, so that a restart or a move still knows which members can be
+	// nudged (groupstate/nudge.go); it changes, and costs a write, only when a member switches.
+	Transport string `json:"transport,omitempty"`
 
 	// Volatile, as Instants (8 bytes each instead of 24: one record per member).
 	LastHeartbeat  Instant `json:"-"`

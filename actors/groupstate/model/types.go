@@ -150,7 +150,15 @@ type Heartbeat struct {
 	InstanceID string
 	// Principal is the authenticated caller that sent it ("" = member authentication off).
 	Principal string
+	// Transport is how it arrived: TransportHTTP (or "") or TransportRedis.
+	Transport string
 }
+
+// Transports a heartbeat arrives through (Heartbeat.Transport, Member.Transport).
+const (
+	TransportHTTP  = "http"  // POST …/heartbeat; a member record keeps "" for it
+	TransportRedis = "redis" // the Redis mailbox (docs/PROTOCOL.md, "Redis mailbox")
+)
 
 // Response is the protocol answer to one heartbeat. Assigned and Pending are sorted full sets,
 // never nil; they may share the group's (immutable) slices, so the caller may keep them but

@@ -386,7 +386,8 @@
         h('td', { 'data-col': 'target' }, fmtShards(m.targetAssignment)),
         h('td', { 'data-col': 'pending' }, fmtShards(m.pending)),
         h('td', { 'data-col': 'revoking' }, fmtShards(m.revoking)),
-        h('td', { 'data-col': 'heartbeat' }, m.lastHeartbeatAt ? ago(m.lastHeartbeatAt) : '—'));
+        h('td', { 'data-col': 'heartbeat' }, m.lastHeartbeatAt ? ago(m.lastHeartbeatAt) : '—',
+          m.transport ? h('span', { class: 'muted', 'data-col': 'transport', title: 'the transport of its last heartbeat' }, ' via ' + m.transport) : null));
     });
     if (rows.length === 0) rows.push(h('tr', {}, h('td', { colspan: 11, class: 'muted' }, 'No members.')));
     $('members').tBodies[0].replaceChildren(...rows);

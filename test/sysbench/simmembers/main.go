@@ -34,6 +34,11 @@ var (
 	cycles   = flag.Int("cycles", 10, "hand-offs or crashes (handoff, failover)")
 	timeout  = flag.Duration("timeout", 2*time.Minute, "give up after this long")
 	to       = flag.Int("to", 128, "shard count to scale to (reshard)")
+	// -transport redis: the event scenarios' members heartbeat through the Redis mailbox
+	// (the coordinator must run with mailbox.enabled and no member authentication).
+	transport = flag.String("transport", "http", "http or redis (handoff, failover, converge)")
+	redisAddr = flag.String("redis", "127.0.0.1:6379", "Redis address (-transport redis)")
+	group     = flag.String("group", "g", "group of the event scenarios")
 )
 
 func main() {
@@ -70,6 +75,7 @@ var reqSeq atomic.Int64
 // state is what a simulated member knows.
 type state struct {
 	group, id string
+	nudged    bool // -transport redis: a nudge arrived, heartbeat at once (mailbox.go)
 	epoch     int64
 	meta      int64
 	owned     []int

@@ -45,7 +45,7 @@ func summarize(d []time.Duration, interval time.Duration) latencies {
 func handoff() (any, error) {
 	w := newWorld()
 	deadline := time.Now().Add(*timeout)
-	a, b := w.start("g", "a"), w.start("g", "b")
+	a, b := w.start(*group, "a"), w.start(*group, "b")
 	defer a.stop()
 	defer b.stop()
 	if err := w.waitSettled(deadline); err != nil {
@@ -56,7 +56,7 @@ func handoff() (any, error) {
 		w.mu.Lock()
 		w.handoffs = nil
 		w.mu.Unlock()
-		c := w.start("g", fmt.Sprintf("c%d", i))
+		c := w.start(*group, fmt.Sprintf("c%d", i))
 		// Settled with c owning its share: every shard owned, c holding some.
 		for {
 			w.mu.Lock()
@@ -109,7 +109,7 @@ func failover() (any, error) {
 	deadline := time.Now().Add(*timeout)
 	live := []*member{}
 	for i := 0; i < 4; i++ {
-		live = append(live, w.start("g", fmt.Sprintf("m%d", i)))
+		live = append(live, w.start(*group, fmt.Sprintf("m%d", i)))
 	}
 	defer func() {
 		for _, m := range live {
@@ -145,7 +145,7 @@ func failover() (any, error) {
 			time.Sleep(time.Millisecond)
 		}
 		d = append(d, time.Since(last))
-		live = append(live, w.start("g", fmt.Sprintf("r%d", i)))
+		live = append(live, w.start(*group, fmt.Sprintf("r%d", i)))
 	}
 	w.mu.Lock()
 	iv := w.interval
@@ -160,7 +160,7 @@ func converge() (any, error) {
 	deadline := start.Add(*timeout)
 	ms := make([]*member, *members)
 	for i := range ms {
-		ms[i] = w.start("g", fmt.Sprintf("m%03d", i))
+		ms[i] = w.start(*group, fmt.Sprintf("m%03d", i))
 	}
 	defer func() {
 		for _, m := range ms {
@@ -174,7 +174,7 @@ func converge() (any, error) {
 		}
 		if owned > 0 {
 			var g protocol.GroupResponse
-			resp, err := w.http.Get(*coord + "/coord/v1/monitoring/streams/" + url.PathEscape(*stream) + "/groups/g")
+			resp, err := w.http.Get(*coord + "/coord/v1/monitoring/streams/" + url.PathEscape(*stream) + "/groups/" + url.PathEscape(*group))
 			if err == nil {
 				_ = json.NewDecoder(resp.Body).Decode(&g)
 				resp.Body.Close()

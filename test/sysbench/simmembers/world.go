@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/redisstream/coordinator/membersdk/protocol"
 )
 
@@ -20,6 +22,7 @@ import (
 // shard, when it was released and when a member was granted it.
 type world struct {
 	http *http.Client
+	rdb  *redis.Client // -transport redis: heartbeats go through the Redis mailbox (mailbox.go)
 	mu   sync.Mutex
 	// released[s] is when shard s was last released (leave, or a heartbeat no
 	// longer listing it), zero once a new owner has it.
@@ -32,11 +35,18 @@ type world struct {
 }
 
 func newWorld() *world {
-	return &world{http: &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 256}},
+	w := &world{http: &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 256}},
 		released: map[int]time.Time{}, owner: map[int]string{}, beats: map[string]int{}, nshards: *shards}
+	if *transport == protocol.TransportRedis {
+		w.rdb = redis.NewClient(&redis.Options{Addr: *redisAddr, PoolSize: 64})
+	}
+	return w
 }
 
 func (w *world) send(m *state, body []byte) (*protocol.HeartbeatResponse, error) {
+	if w.rdb != nil {
+		return w.mbSend(m, body)
+	}
 	resp, err := w.http.Post(*coord+hbPath(m.group, m.id), "application/json", bytes.NewReader(body))
 	if err != nil {
 		return nil, err
@@ -57,10 +67,16 @@ func (w *world) send(m *state, body []byte) (*protocol.HeartbeatResponse, error)
 func (w *world) run(ctx context.Context, m *state, lastSend *atomic.Int64) {
 	wait := time.Duration(0)
 	for {
-		select {
-		case <-ctx.Done():
+		if w.rdb != nil {
+			w.mbWait(ctx, m, wait) // a nudge ends the wait
+		} else {
+			select {
+			case <-ctx.Done():
+			case <-time.After(wait):
+			}
+		}
+		if ctx.Err() != nil {
 			return
-		case <-time.After(wait):
 		}
 		before := slices.Clone(m.owned)
 		body := m.request()
