@@ -7,8 +7,9 @@
 // without a group's state), assign (the target assignors, uniform and capacity-weighted),
 // capacity (the targets and drift of capacity-weighted assignment), shardset (sorted shard-set helpers),
 // reconcile (one member's Settle and Grant steps and the move cap), nudge (what a change
-// frees, for Nudges) and invariants (the checks
-// of a group's records).
+// frees, for Nudges), fence (the shard-fence moves of a change), interval (the heartbeat
+// interval hint), limits (the join token bucket, MaxRetained's order), identity (the
+// principal and incarnation rules) and invariants (the checks of a group's records).
 //
 // # Contract
 //
@@ -18,7 +19,7 @@
 //
 //  1. evaluate (d := g.Heartbeat(hb, now));
 //  2. if d.Change != nil && d.Change.Durable, write the shard fences it moves
-//     (Change.FenceMoves, fences.go), then persist the Change (Meta, Members, Removed) and
+//     (Change.FenceMoves, groupstate/fence), then persist the Change (Meta, Members, Removed) and
 //     wait until it is durable; if either fails, drop the Change and answer RETRY
 //     (Unevaluated, CauseNotStored);
 //  3. g.Apply(d.Change) (also for non-durable Changes: they carry lease renewals);

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/redisstream/coordinator/actors/groupstate/limits"
 	"github.com/redisstream/coordinator/actors/groupstate/model"
 	"github.com/redisstream/coordinator/actors/groupstate/shardset"
 	"github.com/redisstream/coordinator/actors/groupstate/static"
@@ -36,12 +37,12 @@ type Group struct {
 	instances static.Index
 
 	// Volatile, never persisted.
-	bucket     joinBucket           // Config.JoinRate
+	bucket     limits.Bucket        // Config.JoinRate
 	holdUntil  time.Time            // HoldGrantsUntil
 	holdWhy    string               // HoldGrantsFor: why the current hold lasts ("" = a store data loss)
 	graceUntil time.Time            // the hand-over grace of RestoreHandedOver (handover.go)
 	restoredAt time.Time            // when Restore rebuilt the group (volatile): see static.EndHold
-	overdue    map[string]time.Time // MarkOverdue: member → the lease deadline it was overdue for (interval.go)
+	overdue    map[string]time.Time // MarkOverdue: member → the lease deadline it was overdue for (overdue.go)
 }
 
 // New returns an empty group at groupEpoch 0.

@@ -28,7 +28,7 @@ func (s *sim) apply(c *Change) {
 			}
 		}
 	}
-	s.checkPausedRevocations(c)
+	checkPausedRevocations(s, c)
 	applyChecked(s.t, s.g, c)
 	// Admission: a shard is never revoked from a confirmed member for an unconfirmed one.
 	for _, m := range s.g.Members() {

@@ -7,8 +7,9 @@ import (
 	"github.com/redisstream/coordinator/actors/groupstate/shardset"
 )
 
-// Pause and resume of rebalancing in the simulation (pause.go). An operator pauses or resumes
-// at random while faults run; every invariant of check() holds throughout, and:
+// Pause and resume of rebalancing in the simulation (pause.go), as free functions taking *sim
+// (the sim stays within the 40-method limit). An operator pauses or resumes at random while
+// faults run; every invariant of check() holds throughout, and:
 //
 //   - while paused, no live member (not away) is ever told to start a revocation
 //     (checkPausedRevocations, on every Change);
@@ -18,7 +19,7 @@ import (
 //     must settle balanced as usual.
 
 // togglePause pauses an active group or resumes a paused one, as an operator would.
-func (s *sim) togglePause() {
+func togglePause(s *sim) {
 	paused := !s.g.Meta().Paused.IsSet()
 	s.log("operator %s rebalancing", map[bool]string{true: "pauses", false: "resumes"}[paused])
 	s.apply(SetPaused(s.g, paused, "sim", "random", s.now))
@@ -27,7 +28,7 @@ func (s *sim) togglePause() {
 
 // checkPausedRevocations fails when c, evaluated on a paused group, starts a revocation of a
 // live member that is not away (a voluntary move).
-func (s *sim) checkPausedRevocations(c *Change) {
+func checkPausedRevocations(s *sim, c *Change) {
 	s.t.Helper()
 	if c == nil || !s.g.Meta().Paused.IsSet() {
 		return
@@ -47,23 +48,23 @@ func (s *sim) checkPausedRevocations(c *Change) {
 // liveWhilePaused runs, when the group is paused as faults stop, until every shard is read by
 // a live member (within bound), then resumes the group. A group that is not paused is left as
 // it is.
-func (s *sim) liveWhilePaused(bound time.Duration) {
+func liveWhilePaused(s *sim, bound time.Duration) {
 	if !s.g.Meta().Paused.IsSet() {
 		return
 	}
 	deadline := s.now.Add(bound)
-	for !s.allRead() {
+	for !allRead(s) {
 		if !s.now.Before(deadline) {
 			s.fail("rebalancing paused: shards still unread %s after faults stopped", bound)
 		}
 		s.step()
 	}
 	simStats["paused-live"]++
-	s.togglePause()
+	togglePause(s)
 }
 
 // allRead: every shard is Assigned to a live member whose process reads it.
-func (s *sim) allRead() bool {
+func allRead(s *sim) bool {
 	read := 0
 	for _, m := range s.g.Members() {
 		if !m.State.InTarget() {

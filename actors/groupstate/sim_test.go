@@ -285,7 +285,7 @@ func (s *sim) fault() {
 			s.startMove(r < 19) // graceful three times out of four
 		}
 	case r >= 25 && r < 27:
-		s.togglePause()
+		togglePause(s)
 	case r < 25:
 		// A second live claim: a process started with the instanceId of a running member.
 		// It is refused until that member is gone; it never reads meanwhile.
@@ -324,7 +324,7 @@ func runSim(t testing.TB, seed int64, steps int, o simOpts) {
 		// revocation, a drain (< 4s once faults stop) and a grant.
 		bound += time.Duration((s.shards+limit-1)/limit) * (2*simInterval + 4*time.Second)
 	}
-	s.liveWhilePaused(bound)
+	liveWhilePaused(s, bound)
 	deadline := s.now.Add(bound)
 	for s.now.Before(deadline) {
 		s.step()

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/redisstream/coordinator/actors/groupstate/identity"
+	"github.com/redisstream/coordinator/actors/groupstate/interval"
 	"github.com/redisstream/coordinator/actors/groupstate/model"
 	"github.com/redisstream/coordinator/actors/groupstate/shardset"
 )
@@ -31,7 +33,7 @@ func (g *Group) steady(hb *model.Heartbeat, m *model.Member, now time.Time) bool
 		// settle and grant have nothing to move.
 		len(m.Revoking) == 0 && m.RevokeDeadline.IsZero() && len(m.Pending) == 0 &&
 		slices.Equal(m.Assigned, m.Target) &&
-		(hb.MemberName == "" || hb.MemberName == m.Name) && !bound(m, hb) && !transportMoved(m, hb) &&
+		(hb.MemberName == "" || hb.MemberName == m.Name) && !identity.Bound(m, hb) && !transportMoved(m, hb) &&
 		steadyCapacity(meta, m, hb) && // a capacity change that may move shards (capacity.go)
 		!g.holding(now) &&
 		// change() would trim retained members otherwise (a lowered limit, a restore).
@@ -63,7 +65,7 @@ func (g *Group) steadyDecision(hb *model.Heartbeat, m *model.Member, now time.Ti
 			GroupEpoch: g.meta.GroupEpoch, AssignmentEpoch: g.meta.AssignmentEpoch,
 			MetadataVersion: g.meta.MetadataVersion,
 			Assigned:        shardset.RespSlice(c.Assigned), Pending: shardset.RespSlice(c.Pending),
-			HeartbeatInterval: IntervalFor(g.cfg, model.StatusOK, c, othersOverdue(g, c.ID)),
+			HeartbeatInterval: interval.For(g.cfg, model.StatusOK, c, othersOverdue(g, c.ID)),
 		},
 		Change: &sc.change,
 	}

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/redisstream/coordinator/actors/groupstate/capacity"
+	"github.com/redisstream/coordinator/actors/groupstate/interval"
+	"github.com/redisstream/coordinator/actors/groupstate/limits"
 	"github.com/redisstream/coordinator/actors/groupstate/model"
 	"github.com/redisstream/coordinator/actors/groupstate/shardset"
 	"github.com/redisstream/coordinator/actors/groupstate/static"
@@ -20,8 +22,8 @@ type txn struct {
 	changed   []*model.Member // new versions, owned by the txn
 	index     map[string]int  // id → position in changed, built once changed grows
 	removed   []string
-	trimmed   int         // members removed by limits.retained-members-per-group (MaxRetained)
-	bucket    *joinBucket // join token bucket to install (nil = unchanged)
+	trimmed   int            // members removed by limits.retained-members-per-group (MaxRetained)
+	bucket    *limits.Bucket // join token bucket to install (nil = unchanged)
 }
 
 func newTxn(g *Group, now time.Time) *txn {
@@ -240,7 +242,7 @@ func (t *txn) respond(status model.Status, c *model.Member, msg string) model.Re
 		GroupEpoch: t.meta.GroupEpoch, AssignmentEpoch: t.meta.AssignmentEpoch,
 		MetadataVersion: t.meta.MetadataVersion,
 		Assigned:        shardset.RespSlice(c.Assigned), Pending: shardset.RespSlice(c.Pending), Message: msg,
-		HeartbeatInterval: IntervalFor(t.g.cfg, status, c, othersOverdue(t.g, c.ID)),
+		HeartbeatInterval: interval.For(t.g.cfg, status, c, othersOverdue(t.g, c.ID)),
 	}
 }
 

@@ -1,6 +1,9 @@
 package groupstate
 
-import "github.com/redisstream/coordinator/actors/groupstate/model"
+import (
+	"github.com/redisstream/coordinator/actors/groupstate/limits"
+	"github.com/redisstream/coordinator/actors/groupstate/model"
+)
 
 // Change is what an evaluation wants to happen. The shell persists it (if Durable) and only
 // then calls Apply. Members holds new full versions of changed members (sorted by id); their
@@ -16,11 +19,11 @@ type Change struct {
 	// allocated with its member and must stay in its size class.
 	moves *[]FenceMove
 
-	bucket *joinBucket // volatile: the join token bucket after this evaluation (nil = unchanged)
+	bucket *limits.Bucket // volatile: the join token bucket after this evaluation (nil = unchanged)
 }
 
 // FenceMoves lists, sorted by shard, every shard whose holder a durable change moves
-// (fences.go): the shell writes those fences before it saves the change. Nil when the change
+// (groupstate/fence): the shell writes those fences before it saves the change. Nil when the change
 // moves no holder (always when not Durable).
 func (c *Change) FenceMoves() []FenceMove {
 	if c == nil || c.moves == nil {
