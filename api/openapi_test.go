@@ -280,7 +280,7 @@ func TestOpenAPIRequiredFields(t *testing.T) {
 		}
 		checked++
 	}
-	require.Equal(t, 11, checked)
+	require.Equal(t, 12, checked)
 }
 
 func reflectName(v any) string { return reflect.TypeOf(v).Name() }

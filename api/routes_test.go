@@ -248,9 +248,9 @@ func TestMetricsEndpoint(t *testing.T) {
 	require.Equal(t, 200, r.status)
 	require.True(t, strings.HasPrefix(r.header.Get("Content-Type"), "text/plain"))
 	text := string(r.body)
-	require.Contains(t, text, `rsc_heartbeats_total{status="OK"} 1`)
-	require.Contains(t, text, `rsc_heartbeats_total{status="REJECTED"} 1`)
-	require.Contains(t, text, `rsc_heartbeat_duration_seconds_count 2`)
+	require.Contains(t, text, `rsc_heartbeats_total{status="OK",transport="http"} 1`)
+	require.Contains(t, text, `rsc_heartbeats_total{status="REJECTED",transport="http"} 1`)
+	require.Contains(t, text, `rsc_heartbeat_duration_seconds_count{transport="http"} 2`)
 	require.Contains(t, text, `rsc_http_requests_total{code="200",method="POST",route="/coord/v1/streams/:streamPrefix/groups/:consumerGroup/members/:memberId/heartbeat"} 1`)
 	require.Contains(t, text, `go_goroutines`)
 }

@@ -9,12 +9,12 @@
 //
 // Who records what:
 //
-//	api/ (the HTTP front) — do not call these from elsewhere:
-//	  rsc_http_requests_total{route,method,code}      counter
-//	  rsc_http_request_duration_seconds{route}         histogram
-//	  rsc_heartbeats_total{status}                     counter, status = protocol status,
+//	api/ (the HTTP front) and mailbox/ (the Redis mailbox), each for its transport:
+//	  rsc_http_requests_total{route,method,code}      counter (api/ only)
+//	  rsc_http_request_duration_seconds{route}         histogram (api/ only)
+//	  rsc_heartbeats_total{transport,status}           counter, status = protocol status,
 //	                                                   or REJECTED (4xx at the edge) / ERROR (5xx)
-//	  rsc_heartbeat_duration_seconds                   histogram, whole handler
+//	  rsc_heartbeat_duration_seconds{transport}        histogram, whole handler
 //
 //	actors/ (group and member actors), through group.Deps.Metrics and the
 //	host's options, which cmd/coordinator maps to these methods:
