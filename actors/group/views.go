@@ -5,7 +5,6 @@ import (
 
 	"github.com/redisstream/coordinator/actors/group/groupmsg"
 	"github.com/redisstream/coordinator/actors/group/views"
-	"github.com/redisstream/coordinator/actors/groupstate/model"
 )
 
 // describe is every monitoring view of the group (views.Describe).
@@ -15,6 +14,7 @@ func (a *groupActor) describe() *groupmsg.Description {
 	})
 }
 
+// debug is the group's debug view: what this actor knows, and the rules' state (views.Debug).
 func (a *groupActor) debug(ctx actor.Context) *groupmsg.DebugState {
 	d := &groupmsg.DebugState{
 		Group: a.key.String(), NodeID: a.deps.NodeID, Actor: ctx.Self().String(),
@@ -24,58 +24,21 @@ func (a *groupActor) debug(ctx actor.Context) *groupmsg.DebugState {
 	if a.lastErr != nil {
 		d.LastError = a.lastErr.Error()
 	}
-	if a.state == nil {
-		return d
-	}
-	meta := a.state.Meta()
-	d.Meta = &meta
-	now := a.deps.Now()
-	for _, m := range a.state.Members() {
-		dm := groupmsg.DebugMember{ID: m.ID, State: string(m.State), Epoch: m.Epoch, PrevEpoch: m.PrevEpoch,
-			LeaseDeadline: views.Stamp(m.LeaseDeadline.Time()), RevokeDeadline: views.Stamp(m.RevokeDeadline.Time()),
-			Target: nonNil(m.Target), Assigned: nonNil(m.Assigned), Pending: nonNil(m.Pending), Revoking: nonNil(m.Revoking)}
-		if !m.LeaseDeadline.IsZero() {
-			dm.LeaseLeftMs = m.LeaseDeadline.Sub(now).Milliseconds()
-		}
-		if ref, ok := a.members[m.ID]; ok {
-			dm.Actor = ref.pid.String()
-		}
-		d.Members = append(d.Members, dm)
-	}
-	for s := 0; s < meta.ShardCount; s++ {
-		if id, ok := a.state.Holder(s); ok {
-			d.Holders[s] = id
-		}
+	if a.state != nil {
+		views.Debug(d, a.state, a.deps.Now(), func(id string) string {
+			if ref, ok := a.members[id]; ok {
+				return ref.pid.String()
+			}
+			return ""
+		})
 	}
 	return d
 }
 
-func nonNil(s []int) []int {
-	if s == nil {
-		return []int{}
-	}
-	return s
-}
-
-// sample answers a SampleRequest: a shard is owned when it is in the
-// Assigned set of a member that has not expired.
+// sample answers a SampleRequest (views.Sample).
 func (a *groupActor) sample(ctx actor.Context) *groupmsg.SampleReply {
 	if err := a.ready(ctx); err != nil {
 		return &groupmsg.SampleReply{Err: err}
 	}
-	shards := a.state.Meta().ShardCount
-	owned := make([]bool, shards)
-	unowned := shards
-	for _, m := range a.state.Members() {
-		if m.State == model.StateExpired {
-			continue
-		}
-		for _, s := range m.Assigned {
-			if s >= 0 && s < shards && !owned[s] {
-				owned[s] = true
-				unowned--
-			}
-		}
-	}
-	return &groupmsg.SampleReply{ShardCount: shards, Unowned: unowned, PausedSince: a.state.Meta().Paused.Since}
+	return views.Sample(a.state)
 }

@@ -28,10 +28,11 @@ func TestInstantGivesBackItsTime(t *testing.T) {
 	}
 }
 
-// The member record's volatile timestamps are 8 bytes each: the record is one 320-byte
-// allocation per member instead of 384 (docs/BENCHMARKS.md, "Memory per member").
+// The member record's volatile timestamps are 8 bytes each: the record (336 bytes with the
+// transport field) is one 352-byte allocation per member instead of 384 (docs/BENCHMARKS.md,
+// "Memory per member"). A new field must not push it into the next size class.
 func TestMemberRecordSize(t *testing.T) {
-	if s := unsafe.Sizeof(Member{}); s > 320 {
-		t.Fatalf("model.Member is %d bytes, want ≤ 320", s)
+	if s := unsafe.Sizeof(Member{}); s > 352 {
+		t.Fatalf("model.Member is %d bytes, want ≤ 352 (one size class below the 384 it was)", s)
 	}
 }
