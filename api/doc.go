@@ -52,9 +52,10 @@
 //   - Routes are typed handlers (typed.go: input struct in, response value
 //     out) from which huma derives the OpenAPI document (package openapi;
 //     committed as api/openapi/openapi.json, served at
-//     /coord/v1/openapi.json, viewer at /docs); route_docs.go adds what
-//     types do not say (summary, errors). The heartbeat and a few text
-//     routes stay plain fiber handlers, documented by hand (Server.raw).
+//     /coord/v1/openapi.json, viewer at /docs); package api/routedocs adds
+//     what types do not say (summary, errors, field descriptions). The
+//     heartbeat and a few text routes stay plain fiber handlers, documented
+//     by hand (Server.raw).
 //     Tests hold the router, the document and the statuses each route
 //     answers together (openapi_test.go).
 //   - Admin mutations and logins are audited (api/auth audit.go); every request
@@ -81,8 +82,9 @@
 // api is the server, its routes and handlers. Below it, each with one job:
 // api/auth (who may call, rate limits, audit), api/edge (input checks),
 // api/httpx (the error answer, request ids), api/openapi (the document and
-// its viewer), api/metrics, api/console and api/freshconn (shutdown does
-// not wait on connections that never sent a request). api may import those, fiber
+// its viewer), api/routedocs (the document's text per route and field),
+// api/metrics, api/console and api/freshconn (shutdown does not wait on
+// connections that never sent a request). api may import those, fiber
 // v2, huma v2, config, coordinator (the Service boundary) and
 // membersdk/protocol; never the actor host, persistence or reshard.
 package api

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/redisstream/coordinator/api/openapi"
+	"github.com/redisstream/coordinator/api/routedocs"
 	"github.com/redisstream/coordinator/membersdk/protocol"
 )
 
@@ -31,7 +32,7 @@ func TestOpenAPIDescribesStaticMembershipAndStatuses(t *testing.T) {
 	require.Contains(t, s["HeartbeatResponse"].Properties["status"].Enum, "UNRELEASED_INSTANCE_ID")
 	require.Contains(t, s["MemberView"].Properties["heldUntil"].Description, "temporary leave")
 	require.Contains(t, s["MemberView"].Properties["targetAssignment"].Description, "assignment.max-moves-per-round")
-	for _, st := range statusEnum() {
+	for _, st := range routedocs.StatusEnum() {
 		require.NotEqual(t, "OTHER", statusLabel(protocol.Status(st.(string))), "status %s", st)
 	}
 }

@@ -10,7 +10,7 @@ import (
 // Admin and routing handlers. Path and body arrive checked and decoded
 // (typed.go: inputs.go, decodeBody); each checks the body's fields (400)
 // before it calls the Service, and answers with the status SPEC §5 names
-// (the route's opDoc.ok: routes.go).
+// (the route's routedocs.Op OK: routes.go).
 
 // createStream: POST /coord/v1/streams/:streamPrefix → 201 CreateStreamResponse.
 func (a *admin) createStream(c *fiber.Ctx, in *streamBody[protocol.CreateStreamRequest]) (protocol.CreateStreamResponse, error) {

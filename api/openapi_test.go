@@ -158,7 +158,7 @@ func TestOpenAPIStatusesAreReal(t *testing.T) {
 		cfg.Auth.AuthenticateMemberAPI = true
 		cfg.Auth.Users = append(cfg.Auth.Users, config.User{Username: "scoped", Password: "scoped-pass", Roles: []string{"ADMIN"}, Streams: []string{"other"}})
 		h := newHarness(t, cfg)
-		require.Equal(t, d.ok, send(h, probe{body: body, hdr: []string{"Authorization", boss}}), k)
+		require.Equal(t, d.OK, send(h, probe{body: body, hdr: []string{"Authorization", boss}}), k)
 		send(h, probe{body: body})
 		for _, u := range [][2]string{{"member", "member-pass"}, {"grafana", "grafana-pass"}, {"scoped", "scoped-pass"}} {
 			send(h, probe{body: body, hdr: []string{"Authorization", basic(u[0], u[1])}})
@@ -188,7 +188,7 @@ func TestOpenAPIStatusesAreReal(t *testing.T) {
 			send(hl, probe{body: body, hdr: []string{"Authorization", boss}})
 			send(hl, probe{body: body, hdr: []string{"Authorization", boss}})
 		}
-		errs := append([]error{errors.New("boom"), coordinator.ErrUnavailable}, d.errs...)
+		errs := append([]error{errors.New("boom"), coordinator.ErrUnavailable}, d.Errs...)
 		for _, err := range errs {
 			h.fake.setErr(err)
 			send(h, probe{body: body, hdr: []string{"Authorization", boss}})
@@ -250,10 +250,10 @@ func TestOpenAPIRequiredFields(t *testing.T) {
 	checked := 0
 	for _, e := range base.srv.table {
 		d := e.doc
-		if d.req == nil {
+		if d.Req == nil {
 			continue
 		}
-		name := reflectName(d.req)
+		name := reflectName(d.Req)
 		required := doc.Components.Schemas[name].Required
 		require.NotEmpty(t, required, name)
 		var full map[string]any
@@ -267,7 +267,7 @@ func TestOpenAPIRequiredFields(t *testing.T) {
 		h := newHarness(t, authConfig(t))
 		boss := basic("boss", "boss-pass")
 		body, _ := json.Marshal(minimal)
-		require.Equal(t, d.ok, h.do(e.method, concrete(e.path), string(body), "Authorization", boss).status, "%s with only its required fields %s", name, body)
+		require.Equal(t, d.OK, h.do(e.method, concrete(e.path), string(body), "Authorization", boss).status, "%s with only its required fields %s", name, body)
 		for _, f := range required {
 			less := map[string]any{}
 			for k, v := range minimal {

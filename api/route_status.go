@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/redisstream/coordinator/api/auth"
+	"github.com/redisstream/coordinator/api/routedocs"
 	"github.com/redisstream/coordinator/coordinator"
 
 	"github.com/gofiber/fiber/v2"
@@ -37,15 +38,15 @@ func roleName(a auth.Access) string {
 
 // statuses are the HTTP statuses a route can answer, derived from what it
 // does; TestOpenAPIStatusesAreReal provokes each of them.
-func (d opDoc) statuses(method string, need auth.Access, limited bool, params []string) []int {
-	set := map[int]bool{d.ok: true}
-	if method != fiber.MethodGet && method != fiber.MethodHead || d.crossOriginGuard {
+func statuses(d routedocs.Op, method string, need auth.Access, limited bool, params []string) []int {
+	set := map[int]bool{d.OK: true}
+	if method != fiber.MethodGet && method != fiber.MethodHead || d.CrossOriginGuard {
 		set[http.StatusForbidden] = true // a cross-origin browser request (origin.go)
 	}
-	if len(params) > 0 || d.req != nil || len(d.query) > 0 {
+	if len(params) > 0 || d.Req != nil || len(d.Query) > 0 {
 		set[http.StatusBadRequest] = true
 	}
-	if d.req != nil {
+	if d.Req != nil {
 		set[http.StatusUnsupportedMediaType] = true
 	}
 	if need != auth.AccessPublic {
@@ -60,13 +61,13 @@ func (d opDoc) statuses(method string, need auth.Access, limited bool, params []
 	if limited {
 		set[http.StatusTooManyRequests] = true
 	}
-	for _, e := range d.errs {
+	for _, e := range d.Errs {
 		set[coordinator.AnswerFor(e).Status] = true
 	}
-	for _, s := range d.extra {
+	for _, s := range d.Extra {
 		set[s] = true
 	}
-	if d.service {
+	if d.Service {
 		set[http.StatusInternalServerError] = true
 		set[http.StatusServiceUnavailable] = true // timeout, store unavailable, shutting down
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/redisstream/coordinator/api/console"
 	"github.com/redisstream/coordinator/api/metrics"
 	"github.com/redisstream/coordinator/api/openapi"
+	"github.com/redisstream/coordinator/api/routedocs"
 	"github.com/redisstream/coordinator/coordinator"
 	"github.com/redisstream/coordinator/membersdk/protocol"
 )
@@ -62,7 +63,7 @@ import (
 // Every non-GET route, and producer routing, refuses cross-origin browser
 // requests (origin.go); every route with a body takes only JSON
 // (contenttype.go). Every route is registered with its description
-// (route_docs.go) and so is in the OpenAPI document (typed.go, package
+// (api/routedocs) and so is in the OpenAPI document (typed.go, package
 // openapi); TestOpenAPIMatchesRouter holds the two together.
 // *  MEMBER only when auth.authenticate-member-api is on; public otherwise.
 // ** public when auth.authenticate-member-api is off; any role otherwise.
@@ -77,52 +78,52 @@ func (s *Server) routes() {
 		del   = fiber.MethodDelete
 		head  = fiber.MethodHead
 	)
-	d := routeDocs
+	d := routedocs.Routes
 	h := handlers{svc: s.svc, cfg: &s.cfg, ctx: s.ctx, reqCtx: s.reqCtx, metrics: s.metrics, draining: s.Draining}
 	s.admin, s.browse, s.mon = (*admin)(&h), (*browse)(&h), (*monitoring)(&h)
-	s.raw(route{post, group + "/members/:memberId/heartbeat", auth.AccessMember, nil, nil, d.heartbeat}, s.heartbeat)
+	s.raw(route{post, group + "/members/:memberId/heartbeat", auth.AccessMember, nil, nil, d.Heartbeat}, s.heartbeat)
 
-	handle(s, route{get, v1 + "/streams", auth.AccessRead, nil, nil, d.streams}, s.browse.streams)
-	handle(s, route{get, strm, auth.AccessRead, nil, nil, d.stream}, s.browse.stream)
-	handle(s, route{post, strm, auth.AccessWrite, auth.AdminKey, auth.WholeStream, d.createStream}, s.admin.createStream)
-	handle(s, route{del, strm, auth.AccessWrite, auth.AdminKey, auth.WholeStream, d.deleteStream}, s.admin.deleteStream)
-	handle(s, route{post, group, auth.AccessWrite, auth.AdminKey, nil, d.createGroup}, s.admin.createGroup)
-	handle(s, route{get, group, auth.AccessWrite, nil, nil, d.getGroup}, s.admin.getGroup)
-	handle(s, route{del, group, auth.AccessWrite, auth.AdminKey, nil, d.deleteGroup}, s.admin.deleteGroup)
-	handle(s, route{post, group + "/assignment", auth.AccessWrite, auth.AdminKey, nil, d.setAssignment}, s.admin.setAssignment)
-	handle(s, route{post, group + "/rebalancing", auth.AccessWrite, auth.AdminKey, nil, d.rebalancing}, s.admin.setRebalancing)
-	handle(s, route{get, group + "/producer-routing", auth.AccessRouting, nil, s.sameOriginOnly, d.producerRouting}, s.admin.producerRouting)
-	handle(s, route{post, strm + "/scale", auth.AccessWrite, auth.AdminKey, auth.WholeStream, d.scale}, s.admin.scale)
-	handle(s, route{get, group + "/migrations/:reshardingId", auth.AccessRead, nil, nil, d.migration}, s.admin.migration)
-	handle(s, route{post, group + "/migrations/:reshardingId/rollback", auth.AccessWrite, auth.AdminKey, auth.WholeStream, d.rollback}, s.admin.rollback)
-	handle(s, route{get, strm + "/migrations", auth.AccessRead, nil, nil, d.streamMigrations}, s.admin.streamMigrations)
-	handle(s, route{get, strm + "/migrations/:reshardingId", auth.AccessRead, nil, nil, d.streamMigration}, s.admin.streamMigration)
-	handle(s, route{post, strm + "/migrations/:reshardingId/rollback", auth.AccessWrite, auth.AdminKey, auth.WholeStream, d.streamRollback}, s.admin.streamRollback)
-	handle(s, route{get, group + "/offsets", auth.AccessRead, nil, nil, d.offsets}, s.browse.offsets())
-	handle(s, route{get, strm + "/shards/:shardIndex/messages", auth.AccessRead, nil, nil, d.messages}, s.browse.messages)
-	handle(s, route{post, v1 + "/auth/login", auth.AccessPublic, auth.LoginKey, nil, d.login}, func(c *fiber.Ctx, _ *noInput) (protocol.LoginResponse, error) { return s.guard.Login(c) })
-	handle(s, route{post, v1 + "/auth/users/:username/revoke-tokens", auth.AccessAdmin, auth.AdminKey, nil, d.revokeTokens}, func(c *fiber.Ctx, _ *UserPath) (protocol.RevokeTokensResponse, error) { return s.guard.RevokeTokens(c) })
+	handle(s, route{get, v1 + "/streams", auth.AccessRead, nil, nil, d.Streams}, s.browse.streams)
+	handle(s, route{get, strm, auth.AccessRead, nil, nil, d.Stream}, s.browse.stream)
+	handle(s, route{post, strm, auth.AccessWrite, auth.AdminKey, auth.WholeStream, d.CreateStream}, s.admin.createStream)
+	handle(s, route{del, strm, auth.AccessWrite, auth.AdminKey, auth.WholeStream, d.DeleteStream}, s.admin.deleteStream)
+	handle(s, route{post, group, auth.AccessWrite, auth.AdminKey, nil, d.CreateGroup}, s.admin.createGroup)
+	handle(s, route{get, group, auth.AccessWrite, nil, nil, d.GetGroup}, s.admin.getGroup)
+	handle(s, route{del, group, auth.AccessWrite, auth.AdminKey, nil, d.DeleteGroup}, s.admin.deleteGroup)
+	handle(s, route{post, group + "/assignment", auth.AccessWrite, auth.AdminKey, nil, d.SetAssignment}, s.admin.setAssignment)
+	handle(s, route{post, group + "/rebalancing", auth.AccessWrite, auth.AdminKey, nil, d.Rebalancing}, s.admin.setRebalancing)
+	handle(s, route{get, group + "/producer-routing", auth.AccessRouting, nil, s.sameOriginOnly, d.ProducerRouting}, s.admin.producerRouting)
+	handle(s, route{post, strm + "/scale", auth.AccessWrite, auth.AdminKey, auth.WholeStream, d.Scale}, s.admin.scale)
+	handle(s, route{get, group + "/migrations/:reshardingId", auth.AccessRead, nil, nil, d.Migration}, s.admin.migration)
+	handle(s, route{post, group + "/migrations/:reshardingId/rollback", auth.AccessWrite, auth.AdminKey, auth.WholeStream, d.Rollback}, s.admin.rollback)
+	handle(s, route{get, strm + "/migrations", auth.AccessRead, nil, nil, d.StreamMigrations}, s.admin.streamMigrations)
+	handle(s, route{get, strm + "/migrations/:reshardingId", auth.AccessRead, nil, nil, d.StreamMigration}, s.admin.streamMigration)
+	handle(s, route{post, strm + "/migrations/:reshardingId/rollback", auth.AccessWrite, auth.AdminKey, auth.WholeStream, d.StreamRollback}, s.admin.streamRollback)
+	handle(s, route{get, group + "/offsets", auth.AccessRead, nil, nil, d.Offsets}, s.browse.offsets())
+	handle(s, route{get, strm + "/shards/:shardIndex/messages", auth.AccessRead, nil, nil, d.Messages}, s.browse.messages)
+	handle(s, route{post, v1 + "/auth/login", auth.AccessPublic, auth.LoginKey, nil, d.Login}, func(c *fiber.Ctx, _ *noInput) (protocol.LoginResponse, error) { return s.guard.Login(c) })
+	handle(s, route{post, v1 + "/auth/users/:username/revoke-tokens", auth.AccessAdmin, auth.AdminKey, nil, d.RevokeTokens}, func(c *fiber.Ctx, _ *UserPath) (protocol.RevokeTokensResponse, error) { return s.guard.RevokeTokens(c) })
 
-	handle(s, route{get, v1 + "/monitoring/health", auth.AccessPublic, nil, nil, d.health}, s.mon.health)
-	handle(s, route{head, v1 + "/monitoring/health", auth.AccessPublic, nil, nil, d.headHealth}, s.mon.health)
-	s.raw(route{get, v1 + "/monitoring/ready", auth.AccessPublic, nil, nil, d.ready}, s.mon.ready)
-	s.raw(route{head, v1 + "/monitoring/ready", auth.AccessPublic, nil, nil, d.headReady}, s.mon.ready) // load balancers
-	handle(s, route{get, v1 + "/monitoring/live", auth.AccessPublic, nil, nil, d.live}, s.mon.live)
-	handle(s, route{get, v1 + "/monitoring/compatibility", auth.AccessProtocol, nil, nil, d.compatibility}, s.mon.compatibility)
-	handle(s, route{get, v1 + "/monitoring/groups", auth.AccessRead, nil, nil, d.groups}, s.mon.groups)
-	handle(s, route{get, mon, auth.AccessRead, nil, nil, d.monitorGroup}, s.mon.monitorGroup())
-	handle(s, route{get, mon + "/members", auth.AccessRead, nil, nil, d.members}, s.mon.members())
-	handle(s, route{get, mon + "/assignments", auth.AccessRead, nil, nil, d.assignments}, s.mon.assignments())
-	handle(s, route{get, mon + "/consumption", auth.AccessRead, nil, nil, d.consumption}, s.mon.consumption())
-	handle(s, route{get, mon + "/migrations", auth.AccessRead, nil, nil, d.migrations}, s.mon.migrations())
-	handle(s, route{get, v1 + "/monitoring/cluster", auth.AccessRead, nil, unscoped(v1 + "/monitoring/cluster"), d.cluster}, s.mon.cluster)
+	handle(s, route{get, v1 + "/monitoring/health", auth.AccessPublic, nil, nil, d.Health}, s.mon.health)
+	handle(s, route{head, v1 + "/monitoring/health", auth.AccessPublic, nil, nil, d.HeadHealth}, s.mon.health)
+	s.raw(route{get, v1 + "/monitoring/ready", auth.AccessPublic, nil, nil, d.Ready}, s.mon.ready)
+	s.raw(route{head, v1 + "/monitoring/ready", auth.AccessPublic, nil, nil, d.HeadReady}, s.mon.ready) // load balancers
+	handle(s, route{get, v1 + "/monitoring/live", auth.AccessPublic, nil, nil, d.Live}, s.mon.live)
+	handle(s, route{get, v1 + "/monitoring/compatibility", auth.AccessProtocol, nil, nil, d.Compatibility}, s.mon.compatibility)
+	handle(s, route{get, v1 + "/monitoring/groups", auth.AccessRead, nil, nil, d.Groups}, s.mon.groups)
+	handle(s, route{get, mon, auth.AccessRead, nil, nil, d.MonitorGroup}, s.mon.monitorGroup())
+	handle(s, route{get, mon + "/members", auth.AccessRead, nil, nil, d.Members}, s.mon.members())
+	handle(s, route{get, mon + "/assignments", auth.AccessRead, nil, nil, d.Assignments}, s.mon.assignments())
+	handle(s, route{get, mon + "/consumption", auth.AccessRead, nil, nil, d.Consumption}, s.mon.consumption())
+	handle(s, route{get, mon + "/migrations", auth.AccessRead, nil, nil, d.Migrations}, s.mon.migrations())
+	handle(s, route{get, v1 + "/monitoring/cluster", auth.AccessRead, nil, unscoped(v1 + "/monitoring/cluster"), d.Cluster}, s.mon.cluster)
 
-	handle(s, route{get, "/debug/actors", auth.AccessRead, nil, unscoped("/debug/actors"), d.debugActors}, s.mon.debugActors)
-	handle(s, route{get, "/debug/streams/:streamPrefix/groups/:consumerGroup", auth.AccessRead, nil, nil, d.debugGroup}, s.mon.debugGroup())
-	s.raw(route{get, "/metrics", auth.AccessRead, nil, unscoped("/metrics"), d.metrics}, s.mon.metricsHandler())
+	handle(s, route{get, "/debug/actors", auth.AccessRead, nil, unscoped("/debug/actors"), d.DebugActors}, s.mon.debugActors)
+	handle(s, route{get, "/debug/streams/:streamPrefix/groups/:consumerGroup", auth.AccessRead, nil, nil, d.DebugGroup}, s.mon.debugGroup())
+	s.raw(route{get, "/metrics", auth.AccessRead, nil, unscoped("/metrics"), d.Metrics}, s.mon.metricsHandler())
 
-	s.raw(route{get, v1 + "/openapi.json", auth.AccessPublic, nil, nil, d.openAPI}, openapi.Serve)
-	s.raw(route{get, "/docs", auth.AccessPublic, nil, nil, d.docs}, openapi.DocsPage)
+	s.raw(route{get, v1 + "/openapi.json", auth.AccessPublic, nil, nil, d.OpenAPI}, openapi.Serve)
+	s.raw(route{get, "/docs", auth.AccessPublic, nil, nil, d.Docs}, openapi.DocsPage)
 	s.addRoute(route{method: get, path: console.Path, need: auth.AccessPublic}, console.Handler)
 	s.addRoute(route{method: get, path: console.Path + "/*", need: auth.AccessPublic}, console.Handler)
 }
@@ -152,7 +153,7 @@ type route struct {
 	need         auth.Access
 	limit        func(*fiber.Ctx) string
 	guard        func(fiber.Handler) fiber.Handler
-	doc          opDoc
+	doc          routedocs.Op
 }
 
 // unscoped is the guard of a route that shows every stream (unscopedOnly).

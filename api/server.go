@@ -20,6 +20,7 @@ import (
 
 	"github.com/redisstream/coordinator/api/metrics"
 	"github.com/redisstream/coordinator/api/openapi"
+	"github.com/redisstream/coordinator/api/routedocs"
 	"github.com/redisstream/coordinator/coordinator"
 )
 
@@ -96,8 +97,8 @@ func New(cfg Config, svc coordinator.Service, opts ...Option) *Server {
 	s.doc.Describe = s.describe
 	s.routes()
 	s.doc.Require(requestRequired)
-	if err := s.doc.Annotate(fieldDocs); err != nil {
-		panic(err) // a stale entry of the static table fieldDocs: TestOpenAPIUpToDate runs this
+	if err := s.doc.Annotate(routedocs.Fields); err != nil {
+		panic(err) // a stale entry of the static table routedocs.Fields: TestOpenAPIUpToDate runs this
 	}
 	return s
 }

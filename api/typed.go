@@ -56,17 +56,17 @@ func (*withBody[B]) bodyType() reflect.Type      { return reflect.TypeFor[B]() }
 func (w *withBody[B]) req() *B                   { return &w.body }
 
 // handle registers a typed route: r says where, who and what the document
-// adds; h answers with r.doc.ok and its value, or an error.
+// adds; h answers with r.doc.OK and its value, or an error.
 func handle[I, O any](s *Server, r route, h func(c *fiber.Ctx, in *I) (O, error)) {
 	if b, ok := any(new(I)).(bodied); ok {
-		r.doc.req = reflect.Zero(b.bodyType()).Interface()
+		r.doc.Req = reflect.Zero(b.bodyType()).Interface()
 	}
 	s.pending = r
 	path, _ := openapi.Path(r.path)
-	op := huma.Operation{Method: r.method, Path: path, DefaultStatus: r.doc.ok}
+	op := huma.Operation{Method: r.method, Path: path, DefaultStatus: r.doc.OK}
 	huma.Register(s.doc, op, func(ctx context.Context, in *I) (*out[O], error) {
 		c := ctx.Value(fiberCtxKey).(*fiber.Ctx)
-		err := typedCall(c, in, h, r.doc.ok)
+		err := typedCall(c, in, h, r.doc.OK)
 		if err != nil {
 			c.Locals(handlerErrKey, err)
 		}
@@ -100,15 +100,15 @@ func (s *Server) raw(r route, h fiber.Handler) {
 	s.addRoute(r, h)
 	path, _ := openapi.Path(r.path)
 	op := &huma.Operation{Method: r.method, Path: path, Responses: map[string]*huma.Response{}}
-	ok := &huma.Response{Description: http.StatusText(r.doc.ok)}
-	if r.doc.resp != nil && r.method != fiber.MethodHead {
-		ct := r.doc.contentType
+	ok := &huma.Response{Description: http.StatusText(r.doc.OK)}
+	if r.doc.Resp != nil && r.method != fiber.MethodHead {
+		ct := r.doc.ContentType
 		if ct == "" {
 			ct = fiber.MIMEApplicationJSON
 		}
-		ok.Content = map[string]*huma.MediaType{ct: {Schema: s.schemaOf(r.doc.resp)}}
+		ok.Content = map[string]*huma.MediaType{ct: {Schema: s.schemaOf(r.doc.Resp)}}
 	}
-	op.Responses[openapiStatus(r.doc.ok)] = ok
+	op.Responses[openapiStatus(r.doc.OK)] = ok
 	s.doc.DocumentOperation(op)
 }
 
@@ -136,11 +136,11 @@ func (hr humaRouter) Add(method, path string, handlers ...fiber.Handler) fiber.R
 
 // describe completes an operation huma derived (openapi.Doc.Describe):
 // summary, tag, role, rate limit, security, request body and every status
-// the route answers (opDoc.statuses).
+// the route answers (statuses: route_status.go).
 func (s *Server) describe(op *huma.Operation) {
 	r := s.pending
 	d := r.doc
-	op.Summary, op.Tags, op.OperationID = d.summary, []string{d.tag}, openapi.OperationID(r.method, r.path)
+	op.Summary, op.Tags, op.OperationID = d.Summary, []string{d.Tag}, openapi.OperationID(r.method, r.path)
 	op.Extensions = map[string]any{"x-rsc-role": roleName(r.need)}
 	if r.limit != nil {
 		op.Extensions["x-rsc-rate-limited"] = true
@@ -151,20 +151,20 @@ func (s *Server) describe(op *huma.Operation) {
 		op.Security = []map[string][]string{{"basic": {}}, {"bearer": {}}}
 	}
 	op.RequestBody = nil
-	if d.req != nil {
-		op.RequestBody = &huma.RequestBody{Required: !d.reqOptional, Content: map[string]*huma.MediaType{
-			fiber.MIMEApplicationJSON: {Schema: s.schemaOf(d.req)}}}
+	if d.Req != nil {
+		op.RequestBody = &huma.RequestBody{Required: !d.ReqOptional, Content: map[string]*huma.MediaType{
+			fiber.MIMEApplicationJSON: {Schema: s.schemaOf(d.Req)}}}
 	}
 	_, params := openapi.Path(r.path)
 	for _, name := range params {
 		s.param(op, &huma.Param{Name: name, In: "path", Required: true, Description: paramDescription(name), Schema: &huma.Schema{Type: "string"}})
 	}
-	for _, q := range d.query {
-		s.param(op, &huma.Param{Name: q.name, In: "query", Description: q.description, Schema: &huma.Schema{Type: q.typ}})
+	for _, q := range d.Query {
+		s.param(op, &huma.Param{Name: q.Name, In: "query", Description: q.Description, Schema: &huma.Schema{Type: q.Type}})
 	}
 	head := r.method == fiber.MethodHead
-	for _, st := range d.statuses(r.method, r.need, r.limit != nil, params) {
-		if st == d.ok {
+	for _, st := range statuses(d, r.method, r.need, r.limit != nil, params) {
+		if st == d.OK {
 			if head {
 				op.Responses[openapiStatus(st)].Content = nil
 			}

@@ -74,7 +74,7 @@ func TestNoThirdPartyAndNoHTMLInjection(t *testing.T) {
 	}
 	page := string(assets["index.html"].body)
 	require.True(t, strings.Contains(page, `src="/console/console.js"`) && strings.Contains(page, `href="/console/console.css"`))
-	for _, js := range []string{"dom.js", "plots.js", "cluster.js", "migrations.js", "messages.js", "assignment.js"} {
+	for _, js := range []string{"dom.js", "plots.js", "cluster.js", "migrations.js", "messages.js", "assignment.js", "grouplist.js", "summary.js", "shards.js", "members.js"} {
 		require.Contains(t, page, `src="/console/`+js+`"`)
 	}
 }

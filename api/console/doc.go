@@ -1,6 +1,8 @@
 // Package console serves the operator web console at /console: one HTML
-// page, a style sheet and a script, embedded in the binary with embed (no
-// CDN, no build step, works offline).
+// page, a style sheet and its scripts (one part of the page each, loaded in
+// order by index.html: dom.js first, console.js, the polling and the page's
+// state, last), embedded in the binary with embed (no CDN, no build step,
+// works offline).
 //
 // The static files are public; they hold no data. Everything the page shows
 // comes from the authenticated JSON routes (/coord/v1/monitoring/…, the

@@ -58,5 +58,10 @@ window.RSC = window.RSC || {};
     return consumed > v.shardCount ? `${v.shardCount} (+${consumed - v.shardCount} draining)` : String(v.shardCount);
   }
 
-  Object.assign(window.RSC, { h, svg, badge, shardsText, dur, bytes });
+  // num shows a count; absent or negative (unknown) as a dash.
+  const num = (v) => (v === undefined || v === null || v < 0 ? '—' : String(v));
+  // fmtShards lists shard ids ([{shardIndex}]) in order.
+  const fmtShards = (ids) => (ids || []).map((s) => s.shardIndex).sort((a, b) => a - b).join(', ') || '—';
+
+  Object.assign(window.RSC, { h, svg, badge, shardsText, dur, bytes, num, fmtShards });
 })();

@@ -1,15 +1,15 @@
-package api
+package routedocs
 
 import (
 	"github.com/redisstream/coordinator/api/openapi"
 	"github.com/redisstream/coordinator/membersdk/protocol"
 )
 
-// fieldDocs are the descriptions the OpenAPI document gives fields whose meaning the Go types
+// Fields are the descriptions the OpenAPI document gives fields whose meaning the Go types
 // do not say: the heartbeat's special epochs and statuses, static membership (instanceId,
 // memberEpoch -2, UNRELEASED_INSTANCE_ID) and what monitoring shows of it and of the move cap.
 // docs/PROTOCOL.md is the full account.
-var fieldDocs = map[string]map[string]openapi.Field{
+var Fields = map[string]map[string]openapi.Field{
 	"HeartbeatRequest": {
 		"memberEpoch": {Description: "0 to join (or rejoin), -1 to leave, -2 temporary leave of a static member " +
 			"(needs instanceId; its assignment is held for the next process with that instanceId for " +
@@ -23,7 +23,7 @@ var fieldDocs = map[string]map[string]openapi.Field{
 		"status": {Description: "protocol outcome (always HTTP 200; docs/PROTOCOL.md § Statuses). UNRELEASED_INSTANCE_ID: " +
 			"another live member holds this join's instanceId; it keeps its shards: read nothing and retry joining at " +
 			"the heartbeat interval. MEMBER_ID_IN_USE: another process (incarnationId) holds this memberId",
-			Enum: statusEnum()},
+			Enum: StatusEnum()},
 		"memberEpoch": {Description: "the member's epoch to send next; -1 after a leave, -2 after a temporary leave " +
 			"whose assignment is held (static members)"},
 	},
@@ -39,8 +39,8 @@ var fieldDocs = map[string]map[string]openapi.Field{
 	},
 }
 
-// statusEnum lists every heartbeat status.
-func statusEnum() []any {
+// StatusEnum lists every heartbeat status.
+func StatusEnum() []any {
 	var out []any
 	for _, s := range []protocol.Status{protocol.StatusOK, protocol.StatusRetry, protocol.StatusSyncMetadata,
 		protocol.StatusRevokePending, protocol.StatusUnknownMemberID, protocol.StatusFencedMemberEpoch,
