@@ -87,15 +87,6 @@ type Cluster interface {
 	Leaving() bool
 	// PlacementMoved is groupdeps.Node.PlacementMoved.
 	PlacementMoved() bool
-	// PlacedElsewhere returns why this node's own member list places key on
-	// another member while the lists may still converge ("" if it does not).
-	PlacedElsewhere(key persistence.GroupKey) string
-	// Settling reports whether this node's member list changed within the
-	// settle window (the lists of the nodes may still disagree).
-	Settling() bool
-	// Departed reports whether this node saw the member at cluster address
-	// addr leave its member list (and not come back).
-	Departed(addr string) bool
 	// Evicted is called once when the node finds it was evicted: stop the
 	// local group actors and tell the process.
 	Evicted(reason string)
@@ -205,10 +196,6 @@ func (n *Node) VerifyStore() error { return n.verify() }
 func (n *Node) PlacementMoved() bool {
 	return n.opts.Cluster != nil && n.opts.Cluster.PlacementMoved()
 }
-
-// PlacedElsewhere reports why this node must not activate key now
-// (groupdeps.Node; "" in single mode): placement.go.
-func (n *Node) PlacedElsewhere(key persistence.GroupKey) string { return n.placedElsewhere(key) }
 
 // noGroups is Options.Groups when none is given.
 type noGroups struct{}
