@@ -13,16 +13,5 @@ import (
 // mapped by GroupErr. A function, not a method: Router is at its method
 // budget.
 func SetRebalancing(ctx context.Context, r *Router, key persistence.GroupKey, req *groupmsg.RebalancingRequest) (*groupmsg.Description, error) {
-	res, err := r.ask(ctx, key, req)
-	if err != nil {
-		return nil, err
-	}
-	d, ok := res.(*groupmsg.Description)
-	if !ok {
-		return nil, unexpected(key, res)
-	}
-	if d.Err != nil {
-		return d, GroupErr(key, d.Err)
-	}
-	return d, nil
+	return askDescription(ctx, r, key, req)
 }

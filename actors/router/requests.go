@@ -46,7 +46,13 @@ func (r *Router) Heartbeat(ctx context.Context, key persistence.GroupKey, req *g
 // Describe asks the group for its monitoring views (activating it where it
 // lives). A group that reported an error returns its Description too.
 func (r *Router) Describe(ctx context.Context, key persistence.GroupKey) (*groupmsg.Description, error) {
-	res, err := r.ask(ctx, key, &groupmsg.DescribeRequest{})
+	return askDescription(ctx, r, key, &groupmsg.DescribeRequest{})
+}
+
+// askDescription sends msg, a request the group answers with its Description, and maps
+// the group's own error with GroupErr (the Description comes back with it).
+func askDescription(ctx context.Context, r *Router, key persistence.GroupKey, msg any) (*groupmsg.Description, error) {
+	res, err := r.ask(ctx, key, msg)
 	if err != nil {
 		return nil, err
 	}
