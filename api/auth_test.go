@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"golang.org/x/crypto/bcrypt"
 
+	"github.com/redisstream/coordinator/api/auth"
 	"github.com/redisstream/coordinator/config"
 	"github.com/redisstream/coordinator/membersdk/protocol"
 )
@@ -40,7 +41,7 @@ func (c *fakeClock) Advance(d time.Duration) {
 }
 
 func bcryptOf(t testing.TB, pw string) string {
-	h, err := bcrypt.GenerateFromPassword([]byte(pw), bcrypt.MinCost)
+	h, err := auth.BcryptGenerate([]byte(pw), bcrypt.MinCost) // once per password (bcryptonce_test.go)
 	require.NoError(t, err)
 	return string(h)
 }

@@ -151,6 +151,20 @@ type verifiedEntry struct {
 // count the checks (unknown and known users must take the same path).
 var BcryptCompare = bcrypt.CompareHashAndPassword
 
+// BcryptGenerate is bcrypt.GenerateFromPassword, which hashes the plain
+// passwords and the dummy at start-up; a seam for tests that build many
+// authenticators from one configuration (they hash each password once).
+var BcryptGenerate = bcrypt.GenerateFromPassword
+
+// dummyPassword is what the dummy hash hashes: random, drawn once per
+// process, never accepted (a check compares against it without its first
+// byte).
+var dummyPassword = func() []byte {
+	var pw [16]byte
+	_, _ = rand.Read(pw[:])
+	return pw[:]
+}()
+
 func newAuthenticator(cfg Config, signer *tokenSigner) *authenticator {
 	a := &authenticator{users: map[string]*credential{}, tokens: signer, verified: map[string]verifiedEntry{}, now: signer.now}
 	_, _ = rand.Read(a.cacheKey[:])
@@ -172,15 +186,13 @@ func newAuthenticator(cfg Config, signer *tokenSigner) *authenticator {
 			// A plain password is checked like a hash of the highest
 			// configured cost: its timing does not tell it from an unknown
 			// user or a hashed one.
-			cr.bcrypt, _ = bcrypt.GenerateFromPassword([]byte(u.Password), cost)
+			cr.bcrypt, _ = BcryptGenerate([]byte(u.Password), cost)
 		}
 		a.users[u.Username] = cr
 	}
-	var pw [16]byte
-	_, _ = rand.Read(pw[:])
-	a.dummy, _ = bcrypt.GenerateFromPassword(pw[:], cost)
+	a.dummy, _ = BcryptGenerate(dummyPassword, cost)
 	start := time.Now()
-	_ = bcrypt.CompareHashAndPassword(a.dummy, pw[1:])
+	_ = bcrypt.CompareHashAndPassword(a.dummy, dummyPassword[1:])
 	a.cost.observe(time.Since(start))
 	return a
 }
