@@ -37,8 +37,13 @@ check:
 # -race the randomized sweeps (TestSimulation*, TestHandOverRandomMoves) run a
 # few seeds each and the 1,024-shard join storms (TestMoveCapJoinStorm, the
 # *_storm scenarios) are skipped; this pass runs all of them in full.
+#
+# The test processes of the race pass share the coordinator and member
+# binaries they build (test/harness.BinaryOf): one fresh directory per run,
+# removed at the end.
 test: redis check vet
-	$(GO) test -race -count=1 -timeout 15m $(PKGS)
+	bindir=$$(mktemp -d -t rsc-testbin-XXXXXX) && trap 'rm -rf "$$bindir"' EXIT && \
+		COORDINATOR_TEST_BINDIR=$$bindir $(GO) test -race -count=1 -timeout 15m $(PKGS)
 	cd membersdk && $(GO) test -race -count=1 -timeout 15m $(SDK_PKGS)
 	$(GO) test -count=1 -timeout 5m -run 'Cluster|Simulation|RandomMoves|Storm|Scenarios' ./actors/host/ ./actors/groupstate/
 
