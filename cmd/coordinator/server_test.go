@@ -27,12 +27,17 @@ func repoRoot(t *testing.T) string {
 	return filepath.Clean(filepath.Join(filepath.Dir(file), "..", ".."))
 }
 
-// buildCoordinator builds the binary with a stamped version, as `make build` does.
+// buildCoordinator builds the binary with a stamped version, as `make build`
+// does, but with the toolchain's default settings (cgo as configured, no
+// -trimpath): those of `go vet` and the other non-race builds of `make test`,
+// whose compiled packages it reuses. CGO_ENABLED=0 or -trimpath would compile
+// the standard library and every dependency once more (about 3 CPU-minutes
+// with an empty build cache); the release build's flags are checked in
+// release_test.go.
 func buildCoordinator(t *testing.T) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "coordinator")
-	cmd := exec.Command("go", "build", "-trimpath", "-ldflags", "-X main.version=v9.9.9-test", "-o", bin, ".")
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	cmd := exec.Command("go", "build", "-ldflags", "-X main.version=v9.9.9-test", "-o", bin, ".")
 	out, err := cmd.CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	return bin
