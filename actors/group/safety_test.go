@@ -139,7 +139,7 @@ func TestUnknownWriteOutcomeIsReloadedBeforeAnswering(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 		b = s.beat("b", 0)
 	}
-	require.Equal(t, protocol.StatusOK, b.Status)
+	require.Equal(t, protocol.StatusOK, b.Status, "b not admitted within 3 s: %s", b.Message)
 }
 
 // A LEAVING member still drains its shards (and a FENCED one may still read them): deleting the
