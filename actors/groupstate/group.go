@@ -43,6 +43,8 @@ type Group struct {
 	graceUntil time.Time            // the hand-over grace of RestoreHandedOver (handover.go)
 	restoredAt time.Time            // when Restore rebuilt the group (volatile): see static.EndHold
 	overdue    map[string]time.Time // MarkOverdue: member → the lease deadline it was overdue for (overdue.go)
+	// steadyChange is the Change of the last steady heartbeat (steady.go), reused by the next.
+	steadyChange *steadyChange
 }
 
 // New returns an empty group at groupEpoch 0.
