@@ -272,6 +272,14 @@ func (g *Group) Members() []model.Member {
 	return out
 }
 
+// CountStates adds to counts how many of g's members are in each state (keyed by the
+// state's name), copying no record: the group actor reports them after every durable change.
+func CountStates(g *Group, counts map[string]int) {
+	for _, m := range g.members {
+		counts[string(m.State)]++
+	}
+}
+
 // Holder returns the member that may still be reading the shard.
 func (g *Group) Holder(shard int) (memberID string, ok bool) {
 	id := g.holder.Of(shard)
