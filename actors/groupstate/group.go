@@ -107,12 +107,12 @@ func Restore(cfg model.Config, meta model.Meta, members []model.Member, now time
 		}
 		m.LastHeartbeat, m.LeaseDeadline, m.RevokeDeadline = 0, 0, 0
 		if !m.State.InTarget() {
-			m.SessionDeadline = time.Time{}
+			m.SetSessionDeadline(time.Time{})
 		}
 		if m.State != model.StateExpired {
 			m.LeaseDeadline = model.InstantOf(now.Add(cfg.LeaseTTL))
 			if m.Away() { // the hold keeps its wall-clock deadline across a restart or a move
-				m.LeaseDeadline = model.InstantOf(m.SessionDeadline)
+				m.LeaseDeadline = model.InstantOf(m.SessionDeadline())
 			}
 			if len(m.Revoking) > 0 {
 				m.RevokeDeadline = model.InstantOf(now.Add(cfg.RebalanceTimeout))
