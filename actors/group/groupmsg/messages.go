@@ -25,6 +25,10 @@ type HeartbeatRequest struct {
 	// local caller also learns of a request the actor system could not
 	// deliver (dead letter) through it: DeadLetterReply.
 	Reply chan *HeartbeatReply
+	// ReplyTo, when set with Reply, is where the actor writes the reply it sends on Reply: a
+	// local caller reuses it (with the request itself) for its next heartbeat, so that a
+	// heartbeat allocates no reply (docs/BENCHMARKS.md, "Memory per member").
+	ReplyTo *HeartbeatReply
 }
 
 // DeadLetterReply is what a HeartbeatRequest's Reply receives when the
@@ -50,6 +54,12 @@ type SampleRequest struct{}
 // them); Err when the activation cannot answer (stopped, not loaded).
 type SampleReply struct {
 	ShardCount, Unowned int
+	// Revoking counts shards a live member was told to release and has
+	// not released yet; Waiting, shards a live member still holds outside
+	// its target without being told to release them yet: moves held back
+	// by the move cap (assignment.max-moves-per-round) or by a paused
+	// rebalancing.
+	Revoking, Waiting int
 	// PausedSince is when an operator paused the group's rebalancing (zero:
 	// rebalancing is active).
 	PausedSince time.Time
