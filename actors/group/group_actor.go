@@ -104,9 +104,8 @@ func (a *groupActor) Receive(ctx actor.Context) {
 			}
 			a.key = key
 		}
-		if why := a.deps.Node.Refusing(); why != "" {
-			// Placed here while this node may not host groups: answer RETRY and stop; the
-			// cluster places the group elsewhere once it knows.
+		if why := startRefusal(a.deps.Node, a.key); why != "" {
+			// Answer RETRY and stop (startRefusal says why not here).
 			a.deps.Logger.Debug("not activating group", slog.String("group", a.key.String()), slog.String("reason", why))
 			a.stopped = true
 			ctx.Poison(ctx.Self())

@@ -43,6 +43,13 @@ type Node interface {
 	// that a newer activation elsewhere is the placement following it (a
 	// normal move, logged at INFO) rather than a duplicate (WARN).
 	PlacementMoved() bool
+	// PlacedElsewhere returns why this node must not activate the group now
+	// ("" when it may): the rejoin gate (actors/node/gate.go) — while the
+	// cluster's member lists converge, this node's own list places the group
+	// on another node, or its activation is live on a reachable node that
+	// has not handed it over yet. A group actor started then answers RETRY
+	// and stops without activating.
+	PlacedElsewhere(key persistence.GroupKey) string
 }
 
 // NopNode is a Node that never refuses, holds nothing, trusts its store and
@@ -58,6 +65,7 @@ func (NopNode) GroupStateLost(persistence.GroupKey, string, string, time.Time) {
 func (NopNode) VerifyStore() error                                             { return nil }
 func (NopNode) DataSet() NewDataSet                                            { return NewDataSet{} }
 func (NopNode) PlacementMoved() bool                                           { return false }
+func (NopNode) PlacedElsewhere(persistence.GroupKey) string                    { return "" }
 
 // NewDataSet is what a node knows about a store data set that is younger
 // than one lease (docs/RELIABILITY.md, "A new data set"): Redis held no

@@ -1,0 +1,74 @@
+package node
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/redisstream/coordinator/persistence"
+	"github.com/redisstream/coordinator/persistence/memstore"
+)
+
+// gateCluster is a node.Cluster whose member list places every group on
+// owner (this node is "B").
+type gateCluster struct{ place Placement }
+
+func (gateCluster) MemberID() string                           { return "mb" }
+func (gateCluster) Blocked() []string                          { return nil }
+func (gateCluster) Leaving() bool                              { return false }
+func (gateCluster) PlacementMoved() bool                       { return false }
+func (gateCluster) Evicted(string)                             {}
+func (c gateCluster) Placement(persistence.GroupKey) Placement { return c.place }
+
+// The node's side of the rejoin gate: it reads the stored owner only when it
+// matters, never waits for a previous incarnation of its own node id (a
+// restart) or a released group, waits for a live peer, and is off without a
+// cluster (single mode).
+func TestRejoinGateReadsTheHolderAndItsRegistration(t *testing.T) {
+	ctx := context.Background()
+	store := memstore.New()
+	key := persistence.GroupKey{StreamPrefix: "orders", ConsumerGroup: "g"}
+	now := time.Now()
+	justChanged := Placement{Self: "B", Owner: "B", ChangedAt: now, Listed: map[string]string{"ma": "A", "mb": "B"}}
+	newNode := func(c Cluster) *Node {
+		n := New(Options{Store: store, NodeID: "b", Rules: quickRules, Cluster: c,
+			ClusterView: func() (string, []string) { return "B", []string{"A", "B"} }})
+		n.reg.self = persistence.NodeRegistration{Owner: n.owner}
+		return n
+	}
+	peer := persistence.NodeRegistration{Owner: "a/1", NodeID: "a", Address: "A", MemberID: "ma"}
+
+	require.Empty(t, New(Options{Store: store, NodeID: "b", Rules: quickRules}).PlacedElsewhere(key), "single mode: no gate")
+
+	n := newNode(gateCluster{justChanged})
+	require.Empty(t, n.PlacedElsewhere(key), "never activated")
+
+	_, err := store.Activate(ctx, key, "a/1")
+	require.NoError(t, err)
+	n.reg.peers = []persistence.NodeRegistration{peer}
+	require.Contains(t, n.PlacedElsewhere(key), "live on node a (A)")
+	fresh := newNode(gateCluster{justChanged})
+	fresh.reg.self = persistence.NodeRegistration{}
+	require.Contains(t, fresh.PlacedElsewhere(key), "has not read the node registry yet")
+	n.reg.peers = nil
+	require.Empty(t, n.PlacedElsewhere(key), "holder's registration gone: dead")
+
+	snap, err := store.Activate(ctx, key, "b/old")
+	require.NoError(t, err)
+	require.Empty(t, newNode(gateCluster{justChanged}).PlacedElsewhere(key), "a previous incarnation of this node is dead (restart)")
+
+	require.NoError(t, store.ReleaseActivation(ctx, key, snap.ActivationEpoch, nil))
+	_, err = store.Activate(ctx, key, "a/1")
+	require.NoError(t, err)
+	stable := justChanged
+	stable.ChangedAt = now.Add(-time.Minute)
+	s := newNode(gateCluster{stable})
+	s.reg.peers = []persistence.NodeRegistration{peer}
+	require.Empty(t, s.PlacedElsewhere(key), "a list stable for the window: no wait")
+
+	elsewhere := stable
+	elsewhere.Owner = "A"
+	require.Contains(t, newNode(gateCluster{elsewhere}).PlacedElsewhere(key), "places the group on A")
+}
