@@ -15,10 +15,12 @@ import (
 // member's current assignment; PausedSince: when an operator paused its
 // rebalancing (zero: active).
 type HostedGroup struct {
-	Key         persistence.GroupKey
-	ShardCount  int
-	Unowned     int
-	PausedSince time.Time
+	Key        persistence.GroupKey
+	ShardCount int
+	Unowned    int
+	// Revoking and Waiting: groupmsg.SampleReply.
+	Revoking, Waiting int
+	PausedSince       time.Time
 }
 
 // HostedGroups asks every group activation on this node for its state, all
@@ -51,7 +53,7 @@ func (r *Router) HostedGroups(timeout time.Duration) (out []HostedGroup, failed 
 			failed = append(failed, q.key)
 			continue
 		}
-		out = append(out, HostedGroup{Key: q.key, ShardCount: r.ShardCount, Unowned: r.Unowned, PausedSince: r.PausedSince})
+		out = append(out, HostedGroup{Key: q.key, ShardCount: r.ShardCount, Unowned: r.Unowned, Revoking: r.Revoking, Waiting: r.Waiting, PausedSince: r.PausedSince})
 	}
 	return out, failed
 }

@@ -46,8 +46,8 @@ func TestEveryMetricDocumented(t *testing.T) {
 
 func TestGroupSample(t *testing.T) {
 	m := New()
-	m.GroupSample("orders", "g", 4, 1, 10, 2)
-	m.GroupSample("orders", "g", 4, 0, -1, 3) // lag unknown: kept
+	m.GroupSample("orders", "g", GroupValues{Shards: 4, Unowned: 1, Revoking: 2, Waiting: 1, Lag: 10, Pending: 2})
+	m.GroupSample("orders", "g", GroupValues{Shards: 4, Revoking: 1, Waiting: 3, Lag: -1, Pending: 3}) // lag unknown: kept
 	families, err := m.Registry().Gather()
 	require.NoError(t, err)
 	got := map[string]float64{}
@@ -56,11 +56,11 @@ func TestGroupSample(t *testing.T) {
 			got[f.GetName()] = f.GetMetric()[0].GetGauge().GetValue()
 		}
 	}
-	require.Equal(t, map[string]float64{"rsc_group_shards": 4, "rsc_group_unowned_shards": 0, "rsc_group_lag": 10, "rsc_group_pending": 3}, got)
+	require.Equal(t, map[string]float64{"rsc_group_shards": 4, "rsc_group_unowned_shards": 0, "rsc_group_revoking_shards": 1, "rsc_group_waiting_moves": 3, "rsc_group_lag": 10, "rsc_group_pending": 3}, got)
 	m.ForgetGroupSample("orders", "g")
 	families, err = m.Registry().Gather()
 	require.NoError(t, err)
 	for _, f := range families {
-		require.NotContains(t, []string{"rsc_group_shards", "rsc_group_unowned_shards", "rsc_group_lag", "rsc_group_pending"}, f.GetName())
+		require.NotContains(t, []string{"rsc_group_shards", "rsc_group_unowned_shards", "rsc_group_revoking_shards", "rsc_group_waiting_moves", "rsc_group_lag", "rsc_group_pending"}, f.GetName())
 	}
 }

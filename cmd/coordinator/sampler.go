@@ -115,7 +115,7 @@ func (s *groupSampler) sample(parent context.Context) (cut bool) {
 		}
 		for _, g := range groups {
 			lag, pending := sum(res, g)
-			s.m.GroupSample(stream, g.Key.ConsumerGroup, g.ShardCount, g.Unowned, lag, pending)
+			s.m.GroupSample(stream, g.Key.ConsumerGroup, metrics.GroupValues{Shards: g.ShardCount, Unowned: g.Unowned, Revoking: g.Revoking, Waiting: g.Waiting, Lag: lag, Pending: pending})
 		}
 	}
 	if cut {

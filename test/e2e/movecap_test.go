@@ -20,7 +20,10 @@ import (
 // shards, members heartbeating on their own clocks) are TestMoveCapJoinStormBenchmark.
 func TestMoveCapLimitsRevocationsInFlight(t *testing.T) {
 	const shards, old, joiners, limit = 64, 2, 8, 4
-	e := start(t, map[string]string{"RSC_ASSIGNMENT_MAX_MOVES_PER_ROUND": fmt.Sprint(limit)})
+	e := start(t, map[string]string{"RSC_ASSIGNMENT_MAX_MOVES_PER_ROUND": fmt.Sprint(limit), "RSC_METRICS_SAMPLE_INTERVAL": "100ms",
+		// Long enough that the members, paused below while the metrics are read, neither expire
+		// nor are fenced for holding their revoked shards.
+		"RSC_COORDINATION_MEMBER_LEASE_TTL": "20s", "RSC_COORDINATION_REBALANCE_TIMEOUT": "20s"})
 	e.c.CreateStream(t, "orders", shards)
 	var ms []*harness.Member
 	for i := range old {
@@ -33,6 +36,18 @@ func TestMoveCapLimitsRevocationsInFlight(t *testing.T) {
 		ms = append(ms, e.member(fmt.Sprintf("new%d", i)))
 	}
 	t0 := time.Now()
+	// The joiners join and every member heartbeats without releasing
+	// anything until the revocations start: the metrics then show the cap in
+	// force (limit moves in flight, the rest waiting) while nothing moves.
+	for i := 0; i < 5 && revoking(ms) == 0; i++ {
+		for _, m := range ms {
+			m.Beat(t)
+		}
+	}
+	require.Equal(t, limit, revoking(ms), "the old members were told to revoke the cap's worth")
+	const inFlight, held = `rsc_group_revoking_shards{consumer_group="workers",stream_prefix="orders"}`, `rsc_group_waiting_moves{consumer_group="workers",stream_prefix="orders"}`
+	waitMetric(t, e, inFlight, func(v float64) bool { return v == limit })
+	waitMetric(t, e, held, func(v float64) bool { return v > 4*limit })
 	mostUnread, mostRevoking, revocations := 0, 0, 0
 	rounds := roundsUntil(t, e, ms, 200, func() bool {
 		return groupStable(e, len(ms), shards)
@@ -53,6 +68,8 @@ func TestMoveCapLimitsRevocationsInFlight(t *testing.T) {
 		require.Contains(t, []int{shards / len(ms), shards/len(ms) + 1}, len(m.Shards()), "%s reads its share", m.ID)
 	}
 	singleOwner(t, e, ms...)
+	waitMetric(t, e, inFlight, func(v float64) bool { return v == 0 })
+	waitMetric(t, e, held, func(v float64) bool { return v == 0 })
 }
 
 // roundsUntil runs heartbeat rounds (each member releases what it drains, then heartbeats) until

@@ -75,8 +75,8 @@ func rollingRestart(t *testing.T, static bool, n, shards int) (int, time.Duratio
 	for i := range n {
 		launch(i, 0)
 	}
-	owners := func() (map[int]int, bool) { // shard → slot, once settled
-		out := map[int]int{}
+	owners := func() (map[int]string, bool) { // shard → member id, once settled
+		out := map[int]string{}
 		var resp protocol.MembersResponse
 		if code, _, err := e.c.Do("GET", "/coord/v1/monitoring/streams/orders/groups/workers/members", nil, &resp); err != nil || code != 200 {
 			return nil, false // the first join has not created the group yet
@@ -92,17 +92,24 @@ func rollingRestart(t *testing.T, static bool, n, shards int) (int, time.Duratio
 				return nil, false
 			}
 			for _, s := range shardsOf(m.CurrentAssignment) {
-				out[s] = slotOf[id]
+				out[s] = id
 			}
 		}
 		return out, live == n && len(out) == shards
 	}
-	waitFor(t, 30*time.Second, "every member runs its share", func() bool {
+	// settled: the coordinator's view is balanced and every member has started the shards
+	// it names (the member reports SHARD_STARTED after the grant reached it and it took the
+	// shard's fence, a moment after the coordinator shows the grant).
+	settled := func(slot int) bool {
 		own, ok := owners()
-		return ok && balanced(own, n, shards)
-	})
+		return ok && balanced(slotsOf(own, slotOf), n, shards) && (slot < 0 || ownsAny(slotsOf(own, slotOf), slot)) &&
+			startedAsAssigned(rec, own)
+	}
+	waitFor(t, 30*time.Second, "every member runs its share", func() bool { return settled(-1) })
 	t.Logf("group formed after %s", time.Since(formStart))
-	from := time.Now().UnixNano() // moves while the group first formed do not count
+	// Moves while the group first formed do not count: the last of them is reported
+	// before this instant.
+	from := time.Now().UnixNano()
 	for i := range n {
 		t0 := time.Now()
 		require.True(t, procs[i].Leave(15*time.Second), "slot %d leaves gracefully", i)
@@ -112,18 +119,15 @@ func rollingRestart(t *testing.T, static bool, n, shards int) (int, time.Duratio
 		// intervals: long enough for the others to take free shards.
 		time.Sleep(restartTime)
 		launch(i, 1)
-		waitFor(t, 30*time.Second, fmt.Sprintf("slot %d back and the group settled", i), func() bool {
-			after, ok := owners()
-			return ok && balanced(after, n, shards) && ownsAny(after, i)
-		})
+		waitFor(t, 30*time.Second, fmt.Sprintf("slot %d back and the group settled", i), func() bool { return settled(i) })
 		t.Logf("slot %d back, settled %s after its stop", i, time.Since(t0))
 	}
-	return slotChanges(rec, slotOf, from), longestGap(rec, shards, from)
+	return slotChanges(t, rec, slotOf, from), longestGap(rec, shards, from)
 }
 
 // slotChanges counts, over every shard, how often the member that started reading it was in
 // another slot than the one before (SHARD_STARTED events, in time order).
-func slotChanges(rec *recorder.Recorder, slotOf map[string]int, from int64) int {
+func slotChanges(t *testing.T, rec *recorder.Recorder, slotOf map[string]int, from int64) int {
 	lines := rec.Lines()
 	sort.SliceStable(lines, func(i, j int) bool { return lines[i].At < lines[j].At })
 	last := map[int]int{}
@@ -134,10 +138,40 @@ func slotChanges(rec *recorder.Recorder, slotOf map[string]int, from int64) int 
 		}
 		if prev, ok := last[l.Shard]; ok && prev != slotOf[l.Member] && l.At >= from {
 			moved++
+			t.Logf("move: shard %d started by %s (slot %d, before slot %d) %s after the count began",
+				l.Shard, l.Member, slotOf[l.Member], prev, time.Duration(l.At-from))
 		}
 		last[l.Shard] = slotOf[l.Member]
 	}
 	return moved
+}
+
+// startedAsAssigned reports whether, for every shard in own (shard → member id), the last
+// member that reported SHARD_STARTED for it is the member own names.
+func startedAsAssigned(rec *recorder.Recorder, own map[int]string) bool {
+	lines := rec.Lines()
+	sort.SliceStable(lines, func(i, j int) bool { return lines[i].At < lines[j].At })
+	last := map[int]string{}
+	for _, l := range lines {
+		if l.Kind == "event" && l.Event == "SHARD_STARTED" {
+			last[l.Shard] = l.Member
+		}
+	}
+	for s, m := range own {
+		if last[s] != m {
+			return false
+		}
+	}
+	return true
+}
+
+// slotsOf turns shard → member id into shard → slot.
+func slotsOf(own map[int]string, slotOf map[string]int) map[int]int {
+	out := make(map[int]int, len(own))
+	for s, id := range own {
+		out[s] = slotOf[id]
+	}
+	return out
 }
 
 func balanced(own map[int]int, n, shards int) bool {

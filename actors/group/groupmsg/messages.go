@@ -50,6 +50,12 @@ type SampleRequest struct{}
 // them); Err when the activation cannot answer (stopped, not loaded).
 type SampleReply struct {
 	ShardCount, Unowned int
+	// Revoking counts shards a live member was told to release and has
+	// not released yet; Waiting, shards a live member still holds outside
+	// its target without being told to release them yet: moves held back
+	// by the move cap (assignment.max-moves-per-round) or by a paused
+	// rebalancing.
+	Revoking, Waiting int
 	// PausedSince is when an operator paused the group's rebalancing (zero:
 	// rebalancing is active).
 	PausedSince time.Time

@@ -1,6 +1,7 @@
 package views
 
 import (
+	"slices"
 	"time"
 
 	"github.com/redisstream/coordinator/actors/group/groupmsg"
@@ -39,21 +40,28 @@ func nonNil(s []int) []int {
 }
 
 // Sample is the ownership sample of a group: a shard is owned when it is in the Assigned set
-// of a member that has not expired.
+// of a member that has not expired. Revoking counts the shards live members were told to
+// release and have not released; Waiting, the shards a live member may still read although
+// they are outside its target and it was not told to release them yet (held back by the
+// move cap or a paused rebalancing).
 func Sample(state *groupstate.Group) *groupmsg.SampleReply {
 	shards := state.Meta().ShardCount
 	owned := make([]bool, shards)
-	unowned := shards
+	out := &groupmsg.SampleReply{ShardCount: shards, Unowned: shards, PausedSince: state.Meta().Paused.Since}
 	for _, m := range state.Members() {
 		if m.State == model.StateExpired {
 			continue
 		}
+		out.Revoking += len(m.Revoking)
 		for _, s := range m.Assigned {
 			if s >= 0 && s < shards && !owned[s] {
 				owned[s] = true
-				unowned--
+				out.Unowned--
+			}
+			if !slices.Contains(m.Target, s) && !slices.Contains(m.Revoking, s) {
+				out.Waiting++
 			}
 		}
 	}
-	return &groupmsg.SampleReply{ShardCount: shards, Unowned: unowned, PausedSince: state.Meta().Paused.Since}
+	return out
 }
