@@ -201,9 +201,12 @@ func (n *Node) PlacementMoved() bool {
 	return n.opts.Cluster != nil && n.opts.Cluster.PlacementMoved()
 }
 
-// PlacedElsewhere reports why this node must not activate key now
-// (groupdeps.Node; "" in single mode): placement.go.
-func (n *Node) PlacedElsewhere(key persistence.GroupKey) string { return n.placedElsewhere(key) }
+// PlacedElsewhere reports why this node must not activate key now, and
+// whether its own list places key elsewhere (groupdeps.Node; "" in single
+// mode): placement.go.
+func (n *Node) PlacedElsewhere(key persistence.GroupKey) (string, bool) {
+	return n.placedElsewhere(key)
+}
 
 // noGroups is Options.Groups when none is given.
 type noGroups struct{}

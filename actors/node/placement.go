@@ -19,11 +19,12 @@ type rejoinGate struct {
 }
 
 // placedElsewhere returns why this node must not activate key now ("" when
-// it may): groupdeps.Node.PlacedElsewhere. Off in single mode.
-func (n *Node) placedElsewhere(key persistence.GroupKey) string {
+// it may) and whether its own list places key elsewhere:
+// groupdeps.Node.PlacedElsewhere. Off in single mode.
+func (n *Node) placedElsewhere(key persistence.GroupKey) (string, bool) {
 	c := n.opts.Cluster
 	if c == nil {
-		return ""
+		return "", false
 	}
 	now := n.opts.Now()
 	window := n.settleWindow()
@@ -43,15 +44,15 @@ func (n *Node) placedElsewhere(key persistence.GroupKey) string {
 	switch v {
 	case placedElsewhere:
 		return "this node's member list places the group on " + in.Placement.Owner +
-			" (the requesting node's list differs; the lists converge within seconds)"
+			" (the requesting node's list differs; the lists converge within seconds)", true
 	case waitForHolder:
 		if held.Owner == "" {
-			return "the group's activation is held by another node and this node has not read the node registry yet"
+			return "the group's activation is held by another node and this node has not read the node registry yet", false
 		}
 		return "the group's activation is live on node " + held.NodeID + " (" + held.Address +
-			"), whose member list does not place it here yet; it hands the group over when it does"
+			"), whose member list does not place it here yet; it hands the group over when it does", false
 	}
-	return ""
+	return "", false
 }
 
 // holder reads the group's stored owner and classifies it (gate.go); peer is

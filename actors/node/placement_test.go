@@ -40,24 +40,24 @@ func TestRejoinGateReadsTheHolderAndItsRegistration(t *testing.T) {
 	}
 	peer := persistence.NodeRegistration{Owner: "a/1", NodeID: "a", Address: "A", MemberID: "ma"}
 
-	require.Empty(t, New(Options{Store: store, NodeID: "b", Rules: quickRules}).PlacedElsewhere(key), "single mode: no gate")
+	require.Empty(t, whyOf(New(Options{Store: store, NodeID: "b", Rules: quickRules}), key), "single mode: no gate")
 
 	n := newNode(gateCluster{justChanged})
-	require.Empty(t, n.PlacedElsewhere(key), "never activated")
+	require.Empty(t, whyOf(n, key), "never activated")
 
 	_, err := store.Activate(ctx, key, "a/1")
 	require.NoError(t, err)
 	n.reg.peers = []persistence.NodeRegistration{peer}
-	require.Contains(t, n.PlacedElsewhere(key), "live on node a (A)")
+	require.Contains(t, whyOf(n, key), "live on node a (A)")
 	fresh := newNode(gateCluster{justChanged})
 	fresh.reg.self = persistence.NodeRegistration{}
-	require.Contains(t, fresh.PlacedElsewhere(key), "has not read the node registry yet")
+	require.Contains(t, whyOf(fresh, key), "has not read the node registry yet")
 	n.reg.peers = nil
-	require.Empty(t, n.PlacedElsewhere(key), "holder's registration gone: dead")
+	require.Empty(t, whyOf(n, key), "holder's registration gone: dead")
 
 	snap, err := store.Activate(ctx, key, "b/old")
 	require.NoError(t, err)
-	require.Empty(t, newNode(gateCluster{justChanged}).PlacedElsewhere(key), "a previous incarnation of this node is dead (restart)")
+	require.Empty(t, whyOf(newNode(gateCluster{justChanged}), key), "a previous incarnation of this node is dead (restart)")
 
 	require.NoError(t, store.ReleaseActivation(ctx, key, snap.ActivationEpoch, nil))
 	_, err = store.Activate(ctx, key, "a/1")
@@ -66,9 +66,19 @@ func TestRejoinGateReadsTheHolderAndItsRegistration(t *testing.T) {
 	stable.ChangedAt = now.Add(-time.Minute)
 	s := newNode(gateCluster{stable})
 	s.reg.peers = []persistence.NodeRegistration{peer}
-	require.Empty(t, s.PlacedElsewhere(key), "a list stable for the window: no wait")
+	require.Empty(t, whyOf(s, key), "a list stable for the window: no wait")
 
 	elsewhere := stable
 	elsewhere.Owner = "A"
-	require.Contains(t, newNode(gateCluster{elsewhere}).PlacedElsewhere(key), "places the group on A")
+	why, placed := newNode(gateCluster{elsewhere}).PlacedElsewhere(key)
+	require.Contains(t, why, "places the group on A")
+	require.True(t, placed, "placed elsewhere: the grain stops")
+	_, placed = n.PlacedElsewhere(key)
+	require.False(t, placed)
+}
+
+// whyOf is n.PlacedElsewhere's reason.
+func whyOf(n *Node, key persistence.GroupKey) string {
+	why, _ := n.PlacedElsewhere(key)
+	return why
 }
