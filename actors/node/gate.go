@@ -38,7 +38,7 @@ const (
 	holderNone holder = iota
 	// holderGone: another node's incarnation that is not serving — its
 	// registration expired, it refuses, this node saw it leave its member
-	// list or evicted it, or a newer process is listed at its address.
+	// list (also: it evicted it), or a newer process is listed at its address.
 	holderGone
 	// holderLive: another node's live, serving incarnation that this node
 	// lists, or has not listed yet (a node that just started does not list
@@ -104,9 +104,9 @@ func decide(in gateInput, holderOf func() holder) verdict {
 }
 
 // peerHolder classifies the stored owner's registration: peer is its live
-// registration (found false: none, it expired), blocked the member ids this
-// node evicted.
-func peerHolder(peer persistence.NodeRegistration, found bool, p Placement, blocked []string) holder {
+// registration (found false: none, it expired). A member this node evicted
+// left its list: departed.
+func peerHolder(peer persistence.NodeRegistration, found bool, p Placement) holder {
 	if !found || peer.Refusing {
 		return holderGone
 	}
@@ -116,11 +116,6 @@ func peerHolder(peer persistence.NodeRegistration, found bool, p Placement, bloc
 		}
 		if p.Departed[peer.MemberID] {
 			return holderGone
-		}
-		for _, b := range blocked {
-			if b == peer.MemberID {
-				return holderGone
-			}
 		}
 	}
 	for id, addr := range p.Listed {

@@ -82,16 +82,15 @@ func TestPeerHolderReachability(t *testing.T) {
 	reg := func(id, addr string) persistence.NodeRegistration {
 		return persistence.NodeRegistration{Owner: "x/1", NodeID: "x", MemberID: id, Address: addr}
 	}
-	require.Equal(t, holderLive, peerHolder(reg("ma", "A"), true, p, nil), "listed")
-	require.Equal(t, holderLive, peerHolder(reg("mc", "C"), true, p, nil), "not listed yet (this node just started)")
-	require.Equal(t, holderLive, peerHolder(reg("", "A"), true, p, nil), "no member id: listed by address")
-	require.Equal(t, holderGone, peerHolder(reg("ma", "A"), false, p, nil), "registration expired")
+	require.Equal(t, holderLive, peerHolder(reg("ma", "A"), true, p), "listed")
+	require.Equal(t, holderLive, peerHolder(reg("mc", "C"), true, p), "not listed yet (this node just started)")
+	require.Equal(t, holderLive, peerHolder(reg("", "A"), true, p), "no member id: listed by address")
+	require.Equal(t, holderGone, peerHolder(reg("ma", "A"), false, p), "registration expired")
 	refusing := reg("ma", "A")
 	refusing.Refusing = true
-	require.Equal(t, holderGone, peerHolder(refusing, true, p, nil), "refuses to serve: releases its groups")
-	require.Equal(t, holderGone, peerHolder(reg("mold", "C"), true, p, nil), "this node saw it leave (kill -9)")
-	require.Equal(t, holderGone, peerHolder(reg("mc", "C"), true, p, []string{"mc"}), "evicted by this node")
-	require.Equal(t, holderGone, peerHolder(reg("mprev", "A"), true, p, nil), "a newer process is listed at its address")
+	require.Equal(t, holderGone, peerHolder(refusing, true, p), "refuses to serve: releases its groups")
+	require.Equal(t, holderGone, peerHolder(reg("mold", "C"), true, p), "this node saw it leave (kill -9)")
+	require.Equal(t, holderGone, peerHolder(reg("mprev", "A"), true, p), "a newer process is listed at its address")
 }
 
 // An episode starts at the first refusal, lasts while refusals follow within

@@ -78,7 +78,7 @@ func (n *Node) holder(key persistence.GroupKey, p Placement) (holder, persistenc
 	if !read {
 		return holderUnknown, peer
 	}
-	return peerHolder(peer, found, p, n.opts.Cluster.Blocked()), peer
+	return peerHolder(peer, found, p), peer
 }
 
 // settleWindow is Options.ClusterSettle, default defaultClusterSettle.
