@@ -184,12 +184,16 @@ func (a *groupActor) Receive(ctx actor.Context) {
 		out.Node, out.ActivationEpoch = a.deps.NodeID, a.activation
 		ctx.Respond(out)
 	case *groupmsg.HeartbeatRequest:
-		reply := &groupmsg.HeartbeatReply{Response: a.heartbeat(ctx, msg)}
 		if msg.Reply != nil {
-			msg.Reply <- reply // room for one, and only this actor answers it
+			reply := msg.ReplyTo
+			if reply == nil {
+				reply = &groupmsg.HeartbeatReply{}
+			}
+			reply.Response = a.heartbeat(ctx, msg)
+			msg.Reply <- reply // room for one, and only this actor answers it; msg is the caller's again
 			return
 		}
-		ctx.Respond(reply)
+		ctx.Respond(&groupmsg.HeartbeatReply{Response: a.heartbeat(ctx, msg)})
 	default:
 		if reply := a.handle(ctx, msg); reply != nil {
 			ctx.Respond(reply)

@@ -199,7 +199,7 @@ func TestLeaseExpiresThroughTheMemberActorTimer(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	m, _ := member(s.debug(), "b")
-	require.Equal(t, string(model.StateExpired), m.State)
+	require.Equal(t, string(model.StateExpired), m.State, "b still %s 5 s after its 300 ms lease", m.State)
 	ma, _ := member(s.debug(), "a")
 	require.Equal(t, string(model.StateActive), ma.State, "a kept heartbeating: its timer was re-armed every time")
 }

@@ -39,7 +39,10 @@ func (a *groupActor) evaluate(ctx actor.Context, msg *groupmsg.HeartbeatRequest)
 	}
 	hb := toCore(msg)
 	dec := a.state.Heartbeat(hb, now)
-	a.refusals.Note(a.deps.Logger, a.deps.Metrics, a.key.String(), req, dec.Response)
+	if dec.Response.Status != model.StatusOK || dec.Response.IDInUse {
+		// Every identity refusal is a non-OK answer: an accepted heartbeat builds no key string.
+		a.refusals.Note(a.deps.Logger, a.deps.Metrics, a.key.String(), req, dec.Response)
+	}
 	if dec.Change == nil && dec.Response.Status == model.StatusUnknownMemberID {
 		// Only a rejected request can come from a member the group does not know (with
 		// memberEpoch > 0 it always is rejected), and a rejection does not depend on the

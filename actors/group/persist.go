@@ -248,9 +248,7 @@ func (a *groupActor) armMember(ctx actor.Context, memberID string) {
 // durable changes, never on a steady-state heartbeat).
 func (a *groupActor) reportMembers() {
 	counts := map[string]int{}
-	for _, m := range a.state.Members() {
-		counts[string(m.State)]++
-	}
+	groupstate.CountStates(a.state, counts)
 	a.deps.Metrics.Members(a.key, counts)
 }
 

@@ -139,7 +139,7 @@ func TestUnknownWriteOutcomeIsReloadedBeforeAnswering(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 		b = s.beat("b", 0)
 	}
-	require.Equal(t, protocol.StatusOK, b.Status)
+	require.Equal(t, protocol.StatusOK, b.Status, "b not admitted within 3 s: %s", b.Message)
 }
 
 // A LEAVING member still drains its shards (and a FENCED one may still read them): deleting the
@@ -209,9 +209,12 @@ func TestPruneTickExpiresAMemberWhoseTimerWasLost(t *testing.T) {
 	// Simulate the lost timer: the member actors of this shell never see their
 	// receive-timeout (a middleware drops it), whenever their start-up handshake arms it.
 	require.NoError(t, s.system.Root.StopFuture(s.pid).Wait())
+	dropped := make(chan struct{})
+	var dropOnce sync.Once
 	s.deps.memberHooks = []actor.ReceiverMiddleware{func(next actor.ReceiverFunc) actor.ReceiverFunc {
 		return func(c actor.ReceiverContext, env *actor.MessageEnvelope) {
 			if _, lost := env.Message.(*actor.ReceiveTimeout); lost {
+				dropOnce.Do(func() { close(dropped) })
 				return
 			}
 			next(c, env)
@@ -219,8 +222,13 @@ func TestPruneTickExpiresAMemberWhoseTimerWasLost(t *testing.T) {
 	}}
 	s.spawn()
 	s.beat("a", 0)
-	time.Sleep(600 * time.Millisecond) // past the lease
+	select { // the lease ran out and its timer fired: the middleware dropped it
+	case <-dropped:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the member's lease timer never fired (300 ms lease)")
+	}
 	m, _ := member(s.debug(), "a")
+	require.LessOrEqual(t, m.LeaseLeftMs, int64(0), "the timer fired before the lease ran out")
 	require.Equal(t, string(model.StateStarting), m.State, "the timer did not fire (simulated loss)")
 
 	// Repeat: a tick that finds the activation unconfirmed (a loaded machine) does nothing.

@@ -28,8 +28,10 @@
 // Changes must be applied in the order they were evaluated, each against the state it was
 // evaluated on (evaluate → apply → evaluate …). A steady-state heartbeat yields a non-durable
 // Change holding only that member (lease renewal): it costs O(shards of that member), never
-// O(group). Durable fields are everything except LastHeartbeat, LeaseDeadline and
-// RevokeDeadline (tagged `json:"-"`); a capacity-only change is also not worth a write.
+// O(group), and allocates nothing: the Change is the Group's own, reused by the next steady
+// heartbeat's evaluation (steady.go), so apply it, or drop it, before evaluating again.
+// Durable fields are everything except LastHeartbeat, LeaseDeadline and RevokeDeadline
+// (tagged `json:"-"`); a capacity-only change is also not worth a write.
 //
 // Answers decided without a group's state are made here too, so that no shell decides a
 // protocol outcome: Reject (what every group rejects), UnknownGroup (a group the store does

@@ -43,6 +43,8 @@ type Group struct {
 	graceUntil time.Time            // the hand-over grace of RestoreHandedOver (handover.go)
 	restoredAt time.Time            // when Restore rebuilt the group (volatile): see static.EndHold
 	overdue    map[string]time.Time // MarkOverdue: member → the lease deadline it was overdue for (overdue.go)
+	// steadyChange is the Change of the last steady heartbeat (steady.go), reused by the next.
+	steadyChange *steadyChange
 }
 
 // New returns an empty group at groupEpoch 0.
@@ -105,12 +107,12 @@ func Restore(cfg model.Config, meta model.Meta, members []model.Member, now time
 		}
 		m.LastHeartbeat, m.LeaseDeadline, m.RevokeDeadline = 0, 0, 0
 		if !m.State.InTarget() {
-			m.SessionDeadline = time.Time{}
+			m.SetSessionDeadline(time.Time{})
 		}
 		if m.State != model.StateExpired {
 			m.LeaseDeadline = model.InstantOf(now.Add(cfg.LeaseTTL))
 			if m.Away() { // the hold keeps its wall-clock deadline across a restart or a move
-				m.LeaseDeadline = model.InstantOf(m.SessionDeadline)
+				m.LeaseDeadline = model.InstantOf(m.SessionDeadline())
 			}
 			if len(m.Revoking) > 0 {
 				m.RevokeDeadline = model.InstantOf(now.Add(cfg.RebalanceTimeout))
@@ -268,6 +270,14 @@ func (g *Group) Members() []model.Member {
 		out = append(out, deepCopy(*g.members[id]))
 	}
 	return out
+}
+
+// CountStates adds to counts how many of g's members are in each state (keyed by the
+// state's name), copying no record: the group actor reports them after every durable change.
+func CountStates(g *Group, counts map[string]int) {
+	for _, m := range g.members {
+		counts[string(m.State)]++
+	}
 }
 
 // Holder returns the member that may still be reading the shard.

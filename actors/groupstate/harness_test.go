@@ -136,7 +136,7 @@ func table(g *Group) string {
 		if mm.InstanceID != "" {
 			fmt.Fprintf(&b, "    instance=%q", mm.InstanceID)
 			if mm.Away() {
-				fmt.Fprintf(&b, " away until +%s", mm.SessionDeadline.Sub(t0))
+				fmt.Fprintf(&b, " away until +%s", mm.SessionDeadline().Sub(t0))
 			}
 			b.WriteString("\n")
 		}

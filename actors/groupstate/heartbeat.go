@@ -14,6 +14,7 @@ import (
 
 // Heartbeat evaluates one v1 heartbeat at time now. It never mutates the group: the caller
 // persists Decision.Change (when Durable), then calls Apply, then sends Decision.Response.
+// A steady heartbeat's Change is the group's own, valid until the next evaluation (doc.go).
 // Rejected requests (UNSUPPORTED_PROTOCOL, INVALID_REQUEST, UNKNOWN_MEMBER_ID, heartbeats of
 // an already fenced member) come with a nil Change.
 func (g *Group) Heartbeat(hb model.Heartbeat, now time.Time) Decision {

@@ -51,7 +51,7 @@ func (g *Group) join(hb *model.Heartbeat, now time.Time) Decision {
 		c.Assigned, c.Revoking = nil, nil
 		c.RevokeDeadline = 0
 		if m.Away() { // its next incarnation: the hold ends, the new process speaks for it
-			c.SessionDeadline, c.Incarnation = time.Time{}, ""
+			c.Session, c.Incarnation = nil, ""
 		}
 	}
 	c.InstanceID = hb.InstanceID

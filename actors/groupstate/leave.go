@@ -68,7 +68,7 @@ func (g *Group) leave(hb *model.Heartbeat, r answer.Report, now time.Time) Decis
 		c.State, c.StateSince = model.StateLeaving, now
 		c.RevokeDeadline = model.InstantOf(now.Add(g.cfg.RebalanceTimeout))
 	}
-	c.SessionDeadline = time.Time{} // a static member's leave releases its instance
+	c.SetSessionDeadline(time.Time{}) // a static member's leave releases its instance
 	bindIdentity(c, hb)
 	c.Revoking = shardset.Intersect(shardset.Union(c.Assigned, c.Revoking), still)
 	c.Assigned, c.Target, c.Pending = nil, nil, nil

@@ -122,8 +122,8 @@ func (s *sim) checkLeaseBounds() {
 func (s *sim) checkExpiryNotEarly(before model.Member) {
 	id := before.ID
 	if before.Away() {
-		if s.now.Before(before.SessionDeadline) {
-			s.fail("%s expired %s before its session deadline", id, before.SessionDeadline.Sub(s.now))
+		if s.now.Before(before.SessionDeadline()) {
+			s.fail("%s expired %s before its session deadline", id, before.SessionDeadline().Sub(s.now))
 		}
 		return
 	}

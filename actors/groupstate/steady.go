@@ -15,8 +15,11 @@ import (
 // epochs: all it can change is the member's lease and its reported capacity, neither of which
 // is durable. The general path (accepted) still builds a txn, copies the member record twice
 // and searches every set operation; steadyDecision answers the same thing directly, in
-// O(shards of the member) with one allocation (the Change), and Apply then updates the record
-// in place (no re-indexing: nothing the holder index or the counters depend on moved).
+// O(shards of the member) and without allocating: its Change is the group's own (Group.steady,
+// reused by the next steady heartbeat), and Apply then updates the record in place (no
+// re-indexing: nothing the holder index or the counters depend on moved). Every steady
+// heartbeat of a node used to leave a 448-byte Change behind, about half of all it allocated
+// per heartbeat (docs/BENCHMARKS.md, "Memory per member").
 //
 // steady lists exactly the conditions under which accepted would change nothing durable and
 // answer OK without a message; the tests check that both paths agree wherever steady holds
@@ -40,16 +43,22 @@ func (g *Group) steady(hb *model.Heartbeat, m *model.Member, now time.Time) bool
 		(g.cfg.MaxRetained <= 0 || g.retained <= g.cfg.MaxRetained)
 }
 
-// steadyChange holds a steady heartbeat's Change and its one member version in one allocation.
+// steadyChange holds a steady heartbeat's Change and its one member version.
 type steadyChange struct {
 	change Change
 	member [1]model.Member
 }
 
 // steadyDecision is accepted's Decision for a steady heartbeat (steady holds): OK, the member's
-// assignment as it is, and a volatile Change renewing its lease.
+// assignment as it is, and a volatile Change renewing its lease. The Change is g's own
+// (g.steadyChange), valid until g evaluates the next steady heartbeat: apply it before that,
+// as the group actor always does (evaluate, then persist and apply, one message at a time).
 func (g *Group) steadyDecision(hb *model.Heartbeat, m *model.Member, now time.Time) Decision {
-	sc := &steadyChange{}
+	if g.steadyChange == nil {
+		g.steadyChange = &steadyChange{}
+	}
+	sc := g.steadyChange
+	*sc = steadyChange{}
 	c := &sc.member[0]
 	*c = *m
 	c.Capacity = hb.Capacity

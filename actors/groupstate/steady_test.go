@@ -47,7 +47,7 @@ func describeDecision(d Decision) string {
 	for _, m := range c.Members {
 		s += fmt.Sprintf(" {%s %q %s e=%d pe=%d cap=%v t=%v a=%v r=%v p=%v j=%s ss=%s principal=%q inc=%q inst=%q tr=%q sd=%s hb=%d lease=%d rd=%d}",
 			m.ID, m.Name, m.State, m.Epoch, m.PrevEpoch, m.Capacity, nz(m.Target), nz(m.Assigned), nz(m.Revoking), nz(m.Pending),
-			m.JoinedAt, m.StateSince, m.Principal, m.Incarnation, m.InstanceID, m.Transport, m.SessionDeadline, m.LastHeartbeat, m.LeaseDeadline, m.RevokeDeadline)
+			m.JoinedAt, m.StateSince, m.Principal, m.Incarnation, m.InstanceID, m.Transport, m.SessionDeadline(), m.LastHeartbeat, m.LeaseDeadline, m.RevokeDeadline)
 	}
 	return s
 }

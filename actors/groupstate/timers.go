@@ -58,7 +58,7 @@ func (t *txn) due(id string) bool {
 	if m == nil || m.State == model.StateExpired {
 		return false
 	}
-	if m.Away() && len(m.Revoking) > 0 && !t.now.Before(dueAt(t.g, m, m.SessionDeadline)) {
+	if m.Away() && len(m.Revoking) > 0 && !t.now.Before(dueAt(t.g, m, m.SessionDeadline())) {
 		t.holdEnded(id)
 		return true
 	}

@@ -256,7 +256,7 @@ func (t *txn) fence(id string) {
 	static.EndHold(c, t.now, t.g.restoredAt, t.g.cfg.LeaseTTL)
 	c.State, c.StateSince = model.StateFenced, t.now
 	c.Target, c.Pending = nil, nil
-	c.RevokeDeadline, c.SessionDeadline = 0, time.Time{}
+	c.RevokeDeadline, c.Session = 0, nil
 }
 
 // expire drops everything a member held and takes it out of the target.
@@ -267,7 +267,7 @@ func (t *txn) expire(id string) {
 	}
 	c.State, c.StateSince = model.StateExpired, t.now
 	c.Target, c.Assigned, c.Revoking, c.Pending = nil, nil, nil, nil
-	c.RevokeDeadline, c.SessionDeadline = 0, time.Time{}
+	c.RevokeDeadline, c.Session = 0, nil
 }
 
 // touch renews the lease of an accepted heartbeat.

@@ -15,8 +15,8 @@ type Change struct {
 	Trimmed int            // how many of Removed were dropped by MaxRetained (for a metric)
 	Durable bool           // false when only volatile fields changed: apply without persisting
 
-	// moves: FenceMoves. A pointer, not a slice: a steady heartbeat's Change (steady.go) is
-	// allocated with its member and must stay in its size class.
+	// moves: FenceMoves. A pointer, not a slice: it keeps every Change (one per evaluation)
+	// 16 bytes smaller.
 	moves *[]FenceMove
 
 	bucket *limits.Bucket // volatile: the join token bucket after this evaluation (nil = unchanged)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/redisstream/coordinator/actors/group"
 	"github.com/redisstream/coordinator/actors/group/groupdeps"
 	"github.com/redisstream/coordinator/membersdk/protocol"
 	"github.com/redisstream/coordinator/persistence"
@@ -58,10 +59,13 @@ func TestNewDataSetLateClaimHoldsAnOccupiedGroup(t *testing.T) {
 	mem, prov := newQuickStore(t)
 	h := newDataSetHost(t, mem, prov)
 	j := beat(t, h, "new", 0, nil)
+	quietEnds := time.Now().Add(group.QuietWait(quickRules)) // the group was activated before now
 	require.Empty(t, j.Assignment.AssignedShards, "granted during the quiet interval")
 	require.Contains(t, j.Message, "new coordinator data set")
 	require.Equal(t, protocol.StatusUnknownMemberID, beat(t, h, "old", 4, protocol.ShardIDs([]int{1})).Status)
-	time.Sleep(quickRules.HeartbeatInterval + 20*time.Millisecond) // past the quiet interval
+	// Deliberately let the quiet interval pass (no signal marks its end: the claims' hold
+	// replaced its reason), so that only the claims' hold can keep the grant back.
+	time.Sleep(time.Until(quietEnds))
 	r := beat(t, h, "new", j.MemberEpoch, nil)
 	require.Empty(t, r.Assignment.AssignedShards, "granted while the old member may read")
 	health := h.Service().Health(context.Background())
@@ -83,7 +87,10 @@ func TestNewDataSetActiveReadersHoldTheGroup(t *testing.T) {
 			continue
 		}
 		j := beat(t, h, "m", 0, nil)
-		time.Sleep(quickRules.HeartbeatInterval + 20*time.Millisecond) // past the quiet interval
+		quietEnds := time.Now().Add(group.QuietWait(quickRules)) // the group was activated before now
+		// Deliberately let the quiet interval pass (no signal marks its end), so that only
+		// the readers' hold can keep the grant back.
+		time.Sleep(time.Until(quietEnds))
 		r := beat(t, h, "m", j.MemberEpoch, nil)
 		health := h.Service().Health(context.Background())
 		require.Empty(t, r.Assignment.AssignedShards, "granted while an earlier member reads shard 2")

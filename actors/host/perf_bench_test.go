@@ -50,8 +50,10 @@ func envInt(t *testing.T, name string, def int) int {
 var defaultRules = model.Config{HeartbeatInterval: 3 * time.Second, LeaseTTL: 15 * time.Second,
 	RebalanceTimeout: 60 * time.Second, Retention: time.Hour}
 
-// simMember is what a simulated member keeps between heartbeats.
+// simMember is what a simulated member keeps between heartbeats, and its id (made once, with the
+// fleet: the simulated members' own garbage is not the node's).
 type simMember struct {
+	id    string
 	epoch int64
 	owned []protocol.ShardID
 }
@@ -61,6 +63,7 @@ type perfFleet struct {
 	h       *Host
 	groups  int
 	members int
+	names   []string // perfGroup of each group
 	state   [][]simMember
 	bad     atomic.Int64
 	// progress: heartbeats carry a shardProgress row per owned shard, as the member SDK's do
@@ -69,9 +72,13 @@ type perfFleet struct {
 }
 
 func newPerfFleet(h *Host, groups, members int) *perfFleet {
-	f := &perfFleet{h: h, groups: groups, members: members, state: make([][]simMember, groups)}
+	f := &perfFleet{h: h, groups: groups, members: members, names: make([]string, groups), state: make([][]simMember, groups)}
 	for g := range f.state {
+		f.names[g] = perfGroup(g)
 		f.state[g] = make([]simMember, members)
+		for m := range f.state[g] {
+			f.state[g][m].id = perfMember(g, m)
+		}
 	}
 	return f
 }
@@ -105,7 +112,7 @@ func (f *perfFleet) round(workers int) {
 
 func (f *perfFleet) beat(g, m int) {
 	s := &f.state[g][m]
-	id := perfMember(g, m)
+	id := s.id
 	req := protocol.HeartbeatRequest{
 		ProtocolVersion: 1, RequestID: "r", MemberID: id, MemberName: "orders-worker", MemberEpoch: s.epoch,
 		RuntimeConsumerCapacity: protocol.Capacity{RuntimeMaxConcurrency: 4, AvailableConcurrency: 4},
@@ -120,7 +127,7 @@ func (f *perfFleet) beat(g, m int) {
 				UpdatedAt: now.UTC().Format(time.RFC3339Nano)})
 		}
 	}
-	r, err := f.h.Service().Heartbeat(context.Background(), "orders", perfGroup(g), id, req)
+	r, err := f.h.Service().Heartbeat(context.Background(), "orders", f.names[g], id, req)
 	if err != nil {
 		f.bad.Add(1)
 		return
@@ -230,13 +237,13 @@ func TestMemoryPerMemberBenchmark(t *testing.T) {
 		RSSReturnedKiB: per(after.rss, before.rss), RSSAfterGCKiB: per(after.rssGC, before.rssGC),
 		MemoryLimit: memLimitString(), RoundsSeconds: took.Seconds()}
 	if steady := envInt(t, "RSC_BENCH_MEM_STEADY", 8); steady > 0 {
-		st := steadyRSS(t, f, steady)
-		res.SteadyRounds, res.SteadyRSSMean, res.SteadyRSSMax = steady, per(st.rssMean, before.rss), per(st.rssMax, before.rss)
+		st := steadyRSS(t, f, steady, envInt(t, "RSC_BENCH_MEM_STEADY_GCS", 2))
+		res.SteadyRounds, res.SteadyRSSMean, res.SteadyRSSMax = st.rounds, per(st.rssMean, before.rss), per(st.rssMax, before.rss)
 		res.SteadyHeapMean, res.GCCPUPercent = per(st.heapMean, before.heapInuse), 100*st.gcCPU
-		res.HeartbeatsPerS = float64(steady) * n / st.took.Seconds()
-		t.Logf("steady state (%d more heartbeat rounds, no forced GC, %d GC cycles, %.0f heartbeats/s): RSS per member mean %.2f KiB, max %.2f KiB, last %.2f KiB; heap in use per member mean %.2f KiB, max %.2f KiB; GC %.1f%% of CPU; memory limit %s, GOGC %s",
-			steady, st.gcs, float64(steady)*n/st.took.Seconds(), per(st.rssMean, before.rss), per(st.rssMax, before.rss), per(st.rssLast, before.rss),
-			per(st.heapMean, before.heapInuse), per(st.heapMax, before.heapInuse), 100*st.gcCPU, memLimitString(), cmp.Or(os.Getenv("GOGC"), "100"))
+		res.HeartbeatsPerS = float64(st.rounds) * n / st.took.Seconds()
+		t.Logf("steady state (%d more heartbeat rounds, no forced GC, %d GC cycles, %.0f heartbeats/s): RSS per member mean %.2f KiB, max %.2f KiB, last %.2f KiB; heap in use per member mean %.2f KiB, max %.2f KiB; heap goal per member %.2f KiB; GC %.1f%% of CPU; memory limit %s, GOGC %s",
+			st.rounds, st.gcs, float64(st.rounds)*n/st.took.Seconds(), per(st.rssMean, before.rss), per(st.rssMax, before.rss), per(st.rssLast, before.rss),
+			per(st.heapMean, before.heapInuse), per(st.heapMax, before.heapInuse), per(st.goal, before.heapInuse), 100*st.gcCPU, memLimitString(), cmp.Or(os.Getenv("GOGC"), "100"))
 	}
 	require.Len(t, h.router.ActiveKeys(), groups)
 	writeBenchResult(t, res)
@@ -247,12 +254,17 @@ func TestMemoryPerMemberBenchmark(t *testing.T) {
 // heap in use sampled after every round (no forced GC, no pages returned by hand).
 type steadyState struct {
 	rssMean, rssMax, rssLast, heapMean, heapMax uint64
+	goal                                        uint64 // the collector's heap goal after the last round
+	rounds                                      int
 	gcs                                         uint32
 	took                                        time.Duration
 	gcCPU                                       float64 // share of the process's CPU time spent in GC
 }
 
-func steadyRSS(t *testing.T, f *perfFleet, rounds int) steadyState {
+// steadyRSS runs at least rounds rounds, and more until the collector has run gcs times (at
+// most 20× rounds): a heartbeat leaves little garbage, and a window that ends before the heap
+// first grows to its goal would show less memory than a node settles at.
+func steadyRSS(t *testing.T, f *perfFleet, rounds, gcs int) steadyState {
 	t.Helper()
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
@@ -261,8 +273,9 @@ func steadyRSS(t *testing.T, f *perfFleet, rounds int) steadyState {
 	var rssSum, heapSum uint64
 	cpu0 := cpuClasses()
 	start := time.Now()
-	for r := 0; r < rounds; r++ {
+	for r := 0; r < rounds || (int(ms.NumGC-gc0) < gcs && r < 20*rounds); r++ {
 		f.round(2 * runtime.GOMAXPROCS(0))
+		st.rounds++
 		rss := rssBytes(t)
 		runtime.ReadMemStats(&ms)
 		rssSum += rss
@@ -276,8 +289,11 @@ func steadyRSS(t *testing.T, f *perfFleet, rounds int) steadyState {
 	if total := cpu1[1] - cpu0[1]; total > 0 {
 		st.gcCPU = (cpu1[0] - cpu0[0]) / total
 	}
-	st.rssMean, st.heapMean = rssSum/uint64(rounds), heapSum/uint64(rounds)
+	st.rssMean, st.heapMean = rssSum/uint64(st.rounds), heapSum/uint64(st.rounds)
 	st.gcs = ms.NumGC - gc0
+	goal := []metrics.Sample{{Name: "/gc/heap/goal:bytes"}}
+	metrics.Read(goal)
+	st.goal = goal[0].Value.Uint64()
 	return st
 }
 
@@ -334,14 +350,14 @@ func BenchmarkHostHeartbeatSteady(b *testing.B) {
 	}
 	require.Zero(b, f.bad.Load())
 	s := f.state[0][50]
-	id := perfMember(0, 50)
+	id, group := perfMember(0, 50), perfGroup(0)
 	req := protocol.HeartbeatRequest{ProtocolVersion: 1, RequestID: "r", MemberID: id, MemberName: "orders-worker",
 		MemberEpoch: s.epoch, OwnedShards: s.owned,
 		RuntimeConsumerCapacity: protocol.Capacity{RuntimeMaxConcurrency: 4, AvailableConcurrency: 4}}
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
-		r, err := h.Service().Heartbeat(ctx, "orders", perfGroup(0), id, req)
+		r, err := h.Service().Heartbeat(ctx, "orders", group, id, req)
 		if err != nil || r.Status != protocol.StatusOK || r.MemberEpoch != s.epoch {
 			b.Fatalf("not steady: %v %+v", err, r)
 		}

@@ -46,7 +46,11 @@ func (r *Router) askWithin(timeout time.Duration, key persistence.GroupKey, msg 
 		return r.askCluster(key, msg, timeout)
 	}
 	if hb, ok := msg.(*groupmsg.HeartbeatRequest); ok {
-		return r.askHeartbeat(key, hb, timeout)
+		rep, err := r.askHeartbeat(key, hb, timeout)
+		if err != nil {
+			return nil, err
+		}
+		return &rep, nil
 	}
 	for attempt := 0; ; attempt++ {
 		pid := r.PID(key)

@@ -14,8 +14,9 @@ import (
 
 // A local heartbeat is answered through a channel in the message
 // (groupmsg.HeartbeatRequest.Reply) instead of a protoactor future: no process
-// registry entry and no future timer per request, and the channel and the
-// wait timer are reused. Like the future's, the wait ends at the timeout, and
+// registry entry and no future timer per request, and the channel, the wait
+// timer, the message and the reply (HeartbeatRequest.ReplyTo) are reused: a
+// node allocates none of them per heartbeat. Like the future's, the wait ends at the timeout, and
 // a request its actor could not receive (stopped between lookup and send) is
 // reported back (onDeadLetter) and sent once more to a fresh actor.
 //
@@ -26,6 +27,8 @@ import (
 // timer about once per timeout instead of twice per heartbeat.
 
 type localCall struct {
+	req   groupmsg.HeartbeatRequest // the message sent; the actor is done with it once it replied
+	rep   groupmsg.HeartbeatReply   // where the actor writes its reply (req.ReplyTo)
 	reply chan *groupmsg.HeartbeatReply
 	timer *time.Timer
 	armed bool      // timer set to fire at `at` (its value may be waiting in timer.C)
@@ -47,10 +50,13 @@ func (c *localCall) arm(now, deadline time.Time) {
 	c.armed, c.at = true, deadline
 }
 
-// askHeartbeat is ask for a heartbeat on this node.
-func (r *Router) askHeartbeat(key persistence.GroupKey, hb *groupmsg.HeartbeatRequest, timeout time.Duration) (any, error) {
+// askHeartbeat is ask for a heartbeat on this node. hb is copied into a pooled
+// call, which goes back to the pool only once answered: a call whose wait ran out
+// may still be read and answered by the actor, and is left to the collector.
+func (r *Router) askHeartbeat(key persistence.GroupKey, hb *groupmsg.HeartbeatRequest, timeout time.Duration) (groupmsg.HeartbeatReply, error) {
 	call := localCalls.Get().(*localCall)
-	hb.Reply = call.reply
+	call.req = *hb
+	call.req.Reply, call.req.ReplyTo = call.reply, &call.rep
 	// The wait runs on the wall clock of its timer, not on Options.Now (a test's clock
 	// may stand still); hb.Deadline, which the group checks, is on Options.Now.
 	now := time.Now()
@@ -58,22 +64,29 @@ func (r *Router) askHeartbeat(key persistence.GroupKey, hb *groupmsg.HeartbeatRe
 	call.arm(now, deadline)
 	for attempt := 0; ; attempt++ {
 		pid := r.PID(key)
-		r.o.System.Root.Send(pid, hb)
+		r.o.System.Root.Send(pid, &call.req)
 		rep, ok := call.wait(deadline)
 		switch {
 		case !ok:
-			// The actor may still answer on call.reply: the call is not reused.
-			return nil, fmt.Errorf("group %s did not answer within %s: %w", key, timeout, coordinator.ErrUnavailable)
+			// The actor may still read the request and answer on call.reply: the call is not reused.
+			return groupmsg.HeartbeatReply{}, fmt.Errorf("group %s did not answer within %s: %w", key, timeout, coordinator.ErrUnavailable)
 		case rep != groupmsg.DeadLetterReply:
-			localCalls.Put(call) // answered: nothing more will be sent on it
-			return rep, nil
+			out := *rep
+			call.release() // answered: the actor is done with the request and the reply
+			return out, nil
 		}
 		r.dropDead(key, pid)
 		if attempt > 0 {
-			localCalls.Put(call)
-			return nil, fmt.Errorf("group %s: %w", key, coordinator.ErrGroupMoving)
+			call.release()
+			return groupmsg.HeartbeatReply{}, fmt.Errorf("group %s: %w", key, coordinator.ErrGroupMoving)
 		}
 	}
+}
+
+// release puts c back into the pool, keeping no request or response data alive.
+func (c *localCall) release() {
+	c.req, c.rep = groupmsg.HeartbeatRequest{}, groupmsg.HeartbeatReply{}
+	localCalls.Put(c)
 }
 
 // wait returns the answer on c.reply, or false once deadline has passed.

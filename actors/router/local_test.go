@@ -55,7 +55,7 @@ func TestLocalHeartbeatToAStoppedActorIsAskedAgain(t *testing.T) {
 	r := localRouter(t)
 	ctx := context.Background()
 	key := persistence.GroupKey{StreamPrefix: "orders", ConsumerGroup: "g"}
-	rep, err := r.Heartbeat(ctx, key, &groupmsg.HeartbeatRequest{PathMemberID: "m",
+	rep, err := r.Heartbeat(ctx, key, groupmsg.HeartbeatRequest{PathMemberID: "m",
 		Request: protocol.HeartbeatRequest{ProtocolVersion: 1, RequestID: "j", MemberID: "m"}})
 	require.NoError(t, err)
 	require.Equal(t, protocol.StatusOK, rep.Response.Status, rep.Response.Message)
@@ -66,7 +66,7 @@ func TestLocalHeartbeatToAStoppedActorIsAskedAgain(t *testing.T) {
 	r.Started(key, stale) // as if looked up just before it stopped
 
 	first := rep.Response
-	rep, err = r.Heartbeat(ctx, key, &groupmsg.HeartbeatRequest{PathMemberID: "m", Request: protocol.HeartbeatRequest{ProtocolVersion: 1, RequestID: "b", MemberID: "m",
+	rep, err = r.Heartbeat(ctx, key, groupmsg.HeartbeatRequest{PathMemberID: "m", Request: protocol.HeartbeatRequest{ProtocolVersion: 1, RequestID: "b", MemberID: "m",
 		MemberEpoch: first.MemberEpoch, MetadataVersion: first.MetadataVersion, OwnedShards: first.Assignment.AssignedShards}})
 	require.NoError(t, err)
 	// Without the dead-letter report the ask would wait out its deadline and answer RETRY.

@@ -17,8 +17,10 @@ import (
 // req.Deadline (on the node's clock; zero: set here), capped by ctx's
 // deadline and the request timeout. The caller checks first whether the
 // node refuses to serve: a local heartbeat does not check again (a
-// forwarded one does).
-func (r *Router) Heartbeat(ctx context.Context, key persistence.GroupKey, req *groupmsg.HeartbeatRequest) (*groupmsg.HeartbeatReply, error) {
+// forwarded one does). The request and the reply are passed by value: a local
+// heartbeat travels in a pooled request and is answered into a pooled reply, so that
+// it allocates neither (docs/BENCHMARKS.md, "Memory per member").
+func (r *Router) Heartbeat(ctx context.Context, key persistence.GroupKey, req groupmsg.HeartbeatRequest) (groupmsg.HeartbeatReply, error) {
 	timeout := r.timeout(ctx)
 	now := r.o.Now()
 	if req.Deadline.IsZero() {
@@ -26,21 +28,19 @@ func (r *Router) Heartbeat(ctx context.Context, key persistence.GroupKey, req *g
 	} else {
 		timeout = min(timeout, req.Deadline.Sub(now))
 	}
-	var res any
-	var err error
-	if r.Clustered() || timeout <= 0 {
-		res, err = r.askWithin(timeout, key, req)
-	} else {
-		res, err = r.askHeartbeat(key, req, timeout)
+	if !r.Clustered() && timeout > 0 {
+		return r.askHeartbeat(key, &req, timeout)
 	}
+	msg := req // only this path's message leaves the call (a cluster request)
+	res, err := r.askWithin(timeout, key, &msg)
 	if err != nil {
-		return nil, err
+		return groupmsg.HeartbeatReply{}, err
 	}
 	hb, ok := res.(*groupmsg.HeartbeatReply)
 	if !ok {
-		return nil, unexpected(key, res)
+		return groupmsg.HeartbeatReply{}, unexpected(key, res)
 	}
-	return hb, nil
+	return *hb, nil
 }
 
 // Describe asks the group for its monitoring views (activating it where it

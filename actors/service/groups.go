@@ -68,7 +68,7 @@ func (h Membership) Heartbeat(ctx context.Context, streamPrefix, groupName, path
 	now := h.opts.Now()
 	deadline := now.Add(wait)
 	// Refusal was checked above.
-	rep, err := h.router.Heartbeat(ctx, key, &groupmsg.HeartbeatRequest{PathMemberID: pathMemberID, Request: req, Deadline: deadline})
+	rep, err := h.router.Heartbeat(ctx, key, groupmsg.HeartbeatRequest{PathMemberID: pathMemberID, Request: req, Deadline: deadline})
 	if err != nil {
 		return h.unevaluated(&req, answer.CauseNotAnswering, ""), nil
 	}

@@ -21,7 +21,7 @@ func TestKilledHostingNode(t *testing.T) {
 	w := startWorld(t, 6)
 	f := startFleet(w, 4)
 	f.WaitSettled(t, 30*time.Second, "every shard owned by a settled member")
-	time.Sleep(2 * heartbeat)
+	waitServedAfter(t, w, time.Now(), len(f.ms), "the settled group")
 	before := f.Snapshots()
 
 	host, epoch, err := w.hostingNode()
@@ -53,6 +53,16 @@ func TestKilledHostingNode(t *testing.T) {
 		require.Equal(t, b.Epoch, a.Epoch, "%s's epoch is unchanged by the failover", id)
 		require.Equal(t, b.Owned, a.Owned, "%s keeps its shards through the failover", id)
 	}
+}
+
+// waitServedAfter waits until each of n members was answered OK to a heartbeat sent after
+// at: a steady round, seen rather than assumed from elapsed time.
+func waitServedAfter(t *testing.T, w *world, at time.Time, n int, what string) {
+	t.Helper()
+	waitUntil(t, 10*time.Second, "an OK heartbeat of every member after "+what, func() bool {
+		_, all := servedAfter(w.oracle.Exchanges(), at, n)
+		return all > 0
+	})
 }
 
 // servedAfter returns how long after at the first OK answer to a heartbeat

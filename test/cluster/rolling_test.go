@@ -15,7 +15,7 @@ func TestRollingRestart(t *testing.T) {
 	w := startWorld(t, 6)
 	f := startFleet(w, 4)
 	f.WaitSettled(t, 30*time.Second, "every shard owned by a settled member")
-	time.Sleep(2 * heartbeat)
+	waitServedAfter(t, w, time.Now(), len(f.ms), "the settled group")
 	from := time.Now()
 
 	for i, n := range w.cl.Nodes {

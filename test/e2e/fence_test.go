@@ -138,7 +138,7 @@ func TestFenceMovesWithOwnershipInRedis(t *testing.T) {
 		checkFenced(t, e, b)
 		time.Sleep(100 * time.Millisecond)
 	}
-	require.Equal(t, protocol.MemberExpired, e.members(t)["a"].State)
+	require.Equal(t, protocol.MemberExpired, e.members(t)["a"].State, "a not expired within 10 s of going silent")
 	f = fences(t, e, 4)
 	for _, s := range held {
 		require.NotEqual(t, "a", f[s].owner, "shard %d: a's lease ran out", s)
@@ -148,7 +148,7 @@ func TestFenceMovesWithOwnershipInRedis(t *testing.T) {
 		b.Beat(t)
 		time.Sleep(50 * time.Millisecond)
 	}
-	require.Len(t, b.Shards(), 4)
+	require.Len(t, b.Shards(), 4, "b not granted a's shards within 10 s")
 	checkFenced(t, e, b)
 	for _, s := range held {
 		require.Equal(t, fence{"b", prev[s].token + 2}, fences(t, e, 4)[s], "shard %d: cleared at a's expiry, then granted to b", s)

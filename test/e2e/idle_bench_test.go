@@ -64,7 +64,7 @@ func TestIdleCostBenchmark(t *testing.T) {
 			require.NoError(t, store.ReleaseActivation(ctx, k, snap.ActivationEpoch, nil))
 		}
 		coord := harness.StartCoordinator(t, harness.Options{RedisAddr: r.Addr(), Env: map[string]string{"RSC_LOG_LEVEL": "info"}})
-		time.Sleep(3 * time.Second) // start-up done
+		time.Sleep(3 * time.Second) // start-up work (first sweep, registry) out of the measured window
 		r.ResetStats()
 		c0 := cpuTicks(t, coord.Pid())
 		time.Sleep(window)

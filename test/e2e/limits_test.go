@@ -279,7 +279,7 @@ func TestMemberCapAndJoinRateNameTheirLimit(t *testing.T) {
 			break
 		}
 	}
-	require.Equal(t, protocol.StatusRetry, last.Status)
+	require.Equal(t, protocol.StatusRetry, last.Status, "m4 was not refused within 8 s: %s", last.Message)
 	require.Contains(t, last.Message, "limits.members-per-group")
 	require.Len(t, e.members(t), 3)
 	require.GreaterOrEqual(t, limitRejections(t, e, "limits.joins-per-second"), 1.0)

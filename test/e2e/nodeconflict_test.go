@@ -82,12 +82,12 @@ func TestTwoSingleNodesOnOneStoreDoNotPingPong(t *testing.T) {
 	require.Equal(t, protocol.HealthUp, h1.Status)
 	require.False(t, h1.NodeConflict.Refusing)
 
-	// Let c2's release (in the round that refused) and c1's re-activation happen, then count:
-	// the activation moves no more.
-	for i := 0; i < 4; i++ {
-		beat()
-		time.Sleep(125 * time.Millisecond)
-	}
+	// Wait until c2's release (in the round that refused) and c1's re-activation happened,
+	// shown by c1 answering its member OK, then count: the activation moves no more.
+	require.Eventually(t, func() bool {
+		o, r := beat()
+		return o[0] > 0 && r[0] == 0
+	}, 10*time.Second, 125*time.Millisecond, "the earlier node never served its member after the refusal")
 	before1, before2 := activations(c1), activations(c2)
 	var ok, retry [2]int
 	for i := 0; i < 24; i++ { // 3 s: 12 heartbeat intervals

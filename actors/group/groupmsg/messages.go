@@ -25,6 +25,10 @@ type HeartbeatRequest struct {
 	// local caller also learns of a request the actor system could not
 	// deliver (dead letter) through it: DeadLetterReply.
 	Reply chan *HeartbeatReply
+	// ReplyTo, when set with Reply, is where the actor writes the reply it sends on Reply: a
+	// local caller reuses it (with the request itself) for its next heartbeat, so that a
+	// heartbeat allocates no reply (docs/BENCHMARKS.md, "Memory per member").
+	ReplyTo *HeartbeatReply
 }
 
 // DeadLetterReply is what a HeartbeatRequest's Reply receives when the

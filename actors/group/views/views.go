@@ -139,7 +139,7 @@ func MemberView(m model.Member, metadataVersion int64, act Activity) protocol.Me
 	}
 	v.InstanceID = m.InstanceID
 	if m.Away() {
-		v.HeldUntil = Stamp(m.SessionDeadline)
+		v.HeldUntil = Stamp(m.SessionDeadline())
 	}
 	if len(m.Revoking) > 0 && !m.RevokeDeadline.IsZero() {
 		d := Stamp(m.RevokeDeadline.Time())

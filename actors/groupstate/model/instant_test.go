@@ -1,6 +1,8 @@
 package model
 
 import (
+	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 	"unsafe"
@@ -28,11 +30,36 @@ func TestInstantGivesBackItsTime(t *testing.T) {
 	}
 }
 
-// The member record's volatile timestamps are 8 bytes each: the record (336 bytes with the
-// transport field) is one 352-byte allocation per member instead of 384 (docs/BENCHMARKS.md,
-// "Memory per member"). A new field must not push it into the next size class.
+// The member record's volatile timestamps are 8 bytes each and its rarely set session deadline
+// a pointer: the record is 320 bytes, one 320-byte allocation per member instead of 384
+// (docs/BENCHMARKS.md, "Memory per member"). A new field must not push it into the next size
+// class.
 func TestMemberRecordSize(t *testing.T) {
-	if s := unsafe.Sizeof(Member{}); s > 352 {
-		t.Fatalf("model.Member is %d bytes, want ≤ 352 (one size class below the 384 it was)", s)
+	if s := unsafe.Sizeof(Member{}); s > 320 {
+		t.Fatalf("model.Member is %d bytes, want ≤ 320 (two size classes below the 384 it was)", s)
+	}
+}
+
+// The session deadline is stored as it was while it was a time.Time (omitted when unset), and a
+// record read back keeps it.
+func TestMemberSessionDeadlineJSON(t *testing.T) {
+	var m Member
+	b, err := json.Marshal(&m)
+	if err != nil || strings.Contains(string(b), "sessionDeadline") {
+		t.Fatalf("unset session deadline written: %s %v", b, err)
+	}
+	at := time.Date(2026, 12, 2, 15, 4, 5, 6, time.UTC)
+	m.SetSessionDeadline(at)
+	if b, err = json.Marshal(&m); err != nil || !strings.Contains(string(b), `"sessionDeadline":"2026-12-02T15:04:05.000000006Z"`) {
+		t.Fatalf("session deadline not written as a time: %s %v", b, err)
+	}
+	var back Member
+	if err := json.Unmarshal(b, &back); err != nil || !back.SessionDeadline().Equal(at) {
+		t.Fatalf("read back %v, want %v (%v)", back.SessionDeadline(), at, err)
+	}
+	c := back
+	c.SetSessionDeadline(time.Time{})
+	if !back.SessionDeadline().Equal(at) || !c.SessionDeadline().IsZero() {
+		t.Fatal("clearing a copy's session deadline changed the original")
 	}
 }

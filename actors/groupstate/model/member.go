@@ -26,9 +26,11 @@ type Member struct {
 	// InstanceID is the static member's stable identity (groupstate/static.go); "" for
 	// dynamic members.
 	InstanceID string `json:"instanceId,omitempty"`
-	// SessionDeadline is set while a static member is away after a temporary leave: its
-	// assignment is kept for the next incarnation with its InstanceID until then.
-	SessionDeadline time.Time `json:"sessionDeadline,omitzero"`
+	// Session is the session deadline (SessionDeadline), set while a static member is away
+	// after a temporary leave: its assignment is kept for the next incarnation with its
+	// InstanceID until then. A pointer, nil when unset (nearly always): 8 bytes in a record a
+	// node keeps per member instead of 24.
+	Session *time.Time `json:"sessionDeadline,omitzero"`
 	// Transport is how the member's last heartbeat reached the coordinator: "" over HTTP (the
 	// default, and every record written before transports were recorded), TransportRedis over
 	// the Redis mailbox. Durable, so that a restart or a move still knows which members can be
@@ -67,7 +69,25 @@ const MaxInstanceIDLength = 128
 
 // Away reports whether m is a static member holding its assignment after a temporary leave
 // (memberEpoch -2) until its SessionDeadline.
-func (m *Member) Away() bool { return !m.SessionDeadline.IsZero() && m.State.InTarget() }
+func (m *Member) Away() bool { return !m.SessionDeadline().IsZero() && m.State.InTarget() }
+
+// SessionDeadline is the static member's session deadline (Session); the zero time if none.
+func (m *Member) SessionDeadline() time.Time {
+	if m.Session == nil {
+		return time.Time{}
+	}
+	return *m.Session
+}
+
+// SetSessionDeadline sets the session deadline (the zero time clears it). It never writes
+// through the old pointer: copies of a record share it.
+func (m *Member) SetSessionDeadline(t time.Time) {
+	if t.IsZero() {
+		m.Session = nil
+		return
+	}
+	m.Session = &t
+}
 
 // InTarget reports whether members in state s take part in the target assignment.
 func (s MemberState) InTarget() bool { return s == StateStarting || s == StateActive }

@@ -60,8 +60,8 @@ func Unheld(cfg model.Config, hb *model.Heartbeat, m *model.Member) string {
 // extended), nothing stays assigned, the target stays whole.
 func Leave(c *model.Member, draining []int, now time.Time, cfg model.Config) {
 	if !c.Away() {
-		c.SessionDeadline = now.Add(cfg.StaticSessionTimeout)
-		c.LeaseDeadline = model.InstantOf(c.SessionDeadline)
+		c.SetSessionDeadline(now.Add(cfg.StaticSessionTimeout))
+		c.LeaseDeadline = model.InstantOf(c.SessionDeadline())
 		c.Revoking = shardset.Intersect(shardset.Union(c.Assigned, c.Revoking), draining)
 		c.RevokeDeadline = 0
 		if len(c.Revoking) > 0 {
@@ -100,8 +100,8 @@ func EndHold(c *model.Member, now, restoredAt time.Time, ttl time.Duration) {
 		last := c.LastHeartbeat.Time()
 		if last.IsZero() {
 			last = now
-			if c.SessionDeadline.Before(last) {
-				last = c.SessionDeadline
+			if c.SessionDeadline().Before(last) {
+				last = c.SessionDeadline()
 			}
 			if last.Before(restoredAt) {
 				last = restoredAt
@@ -109,7 +109,7 @@ func EndHold(c *model.Member, now, restoredAt time.Time, ttl time.Duration) {
 		}
 		c.LeaseDeadline = model.InstantOf(last.Add(ttl))
 	}
-	c.SessionDeadline = time.Time{}
+	c.SetSessionDeadline(time.Time{})
 }
 
 // Depart makes c, an away member that still drains, a LEAVING member at now: out of the
@@ -123,13 +123,13 @@ func Depart(c *model.Member, now, restoredAt time.Time, ttl time.Duration) {
 // LeftMessage answers a held temporary leave of c.
 func LeftMessage(c *model.Member) string {
 	return fmt.Sprintf("temporary leave: instance %q keeps its assignment until %s; every shard not reported DRAINING is free now; rejoin with memberEpoch 0 and the same instanceId to get it back",
-		c.InstanceID, c.SessionDeadline.UTC().Format(time.RFC3339))
+		c.InstanceID, c.SessionDeadline().UTC().Format(time.RFC3339))
 }
 
 // AwayMessage answers a heartbeat at a positive epoch of away member m.
 func AwayMessage(m *model.Member) string {
 	return fmt.Sprintf("member %q left temporarily (memberEpoch -2); instance %q keeps its assignment until %s: stop reading every shard and rejoin with memberEpoch 0 and the same instanceId",
-		m.ID, m.InstanceID, m.SessionDeadline.UTC().Format(time.RFC3339))
+		m.ID, m.InstanceID, m.SessionDeadline().UTC().Format(time.RFC3339))
 }
 
 // RefusedMessage answers a join of hb refused because owner holds its instanceId in group.
