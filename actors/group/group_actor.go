@@ -66,6 +66,7 @@ type groupActor struct {
 	carry        *model.Meta // epochs to continue from after the store lost the group
 	lastErr      error       // why the last activation or write failed
 	stopped      bool        // fenced or deleted: answer RETRY until the actor is gone
+	gated        bool        // the rejoin gate holds it: not activated, answers RETRY (startgate.go)
 
 	members  map[string]memberRef // the member actors (armMember)
 	progress map[string][]protocol.ShardProgress
@@ -112,6 +113,9 @@ func (a *groupActor) Receive(ctx actor.Context) {
 			ctx.Poison(ctx.Self())
 			return
 		}
+		if gate(a, ctx) {
+			return // held by the rejoin gate: dormant, answers RETRY (startgate.go)
+		}
 		a.deps.Node.GroupStarted(a.key, ctx.Self())
 		if err := a.activate(ctx); err != nil {
 			a.deps.Logger.Warn("group activation failed; will retry on the next request",
@@ -123,8 +127,12 @@ func (a *groupActor) Receive(ctx actor.Context) {
 		a.onStoreLost(msg)
 	case *actor.Restarting:
 		a.onRestarting()
+	case *actor.ReceiveTimeout:
+		gatedIdle(a, ctx)
 	case *actor.Stopping:
 		switch {
+		case a.gated:
+			a.stopped = true // never activated nor registered with the node: nothing to release
 		case !a.stopped && a.state != nil:
 			// Stopped from outside (the cluster moved the grain, or the node is leaving):
 			// give the activation up so that the next one needs no takeover wait.
@@ -239,6 +247,9 @@ func (a *groupActor) handle(ctx actor.Context, msg any) any {
 func (a *groupActor) ready(ctx actor.Context) error {
 	if a.stopped {
 		return fmt.Errorf("group %s: this activation was stopped: %w", a.key, persistence.ErrFenced)
+	}
+	if err := ungate(a, ctx); err != nil {
+		return err
 	}
 	if a.state != nil && a.unsure {
 		a.reload(ctx) // on failure: state nil (re-activate below) or stopped

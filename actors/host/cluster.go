@@ -57,6 +57,7 @@ type clusterState struct {
 	leaving  bool         // Stop began: refuse to host groups, answer RETRY
 	members  []memberView // last topology event's members (onTopology)
 	joinedAt time.Time    // when a member last joined (placement.go)
+	place    placement    // this node's rendezvous over members (ownership.go)
 }
 
 // startCluster joins the cluster. protoactor panics on a failed start (a
@@ -134,6 +135,7 @@ func (h *Host) onTopology(t *cluster.ClusterTopology) {
 	h.lib.tracker().topology(keys) // a peer gone from the list has left: its connection lines are expected
 	h.cl.mu.Lock()
 	h.notePlacementMove(h.cl.members, out)
+	h.notePlacement(h.cl.members, out, t.Members)
 	h.cl.members = out
 	h.cl.mu.Unlock()
 	if m := h.opts.Cluster.Metrics; m != nil {

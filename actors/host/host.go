@@ -83,7 +83,8 @@ type Options struct {
 	ClusterName, ClusterProvider string
 	// ClusterSettle is how long the provider may take to list a member that
 	// just started (member list convergence); it is added to the conflict
-	// grace. Default with a ClusterView: 5 s; without: unused.
+	// grace, and it is the rejoin gate's settle window (actors/node/gate.go).
+	// Default with a ClusterView: 5 s; without: unused.
 	ClusterSettle time.Duration
 
 	// Resharding configures the migration driver (reshard/driver).

@@ -39,8 +39,8 @@ type Options struct {
 	// log lines and health (provider default "single").
 	ClusterName, ClusterProvider string
 	// ClusterSettle is how long the provider may take to list a member that
-	// just started; it is added to the conflict grace. Default with a
-	// ClusterView: 5 s; without: unused.
+	// just started; it is added to the conflict grace, and it is the rejoin
+	// gate's settle window (gate.go). Default: 5 s.
 	ClusterSettle time.Duration
 
 	// Groups is the host's side: the group actors running on this node.
@@ -87,6 +87,9 @@ type Cluster interface {
 	Leaving() bool
 	// PlacementMoved is groupdeps.Node.PlacementMoved.
 	PlacementMoved() bool
+	// Placement is what this node's member list says about key (the rejoin
+	// gate, placement.go).
+	Placement(key persistence.GroupKey) Placement
 	// Evicted is called once when the node finds it was evicted: stop the
 	// local group actors and tell the process.
 	Evicted(reason string)
@@ -105,6 +108,7 @@ type Node struct {
 	ren  renewal
 	loss lossState
 	reg  *registry
+	gate rejoinGate // groups refused while member lists converge (placement.go)
 
 	evicted        atomic.Bool // read on every request (RefusingRequests): no lock
 	blockedLeaving atomic.Bool // peers blocked this node while it was leaving (logged once)
@@ -195,6 +199,13 @@ func (n *Node) VerifyStore() error { return n.verify() }
 // (groupdeps.Node); false in single mode.
 func (n *Node) PlacementMoved() bool {
 	return n.opts.Cluster != nil && n.opts.Cluster.PlacementMoved()
+}
+
+// PlacedElsewhere reports why this node must not activate key now, and
+// whether its own list places key elsewhere (groupdeps.Node; "" in single
+// mode): placement.go.
+func (n *Node) PlacedElsewhere(key persistence.GroupKey) (string, bool) {
+	return n.placedElsewhere(key)
 }
 
 // noGroups is Options.Groups when none is given.

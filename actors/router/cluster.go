@@ -64,7 +64,7 @@ func (r *Router) askCluster(key persistence.GroupKey, msg any, timeout time.Dura
 			return out, err
 		case *actor.DeadLetterResponse:
 			// The grain stopped (passivated, moved, fenced): look it up again.
-			r.c.PidCache.Remove(id, group.Kind)
+			r.cl.Load().PidCache.Remove(id, group.Kind)
 			time.Sleep(min(10*time.Millisecond, left))
 		default:
 			r.observeGrain(op, id, start, "unavailable")
@@ -92,7 +92,7 @@ func (r *Router) requestGrain(id string, req *wire.GroupRequest, timeout time.Du
 	done := make(chan result, 1)
 	go func() {
 		defer r.inflight.Add(-1)
-		res, err := r.c.Request(id, group.Kind, req, cluster.WithTimeout(timeout), cluster.WithRetryCount(1<<20),
+		res, err := r.cl.Load().Request(id, group.Kind, req, cluster.WithTimeout(timeout), cluster.WithRetryCount(1<<20),
 			cluster.WithRetryAction(func(i int) int {
 				time.Sleep(min(time.Duration(i+1)*10*time.Millisecond, 100*time.Millisecond))
 				return i + 1
@@ -115,7 +115,7 @@ func (r *Router) observeGrain(op, id string, start time.Time, outcome string) {
 		return
 	}
 	remote := false
-	if pid, ok := r.c.PidCache.Get(id, group.Kind); ok && pid != nil {
+	if pid, ok := r.cl.Load().PidCache.Get(id, group.Kind); ok && pid != nil {
 		remote = pid.Address != r.o.System.Address()
 	}
 	m.GrainRequest(op, remote, r.o.Now().Sub(start), outcome)

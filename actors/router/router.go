@@ -58,8 +58,11 @@ type Router struct {
 	mu     sync.Mutex
 	groups map[persistence.GroupKey]*actor.PID // this node's group actors
 
-	c        *cluster.Cluster // nil: single mode
-	inflight atomic.Int64     // cluster requests waiting for an answer (requestGrain)
+	// cl is the cluster (nil: single mode). Set once by UseCluster while
+	// other goroutines (topology events, grains started by peers) may
+	// already ask Clustered: an atomic pointer, no lock on the request path.
+	cl       atomic.Pointer[cluster.Cluster]
+	inflight atomic.Int64 // cluster requests waiting for an answer (requestGrain)
 
 	knownMu sync.Mutex
 	known   map[persistence.GroupKey]time.Time // groups known to be stored, until
@@ -86,11 +89,12 @@ func New(o Options) *Router {
 }
 
 // UseCluster makes every request go through cluster c (the node joined an
-// actor host cluster). Called once, before the node serves requests.
-func (r *Router) UseCluster(c *cluster.Cluster) { r.c = c }
+// actor host cluster). Called once, before the node serves requests; safe
+// while other goroutines call Clustered.
+func (r *Router) UseCluster(c *cluster.Cluster) { r.cl.Store(c) }
 
 // Clustered reports whether the node is a member of a cluster.
-func (r *Router) Clustered() bool { return r.c != nil }
+func (r *Router) Clustered() bool { return r.cl.Load() != nil }
 
 // Refusal is the error group requests answer while the node refuses to
 // serve: coordinator.ErrUnavailable (503, Retry-After) with the why; nil

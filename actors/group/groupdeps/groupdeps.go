@@ -43,6 +43,13 @@ type Node interface {
 	// that a newer activation elsewhere is the placement following it (a
 	// normal move, logged at INFO) rather than a duplicate (WARN).
 	PlacementMoved() bool
+	// PlacedElsewhere returns why this node must not activate the group now
+	// ("" when it may): the rejoin gate (actors/node/gate.go). elsewhere:
+	// this node's own member list places the group on another node — the
+	// grain answers RETRY and stops, so that callers look the group up again;
+	// otherwise (its activation is live on a reachable node that has not
+	// handed it over yet) the grain answers RETRY and waits, dormant.
+	PlacedElsewhere(key persistence.GroupKey) (why string, elsewhere bool)
 }
 
 // NopNode is a Node that never refuses, holds nothing, trusts its store and
@@ -58,6 +65,7 @@ func (NopNode) GroupStateLost(persistence.GroupKey, string, string, time.Time) {
 func (NopNode) VerifyStore() error                                             { return nil }
 func (NopNode) DataSet() NewDataSet                                            { return NewDataSet{} }
 func (NopNode) PlacementMoved() bool                                           { return false }
+func (NopNode) PlacedElsewhere(persistence.GroupKey) (string, bool)            { return "", false }
 
 // NewDataSet is what a node knows about a store data set that is younger
 // than one lease (docs/RELIABILITY.md, "A new data set"): Redis held no
