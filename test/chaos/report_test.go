@@ -35,7 +35,7 @@ type Report struct {
 	// acknowledged (not pending), but whose ACKED record never came: the
 	// member was killed, or Redis stopped, between the XACK reaching Redis
 	// and the member reading its reply. They count as processed, and are
-	// excused only when such a fault followed the handler within 2 s.
+	// excused only when such a fault followed the handler within faultAfter.
 	AckedUnrecorded int `json:"ackedUnrecorded"`
 	// LateAckConfirmations are ACKED records the SDK emits when a worker
 	// starts and settles an XACK whose reply was lost earlier: they carry the
