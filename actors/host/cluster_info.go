@@ -83,8 +83,7 @@ func (h *Host) clusterHealth() *protocol.ClusterHealth {
 		out.Members = append(out.Members, protocol.ClusterMember{ID: m.ID, Address: m.Address()})
 	}
 	sort.Slice(out.Members, func(i, j int) bool { return out.Members[i].Address < out.Members[j].Address })
-	out.Blocked = append(out.Blocked, h.cl.c.GetBlockedMembers().ToSlice()...)
-	sort.Strings(out.Blocked)
+	out.Blocked = append(out.Blocked, h.blockedMembers()...)
 	return out
 }
 

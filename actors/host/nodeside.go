@@ -1,8 +1,6 @@
 package host
 
 import (
-	"slices"
-
 	"github.com/redisstream/coordinator/actors/node"
 	"github.com/redisstream/coordinator/actors/router"
 )
@@ -52,15 +50,12 @@ func (s nodeSide) MemberID() string {
 }
 
 // Blocked lists the cluster member ids this node has evicted (nil in single
-// mode), sorted.
+// mode), sorted: blockedMembers.
 func (s nodeSide) Blocked() []string {
-	h := s.h
-	if !h.router.Clustered() {
+	if !s.h.router.Clustered() {
 		return nil
 	}
-	out := h.cl.c.GetBlockedMembers().ToSlice()
-	slices.Sort(out)
-	return out
+	return s.h.blockedMembers()
 }
 
 // Leaving reports whether Stop began handing this node's groups over.

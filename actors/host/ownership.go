@@ -58,6 +58,24 @@ func copyMembers(ms []*cluster.Member) []*cluster.Member {
 	return out
 }
 
+// blockedMembers lists, sorted, the member ids this node saw leave its member
+// list and not come back: the members its cluster library block-listed (a
+// member that left is blocked for good, so it never comes back). It is read
+// from this node's copy of the topology events, not from the library's
+// block list, which the library replaces without a lock a reader can take
+// (a data race under -race). Members only other nodes blocked, which this
+// node never listed, are not in it.
+func (h *Host) blockedMembers() []string {
+	h.cl.mu.Lock()
+	defer h.cl.mu.Unlock()
+	out := make([]string, 0, len(h.cl.place.view.Departed))
+	for id := range h.cl.place.view.Departed {
+		out = append(out, id)
+	}
+	slices.Sort(out)
+	return out
+}
+
 // noteDeparted returns the member ids that left the list (prev → next) or
 // left it earlier and did not come back.
 func noteDeparted(old map[string]bool, prev, next []memberView) map[string]bool {
