@@ -70,6 +70,13 @@ func TestMailboxMembersRollingRestartAndGroupMove(t *testing.T) {
 		if err := w.cl.WaitFormed(60 * time.Second); err != nil {
 			t.Fatalf("after starting n%d again: %v", host+1, err)
 		}
+		// The returning node's list may place the group on it again: while the group
+		// moves back no node lists it active, so wait for the move to end.
+		waitUntil(t, 30*time.Second, fmt.Sprintf("a node hosts the group after n%d came back", host+1), func() bool {
+			_, _, err := w.hostingNode()
+			return err == nil
+		})
+		settle(fmt.Sprintf("every shard owned after n%d came back", host+1))
 	}
 	settle("every shard owned at the end")
 	checkMailboxRun(t, rec, prod)
