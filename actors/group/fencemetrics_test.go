@@ -1,18 +1,14 @@
 package group
 
 import (
-	"context"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/asynkron/protoactor-go/actor"
 	"github.com/stretchr/testify/require"
 
 	"github.com/redisstream/coordinator/actors/group/groupdeps"
 	"github.com/redisstream/coordinator/actors/group/groupmsg"
-	"github.com/redisstream/coordinator/persistence"
-	"github.com/redisstream/coordinator/persistence/memstore"
 )
 
 // fenceCounter is a Metrics that also counts fence writes (FenceMetrics).
@@ -29,15 +25,7 @@ func (f *fenceCounter) FenceWrites(set, clear int) {
 // Every fence write that lands is counted once, as set (a holder named) or
 // clear (none); steady heartbeats count nothing.
 func TestFenceWritesAreCounted(t *testing.T) {
-	s := &shell{t: t, system: actor.NewActorSystem(), store: memstore.New(), prov: memstore.NewProvisioner()}
-	t.Cleanup(func() {
-		for _, pid := range s.pids {
-			_ = s.system.Root.StopFuture(pid).Wait()
-		}
-		s.system.Shutdown()
-	})
-	_, err := s.store.CreateStream(context.Background(), persistence.StreamRecord{StreamPrefix: "orders", ShardCount: 4, MetadataVersion: 1})
-	require.NoError(t, err)
+	s := bareShell(t)
 	fc := &fenceCounter{}
 	s.deps = &Deps{Store: s.store, Provisioner: s.prov, Rules: rules, NodeID: "test", Now: time.Now, Metrics: fc}
 	s.spawn()

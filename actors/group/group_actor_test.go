@@ -43,12 +43,14 @@ type shell struct {
 	manual atomic.Bool  // the test sends NodeConfirmed itself
 }
 
-func newShell(t *testing.T, rules model.Config, now func() time.Time) *shell {
+// bareShell is a shell on an in-memory store holding the stream "orders" (4 shards) and no
+// group actor yet: the test sets s.deps and calls s.spawn. At the end it stops every group
+// actor it spawned (and so their member actors) before the actor system: Shutdown stops no
+// actors, and member timers still firing in later tests trip protoactor-go's receive-timeout
+// data race (issue #1139, notes/protoactor-go.md).
+func bareShell(t *testing.T) *shell {
 	t.Helper()
 	s := &shell{t: t, system: actor.NewActorSystem(), store: memstore.New(), prov: memstore.NewProvisioner()}
-	// Shutdown stops no actors: stop every group actor (and its member actors) first, or member
-	// timers keep firing in later tests and trip protoactor-go's receive-timeout data race
-	// (issue #1139, notes/protoactor-go.md).
 	t.Cleanup(func() {
 		for _, pid := range s.pids {
 			_ = s.system.Root.StopFuture(pid).Wait()
@@ -57,6 +59,12 @@ func newShell(t *testing.T, rules model.Config, now func() time.Time) *shell {
 	})
 	_, err := s.store.CreateStream(context.Background(), persistence.StreamRecord{StreamPrefix: "orders", ShardCount: 4, MetadataVersion: 1})
 	require.NoError(t, err)
+	return s
+}
+
+func newShell(t *testing.T, rules model.Config, now func() time.Time) *shell {
+	t.Helper()
+	s := bareShell(t)
 	s.deps = &Deps{Store: s.store, Provisioner: s.prov, Rules: rules, NodeID: "test", Now: now}
 	s.spawn()
 	s.confirmLoop(now)

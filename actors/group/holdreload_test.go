@@ -7,12 +7,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/asynkron/protoactor-go/actor"
 	"github.com/stretchr/testify/require"
 
 	"github.com/redisstream/coordinator/membersdk/protocol"
 	"github.com/redisstream/coordinator/persistence"
-	"github.com/redisstream/coordinator/persistence/memstore"
 )
 
 // A grant hold (store data loss) is volatile state of the rules. When the group reloads from
@@ -50,15 +48,7 @@ func TestGrantHoldSurvivesAReload(t *testing.T) {
 // served — members are told RETRY — rather than granting shards without knowing.
 func TestNewGroupIsNotServedWhenTheStoreCheckFails(t *testing.T) {
 	var storeUp atomic.Bool
-	s := &shell{t: t, system: actor.NewActorSystem(), store: memstore.New(), prov: memstore.NewProvisioner()}
-	t.Cleanup(func() {
-		for _, pid := range s.pids {
-			_ = s.system.Root.StopFuture(pid).Wait()
-		}
-		s.system.Shutdown()
-	})
-	_, err := s.store.CreateStream(context.Background(), persistence.StreamRecord{StreamPrefix: "orders", ShardCount: 4, MetadataVersion: 1})
-	require.NoError(t, err)
+	s := bareShell(t)
 	s.deps = &Deps{Store: s.store, Provisioner: s.prov, Rules: rules, NodeID: "test", Now: time.Now,
 		Node: testNode{verify: func() error {
 			if !storeUp.Load() {

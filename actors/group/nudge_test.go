@@ -1,18 +1,14 @@
 package group
 
 import (
-	"context"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/asynkron/protoactor-go/actor"
 	"github.com/stretchr/testify/require"
 
 	"github.com/redisstream/coordinator/actors/group/groupmsg"
 	"github.com/redisstream/coordinator/membersdk/protocol"
-	"github.com/redisstream/coordinator/persistence"
-	"github.com/redisstream/coordinator/persistence/memstore"
 )
 
 // nudges records what the group actor hands its Nudger.
@@ -39,15 +35,7 @@ func (n *nudges) take() []string {
 // when a revocation finishes, the remaining member when another leaves; never the member whose
 // heartbeat made the change, never an HTTP member.
 func TestShellNudgesMailboxMembersWhoseAssignmentCanGrow(t *testing.T) {
-	s := &shell{t: t, system: actor.NewActorSystem(), store: memstore.New(), prov: memstore.NewProvisioner()}
-	t.Cleanup(func() {
-		for _, pid := range s.pids {
-			_ = s.system.Root.StopFuture(pid).Wait()
-		}
-		s.system.Shutdown()
-	})
-	_, err := s.store.CreateStream(context.Background(), persistence.StreamRecord{StreamPrefix: "orders", ShardCount: 4, MetadataVersion: 1})
-	require.NoError(t, err)
+	s := bareShell(t)
 	n := &nudges{}
 	s.deps = &Deps{Store: s.store, Provisioner: s.prov, Rules: rules, NodeID: "test", Now: time.Now, Nudger: n}
 	s.spawn()

@@ -6,14 +6,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/asynkron/protoactor-go/actor"
 	"github.com/stretchr/testify/require"
 
 	"github.com/redisstream/coordinator/actors/group/groupdeps"
 	"github.com/redisstream/coordinator/actors/group/groupmsg"
 	"github.com/redisstream/coordinator/membersdk/protocol"
 	"github.com/redisstream/coordinator/persistence"
-	"github.com/redisstream/coordinator/persistence/memstore"
 )
 
 // gateNode is a NopNode whose rejoin gate answer a test sets.
@@ -37,15 +35,7 @@ func (n *gateNode) PlacedElsewhere(persistence.GroupKey) (string, bool) {
 }
 
 func gatedShell(t *testing.T, node *gateNode) *shell {
-	s := &shell{t: t, system: actor.NewActorSystem(), store: memstore.New(), prov: memstore.NewProvisioner()}
-	t.Cleanup(func() {
-		for _, pid := range s.pids {
-			_ = s.system.Root.StopFuture(pid).Wait()
-		}
-		s.system.Shutdown()
-	})
-	_, err := s.store.CreateStream(context.Background(), persistence.StreamRecord{StreamPrefix: "orders", ShardCount: 4, MetadataVersion: 1})
-	require.NoError(t, err)
+	s := bareShell(t)
 	s.deps = &Deps{Store: s.store, Provisioner: s.prov, Rules: rules, NodeID: "test", Now: time.Now, Node: node}
 	s.spawn()
 	s.confirmLoop(time.Now)
