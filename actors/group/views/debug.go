@@ -47,21 +47,39 @@ func nonNil(s []int) []int {
 func Sample(state *groupstate.Group) *groupmsg.SampleReply {
 	shards := state.Meta().ShardCount
 	owned := make([]bool, shards)
+	staying := make([]bool, shards) // the member's target and revoking shards, one member at a time
+	mark := func(set []int, v bool) {
+		for _, s := range set {
+			if s >= 0 && s < shards {
+				staying[s] = v
+			}
+		}
+	}
 	out := &groupmsg.SampleReply{ShardCount: shards, Unowned: shards, PausedSince: state.Meta().Paused.Since}
 	for _, m := range state.Members() {
 		if m.State == model.StateExpired {
 			continue
 		}
 		out.Revoking += len(m.Revoking)
+		mark(m.Target, true)
+		mark(m.Revoking, true)
 		for _, s := range m.Assigned {
-			if s >= 0 && s < shards && !owned[s] {
+			if s < 0 || s >= shards { // outside the shard count (a scale-in under way)
+				if !slices.Contains(m.Target, s) && !slices.Contains(m.Revoking, s) {
+					out.Waiting++
+				}
+				continue
+			}
+			if !owned[s] {
 				owned[s] = true
 				out.Unowned--
 			}
-			if !slices.Contains(m.Target, s) && !slices.Contains(m.Revoking, s) {
+			if !staying[s] {
 				out.Waiting++
 			}
 		}
+		mark(m.Target, false)
+		mark(m.Revoking, false)
 	}
 	return out
 }
