@@ -105,13 +105,81 @@ func (inc *Incarnations) Label(s int, entryID string, at int64) int {
 }
 
 // Relabel returns lines with every Shard replaced by its Label.
+//
+// A line with an entry id is labelled exactly by it. A shard event without
+// one (SHARD_STARTED, SHARD_REVOKING, SHARD_RELEASED, ...) is labelled by
+// the hold it belongs to: from a member's SHARD_STARTED on a shard to its
+// SHARD_RELEASED of that shard (or the member's next start of it, after a
+// kill), every event of the member on the shard gets one label — that of
+// the first entry the member handled in the hold, or, when it handled none,
+// the start's time. Time alone cannot label a release: a scale-in retires a
+// shard's stream while its member still holds it (the groups revoke the
+// shard only after it is retired), so the release of the old incarnation
+// comes after the retirement, and by its time would read as the next one's.
 func (inc *Incarnations) Relabel(lines []Line) []Line {
 	out := make([]Line, len(lines))
-	for i, l := range lines {
-		if l.Shard >= 0 {
-			l.Shard = inc.Label(l.Shard, l.EntryID, l.At)
+	copy(out, lines)
+	order := make([]int, len(out))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return out[order[a]].At < out[order[b]].At })
+
+	type holdKey struct {
+		member string
+		shard  int
+	}
+	type hold struct {
+		events []int // indexes into out
+		label  int
+		known  bool
+		start  int64
+	}
+	open := map[holdKey]*hold{}
+	closeHold := func(h *hold, s int) {
+		label := h.label
+		if !h.known {
+			label = inc.Label(s, "", h.start)
 		}
-		out[i] = l
+		for _, i := range h.events {
+			out[i].Shard = label
+		}
+	}
+	for _, i := range order {
+		l := lines[i]
+		if l.Shard < 0 {
+			continue
+		}
+		k := holdKey{l.Member, l.Shard}
+		if l.EntryID != "" {
+			out[i].Shard = inc.Label(l.Shard, l.EntryID, l.At)
+			if h := open[k]; h != nil && !h.known && l.Kind == "handled" {
+				h.label, h.known = out[i].Shard, true
+			}
+			continue
+		}
+		if l.Kind != "event" {
+			out[i].Shard = inc.Label(l.Shard, "", l.At)
+			continue
+		}
+		switch h := open[k]; {
+		case l.Event == "SHARD_STARTED":
+			if h != nil {
+				closeHold(h, l.Shard) // its process ended without a release
+			}
+			open[k] = &hold{events: []int{i}, start: l.At}
+		case h != nil:
+			h.events = append(h.events, i)
+			if l.Event == "SHARD_RELEASED" {
+				closeHold(h, l.Shard)
+				delete(open, k)
+			}
+		default: // no start seen: its time is all there is
+			out[i].Shard = inc.Label(l.Shard, "", l.At)
+		}
+	}
+	for k, h := range open {
+		closeHold(h, k.shard)
 	}
 	return out
 }
