@@ -53,6 +53,7 @@ func StartCoordinator(t testing.TB, o Options) *Coordinator {
 // (waitAnswering does), so that several can start at the same moment.
 func launchCoordinator(t testing.TB, o Options) *Coordinator {
 	t.Helper()
+	ReportReproduce(t)
 	bin, err := Binary("coordinator")
 	if err != nil {
 		t.Fatal(err)
