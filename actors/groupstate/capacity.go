@@ -4,18 +4,18 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/redisstream/coordinator/actors/groupstate/capacity"
+	"github.com/redisstream/coordinator/actors/groupstate/assign"
 	"github.com/redisstream/coordinator/actors/groupstate/model"
 )
 
 // Capacity-weighted assignment (Meta.Assignment = model.AssignCapacity): the target gives the
 // members taking part shards in proportion to their reported runtimeMaxConcurrency
-// (groupstate/capacity, assign.Weighted; a member reporting none counts as the group's median).
+// (capacityTargets, assign.Weighted; a member reporting none counts as the group's median).
 //
 // When it is recomputed: whenever the uniform target would be (a join confirmed, a leave, an
 // expiry, a fence, a resize), when the mode changes (SetAssignment), and when a member's
 // report changes enough to matter: capacityMoves. A change that leaves every member taking part
-// within max(1 shard, 10 %) of its ideal share (capacity.Drifted) moves nothing and costs no
+// within max(1 shard, 10 %) of its ideal share (driftedMembers) moves nothing and costs no
 // write; the next recompute for any reason takes it into account.
 
 // capacityMoves reports whether member c (the txn's version, its new capacity recorded)
@@ -34,7 +34,7 @@ func capacityMoves(t *txn, c *model.Member, before int) bool {
 			cur = append(cur, m)
 		}
 	}
-	return len(capacity.Drifted(cur, t.meta.ShardCount)) > 0
+	return len(driftedMembers(cur, t.meta.ShardCount)) > 0
 }
 
 // steadyCapacity reports whether a heartbeat reporting hb's capacity leaves member m on the
@@ -67,4 +67,41 @@ func SetAssignment(g *Group, mode model.AssignmentMode, now time.Time) (*Change,
 		t.recompute()
 	}
 	return t.change(), nil
+}
+
+// capacityTargets computes the next targets of the members taking part (cur, sorted by id) from their
+// previous ones (prevOf), with the group's assignment mode.
+func capacityTargets(meta *model.Meta, cur []*model.Member, prevOf [][]int) [][]int {
+	if meta.Assignment != model.AssignCapacity {
+		return assign.Sorted(prevOf, meta.ShardCount)
+	}
+	return assign.Weighted(prevOf, capacityWeights(cur), meta.ShardCount)
+}
+
+// capacityWeights are the members' weights: their runtimeMaxConcurrency, the median for none
+// (assign.Weights).
+func capacityWeights(cur []*model.Member) []int64 {
+	reported := make([]int, len(cur))
+	for i, m := range cur {
+		reported[i] = m.Capacity.MaxConcurrency
+	}
+	return assign.Weights(reported)
+}
+
+// driftedMembers returns the ids of the members (those taking part, sorted by id) whose target is
+// off their ideal share by the drift threshold (assign.Drifted) with the capacities they
+// report now. Empty right after any capacity-weighted recompute.
+func driftedMembers(cur []*model.Member, shardCount int) []string {
+	w := capacityWeights(cur)
+	var total int64
+	for _, x := range w {
+		total += x
+	}
+	var out []string
+	for i, m := range cur {
+		if assign.Drifted(len(m.Target), w[i], total, shardCount) {
+			out = append(out, m.ID)
+		}
+	}
+	return out
 }

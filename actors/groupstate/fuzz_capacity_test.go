@@ -4,7 +4,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/redisstream/coordinator/actors/groupstate/capacity"
 	"github.com/redisstream/coordinator/actors/groupstate/model"
 )
 
@@ -41,7 +40,7 @@ func checkShares(t *testing.T, g *Group) {
 	if len(active) == 0 {
 		active = all
 	}
-	if d := capacity.Drifted(active, g.Meta().ShardCount); len(d) > 0 {
+	if d := driftedMembers(active, g.Meta().ShardCount); len(d) > 0 {
 		t.Fatalf("members %v drifted from their capacity shares right after a reassignment\n%s", d, table(g))
 	}
 }

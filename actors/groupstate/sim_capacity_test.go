@@ -4,7 +4,6 @@ import (
 	"math/rand"
 	"slices"
 
-	"github.com/redisstream/coordinator/actors/groupstate/capacity"
 	"github.com/redisstream/coordinator/actors/groupstate/model"
 	"github.com/redisstream/coordinator/actors/groupstate/shardset"
 )
@@ -102,7 +101,7 @@ func (s *sim) checkCapacity(old, cur map[string][]int) {
 		m := s.member(id)
 		members[i] = &m
 	}
-	if d := capacity.Drifted(members, s.shards); len(d) > 0 {
+	if d := driftedMembers(members, s.shards); len(d) > 0 {
 		s.fail("members %v drifted from their capacity shares right after a reassignment", d)
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/redisstream/coordinator/actors/groupstate/capacity"
 	"github.com/redisstream/coordinator/actors/groupstate/interval"
 	"github.com/redisstream/coordinator/actors/groupstate/limits"
 	"github.com/redisstream/coordinator/actors/groupstate/model"
@@ -159,7 +158,7 @@ func (t *txn) recompute() {
 		cur[i] = t.get(id)
 		prevOf[i] = keepOrder(cur[i])
 	}
-	next := capacity.Targets(&t.meta, cur, prevOf)
+	next := capacityTargets(&t.meta, cur, prevOf)
 	for i, id := range ids {
 		nt := next[i]
 		if len(nt) == 0 {
