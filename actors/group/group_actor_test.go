@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/redisstream/coordinator/actors/group/groupmsg"
-	"github.com/redisstream/coordinator/actors/groupstate/interval"
+	"github.com/redisstream/coordinator/actors/groupstate"
 	"github.com/redisstream/coordinator/actors/groupstate/model"
 	"github.com/redisstream/coordinator/membersdk/protocol"
 	"github.com/redisstream/coordinator/persistence"
@@ -143,7 +143,7 @@ func TestNewGroupCreatesConsumerGroupBeforeAssigning(t *testing.T) {
 		require.True(t, s.prov.GroupExists(fmt.Sprintf("orders:%d", i), "workers"), "shard %d", i)
 	}
 	// A join is STARTING until its next heartbeat: it is told the short interval, then the configured one.
-	require.Equal(t, interval.Short(rules).Milliseconds(), r.HeartbeatIntervalMs)
+	require.Equal(t, groupstate.ShortInterval(rules).Milliseconds(), r.HeartbeatIntervalMs)
 	require.Equal(t, int64(10000), r.MemberLeaseTTLMs)
 	r = s.beat("a", r.MemberEpoch, 0, 1, 2, 3)
 	require.Equal(t, protocol.StatusOK, r.Status)

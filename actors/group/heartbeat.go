@@ -81,7 +81,7 @@ func (a *groupActor) evaluate(ctx actor.Context, msg *groupmsg.HeartbeatRequest)
 }
 
 // Respond is the wire answer to req from the rules' answer r: the timings the member
-// is told come from rules (unless r sets the interval, groupstate/interval.For), the
+// is told come from rules (unless r sets the interval; groupstate/interval.go), the
 // request id and an empty member id from the request.
 func Respond(req *protocol.HeartbeatRequest, r model.Response, rules model.Config) protocol.HeartbeatResponse {
 	resp := toWire(r)

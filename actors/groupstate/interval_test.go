@@ -4,7 +4,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/redisstream/coordinator/actors/groupstate/interval"
 	"github.com/redisstream/coordinator/actors/groupstate/model"
 	"github.com/redisstream/coordinator/actors/groupstate/shardset"
 )
@@ -12,13 +11,13 @@ import (
 func TestShortIntervalBounds(t *testing.T) {
 	cases := []struct{ interval, want time.Duration }{
 		{3 * time.Second, 300 * time.Millisecond},
-		{200 * time.Millisecond, interval.MinShort},
+		{200 * time.Millisecond, minShortInterval},
 		{30 * time.Millisecond, 30 * time.Millisecond}, // never longer than the interval itself
 		{0, 0},
 	}
 	for _, c := range cases {
-		if got := interval.Short(model.Config{HeartbeatInterval: c.interval}); got != c.want {
-			t.Errorf("interval.Short(%s) = %s, want %s", c.interval, got, c.want)
+		if got := ShortInterval(model.Config{HeartbeatInterval: c.interval}); got != c.want {
+			t.Errorf("ShortInterval(%s) = %s, want %s", c.interval, got, c.want)
 		}
 	}
 }
@@ -26,18 +25,18 @@ func TestShortIntervalBounds(t *testing.T) {
 func TestIntervalForStatuses(t *testing.T) {
 	busy := &model.Member{State: model.StateActive, Epoch: 3, Pending: []int{1}}
 	for _, st := range []model.Status{model.StatusRetry, model.StatusFencedMemberEpoch, model.StatusUnknownMemberID, model.StatusInvalidRequest} {
-		if got := interval.For(testCfg, st, busy, false); got != testCfg.HeartbeatInterval {
+		if got := intervalFor(testCfg, st, busy, false); got != testCfg.HeartbeatInterval {
 			t.Errorf("%s: %s, want the configured interval", st, got)
 		}
 	}
-	if got := interval.For(testCfg, model.StatusOK, &model.Member{State: model.StateLeaving, Epoch: -1}, true); got != testCfg.HeartbeatInterval {
+	if got := intervalFor(testCfg, model.StatusOK, &model.Member{State: model.StateLeaving, Epoch: -1}, true); got != testCfg.HeartbeatInterval {
 		t.Errorf("a member that left: %s", got)
 	}
 }
 
 // The interval told to each member through a join, a hand-off and back to steady state.
 func TestIntervalHintThroughHandOff(t *testing.T) {
-	short, long := interval.Short(testCfg), testCfg.HeartbeatInterval
+	short, long := ShortInterval(testCfg), testCfg.HeartbeatInterval
 	h := newHarness(t, 4)
 
 	r := h.send(hbFor("a", 0, nil))
@@ -75,7 +74,7 @@ func TestIntervalHintThroughHandOff(t *testing.T) {
 // A member still draining a revocation is told the short interval on every heartbeat until it
 // releases; rejected heartbeats carry the configured interval.
 func TestIntervalHintWhileDraining(t *testing.T) {
-	short, long := interval.Short(testCfg), testCfg.HeartbeatInterval
+	short, long := ShortInterval(testCfg), testCfg.HeartbeatInterval
 	h := newHarness(t, 2)
 	ra := h.send(hbFor("a", 0, nil))
 	ra = h.send(hbFor("a", ra.MemberEpoch, ra.Assigned))
@@ -98,7 +97,7 @@ func TestIntervalHintWhileDraining(t *testing.T) {
 // A member silent for its lease TTL minus one interval is overdue: the others are told the
 // short interval until it expires or heartbeats again, so they learn of its shards soon after.
 func TestOverdueMemberShortensOthersInterval(t *testing.T) {
-	short, long := interval.Short(testCfg), testCfg.HeartbeatInterval
+	short, long := ShortInterval(testCfg), testCfg.HeartbeatInterval
 	h := newHarness(t, 4)
 	ra := h.send(hbFor("a", 0, nil))
 	ra = h.send(hbFor("a", ra.MemberEpoch, ra.Assigned))

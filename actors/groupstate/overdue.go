@@ -13,7 +13,7 @@ import (
 // within a short interval of the expiry rather than up to a whole interval later, a member
 // holding shards that has been silent for its lease TTL minus one heartbeat interval is marked
 // overdue (MarkOverdue, when its timer armed at OverdueAt fires and Expire finds nothing due), and while one is, every other
-// member is told interval.Short too. That costs at most one heartbeat interval of faster
+// member is told ShortInterval too. That costs at most one heartbeat interval of faster
 // heartbeats per crashed member (a member that comes back clears the mark with its heartbeat).
 
 // OverdueAt is when member id becomes overdue (see above), for the shell to arm its timer at

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/redisstream/coordinator/actors/groupstate/identity"
-	"github.com/redisstream/coordinator/actors/groupstate/interval"
 	"github.com/redisstream/coordinator/actors/groupstate/model"
 	"github.com/redisstream/coordinator/actors/groupstate/shardset"
 )
@@ -74,7 +73,7 @@ func (g *Group) steadyDecision(hb *model.Heartbeat, m *model.Member, now time.Ti
 			GroupEpoch: g.meta.GroupEpoch, AssignmentEpoch: g.meta.AssignmentEpoch,
 			MetadataVersion: g.meta.MetadataVersion,
 			Assigned:        shardset.RespSlice(c.Assigned), Pending: shardset.RespSlice(c.Pending),
-			HeartbeatInterval: interval.For(g.cfg, model.StatusOK, c, othersOverdue(g, c.ID)),
+			HeartbeatInterval: intervalFor(g.cfg, model.StatusOK, c, othersOverdue(g, c.ID)),
 		},
 		Change: &sc.change,
 	}

@@ -4,7 +4,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/redisstream/coordinator/actors/groupstate/interval"
 	"github.com/redisstream/coordinator/actors/groupstate/limits"
 	"github.com/redisstream/coordinator/actors/groupstate/model"
 	"github.com/redisstream/coordinator/actors/groupstate/shardset"
@@ -241,7 +240,7 @@ func (t *txn) respond(status model.Status, c *model.Member, msg string) model.Re
 		GroupEpoch: t.meta.GroupEpoch, AssignmentEpoch: t.meta.AssignmentEpoch,
 		MetadataVersion: t.meta.MetadataVersion,
 		Assigned:        shardset.RespSlice(c.Assigned), Pending: shardset.RespSlice(c.Pending), Message: msg,
-		HeartbeatInterval: interval.For(t.g.cfg, status, c, othersOverdue(t.g, c.ID)),
+		HeartbeatInterval: intervalFor(t.g.cfg, status, c, othersOverdue(t.g, c.ID)),
 	}
 }
 

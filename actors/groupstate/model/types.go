@@ -181,7 +181,7 @@ type Response struct {
 	// The shell logs and counts the conflict by it.
 	IDInUse bool
 	// HeartbeatInterval is when the member should heartbeat next (heartbeatIntervalMs):
-	// Config.HeartbeatInterval, or interval.Short while a hand-off of its is in flight
-	// (groupstate/interval).
+	// Config.HeartbeatInterval, or ShortInterval while a hand-off of its is in flight
+	// (groupstate/interval.go).
 	HeartbeatInterval time.Duration
 }

@@ -1,4 +1,4 @@
-package interval
+package groupstate
 
 import (
 	"time"
@@ -6,6 +6,9 @@ import (
 	"github.com/redisstream/coordinator/actors/groupstate/model"
 )
 
+// The heartbeat interval hint: how soon a member is told to come back (docs/PROTOCOL.md). The
+// overdue marks that also shorten it are in overdue.go.
+//
 // Heartbeat interval hint. A member with nothing in flight heartbeats every
 // Config.HeartbeatInterval. A member that is waiting for something — its join to be confirmed
 // (STARTING), shards it was given but a previous holder has not released yet (Pending), or
@@ -16,28 +19,28 @@ import (
 // members with a hand-off in flight heartbeat faster, and for at most the rebalance timeout
 // (revocations) or until the previous holder releases or expires (pending shards).
 
-// MinShort is the floor of Short: a hand-off in flight never makes a member heartbeat more
+// minShortInterval is the floor of ShortInterval: a hand-off in flight never makes a member heartbeat more
 // often than this.
-const MinShort = 50 * time.Millisecond
+const minShortInterval = 50 * time.Millisecond
 
-// ShortDivisor divides the heartbeat interval into the short one.
-const ShortDivisor = 10
+// shortIntervalDivisor divides the heartbeat interval into the short one.
+const shortIntervalDivisor = 10
 
-// Short is the interval told to members with a hand-off in flight: the heartbeat
-// interval / ShortDivisor, at least MinShort, never more than the interval.
-func Short(cfg model.Config) time.Duration {
-	d := max(cfg.HeartbeatInterval/ShortDivisor, MinShort)
+// ShortInterval is the interval told to members with a hand-off in flight: the heartbeat
+// interval / shortIntervalDivisor, at least minShortInterval, never more than the interval.
+func ShortInterval(cfg model.Config) time.Duration {
+	d := max(cfg.HeartbeatInterval/shortIntervalDivisor, minShortInterval)
 	return min(d, cfg.HeartbeatInterval)
 }
 
-// For is the heartbeat interval to tell member c (its version after the evaluation) in a
-// response with status st: Short when st lets the member act on its assignment (OK,
+// intervalFor is the heartbeat interval to tell member c (its version after the evaluation) in a
+// response with status st: ShortInterval when st lets the member act on its assignment (OK,
 // SYNC_METADATA) and the member is STARTING, has Pending shards or still has shards to revoke;
 // Config.HeartbeatInterval otherwise.
 //
-// othersOverdue (another member holding shards went silent: groupstate's overdue marks) also
-// makes it Short, so that the others learn of its shards' release soon after its expiry.
-func For(cfg model.Config, st model.Status, c *model.Member, othersOverdue bool) time.Duration {
+// othersOverdue (another member holding shards went silent: the overdue marks of overdue.go) also
+// makes it ShortInterval, so that the others learn of its shards' release soon after its expiry.
+func intervalFor(cfg model.Config, st model.Status, c *model.Member, othersOverdue bool) time.Duration {
 	switch st {
 	case model.StatusOK, model.StatusSyncMetadata:
 	default:
@@ -47,7 +50,7 @@ func For(cfg model.Config, st model.Status, c *model.Member, othersOverdue bool)
 		return cfg.HeartbeatInterval
 	}
 	if othersOverdue || c.State == model.StateStarting || len(c.Pending) > 0 || len(c.Revoking) > 0 {
-		return Short(cfg)
+		return ShortInterval(cfg)
 	}
 	return cfg.HeartbeatInterval
 }
