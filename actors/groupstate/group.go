@@ -6,7 +6,6 @@ import (
 	"sort"
 	"time"
 
-	"github.com/redisstream/coordinator/actors/groupstate/limits"
 	"github.com/redisstream/coordinator/actors/groupstate/model"
 	"github.com/redisstream/coordinator/actors/groupstate/shardset"
 	"github.com/redisstream/coordinator/actors/groupstate/static"
@@ -37,7 +36,7 @@ type Group struct {
 	instances static.Index
 
 	// Volatile, never persisted.
-	bucket     limits.Bucket        // Config.JoinRate
+	bucket     joinBucket           // Config.JoinRate
 	holdUntil  time.Time            // HoldGrantsUntil
 	holdWhy    string               // HoldGrantsFor: why the current hold lasts ("" = a store data loss)
 	graceUntil time.Time            // the hand-over grace of RestoreHandedOver (handover.go)

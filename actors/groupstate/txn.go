@@ -4,7 +4,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/redisstream/coordinator/actors/groupstate/limits"
 	"github.com/redisstream/coordinator/actors/groupstate/model"
 	"github.com/redisstream/coordinator/actors/groupstate/shardset"
 	"github.com/redisstream/coordinator/actors/groupstate/static"
@@ -20,8 +19,8 @@ type txn struct {
 	changed   []*model.Member // new versions, owned by the txn
 	index     map[string]int  // id → position in changed, built once changed grows
 	removed   []string
-	trimmed   int            // members removed by limits.retained-members-per-group (MaxRetained)
-	bucket    *limits.Bucket // join token bucket to install (nil = unchanged)
+	trimmed   int         // members removed by limits.retained-members-per-group (MaxRetained)
+	bucket    *joinBucket // join token bucket to install (nil = unchanged)
 }
 
 func newTxn(g *Group, now time.Time) *txn {

@@ -1,7 +1,6 @@
 package groupstate
 
 import (
-	"github.com/redisstream/coordinator/actors/groupstate/limits"
 	"github.com/redisstream/coordinator/actors/groupstate/model"
 )
 
@@ -19,7 +18,7 @@ type Change struct {
 	// 16 bytes smaller.
 	moves *[]FenceMove
 
-	bucket *limits.Bucket // volatile: the join token bucket after this evaluation (nil = unchanged)
+	bucket *joinBucket // volatile: the join token bucket after this evaluation (nil = unchanged)
 }
 
 // FenceMoves lists, sorted by shard, every shard whose holder a durable change moves
