@@ -4,7 +4,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/redisstream/coordinator/actors/groupstate/identity"
 	"github.com/redisstream/coordinator/actors/groupstate/model"
 	"github.com/redisstream/coordinator/actors/groupstate/shardset"
 )
@@ -35,7 +34,7 @@ func (g *Group) steady(hb *model.Heartbeat, m *model.Member, now time.Time) bool
 		// settle and grant have nothing to move.
 		len(m.Revoking) == 0 && m.RevokeDeadline.IsZero() && len(m.Pending) == 0 &&
 		slices.Equal(m.Assigned, m.Target) &&
-		(hb.MemberName == "" || hb.MemberName == m.Name) && !identity.Bound(m, hb) && !transportMoved(m, hb) &&
+		(hb.MemberName == "" || hb.MemberName == m.Name) && !identityBound(m, hb) && !transportMoved(m, hb) &&
 		steadyCapacity(meta, m, hb) && // a capacity change that may move shards (capacity.go)
 		!g.holding(now) &&
 		// change() would trim retained members otherwise (a lowered limit, a restore).
