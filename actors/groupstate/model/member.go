@@ -18,9 +18,9 @@ type Member struct {
 	Pending    []int       `json:"pending"`  // Target − Assigned
 	JoinedAt   time.Time   `json:"joinedAt"`
 	StateSince time.Time   `json:"stateSince"`
-	// Principal joined the member (groupstate/identity); "" when member authentication was off.
+	// Principal joined the member (groupstate/identity.go); "" when member authentication was off.
 	Principal string `json:"principal,omitempty"`
-	// Incarnation is the process that joined it (groupstate/identity); "" for clients that send none.
+	// Incarnation is the process that joined it (groupstate/identity.go); "" for clients that send none.
 	// Never shown by monitoring or debug views: it would let a reader impersonate the process.
 	Incarnation string `json:"incarnationId,omitempty"`
 	// InstanceID is the static member's stable identity (groupstate/static.go); "" for

@@ -58,10 +58,10 @@ const (
 	StatusUnsupportedProtocol Status = "UNSUPPORTED_PROTOCOL"
 	StatusInvalidRequest      Status = "INVALID_REQUEST"
 	// StatusMemberIDInUse: another live process (another incarnation) holds the member id
-	// (groupstate/identity). The first keeps everything; this one must not read and retries joining.
+	// (groupstate/identity.go). The first keeps everything; this one must not read and retries joining.
 	StatusMemberIDInUse Status = "MEMBER_ID_IN_USE"
 	// StatusOwnedByAnotherPrincipal: the member id was joined by another principal
-	// (groupstate/identity). Never sent as a protocol status: the shell answers it as an error
+	// (groupstate/identity.go). Never sent as a protocol status: the shell answers it as an error
 	// (HTTP 403 MEMBER_OWNED_BY_ANOTHER_PRINCIPAL).
 	StatusOwnedByAnotherPrincipal Status = "MEMBER_OWNED_BY_ANOTHER_PRINCIPAL"
 	// StatusUnreleasedInstanceID: another live member holds the join's instanceId
@@ -176,7 +176,7 @@ type Response struct {
 	// Limit is the config key of the limit that refused this request (LimitMembersPerGroup,
 	// LimitJoinsPerSecond), "" otherwise: the shell counts refusals by it.
 	Limit string
-	// IDInUse: refused because another incarnation holds the member id (groupstate/identity); Status
+	// IDInUse: refused because another incarnation holds the member id (groupstate/identity.go); Status
 	// is StatusMemberIDInUse, or StatusFencedMemberEpoch for a heartbeat without incarnation.
 	// The shell logs and counts the conflict by it.
 	IDInUse bool
