@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/redisstream/coordinator/actors/groupstate/reconcile"
-
 	"github.com/redisstream/coordinator/actors/groupstate/answer"
 	"github.com/redisstream/coordinator/actors/groupstate/model"
 	"github.com/redisstream/coordinator/actors/groupstate/shardset"
@@ -133,14 +131,14 @@ func (g *Group) accepted(hb *model.Heartbeat, r answer.Report, m *model.Member, 
 			t.recompute()
 		}
 	}
-	reconcile.Settle(c, r.Held, t.meta.AssignmentEpoch, now, g.cfg.RebalanceTimeout, t.revokeBudget(c.ID))
+	settle(c, r.Held, t.meta.AssignmentEpoch, now, g.cfg.RebalanceTimeout, t.revokeBudget(c.ID))
 	if atPrev {
 		// The member still knows only hb.MemberEpoch: if this response is lost too, its
 		// retry at that epoch must still be accepted, not fenced for an epoch it never saw.
 		c.PrevEpoch = m.PrevEpoch
 	}
 	st, allowed, msg := t.metadataStatus(hb.MetadataVersion)
-	reconcile.Grant(c, allowed && !g.holding(now), g.holder.Of)
+	grant(c, allowed && !g.holding(now), g.holder.Of)
 	resp := t.respond(st, c, msg)
 	if g.holding(now) {
 		heldResponse(g, &resp, c, r.Held)

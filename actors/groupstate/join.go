@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/redisstream/coordinator/actors/groupstate/reconcile"
-
 	"github.com/redisstream/coordinator/actors/groupstate/model"
 )
 
@@ -62,12 +60,12 @@ func (g *Group) join(hb *model.Heartbeat, now time.Time) Decision {
 	c.Capacity = hb.Capacity
 	t.touch(c)
 	t.recompute()
-	reconcile.Settle(c, nil, t.meta.AssignmentEpoch, now, g.cfg.RebalanceTimeout, t.revokeBudget(c.ID))
+	settle(c, nil, t.meta.AssignmentEpoch, now, g.cfg.RebalanceTimeout, t.revokeBudget(c.ID))
 	// A joining member has no previous epoch worth accepting: whatever ran under the old one
 	// has lost its state (or is a zombie that must be fenced).
 	c.PrevEpoch = 0
 	st, allowed, msg := t.metadataStatus(hb.MetadataVersion)
-	reconcile.Grant(c, allowed && !g.holding(now), g.holder.Of)
+	grant(c, allowed && !g.holding(now), g.holder.Of)
 	if msg == "" && m != nil && m.State.InTarget() {
 		msg = fmt.Sprintf("member %q rejoined while known: everything it held is released", m.ID)
 	}

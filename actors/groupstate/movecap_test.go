@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/redisstream/coordinator/actors/groupstate/model"
-	"github.com/redisstream/coordinator/actors/groupstate/reconcile"
 )
 
 // stormStats is what one join storm measured.
@@ -111,7 +110,7 @@ func TestMoveCapJoinStorm(t *testing.T) {
 		cfg := testCfg
 		cfg.MaxMovesPerRound, cfg.MaxMovesFraction = c.perRound, c.fraction
 		st := joinStorm(t, cfg, 1024, 10, 50, 200)
-		limit := reconcile.Limit(cfg, 1024)
+		limit := moveLimit(cfg, 1024)
 		t.Logf("%-8s: most shards unread at once %4d, most revoking at once %4d, STABLE after %3d rounds (%s at a %s heartbeat interval)",
 			c.name, st.maxUnread, st.maxRevoking, st.rounds, time.Duration(st.rounds)*cfg.HeartbeatInterval, cfg.HeartbeatInterval)
 		if limit > 0 && st.maxRevoking > limit {
@@ -162,6 +161,19 @@ func TestMoveCapNeverHoldsFreeShards(t *testing.T) {
 	for _, s := range bHeld {
 		if holder, ok := h.g.Holder(s); !ok {
 			t.Errorf("shard %d of expired b not granted at once despite the cap (holder %q)", s, holder)
+		}
+	}
+}
+
+func TestMoveLimit(t *testing.T) {
+	for _, c := range []struct {
+		n      int
+		f      float64
+		shards int
+		want   int
+	}{{0, 0, 1024, 0}, {64, 0, 1024, 64}, {0, 0.1, 1024, 103}, {64, 0.01, 1024, 11}, {5, 0.5, 1024, 5}, {0, 0.001, 10, 1}, {0, 0.5, 0, 0}} {
+		if got := moveLimit(model.Config{MaxMovesPerRound: c.n, MaxMovesFraction: c.f}, c.shards); got != c.want {
+			t.Errorf("moveLimit(%d, %g, %d shards) = %d, want %d", c.n, c.f, c.shards, got, c.want)
 		}
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/redisstream/coordinator/actors/groupstate/model"
-	"github.com/redisstream/coordinator/actors/groupstate/reconcile"
 	"github.com/redisstream/coordinator/actors/groupstate/shardset"
 )
 
@@ -225,13 +224,13 @@ func (s *sim) settled() bool {
 // the cap.
 func (s *sim) checkMoveCap() {
 	s.t.Helper()
-	limit := reconcile.Limit(s.g.Config(), s.g.Meta().ShardCount)
+	limit := moveLimit(s.g.Config(), s.g.Meta().ShardCount)
 	if limit == 0 {
 		return
 	}
 	revoking := 0
 	for _, m := range s.g.Members() {
-		if reconcile.Capped(&m) {
+		if capped(&m) {
 			revoking += len(m.Revoking)
 		}
 	}

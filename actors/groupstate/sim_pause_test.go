@@ -3,7 +3,6 @@ package groupstate
 import (
 	"time"
 
-	"github.com/redisstream/coordinator/actors/groupstate/reconcile"
 	"github.com/redisstream/coordinator/actors/groupstate/shardset"
 )
 
@@ -35,7 +34,7 @@ func checkPausedRevocations(s *sim, c *Change) {
 	}
 	for _, m := range c.Members {
 		old, ok := s.g.Member(m.ID)
-		if !ok || !reconcile.Capped(&m) {
+		if !ok || !capped(&m) {
 			continue
 		}
 		if started := shardset.Diff(m.Revoking, old.Revoking); len(started) > 0 {

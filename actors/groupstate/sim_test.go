@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/redisstream/coordinator/actors/groupstate/model"
-	"github.com/redisstream/coordinator/actors/groupstate/reconcile"
 )
 
 // The randomized simulation: simulated members follow the member protocol faithfully (apply
@@ -319,7 +318,7 @@ func runSim(t testing.TB, seed int64, steps int, o simOpts) {
 	s.log("faults stop")
 	// Liveness: a static member's hold may last its session timeout on top.
 	bound := simTTL + simRebal + 10*simInterval + s.g.Config().StaticSessionTimeout
-	if limit := reconcile.Limit(s.g.Config(), s.shards); limit > 0 {
+	if limit := moveLimit(s.g.Config(), s.shards); limit > 0 {
 		// Under a move cap the moves run in batches of at most limit shards, each batch a
 		// revocation, a drain (< 4s once faults stop) and a grant.
 		bound += time.Duration((s.shards+limit-1)/limit) * (2*simInterval + 4*time.Second)

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/redisstream/coordinator/actors/groupstate/reconcile"
-
 	"github.com/redisstream/coordinator/actors/groupstate/answer"
 	"github.com/redisstream/coordinator/actors/groupstate/model"
 	"github.com/redisstream/coordinator/actors/groupstate/shardset"
@@ -75,10 +73,10 @@ func (g *Group) handBack(hb *model.Heartbeat, now time.Time) (Decision, bool) {
 	}
 	t.touch(c)
 	t.recompute()
-	reconcile.Settle(c, nil, t.meta.AssignmentEpoch, now, g.cfg.RebalanceTimeout, t.revokeBudget(c.ID))
+	settle(c, nil, t.meta.AssignmentEpoch, now, g.cfg.RebalanceTimeout, t.revokeBudget(c.ID))
 	c.PrevEpoch = 0
 	st, allowed, msg := t.metadataStatus(hb.MetadataVersion)
-	reconcile.Grant(c, allowed && !g.holding(now), g.holder.Of)
+	grant(c, allowed && !g.holding(now), g.holder.Of)
 	if msg == "" {
 		msg = static.HandBackMessage(c, old.ID)
 	}

@@ -1,4 +1,4 @@
-package reconcile
+package groupstate
 
 import (
 	"time"
@@ -7,7 +7,10 @@ import (
 	"github.com/redisstream/coordinator/actors/groupstate/shardset"
 )
 
-// Settle is the first half of reconciling member c (the txn's copy) after an accepted
+// Reconciling one member with its target, inside an evaluation: settle its revocations and
+// epoch, then grant it free target shards (the move cap on settle is movecap.go).
+
+// settle is the first half of reconciling member c (the txn's copy) after an accepted
 // heartbeat, in the style of Kafka's CurrentAssignmentBuilder:
 //
 //  1. a Revoking shard that is back in c.Target moves straight back to Assigned: a member's
@@ -27,7 +30,7 @@ import (
 // simply have not been started yet and stay Assigned. A newly revoked shard goes to Revoking
 // even when not held: the member may be starting it right now, and must see the revocation
 // before it can release it.
-func Settle(c *model.Member, held []int, assignmentEpoch int64, now time.Time, rebalance time.Duration, budget int) {
+func settle(c *model.Member, held []int, assignmentEpoch int64, now time.Time, rebalance time.Duration, budget int) {
 	if back := shardset.Intersect(c.Revoking, c.Target); len(back) > 0 {
 		c.Revoking = shardset.Diff(c.Revoking, back)
 		c.Assigned = shardset.Union(c.Assigned, back)
@@ -50,12 +53,12 @@ func Settle(c *model.Member, held []int, assignmentEpoch int64, now time.Time, r
 	}
 }
 
-// Grant is the second half: with nothing left to revoke, every target shard that no other
+// grant is the second half: with nothing left to revoke, every target shard that no other
 // member holds is added to c's Assigned. holderOf answers from the group's holder index (shards
 // c itself holds count as free for c). Assigned shards outside the target stay (a move cap held
 // their revocation back, movecap.go): they leave only by revocation. Pending is always
 // recomputed as Target − Assigned.
-func Grant(c *model.Member, allowed bool, holderOf func(int) string) {
+func grant(c *model.Member, allowed bool, holderOf func(int) string) {
 	if allowed && len(c.Revoking) == 0 {
 		var add []int
 		for _, s := range c.Target {
