@@ -64,7 +64,7 @@
 //     SYNC_METADATA and never adopted; an epoch other than the one issued is fenced.
 //   - A leave frees every shard not reported DRAINING (or REVOKING) at once.
 //   - Static membership: one live member per instanceId; an away member holds nothing and its
-//     target goes whole to the next incarnation of its instance (groupstate/static).
+//     target goes whole to the next incarnation of its instance (static.go).
 //   - Limits (Config.MaxMembers, JoinRate) refuse a join with RETRY and Response.Limit and
 //     change nothing; MaxRetained drops the oldest EXPIRED/FENCED members holding nothing.
 //   - While an operator paused rebalancing (Meta.Paused, pause.go) no live member starts a

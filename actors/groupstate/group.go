@@ -8,7 +8,6 @@ import (
 
 	"github.com/redisstream/coordinator/actors/groupstate/model"
 	"github.com/redisstream/coordinator/actors/groupstate/shardset"
-	"github.com/redisstream/coordinator/actors/groupstate/static"
 )
 
 // MaxShardCount bounds the shard count of a group and every shard index a persisted record may
@@ -33,14 +32,14 @@ type Group struct {
 	// join request was decoded into (putCopy).
 	name string
 	// instances maps the instanceId of every live static member to its id (static.go).
-	instances static.Index
+	instances instanceIndex
 
 	// Volatile, never persisted.
 	bucket     joinBucket           // Config.JoinRate
 	holdUntil  time.Time            // HoldGrantsUntil
 	holdWhy    string               // HoldGrantsFor: why the current hold lasts ("" = a store data loss)
 	graceUntil time.Time            // the hand-over grace of RestoreHandedOver (handover.go)
-	restoredAt time.Time            // when Restore rebuilt the group (volatile): see static.EndHold
+	restoredAt time.Time            // when Restore rebuilt the group (volatile): see endHold
 	overdue    map[string]time.Time // MarkOverdue: member → the lease deadline it was overdue for (overdue.go)
 	// steadyChange is the Change of the last steady heartbeat (steady.go), reused by the next.
 	steadyChange *steadyChange
@@ -217,7 +216,7 @@ func (g *Group) index(m *model.Member) {
 	if m.State.InTarget() {
 		g.live++
 	}
-	g.instances.Add(m)
+	g.instances.add(m)
 	if m.State == model.StateLeaving {
 		g.leaving++
 	}
@@ -238,7 +237,7 @@ func (g *Group) unindex(m *model.Member) {
 	if m.State.InTarget() {
 		g.live--
 	}
-	g.instances.Remove(m)
+	g.instances.remove(m)
 	if m.State == model.StateLeaving {
 		g.leaving--
 	}

@@ -7,7 +7,6 @@ import (
 	"github.com/redisstream/coordinator/actors/groupstate/answer"
 	"github.com/redisstream/coordinator/actors/groupstate/model"
 	"github.com/redisstream/coordinator/actors/groupstate/shardset"
-	"github.com/redisstream/coordinator/actors/groupstate/static"
 )
 
 // Heartbeat evaluates one v1 heartbeat at time now. It never mutates the group: the caller
@@ -82,7 +81,7 @@ func (g *Group) heartbeatAt(hb *model.Heartbeat, r answer.Report, now time.Time)
 	case m.State == model.StateLeaving:
 		return fenceDecision(g, m.ID, now, fmt.Sprintf("member %q is leaving but sent memberEpoch %d", m.ID, hb.MemberEpoch), r.Held)
 	case m.Away():
-		return reject(g, hb, model.StatusUnknownMemberID, 0, static.AwayMessage(m))
+		return reject(g, hb, model.StatusUnknownMemberID, 0, awayMessage(m))
 	case hb.InstanceID != "" && hb.InstanceID != m.InstanceID:
 		return reject(g, hb, model.StatusInvalidRequest, 0, fmt.Sprintf("invalid heartbeat: instanceId %q differs from %q, the one member %q joined with; an instanceId is taken only by a join (memberEpoch 0)",
 			hb.InstanceID, m.InstanceID, hb.MemberID))

@@ -35,12 +35,12 @@ func (g *Group) CheckInvariants() []string {
 		}
 	}
 	for inst, id := range t.Instances {
-		if got := g.instances.Owner(inst); got != id {
+		if got := g.instances.owner(inst); got != id {
 			add("instance index says %q is held by %q, records say %q", inst, got, id)
 		}
 	}
-	if len(t.Instances) != g.instances.Len() {
-		add("instance index has %d entries, records say %d", g.instances.Len(), len(t.Instances))
+	if len(t.Instances) != g.instances.count() {
+		add("instance index has %d entries, records say %d", g.instances.count(), len(t.Instances))
 	}
 	if t.Live != g.live || t.Leaving != g.leaving || t.Retained != g.retained {
 		add("counters live=%d leaving=%d retained=%d, records say %d, %d, %d",

@@ -8,7 +8,7 @@ import (
 
 // Pause and resume of rebalancing (model.Pause, an operator's freeze). While the group's
 // Meta.Paused is set, revokeBudget is 0 for every member, exactly like a move cap with no budget
-// left (groupstate/reconcile, movecap.go): no live member starts a voluntary revocation, so no
+// left (movecap.go): no live member starts a voluntary revocation, so no
 // shard a live member holds moves. Everything that is not a voluntary move goes on:
 //
 //   - joiners are admitted, confirmed and heartbeat as usual; the target is recomputed as

@@ -6,7 +6,6 @@ import (
 
 	"github.com/redisstream/coordinator/actors/groupstate/model"
 	"github.com/redisstream/coordinator/actors/groupstate/shardset"
-	"github.com/redisstream/coordinator/actors/groupstate/static"
 )
 
 // txn is the scratch overlay of one evaluation: it reads the Group, records new member
@@ -250,7 +249,7 @@ func (t *txn) fence(id string) {
 	if c.State.InTarget() {
 		t.bumpGroupEpoch()
 	}
-	static.EndHold(c, t.now, t.g.restoredAt, t.g.cfg.LeaseTTL)
+	endHold(c, t.now, t.g.restoredAt, t.g.cfg.LeaseTTL)
 	c.State, c.StateSince = model.StateFenced, t.now
 	c.Target, c.Pending = nil, nil
 	c.RevokeDeadline, c.Session = 0, nil
