@@ -1,15 +1,14 @@
 // Package groupstate holds the core rules of the coordinator: KIP-848 style, coordinator-managed,
 // revoke-before-assign reconciliation of Redis Stream shards for one {streamPrefix, consumerGroup}.
 // It imports only the standard library and its own subpackages, and does no I/O; time is always
-// an argument. The subpackages are stdlib-only leaves that may import one another, never
-// groupstate: model (the vocabulary: Config, Heartbeat, Response, Member, Meta, statuses and
-// states; callers import it directly), answer (the request contract and the answers decided
-// without a group's state), assign (the target assignors, uniform and capacity-weighted),
-// capacity (the targets and drift of capacity-weighted assignment), shardset (sorted shard-set helpers),
-// reconcile (one member's Settle and Grant steps and the move cap), nudge (what a change
-// frees, for Nudges), fence (the shard-fence moves of a change), interval (the heartbeat
-// interval hint), limits (the join token bucket, MaxRetained's order), identity (the
-// principal and incarnation rules) and invariants (the checks of a group's records).
+// an argument. The rules are one package of files named by concern (heartbeat.go, join.go,
+// leave.go, steady.go, static.go, identity.go, limits.go, movecap.go, reconcile.go, pause.go,
+// fences.go, nudge.go, interval.go, capacity.go, invariants.go, ...). Its subpackages are
+// stdlib-only leaves with users of their own, never importing groupstate: model (the
+// vocabulary shared with the shells: Config, Heartbeat, Response, Member, Meta, statuses and
+// states), answer (the request contract and the answers decided without a group's state,
+// which the service layer gives too), assign (the target assignors, uniform and
+// capacity-weighted) and shardset (sorted shard-set helpers, which answer uses as well).
 //
 // # Contract
 //
@@ -19,7 +18,7 @@
 //
 //  1. evaluate (d := g.Heartbeat(hb, now));
 //  2. if d.Change != nil && d.Change.Durable, write the shard fences it moves
-//     (Change.FenceMoves, groupstate/fence), then persist the Change (Meta, Members, Removed) and
+//     (Change.FenceMoves, fences.go), then persist the Change (Meta, Members, Removed) and
 //     wait until it is durable; if either fails, drop the Change and answer RETRY
 //     (Unevaluated, CauseNotStored);
 //  3. g.Apply(d.Change) (also for non-durable Changes: they carry lease renewals);
