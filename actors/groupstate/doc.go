@@ -81,5 +81,4 @@
 //     not detectable in protocol v1 (requestId is not ordered): at the same member epoch it
 //     could report a revoking shard as released while the member still drains it. The shell
 //     should route every member's heartbeats through the one group actor in order.
-//   - Capacity is informational: it is stored but does not weigh the assignment.
 package groupstate
