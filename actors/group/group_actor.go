@@ -16,7 +16,6 @@ import (
 	"github.com/redisstream/coordinator/actors/group/groupmsg"
 	"github.com/redisstream/coordinator/actors/group/groupwire"
 	"github.com/redisstream/coordinator/actors/group/memberactor"
-	"github.com/redisstream/coordinator/actors/group/refusals"
 	"github.com/redisstream/coordinator/actors/groupstate"
 	"github.com/redisstream/coordinator/actors/groupstate/model"
 	"github.com/redisstream/coordinator/actors/wire"
@@ -83,9 +82,9 @@ type groupActor struct {
 	unsure bool
 	// fences: this activation's shard fences (fence.go).
 	fences fencing.Book
-	// refusals: identity refusals already logged (group/refusals), so a retrying duplicate
+	// refusals: identity refusals already logged (refusals.go), so a retrying duplicate
 	// is logged once.
-	refusals refusals.Log
+	refusals refusalLog
 }
 
 func (a *groupActor) Receive(ctx actor.Context) {

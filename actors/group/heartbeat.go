@@ -41,7 +41,7 @@ func (a *groupActor) evaluate(ctx actor.Context, msg *groupmsg.HeartbeatRequest)
 	dec := a.state.Heartbeat(hb, now)
 	if dec.Response.Status != model.StatusOK || dec.Response.IDInUse {
 		// Every identity refusal is a non-OK answer: an accepted heartbeat builds no key string.
-		a.refusals.Note(a.deps.Logger, a.deps.Metrics, a.key.String(), req, dec.Response)
+		a.refusals.note(a.deps.Logger, a.deps.Metrics, a.key.String(), req, dec.Response)
 	}
 	if dec.Change == nil && dec.Response.Status == model.StatusUnknownMemberID {
 		// Only a rejected request can come from a member the group does not know (with

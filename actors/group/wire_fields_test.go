@@ -55,7 +55,7 @@ func TestToCoreCarriesEveryRequestField(t *testing.T) {
 // notOnTheWire are the Response fields toWire deliberately leaves out.
 var notOnTheWire = []string{
 	// Limit and IDInUse tell the shell which metric to count and what to log (evaluate,
-	// refusals.Log.Note); the member learns it from the status and the message.
+	// refusalLog.note); the member learns it from the status and the message.
 	"Response.Limit", "Response.IDInUse",
 }
 

@@ -1,4 +1,4 @@
-package refusals
+package group
 
 import (
 	"errors"
@@ -12,46 +12,46 @@ import (
 
 // Identity refusals (groupstate identity.go): a second live process on one member id
 // (MEMBER_ID_IN_USE) and a heartbeat from a principal other than the one that joined the
-// member. The rules decide; the shell logs each conflict once, counts it, and turns the
-// principal refusal into ErrOwnedByAnotherPrincipal for the front (HTTP 403).
+// member. The rules decide; the shell logs each conflict once (refusalLog), counts it, and turns
+// the principal refusal into ErrOwnedByAnotherPrincipal for the front (HTTP 403).
 
 // ErrOwnedByAnotherPrincipal: a heartbeat or leave for a member id another principal joined;
-// nothing changed. Of returns it wrapped with the rules' message.
+// nothing changed. Refusal returns it wrapped with the rules' message.
 var ErrOwnedByAnotherPrincipal = errors.New("group: member is owned by another principal")
 
-// Of returns the error a group's answer stands for, nil for a protocol outcome that is
+// Refusal returns the error a group's answer stands for, nil for a protocol outcome that is
 // sent to the member as it is. The answer crosses nodes as a protocol response (its status
 // string), so the node that received the request calls this on whatever it got back.
-func Of(resp protocol.HeartbeatResponse) error {
+func Refusal(resp protocol.HeartbeatResponse) error {
 	if resp.Status == protocol.Status(model.StatusOwnedByAnotherPrincipal) {
 		return fmt.Errorf("%w: %s", ErrOwnedByAnotherPrincipal, resp.Message)
 	}
 	return nil
 }
 
-// maxLogged bounds the refusals remembered per group; past it the memory starts over
+// maxRefusalsLogged bounds the refusals remembered per group; past it the memory starts over
 // (a conflict may then be logged and counted again, never unboundedly often per heartbeat).
-const maxLogged = 256
+const maxRefusalsLogged = 256
 
-// Log remembers which refusals of one group were logged. The zero value is ready.
-type Log struct{ seen map[string]struct{} }
+// refusalLog remembers which refusals of one group were logged. The zero value is ready.
+type refusalLog struct{ seen map[string]struct{} }
 
 // first reports whether key is new, and remembers it.
-func (l *Log) first(key string) bool {
+func (l *refusalLog) first(key string) bool {
 	if _, ok := l.seen[key]; ok {
 		return false
 	}
-	if l.seen == nil || len(l.seen) >= maxLogged {
+	if l.seen == nil || len(l.seen) >= maxRefusalsLogged {
 		l.seen = make(map[string]struct{})
 	}
 	l.seen[key] = struct{}{}
 	return true
 }
 
-// Note logs and counts (when metrics is a groupdeps.IdentityMetrics) an identity refusal of
+// note logs and counts (when metrics is a groupdeps.IdentityMetrics) an identity refusal of
 // group the first time it is seen. The incarnation is part of the key but never written out:
 // it would let a reader of the log pose as the process.
-func (l *Log) Note(logger *slog.Logger, metrics groupdeps.Metrics, group string, req protocol.HeartbeatRequest, r model.Response) {
+func (l *refusalLog) note(logger *slog.Logger, metrics groupdeps.Metrics, group string, req protocol.HeartbeatRequest, r model.Response) {
 	im, _ := metrics.(groupdeps.IdentityMetrics)
 	switch {
 	case r.IDInUse:
