@@ -11,7 +11,6 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/redisstream/coordinator/actors/group/groupmsg"
-	"github.com/redisstream/coordinator/actors/group/handover"
 	"github.com/redisstream/coordinator/actors/groupstate"
 	"github.com/redisstream/coordinator/actors/groupstate/model"
 	"github.com/redisstream/coordinator/persistence"
@@ -193,7 +192,7 @@ func restore(rules model.Config, key persistence.GroupKey, stream persistence.St
 		members = append(members, m)
 	}
 	if snap.Handover != nil {
-		if leases, err := handover.Decode(snap.Handover, now.Add(-snap.HandoverAge)); err == nil {
+		if leases, err := decodeHandover(snap.Handover, now.Add(-snap.HandoverAge)); err == nil {
 			return groupstate.RestoreHandedOver(rules, meta, members, leases, now.Add(-snap.HandoverAge), leasesFrom)
 		}
 	}

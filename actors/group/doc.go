@@ -23,14 +23,18 @@
 // (persistence.Store.Activate); every write carries it, so a stale activation
 // on a partitioned node is fenced by Redis and stops itself.
 //
-// Each concern of the group actor is a file of this package (refusals.go: identity refusals
-// logged once). Subpackages, which import none of group:
+// Each concern of the group actor is a file of this package, among them:
+//
+//   - refusals.go: identity refusals, logged and counted once;
+//   - handover.go: the members' timers a graceful release stores for the next activation.
+//
+// Subpackages, which import none of group:
 //
 //   - groupmsg: the messages it answers; groupwire: their protobuf form; groupdeps: what it
 //     needs from its node;
 //   - memberactor: the member actors and their mailbox; dispatch: the workers both run on;
 //   - fencing: shard fences; events: recent member events; views: the monitoring and debug
-//     views; handover: the members' timers a release stores.
+//     views.
 //
 // group itself may import them, groupstate, reshard, persistence and protoactor; never a
 // transport or actors/host.

@@ -7,7 +7,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/redisstream/coordinator/actors/group/groupmsg"
-	"github.com/redisstream/coordinator/actors/group/handover"
 	"github.com/redisstream/coordinator/actors/group/views"
 	"github.com/redisstream/coordinator/actors/groupstate"
 	"github.com/redisstream/coordinator/actors/groupstate/model"
@@ -79,7 +78,7 @@ func TestReleaseHandsTheLeasesOver(t *testing.T) {
 // a restored group is consistent and no member's lease is longer than a fresh one.
 func FuzzHandover(f *testing.F) {
 	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	f.Add(handover.Encode(map[string]groupstate.Lease{"a": {LastHeartbeat: at, Deadline: at.Add(time.Second), RevokeDeadline: at.Add(time.Minute)}}, at))
+	f.Add(encodeHandover(map[string]groupstate.Lease{"a": {LastHeartbeat: at, Deadline: at.Add(time.Second), RevokeDeadline: at.Add(time.Minute)}}, at))
 	f.Add([]byte(`{"v":1,"members":{"a":{"hb":-1,"lease":-99999999999},"b":{"lease":1}}}`))
 	g := groupstate.New(rules, "orders", "workers", 4, 1)
 	for _, id := range []string{"a", "b"} {
@@ -87,7 +86,7 @@ func FuzzHandover(f *testing.F) {
 	}
 	meta, members := g.Meta(), g.Members()
 	f.Fuzz(func(t *testing.T, data []byte) {
-		leases, err := handover.Decode(data, at)
+		leases, err := decodeHandover(data, at)
 		if err != nil {
 			return
 		}
@@ -101,4 +100,41 @@ func FuzzHandover(f *testing.F) {
 		r.Apply(r.Tick(now.Add(2 * rules.LeaseTTL)))
 		require.Empty(t, r.CheckInvariants())
 	})
+}
+
+func TestHandoverEncodingRoundTrip(t *testing.T) {
+	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	leases := map[string]groupstate.Lease{
+		"live":       {LastHeartbeat: at.Add(-2 * time.Second), Deadline: at.Add(13 * time.Second), RevokeDeadline: at.Add(time.Minute)},
+		"passed":     {LastHeartbeat: at.Add(-20 * time.Second), Deadline: at.Add(-5*time.Second - 500*time.Nanosecond)},
+		"granted":    {Deadline: at.Add(7*time.Second + 1)}, // no heartbeat since a fresh lease; 1ns rounds up
+		"odd id\n{}": {Deadline: at},
+	}
+	b := encodeHandover(leases, at)
+	// The next activation runs on a clock 1h ahead; the release was 3s before it.
+	next := at.Add(time.Hour)
+	got, err := decodeHandover(b, next)
+	require.NoError(t, err)
+	shift := next.Sub(at)
+	require.Len(t, got, len(leases))
+	for id, l := range leases {
+		g := got[id]
+		require.Equal(t, l.LastHeartbeat.IsZero(), g.LastHeartbeat.IsZero(), id)
+		require.Equal(t, l.RevokeDeadline.IsZero(), g.RevokeDeadline.IsZero(), id)
+		require.False(t, g.Deadline.Before(l.Deadline.Add(shift)), "%s: a deadline is never handed over earlier", id)
+		require.Less(t, g.Deadline.Sub(l.Deadline.Add(shift)), time.Microsecond, id)
+		if !l.LastHeartbeat.IsZero() {
+			require.Equal(t, l.LastHeartbeat.Add(shift), g.LastHeartbeat, id)
+		}
+		if !l.RevokeDeadline.IsZero() {
+			require.Equal(t, l.RevokeDeadline.Add(shift), g.RevokeDeadline, id)
+		}
+	}
+
+	_, err = decodeHandover([]byte(`{"v":2,"members":{}}`), next)
+	require.Error(t, err, "another format is ignored")
+	_, err = decodeHandover([]byte(`not json`), next)
+	require.Error(t, err)
+	_, err = decodeHandover([]byte(`{"v":1,"members":{"a":{"lease":9000000000000000}}}`), next)
+	require.Error(t, err, "an offset that would overflow a duration is refused")
 }

@@ -99,7 +99,7 @@ func (p passivation) passivate(ctx actor.Context, idleFor time.Duration) {
 
 // release stops answering, gives the activation up in the store and stops
 // the actor and its member actors. Members keep their leases: the same write
-// hands their timers over to the next activation (group/handover); if it is
+// hands their timers over to the next activation (handover.go); if it is
 // lost, the next activation gives fresh leases.
 func (p passivation) release(ctx actor.Context, why string) {
 	a := p.a
