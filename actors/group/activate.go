@@ -101,7 +101,7 @@ func (a *groupActor) activate(ctx actor.Context) error {
 		}
 	}
 	a.activation, a.revision, a.servableFrom, a.needsCheck, a.carry = snap.ActivationEpoch, snap.Revision, servableFrom, false, nil
-	a.events.Restore(snap.Events) // the fencings and expiries recorded by earlier activations
+	a.events.restore(snap.Events) // the fencings and expiries recorded by earlier activations
 	if snap.Meta == nil {
 		// A new group: store its meta so it is listed and survives restarts.
 		meta := state.Meta()

@@ -26,15 +26,15 @@
 // Each concern of the group actor is a file of this package, among them:
 //
 //   - refusals.go: identity refusals, logged and counted once;
-//   - handover.go: the members' timers a graceful release stores for the next activation.
+//   - handover.go: the members' timers a graceful release stores for the next activation;
+//   - events.go: recent member events (fencings, expiries), listed and stored with the group.
 //
 // Subpackages, which import none of group:
 //
 //   - groupmsg: the messages it answers; groupwire: their protobuf form; groupdeps: what it
 //     needs from its node;
 //   - memberactor: the member actors and their mailbox; dispatch: the workers both run on;
-//   - fencing: shard fences; events: recent member events; views: the monitoring and debug
-//     views.
+//   - fencing: shard fences; views: the monitoring and debug views.
 //
 // group itself may import them, groupstate, reshard, persistence and protoactor; never a
 // transport or actors/host.

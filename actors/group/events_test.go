@@ -1,26 +1,26 @@
 package group
 
 import (
+	"encoding/json"
 	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/redisstream/coordinator/actors/group/events"
 	"github.com/redisstream/coordinator/actors/group/groupmsg"
 	"github.com/redisstream/coordinator/membersdk/protocol"
 )
 
-// The ring keeps the latest events.MaxRecent events, newest first.
+// The ring keeps the latest maxRecentEvents events, newest first.
 func TestRecentEventsKeepsTheLatest(t *testing.T) {
-	var r events.Ring
-	require.Empty(t, r.List())
-	for i := 0; i < events.MaxRecent+7; i++ {
-		r.Add(protocol.MemberEvent{MemberID: fmt.Sprint(i)})
-		l := r.List()
-		require.Len(t, l, min(i+1, events.MaxRecent))
+	var r eventRing
+	require.Empty(t, r.list())
+	for i := 0; i < maxRecentEvents+7; i++ {
+		r.add(protocol.MemberEvent{MemberID: fmt.Sprint(i)})
+		l := r.list()
+		require.Len(t, l, min(i+1, maxRecentEvents))
 		require.Equal(t, fmt.Sprint(i), l[0].MemberID, "newest first")
-		require.Equal(t, fmt.Sprint(max(0, i+1-events.MaxRecent)), l[len(l)-1].MemberID, "oldest kept last")
+		require.Equal(t, fmt.Sprint(max(0, i+1-maxRecentEvents)), l[len(l)-1].MemberID, "oldest kept last")
 	}
 }
 
@@ -69,7 +69,48 @@ func TestMembersViewListsFencingsAndExpiries(t *testing.T) {
 		ev = recent(t, s)
 	}
 	require.Len(t, ev, 2)
-	require.Equal(t, protocol.MemberEvent{MemberID: "b", State: "EXPIRED", MemberEpoch: ev[0].MemberEpoch, At: ev[0].At, Cause: events.CauseLeaseExpired}, ev[0])
+	require.Equal(t, protocol.MemberEvent{MemberID: "b", State: "EXPIRED", MemberEpoch: ev[0].MemberEpoch, At: ev[0].At, Cause: causeLeaseExpired}, ev[0])
 	require.Equal(t, "a", ev[1].MemberID)
 	require.Equal(t, "FENCED", ev[1].State)
+}
+
+// The stored record is the ring with the new events added (the ring itself
+// waits for the write), newest first, and restores to the same list; a
+// record longer than the bound keeps the newest, a broken one restores to
+// none.
+func TestRecentEventsRecordRoundTrip(t *testing.T) {
+	var r eventRing
+	for i := 0; i < maxRecentEvents-1; i++ {
+		r.add(protocol.MemberEvent{MemberID: fmt.Sprint(i), State: "FENCED", MemberEpoch: int64(i)})
+	}
+	evs := []protocol.MemberEvent{{MemberID: "x", State: "EXPIRED"}, {MemberID: "y", State: "FENCED", Cause: "stale"}}
+	rec := r.encodeWith(evs)
+	require.Len(t, r.list(), maxRecentEvents-1, "the ring is unchanged until the write succeeds")
+
+	var got eventRing
+	got.restore(rec)
+	l := got.list()
+	require.Len(t, l, maxRecentEvents, "bounded")
+	require.Equal(t, "y", l[0].MemberID, "newest first")
+	require.Equal(t, "x", l[1].MemberID)
+	require.Equal(t, "1", l[len(l)-1].MemberID, "the oldest one fell out")
+	for _, e := range evs {
+		r.add(e)
+	}
+	require.Equal(t, r.list(), l, "what is stored is what the ring then holds")
+
+	long := make([]protocol.MemberEvent, maxRecentEvents+5)
+	for i := range long {
+		long[i] = protocol.MemberEvent{MemberID: fmt.Sprint(i)}
+	}
+	b, err := json.Marshal(long)
+	require.NoError(t, err)
+	got.restore(b)
+	require.Len(t, got.list(), maxRecentEvents)
+	require.Equal(t, "0", got.list()[0].MemberID, "the newest of a longer record are kept")
+
+	got.restore([]byte("{not json"))
+	require.Empty(t, got.list())
+	got.restore(nil)
+	require.Empty(t, got.list())
 }

@@ -11,7 +11,6 @@ import (
 	"github.com/asynkron/protoactor-go/cluster"
 
 	"github.com/redisstream/coordinator/actors/group/dispatch"
-	"github.com/redisstream/coordinator/actors/group/events"
 	"github.com/redisstream/coordinator/actors/group/fencing"
 	"github.com/redisstream/coordinator/actors/group/groupmsg"
 	"github.com/redisstream/coordinator/actors/group/groupwire"
@@ -72,9 +71,9 @@ type groupActor struct {
 	retrying bool // a retryTimers message is scheduled
 	// inFlight: memberId → revoking shard → reported work in flight (monitoring only, inflight.go).
 	inFlight map[string]map[int]int
-	// events: the latest fencings and expiries (monitoring only, group/events); fenceCause is why
+	// events: the latest fencings and expiries (monitoring only, events.go); fenceCause is why
 	// the heartbeat whose change is being applied was refused with a fencing.
-	events     events.Ring
+	events     eventRing
 	fenceCause string
 	// unsure: a write failed with an unknown outcome (it may have landed). Memory may be
 	// behind the store (e.g. a member the store has expired, its shards free), so it is

@@ -57,7 +57,7 @@ func (a *groupActor) evaluate(ctx actor.Context, msg *groupmsg.HeartbeatRequest)
 	}
 	if dec.Change != nil {
 		if dec.Response.Status == model.StatusFencedMemberEpoch {
-			a.fenceCause = dec.Response.Message // stored with the change (group/events)
+			a.fenceCause = dec.Response.Message // stored with the change (events.go)
 		}
 		if err := a.persist(ctx, dec.Change); err != nil {
 			a.fenceCause = ""

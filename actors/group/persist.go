@@ -8,7 +8,6 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
-	"github.com/redisstream/coordinator/actors/group/events"
 	"github.com/redisstream/coordinator/actors/group/memberactor"
 	"github.com/redisstream/coordinator/actors/groupstate"
 	"github.com/redisstream/coordinator/actors/groupstate/model"
@@ -57,9 +56,9 @@ func (a *groupActor) save(c *groupstate.Change) error {
 	if err != nil {
 		return err
 	}
-	evs := events.Transitions(a.state, c, a.fenceCause, a.deps.Now)
+	evs := transitions(a.state, c, a.fenceCause, a.deps.Now)
 	if len(evs) > 0 {
-		gc.Events = a.events.EncodeWith(evs) // with the write that records them: no write of its own
+		gc.Events = a.events.encodeWith(evs) // with the write that records them: no write of its own
 	}
 	sctx, cancel := a.storeCtx()
 	defer cancel()
@@ -71,7 +70,7 @@ func (a *groupActor) save(c *groupstate.Change) error {
 	}
 	a.revision = rev
 	for _, e := range evs {
-		a.events.Add(e)
+		a.events.add(e)
 	}
 	a.confirmedAt = start // the write proved the activation current after start (see onConfirm)
 	return nil
@@ -145,7 +144,7 @@ func (a *groupActor) reload(ctx actor.Context) {
 	state.HoldGrantsUntil(a.deps.Node.Hold(a.key))
 	dataSetCheck{a}.quietHold(state, a.activatedAt)
 	a.state, a.revision, a.unsure = state, snap.Revision, false
-	a.events.Restore(snap.Events)
+	a.events.restore(snap.Events)
 	for _, m := range a.state.Members() {
 		a.armMember(ctx, m.ID)
 	}

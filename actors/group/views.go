@@ -10,7 +10,7 @@ import (
 // describe is every monitoring view of the group (views.Describe).
 func (a *groupActor) describe() *groupmsg.Description {
 	return views.Describe(a.state, views.Activity{
-		Events: a.events.List(), InFlight: a.inFlight, Progress: a.progress, RebalanceTimeout: a.deps.Rules.RebalanceTimeout,
+		Events: a.events.list(), InFlight: a.inFlight, Progress: a.progress, RebalanceTimeout: a.deps.Rules.RebalanceTimeout,
 	})
 }
 
