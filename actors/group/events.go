@@ -5,7 +5,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/redisstream/coordinator/actors/group/views"
 	"github.com/redisstream/coordinator/actors/groupstate"
 	"github.com/redisstream/coordinator/actors/groupstate/model"
 	"github.com/redisstream/coordinator/membersdk/protocol"
@@ -111,9 +110,9 @@ func transitions(state *groupstate.Group, c *groupstate.Change, fenceCause strin
 // eventOf is member m's transition into FENCED or EXPIRED. fenceCause is why a
 // heartbeat was refused with a fencing ("" when a timer fenced it).
 func eventOf(m *model.Member, fenceCause string, now func() time.Time) protocol.MemberEvent {
-	e := protocol.MemberEvent{MemberID: m.ID, State: string(m.State), MemberEpoch: m.Epoch, At: views.Stamp(m.StateSince)}
+	e := protocol.MemberEvent{MemberID: m.ID, State: string(m.State), MemberEpoch: m.Epoch, At: stamp(m.StateSince)}
 	if e.At == "" {
-		e.At = views.Stamp(now())
+		e.At = stamp(now())
 	}
 	switch {
 	case m.State == model.StateExpired:

@@ -7,7 +7,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/redisstream/coordinator/actors/group/groupmsg"
-	"github.com/redisstream/coordinator/actors/group/views"
 	"github.com/redisstream/coordinator/actors/groupstate"
 	"github.com/redisstream/coordinator/actors/groupstate/model"
 	"github.com/redisstream/coordinator/membersdk/protocol"
@@ -45,8 +44,8 @@ func TestReleaseHandsTheLeasesOver(t *testing.T) {
 		round(time.Second)
 		require.IsType(t, &groupmsg.ErrorReply{}, s.ask(&groupmsg.ReleaseRequest{}))
 		s.spawn()
-		require.Equal(t, views.Stamp(deadA), leaseOf("a"), "move %d: the dead member keeps its deadline", i)
-		require.Equal(t, views.Stamp(deadlineB), leaseOf("b"), "move %d", i)
+		require.Equal(t, stamp(deadA), leaseOf("a"), "move %d: the dead member keeps its deadline", i)
+		require.Equal(t, stamp(deadlineB), leaseOf("b"), "move %d", i)
 	}
 	snap, err := s.store.LoadGroup(t.Context(), key)
 	require.NoError(t, err)
@@ -58,20 +57,20 @@ func TestReleaseHandsTheLeasesOver(t *testing.T) {
 	require.NoError(t, s.system.Root.StopFuture(s.pid).Wait())
 	s.store.SetUnavailable(false)
 	s.spawn()
-	require.Equal(t, views.Stamp(clk.Now().Add(rules.LeaseTTL)), leaseOf("a"), "fresh lease after a crash")
+	require.Equal(t, stamp(clk.Now().Add(rules.LeaseTTL)), leaseOf("a"), "fresh lease after a crash")
 
 	// An activation the store has not confirmed for longer than the validity hands nothing over.
 	clk.Advance(Validity(rules) + time.Millisecond)
 	require.IsType(t, &groupmsg.ErrorReply{}, s.ask(&groupmsg.ReleaseRequest{}))
 	s.spawn()
-	require.Equal(t, views.Stamp(clk.Now().Add(rules.LeaseTTL)), leaseOf("a"), "fresh lease after an unconfirmed release")
+	require.Equal(t, stamp(clk.Now().Add(rules.LeaseTTL)), leaseOf("a"), "fresh lease after an unconfirmed release")
 
 	// A slow move (nobody hosted the group for longer than TTL − interval): fresh leases.
 	round(time.Second)
 	require.IsType(t, &groupmsg.ErrorReply{}, s.ask(&groupmsg.ReleaseRequest{}))
 	clk.Advance(groupstate.SlowMove(rules) + time.Millisecond)
 	s.spawn()
-	require.Equal(t, views.Stamp(clk.Now().Add(rules.LeaseTTL)), leaseOf("a"), "fresh lease after a slow move")
+	require.Equal(t, stamp(clk.Now().Add(rules.LeaseTTL)), leaseOf("a"), "fresh lease after a slow move")
 }
 
 // FuzzHandover feeds arbitrary stored hand-overs to an activation's restore: never a panic, and
