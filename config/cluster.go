@@ -6,19 +6,35 @@ import (
 	"net"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Cluster configures the actor host cluster.
 type Cluster struct {
-	Name          string   `koanf:"name" default:"rsc" validate:"name" help:"cluster name; nodes only join a cluster of the same name"`
-	Provider      string   `koanf:"provider" default:"single" validate:"oneof=single automanaged kubernetes test" help:"cluster provider: single (one node, no network), automanaged (static seeds), kubernetes (pod watch) or test (in-process)"`
-	Host          string   `koanf:"host" default:"127.0.0.1" validate:"host" help:"host or IP the actor remote binds to (0.0.0.0 = all interfaces; then set cluster.advertise-host)"`
-	AdvertiseHost string   `koanf:"advertise-host" validate:"omitempty,advertise" help:"host or IP other nodes reach this node's actor remote at (default: cluster.host; the pod IP on Kubernetes)"`
-	Port          int      `koanf:"port" validate:"min=0,max=65535" hint:"0 picks a free port" help:"actor remote port; automanaged and kubernetes need a fixed one, test may use 0 (a free port); single opens none"`
-	ManagePort    int      `koanf:"manage-port" validate:"omitempty,min=1,max=65535" help:"automanaged: port of this node's cluster health endpoint, which the other nodes poll (required with automanaged)"`
-	Seeds         []string `koanf:"seeds" validate:"dive,hostport" help:"automanaged: host:manage-port of ALL nodes, this one included, comma separated"`
-	NodeID        string   `koanf:"node-id" validate:"name" help:"unique id of this node (default: derived from the hostname)"`
+	Name          string     `koanf:"name" default:"rsc" validate:"name" help:"cluster name; nodes only join a cluster of the same name"`
+	Provider      string     `koanf:"provider" default:"single" validate:"oneof=single automanaged kubernetes test" help:"cluster provider: single (one node, no network), automanaged (static seeds), kubernetes (pod watch) or test (in-process)"`
+	Host          string     `koanf:"host" default:"127.0.0.1" validate:"host" help:"host or IP the actor remote binds to (0.0.0.0 = all interfaces; then set cluster.advertise-host)"`
+	AdvertiseHost string     `koanf:"advertise-host" validate:"omitempty,advertise" help:"host or IP other nodes reach this node's actor remote at (default: cluster.host; the pod IP on Kubernetes)"`
+	Port          int        `koanf:"port" validate:"min=0,max=65535" hint:"0 picks a free port" help:"actor remote port; automanaged and kubernetes need a fixed one, test may use 0 (a free port); single opens none"`
+	ManagePort    int        `koanf:"manage-port" validate:"omitempty,min=1,max=65535" help:"automanaged: port of this node's cluster health endpoint, which the other nodes poll (required with automanaged)"`
+	Seeds         []string   `koanf:"seeds" validate:"dive,hostport" help:"automanaged: host:manage-port of ALL nodes, this one included, comma separated"`
+	NodeID        string     `koanf:"node-id" validate:"name" help:"unique id of this node (default: derived from the hostname)"`
+	TLS           ClusterTLS `koanf:"tls"`
+	Insecure      bool       `koanf:"insecure" help:"automanaged or kubernetes without cluster.tls: accept that every process that reaches cluster.port (and cluster.manage-port) can act as a node; only on a network you trust"`
 }
+
+// ClusterTLS is the mutual TLS between nodes: the actor remote and the
+// automanaged health endpoint require a certificate signed by the cluster CA
+// and present this node's. Files are re-read when they change.
+type ClusterTLS struct {
+	CAFile         string        `koanf:"ca-file" validate:"omitempty,trimmed" help:"PEM file of the cluster CA: only peers with a certificate it signed are nodes (use a CA that signs nothing else); with cert-manager, ca.crt"`
+	CertFile       string        `koanf:"cert-file" validate:"omitempty,trimmed" help:"PEM file of this node's certificate, signed by the cluster CA, for server and client authentication; with cert-manager, tls.crt"`
+	KeyFile        string        `koanf:"key-file" validate:"omitempty,trimmed" help:"PEM file of this node's private key; with cert-manager, tls.key"`
+	ReloadInterval time.Duration `koanf:"reload-interval" default:"10s" validate:"min=1s,max=1h" help:"how often the cluster.tls files are checked for a rotation; a bad rotated file keeps the last good one"`
+}
+
+// Enabled reports whether any cluster.tls file is set.
+func (t ClusterTLS) Enabled() bool { return t.CAFile != "" || t.CertFile != "" || t.KeyFile != "" }
 
 // Cluster providers.
 const (

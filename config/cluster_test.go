@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -117,6 +118,27 @@ func TestClusterProviderRules(t *testing.T) {
 			`config: cluster.advertise-host = "localhost": must be this pod's IP`},
 		{"kubernetes name not a label value", func(c *Cluster) { kubernetes(c); c.Name = "rsc-" },
 			`config: cluster.name = "rsc-": is used as a Kubernetes label value by the kubernetes provider: must begin and end with a letter or digit`},
+
+		// mutual TLS between nodes
+		{"single with cluster.tls", func(c *Cluster) { c.TLS.CAFile = "/ca.crt" },
+			`config: cluster.tls.ca-file = "/ca.crt": is ignored with cluster.provider = single`},
+		{"single with insecure", func(c *Cluster) { c.Insecure = true },
+			`config: cluster.insecure = true: is ignored with cluster.provider = single`},
+		{"tls without a key", func(c *Cluster) {
+			automanaged(c)
+			c.TLS = ClusterTLS{CAFile: "/ca.crt", CertFile: "/tls.crt", ReloadInterval: 10 * time.Second}
+		},
+			`config: cluster.tls.key-file = "": is required when any cluster.tls file is set`},
+		{"tls without a CA", func(c *Cluster) {
+			kubernetes(c)
+			c.TLS = ClusterTLS{CertFile: "/tls.crt", KeyFile: "/tls.key", ReloadInterval: 10 * time.Second}
+		},
+			`config: cluster.tls.ca-file = "": is required when any cluster.tls file is set: mutual TLS needs the cluster CA`},
+		{"tls and insecure", func(c *Cluster) {
+			automanaged(c)
+			c.TLS = ClusterTLS{CAFile: "/ca.crt", CertFile: "/tls.crt", KeyFile: "/tls.key", ReloadInterval: 10 * time.Second}
+			c.Insecure = true
+		}, `config: cluster.insecure = true: contradicts cluster.tls`},
 
 		// test and general
 		{"test with seeds", func(c *Cluster) { c.Provider = ProviderTest; c.Seeds = []string{"a:1"} },

@@ -28,23 +28,28 @@ func writeFile(t *testing.T, body string) string {
 	return p
 }
 
-// yamlOf renders flat two-level keys ("section.key": yaml text) as a file.
+// yamlOf renders flat keys ("section.key" or "section.sub.key": yaml text)
+// as a file of nested mappings.
 func yamlOf(flat map[string]string) string {
-	bySection := map[string][]string{}
-	for k, v := range flat {
-		sec, name, _ := strings.Cut(k, ".")
-		bySection[sec] = append(bySection[sec], fmt.Sprintf("  %s: %s\n", name, v))
+	keys := make([]string, 0, len(flat))
+	for k := range flat {
+		keys = append(keys, k)
 	}
-	secs := make([]string, 0, len(bySection))
-	for s := range bySection {
-		secs = append(secs, s)
-	}
-	sort.Strings(secs)
+	sort.Strings(keys)
 	var b strings.Builder
-	for _, s := range secs {
-		lines := bySection[s]
-		sort.Strings(lines)
-		b.WriteString(s + ":\n" + strings.Join(lines, ""))
+	var open []string // the mappings the last line is in
+	for _, k := range keys {
+		parts := strings.Split(k, ".")
+		common := 0
+		for common < len(open) && common < len(parts)-1 && open[common] == parts[common] {
+			common++
+		}
+		open = open[:common]
+		for i := common; i < len(parts)-1; i++ {
+			b.WriteString(strings.Repeat("  ", i) + parts[i] + ":\n")
+			open = append(open, parts[i])
+		}
+		fmt.Fprintf(&b, "%s%s: %s\n", strings.Repeat("  ", len(parts)-1), parts[len(parts)-1], flat[k])
 	}
 	return b.String()
 }

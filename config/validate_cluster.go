@@ -37,7 +37,12 @@ func (cl Cluster) validate(bad badFunc, failed map[string]bool) {
 		ignored(hostOK && cl.Host != byKey["cluster.host"].Def, "cluster.host", cl.Host, run)
 		ignored(advOK && cl.AdvertiseHost != "", "cluster.advertise-host", cl.AdvertiseHost, run)
 		ignored(portOK && cl.Port != 0, "cluster.port", cl.Port, run)
+		ignored(cl.TLS.CAFile != "", "cluster.tls.ca-file", cl.TLS.CAFile, run)
+		ignored(cl.TLS.CertFile != "", "cluster.tls.cert-file", cl.TLS.CertFile, run)
+		ignored(cl.TLS.KeyFile != "", "cluster.tls.key-file", cl.TLS.KeyFile, run)
+		ignored(cl.Insecure, "cluster.insecure", cl.Insecure, run)
 	}
+	cl.validateTLS(bad, failed)
 	if p != ProviderAutomanaged {
 		ignored(managePortOK && cl.ManagePort != 0, "cluster.manage-port", cl.ManagePort, "only cluster.provider = automanaged uses it")
 		ignored(seedsOK && len(cl.Seeds) > 0, "cluster.seeds", cl.Seeds, "only cluster.provider = automanaged uses it")
@@ -94,5 +99,25 @@ func (cl Cluster) validate(bad badFunc, failed map[string]bool) {
 		bad("cluster.seeds", cl.Seeds, "is required with cluster.provider = automanaged: host:manage-port of every node, this one included")
 	case hostOK && advOK && managePortOK && !slices.ContainsFunc(cl.Seeds, func(x string) bool { return sameHostPort(x, own) }):
 		bad("cluster.seeds", cl.Seeds, "must include this node itself as %s (cluster.advertise-host or cluster.host, and cluster.manage-port): a node polls every seed, itself included, and is a member only if it answers its own poll", show(own))
+	}
+}
+
+// validateTLS checks that cluster.tls names all three files or none, and
+// that cluster.insecure is not set beside it. The files themselves are read
+// and checked at start (tlsfiles), which names the key and the file.
+func (cl Cluster) validateTLS(bad badFunc, failed map[string]bool) {
+	t := cl.TLS
+	if !t.Enabled() || cl.Provider == ProviderSingle {
+		return
+	}
+	for _, k := range []struct {
+		key, val string
+	}{{"cluster.tls.ca-file", t.CAFile}, {"cluster.tls.cert-file", t.CertFile}, {"cluster.tls.key-file", t.KeyFile}} {
+		if k.val == "" && !failed[k.key] {
+			bad(k.key, "", "is required when any cluster.tls file is set: mutual TLS needs the cluster CA, this node's certificate and its key")
+		}
+	}
+	if cl.Insecure {
+		bad("cluster.insecure", true, "contradicts cluster.tls: remove cluster.insecure to run with mutual TLS, or the cluster.tls files to run without")
 	}
 }

@@ -1,40 +1,63 @@
 package clusterprov
 
 import (
+	"context"
+	"crypto/tls"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"net"
 	"net/http"
 	"strconv"
+	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/asynkron/protoactor-go/cluster"
 	"github.com/asynkron/protoactor-go/cluster/clusterproviders/automanaged"
-	"github.com/labstack/echo"
 )
 
-// automanagedProvider is protoactor's automanaged provider with its health
-// endpoint under our control. Upstream builds its own echo server bound to
-// 0.0.0.0:manage-port in a goroutine that only logs a failed bind; its
-// "testing" constructor instead takes an echo server, which upstream starts
-// with the same 0.0.0.0 address, but echo serves on a listener already set
-// on the server. So StartMember binds host:manage-port itself (an error
-// there fails the start) and hands the listener over; the /_health answer is
-// the node model upstream would serve, built from the same cluster fields.
-// Shutdown is upstream's: it closes the echo server and with it the
-// listener. Cluster.Shutdown(false) does not call it: the endpoint then
-// stays open until the process exits.
+// automanagedProvider finds the nodes of a cluster by polling every seed's
+// health endpoint (host:manage-port of ALL nodes, this one included): the
+// nodes that answer with this cluster's name are the member list. It speaks
+// the protocol of protoactor's automanaged provider — GET /_health answers
+// the node model as JSON, and a seed that misses one poll leaves the list —
+// so nodes of either kind form one cluster over plaintext, but it is our
+// own: upstream binds its endpoint on 0.0.0.0 from a goroutine that only
+// logs a failed bind, and can speak neither TLS nor anything but http://.
+//
+// With Options.TLS the endpoint is HTTPS and requires a client certificate
+// signed by the cluster CA, and the polls present this node's certificate
+// and verify the seed's against the same CA: a process without a node
+// certificate can neither read the membership nor answer for a node.
 type automanagedProvider struct {
-	*automanaged.AutoManagedProvider
-	bind   string // host:manage-port
-	port   int    // manage-port
-	server *echo.Echo
-	node   atomic.Pointer[automanaged.NodeModel] // nil until StartMember
-	log    *slog.Logger
+	bind    string // host:manage-port
+	port    int    // manage-port
+	seeds   []string
+	refresh time.Duration
+	log     *slog.Logger
+	tls     tlsSource // nil: plaintext
+	client  *http.Client
+	scheme  string
+
+	node    atomic.Pointer[automanaged.NodeModel] // nil until StartMember
+	cluster *cluster.Cluster
+	server  *http.Server
+	ln      net.Listener
+
+	stopOnce sync.Once
+	stop     chan struct{}
+	polling  atomic.Bool
+	down     sync.Map // seed → struct{}: seeds that did not answer the last poll (logged once)
 }
 
 var _ cluster.ClusterProvider = (*automanagedProvider)(nil)
+
+// healthTimeout bounds one poll of one seed (upstream's value: a seed that
+// does not answer within it leaves the member list).
+const healthTimeout = 2 * time.Second
 
 func newAutomanaged(o Options) (*automanagedProvider, error) {
 	switch {
@@ -47,29 +70,36 @@ func newAutomanaged(o Options) (*automanagedProvider, error) {
 	if refresh <= 0 {
 		refresh = DefaultRefreshInterval
 	}
-	e := echo.New()
-	e.HideBanner, e.HidePort = true, true
-	e.Logger.SetOutput(io.Discard)
-	e.StdLogger = slog.NewLogLogger(o.logger().Handler(), slog.LevelWarn) // net/http's own errors
 	p := &automanagedProvider{
-		bind:   net.JoinHostPort(o.Host, strconv.Itoa(o.ManagePort)),
-		port:   o.ManagePort,
-		server: e,
-		log:    o.logger(),
+		bind:    net.JoinHostPort(o.Host, strconv.Itoa(o.ManagePort)),
+		port:    o.ManagePort,
+		seeds:   append([]string(nil), o.Seeds...),
+		refresh: refresh,
+		log:     o.logger(),
+		scheme:  "http",
+		stop:    make(chan struct{}),
 	}
-	e.GET("/_health", func(c echo.Context) error {
-		n := p.node.Load()
-		if n == nil {
-			return c.NoContent(http.StatusServiceUnavailable)
-		}
-		return c.JSON(http.StatusOK, n)
-	})
-	p.AutoManagedProvider = automanaged.NewWithTesting(refresh, o.ManagePort, e, append([]string(nil), o.Seeds...)...)
+	transport := &http.Transport{
+		DialContext:         (&net.Dialer{Timeout: healthTimeout, KeepAlive: 5 * time.Second}).DialContext,
+		MaxIdleConnsPerHost: 1,
+		IdleConnTimeout:     90 * time.Second,
+	}
+	if o.TLS != nil {
+		p.tls, p.scheme = o.TLS, "https"
+		transport.TLSClientConfig = o.TLS.ClientConfig("")
+	}
+	p.client = &http.Client{Transport: transport, Timeout: healthTimeout}
 	return p, nil
 }
 
-// StartMember binds the health endpoint on host:manage-port, then starts the
-// upstream member (which serves on that listener and polls every seed).
+// tlsSource is what the provider needs of tlsfiles.Source.
+type tlsSource interface {
+	ServerConfig(clientCA bool) *tls.Config
+	ClientConfig(serverName string) *tls.Config
+}
+
+// StartMember binds the health endpoint on host:manage-port (a port in use
+// is an error here, not a log line) and starts polling the seeds.
 func (p *automanagedProvider) StartMember(c *cluster.Cluster) error {
 	host, port, err := c.ActorSystem.GetHostPort()
 	if err != nil {
@@ -79,9 +109,132 @@ func (p *automanagedProvider) StartMember(c *cluster.Cluster) error {
 	if err != nil {
 		return fmt.Errorf("clusterprov: automanaged health endpoint (cluster.host:cluster.manage-port): %w", err)
 	}
-	p.server.Listener = ln
+	p.cluster = c
 	p.node.Store(automanaged.NewNode(c.Config.Name, c.ActorSystem.ID, host, port, p.port, c.GetClusterKinds()))
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /_health", p.health)
+	p.server = &http.Server{Handler: mux, ReadHeaderTimeout: healthTimeout,
+		ErrorLog: refusalLog(p.log, "cluster health endpoint (cluster.manage-port)")}
+	if p.tls != nil {
+		p.server.TLSConfig = p.tls.ServerConfig(true)
+		ln = tls.NewListener(ln, p.server.TLSConfig)
+	}
+	p.ln = ln
+	go func() {
+		if err := p.server.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			p.log.Error("cluster health endpoint stopped; the other nodes will drop this one from their member lists", slog.String("addr", p.bind), slog.Any("err", err))
+		}
+	}()
 	p.log.Info("automanaged cluster health endpoint listening", slog.String("addr", ln.Addr().String()),
-		slog.String("advertised", net.JoinHostPort(host, strconv.Itoa(port))))
-	return p.AutoManagedProvider.StartMember(c)
+		slog.String("scheme", p.scheme), slog.String("advertised", net.JoinHostPort(host, strconv.Itoa(port))))
+	p.startPolling(c)
+	return nil
+}
+
+// StartClient polls the seeds without serving an endpoint: a client is no
+// member.
+func (p *automanagedProvider) StartClient(c *cluster.Cluster) error {
+	p.cluster = c
+	p.startPolling(c)
+	return nil
+}
+
+// Shutdown stops polling and closes the health endpoint (the other nodes
+// drop this one at their next poll).
+func (p *automanagedProvider) Shutdown(bool) error {
+	p.stopOnce.Do(func() { close(p.stop) })
+	if p.server != nil {
+		return p.server.Close()
+	}
+	return nil
+}
+
+func (p *automanagedProvider) health(w http.ResponseWriter, _ *http.Request) {
+	n := p.node.Load()
+	if n == nil {
+		w.WriteHeader(http.StatusServiceUnavailable)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(n)
+}
+
+func (p *automanagedProvider) startPolling(c *cluster.Cluster) {
+	if !p.polling.CompareAndSwap(false, true) {
+		return
+	}
+	name := c.Config.Name
+	go func() {
+		for {
+			if nodes := p.poll(); len(nodes) > 0 {
+				var members []*cluster.Member
+				for _, n := range nodes {
+					if n.ClusterName == name {
+						members = append(members, &cluster.Member{Id: n.ID, Host: n.Address, Port: int32(n.Port), Kinds: n.Kinds})
+					}
+				}
+				c.MemberList.UpdateClusterTopology(members)
+			}
+			select {
+			case <-p.stop:
+				return
+			case <-time.After(p.refresh):
+			}
+		}
+	}()
+}
+
+// poll asks every seed at once; the nodes that answered, in seed order.
+func (p *automanagedProvider) poll() []*automanaged.NodeModel {
+	out := make([]*automanaged.NodeModel, len(p.seeds))
+	var wg sync.WaitGroup
+	for i, seed := range p.seeds {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			n, err := p.ask(seed)
+			if err != nil {
+				if _, was := p.down.LoadOrStore(seed, struct{}{}); !was {
+					p.log.Debug("a cluster seed does not answer its health endpoint; it is not a member until it does",
+						slog.String("seed", seed), slog.Any("err", err))
+				}
+				return
+			}
+			if _, was := p.down.LoadAndDelete(seed); was {
+				p.log.Debug("a cluster seed answers its health endpoint again", slog.String("seed", seed), slog.String("node", n.ID))
+			}
+			out[i] = n
+		}()
+	}
+	wg.Wait()
+	nodes := out[:0]
+	for _, n := range out {
+		if n != nil {
+			nodes = append(nodes, n)
+		}
+	}
+	return nodes
+}
+
+func (p *automanagedProvider) ask(seed string) (*automanaged.NodeModel, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), healthTimeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, p.scheme+"://"+seed+"/_health", nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := p.client.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		_, _ = io.Copy(io.Discard, resp.Body)
+		return nil, fmt.Errorf("status %d", resp.StatusCode)
+	}
+	var n automanaged.NodeModel
+	if err := json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&n); err != nil {
+		return nil, fmt.Errorf("node model: %w", err)
+	}
+	return &n, nil
 }

@@ -48,7 +48,8 @@ func TestAutomanagedThreeNodes(t *testing.T) {
 			ManagePort: managePorts[i], Seeds: seeds, RefreshInterval: 100 * time.Millisecond, Logger: quiet}
 		// The options a valid configuration produces.
 		cfg := config.Default()
-		cfg.Cluster = config.Cluster{Name: o.Name, Provider: o.Provider, Host: o.Host, Port: o.Port, ManagePort: o.ManagePort, Seeds: seeds, NodeID: "n" + strconv.Itoa(i)}
+		cfg.Cluster = config.Cluster{Name: o.Name, Provider: o.Provider, Host: o.Host, Port: o.Port, ManagePort: o.ManagePort, Seeds: seeds, NodeID: "n" + strconv.Itoa(i),
+			TLS: cfg.Cluster.TLS, Insecure: true}
 		require.NoError(t, cfg.Validate())
 		nodes[i] = newNode(t, o)
 		nodes[i].ActorSystem.EventStream.Subscribe(func(ev any) {

@@ -41,6 +41,10 @@ type Options struct {
 	// 0 = DefaultRefreshInterval. A seed that misses one poll (2 s HTTP
 	// timeout, upstream) leaves the member list of the polling node.
 	RefreshInterval time.Duration
+	// TLS, when set, makes the actor remote and the automanaged health
+	// endpoint require and present node certificates of the cluster CA
+	// (tls.go). nil = plaintext (config cluster.insecure).
+	TLS tlsSource
 	// Logger receives this package's own log lines (the providers log
 	// through the cluster's logger); nil = slog.Default().
 	Logger *slog.Logger

@@ -9,7 +9,8 @@ import (
 
 // RemoteConfig is the actor remote of the node: it binds o.Host:o.Port and
 // advertises o.AdvertiseHost:o.Port (o.Host:o.Port when AdvertiseHost is
-// empty); extra options (server or dial options) are applied after.
+// empty), with mutual TLS when o.TLS is set (tls.go); extra options (server
+// or dial options) are applied after.
 //
 // protoactor's remote takes the advertised value as the whole address
 // (host:port) and uses it verbatim in every PID it hands out; so with port 0
@@ -23,5 +24,6 @@ func RemoteConfig(o Options, extra ...remote.ConfigOption) *remote.Config {
 	if o.Port != 0 {
 		opts = append(opts, remote.WithAdvertisedHost(net.JoinHostPort(o.advertised(), strconv.Itoa(o.Port))))
 	}
+	opts = append(opts, remoteTLS(o)...)
 	return remote.Configure(o.Host, o.Port, append(opts, extra...)...)
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"log/slog"
 
@@ -8,6 +9,7 @@ import (
 	"github.com/redisstream/coordinator/actors/host"
 	"github.com/redisstream/coordinator/api/metrics"
 	"github.com/redisstream/coordinator/config"
+	"github.com/redisstream/coordinator/internal/tlsfiles"
 )
 
 // exitEvicted is the exit code of a node the cluster evicted: its supervisor
@@ -17,8 +19,17 @@ const exitEvicted = 3
 // clusterOptions builds the host's cluster settings from cfg.Cluster (nil
 // for provider single: no cluster, no listener). evicted receives the reason
 // once if the cluster evicts this node.
-func clusterOptions(cfg config.Config, logger *slog.Logger, reg *metrics.Metrics, evicted chan<- string) (*host.ClusterOptions, error) {
+func clusterOptions(ctx context.Context, cfg config.Config, logger *slog.Logger, reg *metrics.Metrics, evicted chan<- string) (*host.ClusterOptions, error) {
 	o := clusterprov.FromConfig(cfg.Cluster, logger)
+	if cfg.Cluster.Provider != config.ProviderSingle {
+		src, err := clusterTLS(ctx, cfg.Cluster, logger)
+		if err != nil {
+			return nil, err
+		}
+		if src != nil {
+			o.TLS = src
+		}
+	}
 	provider, err := clusterprov.New(o)
 	if errors.Is(err, clusterprov.ErrSingle) {
 		return nil, nil
@@ -37,4 +48,26 @@ func clusterOptions(cfg config.Config, logger *slog.Logger, reg *metrics.Metrics
 			}
 		},
 	}, nil
+}
+
+// clusterTLS loads the node's certificate, key and the cluster CA
+// (cluster.tls.*) and re-reads them every reload interval until ctx ends;
+// nil without cluster.tls. An error names the config key and the file.
+func clusterTLS(ctx context.Context, cl config.Cluster, logger *slog.Logger) (*tlsfiles.Source, error) {
+	if !cl.TLS.Enabled() {
+		logger.Info("cluster ports without TLS: any process that reaches cluster.port or cluster.manage-port can act as a node; set cluster.tls.* to require node certificates",
+			slog.String("provider", cl.Provider), slog.Bool("insecure", cl.Insecure))
+		return nil, nil
+	}
+	src, err := tlsfiles.Load(tlsfiles.Files{
+		CA: cl.TLS.CAFile, Cert: cl.TLS.CertFile, Key: cl.TLS.KeyFile,
+		CAKey: "cluster.tls.ca-file", CertKey: "cluster.tls.cert-file", KeyKey: "cluster.tls.key-file",
+	}, logger.With(slog.String("tls", "cluster")))
+	if err != nil {
+		return nil, err
+	}
+	go src.Watch(ctx, cl.TLS.ReloadInterval)
+	logger.Info("cluster ports require node certificates of the cluster CA (mutual TLS)",
+		slog.String("ca", cl.TLS.CAFile), slog.String("cert", cl.TLS.CertFile), slog.Time("notAfter", src.NotAfter()))
+	return src, nil
 }

@@ -72,7 +72,7 @@ func run(args, environ []string) int {
 	}
 	provisioner := redisstore.NewProvisioner(client)
 	evicted := make(chan string, 1)
-	clusterOpts, err := clusterOptions(cfg, logger, reg, evicted)
+	clusterOpts, err := clusterOptions(ctx, cfg, logger, reg, evicted)
 	if err != nil {
 		logger.Error("cannot set up the cluster", slog.Any("err", err))
 		return 1

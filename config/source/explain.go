@@ -50,12 +50,16 @@ func (l *loader) unknownKeys() {
 		}
 	}
 	for _, key := range l.k.Keys() {
-		parts := strings.SplitN(key, ".", 3)
-		name := parts[0]
-		if l.s.Sections[name] && len(parts) > 1 {
-			name += "." + parts[1]
+		// The shortest prefix of key that is no struct (section or nested
+		// struct such as cluster.tls) must be a setting.
+		name := key
+		for i, c := range key {
+			if c == '.' && !l.s.Prefixes[key[:i]] {
+				name = key[:i]
+				break
+			}
 		}
-		if l.s.ByKey[name] == nil && !l.s.Sections[name] {
+		if l.s.ByKey[name] == nil && !l.s.Prefixes[name] {
 			unknown(name, name, l.s.KeysAndSec)
 		}
 	}

@@ -28,6 +28,7 @@ type Schema struct {
 	ByKey      map[string]*Setting
 	ByEnv      map[string]*Setting
 	Sections   map[string]bool // "coordination", ...
+	Prefixes   map[string]bool // every struct a key is nested in: the sections and "cluster.tls", ...
 	KnownEnvs  []string        // every variable read, ConfigEnv first
 	KeysAndSec []string        // the names an unknown key is compared with
 }
@@ -36,7 +37,7 @@ type Schema struct {
 // panics when two keys map to one variable: a programming error.
 func NewSchema(root reflect.Type, product, envPrefix, configEnv string) *Schema {
 	s := &Schema{Root: root, Product: product, EnvPrefix: envPrefix, ConfigEnv: configEnv,
-		ByKey: map[string]*Setting{}, ByEnv: map[string]*Setting{}, Sections: map[string]bool{}, KnownEnvs: []string{configEnv}}
+		ByKey: map[string]*Setting{}, ByEnv: map[string]*Setting{}, Sections: map[string]bool{}, Prefixes: map[string]bool{}, KnownEnvs: []string{configEnv}}
 	s.Settings = s.walk(root, "", nil)
 	for _, st := range s.Settings {
 		if s.ByEnv[st.Env] != nil {
@@ -44,6 +45,11 @@ func NewSchema(root reflect.Type, product, envPrefix, configEnv string) *Schema 
 		}
 		s.ByKey[st.Key], s.ByEnv[st.Env] = st, st
 		s.KnownEnvs, s.KeysAndSec = append(s.KnownEnvs, st.Env), append(s.KeysAndSec, st.Key)
+		for i, c := range st.Key {
+			if c == '.' {
+				s.Prefixes[st.Key[:i]] = true
+			}
+		}
 		if section, _, _ := strings.Cut(st.Key, "."); !s.Sections[section] {
 			s.Sections[section], s.KeysAndSec = true, append(s.KeysAndSec, section)
 		}
