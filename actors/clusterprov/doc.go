@@ -7,13 +7,15 @@
 //
 // New(o) returns the cluster.ClusterProvider named by o.Provider:
 //
-//   - "automanaged": protoactor's automanaged provider. Every node polls
-//     GET http://SEED/_health on every seed (host:manage-port of ALL nodes,
-//     this one included) every RefreshInterval; the answering nodes of the
-//     same cluster name are the member list. Unlike upstream, which binds its
-//     health endpoint on 0.0.0.0, the endpoint here listens on
-//     o.Host:o.ManagePort only, and a port already in use is an error of
-//     StartMember instead of a log line of a background goroutine.
+//   - "automanaged": our own provider, speaking the protocol of protoactor's
+//     automanaged one. Every node polls GET http(s)://SEED/_health on every
+//     seed (host:manage-port of ALL nodes, this one included) every
+//     RefreshInterval; the answering nodes of the same cluster name are the
+//     member list, and a seed that misses one poll leaves it. Unlike
+//     upstream, which binds its health endpoint on 0.0.0.0, the endpoint
+//     listens on o.Host:o.ManagePort only, a port already in use is an error
+//     of StartMember instead of a log line of a background goroutine, and
+//     with o.TLS it is HTTPS with client certificates (tls.go).
 //   - "kubernetes": protoactor's k8s provider. It patches its own pod's
 //     labels (cluster.proto.actor/*) and watches the pods of its namespace
 //     carrying its cluster's label; needs RBAC get, patch and watch on pods
@@ -32,7 +34,7 @@
 //
 // RemoteConfig(o) is the actor remote of the node: it binds o.Host:o.Port
 // and advertises o.AdvertiseHost:o.Port (o.Host when AdvertiseHost is
-// empty). protoactor's remote takes its advertised *address* (host:port)
+// empty); with o.TLS its gRPC server and dials use mutual TLS (tls.go). protoactor's remote takes its advertised *address* (host:port)
 // verbatim, so with port 0 nothing can be advertised: the listener's own
 // address is used, which is only reachable when Host is a concrete address.
 //
@@ -47,8 +49,9 @@
 //     fails to start; StartMember here turns that into an error.
 //   - Cluster.Shutdown(false) does not shut the provider down: the
 //     automanaged poller and health endpoint keep running.
-//   - automanaged: a seed that misses one poll (HTTP timeout 2 s) leaves the
-//     polling node's member list and is blocked by it for good. The evicted
+//   - automanaged (kept by our provider): a seed that misses one poll (HTTP
+//     timeout 2 s) leaves the polling node's member list and is blocked by
+//     it for good. The evicted
 //     node is not told: in a run of two processes here, the survivor dropped
 //     the other about 2 s after SIGSTOP; after SIGCONT the evicted node still
 //     listed both members, had nothing in its block list, and got no
