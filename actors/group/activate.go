@@ -111,7 +111,7 @@ func (a *groupActor) activate(ctx actor.Context) error {
 		}
 	}
 	a.state, a.activatedAt, a.confirmedAt, a.lastErr, a.unsure = state, now, start, nil, false
-	fenceSteps{a}.fenceBook().Activated() // checked (and repaired) before the group answers (fence.go)
+	fenceSteps{a}.fenceBook().activated() // checked (and repaired) before the group answers (fence.go)
 	meta := state.Meta()
 	if streamChanged(stream, meta.ShardCount, meta.MetadataVersion) {
 		if c := state.Resize(shardSet(stream), stream.MetadataVersion); c != nil {

@@ -28,14 +28,14 @@
 //   - refusals.go: identity refusals, logged and counted once;
 //   - handover.go: the members' timers a graceful release stores for the next activation;
 //   - events.go: recent member events (fencings, expiries), listed and stored with the group;
-//   - views.go, debug.go: the monitoring views and ownership sample; the debug view.
+//   - views.go, debug.go: the monitoring views and ownership sample; the debug view;
+//   - fence.go: the shard fences, written before a change that moves a holder is saved.
 //
 // Subpackages, which import none of group:
 //
 //   - groupmsg: the messages it answers; groupwire: their protobuf form; groupdeps: what it
 //     needs from its node;
-//   - memberactor: the member actors and their mailbox; dispatch: the workers both run on;
-//   - fencing: shard fences.
+//   - memberactor: the member actors and their mailbox; dispatch: the workers both run on.
 //
 // group itself may import them, groupstate, reshard, persistence and protoactor; never a
 // transport or actors/host.

@@ -11,7 +11,6 @@ import (
 	"github.com/asynkron/protoactor-go/cluster"
 
 	"github.com/redisstream/coordinator/actors/group/dispatch"
-	"github.com/redisstream/coordinator/actors/group/fencing"
 	"github.com/redisstream/coordinator/actors/group/groupmsg"
 	"github.com/redisstream/coordinator/actors/group/groupwire"
 	"github.com/redisstream/coordinator/actors/group/memberactor"
@@ -80,7 +79,7 @@ type groupActor struct {
 	// reloaded before anything is answered from it again.
 	unsure bool
 	// fences: this activation's shard fences (fence.go).
-	fences fencing.Book
+	fences shardFences
 	// refusals: identity refusals already logged (refusals.go), so a retrying duplicate
 	// is logged once.
 	refusals refusalLog
@@ -343,14 +342,14 @@ func (a *groupActor) delete(ctx actor.Context, msg *groupmsg.DeleteRequest) *gro
 	if live > 0 && !msg.Force {
 		return &groupmsg.DeleteReply{LiveMembers: live}
 	}
-	cleared, err := fenceSteps{a}.fenceBook().Clear(a.state)
+	cleared, err := fenceSteps{a}.fenceBook().clear(a.state)
 	if err != nil {
 		return &groupmsg.DeleteReply{LiveMembers: live, Err: err} // nothing deleted; the caller may retry
 	}
 	sctx, cancel := a.storeCtx()
 	defer cancel()
 	if err := a.deps.Store.DeleteGroup(sctx, a.key, a.activation); err != nil {
-		fenceSteps{a}.fenceBook().MarkStale(cleared) // the group lives on: its holders get their fences back
+		fenceSteps{a}.fenceBook().markStale(cleared) // the group lives on: its holders get their fences back
 		if errors.Is(err, persistence.ErrBehind) {
 			a.lost(ctx, "delete found the store behind: "+err.Error())
 		} else if errors.Is(err, persistence.ErrFenced) {

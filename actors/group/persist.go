@@ -29,7 +29,7 @@ func (a *groupActor) persist(ctx actor.Context, c *groupstate.Change) error {
 	}
 	err := a.save(c)
 	if err != nil {
-		fenceSteps{a}.fenceBook().SaveFailed(c)
+		fenceSteps{a}.fenceBook().saveFailed(c)
 	}
 	switch {
 	case err == nil:

@@ -43,14 +43,14 @@ func (a *groupActor) resize(ctx actor.Context, msg *groupmsg.ResizeRequest) erro
 		// Shards [old, new) are new incarnations (provisioned with a seeded fence) that
 		// may come back to a member still holding the previous incarnation: its holder
 		// does not change, so no ownership change writes their fences. Rewrite them to
-		// memory's holders before any of them is handed out (fencing.Book.Repair runs before
+		// memory's holders before any of them is handed out (shardFences.repair runs before
 		// the group answers).
 		stale := make([]persistence.FenceUpdate, 0, msg.ShardCount-meta.ShardCount)
 		for s := meta.ShardCount; s < msg.ShardCount; s++ {
 			stale = append(stale, persistence.FenceUpdate{Shard: s})
 		}
-		fenceSteps{a}.fenceBook().MarkStale(stale)
-		if err := (fenceSteps{a}).fenceBook().Repair(a.state); err != nil {
+		fenceSteps{a}.fenceBook().markStale(stale)
+		if err := (fenceSteps{a}).fenceBook().repair(a.state); err != nil {
 			a.deps.Logger.Warn("could not write the fences of the shards a reshard added; retried before the group answers",
 				slog.String("group", a.key.String()), a.reqAttr(), slog.Any("err", err))
 		}

@@ -138,7 +138,7 @@ func (NopMetrics) LimitRejected(string)                         {}
 func (NopMetrics) RetainedTrimmed(int)                          {}
 
 // IdentityMetrics is implemented by a Deps.Metrics that counts identity refusals. Optional,
-// like fencing.Metrics.
+// like group.FenceMetrics.
 type IdentityMetrics interface {
 	// MemberIDConflict counts one new (member id, incarnation) refused with MEMBER_ID_IN_USE
 	// (rsc_member_id_conflicts_total); the heartbeats of a retrying duplicate count once.
