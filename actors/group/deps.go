@@ -7,7 +7,6 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/redisstream/coordinator/actors/group/groupdeps"
-	"github.com/redisstream/coordinator/actors/group/memberactor"
 	"github.com/redisstream/coordinator/actors/groupstate/model"
 	"github.com/redisstream/coordinator/persistence"
 )
@@ -70,6 +69,6 @@ func (d *Deps) withDefaults() *Deps {
 	if c.Nudger == nil {
 		c.Nudger = groupdeps.NopNudger{}
 	}
-	c.memberProps = memberactor.Props(c.Now, c.memberHooks...)
+	c.memberProps = newMemberProps(c.Now, c.memberHooks...)
 	return &c
 }

@@ -29,13 +29,15 @@
 //   - handover.go: the members' timers a graceful release stores for the next activation;
 //   - events.go: recent member events (fencings, expiries), listed and stored with the group;
 //   - views.go, debug.go: the monitoring views and ownership sample; the debug view;
-//   - fence.go: the shard fences, written before a change that moves a holder is saved.
+//   - fence.go: the shard fences, written before a change that moves a holder is saved;
+//   - member.go, member_mailbox.go: the member actor (its timer is the member's lease) and its
+//     small mailbox; supervision.go: how the group actor supervises and re-arms them.
 //
 // Subpackages, which import none of group:
 //
 //   - groupmsg: the messages it answers; groupwire: their protobuf form; groupdeps: what it
 //     needs from its node;
-//   - memberactor: the member actors and their mailbox; dispatch: the workers both run on.
+//   - dispatch: the workers the group and member actors run on.
 //
 // group itself may import them, groupstate, reshard, persistence and protoactor; never a
 // transport or actors/host.

@@ -13,7 +13,6 @@ import (
 	"github.com/redisstream/coordinator/actors/group/dispatch"
 	"github.com/redisstream/coordinator/actors/group/groupmsg"
 	"github.com/redisstream/coordinator/actors/group/groupwire"
-	"github.com/redisstream/coordinator/actors/group/memberactor"
 	"github.com/redisstream/coordinator/actors/groupstate"
 	"github.com/redisstream/coordinator/actors/groupstate/model"
 	"github.com/redisstream/coordinator/actors/wire"
@@ -143,9 +142,9 @@ func (a *groupActor) Receive(ctx actor.Context) {
 	case *actor.Stopped:
 	case *actor.Terminated:
 		a.onMemberTerminated(ctx, msg.Who)
-	case *memberactor.Started:
+	case *memberStarted:
 		a.onMemberStarted(ctx, msg)
-	case *memberactor.Due:
+	case *memberDue:
 		a.onMemberDue(ctx, msg.MemberID)
 	case *retryTimers:
 		a.retrying = false

@@ -8,7 +8,6 @@ import (
 
 	"github.com/asynkron/protoactor-go/actor"
 
-	"github.com/redisstream/coordinator/actors/group/memberactor"
 	"github.com/redisstream/coordinator/actors/groupstate"
 	"github.com/redisstream/coordinator/actors/groupstate/model"
 	"github.com/redisstream/coordinator/persistence"
@@ -186,7 +185,7 @@ func (a *groupActor) apply(ctx actor.Context, c *groupstate.Change) {
 	}
 }
 
-// memberRef is a member's actor and the deadline last sent to it (memberactor.Arm), as
+// memberRef is a member's actor and the deadline last sent to it (memberArm), as
 // Unix nanoseconds (0 = none since it started or last fired): one small map
 // entry per member, since a node keeps one per member.
 type memberRef struct {
@@ -225,12 +224,12 @@ func (a *groupActor) armMember(ctx actor.Context, memberID string) {
 			return
 		}
 		a.members[memberID] = memberRef{pid: ref.pid, armedAt: at}
-		ctx.Send(ref.pid, &memberactor.Arm{Deadline: deadline})
+		ctx.Send(ref.pid, &memberArm{Deadline: deadline})
 	default:
-		child, err := ctx.SpawnNamed(a.deps.memberProps, memberactor.Name(memberID, 0))
+		child, err := ctx.SpawnNamed(a.deps.memberProps, memberActorName(memberID, 0))
 		for attempt := 1; err != nil && attempt < 100; attempt++ {
 			// A child of that name is still stopping: take another name.
-			child, err = ctx.SpawnNamed(a.deps.memberProps, memberactor.Name(memberID, attempt))
+			child, err = ctx.SpawnNamed(a.deps.memberProps, memberActorName(memberID, attempt))
 		}
 		if err != nil {
 			// Every name is taken (cannot happen in practice): the prune tick's

@@ -7,7 +7,6 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 
 	"github.com/redisstream/coordinator/actors/group/dispatch"
-	"github.com/redisstream/coordinator/actors/group/memberactor"
 )
 
 // Supervision. A panic in an actor is a bug; the actor is restarted with
@@ -15,7 +14,7 @@ import (
 //
 //   - Member actors are supervised by their group actor (memberSupervisor,
 //     set with actor.WithSupervisor on the group actor's props). A restarted
-//     member actor asks the group for its deadline (memberactor.Started) and
+//     member actor asks the group for its deadline (memberStarted) and
 //     re-arms its lease from the group state. One that fails too often is
 //     stopped by the strategy; the group then spawns a new one
 //     (onMemberTerminated), so no lease is ever left without a timer.
@@ -46,7 +45,7 @@ func supervision(d *Deps) []actor.PropsOption {
 }
 
 // onMemberStarted answers a (re)started member actor with its deadline.
-func (a *groupActor) onMemberStarted(ctx actor.Context, msg *memberactor.Started) {
+func (a *groupActor) onMemberStarted(ctx actor.Context, msg *memberStarted) {
 	if ref, ok := a.members[msg.MemberID]; ok && ref.pid.Equal(msg.PID) && a.state != nil {
 		a.disarmed(msg.MemberID) // a (re)started actor has no timer
 		a.armMember(ctx, msg.MemberID)

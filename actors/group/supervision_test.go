@@ -8,7 +8,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/redisstream/coordinator/actors/group/groupmsg"
-	"github.com/redisstream/coordinator/actors/group/memberactor"
 	"github.com/redisstream/coordinator/actors/groupstate/model"
 	"github.com/redisstream/coordinator/membersdk/protocol"
 )
@@ -27,8 +26,8 @@ func testHook(next actor.ReceiverFunc) actor.ReceiverFunc {
 		case *crash:
 			panic("test: crash on purpose")
 		case *probe:
-			m := c.Actor().(*memberactor.Actor)
-			c.ActorSystem().Root.Send(env.Sender, m.ArmedDeadline())
+			m := c.Actor().(*memberActor)
+			c.ActorSystem().Root.Send(env.Sender, m.armedDeadline())
 			return
 		}
 		next(c, env)

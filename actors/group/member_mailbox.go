@@ -1,4 +1,4 @@
-package memberactor
+package group
 
 import (
 	"runtime"
@@ -10,36 +10,36 @@ import (
 	"github.com/redisstream/coordinator/actors/group/dispatch"
 )
 
-// mailbox is the mailbox of member actors: protoactor's default mailbox
+// memberMailbox is the mailbox of member actors: protoactor's default mailbox
 // semantics (system messages first, SuspendMailbox/ResumeMailbox, a panic
 // escalated to the supervisor with the message, the dispatcher's throughput)
 // in one small record. A member actor receives a message about once per lease
 // (arm, its own timeout, Started/Stop), so its queues live in a record of their
-// own (queues) that exists only while a message waits, and it points at the
+// own (memberQueues) that exists only while a message waits, and it points at the
 // dispatcher every member actor shares instead of holding its own interface
 // value: an idle member actor's mailbox is 48 bytes (a 48-byte allocation);
 // protoactor's lock-free mailbox costs about four times as much per idle actor (the mailbox, two queues with a
 // stub node each). No mailbox middleware and no MessageBatch expansion: member
 // actors use neither.
-type mailbox struct {
+type memberMailbox struct {
 	mu        sync.Mutex
 	scheduled atomic.Bool
-	suspended bool    // guarded by mu
-	q         *queues // guarded by mu; nil while both queues are empty
+	suspended bool          // guarded by mu
+	q         *memberQueues // guarded by mu; nil while both queues are empty
 
 	invoker    actor.MessageInvoker
-	dispatcher *actor.Dispatcher // &workers for member actors (RegisterHandlers)
+	dispatcher *actor.Dispatcher // &memberDispatcher for member actors (RegisterHandlers)
 }
 
-// workers is the dispatcher of every member actor (Props): their mailboxes point at it.
-var workers actor.Dispatcher = dispatch.Workers
+// memberDispatcher is the dispatcher of every member actor (newMemberProps): their mailboxes point at it.
+var memberDispatcher actor.Dispatcher = dispatch.Workers
 
-// queues are a mailbox's waiting messages; a mailbox drops them once both are empty.
-type queues struct{ sys, user []any }
+// memberQueues are a mailbox's waiting messages; a mailbox drops them once both are empty.
+type memberQueues struct{ sys, user []any }
 
-func newMailbox() actor.Mailbox { return &mailbox{} }
+func newMemberMailbox() actor.Mailbox { return &memberMailbox{} }
 
-func (m *mailbox) PostUserMessage(msg any) {
+func (m *memberMailbox) PostUserMessage(msg any) {
 	m.mu.Lock()
 	q := m.queues()
 	q.user = append(q.user, msg)
@@ -47,7 +47,7 @@ func (m *mailbox) PostUserMessage(msg any) {
 	m.schedule()
 }
 
-func (m *mailbox) PostSystemMessage(msg any) {
+func (m *memberMailbox) PostSystemMessage(msg any) {
 	m.mu.Lock()
 	q := m.queues()
 	q.sys = append(q.sys, msg)
@@ -56,25 +56,25 @@ func (m *mailbox) PostSystemMessage(msg any) {
 }
 
 // queues returns the mailbox's queues, creating them if needed; m.mu is held.
-func (m *mailbox) queues() *queues {
+func (m *memberMailbox) queues() *memberQueues {
 	if m.q == nil {
-		m.q = &queues{}
+		m.q = &memberQueues{}
 	}
 	return m.q
 }
 
-func (m *mailbox) RegisterHandlers(invoker actor.MessageInvoker, dispatcher actor.Dispatcher) {
+func (m *memberMailbox) RegisterHandlers(invoker actor.MessageInvoker, dispatcher actor.Dispatcher) {
 	m.invoker = invoker
-	if dispatcher == workers {
-		m.dispatcher = &workers
+	if dispatcher == memberDispatcher {
+		m.dispatcher = &memberDispatcher
 	} else {
 		m.dispatcher = &dispatcher // another dispatcher (tests): its own copy
 	}
 }
 
-func (m *mailbox) Start() {}
+func (m *memberMailbox) Start() {}
 
-func (m *mailbox) UserMessageCount() int {
+func (m *memberMailbox) UserMessageCount() int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.q == nil {
@@ -83,7 +83,7 @@ func (m *mailbox) UserMessageCount() int {
 	return len(m.q.user)
 }
 
-func (m *mailbox) schedule() {
+func (m *memberMailbox) schedule() {
 	if m.scheduled.CompareAndSwap(false, true) {
 		(*m.dispatcher).Schedule(m.process)
 	}
@@ -91,7 +91,7 @@ func (m *mailbox) schedule() {
 
 // process runs the mailbox until it has nothing it may deliver, then goes idle;
 // a message posted after the last look schedules it again (schedule).
-func (m *mailbox) process() {
+func (m *memberMailbox) process() {
 	for {
 		m.run()
 		m.scheduled.Store(false)
@@ -104,7 +104,7 @@ func (m *mailbox) process() {
 	}
 }
 
-func (m *mailbox) run() {
+func (m *memberMailbox) run() {
 	var msg any
 	defer func() {
 		if r := recover(); r != nil {
@@ -133,12 +133,12 @@ func (m *mailbox) run() {
 // next pops the next deliverable message: a system message, else (unless
 // suspended) a user message; nil if there is none. Suspend and resume are
 // applied here and not delivered, as protoactor's mailbox does.
-func (m *mailbox) next() (any, bool) {
+func (m *memberMailbox) next() (any, bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	defer m.dropEmpty()
 	for m.q != nil && len(m.q.sys) > 0 {
-		msg := pop(&m.q.sys)
+		msg := popQueue(&m.q.sys)
 		switch msg.(type) {
 		case *actor.SuspendMailbox:
 			m.suspended = true
@@ -151,18 +151,18 @@ func (m *mailbox) next() (any, bool) {
 	if m.suspended || m.q == nil || len(m.q.user) == 0 {
 		return nil, false
 	}
-	return pop(&m.q.user), false
+	return popQueue(&m.q.user), false
 }
 
 // dropEmpty lets go of the queues once both are empty; m.mu is held.
-func (m *mailbox) dropEmpty() {
+func (m *memberMailbox) dropEmpty() {
 	if m.q != nil && m.q.sys == nil && m.q.user == nil {
 		m.q = nil
 	}
 }
 
-// pop removes the first element of a non-empty queue, dropping the array once it is empty.
-func pop(q *[]any) any {
+// popQueue removes the first element of a non-empty queue, dropping the array once it is empty.
+func popQueue(q *[]any) any {
 	msg := (*q)[0]
 	(*q)[0] = nil
 	if *q = (*q)[1:]; len(*q) == 0 {

@@ -1,4 +1,4 @@
-package memberactor
+package group
 
 import (
 	"testing"
@@ -13,10 +13,10 @@ func TestMemberActorNameCarriesItsMemberID(t *testing.T) {
 	parent := actor.NewPID("nonhost", "group/orders/billing")
 	for _, id := range []string{"10.0.3.7-m0", "a/b", "member/x", "m#1/y", "x-$1", "사용자-42", " "} {
 		for attempt := 0; attempt < 3; attempt++ {
-			self := actor.NewPID("nonhost", parent.Id+"/"+Name(id, attempt))
-			require.Equal(t, id, IDOf(self, parent), "id %q, attempt %d", id, attempt)
+			self := actor.NewPID("nonhost", parent.Id+"/"+memberActorName(id, attempt))
+			require.Equal(t, id, memberIDOf(self, parent), "id %q, attempt %d", id, attempt)
 		}
 	}
-	require.NotEqual(t, Name("a", 0), Name("a", 1))
-	require.NotEqual(t, Name("a", 1), Name("a", 2))
+	require.NotEqual(t, memberActorName("a", 0), memberActorName("a", 1))
+	require.NotEqual(t, memberActorName("a", 1), memberActorName("a", 2))
 }

@@ -1,4 +1,4 @@
-package memberactor
+package group
 
 import (
 	"sync"
@@ -56,7 +56,7 @@ func (d *heldDispatcher) release() {
 
 func TestMemberMailboxOrderSuspendAndFailure(t *testing.T) {
 	inv, d := &recInvoker{}, &heldDispatcher{}
-	m := newMailbox().(*mailbox)
+	m := newMemberMailbox().(*memberMailbox)
 	m.RegisterHandlers(inv, d)
 
 	m.PostUserMessage("u1")
@@ -91,7 +91,7 @@ func TestMemberMailboxConcurrentPosts(t *testing.T) {
 	var delivered sync.WaitGroup
 	delivered.Add(2000)
 	inv := &recInvoker{delivered: &delivered}
-	m := newMailbox().(*mailbox)
+	m := newMemberMailbox().(*memberMailbox)
 	m.RegisterHandlers(inv, dispatch.Workers)
 	var wg sync.WaitGroup
 	for p := 0; p < 4; p++ {
@@ -112,12 +112,12 @@ func TestMemberMailboxConcurrentPosts(t *testing.T) {
 // An idle member actor's mailbox is one 48-byte allocation (docs/BENCHMARKS.md, "Memory per
 // member"): a node keeps one per member.
 func TestMemberMailboxIsSmallWhileIdle(t *testing.T) {
-	require.LessOrEqual(t, unsafe.Sizeof(mailbox{}), uintptr(48))
-	shared := newMailbox().(*mailbox)
+	require.LessOrEqual(t, unsafe.Sizeof(memberMailbox{}), uintptr(48))
+	shared := newMemberMailbox().(*memberMailbox)
 	shared.RegisterHandlers(&recInvoker{}, dispatch.Workers)
-	require.Same(t, &workers, shared.dispatcher, "member actors' mailboxes share one dispatcher value")
+	require.Same(t, &memberDispatcher, shared.dispatcher, "member actors' mailboxes share one dispatcher value")
 	inv, d := &recInvoker{}, &heldDispatcher{}
-	m := newMailbox().(*mailbox)
+	m := newMemberMailbox().(*memberMailbox)
 	m.RegisterHandlers(inv, d)
 	m.PostSystemMessage(&actor.SuspendMailbox{})
 	m.PostUserMessage("u1")
