@@ -18,14 +18,16 @@ func TestClusterProvidersLoad(t *testing.T) {
 			"RSC_CLUSTER_PROVIDER=automanaged", "RSC_CLUSTER_HOST=0.0.0.0", "RSC_CLUSTER_ADVERTISE_HOST=rsc-2",
 			"RSC_CLUSTER_PORT=7000", "RSC_CLUSTER_MANAGE_PORT=7001",
 			"RSC_CLUSTER_SEEDS=rsc-1:7001,RSC-2:7001,rsc-3:7001", // host names compare case-insensitively
+			"RSC_CLUSTER_TLS_CA_FILE=/etc/rsc/cluster/ca.crt", "RSC_CLUSTER_TLS_CERT_FILE=/etc/rsc/cluster/tls.crt",
+			"RSC_CLUSTER_TLS_KEY_FILE=/etc/rsc/cluster/tls.key",
 		},
 		"automanaged on loopback": {
 			"RSC_CLUSTER_PROVIDER=automanaged", "RSC_CLUSTER_PORT=7000", "RSC_CLUSTER_MANAGE_PORT=7100",
-			"RSC_CLUSTER_SEEDS=127.0.0.1:7100,127.0.0.1:7101,127.0.0.1:7102",
+			"RSC_CLUSTER_SEEDS=127.0.0.1:7100,127.0.0.1:7101,127.0.0.1:7102", "RSC_CLUSTER_INSECURE=true",
 		},
 		"kubernetes": {
 			"RSC_CLUSTER_PROVIDER=kubernetes", "RSC_CLUSTER_HOST=0.0.0.0", "RSC_CLUSTER_ADVERTISE_HOST=10.244.1.7",
-			"RSC_CLUSTER_PORT=7000",
+			"RSC_CLUSTER_PORT=7000", "RSC_CLUSTER_INSECURE=true",
 		},
 		"test with a free port": {"RSC_CLUSTER_PROVIDER=test"},
 		"single":                {"RSC_CLUSTER_PROVIDER=single", "RSC_CLUSTER_NAME=other", "RSC_CLUSTER_NODE_ID=n1"},
@@ -57,9 +59,11 @@ func TestClusterProviderRules(t *testing.T) {
 	automanaged := func(c *Cluster) {
 		c.Provider, c.Port, c.ManagePort = ProviderAutomanaged, 7000, 7001
 		c.Seeds = []string{"127.0.0.1:7001", "10.0.0.2:7001"}
+		c.Insecure = true
 	}
 	kubernetes := func(c *Cluster) {
 		c.Provider, c.Host, c.AdvertiseHost, c.Port = ProviderKubernetes, "0.0.0.0", "10.244.0.9", 7000
+		c.Insecure = true
 	}
 	cases := []struct {
 		name   string
@@ -120,17 +124,23 @@ func TestClusterProviderRules(t *testing.T) {
 			`config: cluster.name = "rsc-": is used as a Kubernetes label value by the kubernetes provider: must begin and end with a letter or digit`},
 
 		// mutual TLS between nodes
+		{"automanaged without tls nor insecure", func(c *Cluster) { automanaged(c); c.Insecure = false },
+			`config: cluster.tls.ca-file = "": is required with cluster.provider = automanaged: set cluster.tls.ca-file, cert-file and key-file`},
+		{"kubernetes without tls nor insecure", func(c *Cluster) { kubernetes(c); c.Insecure = false },
+			`or set cluster.insecure = true to accept that any process that reaches the cluster ports can act as a node`},
 		{"single with cluster.tls", func(c *Cluster) { c.TLS.CAFile = "/ca.crt" },
 			`config: cluster.tls.ca-file = "/ca.crt": is ignored with cluster.provider = single`},
 		{"single with insecure", func(c *Cluster) { c.Insecure = true },
 			`config: cluster.insecure = true: is ignored with cluster.provider = single`},
 		{"tls without a key", func(c *Cluster) {
 			automanaged(c)
+			c.Insecure = false
 			c.TLS = ClusterTLS{CAFile: "/ca.crt", CertFile: "/tls.crt", ReloadInterval: 10 * time.Second}
 		},
 			`config: cluster.tls.key-file = "": is required when any cluster.tls file is set`},
 		{"tls without a CA", func(c *Cluster) {
 			kubernetes(c)
+			c.Insecure = false
 			c.TLS = ClusterTLS{CertFile: "/tls.crt", KeyFile: "/tls.key", ReloadInterval: 10 * time.Second}
 		},
 			`config: cluster.tls.ca-file = "": is required when any cluster.tls file is set: mutual TLS needs the cluster CA`},

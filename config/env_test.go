@@ -27,6 +27,7 @@ func TestEnvListsAndValues(t *testing.T) {
 		"RSC_CLUSTER_PORT=7000",
 		"RSC_CLUSTER_MANAGE_PORT=7001",
 		"RSC_CLUSTER_SEEDS=127.0.0.1:7001, x:1",
+		"RSC_CLUSTER_INSECURE=true",
 		"RSC_REDIS_TLS=true",
 		"UNRELATED=1", // not ours
 		"rsc_lowercase=1",

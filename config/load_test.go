@@ -124,6 +124,7 @@ cluster:
   port: 7000
   manage-port: 1
   seeds: &nodes ["n1:1", "n2:2"]
+  insecure: true
 redis:
   addrs: *nodes
 log:

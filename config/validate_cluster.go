@@ -43,6 +43,7 @@ func (cl Cluster) validate(bad badFunc, failed map[string]bool) {
 		ignored(cl.Insecure, "cluster.insecure", cl.Insecure, run)
 	}
 	cl.validateTLS(bad, failed)
+	cl.requireTrust(bad)
 	if p != ProviderAutomanaged {
 		ignored(managePortOK && cl.ManagePort != 0, "cluster.manage-port", cl.ManagePort, "only cluster.provider = automanaged uses it")
 		ignored(seedsOK && len(cl.Seeds) > 0, "cluster.seeds", cl.Seeds, "only cluster.provider = automanaged uses it")
@@ -119,5 +120,15 @@ func (cl Cluster) validateTLS(bad badFunc, failed map[string]bool) {
 	}
 	if cl.Insecure {
 		bad("cluster.insecure", true, "contradicts cluster.tls: remove cluster.insecure to run with mutual TLS, or the cluster.tls files to run without")
+	}
+}
+
+// requireTrust refuses a provider that opens cluster ports to other
+// machines (automanaged, kubernetes) without cluster.tls unless
+// cluster.insecure says the network is trusted: without either, any
+// process that reaches cluster.port could act as a node.
+func (cl Cluster) requireTrust(bad badFunc) {
+	if (cl.Provider == ProviderAutomanaged || cl.Provider == ProviderKubernetes) && !cl.TLS.Enabled() && !cl.Insecure {
+		bad("cluster.tls.ca-file", "", "is required with cluster.provider = %s: set cluster.tls.ca-file, cert-file and key-file so that only nodes with a certificate of the cluster CA can use cluster.port (docs/OPERATIONS.md, \"Security model\"), or set cluster.insecure = true to accept that any process that reaches the cluster ports can act as a node", cl.Provider)
 	}
 }

@@ -197,6 +197,7 @@ func TestValidateAccepts(t *testing.T) {
 	cfg.Cluster.Port = 7000
 	cfg.Cluster.ManagePort = 7001
 	cfg.Cluster.Seeds = []string{"rsc-1.internal:7001", "10.0.0.1:7001"}
+	cfg.Cluster.Insecure = true
 	cfg.Store.KeyPrefix = "team_a.rsc-1"
 	assert.NoError(t, cfg.Validate())
 }

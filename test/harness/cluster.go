@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redisstream/coordinator/internal/tlsfiles/testca"
 	"github.com/redisstream/coordinator/membersdk/protocol"
 )
 
@@ -30,6 +31,10 @@ type ClusterOptions struct {
 	// before the cluster is formed: the caller can use it while membership
 	// converges, and calls WaitFormed itself.
 	NoWaitFormed bool
+	// Insecure runs the cluster ports without TLS (cluster.insecure). By
+	// default every node gets a certificate of a CA made for the cluster
+	// (cluster.tls.*), as a production cluster should.
+	Insecure bool
 }
 
 // Cluster is N coordinator processes started as one automanaged cluster.
@@ -49,9 +54,14 @@ type Cluster struct {
 	// started with the cluster settings it does know, and run as independent
 	// nodes on one Redis.
 	ManagePort bool
+	// CA signed the nodes' certificates (nil with Insecure); NodeTLS[i] are
+	// node i's files, which a test may rotate (testca.WriteFile).
+	CA      *testca.CA
+	NodeTLS []testca.Files
 }
 
-// StartCluster starts o.Nodes coordinators as one automanaged cluster and
+// StartCluster starts o.Nodes coordinators as one automanaged cluster, over
+// mutual TLS unless o.Insecure, and
 // waits until it is formed (WaitFormed; not with o.NoWaitFormed). Every node is killed at test
 // cleanup.
 func StartCluster(t testing.TB, o ClusterOptions) *Cluster {
@@ -86,6 +96,17 @@ func StartCluster(t testing.TB, o ClusterOptions) *Cluster {
 		}
 		if c.ManagePort {
 			args = append(args, fmt.Sprintf("--cluster.manage-port=%d", c.ManagePorts[i]))
+		}
+		if o.Insecure {
+			args = append(args, "--cluster.insecure=true")
+		} else {
+			if c.CA == nil {
+				c.CA = testca.New(t, "rsc test cluster CA")
+			}
+			name := fmt.Sprintf("n%d", i+1)
+			f := c.CA.Write(t, t.TempDir(), name, c.CA.Issue(t, name, testca.Options{}))
+			c.NodeTLS = append(c.NodeTLS, f)
+			args = append(args, "--cluster.tls.ca-file="+f.CA, "--cluster.tls.cert-file="+f.Cert, "--cluster.tls.key-file="+f.Key)
 		}
 		args = append(args, o.Args...)
 		opts := Options{RedisAddr: o.RedisAddr, Env: o.Env, Args: args, Port: c.HTTPPorts[i]}

@@ -140,6 +140,13 @@ func (p *pod) env(c corev1.Container, redisAddr string) []string {
 	vars["RSC_HTTP_ADDR"] = p.IP + ":" + strconv.Itoa(p.HTTPPort)
 	vars["RSC_CLUSTER_HOST"] = p.IP
 	vars["RSC_CLUSTER_PORT"] = strconv.Itoa(p.ClusterPort)
+	// The manifest mounts cert-manager's Secret for mutual TLS between nodes;
+	// no kubelet mounts it here, so these pods, on the host's loopback, run
+	// the cluster port without TLS (test/cluster covers mutual TLS).
+	delete(vars, "RSC_CLUSTER_TLS_CA_FILE")
+	delete(vars, "RSC_CLUSTER_TLS_CERT_FILE")
+	delete(vars, "RSC_CLUSTER_TLS_KEY_FILE")
+	vars["RSC_CLUSTER_INSECURE"] = "true"
 	for k, v := range podEnv {
 		vars[k] = v
 	}
