@@ -31,13 +31,13 @@
 //   - views.go, debug.go: the monitoring views and ownership sample; the debug view;
 //   - fence.go: the shard fences, written before a change that moves a holder is saved;
 //   - member.go, member_mailbox.go: the member actor (its timer is the member's lease) and its
-//     small mailbox; supervision.go: how the group actor supervises and re-arms them.
+//     small mailbox; supervision.go: how the group actor supervises and re-arms them;
+//   - dispatch.go: the workers every group and member actor of the process runs on.
 //
 // Subpackages, which import none of group:
 //
 //   - groupmsg: the messages it answers; groupwire: their protobuf form; groupdeps: what it
-//     needs from its node;
-//   - dispatch: the workers the group and member actors run on.
+//     needs from its node.
 //
 // group itself may import them, groupstate, reshard, persistence and protoactor; never a
 // transport or actors/host.

@@ -10,7 +10,6 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/asynkron/protoactor-go/cluster"
 
-	"github.com/redisstream/coordinator/actors/group/dispatch"
 	"github.com/redisstream/coordinator/actors/group/groupmsg"
 	"github.com/redisstream/coordinator/actors/group/groupwire"
 	"github.com/redisstream/coordinator/actors/groupstate"
@@ -37,7 +36,7 @@ func GrainProps(deps *Deps) *actor.Props {
 	// and the next request activates it afresh): no guardian here.
 	return actor.PropsFromProducer(func() actor.Actor {
 		return &groupActor{deps: d}
-	}, actor.WithSupervisor(memberSupervisor), actor.WithReceiverMiddleware(d.groupHooks...), actor.WithDispatcher(dispatch.Workers))
+	}, actor.WithSupervisor(memberSupervisor), actor.WithReceiverMiddleware(d.groupHooks...), actor.WithDispatcher(actorWorkers))
 }
 
 // groupActor is the shell around one groupstate.Group. Fields below state are

@@ -6,8 +6,6 @@ import (
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
-
-	"github.com/redisstream/coordinator/actors/group/dispatch"
 )
 
 // memberActor embodies one member's lease: its receive-timeout is armed for
@@ -48,7 +46,7 @@ type memberActor struct {
 func newMemberProps(now func() time.Time, hooks ...actor.ReceiverMiddleware) *actor.Props {
 	return actor.PropsFromProducer(func() actor.Actor {
 		return &memberActor{now: now}
-	}, actor.WithMailbox(newMemberMailbox), actor.WithReceiverMiddleware(hooks...), actor.WithDispatcher(dispatch.Workers))
+	}, actor.WithMailbox(newMemberMailbox), actor.WithReceiverMiddleware(hooks...), actor.WithDispatcher(actorWorkers))
 }
 
 // memberActorName is the child name of a member actor: "member/<id>", or, when a

@@ -6,8 +6,6 @@ import (
 	"sync/atomic"
 
 	"github.com/asynkron/protoactor-go/actor"
-
-	"github.com/redisstream/coordinator/actors/group/dispatch"
 )
 
 // memberMailbox is the mailbox of member actors: protoactor's default mailbox
@@ -32,7 +30,7 @@ type memberMailbox struct {
 }
 
 // memberDispatcher is the dispatcher of every member actor (newMemberProps): their mailboxes point at it.
-var memberDispatcher actor.Dispatcher = dispatch.Workers
+var memberDispatcher actor.Dispatcher = actorWorkers
 
 // memberQueues are a mailbox's waiting messages; a mailbox drops them once both are empty.
 type memberQueues struct{ sys, user []any }

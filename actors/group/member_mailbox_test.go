@@ -8,8 +8,6 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/redisstream/coordinator/actors/group/dispatch"
 )
 
 // recInvoker records what the mailbox delivers; "boom" panics.
@@ -92,7 +90,7 @@ func TestMemberMailboxConcurrentPosts(t *testing.T) {
 	delivered.Add(2000)
 	inv := &recInvoker{delivered: &delivered}
 	m := newMemberMailbox().(*memberMailbox)
-	m.RegisterHandlers(inv, dispatch.Workers)
+	m.RegisterHandlers(inv, actorWorkers)
 	var wg sync.WaitGroup
 	for p := 0; p < 4; p++ {
 		wg.Add(1)
@@ -114,7 +112,7 @@ func TestMemberMailboxConcurrentPosts(t *testing.T) {
 func TestMemberMailboxIsSmallWhileIdle(t *testing.T) {
 	require.LessOrEqual(t, unsafe.Sizeof(memberMailbox{}), uintptr(48))
 	shared := newMemberMailbox().(*memberMailbox)
-	shared.RegisterHandlers(&recInvoker{}, dispatch.Workers)
+	shared.RegisterHandlers(&recInvoker{}, actorWorkers)
 	require.Same(t, &memberDispatcher, shared.dispatcher, "member actors' mailboxes share one dispatcher value")
 	inv, d := &recInvoker{}, &heldDispatcher{}
 	m := newMemberMailbox().(*memberMailbox)

@@ -5,8 +5,6 @@ import (
 	"time"
 
 	"github.com/asynkron/protoactor-go/actor"
-
-	"github.com/redisstream/coordinator/actors/group/dispatch"
 )
 
 // Supervision. A panic in an actor is a bug; the actor is restarted with
@@ -40,7 +38,7 @@ func supervision(d *Deps) []actor.PropsOption {
 		actor.WithSupervisor(memberSupervisor),
 		actor.WithGuardian(groupSupervisor),
 		actor.WithReceiverMiddleware(d.groupHooks...),
-		actor.WithDispatcher(dispatch.Workers),
+		actor.WithDispatcher(actorWorkers),
 	}
 }
 

@@ -1,4 +1,4 @@
-package dispatch
+package group
 
 import (
 	"sync"
@@ -30,8 +30,8 @@ const workerIdle = 10 * time.Second
 // the worker yields.
 const mailboxThroughput = 300
 
-// Workers is the one dispatcher of every group and member actor of the process.
-var Workers = &workers{work: make(chan func())}
+// actorWorkers is the one dispatcher of every group and member actor of the process.
+var actorWorkers = &workers{work: make(chan func())}
 
 func (w *workers) Schedule(fn func()) {
 	w.reaper.Do(func() { go w.reap() })
