@@ -41,8 +41,8 @@ func remoteTLS(o Options) []remote.ConfigOption {
 // refusingCreds logs every connection the remote refuses in the TLS
 // handshake — no certificate, one the cluster CA did not sign, an expired
 // one — with the peer's address and the reason (which names the
-// certificate's subject when there was one), at most once per peer address
-// per minute.
+// certificate's subject when there was one), at most once a minute per peer
+// host and reason.
 type refusingCreds struct {
 	credentials.TransportCredentials
 	log   *slog.Logger
@@ -51,7 +51,7 @@ type refusingCreds struct {
 
 func (c *refusingCreds) ServerHandshake(raw net.Conn) (net.Conn, credentials.AuthInfo, error) {
 	conn, info, err := c.TransportCredentials.ServerHandshake(raw)
-	if err != nil && c.limit.allow(raw.RemoteAddr().String(), time.Now()) {
+	if err != nil && c.limit.allow(raw.RemoteAddr().String(), err.Error(), time.Now()) {
 		c.log.Warn("refused a connection to the actor remote (cluster.port): no valid node certificate; a process that is not a node of this cluster, or a node whose certificate the cluster CA (cluster.tls.ca-file) does not sign",
 			slog.String("peer", raw.RemoteAddr().String()), slog.Any("err", err))
 	}
@@ -62,17 +62,20 @@ func (c *refusingCreds) Clone() credentials.TransportCredentials {
 	return &refusingCreds{TransportCredentials: c.TransportCredentials.Clone(), log: c.log}
 }
 
-// refusalLimit allows one log line per peer host per minute.
+// refusalLimit allows one log line a minute per peer host and reason: a
+// scanner retrying does not flood the log, and every new reason (another
+// certificate, say) is still told.
 type refusalLimit struct {
 	mu   sync.Mutex
 	last map[string]time.Time
 }
 
-func (l *refusalLimit) allow(addr string, now time.Time) bool {
+func (l *refusalLimit) allow(addr, reason string, now time.Time) bool {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
 		host = addr
 	}
+	host += "\x00" + reason
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.last == nil {
@@ -108,7 +111,7 @@ func (w *refusalWriter) Write(b []byte) (int, error) {
 	const prefix = "http: TLS handshake error from "
 	if rest, ok := strings.CutPrefix(line, prefix); ok {
 		addr, reason, _ := strings.Cut(rest, ": ")
-		if w.limit.allow(addr, time.Now()) {
+		if w.limit.allow(addr, reason, time.Now()) {
 			w.log.Warn("refused a connection to the "+w.what+": no valid node certificate",
 				slog.String("peer", addr), slog.String("err", reason))
 		}

@@ -1,0 +1,131 @@
+package cluster
+
+import (
+	"crypto/tls"
+	"fmt"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/redisstream/coordinator/internal/tlsfiles/testca"
+	"github.com/redisstream/coordinator/membersdk/protocol"
+	"github.com/redisstream/coordinator/test/harness"
+)
+
+// A process that is not a node — no certificate, a self-signed one, one of
+// another CA, an expired one of the cluster CA — reaches neither a node's
+// cluster health endpoint (it cannot read the membership or answer for a
+// node) nor its actor remote (it cannot deliver a heartbeat, a leave or a
+// pause to a group's grain). The group it tried to reach is unchanged, its
+// members keep their epochs and shards, and every node it knocked at logs
+// the refusal with its address and, when it showed one, its certificate.
+func TestStrangerCannotSpeakToTheClusterPorts(t *testing.T) {
+	w := startWorld(t, 4)
+	a, b := w.member("a", 0), w.member("b", 1)
+	var before protocol.GroupResponse
+	beatUntil(t, w, "4 shards over a and b, the group stable", func() bool {
+		g, ok := w.groupView()
+		before = g
+		return ok && len(a.Owned) == 2 && len(b.Owned) == 2 && g.State == "STABLE"
+	}, a, b)
+
+	// The members keep heartbeating while the stranger knocks: a lease that
+	// ran out would move shards for reasons of its own.
+	stop, done := make(chan struct{}), make(chan error, 1)
+	go func() {
+		for {
+			select {
+			case <-stop:
+				done <- nil
+				return
+			case <-time.After(heartbeat):
+			}
+			for _, m := range []*harness.FailoverMember{a, b} {
+				m.Release()
+				if r, err := m.Beat(beatWithin); err != nil || r.Status != protocol.StatusOK {
+					done <- fmt.Errorf("%s: %v %s", m.ID, err, r.Status)
+					return
+				}
+			}
+		}
+	}()
+
+	other := testca.New(t, "not the cluster CA")
+	strangers := map[string][]tls.Certificate{"no certificate": nil}
+	for name, p := range map[string]testca.Pair{
+		"self-signed":       w.cl.CA.Issue(t, "stranger-self", testca.Options{SelfSigned: true}),
+		"another CA":        other.Issue(t, "stranger-other-ca", testca.Options{}),
+		"expired, right CA": w.cl.CA.Issue(t, "stranger-expired", testca.Options{NotAfter: time.Now().Add(-time.Minute)}),
+	} {
+		c, err := tls.X509KeyPair(p.CertPEM, p.KeyPEM)
+		require.NoError(t, err)
+		strangers[name] = []tls.Certificate{c}
+	}
+	for name, certs := range strangers {
+		for i := range w.cl.Nodes {
+			cfg := &tls.Config{Certificates: certs, InsecureSkipVerify: true}
+			health := fmt.Sprintf("https://127.0.0.1:%d/_health", w.cl.ManagePorts[i])
+			cli := &http.Client{Transport: &http.Transport{TLSClientConfig: cfg}, Timeout: 5 * time.Second}
+			if resp, err := cli.Get(health); err == nil {
+				resp.Body.Close()
+				t.Fatalf("%s: node %d's health endpoint answered a stranger: %s", name, i+1, resp.Status)
+			}
+			remote := "127.0.0.1:" + strconv.Itoa(w.cl.RemotePorts[i])
+			conn, err := tls.Dial("tcp", remote, cfg)
+			if err == nil {
+				// TLS 1.3 tells a client of its refused certificate on the
+				// first read; a node would get its first HTTP/2 frame.
+				_ = conn.SetDeadline(time.Now().Add(5 * time.Second))
+				_, _ = conn.Write([]byte("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"))
+				_, err = conn.Read(make([]byte, 1))
+				conn.Close()
+			}
+			require.Error(t, err, "%s: node %d's actor remote (cluster.port) spoke to a stranger", name, i+1)
+		}
+	}
+	// Plaintext, as a protoactor-go client of the same version dials by
+	// default: the TLS server reads a ClientHello, not an HTTP/2 preface.
+	for i := range w.cl.Nodes {
+		conn, err := net.DialTimeout("tcp", "127.0.0.1:"+strconv.Itoa(w.cl.RemotePorts[i]), 5*time.Second)
+		require.NoError(t, err)
+		_ = conn.SetDeadline(time.Now().Add(5 * time.Second))
+		_, _ = conn.Write([]byte("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n\x00\x00\x00\x04\x00\x00\x00\x00\x00"))
+		n, _ := conn.Read(make([]byte, 64))
+		conn.Close()
+		require.Zero(t, n, "node %d answered a plaintext HTTP/2 client", i+1)
+	}
+
+	close(stop)
+	require.NoError(t, <-done, "the members were answered throughout")
+
+	// Nothing changed: the members keep their epochs and shards.
+	ra, rb := w.beat(a), w.beat(b)
+	require.Equal(t, protocol.StatusOK, ra.Status, "a keeps its membership")
+	require.Equal(t, protocol.StatusOK, rb.Status, "b keeps its membership")
+	after, ok := w.groupView()
+	require.True(t, ok)
+	require.Equal(t, before.GroupEpoch, after.GroupEpoch, "group epoch")
+	require.Equal(t, before.AssignmentEpoch, after.AssignmentEpoch, "assignment epoch")
+	require.Equal(t, "STABLE", after.State)
+	require.Equal(t, protocol.RebalancingActive, after.Rebalancing, "rebalancing was not paused")
+
+	// Every node logged the refusals with the stranger's address, and the
+	// certificates it was shown by their subject.
+	for i, n := range w.cl.Nodes {
+		logs := n.Logs()
+		for _, want := range []string{
+			"refused a connection to the actor remote (cluster.port)",
+			"refused a connection to the cluster health endpoint",
+			"peer=127.0.0.1:",
+			"stranger-self", "stranger-other-ca",
+		} {
+			require.True(t, strings.Contains(logs, want), "node %d logs %q", i+1, want)
+		}
+		require.NotContains(t, logs, "Redis lost coordinator state", "node %d: no false data-loss hold", i+1)
+	}
+}
