@@ -28,7 +28,7 @@ type Deps struct {
 	// Node is the node this group actor runs on (default NopNode).
 	Node groupdeps.Node
 	// Nudger pushes nudges to mailbox members whose assignment can grow
-	// (default NopNudger: the mailbox is off).
+	// (default nopNudger: the mailbox is off).
 	Nudger groupdeps.Nudger
 
 	// Now is the node's one clock (host.Options.Now): every deadline a group
@@ -58,7 +58,7 @@ func (d *Deps) withDefaults() *Deps {
 		c.Logger = slog.Default()
 	}
 	if c.Metrics == nil {
-		c.Metrics = groupdeps.NopMetrics{}
+		c.Metrics = nopMetrics{}
 	}
 	if c.Owner == "" {
 		c.Owner = c.NodeID
@@ -67,8 +67,26 @@ func (d *Deps) withDefaults() *Deps {
 		c.Node = groupdeps.NopNode{}
 	}
 	if c.Nudger == nil {
-		c.Nudger = groupdeps.NopNudger{}
+		c.Nudger = nopNudger{}
 	}
 	c.memberProps = newMemberProps(c.Now, c.memberHooks...)
 	return &c
 }
+
+// nopMetrics is a groupdeps.Metrics that records nothing: the default of Deps.Metrics.
+type nopMetrics struct{}
+
+func (nopMetrics) Heartbeat(string, time.Duration)              {}
+func (nopMetrics) Persist(time.Duration, error)                 {}
+func (nopMetrics) MemberExpired()                               {}
+func (nopMetrics) MemberFenced()                                {}
+func (nopMetrics) Activated()                                   {}
+func (nopMetrics) Passivated()                                  {}
+func (nopMetrics) Members(persistence.GroupKey, map[string]int) {}
+func (nopMetrics) LimitRejected(string)                         {}
+func (nopMetrics) RetainedTrimmed(int)                          {}
+
+// nopNudger nudges nobody: the default of Deps.Nudger (the mailbox is off).
+type nopNudger struct{}
+
+func (nopNudger) Nudge(string, string, string, string) {}

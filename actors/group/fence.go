@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/redisstream/coordinator/actors/group/groupdeps"
 	"github.com/redisstream/coordinator/actors/groupstate"
 	"github.com/redisstream/coordinator/persistence"
 	"github.com/redisstream/coordinator/reshard"
@@ -17,15 +18,6 @@ import (
 // the new holder, or "" when nobody holds the shard after the change. Steady
 // heartbeats move no holder and write nothing.
 
-// FenceMetrics is implemented by a Deps.Metrics that counts shard fence writes
-// (rsc_shard_fence_writes_total{op}). It is optional, so that a Metrics without it
-// still works.
-type FenceMetrics interface {
-	// FenceWrites counts fence writes that landed: set named a new holder,
-	// clear left the shard with none.
-	FenceWrites(set, clear int)
-}
-
 // shardFences keeps one group activation's shard fences in step with its memory:
 // it writes them and remembers the shards a failed write may have left out
 // of step, until they are repaired. Used from the group actor only.
@@ -34,7 +26,7 @@ type shardFences struct {
 	key         persistence.GroupKey
 	// ctx bounds one store call.
 	ctx func() (context.Context, context.CancelFunc)
-	// metrics counts fence writes when it implements FenceMetrics (may be nil).
+	// metrics counts fence writes when it implements groupdeps.FenceMetrics (may be nil).
 	metrics any
 
 	// stale: shards whose fence a failed write may have left out of step with
@@ -183,7 +175,7 @@ func (b *shardFences) set(state *groupstate.Group, updates []persistence.FenceUp
 // holder changed (a hand-off is a clear, then a set), the coordinator's extra
 // Redis writes per ownership change.
 func (b *shardFences) count(updates []persistence.FenceUpdate) {
-	fm, ok := b.metrics.(FenceMetrics)
+	fm, ok := b.metrics.(groupdeps.FenceMetrics)
 	if !ok {
 		return
 	}

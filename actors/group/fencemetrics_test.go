@@ -11,11 +11,13 @@ import (
 	"github.com/redisstream/coordinator/actors/group/groupmsg"
 )
 
-// fenceCounter is a Metrics that also counts fence writes (FenceMetrics).
+// fenceCounter is a Metrics that also counts fence writes (groupdeps.FenceMetrics).
 type fenceCounter struct {
-	groupdeps.NopMetrics
+	nopMetrics
 	set, clear atomic.Int64
 }
+
+var _ groupdeps.FenceMetrics = (*fenceCounter)(nil)
 
 func (f *fenceCounter) FenceWrites(set, clear int) {
 	f.set.Add(int64(set))

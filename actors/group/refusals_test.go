@@ -22,7 +22,7 @@ import (
 
 // identityCounter is a Metrics that also counts identity refusals (IdentityMetrics).
 type identityCounter struct {
-	groupdeps.NopMetrics
+	nopMetrics
 	conflicts, principals atomic.Int64
 }
 

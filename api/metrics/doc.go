@@ -28,7 +28,7 @@
 //	  LeaseExpired()            rsc_lease_expirations_total
 //	  MemberFenced()            rsc_members_fenced_total
 //
-//	actors/group, through the optional group.FenceMetrics of its Deps.Metrics:
+//	actors/group, through the optional groupdeps.FenceMetrics of its Deps.Metrics:
 //	  FenceWrites(set, clear)   rsc_shard_fence_writes_total{op=set|clear}  one per shard fence written
 //
 // Go runtime and process collectors are registered too.

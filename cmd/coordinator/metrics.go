@@ -30,7 +30,7 @@ func (s shellMetrics) MemberFenced()  { s.m.MemberFenced() }
 func (s shellMetrics) Activated()     { s.m.GroupActivated() }
 func (s shellMetrics) Passivated()    { s.m.GroupPassivated() }
 
-// FenceWrites implements group.FenceMetrics.
+// FenceWrites implements groupdeps.FenceMetrics.
 func (s shellMetrics) FenceWrites(set, clear int) { s.m.FenceWrites(set, clear) }
 
 // MemberIDConflict and PrincipalRefused implement groupdeps.IdentityMetrics.

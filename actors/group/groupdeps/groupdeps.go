@@ -124,21 +124,8 @@ type Metrics interface {
 	RetainedTrimmed(n int)
 }
 
-// NopMetrics is a Metrics that records nothing: the default of Deps.Metrics.
-type NopMetrics struct{}
-
-func (NopMetrics) Heartbeat(string, time.Duration)              {}
-func (NopMetrics) Persist(time.Duration, error)                 {}
-func (NopMetrics) MemberExpired()                               {}
-func (NopMetrics) MemberFenced()                                {}
-func (NopMetrics) Activated()                                   {}
-func (NopMetrics) Passivated()                                  {}
-func (NopMetrics) Members(persistence.GroupKey, map[string]int) {}
-func (NopMetrics) LimitRejected(string)                         {}
-func (NopMetrics) RetainedTrimmed(int)                          {}
-
-// IdentityMetrics is implemented by a Deps.Metrics that counts identity refusals. Optional,
-// like group.FenceMetrics.
+// IdentityMetrics is implemented by a Metrics that counts identity refusals. Optional: the
+// group actor asks for it with a type assertion, so that a Metrics without it still works.
 type IdentityMetrics interface {
 	// MemberIDConflict counts one new (member id, incarnation) refused with MEMBER_ID_IN_USE
 	// (rsc_member_id_conflicts_total); the heartbeats of a retrying duplicate count once.
@@ -146,6 +133,14 @@ type IdentityMetrics interface {
 	// PrincipalRefused counts one new (member id, principal) refused because another
 	// principal joined the member (rsc_member_principal_refusals_total).
 	PrincipalRefused()
+}
+
+// FenceMetrics is implemented by a Metrics that counts shard fence writes
+// (rsc_shard_fence_writes_total{op}). Optional, like IdentityMetrics.
+type FenceMetrics interface {
+	// FenceWrites counts fence writes that landed: set named a new holder,
+	// clear left the shard with none.
+	FenceWrites(set, clear int)
 }
 
 // Nudger pushes a nudge (docs/PROTOCOL.md, "Nudges") to a mailbox member's reply list: heartbeat
@@ -156,8 +151,3 @@ type IdentityMetrics interface {
 type Nudger interface {
 	Nudge(streamPrefix, consumerGroup, memberID, principal string)
 }
-
-// NopNudger nudges nobody: the default of Deps.Nudger (the mailbox is off).
-type NopNudger struct{}
-
-func (NopNudger) Nudge(string, string, string, string) {}
