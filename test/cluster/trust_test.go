@@ -24,9 +24,23 @@ import (
 // pause to a group's grain). The group it tried to reach is unchanged, its
 // members keep their epochs and shards, and every node it knocked at logs
 // the refusal with its address and, when it showed one, its certificate.
-func TestStrangerCannotSpeakToTheClusterPorts(t *testing.T) {
-	w := startWorld(t, 4)
-	a, b := w.member("a", 0), w.member("b", 1)
+//
+// Then (one cluster for both: a cluster takes seconds to form) a node's
+// certificate is rotated under load (cert-manager renewing its Secret): the
+// node takes the new files without a restart and heartbeats keep being
+// answered. The new certificate is short-lived and nothing renews it: when
+// it expires the node steps out of the cluster — an ERROR naming the file
+// and the expiry, its groups handed over, exit — instead of staying up
+// where no peer can reach it, and the members carry on with the other
+// nodes.
+func TestNodeTrust(t *testing.T) {
+	w := startWorldWith(t, 4, map[string]string{"RSC_CLUSTER_TLS_RELOAD_INTERVAL": "1s"})
+	a, b := w.member("a", 0), w.member("b", 2)
+	strangerChangesNothing(t, w, a, b)
+	certificateRotationAndExpiry(t, w, a, b)
+}
+
+func strangerChangesNothing(t *testing.T, w *world, a, b *harness.FailoverMember) {
 	var before protocol.GroupResponse
 	beatUntil(t, w, "4 shards over a and b, the group stable", func() bool {
 		g, ok := w.groupView()
@@ -128,4 +142,51 @@ func TestStrangerCannotSpeakToTheClusterPorts(t *testing.T) {
 		}
 		require.NotContains(t, logs, "Redis lost coordinator state", "node %d: no false data-loss hold", i+1)
 	}
+}
+
+func certificateRotationAndExpiry(t *testing.T, w *world, a, b *harness.FailoverMember) {
+	stop, done := make(chan struct{}), make(chan error, 1)
+	go func() {
+		for {
+			select {
+			case <-stop:
+				done <- nil
+				return
+			case <-time.After(heartbeat):
+			}
+			for _, m := range []*harness.FailoverMember{a, b} {
+				m.Release()
+				if r, err := m.Beat(beatWithin); err != nil {
+					done <- fmt.Errorf("%s: no node answered: %v (last status %s)", m.ID, err, r.Status)
+					return
+				}
+			}
+		}
+	}()
+
+	n2, files := w.cl.Nodes[1], w.cl.NodeTLS[1]
+	expires := time.Now().Add(8 * time.Second).Truncate(time.Second)
+	pair := w.cl.CA.Issue(t, "n2-renewed", testca.Options{NotAfter: expires})
+	testca.WriteFile(t, files.Key, pair.KeyPEM)
+	testca.WriteFile(t, files.Cert, pair.CertPEM)
+	require.Eventually(t, func() bool {
+		logs := n2.Logs()
+		return strings.Contains(logs, "TLS files changed") && strings.Contains(logs, "CN=n2-renewed")
+	},
+		10*time.Second, 100*time.Millisecond, "n2 took the rotated certificate without a restart")
+	require.Eventually(t, n2.Exited, 30*time.Second, 200*time.Millisecond, "n2 steps out once its certificate expired")
+	logs := n2.Logs()
+	require.Contains(t, logs, "stepping out of the cluster: node certificate expired")
+	require.Contains(t, logs, files.Cert, "the ERROR names the file")
+	require.Contains(t, logs, expires.UTC().Format(time.RFC3339), "and the expiry")
+
+	// The members carry on with n1 and n3 (the goroutine fails if any
+	// heartbeat went unanswered) and the group settles again.
+	time.Sleep(lease) // a lease's worth of heartbeats after n2 left
+	close(stop)
+	require.NoError(t, <-done)
+	beatUntil(t, w, "the group settled again without n2", func() bool {
+		g, ok := w.groupView()
+		return ok && g.State == "STABLE" && len(a.Owned)+len(b.Owned) == 4
+	}, a, b)
 }
