@@ -199,7 +199,7 @@ func (a *groupActor) Receive(ctx actor.Context) {
 // handle answers the requests a host sends (locally, or forwarded from
 // another node as *wire.GroupRequest). Nil: not a request.
 func (a *groupActor) handle(ctx actor.Context, msg any) any {
-	a.reqID = groupmsg.RequestID(msg)
+	a.reqID = requestIDOf(msg)
 	defer func() { a.reqID = "" }()
 	switch msg := msg.(type) {
 	case *groupmsg.HeartbeatRequest:

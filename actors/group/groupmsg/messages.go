@@ -174,22 +174,3 @@ type DebugMember struct {
 
 // ErrStreamMissing means the group's stream is not (or no longer) stored.
 var ErrStreamMissing = errors.New("group: stream does not exist")
-
-// RequestID is the id of the request msg carries, for the log lines the
-// group writes while it handles msg: a heartbeat's requestId, an admin
-// request's X-Request-Id, a resize's migration id ("" when none).
-func RequestID(msg any) string {
-	switch m := msg.(type) {
-	case *HeartbeatRequest:
-		return m.Request.RequestID
-	case *DeleteRequest:
-		return m.RequestID
-	case *ResizeRequest:
-		return m.RequestID
-	case *AssignmentRequest:
-		return m.RequestID
-	case *RebalancingRequest:
-		return m.RequestID
-	}
-	return ""
-}
