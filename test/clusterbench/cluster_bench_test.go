@@ -38,23 +38,37 @@ func TestClusterBenchmark(t *testing.T) {
 		t.Skip("set RSC_BENCH_CLUSTER=1 (make bench-cluster) to run the cluster benchmark")
 	}
 	var base float64
+	var tlsFwd *forwardCost
 	for _, n := range []int{1, 2, 3} {
-		rate, fwd := run(t, n)
+		rate, fwd := run(t, n, false)
 		if n == 1 {
 			base = rate
 		}
-		t.Logf("BENCH nodes=%d heartbeats/s=%.0f ratio-to-1-node=%.2f", n, rate, rate/base)
+		t.Logf("BENCH nodes=%d heartbeats/s=%.0f ratio-to-1-node=%.2f (mutual TLS between nodes)", n, rate, rate/base)
 		if fwd != nil {
 			t.Logf("BENCH nodes=%d %s", n, fwd)
+			tlsFwd = fwd
 		}
+	}
+	// The same 3-node cluster with plaintext cluster ports (cluster.insecure),
+	// in the same run: what mutual TLS between nodes costs a forwarded
+	// heartbeat.
+	rate, plain := run(t, 3, true)
+	t.Logf("BENCH nodes=3 heartbeats/s=%.0f ratio-to-1-node=%.2f (plaintext between nodes)", rate, rate/base)
+	if plain != nil && tlsFwd != nil {
+		t.Logf("BENCH nodes=3 plaintext %s", plain)
+		t.Logf("BENCH nodes=3 forwarded-heartbeat-p50 mtls=%s plaintext=%s mtls/plaintext=%.2f forwarding-cost mtls=%s plaintext=%s",
+			tlsFwd.forwarded, plain.forwarded, float64(tlsFwd.forwarded)/float64(plain.forwarded),
+			tlsFwd.forwarded-tlsFwd.local, plain.forwarded-plain.local)
 	}
 }
 
-// run starts n nodes, joins every member, then drives steady heartbeats
-// from workers goroutines spread over every node's URL for the window.
-func run(t *testing.T, n int) (float64, *forwardCost) {
+// run starts n nodes (with mutual TLS between them unless insecure), joins
+// every member, then drives steady heartbeats from workers goroutines spread
+// over every node's URL for the window.
+func run(t *testing.T, n int, insecure bool) (float64, *forwardCost) {
 	redis := redistest.Start(t)
-	cl := harness.StartCluster(t, harness.ClusterOptions{Nodes: n, RedisAddr: redis.Addr(), Env: map[string]string{
+	cl := harness.StartCluster(t, harness.ClusterOptions{Nodes: n, RedisAddr: redis.Addr(), Insecure: insecure, Env: map[string]string{
 		"RSC_LOG_LEVEL":                       "warn",
 		"RSC_COORDINATION_HEARTBEAT_INTERVAL": "1s",
 		"RSC_COORDINATION_MEMBER_LEASE_TTL":   "30s",
