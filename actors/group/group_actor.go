@@ -167,11 +167,14 @@ func (a *groupActor) Receive(ctx actor.Context) {
 		// Forwarded by a node (maybe this one) through the cluster.
 		now := a.deps.Now()
 		req, err := groupwire.RequestFromWire(msg, now)
+		// Heartbeats check their deadline themselves (they answer RETRY in the
+		// protocol's shape, not an error).
+		_, heartbeat := req.(*groupmsg.HeartbeatRequest)
 		var out *wire.GroupReply
 		switch {
 		case err != nil:
 			out = groupwire.ErrorReply(err)
-		case !groupwire.IsHeartbeat(req) && !groupwire.Deadline(msg, now).IsZero() && a.deps.Now().After(groupwire.Deadline(msg, now)):
+		case !heartbeat && !groupwire.Deadline(msg, now).IsZero() && a.deps.Now().After(groupwire.Deadline(msg, now)):
 			out = groupwire.ErrorReply(fmt.Errorf("group %s: the request waited too long in the queue and was not evaluated: %w", a.key, persistence.ErrUnavailable))
 		default:
 			out = groupwire.ReplyToWire(a.handle(ctx, req))

@@ -13,9 +13,9 @@ import (
 	"github.com/redisstream/coordinator/persistence"
 )
 
-// ErrBadWireRequest means a forwarded request carried no operation this node
+// errBadWireRequest means a forwarded request carried no operation this node
 // knows (a node of a newer version sent it).
-var ErrBadWireRequest = errors.New("group: forwarded request not understood")
+var errBadWireRequest = errors.New("group: forwarded request not understood")
 
 // RequestToWire turns a request for a group actor into the protobuf message
 // that can cross nodes, at now on the node's clock. Only the requests the host
@@ -45,10 +45,9 @@ func RequestToWire(msg any, now time.Time) (*wire.GroupRequest, error) {
 		return &wire.GroupRequest{Op: &wire.GroupRequest_Rebalancing{Rebalancing: &wire.Rebalancing{
 			Paused: m.Paused, RequestedBy: m.RequestedBy, Reason: m.Reason}}, RequestId: m.RequestID}, nil
 	}
-	return nil, fmt.Errorf("%w: %T cannot cross nodes", ErrBadWireRequest, msg)
+	return nil, fmt.Errorf("%w: %T cannot cross nodes", errBadWireRequest, msg)
 }
 
-// RequestFromWire is the inverse of RequestToWire, on the grain's side.
 // SetDeadline stamps a forwarded request with the caller's deadline d (zero:
 // none), set on the node's clock, which reads now.
 func SetDeadline(r *wire.GroupRequest, d, now time.Time) {
@@ -73,6 +72,7 @@ func Deadline(r *wire.GroupRequest, received time.Time) time.Time {
 	return d
 }
 
+// RequestFromWire is the inverse of RequestToWire, on the grain's side.
 func RequestFromWire(r *wire.GroupRequest, received time.Time) (any, error) {
 	switch op := r.Op.(type) {
 	case *wire.GroupRequest_Heartbeat:
@@ -97,7 +97,7 @@ func RequestFromWire(r *wire.GroupRequest, received time.Time) (any, error) {
 		rb := op.Rebalancing
 		return &groupmsg.RebalancingRequest{Paused: rb.GetPaused(), RequestedBy: rb.GetRequestedBy(), Reason: rb.GetReason(), RequestID: r.GetRequestId()}, nil
 	}
-	return nil, ErrBadWireRequest
+	return nil, errBadWireRequest
 }
 
 // ReplyToWire turns a group actor's reply into its protobuf form.
@@ -134,7 +134,7 @@ func ReplyToWire(reply any) *wire.GroupReply {
 // ReplyFromWire turns a forwarded reply back into the Go reply the host
 // expects for req (the Go request it forwarded).
 func ReplyFromWire(req any, r *wire.GroupReply) (any, error) {
-	err := ErrorFromCode(r.GetCode(), r.GetError())
+	err := errorFromCode(r.GetCode(), r.GetError())
 	switch req.(type) {
 	case *groupmsg.HeartbeatRequest:
 		hb := r.GetHeartbeat()
@@ -166,7 +166,7 @@ func ReplyFromWire(req any, r *wire.GroupReply) (any, error) {
 	case *groupmsg.ResizeRequest, *groupmsg.ReleaseRequest, *groupmsg.TouchRequest, *groupmsg.AssignmentRequest:
 		return &groupmsg.ErrorReply{Err: err}, nil
 	}
-	return nil, fmt.Errorf("%w: %T", ErrBadWireRequest, req)
+	return nil, fmt.Errorf("%w: %T", errBadWireRequest, req)
 }
 
 func orInternal(err error) error {
@@ -181,11 +181,11 @@ func ErrorReply(err error) *wire.GroupReply {
 	if err == nil {
 		return &wire.GroupReply{}
 	}
-	return &wire.GroupReply{Code: CodeOf(err), Error: err.Error()}
+	return &wire.GroupReply{Code: codeOf(err), Error: err.Error()}
 }
 
-// CodeOf classifies err for the trip to another node.
-func CodeOf(err error) wire.Code {
+// codeOf classifies err for the trip to another node.
+func codeOf(err error) wire.Code {
 	switch {
 	case err == nil:
 		return wire.Code_OK
@@ -201,7 +201,7 @@ func CodeOf(err error) wire.Code {
 		return wire.Code_CONFLICT
 	case errors.Is(err, persistence.ErrNotFound):
 		return wire.Code_NOT_FOUND
-	case errors.Is(err, ErrBadWireRequest):
+	case errors.Is(err, errBadWireRequest):
 		return wire.Code_BAD_REQUEST
 	}
 	return wire.Code_INTERNAL
@@ -217,8 +217,8 @@ type remoteError struct {
 func (e *remoteError) Error() string { return e.msg }
 func (e *remoteError) Unwrap() error { return e.sentinel }
 
-// ErrorFromCode rebuilds an error from a code and its text (nil for OK).
-func ErrorFromCode(code wire.Code, msg string) error {
+// errorFromCode rebuilds an error from a code and its text (nil for OK).
+func errorFromCode(code wire.Code, msg string) error {
 	var s error
 	switch code {
 	case wire.Code_OK:
@@ -236,7 +236,7 @@ func ErrorFromCode(code wire.Code, msg string) error {
 	case wire.Code_BEHIND:
 		s = persistence.ErrBehind
 	case wire.Code_BAD_REQUEST:
-		s = ErrBadWireRequest
+		s = errBadWireRequest
 	default:
 		s = errors.New("internal error on the node hosting the group")
 	}
@@ -331,11 +331,4 @@ func shardsFromWire(s []int32) []protocol.ShardID {
 		out[i] = protocol.ShardID{ShardIndex: int(v)}
 	}
 	return out
-}
-
-// IsHeartbeat: heartbeats check their deadline themselves (they answer RETRY
-// in the protocol's shape, not an error).
-func IsHeartbeat(req any) bool {
-	_, ok := req.(*groupmsg.HeartbeatRequest)
-	return ok
 }

@@ -66,10 +66,10 @@ func TestWireErrorCodes(t *testing.T) {
 	}
 	// Store-behind is wrapped with fenced: it keeps its own code.
 	both := fmt.Errorf("x: %w", errors.Join(persistence.ErrBehind, persistence.ErrFenced))
-	require.Equal(t, wire.Code_BEHIND, CodeOf(both))
-	require.Nil(t, ErrorFromCode(wire.Code_OK, ""))
+	require.Equal(t, wire.Code_BEHIND, codeOf(both))
+	require.Nil(t, errorFromCode(wire.Code_OK, ""))
 	_, err := RequestToWire(&groupmsg.PruneTick{}, time.Now())
-	require.ErrorIs(t, err, ErrBadWireRequest)
+	require.ErrorIs(t, err, errBadWireRequest)
 }
 
 // An admin request's id and a resize's migration id cross nodes, so the
