@@ -61,7 +61,21 @@ type HTTP struct {
 	Addr           string   `koanf:"addr" default:"127.0.0.1:8080" validate:"listen" help:"HTTP listen address host:port (port 0 picks a free port)"`
 	BodyLimit      ByteSize `koanf:"body-limit" default:"1MiB" validate:"min=1024,max=67108864" help:"largest accepted request body, e.g. 1MiB (1KiB..64MiB)"`
 	AllowedOrigins []string `koanf:"allowed-origins" validate:"dive,origin" help:"origins (scheme://host[:port]) whose browser pages may change state; empty = only the coordinator's own pages and non-browser clients"`
+	TLS            HTTPTLS  `koanf:"tls"`
 }
+
+// HTTPTLS serves the HTTP front over TLS (1.2 or later): the API, the
+// console, the OpenAPI document and /metrics. Files are re-read when they
+// change.
+type HTTPTLS struct {
+	CertFile       string        `koanf:"cert-file" validate:"omitempty,trimmed" help:"PEM file of the server certificate (with its chain) for HTTPS on http.addr; with cert-manager, tls.crt; empty = plain HTTP"`
+	KeyFile        string        `koanf:"key-file" validate:"omitempty,trimmed" help:"PEM file of the server certificate's private key; with cert-manager, tls.key"`
+	ClientCAFile   string        `koanf:"client-ca-file" validate:"omitempty,trimmed" help:"PEM file of a CA: when set, every caller must present a client certificate it signed (on top of auth); empty = no client certificates"`
+	ReloadInterval time.Duration `koanf:"reload-interval" default:"10s" validate:"min=1s,max=1h" help:"how often the http.tls files are checked for a rotation; a bad rotated file keeps the last good one"`
+}
+
+// Enabled reports whether HTTPS is configured (a certificate is set).
+func (t HTTPTLS) Enabled() bool { return t.CertFile != "" || t.KeyFile != "" || t.ClientCAFile != "" }
 
 // Redis configures the go-redis client.
 type Redis struct {

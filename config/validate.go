@@ -52,6 +52,14 @@ func (c Config) Validate() error {
 	if ok("shutdown.drain-delay") && c.Shutdown.DrainDelay >= c.Shutdown.Timeout {
 		bad("shutdown.drain-delay", c.Shutdown.DrainDelay, "must be shorter than shutdown.timeout (%s)", c.Shutdown.Timeout)
 	}
+	if t := c.HTTP.TLS; t.Enabled() {
+		if t.CertFile == "" && !failed["http.tls.cert-file"] {
+			bad("http.tls.cert-file", "", "is required when http.tls.key-file or http.tls.client-ca-file is set: HTTPS needs the server certificate and its key")
+		}
+		if t.KeyFile == "" && !failed["http.tls.key-file"] {
+			bad("http.tls.key-file", "", "is required when http.tls.cert-file is set: HTTPS needs the server certificate's private key")
+		}
+	}
 	c.checkMailbox(bad)
 	c.Cluster.validate(bad, failed)
 	return errors.Join(errs...)

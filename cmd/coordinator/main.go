@@ -160,8 +160,16 @@ func run(args, environ []string) int {
 		logger.Error("cannot listen", slog.String("addr", cfg.HTTP.Addr), slog.Any("err", err))
 		return 1
 	}
+	scheme := "http"
+	if cfg.HTTP.TLS.Enabled() {
+		if ln, err = httpsListener(ctx, cfg.HTTP.TLS, ln, logger); err != nil {
+			logger.Error("cannot serve HTTPS", slog.Any("err", err))
+			return 1
+		}
+		scheme = "https"
+	}
 	// Tests and scripts read this line to find the port when addr ends in :0.
-	fmt.Fprintf(os.Stdout, "coordinator listening on http://%s\n", ln.Addr())
+	fmt.Fprintf(os.Stdout, "coordinator listening on %s://%s\n", scheme, ln.Addr())
 	errc := make(chan error, 2)
 	go func() { errc <- srv.Serve(ln) }()
 	var metricsSrv *metricsListener

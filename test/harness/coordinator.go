@@ -2,6 +2,7 @@ package harness
 
 import (
 	"bufio"
+	"crypto/tls"
 	"fmt"
 	"io"
 	"net"
@@ -27,6 +28,9 @@ type Coordinator struct {
 	cmd  *exec.Cmd
 	done chan struct{}
 	logs *logBuffer
+
+	scheme string       // "http", or "https" with Options.ClientTLS
+	client *http.Client // trusts the coordinator's certificate (Options.ClientTLS)
 }
 
 // Options configures a coordinator process.
@@ -38,6 +42,10 @@ type Options struct {
 	// picks its nodes' ports up front, because every node's seeds name the
 	// others before any of them runs.
 	Port int
+	// ClientTLS, for a coordinator serving HTTPS (RSC_HTTP_TLS_* in Env),
+	// is how the harness reaches it: URL is then https:// and HTTPClient
+	// uses this configuration.
+	ClientTLS *tls.Config
 }
 
 // StartCoordinator builds and starts a coordinator on a free loopback port
@@ -75,7 +83,12 @@ func launchCoordinator(t testing.TB, o Options) *Coordinator {
 	for k, v := range o.Env {
 		env = append(env, k+"="+v)
 	}
-	c := &Coordinator{t: t, bin: bin, env: env, args: o.Args, addr: "127.0.0.1:" + fmt.Sprint(port), logs: &logBuffer{}}
+	c := &Coordinator{t: t, bin: bin, env: env, args: o.Args, addr: "127.0.0.1:" + fmt.Sprint(port), logs: &logBuffer{},
+		scheme: "http", client: &http.Client{Timeout: 5 * time.Second}}
+	if o.ClientTLS != nil {
+		c.scheme = "https"
+		c.client = &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{TLSClientConfig: o.ClientTLS}}
+	}
 	c.launch()
 	t.Cleanup(func() {
 		c.Kill()
@@ -97,7 +110,11 @@ func (c *Coordinator) Pid() int {
 }
 
 // URL is the coordinator's base URL.
-func (c *Coordinator) URL() string { return "http://" + c.addr }
+func (c *Coordinator) URL() string { return c.scheme + "://" + c.addr }
+
+// HTTPClient reaches the coordinator (trusting its certificate when it
+// serves HTTPS).
+func (c *Coordinator) HTTPClient() *http.Client { return c.client }
 
 // Logs returns what the process wrote so far.
 func (c *Coordinator) Logs() string { return c.logs.String() }
@@ -137,7 +154,7 @@ func (c *Coordinator) waitAnswering() {
 			c.t.Fatalf("coordinator exited at start:\n%s", c.logs.tail(100))
 		default:
 		}
-		resp, err := http.Get(c.URL() + "/coord/v1/monitoring/health")
+		resp, err := c.client.Get(c.URL() + "/coord/v1/monitoring/health")
 		if err == nil {
 			_, _ = io.Copy(io.Discard, resp.Body)
 			resp.Body.Close()
