@@ -94,7 +94,9 @@ func TestHTTPSFront(t *testing.T) {
 
 	// A bad rotated file (a certificate whose key is not there) is refused.
 	testca.WriteFile(t, f.Cert, ca.Issue(t, "coordinator-v3", testca.Options{}).CertPEM)
-	require.Eventually(t, func() bool { return strings.Contains(e.coord.Logs(), "rotated TLS files refused; the last good certificate stays in use") },
+	require.Eventually(t, func() bool {
+		return strings.Contains(e.coord.Logs(), "rotated TLS files refused; the last good certificate stays in use")
+	},
 		10*time.Second, 100*time.Millisecond)
 	require.Contains(t, e.coord.Logs(), "http.tls.cert-file")
 	require.Equal(t, "coordinator-v2", servedCN(t, addr, pool), "the last good certificate stays in use")
