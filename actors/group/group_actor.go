@@ -91,7 +91,7 @@ func (a *groupActor) Receive(ctx actor.Context) {
 		a.inFlight = map[string]map[int]int{}
 		if a.key == (persistence.GroupKey{}) {
 			// A cluster grain: its key is its cluster identity.
-			key, err := KeyOfIdentity(cluster.GetClusterIdentity(ctx).Identity)
+			key, err := keyOfIdentity(cluster.GetClusterIdentity(ctx).Identity)
 			if err != nil {
 				a.deps.Logger.Error("group grain with a malformed identity; stopping it", slog.Any("err", err))
 				a.stopped = true

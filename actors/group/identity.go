@@ -12,8 +12,8 @@ import (
 // Kind is the cluster kind of group grains.
 const Kind = "group"
 
-// ErrBadIdentity means a cluster identity does not name a group.
-var ErrBadIdentity = errors.New("group: malformed grain identity")
+// errBadIdentity means a cluster identity does not name a group.
+var errBadIdentity = errors.New("group: malformed grain identity")
 
 // IdentityOf is the cluster identity of a group's grain:
 // "{streamPrefix}/{consumerGroup}", each part path-escaped, because names may
@@ -22,16 +22,16 @@ func IdentityOf(key persistence.GroupKey) string {
 	return url.PathEscape(key.StreamPrefix) + "/" + url.PathEscape(key.ConsumerGroup)
 }
 
-// KeyOfIdentity is the inverse of IdentityOf.
-func KeyOfIdentity(id string) (persistence.GroupKey, error) {
+// keyOfIdentity is the inverse of IdentityOf.
+func keyOfIdentity(id string) (persistence.GroupKey, error) {
 	p, g, ok := strings.Cut(id, "/")
 	if !ok || strings.Contains(g, "/") {
-		return persistence.GroupKey{}, fmt.Errorf("%w: %q", ErrBadIdentity, id)
+		return persistence.GroupKey{}, fmt.Errorf("%w: %q", errBadIdentity, id)
 	}
 	prefix, err1 := url.PathUnescape(p)
 	grp, err2 := url.PathUnescape(g)
 	if err1 != nil || err2 != nil || prefix == "" || grp == "" {
-		return persistence.GroupKey{}, fmt.Errorf("%w: %q", ErrBadIdentity, id)
+		return persistence.GroupKey{}, fmt.Errorf("%w: %q", errBadIdentity, id)
 	}
 	return persistence.GroupKey{StreamPrefix: prefix, ConsumerGroup: grp}, nil
 }

@@ -13,18 +13,19 @@ import (
 // Identity refusals (groupstate identity.go): a second live process on one member id
 // (MEMBER_ID_IN_USE) and a heartbeat from a principal other than the one that joined the
 // member. The rules decide; the shell logs each conflict once (refusalLog), counts it, and turns
-// the principal refusal into ErrOwnedByAnotherPrincipal for the front (HTTP 403).
+// the principal refusal into an error (Refusal), which actors/service hands the front as
+// coordinator.ErrMemberOwnedByAnotherPrincipal (HTTP 403).
 
-// ErrOwnedByAnotherPrincipal: a heartbeat or leave for a member id another principal joined;
+// errOwnedByAnotherPrincipal: a heartbeat or leave for a member id another principal joined;
 // nothing changed. Refusal returns it wrapped with the rules' message.
-var ErrOwnedByAnotherPrincipal = errors.New("group: member is owned by another principal")
+var errOwnedByAnotherPrincipal = errors.New("group: member is owned by another principal")
 
 // Refusal returns the error a group's answer stands for, nil for a protocol outcome that is
 // sent to the member as it is. The answer crosses nodes as a protocol response (its status
 // string), so the node that received the request calls this on whatever it got back.
 func Refusal(resp protocol.HeartbeatResponse) error {
 	if resp.Status == protocol.Status(model.StatusOwnedByAnotherPrincipal) {
-		return fmt.Errorf("%w: %s", ErrOwnedByAnotherPrincipal, resp.Message)
+		return fmt.Errorf("%w: %s", errOwnedByAnotherPrincipal, resp.Message)
 	}
 	return nil
 }

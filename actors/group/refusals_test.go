@@ -72,7 +72,7 @@ func (s *shell) beatAs(id, inc, principal string, epoch int64, owned ...int) pro
 
 // A second process on a member id is refused, writes nothing, is logged and counted once
 // however often it retries, and never starts the store-loss hold; another principal's
-// heartbeat comes back as ErrOwnedByAnotherPrincipal.
+// heartbeat comes back as errOwnedByAnotherPrincipal.
 func TestIdentityRefusalsWriteNothingAndAreLoggedOnce(t *testing.T) {
 	ic, log := &identityCounter{}, &syncBuffer{}
 	var lost atomic.Int64
@@ -98,7 +98,7 @@ func TestIdentityRefusalsWriteNothingAndAreLoggedOnce(t *testing.T) {
 
 	r := s.beatAs("vm-m0", "p1", "intruder", 999, 0, 1, 2, 3)
 	err := Refusal(r)
-	require.ErrorIs(t, err, ErrOwnedByAnotherPrincipal)
+	require.ErrorIs(t, err, errOwnedByAnotherPrincipal)
 	require.Contains(t, err.Error(), `"vm-m0"`)
 	s.beatAs("vm-m0", "p1", "intruder", -1, 0, 1, 2, 3)
 	require.Equal(t, writes, s.store.Writes(), "another principal's heartbeat and leave write nothing")
