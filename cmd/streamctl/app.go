@@ -27,6 +27,7 @@ type app struct {
 		output, config             string
 		requestedBy                string
 		timeout                    time.Duration
+		caFile                     string
 	}
 	cfg *settings
 	c   *client
@@ -75,6 +76,7 @@ Exit codes: 0 ok, 1 failure, 2 usage, 3 not found.`,
 	pf.StringVar(&a.flags.config, "config", "", "streamctl's config file (env STREAMCTL_CONFIG; default "+configfile.DefaultHint+")")
 	pf.StringVar(&a.flags.requestedBy, "requested-by", requester(), "who asks, recorded with admin changes")
 	pf.DurationVar(&a.flags.timeout, "timeout", 15*time.Second, "timeout of each HTTP request")
+	pf.StringVar(&a.flags.caFile, "ca-file", "", "PEM file of the CA that signed the coordinator's HTTPS certificate (env STREAMCTL_CA_FILE; default: the system's CAs)")
 
 	root.AddCommand(
 		a.loginCmd(), a.healthCmd(),
@@ -112,7 +114,15 @@ func (a *app) resolve(cmd *cobra.Command) error {
 		s.url = defaultURL
 	}
 	a.cfg = s
-	a.c = &client{base: s.url, http: newHTTPClient(a.flags.timeout)}
+	caFile := a.flags.caFile
+	if !f.Changed("ca-file") {
+		caFile = os.Getenv(envCAFile)
+	}
+	hc, err := newHTTPClientCA(a.flags.timeout, caFile)
+	if err != nil {
+		return usagef("%v", err)
+	}
+	a.c = &client{base: s.url, http: hc}
 	if s.useToken() {
 		a.c.token = s.token
 		if s.tokenLayer == layerFile {

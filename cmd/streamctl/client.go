@@ -3,11 +3,14 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"net/url"
+	"os"
 	"strings"
 	"time"
 
@@ -138,4 +141,23 @@ func truncate(s string, n int) string {
 
 func newHTTPClient(timeout time.Duration) *http.Client {
 	return &http.Client{Timeout: timeout}
+}
+
+// newHTTPClientCA is newHTTPClient trusting, for https:// URLs, the CAs of
+// the PEM file caFile ("" = the system's CAs).
+func newHTTPClientCA(timeout time.Duration, caFile string) (*http.Client, error) {
+	hc := newHTTPClient(timeout)
+	if caFile == "" {
+		return hc, nil
+	}
+	b, err := os.ReadFile(caFile)
+	if err != nil {
+		return nil, fmt.Errorf("--ca-file (%s): cannot read %s: %v", envCAFile, caFile, err)
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(b) {
+		return nil, fmt.Errorf("--ca-file (%s): %s holds no PEM certificate: give the CA that signed the coordinator's certificate", envCAFile, caFile)
+	}
+	hc.Transport = &http.Transport{Proxy: http.ProxyFromEnvironment, TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}}
+	return hc, nil
 }

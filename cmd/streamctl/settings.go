@@ -42,6 +42,7 @@ const (
 	envUser     = "STREAMCTL_USER"
 	envPassword = "STREAMCTL_PASSWORD"
 	envToken    = "STREAMCTL_TOKEN"
+	envCAFile   = "STREAMCTL_CA_FILE"
 	envRSCConf  = "RSC_CONFIG"
 )
 

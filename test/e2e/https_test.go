@@ -78,6 +78,16 @@ func TestHTTPSFront(t *testing.T) {
 		resp.Body.Close()
 		require.Equal(t, http.StatusOK, resp.StatusCode, path)
 	}
+	// streamctl trusts the CA given with --ca-file (the system's CAs do not
+	// know the test CA).
+	ctl, err := harness.Binary("streamctl")
+	require.NoError(t, err)
+	out, err := exec.Command(ctl, "--url", e.coord.URL(), "--ca-file", f.CA, "health").CombinedOutput()
+	require.NoError(t, err, "streamctl --ca-file over HTTPS:\n%s", out)
+	out, err = exec.Command(ctl, "--url", e.coord.URL(), "health").CombinedOutput()
+	require.Error(t, err, "without the CA, streamctl must not trust the certificate:\n%s", out)
+	require.Contains(t, string(out), "certificate")
+
 	addr := strings.TrimPrefix(e.coord.URL(), "https://")
 	if resp, err := (&http.Client{Timeout: 3 * time.Second}).Get("http://" + addr + "/coord/v1/monitoring/health"); err == nil {
 		resp.Body.Close()
