@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"os"
 	"os/signal"
 	"strings"
@@ -30,6 +31,9 @@ func main() {
 		user         = flag.String("user", "", "Basic Auth user")
 		password     = flag.String("password", "", "Basic Auth password")
 		token        = flag.String("token", "", "bearer token")
+		caFile       = flag.String("ca-file", "", "PEM file of the CA that signed the coordinator's HTTPS certificate (default: the system's CAs)")
+		clientCert   = flag.String("client-cert", "", "PEM client certificate, for a coordinator that requires one (http.tls.client-ca-file); with -client-key")
+		clientKey    = flag.String("client-key", "", "PEM private key of -client-cert")
 		verbose      = flag.Bool("v", false, "debug logging")
 		transport    = flag.String("transport", membersdk.TransportHTTP, "how members heartbeat: http (-coordinator) or redis (the Redis mailbox on -redis)")
 		principal    = flag.String("mailbox-principal", "-", "with -transport redis: the coordinator auth user the members speak for (\"-\" without member authentication)")
@@ -53,11 +57,19 @@ func main() {
 	defer rc.Close()
 	urls := strings.Split(*coordinators, ",")
 	auth := membersdk.Auth{Username: *user, Password: *password, BearerToken: *token}
+	var hc *http.Client // nil: the SDK's default, trusting the system's CAs
+	if *caFile != "" || *clientCert != "" || *clientKey != "" {
+		var err error
+		if hc, err = membersdk.HTTPClientWithCA(*caFile, *clientCert, *clientKey); err != nil {
+			fmt.Fprintln(os.Stderr, "example: -ca-file, -client-cert, -client-key:", err)
+			os.Exit(2)
+		}
+	}
 
 	var wg sync.WaitGroup
 	if *produce > 0 || *produceRate > 0 {
 		p, err := membersdk.NewProducer(membersdk.ProducerConfig{
-			CoordinatorURLs: urls, StreamPrefix: *stream, ConsumerGroup: *group, Redis: rc, Auth: auth, Logger: log,
+			CoordinatorURLs: urls, StreamPrefix: *stream, ConsumerGroup: *group, Redis: rc, Auth: auth, Logger: log, HTTPClient: hc,
 		})
 		if err != nil {
 			log.Error("producer", "error", err)
@@ -87,6 +99,7 @@ func main() {
 			Concurrency:      *concurrency,
 			Redis:            rc,
 			Auth:             auth,
+			HTTPClient:       hc,
 			Logger:           log,
 			OnEvent: func(e membersdk.Event) {
 				// The SDK logs assignments, fences and failovers itself; this

@@ -2,6 +2,8 @@ package compat
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -16,6 +18,7 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
 
+	"github.com/redisstream/coordinator/internal/tlsfiles/testca"
 	"github.com/redisstream/coordinator/membersdk/protocol"
 	"github.com/redisstream/coordinator/test/harness"
 )
@@ -44,7 +47,27 @@ func TestPythonMember(t *testing.T) {
 	if err != nil {
 		t.Skip("python3 is not on PATH: the Python member of the compatibility suite needs it (standard library only)")
 	}
-	e := start(t)
+	runPythonMember(t, py, start(t), "")
+}
+
+// The same over HTTPS with a certificate of a private CA, which the Python
+// member trusts through a CA bundle (ssl.create_default_context(cafile=…),
+// as requests' verify=<bundle>); the Go member and the checks use it too.
+func TestPythonMemberHTTPS(t *testing.T) {
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("python3 is not on PATH: the Python member of the compatibility suite needs it (standard library only)")
+	}
+	ca := testca.New(t, "compat HTTPS CA")
+	f := ca.Write(t, t.TempDir(), "server", ca.Issue(t, "coordinator", testca.Options{}))
+	pool := x509.NewCertPool()
+	pool.AppendCertsFromPEM(ca.CertPEM)
+	e := startWith(t, &tls.Config{RootCAs: pool}, "RSC_HTTP_TLS_CERT_FILE", f.Cert, "RSC_HTTP_TLS_KEY_FILE", f.Key)
+	require.True(t, strings.HasPrefix(e.base, "https://"), e.base)
+	runPythonMember(t, py, e, f.CA)
+}
+
+func runPythonMember(t *testing.T, py string, e *env, caFile string) {
 	admin := basic(adminUser, adminPass)
 	r := e.call(t, "POST", "/coord/v1/streams/orders%3Av2", admin, map[string]any{"initialShardCount": 4, "requestedBy": "compat"})
 	require.Equal(t, 201, r.status, "%s", r.raw)
@@ -73,7 +96,7 @@ func TestPythonMember(t *testing.T) {
 	cmd := exec.Command(py, filepath.Join("testdata", "member.py"),
 		"--base", e.base, "--user", pyUser, "--password", pyPass,
 		"--prefix", prefix, "--group", group, "--member-id", "py 사용자:m0", "--member-name", "py-orders",
-		"--redis", e.redis.Addr(), "--state", statePath)
+		"--redis", e.redis.Addr(), "--state", statePath, "--ca-file", caFile)
 	out := &strings.Builder{}
 	cmd.Stdout, cmd.Stderr = out, out
 	require.NoError(t, cmd.Start())
@@ -120,6 +143,7 @@ func TestPythonMember(t *testing.T) {
 	// A Go member joins; the Python member must release two shards by
 	// omission (it never reports them REVOKED) for the Go member to get them.
 	goMember := harness.NewClient(e.base)
+	goMember.HTTP = e.http
 	goMember.User, goMember.Password = memberUser, memberPass
 	m := harness.NewMember(goMember, prefix, group, "go-m0")
 	for i := 0; i < 200 && len(m.Shards()) < 2; i++ {

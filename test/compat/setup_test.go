@@ -2,6 +2,7 @@ package compat
 
 import (
 	"bytes"
+	"crypto/tls"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -10,7 +11,6 @@ import (
 	"net/url"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -46,7 +46,11 @@ type env struct {
 
 // start runs a redis-server and a coordinator with auth on (member API
 // included) and the reference's role names in its configuration.
-func start(t *testing.T) *env {
+func start(t *testing.T) *env { t.Helper(); return startWith(t, nil) }
+
+// startWith is start with extra RSC_* settings (HTTPS, say) and, for an
+// HTTPS front, the client configuration that trusts its certificate.
+func startWith(t *testing.T, httpsClient *tls.Config, extra ...string) *env {
 	t.Helper()
 	r := redistest.Start(t)
 	users, err := json.Marshal([]map[string]any{
@@ -67,8 +71,11 @@ func start(t *testing.T) *env {
 	for k, v := range timing {
 		settings[k] = v
 	}
-	coord := harness.StartCoordinator(t, harness.Options{RedisAddr: r.Addr(), Env: settings})
-	return &env{redis: r, coord: coord, base: coord.URL(), http: &http.Client{Timeout: 10 * time.Second}}
+	for i := 0; i+1 < len(extra); i += 2 {
+		settings[extra[i]] = extra[i+1]
+	}
+	coord := harness.StartCoordinator(t, harness.Options{RedisAddr: r.Addr(), Env: settings, ClientTLS: httpsClient})
+	return &env{redis: r, coord: coord, base: coord.URL(), http: coord.HTTPClient()}
 }
 
 // reply is one HTTP answer with its body decoded as generic JSON.

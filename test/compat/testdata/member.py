@@ -21,6 +21,7 @@ import json
 import os
 import signal
 import socket
+import ssl
 import sys
 import time
 import urllib.error
@@ -84,6 +85,9 @@ class Member:
     def __init__(self, a):
         self.a = a
         self.base = a.base.rstrip("/")
+        # https://: the system's CAs, or the bundle of --ca-file (as the
+        # reference's client does with requests' verify=<CA bundle>).
+        self.ssl = ssl.create_default_context(cafile=a.ca_file) if a.ca_file else None
         q = urllib.parse.quote
         self.hb_url = "%s/coord/v1/streams/%s/groups/%s/members/%s/heartbeat" % (
             self.base, q(a.prefix, safe=""), q(a.group, safe=""), q(a.member_id, safe=""))
@@ -110,7 +114,7 @@ class Member:
         body = json.dumps({"username": self.a.user, "password": self.a.password}).encode()
         req = urllib.request.Request(self.base + "/coord/v1/auth/login", data=body, method="POST",
                                      headers={"Content-Type": "application/json"})
-        with urllib.request.urlopen(req, timeout=10) as resp:
+        with urllib.request.urlopen(req, timeout=10, context=self.ssl) as resp:
             body = json.load(resp)
         self.token = body["accessToken"]
         self.state["logins"] += 1
@@ -134,7 +138,7 @@ class Member:
         req = urllib.request.Request(self.hb_url, data=json.dumps(body).encode(), method="POST", headers={
             "Content-Type": "application/json", "Authorization": "Bearer " + self.token})
         try:
-            with urllib.request.urlopen(req, timeout=10) as resp:
+            with urllib.request.urlopen(req, timeout=10, context=self.ssl) as resp:
                 answer = json.load(resp)
         except urllib.error.HTTPError as e:
             # The reference client never logs in again: a 401 would end it.
@@ -219,6 +223,7 @@ def main():
     p = argparse.ArgumentParser()
     for name in ("base", "user", "password", "prefix", "group", "member-id", "member-name", "redis", "state"):
         p.add_argument("--" + name, required=True)
+    p.add_argument("--ca-file", default="")
     a = p.parse_args()
     m = Member(a)
 
