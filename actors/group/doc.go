@@ -39,6 +39,6 @@
 //   - groupmsg: the messages it answers; groupwire: their protobuf form; groupdeps: what it
 //     needs from its node.
 //
-// group itself may import them, groupstate, reshard, persistence and protoactor; never a
-// transport or actors/host.
+// group itself may import them, groupstate, reshard, persistence, actors/wire,
+// membersdk/protocol and protoactor; never a transport or actors/host.
 package group
