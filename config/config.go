@@ -79,14 +79,19 @@ func (t HTTPTLS) Enabled() bool { return t.CertFile != "" || t.KeyFile != "" || 
 
 // Redis configures the go-redis client.
 type Redis struct {
-	Addrs        []string      `koanf:"addrs" default:"127.0.0.1:6379" validate:"dive,hostport" help:"Redis addresses host:port, comma separated; empty = embedded development Redis"`
-	Username     string        `koanf:"username" help:"Redis ACL username"`
-	Password     string        `koanf:"password" secret:"true" help:"Redis password"`
-	DB           int           `koanf:"db" validate:"min=0" help:"Redis logical database (standalone Redis only)"`
-	TLS          bool          `koanf:"tls" help:"connect to Redis over TLS"`
-	DialTimeout  time.Duration `koanf:"dial-timeout" default:"2s" validate:"gt=0" help:"Redis connect timeout"`
-	ReadTimeout  time.Duration `koanf:"read-timeout" default:"1s" validate:"gt=0" help:"Redis read timeout"`
-	WriteTimeout time.Duration `koanf:"write-timeout" default:"1s" validate:"gt=0" help:"Redis write timeout"`
+	Addrs         []string      `koanf:"addrs" default:"127.0.0.1:6379" validate:"dive,hostport" help:"Redis addresses host:port, comma separated; empty = embedded development Redis"`
+	Username      string        `koanf:"username" help:"Redis ACL username"`
+	Password      string        `koanf:"password" secret:"true" help:"Redis password"`
+	DB            int           `koanf:"db" validate:"min=0" help:"Redis logical database (standalone Redis only)"`
+	TLS           bool          `koanf:"tls" help:"connect to Redis over TLS (verifying its certificate against the system's CAs, or redis.tls-ca-file)"`
+	TLSCAFile     string        `koanf:"tls-ca-file" validate:"omitempty,trimmed" help:"with redis.tls: PEM file of the CA that signed Redis' certificate (a managed Redis with a private CA); empty = the system's CAs"`
+	TLSCertFile   string        `koanf:"tls-cert-file" validate:"omitempty,trimmed" help:"with redis.tls: PEM client certificate, for a Redis that requires one (tls-auth-clients yes); with redis.tls-key-file"`
+	TLSKeyFile    string        `koanf:"tls-key-file" validate:"omitempty,trimmed" help:"with redis.tls: PEM private key of redis.tls-cert-file"`
+	TLSServerName string        `koanf:"tls-server-name" validate:"omitempty,trimmed" help:"with redis.tls: the name Redis' certificate must carry; empty = the host of the first redis.addrs entry"`
+	TLSMinVersion string        `koanf:"tls-min-version" default:"1.2" validate:"oneof=1.2 1.3" help:"with redis.tls: the oldest TLS version accepted, 1.2 or 1.3"`
+	DialTimeout   time.Duration `koanf:"dial-timeout" default:"2s" validate:"gt=0" help:"Redis connect timeout"`
+	ReadTimeout   time.Duration `koanf:"read-timeout" default:"1s" validate:"gt=0" help:"Redis read timeout"`
+	WriteTimeout  time.Duration `koanf:"write-timeout" default:"1s" validate:"gt=0" help:"Redis write timeout"`
 }
 
 // Store configures the persistence plugin.

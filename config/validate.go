@@ -60,6 +60,16 @@ func (c Config) Validate() error {
 			bad("http.tls.key-file", "", "is required when http.tls.cert-file is set: HTTPS needs the server certificate's private key")
 		}
 	}
+	if r := c.Redis; !r.TLS {
+		for _, k := range []struct{ key, val string }{{"redis.tls-ca-file", r.TLSCAFile}, {"redis.tls-cert-file", r.TLSCertFile},
+			{"redis.tls-key-file", r.TLSKeyFile}, {"redis.tls-server-name", r.TLSServerName}} {
+			if k.val != "" {
+				bad(k.key, k.val, "is set but redis.tls is false: set redis.tls = true to connect to Redis over TLS, or remove it")
+			}
+		}
+	} else if (r.TLSCertFile == "") != (r.TLSKeyFile == "") {
+		bad("redis.tls-cert-file", r.TLSCertFile, "and redis.tls-key-file (%s) go together: a client certificate needs its key", show(r.TLSKeyFile))
+	}
 	c.checkMailbox(bad)
 	c.Cluster.validate(bad, failed)
 	return errors.Join(errs...)

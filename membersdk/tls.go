@@ -46,3 +46,55 @@ func HTTPClientWithCA(caFile, clientCert, clientKey string) (*http.Client, error
 	t.TLSClientConfig = cfg
 	return &http.Client{Transport: t}, nil
 }
+
+// RedisTLS is how a member, a producer or the coordinator connects to a
+// Redis that speaks TLS: the same settings as the coordinator's redis.tls*
+// keys, documented once (docs/OPERATIONS.md, the redis.tls rows). Config
+// builds the tls.Config to put in go-redis' Options.TLSConfig.
+type RedisTLS struct {
+	// CAFile is the PEM file of the CA that signed Redis' certificate;
+	// empty = the system's CAs.
+	CAFile string
+	// CertFile and KeyFile are a PEM client certificate and its key, for a
+	// Redis with tls-auth-clients yes; both or neither.
+	CertFile, KeyFile string
+	// ServerName is the name (or IP) Redis' certificate must carry; empty =
+	// the host of the address dialled (go-redis sets it).
+	ServerName string
+	// MinVersion is "1.2" (the default when empty) or "1.3".
+	MinVersion string
+}
+
+// Config returns the tls.Config of r. An error names the field and the file.
+func (r RedisTLS) Config() (*tls.Config, error) {
+	cfg := &tls.Config{MinVersion: tls.VersionTLS12, ServerName: r.ServerName}
+	switch r.MinVersion {
+	case "", "1.2":
+	case "1.3":
+		cfg.MinVersion = tls.VersionTLS13
+	default:
+		return nil, fmt.Errorf("%w: RedisTLS.MinVersion %q: use \"1.2\" or \"1.3\"", ErrCAFile, r.MinVersion)
+	}
+	if r.CAFile != "" {
+		b, err := os.ReadFile(r.CAFile)
+		if err != nil {
+			return nil, fmt.Errorf("%w: RedisTLS.CAFile: cannot read %s: %v", ErrCAFile, r.CAFile, err)
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(b) {
+			return nil, fmt.Errorf("%w: RedisTLS.CAFile: %s holds no PEM certificate: give the CA that signed Redis' certificate", ErrCAFile, r.CAFile)
+		}
+		cfg.RootCAs = pool
+	}
+	if (r.CertFile == "") != (r.KeyFile == "") {
+		return nil, fmt.Errorf("%w: RedisTLS.CertFile and KeyFile go together (got %q and %q)", ErrCAFile, r.CertFile, r.KeyFile)
+	}
+	if r.CertFile != "" {
+		c, err := tls.LoadX509KeyPair(r.CertFile, r.KeyFile)
+		if err != nil {
+			return nil, fmt.Errorf("%w: RedisTLS.CertFile %s with KeyFile %s: %v", ErrCAFile, r.CertFile, r.KeyFile, err)
+		}
+		cfg.Certificates = []tls.Certificate{c}
+	}
+	return cfg, nil
+}

@@ -86,7 +86,7 @@ func newAutomanaged(o Options) (*automanagedProvider, error) {
 	}
 	if o.TLS != nil {
 		p.tls, p.scheme = o.TLS, "https"
-		transport.TLSClientConfig = o.TLS.ClientConfig("")
+		transport.TLSClientConfig = o.TLS.PeerConfig()
 	}
 	p.client = &http.Client{Transport: transport, Timeout: healthTimeout}
 	return p, nil
@@ -95,7 +95,7 @@ func newAutomanaged(o Options) (*automanagedProvider, error) {
 // tlsSource is what the provider needs of tlsfiles.Source.
 type tlsSource interface {
 	ServerConfig(clientCA bool) *tls.Config
-	ClientConfig(serverName string) *tls.Config
+	PeerConfig() *tls.Config
 }
 
 // StartMember binds the health endpoint on host:manage-port (a port in use

@@ -34,7 +34,7 @@ func remoteTLS(o Options) []remote.ConfigOption {
 	server := &refusingCreds{TransportCredentials: credentials.NewTLS(o.TLS.ServerConfig(true)), log: o.logger()}
 	return []remote.ConfigOption{
 		remote.WithServerOptions(grpc.Creds(server)),
-		remote.WithDialOptions(grpc.WithTransportCredentials(credentials.NewTLS(o.TLS.ClientConfig("")))),
+		remote.WithDialOptions(grpc.WithTransportCredentials(credentials.NewTLS(o.TLS.PeerConfig()))),
 	}
 }
 

@@ -5,12 +5,14 @@ import (
 	"crypto/tls"
 	"fmt"
 	"log/slog"
+	"net"
 	"time"
 
 	"github.com/alicebob/miniredis/v2"
 	"github.com/redis/go-redis/v9"
 
 	"github.com/redisstream/coordinator/config"
+	"github.com/redisstream/coordinator/internal/tlsfiles"
 )
 
 // openRedis connects to the configured Redis, or starts the embedded
@@ -37,8 +39,16 @@ func openRedis(cfg config.Config, logger *slog.Logger) (redis.UniversalClient, f
 		// group actor's mailbox.
 		MaxRetries: 1, DialerRetries: 1, DialerRetryTimeout: 50 * time.Millisecond,
 	}
+	var stopTLS func()
 	if r.TLS {
-		opts.TLSConfig = &tls.Config{MinVersion: tls.VersionTLS12}
+		tc, stop, err := redisTLS(r, addrs, logger)
+		if err != nil {
+			if embedded != nil {
+				embedded.Close()
+			}
+			return nil, nil, err
+		}
+		opts.TLSConfig, stopTLS = tc, stop
 	}
 	redis.SetLogger(redisLogger{logger})
 	client := redis.NewUniversalClient(opts)
@@ -50,12 +60,49 @@ func openRedis(cfg config.Config, logger *slog.Logger) (redis.UniversalClient, f
 			slog.Any("addrs", addrs), slog.Any("err", err))
 	}
 	closeAll := func() {
+		if stopTLS != nil {
+			stopTLS()
+		}
 		_ = client.Close()
 		if embedded != nil {
 			embedded.Close()
 		}
 	}
 	return client, closeAll, nil
+}
+
+// redisTLSReload is how often the redis.tls-* files are checked for a
+// rotation.
+const redisTLSReload = 10 * time.Second
+
+// redisTLS is the TLS configuration of the Redis client (redis.tls-*): the
+// CA to trust (the system's without redis.tls-ca-file), the client
+// certificate to present, the name to verify (redis.tls-server-name, else
+// the host of the first address). The files are re-read until stop is
+// called; an error names the config key and the file.
+func redisTLS(r config.Redis, addrs []string, logger *slog.Logger) (*tls.Config, func(), error) {
+	src, err := tlsfiles.Load(tlsfiles.Files{
+		CA: r.TLSCAFile, Cert: r.TLSCertFile, Key: r.TLSKeyFile,
+		CAKey: "redis.tls-ca-file", CertKey: "redis.tls-cert-file", KeyKey: "redis.tls-key-file",
+	}, logger.With(slog.String("tls", "redis")))
+	if err != nil {
+		return nil, nil, err
+	}
+	name := r.TLSServerName
+	if name == "" && len(addrs) > 0 {
+		if host, _, err := net.SplitHostPort(addrs[0]); err == nil {
+			name = host
+		}
+	}
+	tc := src.ClientConfig(name)
+	if r.TLSMinVersion == "1.3" {
+		tc.MinVersion = tls.VersionTLS13
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	go src.Watch(ctx, redisTLSReload)
+	logger.Info("Redis over TLS", slog.String("serverName", name), slog.String("ca", r.TLSCAFile),
+		slog.String("clientCert", r.TLSCertFile), slog.String("minVersion", r.TLSMinVersion))
+	return tc, cancel, nil
 }
 
 // redisLogger routes go-redis' internal messages (dial failures) to slog at

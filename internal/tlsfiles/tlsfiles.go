@@ -316,10 +316,19 @@ func (s *Source) verify(raw [][]byte, dnsName string, usage x509.ExtKeyUsage) er
 
 // ClientConfig is a client's tls.Config presenting the current certificate
 // (when there is one) and verifying the server's chain against the current
-// CA (the system pool without one). serverName "" verifies the chain only —
-// for peers reached by addresses no certificate names, like pod IPs — and is
-// for a CA that signs nothing but those peers.
+// CA (the system pool without one) and its name: serverName, or the host
+// name dialled when serverName is "" (an IP address dialled needs
+// serverName: it sends no SNI).
 func (s *Source) ClientConfig(serverName string) *tls.Config {
+	return s.clientConfig(serverName, false)
+}
+
+// PeerConfig is ClientConfig checking the server's chain only, not its
+// name: for peers reached by addresses no certificate names (pod IPs), with
+// a CA that signs nothing but those peers.
+func (s *Source) PeerConfig() *tls.Config { return s.clientConfig("", true) }
+
+func (s *Source) clientConfig(serverName string, chainOnly bool) *tls.Config {
 	c := &tls.Config{MinVersion: tls.VersionTLS12, ServerName: serverName}
 	c.GetClientCertificate = func(*tls.CertificateRequestInfo) (*tls.Certificate, error) {
 		if m := s.cur.Load(); m.cert != nil {
@@ -330,8 +339,21 @@ func (s *Source) ClientConfig(serverName string) *tls.Config {
 	// Verify against the pool current at this handshake: RootCAs is fixed
 	// in a Config, so the check is done here (the standard one is off).
 	c.InsecureSkipVerify = true
-	c.VerifyPeerCertificate = func(raw [][]byte, _ [][]*x509.Certificate) error {
-		return s.verify(raw, serverName, x509.ExtKeyUsageServerAuth)
+	c.VerifyConnection = func(cs tls.ConnectionState) error {
+		raw := make([][]byte, len(cs.PeerCertificates))
+		for i, pc := range cs.PeerCertificates {
+			raw[i] = pc.Raw
+		}
+		name := ""
+		if !chainOnly {
+			if name = serverName; name == "" {
+				name = cs.ServerName
+			}
+			if name == "" { // an IP address dialled: no SNI, so no name here
+				return errors.New("tlsfiles: no server name to verify the server's certificate against (an IP address was dialled): configure the name or IP the certificate carries")
+			}
+		}
+		return s.verify(raw, name, x509.ExtKeyUsageServerAuth)
 	}
 	return c
 }

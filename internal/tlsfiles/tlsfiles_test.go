@@ -77,7 +77,7 @@ func TestMutualTLS(t *testing.T) {
 
 	cli, err := tlsfiles.Load(files(ca.Write(t, dir, "n2", ca.Issue(t, "n2", testca.Options{}))), nil)
 	require.NoError(t, err)
-	got, err := dial(addr, cli.ClientConfig(""))
+	got, err := dial(addr, cli.PeerConfig())
 	require.NoError(t, err)
 	require.Equal(t, "n2", got, "the server saw the client's certificate")
 	got, err = dial(addr, cli.ClientConfig("localhost"))
@@ -106,7 +106,7 @@ func TestMutualTLS(t *testing.T) {
 			} else {
 				src, err := tlsfiles.Load(f, nil)
 				require.NoError(t, err)
-				cfg = src.ClientConfig("")
+				cfg = src.ClientConfig("127.0.0.1")
 			}
 			_, err := dial(addr, cfg)
 			require.Error(t, err, "a client the cluster CA did not vouch for is refused")
@@ -159,7 +159,7 @@ func TestRotation(t *testing.T) {
 	cf := ca.Write(t, dir, "client", ca.Issue(t, "client-v1", testca.Options{}))
 	cli, err := tlsfiles.Load(files(cf), nil)
 	require.NoError(t, err)
-	got, err := dial(addr, cli.ClientConfig(""))
+	got, err := dial(addr, cli.ClientConfig("127.0.0.1"))
 	require.NoError(t, err)
 	require.Equal(t, "client-v1", got)
 
@@ -168,7 +168,7 @@ func TestRotation(t *testing.T) {
 	require.False(t, cli.Reload())
 	require.False(t, cli.Reload(), "refused once per content")
 	require.EqualValues(t, 1, cli.Failures())
-	got, err = dial(addr, cli.ClientConfig(""))
+	got, err = dial(addr, cli.ClientConfig("127.0.0.1"))
 	require.NoError(t, err, "the last good certificate stays in use")
 	require.Equal(t, "client-v1", got)
 
@@ -176,7 +176,7 @@ func TestRotation(t *testing.T) {
 	testca.WriteFile(t, cf.Key, v2.KeyPEM)
 	testca.WriteFile(t, cf.Cert, v2.CertPEM)
 	require.True(t, cli.Reload())
-	got, err = dial(addr, cli.ClientConfig(""))
+	got, err = dial(addr, cli.ClientConfig("127.0.0.1"))
 	require.NoError(t, err)
 	require.Equal(t, "client-v2", got, "new handshakes present the rotated certificate")
 
@@ -185,6 +185,6 @@ func TestRotation(t *testing.T) {
 	ca2 := testca.New(t, "CA 2")
 	testca.WriteFile(t, nf.CA, ca2.CertPEM)
 	require.True(t, srv.Reload())
-	_, err = dial(addr, cli.ClientConfig(""))
+	_, err = dial(addr, cli.ClientConfig("127.0.0.1"))
 	require.Error(t, err, "revoked by rotating the CA")
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"crypto/tls"
 	"strings"
 
 	"github.com/redis/go-redis/v9"
@@ -31,11 +32,12 @@ func (l *listFlag) Set(v string) error {
 // newRedis connects to one Redis (one address) or to a Redis Cluster (several
 // addresses, or one seed with -redis-cluster). On Redis Cluster a plain client
 // would answer MOVED for every key in another node's slots.
-func newRedis(addrs []string, cluster bool) redis.UniversalClient {
+// tc (nil: plaintext) is the TLS configuration of membersdk.RedisTLS.
+func newRedis(addrs []string, cluster bool, tc *tls.Config) redis.UniversalClient {
 	if cluster {
-		return redis.NewClusterClient(&redis.ClusterOptions{Addrs: addrs})
+		return redis.NewClusterClient(&redis.ClusterOptions{Addrs: addrs, TLSConfig: tc})
 	}
-	return redis.NewUniversalClient(&redis.UniversalOptions{Addrs: addrs})
+	return redis.NewUniversalClient(&redis.UniversalOptions{Addrs: addrs, TLSConfig: tc})
 }
 
 // mailboxPrincipal is principal with the Redis mailbox transport, else ""

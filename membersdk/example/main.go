@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"flag"
 	"fmt"
 	"log/slog"
@@ -34,6 +35,11 @@ func main() {
 		caFile       = flag.String("ca-file", "", "PEM file of the CA that signed the coordinator's HTTPS certificate (default: the system's CAs)")
 		clientCert   = flag.String("client-cert", "", "PEM client certificate, for a coordinator that requires one (http.tls.client-ca-file); with -client-key")
 		clientKey    = flag.String("client-key", "", "PEM private key of -client-cert")
+		redisTLS     = flag.Bool("redis-tls", false, "connect to Redis over TLS (the system's CAs, or -redis-ca-file)")
+		redisCA      = flag.String("redis-ca-file", "", "with -redis-tls: PEM file of the CA that signed Redis' certificate")
+		redisCert    = flag.String("redis-cert-file", "", "with -redis-tls: PEM client certificate, for a Redis with tls-auth-clients yes")
+		redisKey     = flag.String("redis-key-file", "", "with -redis-tls: PEM private key of -redis-cert-file")
+		redisName    = flag.String("redis-server-name", "", "with -redis-tls: the name Redis' certificate must carry (default: the host dialled)")
 		verbose      = flag.Bool("v", false, "debug logging")
 		transport    = flag.String("transport", membersdk.TransportHTTP, "how members heartbeat: http (-coordinator) or redis (the Redis mailbox on -redis)")
 		principal    = flag.String("mailbox-principal", "-", "with -transport redis: the coordinator auth user the members speak for (\"-\" without member authentication)")
@@ -53,7 +59,18 @@ func main() {
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer cancel()
 
-	rc := newRedis(redisAddrs.vals, *redisCluster)
+	var rtc *tls.Config
+	if *redisTLS {
+		var err error
+		if rtc, err = (membersdk.RedisTLS{CAFile: *redisCA, CertFile: *redisCert, KeyFile: *redisKey, ServerName: *redisName}).Config(); err != nil {
+			fmt.Fprintln(os.Stderr, "example: -redis-tls:", err)
+			os.Exit(2)
+		}
+	} else if *redisCA != "" || *redisCert != "" || *redisKey != "" || *redisName != "" {
+		fmt.Fprintln(os.Stderr, "example: -redis-ca-file, -redis-cert-file, -redis-key-file and -redis-server-name need -redis-tls")
+		os.Exit(2)
+	}
+	rc := newRedis(redisAddrs.vals, *redisCluster, rtc)
 	defer rc.Close()
 	urls := strings.Split(*coordinators, ",")
 	auth := membersdk.Auth{Username: *user, Password: *password, BearerToken: *token}

@@ -3,6 +3,7 @@ package redistest
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -34,6 +35,18 @@ type Options struct {
 	// Args are extra redis-server arguments (e.g. "--cluster-enabled", "yes").
 	// An argument "{dir}" is replaced by the server's data directory.
 	Args []string
+	// TLS, when set, serves TLS only (--tls-port; no plaintext port).
+	TLS *TLS
+}
+
+// TLS makes the server speak TLS only, with a certificate of a test CA.
+type TLS struct {
+	CertFile, KeyFile string // the server's certificate and key
+	CAFile            string // the CA client certificates must chain to (--tls-ca-cert-file)
+	AuthClients       bool   // --tls-auth-clients yes: a client without a certificate of CAFile is refused
+	// Client is how Client, NewClient and the start's PING connect: it must
+	// trust the server's certificate and, with AuthClients, present one.
+	Client *tls.Config
 }
 
 // Server is one redis-server process owned by a test.
@@ -104,7 +117,7 @@ func (s *Server) Client() *redis.Client {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.client == nil {
-		s.client = redis.NewClient(&redis.Options{Addr: s.Addr()})
+		s.client = redis.NewClient(&redis.Options{Addr: s.Addr(), TLSConfig: s.clientTLS()})
 	}
 	return s.client
 }
@@ -117,6 +130,9 @@ func (s *Server) NewClient(opts *redis.Options) *redis.Client {
 		o = *opts
 	}
 	o.Addr = s.Addr()
+	if o.TLSConfig == nil {
+		o.TLSConfig = s.clientTLS()
+	}
 	return redis.NewClient(&o)
 }
 
@@ -155,15 +171,23 @@ func (s *Server) Running() bool {
 }
 
 func (s *Server) start() error {
-	args := []string{
-		"--port", strconv.Itoa(s.port),
+	port := []string{"--port", strconv.Itoa(s.port)}
+	if t := s.opts.TLS; t != nil {
+		auth := "no"
+		if t.AuthClients {
+			auth = "yes"
+		}
+		port = []string{"--port", "0", "--tls-port", strconv.Itoa(s.port), "--tls-cert-file", t.CertFile, "--tls-key-file", t.KeyFile,
+			"--tls-ca-cert-file", t.CAFile, "--tls-auth-clients", auth}
+	}
+	args := append(port,
 		"--bind", "127.0.0.1",
 		"--dir", s.dir,
 		"--save", "",
 		"--daemonize", "no",
 		"--protected-mode", "no",
 		"--loglevel", "warning",
-	}
+	)
 	if s.opts.Persist {
 		args = append(args, "--appendonly", "yes", "--appendfsync", "always")
 	} else {
@@ -182,7 +206,7 @@ func (s *Server) start() error {
 	done := make(chan struct{})
 	go func() { _ = cmd.Wait(); close(done) }()
 
-	if err := waitPing(s.Addr(), done, s.opts.StartTimeout); err != nil {
+	if err := waitPing(s.Addr(), s.clientTLS(), done, s.opts.StartTimeout); err != nil {
 		_ = cmd.Process.Kill()
 		<-done
 		return fmt.Errorf("%w; server log:\n%s", err, logw.String())
@@ -213,8 +237,16 @@ func (s *Server) cleanup() {
 }
 
 // waitPing polls addr until it answers PING, the process exits, or timeout.
-func waitPing(addr string, exited <-chan struct{}, timeout time.Duration) error {
-	c := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1, DialTimeout: 200 * time.Millisecond})
+// clientTLS is Options.TLS.Client (nil without TLS).
+func (s *Server) clientTLS() *tls.Config {
+	if s.opts.TLS == nil {
+		return nil
+	}
+	return s.opts.TLS.Client
+}
+
+func waitPing(addr string, tc *tls.Config, exited <-chan struct{}, timeout time.Duration) error {
+	c := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1, DialTimeout: 200 * time.Millisecond, TLSConfig: tc})
 	defer c.Close()
 	deadline := time.Now().Add(timeout)
 	var err error
