@@ -178,6 +178,25 @@ func TestDeployKubernetes(t *testing.T) {
 		ports[fmt.Sprint(field(t, p, "name"))] = field(t, p, "containerPort").(int)
 	}
 	assert.Equal(t, cfg.Cluster.Port, ports["cluster"], "containerPort cluster = RSC_CLUSTER_PORT")
+	assert.True(t, cfg.Cluster.TLS.Enabled(), "mutual TLS between nodes")
+	assert.True(t, cfg.HTTP.TLS.Enabled(), "HTTPS on the HTTP port")
+
+	// The NetworkPolicy: the cluster port from coordinator pods only, the
+	// HTTP port from this namespace and the labelled ones.
+	np := byKind["NetworkPolicy"]
+	require.NotNil(t, np, "a NetworkPolicy")
+	podLabels := field(t, dep, "spec", "template", "metadata", "labels")
+	assert.Equal(t, podLabels, field(t, np, "spec", "podSelector", "matchLabels"), "it selects the coordinator pods")
+	byPort := map[int]any{}
+	for _, rule := range field(t, np, "spec", "ingress").([]any) {
+		for _, p := range field(t, rule, "ports").([]any) {
+			byPort[field(t, p, "port").(int)] = field(t, rule, "from")
+		}
+	}
+	require.Len(t, byPort, 2, "only the cluster and HTTP ports are admitted")
+	assert.Equal(t, []any{map[string]any{"podSelector": map[string]any{"matchLabels": podLabels}}}, byPort[ports["cluster"]],
+		"the cluster port admits coordinator pods only")
+	assert.NotNil(t, byPort[ports["http"]], "the HTTP port is admitted")
 	assert.Equal(t, "0.0.0.0:"+fmt.Sprint(ports["http"]), cfg.HTTP.Addr)
 }
 

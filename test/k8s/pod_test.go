@@ -146,6 +146,8 @@ func (p *pod) env(c corev1.Container, redisAddr string) []string {
 	delete(vars, "RSC_CLUSTER_TLS_CA_FILE")
 	delete(vars, "RSC_CLUSTER_TLS_CERT_FILE")
 	delete(vars, "RSC_CLUSTER_TLS_KEY_FILE")
+	delete(vars, "RSC_HTTP_TLS_CERT_FILE") // nor the HTTPS Secret: plain HTTP here
+	delete(vars, "RSC_HTTP_TLS_KEY_FILE")
 	vars["RSC_CLUSTER_INSECURE"] = "true"
 	for k, v := range podEnv {
 		vars[k] = v
