@@ -93,9 +93,9 @@ func (a *groupActor) activate(ctx actor.Context) error {
 	if hold := a.deps.Node.Hold(a.key); now.Before(hold) {
 		state.HoldGrantsUntil(hold)
 	}
-	dataSetCheck{a}.quietHold(state, now)
+	a.quietHold(state, now)
 	if snap.Meta == nil {
-		if err := (dataSetCheck{a}).checkPriorReaders(state, stream, now); err != nil {
+		if err := a.checkPriorReaders(state, stream, now); err != nil {
 			a.lastErr = err
 			return fmt.Errorf("activate %s: cannot check a new group's shard streams for members of an earlier data set: %w", a.key, err)
 		}
@@ -111,7 +111,7 @@ func (a *groupActor) activate(ctx actor.Context) error {
 		}
 	}
 	a.state, a.activatedAt, a.confirmedAt, a.lastErr, a.unsure = state, now, start, nil, false
-	fenceSteps{a}.fenceBook().activated() // checked (and repaired) before the group answers (fence.go)
+	a.fenceBook().activated() // checked (and repaired) before the group answers (fence.go)
 	meta := state.Meta()
 	if streamChanged(stream, meta.ShardCount, meta.MetadataVersion) {
 		if c := state.Resize(shardSet(stream), stream.MetadataVersion); c != nil {
@@ -129,7 +129,7 @@ func (a *groupActor) activate(ctx actor.Context) error {
 	// older activation would not let this one unmark it), unmark an idle one (a stale entry
 	// would make the sweep activate it again and again).
 	a.idleSince, a.liveMarked = time.Time{}, a.state.Occupied() == 0
-	passivation{a}.syncLive()
+	a.syncLive()
 	a.deps.Metrics.Activated()
 	a.reportMembers()
 	a.deps.Logger.Info("group activated", slog.String("group", a.key.String()),

@@ -102,8 +102,8 @@ func (a *groupActor) onNodeConfirmed(ctx actor.Context, msg *NodeConfirmed) {
 	if msg.Start.After(a.confirmedAt) {
 		a.confirmedAt = msg.Start
 	}
-	passivation{a}.syncLive()
-	passivation{a}.checkIdle(ctx, now)
+	a.syncLive()
+	a.checkIdle(ctx, now)
 }
 
 // onStoreLost holds grants of the state in memory; the next write (or check)
@@ -145,6 +145,6 @@ func (a *groupActor) retryActivation(ctx actor.Context) {
 		a.idleSince = now
 	}
 	if idle := a.deps.IdlePassivation; idle > 0 && now.Sub(a.idleSince) >= idle {
-		passivation{a}.release(ctx, "activation kept failing for "+now.Sub(a.idleSince).Round(time.Millisecond).String())
+		a.release(ctx, "activation kept failing for "+now.Sub(a.idleSince).Round(time.Millisecond).String())
 	}
 }

@@ -203,14 +203,12 @@ func fenceUpdatesOf(c *groupstate.Change) []persistence.FenceUpdate {
 	return updates
 }
 
-// fenceSteps writes and syncs the actor's shard fences (its fences field),
-// logging what failed.
-type fenceSteps struct{ a *groupActor }
+// The actor's steps with its shard fences (its fences field): write before a save, sync
+// before an answer, logging what failed.
 
 // fenceBook is this activation's shard fences (shardFences), bound to the
 // actor's store on first use.
-func (f fenceSteps) fenceBook() *shardFences {
-	a := f.a
+func (a *groupActor) fenceBook() *shardFences {
 	b := &a.fences
 	if b.ctx == nil {
 		b.provisioner, b.key, b.ctx, b.metrics = a.deps.Provisioner, a.key, a.storeCtx, a.deps.Metrics
@@ -219,9 +217,8 @@ func (f fenceSteps) fenceBook() *shardFences {
 }
 
 // writeFences writes the fences c needs, before c is saved (shardFences.write).
-func (f fenceSteps) writeFences(c *groupstate.Change) error {
-	a := f.a
-	n, err := f.fenceBook().write(a.state, c)
+func (a *groupActor) writeFences(c *groupstate.Change) error {
+	n, err := a.fenceBook().write(a.state, c)
 	if err != nil {
 		a.deps.Logger.Warn("shard fence write failed; the decision is not stored and members are told to retry",
 			slog.String("group", a.key.String()), a.reqAttr(), slog.Int("fences", n), slog.Any("err", err))
@@ -231,11 +228,10 @@ func (f fenceSteps) writeFences(c *groupstate.Change) error {
 
 // syncFences makes the fences agree with memory before the group answers
 // (shardFences.sync).
-func (f fenceSteps) syncFences() error {
-	a := f.a
-	n, err := f.fenceBook().sync(a.state, a.deps.Now(), a.servableFrom)
+func (a *groupActor) syncFences() error {
+	n, err := a.fenceBook().sync(a.state, a.deps.Now(), a.servableFrom)
 	if n > 0 {
-		stopLog{a}.logStaleFences(n)
+		a.logStaleFences(n)
 	}
 	return err
 }

@@ -131,7 +131,7 @@ func (a *groupActor) Receive(ctx actor.Context) {
 		case !a.stopped && a.state != nil:
 			// Stopped from outside (the cluster moved the grain, or the node is leaving):
 			// give the activation up so that the next one needs no takeover wait.
-			passivation{a}.release(ctx, "stopped by the node (group moving to another node, or node leaving)")
+			a.release(ctx, "stopped by the node (group moving to another node, or node leaving)")
 		case !a.stopped:
 			// Never activated (store down): nothing to release, but the host must forget it.
 			a.stopped = true
@@ -221,10 +221,10 @@ func (a *groupActor) handle(ctx actor.Context, msg any) any {
 	case *groupmsg.ResizeRequest, *groupmsg.AssignmentRequest:
 		return &groupmsg.ErrorReply{Err: groupChange(a, ctx, msg)}
 	case *groupmsg.RebalancingRequest:
-		return rebalancing{a}.set(ctx, msg)
+		return a.setRebalancing(ctx, msg)
 	case *groupmsg.ReleaseRequest:
 		if !a.stopped && a.state != nil {
-			passivation{a}.release(ctx, "node shutting down")
+			a.release(ctx, "node shutting down")
 		}
 		return &groupmsg.ErrorReply{}
 	case *groupmsg.TouchRequest:
@@ -260,7 +260,7 @@ func (a *groupActor) ready(ctx actor.Context) error {
 			return err
 		}
 	}
-	return fenceSteps{a}.syncFences()
+	return a.syncFences()
 }
 
 func (a *groupActor) storeCtx() (context.Context, context.CancelFunc) {
@@ -302,6 +302,10 @@ func (a *groupActor) onMemberDue(ctx actor.Context, memberID string) {
 	a.commit(ctx, c)
 }
 
+// retryTimers is sent to self when a timer-driven write failed and must be
+// tried again.
+type retryTimers struct{}
+
 // scheduleRetry asks for a timer evaluation in one second, once.
 func (a *groupActor) scheduleRetry(ctx actor.Context) {
 	if a.retrying || a.stopped {
@@ -318,7 +322,7 @@ func (a *groupActor) stop(ctx actor.Context, why string) {
 		return
 	}
 	a.stopped = true
-	stopLog{a}.logStop(why)
+	a.logStop(why)
 	a.halt(ctx)
 }
 
@@ -343,14 +347,14 @@ func (a *groupActor) delete(ctx actor.Context, msg *groupmsg.DeleteRequest) *gro
 	if live > 0 && !msg.Force {
 		return &groupmsg.DeleteReply{LiveMembers: live}
 	}
-	cleared, err := fenceSteps{a}.fenceBook().clear(a.state)
+	cleared, err := a.fenceBook().clear(a.state)
 	if err != nil {
 		return &groupmsg.DeleteReply{LiveMembers: live, Err: err} // nothing deleted; the caller may retry
 	}
 	sctx, cancel := a.storeCtx()
 	defer cancel()
 	if err := a.deps.Store.DeleteGroup(sctx, a.key, a.activation); err != nil {
-		fenceSteps{a}.fenceBook().markStale(cleared) // the group lives on: its holders get their fences back
+		a.fenceBook().markStale(cleared) // the group lives on: its holders get their fences back
 		if errors.Is(err, persistence.ErrBehind) {
 			a.lost(ctx, "delete found the store behind: "+err.Error())
 		} else if errors.Is(err, persistence.ErrFenced) {

@@ -47,7 +47,7 @@ func (a *groupActor) evaluate(ctx actor.Context, msg *groupmsg.HeartbeatRequest)
 		// Only a rejected request can come from a member the group does not know (with
 		// memberEpoch > 0 it always is rejected), and a rejection does not depend on the
 		// hold: checked after the evaluation, so that an accepted heartbeat pays nothing.
-		if hold, ok := a.state.UnknownClaims(&hb, (dataSetCheck{a}).youngDataSet(now), now); ok {
+		if hold, ok := a.state.UnknownClaims(&hb, a.youngDataSet(now), now); ok {
 			a.state.HoldGrantsUntil(hold.Until)
 			a.deps.Node.GroupStateLost(a.key, groupdeps.LossMemberClaims, hold.Reason, hold.Until)
 		}
@@ -74,7 +74,7 @@ func (a *groupActor) evaluate(ctx actor.Context, msg *groupmsg.HeartbeatRequest)
 			a.progress[req.MemberID] = req.ShardProgress
 		}
 		if len(req.RevokingShards) > 0 || a.inFlight[req.MemberID] != nil {
-			inFlightNotes{a}.noteInFlight(req.MemberID, req.RevokingShards)
+			a.noteInFlight(req.MemberID, req.RevokingShards)
 		}
 	}
 	return r

@@ -2,9 +2,7 @@ package group
 
 import "github.com/redisstream/coordinator/membersdk/protocol"
 
-// inFlightNotes keeps the work in flight members report (the actor's
-// inFlight field, monitoring only).
-type inFlightNotes struct{ a *groupActor }
+// The work in flight members report (the actor's inFlight field, monitoring only).
 
 // noteInFlight remembers the work in flight that member id's heartbeat
 // reported on each shard it is revoking (revokingShards[].inFlight), for the
@@ -13,8 +11,7 @@ type inFlightNotes struct{ a *groupActor }
 // map is bounded by the group's shards; a member that revokes nothing has no
 // entry. Callers skip it when the member reports no revocation and has no
 // entry, so steady-state heartbeats pay nothing.
-func (n inFlightNotes) noteInFlight(id string, reported []protocol.RevokingShard) {
-	a := n.a
+func (a *groupActor) noteInFlight(id string, reported []protocol.RevokingShard) {
 	m, ok := a.state.Member(id)
 	if !ok || len(m.Revoking) == 0 || len(reported) == 0 {
 		delete(a.inFlight, id)

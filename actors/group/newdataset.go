@@ -20,22 +20,20 @@ const newDataSetQuiet = "new coordinator data set (Redis held no coordinator sta
 // about 1.4 intervals of its first heartbeat.
 func QuietWait(rules model.Config) time.Duration { return rules.HeartbeatInterval * 5 / 4 }
 
-// dataSetCheck is the young-data-set step of activation: the quiet hold and
-// the check for readers of an earlier data set.
-type dataSetCheck struct{ a *groupActor }
+// The young-data-set step of activation: the quiet hold and the check for readers of an
+// earlier data set.
 
 // quietHold holds state's grants for QuietWait from activated,
 // when the group was activated in a young data set (no-op otherwise).
-func (d dataSetCheck) quietHold(state *groupstate.Group, activated time.Time) {
-	a := d.a
-	if d.youngDataSet(activated) {
+func (a *groupActor) quietHold(state *groupstate.Group, activated time.Time) {
+	if a.youngDataSet(activated) {
 		state.HoldGrantsFor(activated.Add(QuietWait(a.deps.Rules)), newDataSetQuiet)
 	}
 }
 
 // youngDataSet reports whether now is within the new data set's first lease.
-func (d dataSetCheck) youngDataSet(now time.Time) bool {
-	return now.Before(d.a.deps.Node.DataSet().Until)
+func (a *groupActor) youngDataSet(now time.Time) bool {
+	return now.Before(a.deps.Node.DataSet().Until)
 }
 
 // checkPriorReaders looks, for a group with no stored state in a young data
@@ -44,9 +42,8 @@ func (d dataSetCheck) youngDataSet(now time.Time) bool {
 // earlier data set still reading. Then the group grants nothing for a lease
 // (reported like any store loss). An error means the check could not be
 // made: the group is not served yet (members get RETRY).
-func (d dataSetCheck) checkPriorReaders(state *groupstate.Group, stream persistence.StreamRecord, now time.Time) error {
-	a := d.a
-	if !d.youngDataSet(now) {
+func (a *groupActor) checkPriorReaders(state *groupstate.Group, stream persistence.StreamRecord, now time.Time) error {
+	if !a.youngDataSet(now) {
 		return nil
 	}
 	shards := make([]int, shardSet(stream))

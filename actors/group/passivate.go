@@ -33,13 +33,11 @@ func occupying(c *groupstate.Change) bool {
 	return false
 }
 
-// passivation keeps the live-group index in step and gives an idle
-// group's activation up (release).
-type passivation struct{ a *groupActor }
+// Passivation keeps the live-group index in step and gives an idle group's activation up
+// (release).
 
 // markBefore marks the group live before a durable write that may make it occupied.
-func (p passivation) markBefore(c *groupstate.Change) {
-	a := p.a
+func (a *groupActor) markBefore(c *groupstate.Change) {
 	if a.liveMarked || !occupying(c) {
 		return
 	}
@@ -52,8 +50,7 @@ func (p passivation) markBefore(c *groupstate.Change) {
 }
 
 // syncLive brings the index in step with memory, and tracks idleness.
-func (p passivation) syncLive() {
-	a := p.a
+func (a *groupActor) syncLive() {
 	if a.state == nil || a.stopped {
 		return
 	}
@@ -80,20 +77,18 @@ func (p passivation) syncLive() {
 }
 
 // checkIdle passivates the group once it has been idle long enough.
-func (p passivation) checkIdle(ctx actor.Context, now time.Time) {
-	a := p.a
+func (a *groupActor) checkIdle(ctx actor.Context, now time.Time) {
 	idle := a.deps.IdlePassivation
 	if idle <= 0 || a.state == nil || a.idleSince.IsZero() || now.Sub(a.idleSince) < idle || a.liveMarked {
 		return
 	}
-	p.passivate(ctx, now.Sub(a.idleSince))
+	a.passivate(ctx, now.Sub(a.idleSince))
 }
 
 // passivate stops answering first (queued requests get RETRY and the host
 // activates the group again), then releases the activation and stops.
-func (p passivation) passivate(ctx actor.Context, idleFor time.Duration) {
-	a := p.a
-	p.release(ctx, "no live member for "+idleFor.Round(time.Millisecond).String())
+func (a *groupActor) passivate(ctx actor.Context, idleFor time.Duration) {
+	a.release(ctx, "no live member for "+idleFor.Round(time.Millisecond).String())
 	a.deps.Metrics.Passivated()
 }
 
@@ -101,8 +96,7 @@ func (p passivation) passivate(ctx actor.Context, idleFor time.Duration) {
 // the actor and its member actors. Members keep their leases: the same write
 // hands their timers over to the next activation (handover.go); if it is
 // lost, the next activation gives fresh leases.
-func (p passivation) release(ctx actor.Context, why string) {
-	a := p.a
+func (a *groupActor) release(ctx actor.Context, why string) {
 	handover := a.handover(a.deps.Now())
 	a.stopped = true
 	sctx, cancel := a.storeCtx()

@@ -22,13 +22,13 @@ func (a *groupActor) persist(ctx actor.Context, c *groupstate.Change) error {
 	if !c.Durable {
 		return nil
 	}
-	passivation{a}.markBefore(c)
-	if err := (fenceSteps{a}).writeFences(c); err != nil {
+	a.markBefore(c)
+	if err := a.writeFences(c); err != nil {
 		return err // nothing saved, memory unchanged: the same path as a failed save
 	}
 	err := a.save(c)
 	if err != nil {
-		fenceSteps{a}.fenceBook().saveFailed(c)
+		a.fenceBook().saveFailed(c)
 	}
 	switch {
 	case err == nil:
@@ -141,7 +141,7 @@ func (a *groupActor) reload(ctx actor.Context) {
 		state.HoldGrantsUntil(a.state.GrantsHeldUntil())
 	}
 	state.HoldGrantsUntil(a.deps.Node.Hold(a.key))
-	dataSetCheck{a}.quietHold(state, a.activatedAt)
+	a.quietHold(state, a.activatedAt)
 	a.state, a.revision, a.unsure = state, snap.Revision, false
 	a.events.restore(snap.Events)
 	for _, m := range a.state.Members() {
@@ -166,7 +166,7 @@ func (a *groupActor) apply(ctx actor.Context, c *groupstate.Change) {
 	}
 	a.state.Apply(c)
 	if c.Durable {
-		passivation{a}.syncLive()
+		a.syncLive()
 		a.reportMembers()
 		for i := range c.Members {
 			a.reportTransition(before[i], &c.Members[i])

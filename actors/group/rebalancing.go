@@ -9,15 +9,12 @@ import (
 	"github.com/redisstream/coordinator/actors/groupstate"
 )
 
-// rebalancing handles an operator's pause or resume of the group's rebalancing
+// setRebalancing handles an operator's pause or resume of the group's rebalancing
 // (groupmsg.RebalancingRequest): the rules decide (groupstate.SetPaused), the
 // pause is persisted with the group's meta before it is applied, and the reply
 // is the group as it is then. A pause of a paused group, or a resume of an
 // active one, writes nothing and answers the group as it is.
-type rebalancing struct{ a *groupActor }
-
-func (r rebalancing) set(ctx actor.Context, msg *groupmsg.RebalancingRequest) *groupmsg.Description {
-	a := r.a
+func (a *groupActor) setRebalancing(ctx actor.Context, msg *groupmsg.RebalancingRequest) *groupmsg.Description {
 	if err := a.ready(ctx); err != nil {
 		return &groupmsg.Description{Err: err}
 	}

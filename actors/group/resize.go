@@ -49,8 +49,8 @@ func (a *groupActor) resize(ctx actor.Context, msg *groupmsg.ResizeRequest) erro
 		for s := meta.ShardCount; s < msg.ShardCount; s++ {
 			stale = append(stale, persistence.FenceUpdate{Shard: s})
 		}
-		fenceSteps{a}.fenceBook().markStale(stale)
-		if err := (fenceSteps{a}).fenceBook().repair(a.state); err != nil {
+		a.fenceBook().markStale(stale)
+		if err := a.fenceBook().repair(a.state); err != nil {
 			a.deps.Logger.Warn("could not write the fences of the shards a reshard added; retried before the group answers",
 				slog.String("group", a.key.String()), a.reqAttr(), slog.Any("err", err))
 		}
