@@ -38,7 +38,7 @@ func TestKubernetesManifestDecodesStrictly(t *testing.T) {
 		require.NoError(t, err, "%s", doc)
 		kinds = append(kinds, gvk.Kind)
 	}
-	assert.Equal(t, []string{"ServiceAccount", "Role", "RoleBinding", "Service", "Deployment", "PodDisruptionBudget"}, kinds)
+	assert.Equal(t, []string{"ServiceAccount", "Role", "RoleBinding", "Service", "NetworkPolicy", "Deployment", "PodDisruptionBudget"}, kinds)
 }
 
 func bufioReader(b []byte) *bufio.Reader { return bufio.NewReader(bytes.NewReader(b)) }
