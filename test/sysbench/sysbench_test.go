@@ -2,6 +2,8 @@ package sysbench
 
 import (
 	"bytes"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -12,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redisstream/coordinator/internal/tlsfiles/testca"
 	"github.com/redisstream/coordinator/membersdk/redistest"
 	"github.com/redisstream/coordinator/test/harness"
 )
@@ -35,7 +38,12 @@ func TestSystemBenchmark(t *testing.T) {
 	start := time.Now()
 	rep := &report{Quick: quick, Params: p}
 	if only.has("load") {
-		rep.Load = runLoad(t, p)
+		rep.Load = runLoad(t, p, false)
+	}
+	if only.has("tls") {
+		// The same load through the HTTPS front (http.tls.*), with its own
+		// bare-fiber baseline rounds: the TLS cost beside the plaintext one.
+		rep.LoadTLS = runLoad(t, p, true)
 	}
 	if only.has("handoff") {
 		// Hand-offs at a 1 s interval: at 200 ms the short interval's 50 ms floor, not the rule, sets the figure.
@@ -123,6 +131,12 @@ func binary(t *testing.T, pkg string) string {
 // and creates stream "bench" with shards shards.
 // extra adds (or overrides) environment variables of the coordinator.
 func coordinator(t *testing.T, interval, lease time.Duration, shards int, extra ...string) *harness.Coordinator {
+	return coordinatorTLS(t, nil, interval, lease, shards, extra...)
+}
+
+// coordinatorTLS is coordinator serving HTTPS when clientTLS is set (extra
+// then names the http.tls files).
+func coordinatorTLS(t *testing.T, clientTLS *tls.Config, interval, lease time.Duration, shards int, extra ...string) *harness.Coordinator {
 	redis := redistest.Start(t)
 	env := map[string]string{
 		"RSC_LOG_LEVEL":                       "warn",
@@ -136,8 +150,10 @@ func coordinator(t *testing.T, interval, lease time.Duration, shards int, extra 
 	for i := 0; i+1 < len(extra); i += 2 {
 		env[extra[i]] = extra[i+1]
 	}
-	c := harness.StartCoordinator(t, harness.Options{RedisAddr: redis.Addr(), Env: env})
-	harness.NewClient(c.URL()).CreateStream(t, "bench", shards)
+	c := harness.StartCoordinator(t, harness.Options{RedisAddr: redis.Addr(), Env: env, ClientTLS: clientTLS})
+	admin := harness.NewClient(c.URL())
+	admin.HTTP = c.HTTPClient()
+	admin.CreateStream(t, "bench", shards)
 	return c
 }
 
@@ -171,9 +187,21 @@ type loadResult struct {
 	Ratio       float64     `json:"ratio"`
 }
 
-func runLoad(t *testing.T, p params) *loadResult {
+func runLoad(t *testing.T, p params, overTLS bool) *loadResult {
 	// A long interval and lease: the members stay idle while the baseline has its round.
-	c := coordinator(t, 10*time.Second, 2*time.Minute, loadShards)
+	var c *harness.Coordinator
+	var tlsArgs []string
+	if overTLS {
+		ca := testca.New(t, "sysbench HTTPS CA")
+		f := ca.Write(t, t.TempDir(), "server", ca.Issue(t, "coordinator", testca.Options{}))
+		pool := x509.NewCertPool()
+		pool.AppendCertsFromPEM(ca.CertPEM)
+		c = coordinatorTLS(t, &tls.Config{RootCAs: pool}, 10*time.Second, 2*time.Minute, loadShards,
+			"RSC_HTTP_TLS_CERT_FILE", f.Cert, "RSC_HTTP_TLS_KEY_FILE", f.Key)
+		tlsArgs = []string{"-ca-file", f.CA}
+	} else {
+		c = coordinator(t, 10*time.Second, 2*time.Minute, loadShards)
+	}
 	port, err := harness.FreePort()
 	if err != nil {
 		t.Fatal(err)
@@ -199,13 +227,13 @@ func runLoad(t *testing.T, p params) *loadResult {
 		stop := profile(t, c.Pid(), path)
 		defer stop()
 	}
-	sim(t, &res, "-scenario", "load", "-url", c.URL(), "-baseline", base,
+	sim(t, &res, append(tlsArgs, "-scenario", "load", "-url", c.URL(), "-baseline", base,
 		"-coord-pid", fmt.Sprint(c.Pid()), "-baseline-pid", fmt.Sprint(bare.Process.Pid),
 		"-groups", fmt.Sprint(loadGroups), "-members", fmt.Sprint(loadMembers), "-shards", fmt.Sprint(loadShards),
-		"-conns", fmt.Sprint(loadConns), "-rounds", fmt.Sprint(p.Rounds), "-window", p.Window.String())
+		"-conns", fmt.Sprint(loadConns), "-rounds", fmt.Sprint(p.Rounds), "-window", p.Window.String())...)
 	for _, r := range res.Rounds {
-		t.Logf("BENCH load round=%d target=%s heartbeats=%d failed=%d rate=%.0f/s cpu=%.1fµs/heartbeat",
-			r.Round, r.Target, r.Heartbeats, r.Failed, float64(r.Heartbeats)/r.Seconds, r.CPUMicros)
+		t.Logf("BENCH load tls=%v round=%d target=%s heartbeats=%d failed=%d rate=%.0f/s cpu=%.1fµs/heartbeat",
+			overTLS, r.Round, r.Target, r.Heartbeats, r.Failed, float64(r.Heartbeats)/r.Seconds, r.CPUMicros)
 	}
 	c.Kill()
 	return &res
@@ -236,10 +264,12 @@ type latencies struct {
 }
 
 type report struct {
-	Quick   bool
-	Params  params
-	Took    time.Duration
-	Load    *loadResult
+	Quick  bool
+	Params params
+	Took   time.Duration
+	Load   *loadResult
+	// LoadTLS is the load scenario through the HTTPS front (http.tls.*).
+	LoadTLS *loadResult
 	Handoff map[string]json.RawMessage
 	// HandoffMailbox: the hand-off scenario with members on the Redis mailbox (handoff_test.go).
 	HandoffMailbox map[string]json.RawMessage
@@ -291,6 +321,15 @@ func (r *report) markdown() string {
 	if l := r.Load; l != nil {
 		fmt.Fprintf(&b, "| coordinator CPU per steady heartbeat (%d members, %d groups × %d shards, %d keep-alive connections, %d interleaved rounds × %s per target) | %.1f µs | bare fiber handler decoding and encoding the same JSON with encoding/json (`test/sysbench/barefiber`): %.1f µs | %.2f× | ≤ 1.3× | %s |\n",
 			loadMembers, loadGroups, loadShards, loadConns, r.Params.Rounds, r.Params.Window, l.Coordinator, l.Baseline, l.Ratio, verdict(l.Ratio <= 1.3))
+	}
+	if l := r.LoadTLS; l != nil {
+		line := fmt.Sprintf("| the same through the HTTPS front (`http.tls.*`, TLS 1.3, keep-alive connections) | %.1f µs | bare fiber, plaintext: %.1f µs | %.2f× |", l.Coordinator, l.Baseline, l.Ratio)
+		if p := r.Load; p != nil {
+			line += fmt.Sprintf(" %.2f× the plaintext coordinator's CPU per heartbeat | |\n", l.Coordinator/p.Coordinator)
+		} else {
+			line += " | |\n"
+		}
+		b.WriteString(line)
 	}
 	if r.Handoff != nil {
 		fmt.Fprintf(&b, "| hand-off to a joining member: old owner's release → new owner's response lists the shard (%d samples) | median %.0f ms, p90 %.0f ms, max %.0f ms | heartbeat interval %d ms | median %.2f×, p90 %.2f× | median ≤ 0.2×, p90 ≤ 0.5× | %s |\n",

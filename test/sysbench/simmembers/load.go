@@ -41,7 +41,8 @@ func load() (any, error) {
 	}
 	client := func(base string) *fasthttp.HostClient {
 		u, _ := url.Parse(base)
-		return &fasthttp.HostClient{Addr: u.Host, MaxConns: *conns, ReadTimeout: 10 * time.Second, WriteTimeout: 10 * time.Second}
+		return &fasthttp.HostClient{Addr: u.Host, MaxConns: *conns, ReadTimeout: 10 * time.Second, WriteTimeout: 10 * time.Second,
+			IsTLS: u.Scheme == "https", TLSConfig: clientTLS()}
 	}
 	cc, bc := client(*coord), client(*baseline)
 	do := func(c *fasthttp.HostClient, m *state, body []byte) (*protocol.HeartbeatResponse, []byte, error) {
@@ -49,7 +50,11 @@ func load() (any, error) {
 		defer fasthttp.ReleaseRequest(req)
 		defer fasthttp.ReleaseResponse(resp)
 		req.Header.SetMethod("POST")
-		req.SetRequestURI("http://" + c.Addr + hbPath(m.group, m.id))
+		scheme := "http://"
+		if c.IsTLS {
+			scheme = "https://"
+		}
+		req.SetRequestURI(scheme + c.Addr + hbPath(m.group, m.id))
 		req.Header.SetContentType("application/json")
 		req.SetBody(body)
 		if err := c.Do(req, resp); err != nil {

@@ -29,6 +29,7 @@ var (
 	rounds   = flag.Int("rounds", 3, "interleaved rounds per target (load)")
 	window   = flag.Duration("window", 5*time.Second, "length of one round (load)")
 	baseline = flag.String("baseline", "", "bare fiber baseline base URL (load)")
+	caFile   = flag.String("ca-file", "", "PEM CA that signed the certificate of an https:// -url or -baseline")
 	coordPID = flag.Int("coord-pid", 0, "coordinator process id (load)")
 	basePID  = flag.Int("baseline-pid", 0, "baseline process id (load)")
 	cycles   = flag.Int("cycles", 10, "hand-offs or crashes (handoff, failover)")

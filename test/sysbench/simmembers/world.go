@@ -3,9 +3,12 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"os"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -35,7 +38,7 @@ type world struct {
 }
 
 func newWorld() *world {
-	w := &world{http: &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 256}},
+	w := &world{http: &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 256, TLSClientConfig: clientTLS()}},
 		released: map[int]time.Time{}, owner: map[int]string{}, beats: map[string]int{}, nshards: *shards}
 	if *transport == protocol.TransportRedis {
 		w.rdb = redis.NewClient(&redis.Options{Addr: *redisAddr, PoolSize: 64})
@@ -185,3 +188,21 @@ func (w *world) start(group, id string) *member {
 }
 
 func (m *member) stop() { m.cancel(); <-m.done }
+
+// clientTLS trusts -ca-file (nil without it: the system's CAs).
+func clientTLS() *tls.Config {
+	if *caFile == "" {
+		return nil
+	}
+	b, err := os.ReadFile(*caFile)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "simmembers: -ca-file:", err)
+		os.Exit(2)
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(b) {
+		fmt.Fprintln(os.Stderr, "simmembers: -ca-file", *caFile, "holds no PEM certificate")
+		os.Exit(2)
+	}
+	return &tls.Config{RootCAs: pool}
+}
