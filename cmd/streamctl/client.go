@@ -3,17 +3,15 @@ package main
 import (
 	"bytes"
 	"context"
-	"crypto/tls"
-	"crypto/x509"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"net/url"
-	"os"
 	"strings"
 	"time"
 
+	"github.com/redisstream/coordinator/membersdk"
 	"github.com/redisstream/coordinator/membersdk/protocol"
 )
 
@@ -144,20 +142,15 @@ func newHTTPClient(timeout time.Duration) *http.Client {
 }
 
 // newHTTPClientCA is newHTTPClient trusting, for https:// URLs, the CAs of
-// the PEM file caFile ("" = the system's CAs).
+// the PEM file caFile ("" = the system's CAs), as the member SDK does.
 func newHTTPClientCA(timeout time.Duration, caFile string) (*http.Client, error) {
-	hc := newHTTPClient(timeout)
 	if caFile == "" {
-		return hc, nil
+		return newHTTPClient(timeout), nil
 	}
-	b, err := os.ReadFile(caFile)
+	hc, err := membersdk.HTTPClientWithCA(caFile, "", "")
 	if err != nil {
-		return nil, fmt.Errorf("--ca-file (%s): cannot read %s: %v", envCAFile, caFile, err)
+		return nil, fmt.Errorf("--ca-file (%s): %w", envCAFile, err)
 	}
-	pool := x509.NewCertPool()
-	if !pool.AppendCertsFromPEM(b) {
-		return nil, fmt.Errorf("--ca-file (%s): %s holds no PEM certificate: give the CA that signed the coordinator's certificate", envCAFile, caFile)
-	}
-	hc.Transport = &http.Transport{Proxy: http.ProxyFromEnvironment, TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}}
+	hc.Timeout = timeout
 	return hc, nil
 }

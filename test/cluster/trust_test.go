@@ -50,24 +50,7 @@ func strangerChangesNothing(t *testing.T, w *world, a, b *harness.FailoverMember
 
 	// The members keep heartbeating while the stranger knocks: a lease that
 	// ran out would move shards for reasons of its own.
-	stop, done := make(chan struct{}), make(chan error, 1)
-	go func() {
-		for {
-			select {
-			case <-stop:
-				done <- nil
-				return
-			case <-time.After(heartbeat):
-			}
-			for _, m := range []*harness.FailoverMember{a, b} {
-				m.Release()
-				if r, err := m.Beat(beatWithin); err != nil || r.Status != protocol.StatusOK {
-					done <- fmt.Errorf("%s: %v %s", m.ID, err, r.Status)
-					return
-				}
-			}
-		}
-	}()
+	stopBeating := keepBeating(true, a, b)
 
 	other := testca.New(t, "not the cluster CA")
 	strangers := map[string][]tls.Certificate{"no certificate": nil}
@@ -114,8 +97,7 @@ func strangerChangesNothing(t *testing.T, w *world, a, b *harness.FailoverMember
 		require.Zero(t, n, "node %d answered a plaintext HTTP/2 client", i+1)
 	}
 
-	close(stop)
-	require.NoError(t, <-done, "the members were answered throughout")
+	require.NoError(t, stopBeating(), "the members were answered OK throughout")
 
 	// Nothing changed: the members keep their epochs and shards.
 	ra, rb := w.beat(a), w.beat(b)
@@ -145,24 +127,7 @@ func strangerChangesNothing(t *testing.T, w *world, a, b *harness.FailoverMember
 }
 
 func certificateRotationAndExpiry(t *testing.T, w *world, a, b *harness.FailoverMember) {
-	stop, done := make(chan struct{}), make(chan error, 1)
-	go func() {
-		for {
-			select {
-			case <-stop:
-				done <- nil
-				return
-			case <-time.After(heartbeat):
-			}
-			for _, m := range []*harness.FailoverMember{a, b} {
-				m.Release()
-				if r, err := m.Beat(beatWithin); err != nil {
-					done <- fmt.Errorf("%s: no node answered: %v (last status %s)", m.ID, err, r.Status)
-					return
-				}
-			}
-		}
-	}()
+	stopBeating := keepBeating(false, a, b)
 
 	n2, files := w.cl.Nodes[1], w.cl.NodeTLS[1]
 	expires := time.Now().Add(8 * time.Second).Truncate(time.Second)
@@ -183,10 +148,35 @@ func certificateRotationAndExpiry(t *testing.T, w *world, a, b *harness.Failover
 	// The members carry on with n1 and n3 (the goroutine fails if any
 	// heartbeat went unanswered) and the group settles again.
 	time.Sleep(lease) // a lease's worth of heartbeats after n2 left
-	close(stop)
-	require.NoError(t, <-done)
+	require.NoError(t, stopBeating(), "a node answered every heartbeat")
 	beatUntil(t, w, "the group settled again without n2", func() bool {
 		g, ok := w.groupView()
 		return ok && g.State == "STABLE" && len(a.Owned)+len(b.Owned) == 4
 	}, a, b)
+}
+
+// keepBeating heartbeats ms every heartbeat interval (releasing revocations
+// at once) until the returned stop is called, which reports the first
+// heartbeat no node answered — or, with wantOK, that was not answered OK.
+func keepBeating(wantOK bool, ms ...*harness.FailoverMember) (stop func() error) {
+	quit, done := make(chan struct{}), make(chan error, 1)
+	go func() {
+		for {
+			select {
+			case <-quit:
+				done <- nil
+				return
+			case <-time.After(heartbeat):
+			}
+			for _, m := range ms {
+				m.Release()
+				r, err := m.Beat(beatWithin)
+				if err != nil || (wantOK && r.Status != protocol.StatusOK) {
+					done <- fmt.Errorf("%s: %v (status %s)", m.ID, err, r.Status)
+					return
+				}
+			}
+		}
+	}()
+	return func() error { close(quit); return <-done }
 }
