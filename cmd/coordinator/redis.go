@@ -3,9 +3,12 @@ package main
 import (
 	"context"
 	"crypto/tls"
+	"crypto/x509"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
+	"strings"
 	"time"
 
 	"github.com/alicebob/miniredis/v2"
@@ -55,9 +58,15 @@ func openRedis(cfg config.Config, logger *slog.Logger) (redis.UniversalClient, f
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
 	if err := client.Ping(ctx).Err(); err != nil {
-		// Not fatal: the coordinator answers RETRY until Redis is back.
-		logger.Warn("Redis does not answer yet; members will be told to retry until it does",
-			slog.Any("addrs", addrs), slog.Any("err", err))
+		if why := tlsRefusal(r, addrs, err); why != "" {
+			// Not fatal either (a rotated CA may fix it), but the keys to
+			// check are named: this will not heal by itself.
+			logger.Error(why, slog.Any("err", err))
+		} else {
+			// Not fatal: the coordinator answers RETRY until Redis is back.
+			logger.Warn("Redis does not answer yet; members will be told to retry until it does",
+				slog.Any("addrs", addrs), slog.Any("err", err))
+		}
 	}
 	closeAll := func() {
 		if stopTLS != nil {
@@ -103,6 +112,35 @@ func redisTLS(r config.Redis, addrs []string, logger *slog.Logger) (*tls.Config,
 	logger.Info("Redis over TLS", slog.String("serverName", name), slog.String("ca", r.TLSCAFile),
 		slog.String("clientCert", r.TLSCertFile), slog.String("minVersion", r.TLSMinVersion))
 	return tc, cancel, nil
+}
+
+// tlsRefusal says which redis.tls-* keys to check when err is a failed TLS
+// verification of Redis' certificate ("" for any other error).
+func tlsRefusal(r config.Redis, addrs []string, err error) string {
+	var unknownCA x509.UnknownAuthorityError
+	var badName x509.HostnameError
+	var invalid x509.CertificateInvalidError
+	var verify *tls.CertificateVerificationError
+	msg := err.Error()
+	switch {
+	case !r.TLS:
+		return ""
+	case errors.As(err, &badName) || strings.Contains(msg, "certificate is valid for") || strings.Contains(msg, "cannot validate certificate for"):
+		name := r.TLSServerName
+		if name == "" && len(addrs) > 0 {
+			name, _, _ = net.SplitHostPort(addrs[0])
+		}
+		return fmt.Sprintf("Redis' certificate does not carry the name %q the coordinator verifies: set redis.tls-server-name to a name the certificate carries, or connect to one (redis.addrs)", name)
+	case errors.As(err, &unknownCA) || strings.Contains(msg, "certificate signed by unknown authority"):
+		ca := r.TLSCAFile
+		if ca == "" {
+			ca = "the system's CAs"
+		}
+		return fmt.Sprintf("Redis' certificate is not signed by a CA the coordinator trusts (redis.tls-ca-file: %s): give the CA that signed it", ca)
+	case errors.As(err, &invalid) || errors.As(err, &verify) || strings.Contains(msg, "x509:"):
+		return fmt.Sprintf("Redis' certificate was refused (redis.tls-ca-file %q, redis.tls-server-name %q): see the error", r.TLSCAFile, r.TLSServerName)
+	}
+	return ""
 }
 
 // redisLogger routes go-redis' internal messages (dial failures) to slog at

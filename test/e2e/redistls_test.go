@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -129,4 +130,18 @@ func TestRedisOverMutualTLS(t *testing.T) {
 	mu.Lock()
 	require.Equal(t, n, fenced, "every entry was handled under a fencing token")
 	mu.Unlock()
+
+	// A server name the certificate does not carry: the start says which
+	// key to fix (and answers RETRY meanwhile).
+	bad := map[string]string{"RSC_REDIS_TLS_SERVER_NAME": "redis.elsewhere.example", "RSC_MAILBOX_ENABLED": "false"}
+	for k, v := range settings {
+		if _, set := bad[k]; !set {
+			bad[k] = v
+		}
+	}
+	wrong := harness.StartCoordinator(t, harness.Options{RedisAddr: r.Addr(), Env: bad})
+	require.Eventually(t, func() bool {
+		return strings.Contains(wrong.Logs(), `does not carry the name \"redis.elsewhere.example\"`) &&
+			strings.Contains(wrong.Logs(), "set redis.tls-server-name")
+	}, 10*time.Second, 100*time.Millisecond, "the log names redis.tls-server-name:\n%s", wrong.Logs())
 }
