@@ -21,7 +21,10 @@ import (
 //     that stopped (or is stopping) cannot be delivered; the sender times out
 //     and our cluster code retries elsewhere.
 //   - peer-lost: "EndpointWriter lost connection" — a peer's connection
-//     closed, as it does when that peer stops.
+//     closed, as it does when that peer stops; and "EndpointReader failed
+//     to send ConnectResponse message" with "transport is closing" — a peer
+//     connected just as this node or that peer was stopping (seen with two
+//     nodes stopped together, more often over TLS under load).
 //   - peer-gossip: "sendGossipForMember failed" — a gossip round to a peer
 //     that is stopping (or stopped) times out; membership follows from the
 //     next rounds and the peer's departure.
@@ -52,6 +55,7 @@ var libraryLines = []libraryLine{
 	{msg: "EndpointWriter failed to send connect request", kind: "peer-connect", peer: true},
 	{msg: "EndpointWriter failed to receive connect response", kind: "peer-connect", peer: true},
 	{msg: "EndpointWriter lost connection", kind: "peer-lost", peer: true},
+	{msg: "EndpointReader failed to send ConnectResponse message", kind: "peer-lost", errHas: "transport is closing"},
 	{msg: "sendGossipForMember failed", kind: "peer-gossip", peer: true},
 	{msg: "cluster.RequestFuture failed", kind: "grain-moved", errHas: "dead letter"},
 	{msg: "Automanaged server stopping..!", kind: "health-server-closed", errHas: "Server closed"},
