@@ -20,31 +20,51 @@ var ErrCAFile = errors.New("membersdk: CA file")
 // client certificate, for a coordinator with http.tls.client-ca-file. The
 // default HTTP client already trusts the system's CAs.
 func HTTPClientWithCA(caFile, clientCert, clientKey string) (*http.Client, error) {
-	cfg := &tls.Config{MinVersion: tls.VersionTLS12}
-	if caFile != "" {
-		b, err := os.ReadFile(caFile)
-		if err != nil {
-			return nil, fmt.Errorf("%w: cannot read %s: %v", ErrCAFile, caFile, err)
-		}
-		pool := x509.NewCertPool()
-		if !pool.AppendCertsFromPEM(b) {
-			return nil, fmt.Errorf("%w: %s holds no PEM certificate: give the CA that signed the coordinator's certificate", ErrCAFile, caFile)
-		}
-		cfg.RootCAs = pool
-	}
-	if (clientCert == "") != (clientKey == "") {
-		return nil, fmt.Errorf("%w: give both the client certificate and its key, or neither (got %q and %q)", ErrCAFile, clientCert, clientKey)
-	}
-	if clientCert != "" {
-		c, err := tls.LoadX509KeyPair(clientCert, clientKey)
-		if err != nil {
-			return nil, fmt.Errorf("%w: client certificate %s with key %s: %v", ErrCAFile, clientCert, clientKey, err)
-		}
-		cfg.Certificates = []tls.Certificate{c}
+	cfg, err := clientTLS(tlsFiles{ca: caFile, cert: clientCert, key: clientKey,
+		caName: "CA file", certName: "client certificate", keyName: "its key", server: "the coordinator's"})
+	if err != nil {
+		return nil, err
 	}
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.TLSClientConfig = cfg
 	return &http.Client{Transport: t}, nil
+}
+
+// tlsFiles are the files of a client's TLS configuration, with the names
+// its errors give them and whose certificate the CA signs.
+type tlsFiles struct {
+	ca, cert, key             string
+	caName, certName, keyName string
+	server                    string
+}
+
+// clientTLS is a TLS 1.2+ client configuration trusting f.ca (the system's
+// CAs when empty) and presenting f.cert with f.key (both or neither). An
+// error wraps ErrCAFile and names the field and the file.
+func clientTLS(f tlsFiles) (*tls.Config, error) {
+	cfg := &tls.Config{MinVersion: tls.VersionTLS12}
+	if f.ca != "" {
+		b, err := os.ReadFile(f.ca)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %s: cannot read %s: %v", ErrCAFile, f.caName, f.ca, err)
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(b) {
+			return nil, fmt.Errorf("%w: %s: %s holds no PEM certificate: give the CA that signed %s certificate", ErrCAFile, f.caName, f.ca, f.server)
+		}
+		cfg.RootCAs = pool
+	}
+	if (f.cert == "") != (f.key == "") {
+		return nil, fmt.Errorf("%w: %s and %s go together: give both or neither (got %q and %q)", ErrCAFile, f.certName, f.keyName, f.cert, f.key)
+	}
+	if f.cert != "" {
+		c, err := tls.LoadX509KeyPair(f.cert, f.key)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %s %s with %s %s: %v", ErrCAFile, f.certName, f.cert, f.keyName, f.key, err)
+		}
+		cfg.Certificates = []tls.Certificate{c}
+	}
+	return cfg, nil
 }
 
 // RedisTLS is how a member, a producer or the coordinator connects to a
@@ -67,34 +87,18 @@ type RedisTLS struct {
 
 // Config returns the tls.Config of r. An error names the field and the file.
 func (r RedisTLS) Config() (*tls.Config, error) {
-	cfg := &tls.Config{MinVersion: tls.VersionTLS12, ServerName: r.ServerName}
+	cfg, err := clientTLS(tlsFiles{ca: r.CAFile, cert: r.CertFile, key: r.KeyFile,
+		caName: "RedisTLS.CAFile", certName: "RedisTLS.CertFile", keyName: "KeyFile", server: "Redis'"})
+	if err != nil {
+		return nil, err
+	}
+	cfg.ServerName = r.ServerName
 	switch r.MinVersion {
 	case "", "1.2":
 	case "1.3":
 		cfg.MinVersion = tls.VersionTLS13
 	default:
 		return nil, fmt.Errorf("%w: RedisTLS.MinVersion %q: use \"1.2\" or \"1.3\"", ErrCAFile, r.MinVersion)
-	}
-	if r.CAFile != "" {
-		b, err := os.ReadFile(r.CAFile)
-		if err != nil {
-			return nil, fmt.Errorf("%w: RedisTLS.CAFile: cannot read %s: %v", ErrCAFile, r.CAFile, err)
-		}
-		pool := x509.NewCertPool()
-		if !pool.AppendCertsFromPEM(b) {
-			return nil, fmt.Errorf("%w: RedisTLS.CAFile: %s holds no PEM certificate: give the CA that signed Redis' certificate", ErrCAFile, r.CAFile)
-		}
-		cfg.RootCAs = pool
-	}
-	if (r.CertFile == "") != (r.KeyFile == "") {
-		return nil, fmt.Errorf("%w: RedisTLS.CertFile and KeyFile go together (got %q and %q)", ErrCAFile, r.CertFile, r.KeyFile)
-	}
-	if r.CertFile != "" {
-		c, err := tls.LoadX509KeyPair(r.CertFile, r.KeyFile)
-		if err != nil {
-			return nil, fmt.Errorf("%w: RedisTLS.CertFile %s with KeyFile %s: %v", ErrCAFile, r.CertFile, r.KeyFile, err)
-		}
-		cfg.Certificates = []tls.Certificate{c}
 	}
 	return cfg, nil
 }
