@@ -74,28 +74,15 @@ func clusterTLS(ctx context.Context, cl config.Cluster, logger *slog.Logger, ste
 	if err != nil {
 		return nil, err
 	}
-	go src.Watch(ctx, cl.TLS.ReloadInterval)
-	go func() {
-		t := time.NewTicker(cl.TLS.ReloadInterval)
-		defer t.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-			}
-			if na := src.NotAfter(); time.Now().After(na) {
-				reason := fmt.Sprintf("this node's certificate (cluster.tls.cert-file %s) expired at %s and no renewed file is in place: the other nodes refuse it; renew it and start the node again",
-					cl.TLS.CertFile, na.UTC().Format(time.RFC3339))
-				logger.Error("stepping out of the cluster: node certificate expired", slog.String("file", cl.TLS.CertFile), slog.Time("notAfter", na))
-				select {
-				case stepOut <- reason:
-				default:
-				}
-				return
-			}
+	go src.Watch(ctx, cl.TLS.ReloadInterval, func(na time.Time) {
+		reason := fmt.Sprintf("this node's certificate (cluster.tls.cert-file %s) expired at %s and no renewed file is in place: the other nodes refuse it; renew it and start the node again",
+			cl.TLS.CertFile, na.UTC().Format(time.RFC3339))
+		logger.Error("stepping out of the cluster: node certificate expired", slog.String("file", cl.TLS.CertFile), slog.Time("notAfter", na))
+		select {
+		case stepOut <- reason:
+		default:
 		}
-	}()
+	})
 	logger.Info("cluster ports require node certificates of the cluster CA (mutual TLS)",
 		slog.String("ca", cl.TLS.CAFile), slog.String("cert", cl.TLS.CertFile), slog.Time("notAfter", src.NotAfter()))
 	return src, nil

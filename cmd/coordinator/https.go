@@ -24,7 +24,7 @@ func httpsListener(ctx context.Context, t config.HTTPTLS, ln net.Listener, logge
 		ln.Close()
 		return nil, err
 	}
-	go src.Watch(ctx, t.ReloadInterval)
+	go src.Watch(ctx, t.ReloadInterval, nil)
 	logger.Info("serving HTTPS", slog.String("cert", t.CertFile), slog.Time("notAfter", src.NotAfter()),
 		slog.Bool("clientCertificates", t.ClientCAFile != ""))
 	return tls.NewListener(ln, src.ServerConfig(true)), nil

@@ -108,7 +108,7 @@ func redisTLS(r config.Redis, addrs []string, logger *slog.Logger) (*tls.Config,
 		tc.MinVersion = tls.VersionTLS13
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	go src.Watch(ctx, redisTLSReload)
+	go src.Watch(ctx, redisTLSReload, nil)
 	logger.Info("Redis over TLS", slog.String("serverName", name), slog.String("ca", r.TLSCAFile),
 		slog.String("clientCert", r.TLSCertFile), slog.String("minVersion", r.TLSMinVersion))
 	return tc, cancel, nil

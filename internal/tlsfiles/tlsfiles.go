@@ -70,7 +70,7 @@ func Load(f Files, log *slog.Logger) (*Source, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	s := &Source{files: f, log: log, now: time.Now}
-	m, err := s.read()
+	m, err := s.parse(s.readFiles())
 	if err != nil {
 		return nil, err
 	}
@@ -97,14 +97,15 @@ func (s *Source) Failures() int64 { return s.failures.Load() }
 // reads well replaces the material (logged at INFO with the new expiry); one
 // that does not keeps the last good material and is logged at ERROR once per
 // bad content, with the file and the reason. A certificate that expires while
-// in use is logged at ERROR once, naming the file: renew it.
-func (s *Source) Watch(ctx context.Context, interval time.Duration) {
+// in use is logged at ERROR once, naming the file: renew it; onExpired (when
+// not nil) is then called with its expiry, once until a renewal is taken.
+func (s *Source) Watch(ctx context.Context, interval time.Duration, onExpired func(notAfter time.Time)) {
 	if interval <= 0 {
 		interval = 10 * time.Second
 	}
 	t := time.NewTicker(interval)
 	defer t.Stop()
-	expiredLogged := false
+	expired := false
 	for {
 		select {
 		case <-ctx.Done():
@@ -112,12 +113,17 @@ func (s *Source) Watch(ctx context.Context, interval time.Duration) {
 		case <-t.C:
 		}
 		s.Reload()
-		if na := s.NotAfter(); !na.IsZero() && s.now().After(na) && !expiredLogged {
-			expiredLogged = true
+		na := s.NotAfter()
+		switch {
+		case na.IsZero() || !s.now().After(na):
+			expired = false
+		case !expired:
+			expired = true
 			s.log.Error("TLS certificate expired and no valid replacement was found; peers refuse it until it is renewed",
 				slog.String("key", s.files.CertKey), slog.String("file", s.files.Cert), slog.Time("notAfter", na))
-		} else if !na.IsZero() && !s.now().After(na) {
-			expiredLogged = false
+			if onExpired != nil {
+				onExpired(na)
+			}
 		}
 	}
 }
@@ -125,15 +131,15 @@ func (s *Source) Watch(ctx context.Context, interval time.Duration) {
 // Reload reads the files once and takes them if they changed and read well.
 // It reports whether the material changed.
 func (s *Source) Reload() bool {
-	digest, err := s.digest()
-	if err == nil && digest == s.cur.Load().digest {
+	c := s.readFiles()
+	if c.digest == s.cur.Load().digest {
 		return false
 	}
-	m, err := s.read()
+	m, err := s.parse(c)
 	if err != nil {
 		s.mu.Lock()
-		fresh := digest != s.lastBad
-		s.lastBad = digest
+		fresh := c.digest != s.lastBad
+		s.lastBad = c.digest
 		s.mu.Unlock()
 		if fresh {
 			s.failures.Add(1)
@@ -151,34 +157,41 @@ func (s *Source) Reload() bool {
 	return true
 }
 
-// digest hashes the files' contents (an unreadable file hashes its error).
-func (s *Source) digest() ([sha256.Size]byte, error) {
-	h := sha256.New()
-	var first error
-	for _, p := range []string{s.files.Cert, s.files.Key, s.files.CA} {
-		if p == "" {
-			h.Write([]byte{0})
-			continue
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			if first == nil {
-				first = err
-			}
-			fmt.Fprintf(h, "error:%v", err)
-		}
-		h.Write(b)
-		h.Write([]byte{0})
-	}
-	var d [sha256.Size]byte
-	copy(d[:], h.Sum(nil))
-	return d, first
+// contents are the files as read at one moment: their bytes (nil for an
+// unset file), the read errors, and a digest of both (a file that cannot be
+// read hashes its error, so its recovery counts as a change).
+type contents struct {
+	cert, key, ca          []byte
+	certErr, keyErr, caErr error
+	digest                 [sha256.Size]byte
 }
 
-func (s *Source) read() (*material, error) {
+// readFiles reads each set file once.
+func (s *Source) readFiles() contents {
+	var c contents
+	h := sha256.New()
+	for _, f := range []struct {
+		path string
+		b    *[]byte
+		err  *error
+	}{{s.files.Cert, &c.cert, &c.certErr}, {s.files.Key, &c.key, &c.keyErr}, {s.files.CA, &c.ca, &c.caErr}} {
+		if f.path != "" {
+			*f.b, *f.err = os.ReadFile(f.path)
+			if *f.err != nil {
+				fmt.Fprintf(h, "error:%v", *f.err)
+			}
+			h.Write(*f.b)
+		}
+		h.Write([]byte{0})
+	}
+	copy(c.digest[:], h.Sum(nil))
+	return c
+}
+
+// parse checks c as the material of s.files.
+func (s *Source) parse(c contents) (*material, error) {
 	f := s.files
-	m := &material{}
-	m.digest, _ = s.digest() // an unreadable file is named by the reads below
+	m := &material{digest: c.digest}
 	switch {
 	case f.Cert != "" && f.Key == "":
 		return nil, fmt.Errorf("%w: %s is set (%s) but %s is not: set both, the certificate and its private key", ErrInvalid, f.CertKey, f.Cert, f.KeyKey)
@@ -186,11 +199,11 @@ func (s *Source) read() (*material, error) {
 		return nil, fmt.Errorf("%w: %s is set (%s) but %s is not: set both, the certificate and its private key", ErrInvalid, f.KeyKey, f.Key, f.CertKey)
 	}
 	if f.Cert != "" {
-		certPEM, err := readFile(f.CertKey, f.Cert)
+		certPEM, err := checkRead(f.CertKey, f.Cert, c.cert, c.certErr)
 		if err != nil {
 			return nil, err
 		}
-		keyPEM, err := readFile(f.KeyKey, f.Key)
+		keyPEM, err := checkRead(f.KeyKey, f.Key, c.key, c.keyErr)
 		if err != nil {
 			return nil, err
 		}
@@ -214,7 +227,7 @@ func (s *Source) read() (*material, error) {
 		m.cert, m.leaf = &cert, leaf
 	}
 	if f.CA != "" {
-		caPEM, err := readFile(f.CAKey, f.CA)
+		caPEM, err := checkRead(f.CAKey, f.CA, c.ca, c.caErr)
 		if err != nil {
 			return nil, err
 		}
@@ -230,8 +243,8 @@ func (s *Source) read() (*material, error) {
 	return m, nil
 }
 
-func readFile(key, path string) ([]byte, error) {
-	b, err := os.ReadFile(path)
+// checkRead names key and path when the file could not be read or is empty.
+func checkRead(key, path string, b []byte, err error) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: cannot read %s: %v", ErrInvalid, key, path, err)
 	}
