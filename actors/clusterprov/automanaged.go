@@ -42,10 +42,8 @@ type automanagedProvider struct {
 	client  *http.Client
 	scheme  string
 
-	node    atomic.Pointer[automanaged.NodeModel] // nil until StartMember
-	cluster *cluster.Cluster
-	server  *http.Server
-	ln      net.Listener
+	node   atomic.Pointer[automanaged.NodeModel] // nil until StartMember
+	server *http.Server
 
 	stopOnce sync.Once
 	stop     chan struct{}
@@ -109,7 +107,6 @@ func (p *automanagedProvider) StartMember(c *cluster.Cluster) error {
 	if err != nil {
 		return fmt.Errorf("clusterprov: automanaged health endpoint (cluster.host:cluster.manage-port): %w", err)
 	}
-	p.cluster = c
 	p.node.Store(automanaged.NewNode(c.Config.Name, c.ActorSystem.ID, host, port, p.port, c.GetClusterKinds()))
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /_health", p.health)
@@ -119,7 +116,6 @@ func (p *automanagedProvider) StartMember(c *cluster.Cluster) error {
 		p.server.TLSConfig = p.tls.ServerConfig(true)
 		ln = tls.NewListener(ln, p.server.TLSConfig)
 	}
-	p.ln = ln
 	go func() {
 		if err := p.server.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			p.log.Error("cluster health endpoint stopped; the other nodes will drop this one from their member lists", slog.String("addr", p.bind), slog.Any("err", err))
@@ -134,7 +130,6 @@ func (p *automanagedProvider) StartMember(c *cluster.Cluster) error {
 // StartClient polls the seeds without serving an endpoint: a client is no
 // member.
 func (p *automanagedProvider) StartClient(c *cluster.Cluster) error {
-	p.cluster = c
 	p.startPolling(c)
 	return nil
 }
