@@ -22,14 +22,10 @@ import (
 // CA (and, with clientCA, requiring client certificates of it).
 func httpsEnv(t *testing.T, clientCA bool) (*env, *testca.CA, testca.Files, *x509.CertPool) {
 	t.Helper()
-	r := redistest.Start(t)
 	ca := testca.New(t, "rsc test HTTPS CA")
 	f := ca.Write(t, t.TempDir(), "server", ca.Issue(t, "coordinator-v1", testca.Options{}))
 	settings := map[string]string{
 		"RSC_HTTP_TLS_CERT_FILE": f.Cert, "RSC_HTTP_TLS_KEY_FILE": f.Key, "RSC_HTTP_TLS_RELOAD_INTERVAL": "1s",
-	}
-	for k, v := range fastTiming {
-		settings[k] = v
 	}
 	pool := x509.NewCertPool()
 	pool.AppendCertsFromPEM(ca.CertPEM)
@@ -40,10 +36,7 @@ func httpsEnv(t *testing.T, clientCA bool) (*env, *testca.CA, testca.Files, *x50
 		require.NoError(t, err)
 		cfg.Certificates = []tls.Certificate{c}
 	}
-	coord := harness.StartCoordinator(t, harness.Options{RedisAddr: r.Addr(), Env: settings, ClientTLS: cfg})
-	c := harness.NewClient(coord.URL())
-	c.HTTP = coord.HTTPClient()
-	return &env{redis: r, coord: coord, c: c}, ca, f, pool
+	return startWith(t, settings, cfg), ca, f, pool
 }
 
 // servedCN is the common name of the certificate the coordinator presents

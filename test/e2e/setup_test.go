@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"crypto/tls"
 	"fmt"
 	"testing"
 
@@ -28,6 +29,13 @@ type env struct {
 
 func start(t *testing.T, extra map[string]string) *env {
 	t.Helper()
+	return startWith(t, extra, nil)
+}
+
+// startWith is start for a coordinator serving HTTPS (RSC_HTTP_TLS_* in
+// extra), reached with clientTLS; nil is start.
+func startWith(t *testing.T, extra map[string]string, clientTLS *tls.Config) *env {
+	t.Helper()
 	r := redistest.Start(t)
 	settings := map[string]string{}
 	for k, v := range fastTiming {
@@ -36,8 +44,12 @@ func start(t *testing.T, extra map[string]string) *env {
 	for k, v := range extra {
 		settings[k] = v
 	}
-	coord := harness.StartCoordinator(t, harness.Options{RedisAddr: r.Addr(), Env: settings})
-	return &env{redis: r, coord: coord, c: harness.NewClient(coord.URL())}
+	coord := harness.StartCoordinator(t, harness.Options{RedisAddr: r.Addr(), Env: settings, ClientTLS: clientTLS})
+	c := harness.NewClient(coord.URL())
+	if clientTLS != nil {
+		c.HTTP = coord.HTTPClient()
+	}
+	return &env{redis: r, coord: coord, c: c}
 }
 
 func (e *env) member(id string) *harness.Member {
