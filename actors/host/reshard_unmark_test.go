@@ -115,7 +115,11 @@ func (r *raceHook) MarkResharding(ctx context.Context, p string) error {
 }
 
 func (r *raceHook) UpdateStream(ctx context.Context, rec persistence.StreamRecord, rev int64) (persistence.StreamRecord, error) {
-	if r.scaling.CompareAndSwap(true, false) {
+	// Only the scale's own write waits: the one that records a migration to 4
+	// shards. The driver also writes the record after its unmark (its second
+	// look); held here, it would wait for its own release and time out.
+	if l, err := reshard.Decode(rec.Extra); err == nil && l.Active != nil && l.Active.To == 4 &&
+		r.scaling.CompareAndSwap(true, false) {
 		select {
 		case <-r.released:
 		case <-time.After(5 * time.Second):
@@ -144,17 +148,24 @@ func TestReshardScaleMarkedBeforeUnmarkSavedAfterIsDriven(t *testing.T) {
 	h, a := hookedHost(t, srv, hook)
 
 	var second atomic.Pointer[string]
+	scaleErr := make(chan error, 1)
 	hook.start = func() {
 		resp, err := scaleTo(t, h, 4)
 		if err == nil {
 			id := resp.Migrations[0].ReshardingID
 			second.Store(&id)
 		}
+		scaleErr <- err
 	}
 	hook.armed.Store(true) // before the scale: see TestReshardScaleRightAfterFinishIsNotLost
 	resp, err := scaleTo(t, h, 3)
 	require.NoError(t, err)
 	waitMigration(t, h, resp.Migrations[0].ReshardingID, reshard.StateDeprecated, a)
-	require.Eventually(t, func() bool { return second.Load() != nil }, 10*time.Second, 10*time.Millisecond)
+	select {
+	case err := <-scaleErr:
+		require.NoError(t, err, "the scale to 4 shards posted during the driver's unmark")
+	case <-time.After(10 * time.Second):
+		t.Fatal("the scale to 4 shards posted during the driver's unmark did not return within 10s")
+	}
 	waitMigration(t, h, *second.Load(), reshard.StateDeprecated, a)
 }
