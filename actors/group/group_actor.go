@@ -178,6 +178,13 @@ func (a *groupActor) Receive(ctx actor.Context) {
 			out = groupwire.ErrorReply(fmt.Errorf("group %s: the request waited too long in the queue and was not evaluated: %w", a.key, persistence.ErrUnavailable))
 		default:
 			out = groupwire.ReplyToWire(a.handle(ctx, req))
+			if heartbeat && (a.gated || a.stopped) {
+				// Answered RETRY unevaluated because the group is not activated
+				// here (the rejoin gate holds it, or it is placed elsewhere):
+				// FENCED tells the forwarding node to look the group up again
+				// within the heartbeat's deadline rather than pass the RETRY on.
+				out.Code, out.Error = wire.Code_FENCED, fmt.Sprintf("group %s is not activated on node %s", a.key, a.deps.NodeID)
+			}
 		}
 		out.Node, out.ActivationEpoch = a.deps.NodeID, a.activation
 		ctx.Respond(out)

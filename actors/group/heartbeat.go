@@ -10,6 +10,7 @@ import (
 	"github.com/redisstream/coordinator/actors/groupstate/answer"
 	"github.com/redisstream/coordinator/actors/groupstate/model"
 	"github.com/redisstream/coordinator/membersdk/protocol"
+	"github.com/redisstream/coordinator/persistence"
 )
 
 // heartbeat runs one heartbeat through decode → evaluate → persist → apply
@@ -27,6 +28,11 @@ func (a *groupActor) evaluate(ctx actor.Context, msg *groupmsg.HeartbeatRequest)
 	if err := a.ready(ctx); err != nil {
 		if errors.Is(a.lastErr, groupmsg.ErrStreamMissing) {
 			return unevaluated(&req, answer.CauseStreamMissing, a.key.StreamPrefix)
+		}
+		if errors.Is(err, persistence.ErrFenced) {
+			// Not activated here (held by the rejoin gate, placed elsewhere, or a
+			// newer activation exists): the group is moving, the store is fine.
+			return unevaluated(&req, answer.CauseNotAnswering, "")
 		}
 		return unevaluated(&req, answer.CauseStoreUnreachable, "")
 	}

@@ -39,13 +39,22 @@ func (r *Router) askCluster(key persistence.GroupKey, msg any, timeout time.Dura
 			SetDeadline(req, deadline, start)
 	}
 	op := opName(req)
-	for {
+	var notHere any // the last heartbeat answer of a grain not activated on its node
+	for attempt := 0; ; attempt++ {
 		left := deadline.Sub(r.o.Now())
+		if left <= 0 && notHere != nil {
+			r.observeGrain(op, id, start, "unavailable")
+			return notHere, nil // its RETRY, in the protocol's shape
+		}
 		if left <= 0 {
 			r.observeGrain(op, id, start, "unavailable")
 			return nil, fmt.Errorf("group %s could not be placed or did not answer within %s: %w", key, timeout, coordinator.ErrGroupMoving)
 		}
 		res, err := r.requestGrain(id, req, left)
+		if err != nil && notHere != nil {
+			r.observeGrain(op, id, start, "unavailable")
+			return notHere, nil
+		}
 		if err != nil {
 			r.observeGrain(op, id, start, "unavailable")
 			return nil, fmt.Errorf("group %s did not answer within %s: %v: %w", key, timeout, err, coordinator.ErrGroupMoving)
@@ -53,6 +62,16 @@ func (r *Router) askCluster(key persistence.GroupKey, msg any, timeout time.Dura
 		switch rep := res.(type) {
 		case *wire.GroupReply:
 			out, err := groupwire.ReplyFromWire(msg, rep)
+			if _, hb := msg.(*groupmsg.HeartbeatRequest); hb && err == nil && rep.GetCode() == wire.Code_FENCED {
+				// The grain is not activated on its node: held while the group is
+				// handed over, or placed there by a member list that has not yet
+				// converged (a node joining). Look it up again until the
+				// heartbeat's deadline instead of bouncing a RETRY to the member.
+				notHere = out
+				r.cl.Load().PidCache.Remove(id, group.Kind)
+				time.Sleep(min(time.Duration(attempt+1)*20*time.Millisecond, 100*time.Millisecond, max(left, 0)))
+				continue
+			}
 			outcome := "ok"
 			if rep.GetCode() != wire.Code_OK {
 				outcome = "error"

@@ -177,12 +177,24 @@ func (g *groupFleet) count(from, to time.Time) (ok, retry, failed int, why map[s
 			why[g.w.nodeName(e.URL)+" "+reason]++
 		case e.Response.Status == protocol.StatusRetry:
 			retry++
-			why[g.w.nodeName(e.URL)+" RETRY"]++
+			why[g.w.nodeName(e.URL)+" RETRY "+retryCause(e.Response.Message)]++
 		default:
 			ok++
 		}
 	}
 	return ok, retry, failed, why
+}
+
+// retryCause is a RETRY answer's message without what varies per group
+// (names, durations), so that equal causes count together.
+func retryCause(msg string) string {
+	if i := strings.IndexAny(msg, ":("); i > 0 {
+		msg = msg[:i]
+	}
+	if len(msg) > 80 {
+		msg = msg[:80]
+	}
+	return "(" + msg + ")"
 }
 
 // nodeName is "nK" for a node's base URL.
