@@ -24,8 +24,10 @@ redis:
 # VET_FLAGS are build flags for vet. `make test` vets with -race: vet then
 # compiles every dependency the way the race pass needs it, and that pass
 # reuses it (a fresh machine compiles k8s.io/client-go and the rest once, not
-# twice: 279 s instead of 407 s of a cold CI run). Files built only without
-# the race detector are vetted by `make vet`.
+# twice: 279 s instead of 407 s of a cold CI run). The builds tests run
+# themselves (the demo's, cmd/coordinator's) use the race flag too
+# (test/harness.BuildFlags). Files built only without the race detector are
+# vetted by `make vet`.
 VET_FLAGS ?=
 vet:
 	$(GO) vet $(VET_FLAGS) $(PKGS)

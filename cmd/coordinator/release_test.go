@@ -225,7 +225,7 @@ func TestDemoComposeCreatesStream(t *testing.T) {
 	defer srv.Close()
 
 	bin := filepath.Join(t.TempDir(), "streamctl")
-	out, err := exec.Command("go", "build", "-o", bin, filepath.Join(root, "cmd", "streamctl")).CombinedOutput()
+	out, err := exec.Command("go", append(append([]string{"build"}, buildFlags...), "-o", bin, filepath.Join(root, "cmd", "streamctl"))...).CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	args := append([]string(nil), cs.Command...)
 	for i, a := range args {

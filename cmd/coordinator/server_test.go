@@ -29,15 +29,17 @@ func repoRoot(t *testing.T) string {
 
 // buildCoordinator builds the binary with a stamped version, as `make build`
 // does, but with the toolchain's default settings (cgo as configured, no
-// -trimpath): those of `go vet` and the other non-race builds of `make test`,
-// whose compiled packages it reuses. CGO_ENABLED=0 or -trimpath would compile
-// the standard library and every dependency once more (about 3 CPU-minutes
-// with an empty build cache); the release build's flags are checked in
+// -trimpath) and the test binary's race flag: those of `go vet -race` and
+// the race pass of `make test`, whose compiled packages it reuses.
+// CGO_ENABLED=0, -trimpath or a plain build under -race would compile the
+// standard library and every dependency once more (about 3 CPU-minutes with
+// an empty build cache); the release build's flags are checked in
 // release_test.go.
 func buildCoordinator(t *testing.T) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "coordinator")
-	cmd := exec.Command("go", "build", "-ldflags", "-X main.version=v9.9.9-test", "-o", bin, ".")
+	args := append(append([]string{"build"}, buildFlags...), "-ldflags", "-X main.version=v9.9.9-test", "-o", bin, ".")
+	cmd := exec.Command("go", args...)
 	out, err := cmd.CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	return bin

@@ -35,6 +35,11 @@ func startDemo(t *testing.T, args ...string) *demoProc {
 	require.NoError(t, err)
 	d := &demoProc{cmd: exec.Command(bin, args...), exited: make(chan struct{})}
 	d.cmd.Dir = harness.RepoRoot()
+	if e := harness.GoFlagsEnv(); e != "" {
+		// The demo's own go build of the coordinator and the member process
+		// reuses what the race pass compiled.
+		d.cmd.Env = append(os.Environ(), e)
+	}
 	out, err := d.cmd.StdoutPipe()
 	require.NoError(t, err)
 	d.cmd.Stderr = d.cmd.Stdout
