@@ -50,7 +50,8 @@ func (m *monitoring) health(*fiber.Ctx, *noInput) (protocol.HealthResponse, erro
 // ready: GET /coord/v1/monitoring/ready, public. 200 when UP or DEGRADED
 // (Redis unreachable: members keep their shards within their leases and are
 // told RETRY, so taking the node out of service would only make them
-// self-fence sooner), 503 when DOWN (the actor loop does not answer, or
+// self-fence sooner), 503 while Redis refuses this node's writes (READ_ONLY:
+// another node may reach the new primary), 503 when DOWN (the actor loop does not answer, or
 // the node refuses to serve because another node shares its store without
 // forming one cluster with it), and 503 SHUTTING_DOWN while draining
 // (drain.go).
@@ -59,6 +60,11 @@ func (m *monitoring) ready(c *fiber.Ctx) error {
 	if m.draining() {
 		return c.Status(http.StatusServiceUnavailable).JSON(readyDown{HealthResponse: h, ErrorCode: protocol.CodeShuttingDown,
 			Message: "coordinator is shutting down: it takes no new work and hands its groups over"})
+	}
+	if h.Redis == protocol.RedisReadOnly {
+		return c.Status(http.StatusServiceUnavailable).JSON(readyDown{HealthResponse: h, ErrorCode: protocol.CodeStoreUnavailable,
+			Message: "coordinator is not ready: Redis answers but refuses its writes (" + h.RedisReason + "): it is a replica now, " +
+				"or has too few replicas; send members to a node that can write (with redis.sentinel the coordinator follows a failover by itself)"})
 	}
 	if h.Status != protocol.HealthDown {
 		return c.JSON(h)

@@ -92,7 +92,23 @@ type Redis struct {
 	DialTimeout   time.Duration `koanf:"dial-timeout" default:"2s" validate:"gt=0" help:"Redis connect timeout"`
 	ReadTimeout   time.Duration `koanf:"read-timeout" default:"1s" validate:"gt=0" help:"Redis read timeout"`
 	WriteTimeout  time.Duration `koanf:"write-timeout" default:"1s" validate:"gt=0" help:"Redis write timeout"`
+	Sentinel      RedisSentinel `koanf:"sentinel"`
 }
+
+// RedisSentinel finds the Redis primary through Redis Sentinel and follows
+// its failovers: the client asks the Sentinels for the primary's address,
+// and reconnects when they promote a replica (+switch-master). redis.addrs
+// is then left unset; username, password, db and the redis.tls settings
+// apply to the primary (and the TLS ones to the Sentinels too).
+type RedisSentinel struct {
+	MasterName string   `koanf:"master-name" validate:"omitempty,trimmed" help:"name of the primary the Sentinels monitor (sentinel monitor NAME ...); with redis.sentinel.addrs, instead of redis.addrs"`
+	Addrs      []string `koanf:"addrs" validate:"dive,hostport" help:"Sentinel addresses host:port, comma separated (list them all: any one that answers is enough)"`
+	Username   string   `koanf:"username" help:"ACL username of the Sentinels, if they require one"`
+	Password   string   `koanf:"password" secret:"true" help:"password of the Sentinels (requirepass or ACL on the Sentinels), if they require one"`
+}
+
+// Enabled reports whether the Redis primary is found through Sentinel.
+func (s RedisSentinel) Enabled() bool { return s.MasterName != "" || len(s.Addrs) > 0 }
 
 // Store configures the persistence plugin.
 type Store struct {
@@ -170,7 +186,7 @@ func Default() Config {
 
 // Embedded reports whether no Redis address is configured, in which case the
 // coordinator runs an embedded in-process Redis (development only).
-func (c Config) Embedded() bool { return len(c.Redis.Addrs) == 0 }
+func (c Config) Embedded() bool { return len(c.Redis.Addrs) == 0 && !c.Redis.Sentinel.Enabled() }
 
 // Redacted returns a deep copy safe to log: every non-empty password and
 // secret is replaced by "***" (empty ones stay empty, so "unset" stays visible).
@@ -178,7 +194,9 @@ func (c Config) Redacted() Config {
 	r := c
 	r.Redis.Addrs, r.Cluster.Seeds, r.HTTP.AllowedOrigins = slices.Clone(c.Redis.Addrs), slices.Clone(c.Cluster.Seeds), slices.Clone(c.HTTP.AllowedOrigins)
 	r.Mailbox.Principals = slices.Clone(c.Mailbox.Principals)
+	r.Redis.Sentinel.Addrs = slices.Clone(c.Redis.Sentinel.Addrs)
 	r.Redis.Password, r.Auth.TokenSecret = redact(c.Redis.Password), redact(c.Auth.TokenSecret)
+	r.Redis.Sentinel.Password = redact(c.Redis.Sentinel.Password)
 	r.Auth.PreviousTokenSecrets = each(c.Auth.PreviousTokenSecrets, redact)
 	r.Auth.Users = each(c.Auth.Users, func(u User) User {
 		return User{u.Username, redact(u.Password), slices.Clone(u.Roles), slices.Clone(u.Streams), slices.Clone(u.Groups)}

@@ -20,6 +20,9 @@ type precedenceCase struct {
 const memberUsers = `[{username: m, password: pw, roles: [MEMBER]}]`
 const secret16 = "0123456789abcdef-secret"
 
+// sentinelOn is the rest of a valid Sentinel setting, for its credentials' cases.
+var sentinelOn = map[string]string{"redis.sentinel.master-name": "m", "redis.sentinel.addrs": "s:26379"}
+
 var precedenceCases = []precedenceCase{
 	{key: "http.addr", file: "127.0.0.1:8081", env: "127.0.0.1:8082", flag: "127.0.0.1:8083"},
 	{key: "http.body-limit", file: "2MiB", env: "3145728", flag: "4096KiB"},
@@ -37,6 +40,10 @@ var precedenceCases = []precedenceCase{
 	{key: "redis.dial-timeout", file: "3s", env: "4s", flag: "5s"},
 	{key: "redis.read-timeout", file: "3s", env: "4s", flag: "5s"},
 	{key: "redis.write-timeout", file: "3s", env: "4s", flag: "5s"},
+	{key: "redis.sentinel.master-name", file: "m1", env: "m2", flag: "m3", fileExtra: map[string]string{"redis.sentinel.addrs": "s:26379"}},
+	{key: "redis.sentinel.addrs", file: "a:1,b:2", env: "c:3,d:4", flag: "e:5", fileExtra: map[string]string{"redis.sentinel.master-name": "m"}},
+	{key: "redis.sentinel.username", file: "u-file", env: "u-env", flag: "u-flag", fileExtra: sentinelOn},
+	{key: "redis.sentinel.password", file: "p-file", env: "p-env", fileExtra: sentinelOn},
 	{key: "store.key-prefix", file: "f", env: "e", flag: "g"},
 	{key: "store.trust-empty-store", file: "true", env: "false", flag: "true"},
 	{key: "store.wait-replicas", file: "1", env: "2", flag: "3"},

@@ -26,6 +26,8 @@ func (c Config) Validate() error {
 		}
 	}
 
+	c.Redis.checkSentinel(bad, failed)
+
 	c.Auth.check(bad, &errs)
 	if open, known := loopbackAddr(c.HTTP.Addr); len(c.Auth.Users) == 0 && !c.Auth.AllowUnauthenticated && known && !open {
 		bad("http.addr", c.HTTP.Addr, "listens beyond loopback with no auth.users, so every route (admin included) would be open to the network; "+

@@ -20,6 +20,19 @@ func TestValidateNamesFieldAndValue(t *testing.T) {
 		mutate func(*Config)
 		want   string
 	}{
+		{"sentinel without master name", func(c *Config) { c.Redis.Sentinel.Addrs = []string{"s1:26379"} },
+			`config: redis.sentinel.master-name = "": is required with redis.sentinel.addrs: the name of the primary the Sentinels monitor (sentinel monitor NAME ...)`},
+		{"sentinel without addrs", func(c *Config) { c.Redis.Sentinel.MasterName = "mymaster" },
+			`config: redis.sentinel.addrs = "": is required with redis.sentinel.master-name: the Sentinels' host:port, comma separated`},
+		{"sentinel and addrs", func(c *Config) {
+			c.Redis.Sentinel = RedisSentinel{MasterName: "mymaster", Addrs: []string{"s1:26379"}}
+			c.Redis.Addrs = []string{"r1:6379"}
+		}, `config: redis.addrs = ["r1:6379"]: is set together with redis.sentinel: with Sentinel the coordinator asks the Sentinels where the primary is; remove redis.addrs`},
+		{"sentinel password alone", func(c *Config) { c.Redis.Sentinel.Password = "pw" },
+			`config: redis.sentinel.username = "": or redis.sentinel.password is set but redis.sentinel.master-name is not: name the primary and list redis.sentinel.addrs, or remove them`},
+		{"sentinel bad addr", func(c *Config) {
+			c.Redis.Sentinel = RedisSentinel{MasterName: "mymaster", Addrs: []string{"s1"}}
+		}, `config: redis.sentinel.addrs[0] = "s1"`},
 		{"heartbeat zero", func(c *Config) { c.Coordination.HeartbeatInterval = 0 },
 			"config: coordination.heartbeat-interval = 0s: must be greater than 0"},
 		{"lease not above heartbeat", func(c *Config) { c.Coordination.MemberLeaseTTL = 2 * time.Second },
@@ -200,6 +213,19 @@ func TestValidateAccepts(t *testing.T) {
 	cfg.Cluster.Insecure = true
 	cfg.Store.KeyPrefix = "team_a.rsc-1"
 	assert.NoError(t, cfg.Validate())
+}
+
+// Sentinel replaces redis.addrs: the default address does not count as set,
+// and the store is not the embedded one.
+func TestValidateAcceptsSentinel(t *testing.T) {
+	cfg := Default()
+	cfg.Redis.Sentinel = RedisSentinel{MasterName: "mymaster", Addrs: []string{"s1:26379", "s2:26379"}, Password: "pw"}
+	require.NoError(t, cfg.Validate())
+	assert.False(t, cfg.Embedded())
+	cfg.Redis.Addrs = nil
+	require.NoError(t, cfg.Validate())
+	assert.False(t, cfg.Embedded())
+	assert.Equal(t, "***", cfg.Redacted().Redis.Sentinel.Password)
 }
 
 func TestWarnings(t *testing.T) {

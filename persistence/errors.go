@@ -19,6 +19,11 @@ var (
 	// The outcome of a write that returned it is unknown: it may or may not
 	// have been applied. Callers must reload before trusting their state.
 	ErrUnavailable = errors.New("persistence: store unavailable")
+	// ErrReadOnly: the store answers but refuses writes (Redis READONLY: the
+	// address is a replica now, e.g. after a failover; NOREPLICAS). Always
+	// wrapped together with ErrUnavailable, which callers that do not care
+	// why keep testing for.
+	ErrReadOnly = errors.New("persistence: store refuses writes")
 	// ErrBehind: the store holds an older state than the caller's activation
 	// (a newer activation epoch or revision than stored, or the group is gone
 	// although the caller activated it): the store lost writes (FLUSHALL,

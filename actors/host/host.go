@@ -104,6 +104,9 @@ type NodeMetrics interface {
 	// the store without being members of this node's cluster (past the
 	// grace) and whether this node refuses to serve because of them.
 	NodeConflicts(peers int, refusing bool)
+	// StoreReadOnly counts one renewal of this node's record that the store
+	// refused because it takes no writes.
+	StoreReadOnly()
 }
 
 // Host is one coordinator node: an actor system with a group actor per

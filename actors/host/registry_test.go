@@ -46,6 +46,7 @@ type conflictMetrics struct {
 }
 
 func (m *conflictMetrics) StateLost()           {}
+func (m *conflictMetrics) StoreReadOnly()       {}
 func (m *conflictMetrics) SweepActivations(int) {}
 func (m *conflictMetrics) NodeConflicts(peers int, refusing bool) {
 	m.rounds.Add(1)

@@ -60,6 +60,9 @@ type Metrics interface {
 	// the store without being members of this node's cluster (past the
 	// grace) and whether this node refuses to serve because of them.
 	NodeConflicts(peers int, refusing bool)
+	// StoreReadOnly counts one renewal of this node's record that the store
+	// refused because it takes no writes (Redis READONLY, NOREPLICAS).
+	StoreReadOnly()
 }
 
 // Groups is what the node asks of the host that runs its group actors. The

@@ -24,7 +24,8 @@ type conflictMetrics struct {
 	refused  atomic.Bool // refusing was reported at least once
 }
 
-func (m *conflictMetrics) StateLost() {}
+func (m *conflictMetrics) StateLost()     {}
+func (m *conflictMetrics) StoreReadOnly() {}
 func (m *conflictMetrics) NodeConflicts(peers int, refusing bool) {
 	m.rounds.Add(1)
 	m.peers.Store(int64(peers))

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/redisstream/coordinator/actors/group"
@@ -24,9 +26,10 @@ type renewal struct {
 	instance      string     // marker this node knows ("" before the first round)
 	prevRenews    int64
 	prevTakeovers int64
-	lastOK        time.Time // start of the last successful round
-	warned        bool      // this outage was logged at WARN (once per outage)
-	left          bool      // Leave ran: the node stopped, no more rounds
+	lastOK        time.Time              // start of the last successful round
+	warned        bool                   // this outage was logged at WARN (once per outage)
+	readOnly      atomic.Pointer[string] // why the store refused the last renewal's write (nil: it did not)
+	left          bool                   // Leave ran: the node stopped, no more rounds
 }
 
 // ErrLeft: a round after the node stopped (Leave) renews nothing.
@@ -56,6 +59,7 @@ func (n *Node) Round(ctx context.Context) error {
 		o.Logger.Info("node record renewed again")
 	}
 	r.warned = false
+	r.readOnly.Store(nil)
 	check := st.Takeovers != r.prevTakeovers
 	lease := n.lease()
 	switch {
@@ -105,6 +109,13 @@ func (n *Node) Round(ctx context.Context) error {
 // answer RETRY: that is logged once per outage at WARN.
 func (n *Node) failed(start time.Time, err error) {
 	r := &n.ren
+	if errors.Is(err, persistence.ErrReadOnly) {
+		why := err.Error()
+		r.readOnly.Store(&why)
+		n.opts.Metrics.StoreReadOnly()
+	} else {
+		r.readOnly.Store(nil)
+	}
 	if r.warned {
 		return
 	}
@@ -114,8 +125,30 @@ func (n *Node) failed(start time.Time, err error) {
 		return
 	}
 	r.warned = true
+	if strings.Contains(err.Error(), "all sentinels specified in configuration are unreachable") {
+		n.opts.Logger.Error("no Sentinel of redis.sentinel.addrs answers, so the Redis primary cannot be found; its groups answer RETRY "+
+			"until one does (members keep their shards within their leases). Check that the Sentinels run and are reachable",
+			slog.Any("err", err))
+		return
+	}
+	if errors.Is(err, persistence.ErrReadOnly) {
+		n.opts.Logger.Warn("Redis answers but refuses writes: the address this node reaches is a replica now (a failover moved the primary) "+
+			"or has too few replicas; its groups answer RETRY and readiness fails until a write succeeds. With redis.sentinel the client "+
+			"follows failovers by itself; with redis.addrs point it at the primary (a DNS name that moves with it is followed at the next connection)",
+			slog.Any("err", err))
+		return
+	}
 	n.opts.Logger.Warn("cannot renew this node's record in the store; its groups answer RETRY until it can",
 		slog.Any("err", err))
+}
+
+// StoreReadOnly is why the store refused this node's last renewal because it
+// takes no writes (Redis READONLY or NOREPLICAS), or "" when it did not.
+func (n *Node) StoreReadOnly() string {
+	if why := n.ren.readOnly.Load(); why != nil {
+		return *why
+	}
+	return ""
 }
 
 // verify runs a round now (VerifyStore).

@@ -69,6 +69,9 @@ func (h Monitor) Health(ctx context.Context) protocol.HealthResponse {
 	defer cancel()
 	if err := h.opts.Store.Ping(pctx); err != nil {
 		out.Redis = "DOWN"
+	} else if why := h.node.StoreReadOnly(); why != "" {
+		// It answers, but refused this node's last write: nothing can change.
+		out.Redis, out.RedisReason = protocol.RedisReadOnly, why
 	}
 	if err := h.views.LoopAlive(time.Second); err != nil {
 		out.Loop = "DOWN"
@@ -87,7 +90,7 @@ func (h Monitor) Health(ctx context.Context) protocol.HealthResponse {
 	case out.StateLost != nil:
 		// Grants are held while members that may still hold shards fence themselves.
 		out.Status = "DEGRADED"
-	case out.Redis == "DOWN":
+	case out.Redis == "DOWN", out.Redis == protocol.RedisReadOnly:
 		// Members keep their shards within their leases; nothing moves.
 		out.Status = "DEGRADED"
 	}

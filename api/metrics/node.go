@@ -11,9 +11,10 @@ import "github.com/prometheus/client_golang/prometheus"
 //	rsc_state_lost_total           detections of Redis having lost coordinator state
 //	rsc_node_conflicts             nodes sharing this node's store without being in its cluster (gauge)
 //	rsc_node_refusing              1 while this node refuses to serve because of them (gauge)
+//	rsc_store_read_only_total      renewals of this node's record Redis refused because it takes no writes
 type nodeMetrics struct {
-	activations, passivations, sweeps, stateLost prometheus.Counter
-	conflicts, refusing                          prometheus.Gauge
+	activations, passivations, sweeps, stateLost, readOnly prometheus.Counter
+	conflicts, refusing                                    prometheus.Gauge
 }
 
 func (m *Metrics) registerNode() {
@@ -26,8 +27,10 @@ func (m *Metrics) registerNode() {
 			Help: "Nodes that share this node's Redis store and key prefix without being members of its cluster (past the grace)."}),
 		refusing: prometheus.NewGauge(prometheus.GaugeOpts{Name: "rsc_node_refusing",
 			Help: "1 while this node refuses to serve because an earlier node shares its store without forming one cluster with it."}),
+		readOnly: prometheus.NewCounter(prometheus.CounterOpts{Name: "rsc_store_read_only_total",
+			Help: "Renewals of this node's record that Redis refused because it takes no writes (READONLY: the address is a replica, e.g. after a failover; NOREPLICAS)."}),
 	}
-	m.reg.MustRegister(m.node.activations, m.node.passivations, m.node.sweeps, m.node.stateLost, m.node.conflicts, m.node.refusing)
+	m.reg.MustRegister(m.node.activations, m.node.passivations, m.node.sweeps, m.node.stateLost, m.node.conflicts, m.node.refusing, m.node.readOnly)
 }
 
 // GroupActivated counts one group activation.
@@ -55,6 +58,14 @@ func (m *Metrics) SweepActivations(n int) {
 func (m *Metrics) StateLost() {
 	if m != nil {
 		m.node.stateLost.Inc()
+	}
+}
+
+// StoreReadOnly counts one node record renewal Redis refused because it
+// takes no writes.
+func (m *Metrics) StoreReadOnly() {
+	if m != nil {
+		m.node.readOnly.Inc()
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/alicebob/miniredis/v2"
@@ -42,6 +43,14 @@ func openRedis(cfg config.Config, logger *slog.Logger) (redis.UniversalClient, f
 		// group actor's mailbox.
 		MaxRetries: 1, DialerRetries: 1, DialerRetryTimeout: 50 * time.Millisecond,
 	}
+	sentinel := r.Sentinel.Enabled()
+	if sentinel {
+		// A failover client: it asks the Sentinels for the primary and follows
+		// +switch-master; addrs are the Sentinels'.
+		opts.MasterName, opts.Addrs = r.Sentinel.MasterName, r.Sentinel.Addrs
+		opts.SentinelUsername, opts.SentinelPassword = r.Sentinel.Username, r.Sentinel.Password
+		addrs = nil // the primary's name comes from the Sentinels, not from an address here
+	}
 	var stopTLS func()
 	if r.TLS {
 		tc, stop, err := redisTLS(r, addrs, logger)
@@ -53,10 +62,21 @@ func openRedis(cfg config.Config, logger *slog.Logger) (redis.UniversalClient, f
 		}
 		opts.TLSConfig, stopTLS = tc, stop
 	}
-	redis.SetLogger(redisLogger{logger})
-	client := redis.NewUniversalClient(opts)
+	redis.SetLogger(redisLogger{l: logger, primaryKnown: new(atomic.Bool)})
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
+	if sentinel {
+		primary, err := askSentinels(ctx, r, opts.TLSConfig)
+		if err != nil {
+			if stopTLS != nil {
+				stopTLS()
+			}
+			return nil, nil, err
+		}
+		logger.Info("Redis through Sentinel: failovers are followed without a restart", slog.String("masterName", r.Sentinel.MasterName),
+			slog.String("primary", primary), slog.Any("sentinels", r.Sentinel.Addrs))
+	}
+	client := redis.NewUniversalClient(opts)
 	if err := client.Ping(ctx).Err(); err != nil {
 		if why := tlsRefusal(r, addrs, err); why != "" {
 			// Not fatal either (a rotated CA may fix it), but the keys to
@@ -145,8 +165,18 @@ func tlsRefusal(r config.Redis, addrs []string, err error) string {
 
 // redisLogger routes go-redis' internal messages (dial failures) to slog at
 // debug level: the coordinator reports Redis outages itself (health, RETRY).
-type redisLogger struct{ l *slog.Logger }
+type redisLogger struct {
+	l            *slog.Logger
+	primaryKnown *atomic.Bool // the Sentinels named a primary before
+}
 
 func (r redisLogger) Printf(_ context.Context, format string, v ...any) {
-	r.l.Debug(fmt.Sprintf(format, v...), slog.String("component", "go-redis"))
+	msg := fmt.Sprintf(format, v...)
+	if strings.HasPrefix(msg, "sentinel: new master") && r.primaryKnown.Swap(true) {
+		// A failover the Sentinels announced (+switch-master): once per failover
+		// (the first such line is the start's).
+		r.l.Info("the Sentinels name a new Redis primary; reconnecting to it", slog.String("detail", msg), slog.String("component", "go-redis"))
+		return
+	}
+	r.l.Debug(msg, slog.String("component", "go-redis"))
 }

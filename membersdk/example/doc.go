@@ -8,7 +8,10 @@
 // -member-id names the member (two processes on one host need different
 // ones); -produce-rate 100 publishes 100 entries/s over -keys partition keys
 // until stopped; several -redis addresses (repeated or comma-separated), or
-// -redis-cluster, connect to a Redis Cluster. -transport redis makes the
+// -redis-cluster, connect to a Redis Cluster; -redis-master-name mymaster
+// with -redis-sentinel host:26379 (all Sentinels) finds the primary through
+// Redis Sentinel and follows its failovers. Redis passwords come from
+// REDIS_PASSWORD and REDIS_SENTINEL_PASSWORD. -transport redis makes the
 // members heartbeat through the Redis mailbox (the coordinator runs with
 // mailbox.enabled; -mailbox-principal names the auth user, "-" without member
 // authentication); the producer still routes over HTTP.

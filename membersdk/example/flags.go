@@ -1,10 +1,8 @@
 package main
 
 import (
-	"crypto/tls"
 	"strings"
 
-	"github.com/redis/go-redis/v9"
 	"github.com/redisstream/coordinator/membersdk"
 )
 
@@ -27,17 +25,6 @@ func (l *listFlag) Set(v string) error {
 		}
 	}
 	return nil
-}
-
-// newRedis connects to one Redis (one address) or to a Redis Cluster (several
-// addresses, or one seed with -redis-cluster). On Redis Cluster a plain client
-// would answer MOVED for every key in another node's slots.
-// tc (nil: plaintext) is the TLS configuration of membersdk.RedisTLS.
-func newRedis(addrs []string, cluster bool, tc *tls.Config) redis.UniversalClient {
-	if cluster {
-		return redis.NewClusterClient(&redis.ClusterOptions{Addrs: addrs, TLSConfig: tc})
-	}
-	return redis.NewUniversalClient(&redis.UniversalOptions{Addrs: addrs, TLSConfig: tc})
 }
 
 // mailboxPrincipal is principal with the Redis mailbox transport, else ""

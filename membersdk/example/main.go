@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/tls"
 	"flag"
 	"fmt"
 	"log/slog"
@@ -40,11 +39,14 @@ func main() {
 		redisCert    = flag.String("redis-cert-file", "", "with -redis-tls: PEM client certificate, for a Redis with tls-auth-clients yes")
 		redisKey     = flag.String("redis-key-file", "", "with -redis-tls: PEM private key of -redis-cert-file")
 		redisName    = flag.String("redis-server-name", "", "with -redis-tls: the name Redis' certificate must carry (default: the host dialled)")
+		masterName   = flag.String("redis-master-name", "", "find the Redis primary through Sentinel: the name the Sentinels monitor it under; with -redis-sentinel, instead of -redis")
+		sentinels    = &listFlag{}
 		verbose      = flag.Bool("v", false, "debug logging")
 		transport    = flag.String("transport", membersdk.TransportHTTP, "how members heartbeat: http (-coordinator) or redis (the Redis mailbox on -redis)")
 		principal    = flag.String("mailbox-principal", "-", "with -transport redis: the coordinator auth user the members speak for (\"-\" without member authentication)")
 	)
 	flag.Var(redisAddrs, "redis", "Redis address host:port; repeat or comma-separate for Redis Cluster seeds")
+	flag.Var(sentinels, "redis-sentinel", "with -redis-master-name: Sentinel address host:port; repeat or comma-separate for all of them")
 	flag.Parse()
 	if *keys < 1 || *produceRate < 0 || *produce < 0 || *members < 1 {
 		fmt.Fprintln(os.Stderr, "example: -keys and -members must be ≥ 1, -produce and -produce-rate ≥ 0")
@@ -59,18 +61,23 @@ func main() {
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer cancel()
 
-	var rtc *tls.Config
+	ro := membersdk.RedisOptions{Addrs: redisAddrs.vals, Cluster: *redisCluster, MasterName: *masterName, SentinelAddrs: sentinels.vals,
+		// Secrets from the environment, never from a flag (process listings show flags).
+		Password: os.Getenv("REDIS_PASSWORD"), SentinelPassword: os.Getenv("REDIS_SENTINEL_PASSWORD")}
+	if (*masterName != "" || len(sentinels.vals) > 0) && !redisAddrs.set {
+		ro.Addrs = nil // the default -redis address is not asked for with Sentinel
+	}
 	if *redisTLS {
-		var err error
-		if rtc, err = (membersdk.RedisTLS{CAFile: *redisCA, CertFile: *redisCert, KeyFile: *redisKey, ServerName: *redisName}).Config(); err != nil {
-			fmt.Fprintln(os.Stderr, "example: -redis-tls:", err)
-			os.Exit(2)
-		}
+		ro.TLS = &membersdk.RedisTLS{CAFile: *redisCA, CertFile: *redisCert, KeyFile: *redisKey, ServerName: *redisName}
 	} else if *redisCA != "" || *redisCert != "" || *redisKey != "" || *redisName != "" {
 		fmt.Fprintln(os.Stderr, "example: -redis-ca-file, -redis-cert-file, -redis-key-file and -redis-server-name need -redis-tls")
 		os.Exit(2)
 	}
-	rc := newRedis(redisAddrs.vals, *redisCluster, rtc)
+	rc, err := ro.Client()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "example: -redis, -redis-cluster, -redis-master-name, -redis-sentinel or -redis-tls:", err)
+		os.Exit(2)
+	}
 	defer rc.Close()
 	urls := strings.Split(*coordinators, ",")
 	auth := membersdk.Auth{Username: *user, Password: *password, BearerToken: *token}

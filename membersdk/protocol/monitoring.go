@@ -167,6 +167,11 @@ const (
 	HealthUp       = "UP"
 	HealthDegraded = "DEGRADED"
 	HealthDown     = "DOWN"
+	// RedisReadOnly is HealthResponse.Redis while Redis answers but refuses
+	// this node's writes (a replica after a failover): status DEGRADED, and
+	// the readiness route answers 503 so that balancers send members to a
+	// node that can write.
+	RedisReadOnly = "READ_ONLY"
 )
 
 // HealthResponse is GET /coord/v1/monitoring/health (always HTTP 200, as
@@ -175,7 +180,9 @@ const (
 type HealthResponse struct {
 	Status        string `json:"status"` // UP, DEGRADED, DOWN
 	CoordinatorID string `json:"coordinatorId"`
-	Redis         string `json:"redis"` // UP, DOWN
+	Redis         string `json:"redis"` // UP, DOWN, READ_ONLY (answers, refuses writes)
+	// RedisReason says why Redis is READ_ONLY: its refusal, as Redis worded it.
+	RedisReason string `json:"redisReason,omitempty"`
 	Loop          string `json:"loop"`  // UP, DOWN: the actor system answers
 	Embedded      bool   `json:"embeddedRedis,omitempty"`
 	// StateLost is set while the coordinator holds grants because Redis lost

@@ -37,6 +37,9 @@ type Options struct {
 	Args []string
 	// TLS, when set, serves TLS only (--tls-port; no plaintext port).
 	TLS *TLS
+
+	sentinel string // StartSentinels: run as a Sentinel with this configuration
+	noPing   bool   // the start waits for the port to accept connections, not for PING
 }
 
 // TLS makes the server speak TLS only, with a certificate of a test CA.
@@ -56,6 +59,10 @@ type Server struct {
 	bin  string
 	dir  string
 	port int
+
+	// sentinel is the configuration a Sentinel starts from (sentinel.go);
+	// empty for a data node.
+	sentinel string
 
 	mu     sync.Mutex
 	cmd    *exec.Cmd
@@ -87,7 +94,7 @@ func StartWithOptions(t testing.TB, opts Options) *Server {
 	if opts.StartTimeout <= 0 {
 		opts.StartTimeout = 10 * time.Second
 	}
-	s := &Server{t: t, opts: opts, bin: bin, dir: t.TempDir()}
+	s := &Server{t: t, opts: opts, bin: bin, dir: t.TempDir(), sentinel: opts.sentinel}
 	t.Cleanup(s.cleanup)
 
 	var lastErr error
@@ -196,6 +203,14 @@ func (s *Server) start() error {
 	for _, a := range s.opts.Args {
 		args = append(args, strings.ReplaceAll(a, "{dir}", s.dir))
 	}
+	if s.sentinel != "" {
+		conf, err := s.sentinelConf()
+		if err != nil {
+			return err
+		}
+		args = []string{conf, "--sentinel", "--port", strconv.Itoa(s.port), "--bind", "127.0.0.1", "--dir", s.dir,
+			"--daemonize", "no", "--protected-mode", "no", "--loglevel", "warning"}
+	}
 	logw := &syncWriter{w: &bytes.Buffer{}}
 	cmd := exec.Command(s.bin, args...)
 	cmd.Stdout = logw
@@ -206,7 +221,11 @@ func (s *Server) start() error {
 	done := make(chan struct{})
 	go func() { _ = cmd.Wait(); close(done) }()
 
-	if err := waitPing(s.Addr(), s.clientTLS(), done, s.opts.StartTimeout); err != nil {
+	wait := waitPing
+	if s.opts.noPing {
+		wait = waitListening
+	}
+	if err := wait(s.Addr(), s.clientTLS(), done, s.opts.StartTimeout); err != nil {
 		_ = cmd.Process.Kill()
 		<-done
 		return fmt.Errorf("%w; server log:\n%s", err, logw.String())
@@ -265,6 +284,25 @@ func waitPing(addr string, tc *tls.Config, exited <-chan struct{}, timeout time.
 		time.Sleep(20 * time.Millisecond)
 	}
 	return fmt.Errorf("no PING answer on %s within %s: %v", addr, timeout, err)
+}
+
+// waitListening polls addr until it accepts a connection, the process
+// exits, or timeout.
+func waitListening(addr string, _ *tls.Config, exited <-chan struct{}, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		select {
+		case <-exited:
+			return errors.New("redis-server exited during start-up")
+		default:
+		}
+		if c, err := net.DialTimeout("tcp", addr, 200*time.Millisecond); err == nil {
+			_ = c.Close()
+			return nil
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return fmt.Errorf("nothing listens on %s within %s", addr, timeout)
 }
 
 func freePort() (int, error) {

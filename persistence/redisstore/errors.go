@@ -29,6 +29,9 @@ func mapErr(op string, err error) error {
 	var rerr redis.Error
 	if errors.As(err, &rerr) && !errors.Is(err, redis.ErrClosed) {
 		msg := rerr.Error()
+		if strings.HasPrefix(msg, "READONLY") || strings.HasPrefix(msg, "NOREPLICAS") {
+			return fmt.Errorf("%s: %w: %w: %w", op, persistence.ErrReadOnly, persistence.ErrUnavailable, err)
+		}
 		for _, p := range transientPrefixes {
 			if strings.HasPrefix(msg, p) {
 				return fmt.Errorf("%s: %w: %w", op, persistence.ErrUnavailable, err)

@@ -13,8 +13,12 @@ import (
 	"github.com/redisstream/coordinator/persistence/redisstore/lua"
 )
 
-// RenewNode implements persistence.Nodes: one EVALSHA, which also renews
+// RenewNode implements persistence.Nodes: one script, which also renews
 // the node registry entry and reads the other live entries (actors/node/registry.go).
+// With Options.WaitReplicas it waits for the replicas like every state
+// write: the node's renew counter is how it tells a failover that lost
+// writes (the counter goes backwards), so a renewal the promoted replica
+// lacks would look like lost decisions where WAIT kept every one.
 func (s *Store) RenewNode(ctx context.Context, r persistence.NodeRenewal) (persistence.NodeStatus, error) {
 	op := "renew node " + r.Owner
 	if err := checkCtx(ctx, op); err != nil {
@@ -24,7 +28,7 @@ func (s *Store) RenewNode(ctx context.Context, r persistence.NodeRenewal) (persi
 	if ttl < 1 {
 		ttl = 1
 	}
-	status, rest, err := s.run(ctx, op, lua.RenewNode, []string{s.k.instance(), s.k.node(r.Owner), s.k.registry()},
+	status, rest, err := s.runDurable(ctx, op, lua.RenewNode, []string{s.k.instance(), s.k.node(r.Owner), s.k.registry()},
 		strconv.FormatInt(ttl, 10), r.NewInstance.ID, strconv.FormatInt(r.NewInstance.CreatedAt.UnixMilli(), 10),
 		r.Owner, encodeRegistration(r.Owner, r.Registration))
 	if err != nil {
