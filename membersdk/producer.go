@@ -43,8 +43,21 @@ type ProducerConfig struct {
 	RoutingTTL time.Duration
 	// MaxLen, if > 0, trims each shard approximately (XADD MAXLEN ~ n).
 	MaxLen int64
-	Logger *slog.Logger
+	// WaitReplicas > 0: Publish returns only once that many replicas of
+	// the shard's primary have the entry (WAIT right after the XADD, on the
+	// same connection: one round trip), so that a Redis failover cannot
+	// lose an entry Publish confirmed. An entry written but acknowledged by
+	// fewer replicas within WaitTimeout (default 1 s) is reported as
+	// ErrNotReplicated, with its id: it is on the primary, and a failover
+	// may or may not keep it.
+	WaitReplicas int
+	WaitTimeout  time.Duration
+	Logger       *slog.Logger
 }
+
+// ErrNotReplicated: the entry was written on the primary, but fewer than
+// ProducerConfig.WaitReplicas replicas acknowledged it in time.
+var ErrNotReplicated = errors.New("membersdk: entry not acknowledged by enough replicas")
 
 // Producer publishes entries to the shard SPEC §6 routes their partition key
 // to. It is safe for concurrent use.
@@ -73,6 +86,12 @@ func NewProducer(cfg ProducerConfig) (*Producer, error) {
 	}
 	if cfg.RoutingTTL <= 0 {
 		cfg.RoutingTTL = DefaultRoutingTTL
+	}
+	if cfg.WaitReplicas < 0 {
+		return nil, fmt.Errorf("membersdk: ProducerConfig.WaitReplicas = %d: use 0 (do not wait) or the number of replicas to wait for", cfg.WaitReplicas)
+	}
+	if cfg.WaitTimeout <= 0 {
+		cfg.WaitTimeout = time.Second
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -184,9 +203,9 @@ func (p *Producer) PublishResult(ctx context.Context, partitionKey string, value
 		if p.cfg.MaxLen > 0 {
 			args.MaxLen, args.Approx = p.cfg.MaxLen, true
 		}
-		id, err := p.cfg.Redis.XAdd(ctx, args).Result()
-		if err == nil {
-			return Published{ID: id, Shard: shard, StreamKey: key, MetadataVersion: c.R.MetadataVersion, Refreshed: attempt > 0}, nil
+		id, err := p.xadd(ctx, args)
+		if err == nil || errors.Is(err, ErrNotReplicated) {
+			return Published{ID: id, Shard: shard, StreamKey: key, MetadataVersion: c.R.MetadataVersion, Refreshed: attempt > 0}, err
 		}
 		if !errors.Is(err, redis.Nil) {
 			return Published{}, fmt.Errorf("membersdk: XADD %s: %w", key, err)
@@ -197,4 +216,38 @@ func (p *Producer) PublishResult(ctx context.Context, partitionKey string, value
 		p.log.Info("shard stream missing (retired by a scale-in?); refreshing routing and retrying", "key", key, "metadataVersion", c.R.MetadataVersion)
 		p.Invalidate()
 	}
+}
+
+// xadd runs the XADD, and with WaitReplicas a WAIT on the same connection
+// (on Redis Cluster: the connection to the shard's primary).
+func (p *Producer) xadd(ctx context.Context, args *redis.XAddArgs) (string, error) {
+	if p.cfg.WaitReplicas <= 0 {
+		return p.cfg.Redis.XAdd(ctx, args).Result()
+	}
+	var c redis.Cmdable = p.cfg.Redis
+	if cc, ok := p.cfg.Redis.(*redis.ClusterClient); ok {
+		node, err := cc.MasterForKey(ctx, args.Stream)
+		if err != nil {
+			return "", err
+		}
+		c = node
+	}
+	var add *redis.StringCmd
+	var wait *redis.Cmd
+	_, err := c.Pipelined(ctx, func(pl redis.Pipeliner) error {
+		add = pl.XAdd(ctx, args)
+		wait = pl.Do(ctx, "WAIT", p.cfg.WaitReplicas, p.cfg.WaitTimeout.Milliseconds())
+		return nil
+	})
+	id, addErr := add.Result()
+	if addErr != nil {
+		return "", addErr
+	}
+	if err != nil && wait.Err() == nil {
+		return "", err
+	}
+	if n, werr := wait.Int64(); werr != nil || n < int64(p.cfg.WaitReplicas) {
+		return id, fmt.Errorf("%w: %s in %s: %d of %d replicas within %s (%v)", ErrNotReplicated, id, args.Stream, n, p.cfg.WaitReplicas, p.cfg.WaitTimeout, werr)
+	}
+	return id, nil
 }

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"sync"
+	"strings"
 	"testing"
 	"time"
 
@@ -253,4 +254,40 @@ func TestProducerInvalidateDuringFetchIsNotLost(t *testing.T) {
 	mu.Lock()
 	defer mu.Unlock()
 	require.Equal(t, 2, count, "fetched again after the invalidation")
+}
+
+// With WaitReplicas a publish is confirmed only once a replica has the
+// entry: without a replica it is reported ErrNotReplicated, with its id (it
+// is on the primary); with one it is confirmed and the replica has it.
+func TestProducerWaitsForReplicas(t *testing.T) {
+	t.Parallel()
+	primary := redistest.Start(t)
+	ctx := context.Background()
+	require.NoError(t, primary.Client().XGroupCreateMkStream(ctx, "orders:0", testGroup, "0").Err())
+	var fr fakeRouting
+	fr.set(1, 1)
+	srv := fr.server(t)
+	_, err := NewProducer(ProducerConfig{CoordinatorURLs: []string{srv.URL}, StreamPrefix: testStream, ConsumerGroup: testGroup,
+		Redis: primary.Client(), WaitReplicas: -1})
+	require.ErrorContains(t, err, "ProducerConfig.WaitReplicas = -1")
+	p, err := NewProducer(ProducerConfig{CoordinatorURLs: []string{srv.URL}, StreamPrefix: testStream, ConsumerGroup: testGroup,
+		Redis: primary.Client(), WaitReplicas: 1, WaitTimeout: 100 * time.Millisecond})
+	require.NoError(t, err)
+
+	pub, err := p.PublishResult(ctx, "k", map[string]any{"v": "alone"})
+	require.ErrorIs(t, err, ErrNotReplicated, "no replica: not confirmed")
+	require.NotEmpty(t, pub.ID, "the id of the entry written on the primary")
+	require.Contains(t, err.Error(), "0 of 1 replicas")
+
+	host, port, _ := strings.Cut(primary.Addr(), ":")
+	replica := redistest.Start(t)
+	require.NoError(t, replica.Client().SlaveOf(ctx, host, port).Err())
+	var id string
+	require.Eventually(t, func() bool {
+		id, err = p.Publish(ctx, "k", map[string]any{"v": "replicated"})
+		return err == nil
+	}, 10*time.Second, 50*time.Millisecond, "confirmed once the replica is in sync: %v", err)
+	got, err := replica.Client().XRange(ctx, "orders:0", id, id).Result()
+	require.NoError(t, err)
+	require.Len(t, got, 1, "the replica has the confirmed entry")
 }

@@ -37,8 +37,8 @@ type sentinelWorld struct {
 	mu        sync.Mutex
 	moved     []string       // revocations, fences and self-fences after the start
 	processed map[string]int // producer sequence → times handled
-	confirmed []string       // sequences whose publish returned an entry id
-	failed    int            // publishes that returned an error
+	confirmed map[string][]string // per producer: sequences whose publish was confirmed
+	failed    map[string]int      // per producer: publishes that returned an error
 }
 
 func startSentinelWorld(t *testing.T) *sentinelWorld {
@@ -52,7 +52,8 @@ func startSentinelWorld(t *testing.T) *sentinelWorld {
 	}
 	coord := harness.StartCoordinator(t, harness.Options{RedisAddr: s.Primary(), Env: env})
 	require.Contains(t, coord.Logs(), "Redis through Sentinel")
-	w := &sentinelWorld{t: t, s: s, coord: coord, c: harness.NewClient(coord.URL()), processed: map[string]int{}}
+	w := &sentinelWorld{t: t, s: s, coord: coord, c: harness.NewClient(coord.URL()), processed: map[string]int{},
+		confirmed: map[string][]string{}, failed: map[string]int{}}
 	w.c.CreateStream(t, "orders", 4)
 	return w
 }
@@ -89,10 +90,11 @@ func (w *sentinelWorld) consume(id string) {
 	w.t.Cleanup(func() { cancel(); <-done })
 }
 
-// produce publishes an entry every 20 ms until stop is closed.
-func (w *sentinelWorld) produce(stop <-chan struct{}) *sync.WaitGroup {
+// produce publishes an entry every 20 ms until stop is closed, as producer
+// name, waiting for waitReplicas replicas per publish.
+func (w *sentinelWorld) produce(stop <-chan struct{}, name string, waitReplicas int) *sync.WaitGroup {
 	p, err := membersdk.NewProducer(membersdk.ProducerConfig{CoordinatorURLs: []string{w.coord.URL()}, StreamPrefix: "orders",
-		ConsumerGroup: "workers", Redis: w.redis()})
+		ConsumerGroup: "workers", Redis: w.redis(), WaitReplicas: waitReplicas})
 	require.NoError(w.t, err)
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -104,15 +106,15 @@ func (w *sentinelWorld) produce(stop <-chan struct{}) *sync.WaitGroup {
 				return
 			case <-time.After(20 * time.Millisecond):
 			}
-			seq := fmt.Sprint(i)
+			seq := fmt.Sprint(name, "-", i)
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 			_, err := p.Publish(ctx, "key-"+seq, map[string]any{"seq": seq})
 			cancel()
 			w.mu.Lock()
 			if err == nil {
-				w.confirmed = append(w.confirmed, seq)
+				w.confirmed[name] = append(w.confirmed[name], seq)
 			} else {
-				w.failed++
+				w.failed[name]++
 			}
 			w.mu.Unlock()
 		}
@@ -151,14 +153,15 @@ func (w *sentinelWorld) firstWrite(at time.Time, name string) time.Duration {
 // Sentinels: each failover heals without anyone acting. The first state
 // write succeeds within seconds of the promotion, the members keep their
 // shards (the failover is shorter than their lease: no revocation, no
-// fence), entries published after it are handled, and every entry whose
-// publish was confirmed is handled.
+// fence), entries published after it are handled, and health is UP again
+// once a loss it noticed is waited out. Confirmed entries lost are counted
+// for a plain producer and one with WaitReplicas 1.
 func TestSentinelFailoverHeals(t *testing.T) {
 	w := startSentinelWorld(t)
 	w.consume("a")
 	w.consume("b")
 	stop := make(chan struct{})
-	prod := w.produce(stop)
+	plain, waiting := w.produce(stop, "plain", 0), w.produce(stop, "wait1", 1)
 	require.Eventually(t, func() bool { return w.handled() > 50 }, 30*time.Second, 50*time.Millisecond, "entries are handled before the failover")
 	require.Eventually(t, func() bool {
 		var out protocol.AssignmentsResponse
@@ -186,27 +189,43 @@ func TestSentinelFailoverHeals(t *testing.T) {
 		require.Less(t, write, 5*time.Second, "%s: the first state write after the promotion", fail.name)
 	}
 	close(stop)
-	prod.Wait()
+	plain.Wait()
+	waiting.Wait()
 
-	w.mu.Lock()
-	confirmed, failed := append([]string(nil), w.confirmed...), w.failed
-	w.mu.Unlock()
-	var lost []string
-	require.Eventually(t, func() bool {
+	// Confirmed entries that no consumer handled, per producer: counted,
+	// not asserted. A primary killed with -9 loses what it had not
+	// replicated (a producer with WaitReplicas 1 was not told it was
+	// stored); a SENTINEL FAILOVER can also lose what the demoted primary
+	// and a not yet reconfigured replica acknowledged before the clients
+	// switched (RELIABILITY.md, Redis failover).
+	lost := func(name string) (n, of int) {
 		w.mu.Lock()
 		defer w.mu.Unlock()
-		lost = lost[:0]
-		for _, seq := range confirmed {
+		for _, seq := range w.confirmed[name] {
 			if w.processed[seq] == 0 {
-				lost = append(lost, seq)
+				n++
 			}
 		}
-		return len(lost) == 0
-	}, 20*time.Second, 100*time.Millisecond, "every confirmed entry is handled")
+		return n, len(w.confirmed[name])
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		if a, _ := lost("plain"); a == 0 {
+			if b, _ := lost("wait1"); b == 0 {
+				break
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	pl, plOf := lost("plain")
+	wl, wlOf := lost("wait1")
+	w.mu.Lock()
+	t.Logf("confirmed-but-lost: plain %d of %d (%d failed publishes), WaitReplicas 1 %d of %d (%d failed publishes)",
+		pl, plOf, w.failed["plain"], wl, wlOf, w.failed["wait1"])
+	w.mu.Unlock()
 	w.mu.Lock()
 	moved := append([]string(nil), w.moved...)
 	w.mu.Unlock()
-	t.Logf("published %d (confirmed), %d failed publishes, lost 0", len(confirmed), failed)
 	require.Empty(t, moved, "the members keep their shards through both failovers (no revocation, no fence)")
 
 	// A SENTINEL FAILOVER can discard what the old primary took between the
