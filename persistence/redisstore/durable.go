@@ -21,9 +21,13 @@ func (s *Store) runDurable(ctx context.Context, op string, sc *redis.Script, key
 	if s.waitReplicas <= 0 {
 		return s.run(ctx, op, sc, keys, args...)
 	}
+	c, err := s.nodeOf(ctx, keys[0])
+	if err != nil {
+		return "", nil, mapErr(op, err)
+	}
 	var eval *redis.Cmd
 	var wait *redis.Cmd
-	_, err := s.c.Pipelined(ctx, func(p redis.Pipeliner) error {
+	_, err = c.Pipelined(ctx, func(p redis.Pipeliner) error {
 		eval = sc.Eval(ctx, p, keys, args...)
 		wait = p.Do(ctx, "WAIT", s.waitReplicas, s.waitTimeout.Milliseconds())
 		return nil
@@ -43,4 +47,15 @@ func (s *Store) runDurable(ctx context.Context, op string, sc *redis.Script, key
 			op, n, s.waitReplicas, s.waitTimeout, persistence.ErrUnavailable)
 	}
 	return status, rest, nil
+}
+
+// nodeOf is the client that reaches the primary holding key: the store's
+// client, or on Redis Cluster the connection to that key's primary. WAIT
+// names no key, so a cluster client would send it to any node: it must go,
+// in one pipeline with the write, to the node the write went to.
+func (s *Store) nodeOf(ctx context.Context, key string) (redis.Cmdable, error) {
+	if cc, ok := s.c.(*redis.ClusterClient); ok {
+		return cc.MasterForKey(ctx, key)
+	}
+	return s.c, nil
 }

@@ -49,3 +49,33 @@ func TestWaitReplicas(t *testing.T) {
 	require.Equal(t, rev, loaded.Revision, "the acknowledged write is on the replica")
 	require.Equal(t, strconv.FormatInt(snap.ActivationEpoch, 10), strconv.FormatInt(loaded.ActivationEpoch, 10))
 }
+
+// On Redis Cluster the WAIT of a write goes to the primary the write went
+// to, not to any node (WAIT names no key): a write to a primary whose
+// replica is gone is not acknowledged even though other primaries have
+// theirs, and a write to a primary with its replica is.
+func TestWaitReplicasOnClusterAsksTheWritesPrimary(t *testing.T) {
+	ctx := context.Background()
+	cl := redistest.StartClusterWithReplicas(t, 2)
+	cc := cl.Client()
+	store, err := redisstore.New(cc, redisstore.Options{WaitReplicas: 1, WaitTimeout: 100 * time.Millisecond})
+	require.NoError(t, err)
+	// A stream name whose record lives on each primary.
+	onNode := map[string]string{}
+	for i := 0; len(onNode) < 2 && i < 1000; i++ {
+		name := "s" + strconv.Itoa(i)
+		node, err := cc.MasterForKey(ctx, "rsc:{s:"+name+"}:stream")
+		require.NoError(t, err)
+		if _, ok := onNode[node.Options().Addr]; !ok {
+			onNode[node.Options().Addr] = name
+		}
+	}
+	require.Len(t, onNode, 2)
+	cl.Replicas[0].Stop() // Nodes[0] loses its replica; Nodes[1] keeps its own
+	two := 2
+	_, err = store.CreateStream(ctx, persistence.StreamRecord{StreamPrefix: onNode[cl.Nodes[0].Addr()], ShardCount: two})
+	require.ErrorIs(t, err, persistence.ErrUnavailable, "the write's primary has no replica")
+	require.Contains(t, err.Error(), "acknowledged by 0 of 1")
+	_, err = store.CreateStream(ctx, persistence.StreamRecord{StreamPrefix: onNode[cl.Nodes[1].Addr()], ShardCount: two})
+	require.NoError(t, err, "the write's primary has its replica")
+}

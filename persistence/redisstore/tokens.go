@@ -43,9 +43,13 @@ func (s *Store) RevokeTokens(ctx context.Context, user string) (int64, error) {
 	if err := checkCtx(ctx, op); err != nil {
 		return 0, err
 	}
+	c, err := s.nodeOf(ctx, s.k.tokenGenerations())
+	if err != nil {
+		return 0, mapErr(op, err)
+	}
 	var incr *redis.IntCmd
 	var wait *redis.Cmd
-	_, err := s.c.Pipelined(ctx, func(p redis.Pipeliner) error {
+	_, err = c.Pipelined(ctx, func(p redis.Pipeliner) error {
 		incr = p.HIncrBy(ctx, s.k.tokenGenerations(), user, 1)
 		if s.waitReplicas > 0 {
 			wait = p.Do(ctx, "WAIT", s.waitReplicas, s.waitTimeout.Milliseconds())
