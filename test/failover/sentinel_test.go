@@ -26,11 +26,11 @@ var sentinelTiming = map[string]string{
 	"RSC_COORDINATION_REBALANCE_TIMEOUT":  "6s",
 }
 
-// sentinelWorld is a coordinator, two SDK consumers and a producer, all
-// finding the Redis primary through Sentinel.
-type sentinelWorld struct {
+// world is a coordinator, two SDK consumers and two producers, all
+// reaching Redis through ro (Sentinel or Redis Cluster).
+type world struct {
 	t     *testing.T
-	s     *redistest.Sentinels
+	ro    membersdk.RedisOptions
 	coord *harness.Coordinator
 	c     *harness.Client
 
@@ -41,32 +41,40 @@ type sentinelWorld struct {
 	failed    map[string]int      // per producer: publishes that returned an error
 }
 
-func startSentinelWorld(t *testing.T) *sentinelWorld {
+func startSentinelWorld(t *testing.T) (*world, *redistest.Sentinels) {
 	s := redistest.StartSentinels(t)
 	env := map[string]string{
 		"RSC_REDIS_ADDRS": "", "RSC_REDIS_SENTINEL_MASTER_NAME": redistest.SentinelMaster,
-		"RSC_REDIS_SENTINEL_ADDRS": strings.Join(s.SentinelAddrs(), ","), "RSC_STORE_WAIT_REPLICAS": "1",
+		"RSC_REDIS_SENTINEL_ADDRS": strings.Join(s.SentinelAddrs(), ","),
 	}
+	w := startWorld(t, membersdk.RedisOptions{MasterName: redistest.SentinelMaster, SentinelAddrs: s.SentinelAddrs()}, s.Primary(), env)
+	require.Contains(t, w.coord.Logs(), "Redis through Sentinel")
+	return w, s
+}
+
+// startWorld starts the coordinator (redisAddr and env: how it reaches
+// Redis) and creates the stream; the test starts consumers and producers.
+func startWorld(t *testing.T, ro membersdk.RedisOptions, redisAddr string, env map[string]string) *world {
+	env["RSC_STORE_WAIT_REPLICAS"] = "1"
 	for k, v := range sentinelTiming {
 		env[k] = v
 	}
-	coord := harness.StartCoordinator(t, harness.Options{RedisAddr: s.Primary(), Env: env})
-	require.Contains(t, coord.Logs(), "Redis through Sentinel")
-	w := &sentinelWorld{t: t, s: s, coord: coord, c: harness.NewClient(coord.URL()), processed: map[string]int{},
+	coord := harness.StartCoordinator(t, harness.Options{RedisAddr: redisAddr, Env: env})
+	w := &world{t: t, ro: ro, coord: coord, c: harness.NewClient(coord.URL()), processed: map[string]int{},
 		confirmed: map[string][]string{}, failed: map[string]int{}}
 	w.c.CreateStream(t, "orders", 4)
 	return w
 }
 
-func (w *sentinelWorld) redis() redis.UniversalClient {
-	c, err := membersdk.RedisOptions{MasterName: redistest.SentinelMaster, SentinelAddrs: w.s.SentinelAddrs()}.Client()
+func (w *world) redis() redis.UniversalClient {
+	c, err := w.ro.Client()
 	require.NoError(w.t, err)
 	w.t.Cleanup(func() { _ = c.Close() })
 	return c
 }
 
 // consume runs SDK member id until the test ends.
-func (w *sentinelWorld) consume(id string) {
+func (w *world) consume(id string) {
 	cons, err := membersdk.NewConsumer(membersdk.ConsumerConfig{CoordinatorURLs: []string{w.coord.URL()}, StreamPrefix: "orders",
 		ConsumerGroup: "workers", MemberID: id, Redis: w.redis(), BlockTimeout: 200 * time.Millisecond,
 		OnEvent: func(e membersdk.Event) {
@@ -92,7 +100,7 @@ func (w *sentinelWorld) consume(id string) {
 
 // produce publishes an entry every 20 ms until stop is closed, as producer
 // name, waiting for waitReplicas replicas per publish.
-func (w *sentinelWorld) produce(stop <-chan struct{}, name string, waitReplicas int) *sync.WaitGroup {
+func (w *world) produce(stop <-chan struct{}, name string, waitReplicas int) *sync.WaitGroup {
 	p, err := membersdk.NewProducer(membersdk.ProducerConfig{CoordinatorURLs: []string{w.coord.URL()}, StreamPrefix: "orders",
 		ConsumerGroup: "workers", Redis: w.redis(), WaitReplicas: waitReplicas})
 	require.NoError(w.t, err)
@@ -123,7 +131,7 @@ func (w *sentinelWorld) produce(stop <-chan struct{}, name string, waitReplicas 
 }
 
 // handled is how many entries were handled so far.
-func (w *sentinelWorld) handled() int {
+func (w *world) handled() int {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return len(w.processed)
@@ -131,7 +139,7 @@ func (w *sentinelWorld) handled() int {
 
 // firstWrite measures, from at, when the coordinator first stores a change
 // again: it creates streams until one is created.
-func (w *sentinelWorld) firstWrite(at time.Time, name string) time.Duration {
+func (w *world) firstWrite(at time.Time, name string) time.Duration {
 	deadline := time.Now().Add(30 * time.Second)
 	var last string
 	for attempt := 0; time.Now().Before(deadline); attempt++ {
@@ -157,7 +165,21 @@ func (w *sentinelWorld) firstWrite(at time.Time, name string) time.Duration {
 // once a loss it noticed is waited out. Confirmed entries lost are counted
 // for a plain producer and one with WaitReplicas 1.
 func TestSentinelFailoverHeals(t *testing.T) {
-	w := startSentinelWorld(t)
+	w, s := startSentinelWorld(t)
+	w.exercise([]failover{{"SENTINEL FAILOVER", s.Failover}, {"primary killed -9", s.KillPrimary}})
+}
+
+// failover is one way a primary goes: do returns the old and the new
+// primary and how long the promotion took.
+type failover struct {
+	name string
+	do   func() (string, string, time.Duration)
+}
+
+// exercise runs the consumers and producers through each failover in turn
+// and checks what TestSentinelFailoverHeals says.
+func (w *world) exercise(failovers []failover) {
+	t := w.t
 	w.consume("a")
 	w.consume("b")
 	stop := make(chan struct{})
@@ -173,10 +195,7 @@ func TestSentinelFailoverHeals(t *testing.T) {
 	w.moved = nil // the moves of the join are not the failover's
 	w.mu.Unlock()
 
-	for i, fail := range []struct {
-		name string
-		do   func() (string, string, time.Duration)
-	}{{"SENTINEL FAILOVER", w.s.Failover}, {"primary killed -9", w.s.KillPrimary}} {
+	for i, fail := range failovers {
 		before := w.handled()
 		from, to, promoted := fail.do()
 		at := time.Now()
