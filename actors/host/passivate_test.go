@@ -61,13 +61,24 @@ func TestIdleGroupPassivatesAndKeepsItsEpochs(t *testing.T) {
 	h := quickHost(t, mem, prov, "n1")
 	r := beat(t, h, "a", 0, nil)
 	require.Equal(t, protocol.StatusOK, r.Status)
+	oks := 0
 	for end := time.Now().Add(time.Second); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
-		r = beat(t, h, "a", r.MemberEpoch, r.Assignment.AssignedShards)
-		require.Equal(t, protocol.StatusOK, r.Status, "a live member's group stays active")
+		next := beat(t, h, "a", r.MemberEpoch, r.Assignment.AssignedShards)
+		_, active := h.router.Active(workers)
+		require.True(t, active, "a live member's group stays active")
+		if next.Status == protocol.StatusRetry {
+			// A loaded machine can delay the node's confirmation past its
+			// validity (lease 600 ms here): RETRY, and the member keeps its
+			// shards; it is not passivation.
+			t.Logf("RETRY under load: %s", next.Message)
+			continue
+		}
+		require.Equal(t, protocol.StatusOK, next.Status, "%s", next.Message)
+		r = next
+		oks++
 		require.Len(t, r.Assignment.AssignedShards, 4)
 	}
-	_, ok := h.router.Active(workers)
-	require.True(t, ok)
+	require.Positive(t, oks, "the live member's heartbeats are answered OK")
 	leave := beat(t, h, "a", -1, nil)
 	require.Equal(t, protocol.StatusOK, leave.Status)
 	_, before := storedMeta(t, mem)
