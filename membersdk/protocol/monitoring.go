@@ -183,8 +183,8 @@ type HealthResponse struct {
 	Redis         string `json:"redis"` // UP, DOWN, READ_ONLY (answers, refuses writes)
 	// RedisReason says why Redis is READ_ONLY: its refusal, as Redis worded it.
 	RedisReason string `json:"redisReason,omitempty"`
-	Loop          string `json:"loop"`  // UP, DOWN: the actor system answers
-	Embedded      bool   `json:"embeddedRedis,omitempty"`
+	Loop        string `json:"loop"` // UP, DOWN: the actor system answers
+	Embedded    bool   `json:"embeddedRedis,omitempty"`
 	// StateLost is set while the coordinator holds grants because Redis lost
 	// its state (status DEGRADED meanwhile).
 	StateLost *StateLost `json:"stateLost,omitempty"`

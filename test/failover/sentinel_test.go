@@ -35,8 +35,8 @@ type world struct {
 	c     *harness.Client
 
 	mu        sync.Mutex
-	moved     []string       // revocations, fences and self-fences after the start
-	processed map[string]int // producer sequence → times handled
+	moved     []string            // revocations, fences and self-fences after the start
+	processed map[string]int      // producer sequence → times handled
 	confirmed map[string][]string // per producer: sequences whose publish was confirmed
 	failed    map[string]int      // per producer: publishes that returned an error
 }

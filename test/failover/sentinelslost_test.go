@@ -20,7 +20,7 @@ func TestAllSentinelsLostThenBack(t *testing.T) {
 	s := redistest.StartSentinels(t)
 	env := map[string]string{
 		"RSC_REDIS_ADDRS": "", "RSC_REDIS_SENTINEL_MASTER_NAME": redistest.SentinelMaster,
-		"RSC_REDIS_SENTINEL_ADDRS": strings.Join(s.SentinelAddrs(), ","),
+		"RSC_REDIS_SENTINEL_ADDRS":            strings.Join(s.SentinelAddrs(), ","),
 		"RSC_COORDINATION_HEARTBEAT_INTERVAL": "300ms", "RSC_COORDINATION_MEMBER_LEASE_TTL": "3s",
 	}
 	coord := harness.StartCoordinator(t, harness.Options{RedisAddr: s.Primary(), Env: env})
