@@ -82,7 +82,7 @@ func TestImpersonationRefused(t *testing.T) {
 	require.Equal(t, before.MemberLeaseExpiresAt, after.MemberLeaseExpiresAt, "the attacker's heartbeats did not touch the lease")
 	require.Equal(t, before.LastHeartbeatAt, after.LastHeartbeatAt)
 	require.Equal(t, fencesBefore, groupFences(t, e, "billing"), "no fence moved")
-	require.Equal(t, 1.0, metricAs(t, e, admin, "rsc_member_principal_refusals_total"), "counted once per member id and principal")
+	require.Equal(t, 1.0, admin.Metric(t, "rsc_member_principal_refusals_total"), "counted once per member id and principal")
 	require.Equal(t, 1, strings.Count(e.coord.Logs(), "the member was joined by another principal"), "logged once")
 
 	// The victim carries on at its epoch with its shards.
@@ -146,13 +146,4 @@ func groupFences(t *testing.T, e *env, group string) []fence {
 		}
 	}
 	return out
-}
-
-// metricAs reads a series from /metrics as client c.
-func metricAs(t *testing.T, e *env, c *harness.Client, name string) float64 {
-	t.Helper()
-	saved := e.c
-	e.c = c
-	defer func() { e.c = saved }()
-	return metric(t, e, name)
 }

@@ -1,9 +1,6 @@
 package e2e
 
 import (
-	"fmt"
-	"io"
-	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -124,27 +121,7 @@ func checkFencedTo(t *testing.T, e *env, owner string) {
 // metric reads one unlabelled series from /metrics.
 func metric(t *testing.T, e *env, name string) float64 {
 	t.Helper()
-	req, err := http.NewRequest("GET", e.coord.URL()+"/metrics", nil)
-	require.NoError(t, err)
-	if e.c.User != "" {
-		req.SetBasicAuth(e.c.User, e.c.Password)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
-	require.NoError(t, err)
-	require.Equal(t, 200, resp.StatusCode, string(raw))
-	for _, line := range strings.Split(string(raw), "\n") {
-		var v float64
-		if strings.HasPrefix(line, name+" ") {
-			_, err := fmt.Sscanf(line[len(name)+1:], "%g", &v)
-			require.NoError(t, err)
-			return v
-		}
-	}
-	t.Fatalf("metric %s not found", name)
-	return 0
+	return e.c.Metric(t, name)
 }
 
 // waitFor polls cond until it holds or timeout passes.

@@ -3,7 +3,6 @@ package failover
 import (
 	"context"
 	"net/http"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -45,7 +44,7 @@ func TestFixedAddressDemotedToReplicaIsReported(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, http.StatusServiceUnavailable, code, "ready: %s", body)
 	require.Contains(t, string(body), "refuses its writes")
-	require.Eventually(t, func() bool { return metricValue(t, c, "rsc_store_read_only_total") > 0 }, 5*time.Second, 100*time.Millisecond)
+	require.Eventually(t, func() bool { return c.Metric(t, "rsc_store_read_only_total") > 0 }, 5*time.Second, 100*time.Millisecond)
 
 	time.Sleep(2 * time.Second) // many renewals refused: still one line
 	require.Equal(t, 1, strings.Count(coord.Logs(), "Redis answers but refuses writes"), "one WARN per outage:\n%s", coord.Logs())
@@ -59,21 +58,4 @@ func TestFixedAddressDemotedToReplicaIsReported(t *testing.T) {
 	code, _, err = c.Do(http.MethodGet, "/coord/v1/monitoring/ready", nil, nil)
 	require.NoError(t, err)
 	require.Equal(t, http.StatusOK, code)
-}
-
-// metricValue is the sum of a metric's samples on /metrics.
-func metricValue(t *testing.T, c *harness.Client, name string) float64 {
-	t.Helper()
-	_, body, err := c.Do(http.MethodGet, "/metrics", nil, nil)
-	require.NoError(t, err)
-	var sum float64
-	for _, line := range strings.Split(string(body), "\n") {
-		if strings.HasPrefix(line, name+" ") || strings.HasPrefix(line, name+"{") {
-			f := strings.Fields(line)
-			v, err := strconv.ParseFloat(f[len(f)-1], 64)
-			require.NoError(t, err)
-			sum += v
-		}
-	}
-	return sum
 }

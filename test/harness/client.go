@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -91,4 +92,22 @@ func (c *Client) CreateStream(t testing.TB, prefix string, n int) protocol.Creat
 // HeartbeatPath is the heartbeat route of a member.
 func HeartbeatPath(prefix, group, member string) string {
 	return "/coord/v1/streams/" + prefix + "/groups/" + group + "/members/" + member + "/heartbeat"
+}
+
+// Metric reads the unlabelled series name from /metrics; the test fails if
+// the route does not answer 200 or the series is missing.
+func (c *Client) Metric(t testing.TB, name string) float64 {
+	t.Helper()
+	raw := c.MustDo(t, http.MethodGet, "/metrics", nil, nil, http.StatusOK)
+	for _, line := range strings.Split(string(raw), "\n") {
+		if strings.HasPrefix(line, name+" ") {
+			var v float64
+			if _, err := fmt.Sscanf(line[len(name)+1:], "%g", &v); err != nil {
+				t.Fatalf("metric %s: %q: %v", name, line, err)
+			}
+			return v
+		}
+	}
+	t.Fatalf("metric %s not found", name)
+	return 0
 }
