@@ -24,6 +24,9 @@ var (
 	// wrapped together with ErrUnavailable, which callers that do not care
 	// why keep testing for.
 	ErrReadOnly = errors.New("persistence: store refuses writes")
+	// ErrNoPrimary: the store cannot say where its primary is (every Redis
+	// Sentinel is unreachable). Always wrapped together with ErrUnavailable.
+	ErrNoPrimary = errors.New("persistence: no Sentinel answers where the primary is")
 	// ErrBehind: the store holds an older state than the caller's activation
 	// (a newer activation epoch or revision than stored, or the group is gone
 	// although the caller activated it): the store lost writes (FLUSHALL,

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -125,7 +124,7 @@ func (n *Node) failed(start time.Time, err error) {
 		return
 	}
 	r.warned = true
-	if strings.Contains(err.Error(), "all sentinels specified in configuration are unreachable") {
+	if errors.Is(err, persistence.ErrNoPrimary) {
 		n.opts.Logger.Error("no Sentinel of redis.sentinel.addrs answers, so the Redis primary cannot be found; its groups answer RETRY "+
 			"until one does (members keep their shards within their leases). Check that the Sentinels run and are reachable",
 			slog.Any("err", err))

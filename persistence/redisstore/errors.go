@@ -26,6 +26,10 @@ func mapErr(op string, err error) error {
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return fmt.Errorf("%s: %w: %w", op, persistence.ErrUnavailable, err)
 	}
+	if strings.Contains(err.Error(), "all sentinels specified in configuration are unreachable") {
+		// go-redis' failover client found no Sentinel to ask (it has no sentinel error value).
+		return fmt.Errorf("%s: %w: %w: %w", op, persistence.ErrNoPrimary, persistence.ErrUnavailable, err)
+	}
 	var rerr redis.Error
 	if errors.As(err, &rerr) && !errors.Is(err, redis.ErrClosed) {
 		msg := rerr.Error()
