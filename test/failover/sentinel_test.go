@@ -43,13 +43,18 @@ type world struct {
 
 func startSentinelWorld(t *testing.T) (*world, *redistest.Sentinels) {
 	s := redistest.StartSentinels(t)
-	env := map[string]string{
+	w := startWorld(t, membersdk.RedisOptions{MasterName: redistest.SentinelMaster, SentinelAddrs: s.SentinelAddrs()}, s.Primary(), sentinelEnv(s))
+	require.Contains(t, w.coord.Logs(), "Redis through Sentinel")
+	return w, s
+}
+
+// sentinelEnv is the coordinator's setting for the Sentinels of s, in place
+// of redis.addrs.
+func sentinelEnv(s *redistest.Sentinels) map[string]string {
+	return map[string]string{
 		"RSC_REDIS_ADDRS": "", "RSC_REDIS_SENTINEL_MASTER_NAME": redistest.SentinelMaster,
 		"RSC_REDIS_SENTINEL_ADDRS": strings.Join(s.SentinelAddrs(), ","),
 	}
-	w := startWorld(t, membersdk.RedisOptions{MasterName: redistest.SentinelMaster, SentinelAddrs: s.SentinelAddrs()}, s.Primary(), env)
-	require.Contains(t, w.coord.Logs(), "Redis through Sentinel")
-	return w, s
 }
 
 // startWorld starts the coordinator (redisAddr and env: how it reaches

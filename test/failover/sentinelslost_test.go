@@ -18,11 +18,8 @@ import (
 // answers RETRY meanwhile, and writes again by itself once they are back.
 func TestAllSentinelsLostThenBack(t *testing.T) {
 	s := redistest.StartSentinels(t)
-	env := map[string]string{
-		"RSC_REDIS_ADDRS": "", "RSC_REDIS_SENTINEL_MASTER_NAME": redistest.SentinelMaster,
-		"RSC_REDIS_SENTINEL_ADDRS":            strings.Join(s.SentinelAddrs(), ","),
-		"RSC_COORDINATION_HEARTBEAT_INTERVAL": "300ms", "RSC_COORDINATION_MEMBER_LEASE_TTL": "3s",
-	}
+	env := sentinelEnv(s)
+	env["RSC_COORDINATION_HEARTBEAT_INTERVAL"], env["RSC_COORDINATION_MEMBER_LEASE_TTL"] = "300ms", "3s"
 	coord := harness.StartCoordinator(t, harness.Options{RedisAddr: s.Primary(), Env: env})
 	c := harness.NewClient(coord.URL())
 	c.CreateStream(t, "orders", 2)
