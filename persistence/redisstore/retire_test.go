@@ -111,6 +111,42 @@ func TestRetireShardRedisServer(t *testing.T) {
 	require.True(t, r.Retired, "blocked: %+v", r.Blocked)
 }
 
+// After a failover a group can report a lag above 0 although it has read
+// everything: Redis 7.0 does not replicate a group's entries-read counter
+// with XREADGROUP, so a promoted replica counts from an older value. The ids
+// tell the truth (last-delivered-id at the stream's last-generated-id), and
+// the shard retires; a scale-in that met a failover would wait forever
+// otherwise. XGROUP SETID ... ENTRIESREAD sets the same stale counter here.
+func TestRetireShardWithStaleLagAfterFailoverRedisServer(t *testing.T) {
+	ctx := context.Background()
+	c := redistest.Start(t).Client()
+	p := redisstore.NewProvisioner(c)
+	require.NoError(t, p.EnsureStreams(ctx, "orders", 0, 1))
+	require.NoError(t, p.EnsureGroup(ctx, "orders", "billing", 0, 1))
+	key := redisstore.ShardKey("orders", 0)
+	for i := 0; i < 5; i++ {
+		require.NoError(t, c.XAdd(ctx, &redis.XAddArgs{Stream: key, NoMkStream: true, Values: []any{"n", i}}).Err())
+	}
+	got, err := c.XReadGroup(ctx, &redis.XReadGroupArgs{Group: "billing", Consumer: "m1", Streams: []string{key, ">"}, Count: 10}).Result()
+	require.NoError(t, err)
+	last := got[0].Messages[4].ID
+	for _, m := range got[0].Messages {
+		require.NoError(t, c.XAck(ctx, key, "billing", m.ID).Err())
+	}
+	require.NoError(t, c.Do(ctx, "XGROUP", "SETID", key, "billing", last, "ENTRIESREAD", 2).Err())
+	groups, err := c.XInfoGroups(ctx, key).Result()
+	require.NoError(t, err)
+	require.EqualValues(t, 3, groups[0].Lag, "the stale counter this test is about")
+
+	info, err := p.ShardInfo(ctx, "orders", "billing", 0)
+	require.NoError(t, err)
+	require.EqualValues(t, 0, info.Lag, "everything was delivered: the reported lag is 0")
+
+	r, err := p.RetireShard(ctx, "orders", 0, "{orders:0}:retired:rs-1", time.Hour)
+	require.NoError(t, err)
+	require.True(t, r.Retired, "blocked: %+v", r.Blocked)
+}
+
 func TestSeedAndDeleteFencesRedisServer(t *testing.T) {
 	ctx := context.Background()
 	c := redistest.Start(t).Client()

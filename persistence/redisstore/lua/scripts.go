@@ -239,12 +239,14 @@ return 0
 
 // Retire: KEYS stream, retired (same slot: the retired key's hash tag
 // is the whole stream key); ARGV retention ms. Renames the stream away only
-// if every consumer group on it is drained: pending 0 and lag 0; a group
-// whose lag Redis reports as null (entries deleted in between, or a group
-// moved with SETID) or not at all (Redis < 7) counts as drained when its
-// last-delivered-id has reached the stream's last-generated-id, which is
-// exact: nothing after it was ever written. Being one script, no XADD can
-// land between the check and the rename.
+// if every consumer group on it is drained: pending 0, and lag 0 or its
+// last-delivered-id at the stream's last-generated-id, which is exact:
+// nothing after it was ever written. The ids decide when Redis reports the
+// lag as null (entries deleted in between, or a group moved with SETID),
+// not at all (Redis < 7), or above 0 for a group that read everything (a
+// promoted replica of Redis 7.0, which does not replicate the group's
+// entries-read counter: a scale-in after a failover would wait forever).
+// Being one script, no XADD can land between the check and the rename.
 var Retire = redis.NewScript(`
 if redis.call('EXISTS', KEYS[1]) == 0 then
   if redis.call('EXISTS', KEYS[2]) == 1 then return {'RETIRED'} end
@@ -269,8 +271,8 @@ for _, g in ipairs(redis.call('XINFO', 'GROUPS', KEYS[1])) do
   local drained
   if pending ~= 0 then
     drained = false
-  elseif type(lag) == 'number' then
-    drained = lag == 0
+  elseif type(lag) == 'number' and lag == 0 then
+    drained = true
   else
     drained = not before(field(g, 'last-delivered-id'), last)
   end
