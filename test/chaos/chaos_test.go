@@ -58,6 +58,34 @@ func TestChaosCluster(t *testing.T) {
 	runChaos(t, cfg, "")
 }
 
+// sentinelDuration is the fault phase of TestChaosSentinel: every fault
+// kind of the setup once (the Redis failover included) and a few more.
+const sentinelDuration = 30 * time.Second
+
+// TestChaosSentinel is the short chaos run on Redis Sentinel: a primary
+// with two replicas behind three Sentinels, whose primary the
+// redis-failover fault kills (the Sentinels promote a replica) in place of
+// redis-stop. The coordinator writes with store.wait-replicas 1 and the
+// producer publishes with WaitReplicas 1, so nothing confirmed may be lost;
+// members m4 and m5 heartbeat through the Redis mailbox. RSC_CHAOS_SEED,
+// RSC_CHAOS_DURATION, RSC_CHAOS_COORDINATORS and RSC_CHAOS_TRANSPORT apply.
+func TestChaosSentinel(t *testing.T) {
+	if testing.Short() {
+		t.Skip("chaos run: not in -short")
+	}
+	durationSet := os.Getenv("RSC_CHAOS_DURATION") != ""
+	transportSet := os.Getenv("RSC_CHAOS_TRANSPORT") != ""
+	cfg := loadConfig(t)
+	cfg.Redis = "sentinel"
+	if !durationSet {
+		cfg.Duration = sentinelDuration
+	}
+	if !transportSet {
+		cfg.setTransport("mixed")
+	}
+	runChaos(t, cfg, "")
+}
+
 // runChaos is one chaos run of cfg; the report is written to reportPath
 // (the test's temporary directory when empty).
 func runChaos(t *testing.T, cfg config, reportPath string) {
@@ -66,6 +94,7 @@ func runChaos(t *testing.T, cfg config, reportPath string) {
 		Seed: cfg.Seed, Duration: cfg.Duration, Lease: cfg.Lease,
 		Members: memberIDs(cfg.Members), Coordinators: cfg.Coordinators, Proxies: cfg.Coordinators,
 		MaxMembersDown: cfg.MaxDown, MaxCoordinatorsDown: max(1, cfg.Coordinators-1), // one node always up
+		Sentinel: cfg.Redis == "sentinel",
 	})
 	if cfg.ReshardMax > 0 {
 		faults = append(faults, GenerateReshards(ReshardConfig{Seed: cfg.Seed, Duration: cfg.Duration, Start: cfg.Shards,
@@ -163,7 +192,7 @@ func runChaos(t *testing.T, cfg config, reportPath string) {
 	rr := checkRecords(ctx, t, c, timed, produced)
 	rep := Report{
 		Seed: cfg.Seed, Revision: revision(), Duration: cfg.Duration.String(), StartedAt: wallStart.UTC().Format(time.RFC3339),
-		Coordinators: cfg.Coordinators, Transport: cfg.Transport, MailboxMembers: cfg.MailboxMembers, Members: cfg.Members, ProxiedMembers: cfg.Proxied, Shards: cfg.Shards,
+		Coordinators: cfg.Coordinators, Redis: cfg.Redis, Transport: cfg.Transport, MailboxMembers: cfg.MailboxMembers, Members: cfg.Members, ProxiedMembers: cfg.Proxied, Shards: cfg.Shards,
 		ProducerRate: cfg.Rate, HeartbeatInterval: cfg.Heartbeat.String(), LeaseTTL: cfg.Lease.String(),
 		RebalanceTimeout: cfg.Rebalance.String(), FaultsByType: map[string]int{}, FaultsTotal: len(ran), Faults: ran,
 		Produced: rr.Produced, Processed: rr.Processed, Lost: rr.Lost, LostSeqs: rr.LostSeqs,
@@ -312,6 +341,6 @@ func runChaos(t *testing.T, cfg config, reportPath string) {
 		}
 	}
 	if t.Failed() {
-		t.Logf("reproduce: RSC_CHAOS_SEED=%d RSC_CHAOS_DURATION=%s RSC_CHAOS_COORDINATORS=%d RSC_CHAOS_TRANSPORT=%s go test -race -count=1 -run '^TestChaos$' -v ./test/chaos/", cfg.Seed, cfg.Duration, cfg.Coordinators, cfg.Transport)
+		t.Logf("reproduce: RSC_CHAOS_SEED=%d RSC_CHAOS_DURATION=%s RSC_CHAOS_COORDINATORS=%d RSC_CHAOS_TRANSPORT=%s RSC_CHAOS_REDIS=%s go test -race -count=1 -run '^TestChaos$' -v ./test/chaos/", cfg.Seed, cfg.Duration, cfg.Coordinators, cfg.Transport, cfg.Redis)
 	}
 }

@@ -160,7 +160,7 @@ func classifyGaps(rep *Report, gaps []gap, ran []injected, lease time.Duration) 
 // shards in Redis (recorder.ReadFences).
 func checkRecords(ctx context.Context, t *testing.T, c *cluster, lines []recorder.Line, produced int64) recorder.Report {
 	rec := recorder.FromLines(lines)
-	if err := rec.ReadFences(ctx, c.redis.Client(), c.cfg.Prefix, c.cfg.Group, c.shards); err != nil {
+	if err := rec.ReadFences(ctx, c.rdb, c.cfg.Prefix, c.cfg.Group, c.shards); err != nil {
 		t.Errorf("read the final fences: %v", err)
 	}
 	return rec.Check(produced)
@@ -239,7 +239,7 @@ func classifyLoss(ctx context.Context, c *cluster, rep *Report, lines []recorder
 			handled[l.Seq] = append(handled[l.Seq], l)
 		}
 	}
-	rdb := c.redis.Client()
+	rdb := c.rdb
 	rep.Lost, rep.LostSeqs, rep.Processed = 0, nil, 0
 	for seq := int64(1); seq <= produced; seq++ {
 		if acked[seq] {
@@ -258,7 +258,7 @@ func classifyLoss(ctx context.Context, c *cluster, rep *Report, lines []recorder
 				if after < -faultSkew || after > faultAfter {
 					continue
 				}
-				if f.Kind == FaultRedisStop || ((f.Kind == FaultMemberKill || f.Kind == FaultMemberPause) && f.Target == h.Member) {
+				if redisFault(f.Kind) || ((f.Kind == FaultMemberKill || f.Kind == FaultMemberPause) && f.Target == h.Member) {
 					excuse = fmt.Sprintf("seq %d: %s handled shard %d entry %s at %s; %s %s at %s; not pending in Redis",
 						seq, h.Member, h.Shard, h.EntryID, clock(h.At), f.Kind, f.Target, f.Start.UTC().Format("15:04:05.000"))
 					break

@@ -20,14 +20,18 @@ import (
 // processes, slow proxies in front of them, member processes and a
 // producer in the test process.
 type cluster struct {
-	t       *testing.T
-	cfg     config
-	redis   *redistest.Server
-	coords  []*harness.Coordinator
-	hc      *harness.Cluster     // the actor host cluster when there are several coordinators; nil with one
-	nodes   []*node              // nodes[i]: what the schedule and the supervisor share about coords[i]
-	proxies []*harness.SlowProxy // proxies[i] forwards to coords[i]
-	rec     *recorder.Recorder
+	t     *testing.T
+	cfg   config
+	redis *redistest.Server // with Redis "single"
+	// sentinels is Redis with Redis "sentinel"; rdb reaches the primary
+	// of either (through the Sentinels: it follows failovers).
+	sentinels *redistest.Sentinels
+	rdb       redis.UniversalClient
+	coords    []*harness.Coordinator
+	hc        *harness.Cluster     // the actor host cluster when there are several coordinators; nil with one
+	nodes     []*node              // nodes[i]: what the schedule and the supervisor share about coords[i]
+	proxies   []*harness.SlowProxy // proxies[i] forwards to coords[i]
+	rec       *recorder.Recorder
 	// shards is the stream's shard count the end-of-run checks use (the
 	// count after the last migration); inc tells apart the incarnations of
 	// shards retired and created again (nil: none).
@@ -38,6 +42,8 @@ type cluster struct {
 	restarts  []supervised   // by the supervisor
 	stops     []gracefulStop // SIGTERMs of coordinator-restart faults
 	lastFault map[int]string // coordinator index → the last fault injected on it
+
+	failedOver []string // redis-failover faults: the primaries killed, in order
 
 	mu      sync.Mutex
 	members map[string]*harness.MemberProc
@@ -76,7 +82,7 @@ func startCluster(t *testing.T, cfg config) *cluster {
 	quietOnce.Do(func() { redis.SetLogger(quietRedis{}) })
 	c := &cluster{t: t, cfg: cfg, rec: recorder.New(), members: map[string]*harness.MemberProc{}, opts: map[string]harness.MemberOptions{},
 		lastFault: map[int]string{}, shards: cfg.Shards}
-	c.redis = redistest.StartWithOptions(t, redistest.Options{Persist: true})
+	redisAddr := ""
 	env := map[string]string{
 		"RSC_COORDINATION_HEARTBEAT_INTERVAL": cfg.Heartbeat.String(),
 		"RSC_COORDINATION_MEMBER_LEASE_TTL":   cfg.Lease.String(),
@@ -95,14 +101,33 @@ func startCluster(t *testing.T, cfg config) *cluster {
 	if cfg.MailboxMembers > 0 {
 		env["RSC_MAILBOX_ENABLED"] = "true" // no member auth: every member speaks for "-"
 	}
+	var memberRedis harness.MemberOptions // how members reach Redis
+	if cfg.Redis == "sentinel" {
+		// A decision is confirmed once a replica has it, so the replica
+		// the Sentinels promote has every one (docs/RELIABILITY.md).
+		c.sentinels = redistest.StartSentinels(t)
+		redisAddr = c.sentinels.Primary()
+		for k, v := range harness.SentinelEnv(redistest.SentinelMaster, c.sentinels.SentinelAddrs()) {
+			env[k] = v
+		}
+		env["RSC_STORE_WAIT_REPLICAS"] = "1"
+		memberRedis.RedisMasterName, memberRedis.RedisSentinels = redistest.SentinelMaster, c.sentinels.SentinelAddrs()
+		c.rdb = redis.NewFailoverClient(&redis.FailoverOptions{MasterName: redistest.SentinelMaster, SentinelAddrs: c.sentinels.SentinelAddrs()})
+	} else {
+		c.redis = redistest.StartWithOptions(t, redistest.Options{Persist: true})
+		redisAddr = c.redis.Addr()
+		memberRedis.RedisAddr = redisAddr
+		c.rdb = c.redis.Client()
+	}
+	t.Cleanup(func() { _ = c.rdb.Close() })
 	// Several coordinators form one automanaged actor host cluster on
 	// loopback (ports kept across restarts); the schedule, members, producer
 	// and monitor take every URL.
 	if cfg.Coordinators > 1 {
-		c.hc = harness.StartCluster(t, harness.ClusterOptions{Nodes: cfg.Coordinators, RedisAddr: c.redis.Addr(), Env: env})
+		c.hc = harness.StartCluster(t, harness.ClusterOptions{Nodes: cfg.Coordinators, RedisAddr: redisAddr, Env: env})
 		c.coords = c.hc.Nodes
 	} else {
-		c.coords = []*harness.Coordinator{harness.StartCoordinator(t, harness.Options{RedisAddr: c.redis.Addr(), Env: env})}
+		c.coords = []*harness.Coordinator{harness.StartCoordinator(t, harness.Options{RedisAddr: redisAddr, Env: env})}
 	}
 	for _, co := range c.coords {
 		c.nodes = append(c.nodes, &node{logFrom: len(co.Logs())})
@@ -120,8 +145,9 @@ func startCluster(t *testing.T, cfg config) *cluster {
 			transport = "redis" // the last MailboxMembers members use the mailbox
 		}
 		c.ids = append(c.ids, id)
-		c.opts[id] = harness.MemberOptions{ID: id, CoordinatorURLs: urls, RedisAddr: c.redis.Addr(),
-			Stream: cfg.Prefix, Group: cfg.Group, Work: cfg.Work, Transport: transport}
+		o := memberRedis
+		o.ID, o.CoordinatorURLs, o.Stream, o.Group, o.Work, o.Transport = id, urls, cfg.Prefix, cfg.Group, cfg.Work, transport
+		c.opts[id] = o
 		c.startMember(id)
 	}
 	return c
@@ -143,9 +169,17 @@ func (c *cluster) member(id string) *harness.MemberProc {
 // startProducer publishes keyed entries carrying sequence numbers at about
 // rate per second (test/seqprod).
 func (c *cluster) startProducer(rate int) {
-	c.prod = harness.StartProducer(c.t, harness.ProducerOptions{CoordinatorURLs: c.coordinatorURLs(),
-		RedisAddr: c.redis.Addr(), Stream: c.cfg.Prefix, Group: c.cfg.Group, Rate: rate, RoutingTTL: producerRoutingTTL,
-		Key: func(seq int64) string { return "customer-" + strconv.FormatInt(seq%997, 10) }})
+	o := harness.ProducerOptions{CoordinatorURLs: c.coordinatorURLs(),
+		Stream: c.cfg.Prefix, Group: c.cfg.Group, Rate: rate, RoutingTTL: producerRoutingTTL,
+		Key: func(seq int64) string { return "customer-" + strconv.FormatInt(seq%997, 10) }}
+	if c.sentinels != nil {
+		// A publish is confirmed once a replica has the entry: the
+		// promoted replica has every confirmed entry.
+		o.RedisMasterName, o.RedisSentinels, o.WaitReplicas = redistest.SentinelMaster, c.sentinels.SentinelAddrs(), 1
+	} else {
+		o.RedisAddr = c.redis.Addr()
+	}
+	c.prod = harness.StartProducer(c.t, o)
 }
 
 func (c *cluster) stopProducer() {
@@ -160,9 +194,12 @@ const producerRoutingTTL = time.Second
 
 // redisBacklog sums, over every live shard (c.shards), the entries of the
 // group still pending (delivered, not acknowledged) and not yet delivered
-// (lag).
+// (lag). The lag is counted from the ids (the entries after the group's
+// last-delivered-id), not taken from XINFO GROUPS: Redis 7.0 does not
+// replicate a group's entries-read counter, so after a failover its lag
+// stays too high for good.
 func (c *cluster) redisBacklog(ctx context.Context) (pending, lag, entries int64, err error) {
-	rdb := c.redis.Client()
+	rdb := c.rdb
 	for s := 0; s < c.shards; s++ {
 		key := c.cfg.Prefix + ":" + strconv.Itoa(s)
 		groups, e := rdb.XInfoGroups(ctx, key).Result()
@@ -170,10 +207,15 @@ func (c *cluster) redisBacklog(ctx context.Context) (pending, lag, entries int64
 			return 0, 0, 0, e
 		}
 		for _, g := range groups {
-			if g.Name == c.cfg.Group {
-				pending += g.Pending
-				lag += g.Lag
+			if g.Name != c.cfg.Group {
+				continue
 			}
+			pending += g.Pending
+			after, e := rdb.XRange(ctx, key, "("+g.LastDeliveredID, "+").Result()
+			if e != nil {
+				return 0, 0, 0, e
+			}
+			lag += int64(len(after))
 		}
 		n, e := rdb.XLen(ctx, key).Result()
 		if e != nil {

@@ -32,6 +32,11 @@ type config struct {
 	// MailboxMembers is how many members (the last ones) heartbeat through
 	// the mailbox.
 	MailboxMembers int
+	// Redis is what Redis is: "single" (one redis-server, whose faults are
+	// redis-stop) or "sentinel" (a primary with two replicas behind three
+	// Sentinels, whose faults are redis-failover; the coordinators run with
+	// store.wait-replicas 1 and the producer with WaitReplicas 1).
+	Redis string
 	// ReshardMin and ReshardMax bound the shard counts reshard operations
 	// scale to (FaultReshard); ReshardMax 0: no reshard operations.
 	ReshardMin, ReshardMax int
@@ -63,6 +68,13 @@ func loadConfig(t *testing.T) config {
 			t.Fatalf("RSC_CHAOS_COORDINATORS=%q: want a number of coordinator processes, at least 1 (%v)", v, err)
 		}
 		cfg.Coordinators = n
+	}
+	cfg.Redis = "single"
+	if v := os.Getenv("RSC_CHAOS_REDIS"); v != "" {
+		if v != "single" && v != "sentinel" {
+			t.Fatalf("RSC_CHAOS_REDIS=%q: want single (one redis-server; redis-stop faults) or sentinel (a primary, two replicas and three Sentinels; redis-failover faults)", v)
+		}
+		cfg.Redis = v
 	}
 	cfg.Transport = "http"
 	if v := os.Getenv("RSC_CHAOS_TRANSPORT"); v != "" {
@@ -103,7 +115,7 @@ func (cfg *config) setTransport(transport string) {
 // on an RSC_* variable it does not know, and the harness passes the test's
 // environment to it, so they are removed from the environment once read
 // (and put back at cleanup).
-var chaosEnv = []string{"RSC_CHAOS_SEED", "RSC_CHAOS_DURATION", "RSC_CHAOS_REPORT", "RSC_CHAOS_COORDINATORS", "RSC_CHAOS_TRANSPORT"}
+var chaosEnv = []string{"RSC_CHAOS_SEED", "RSC_CHAOS_DURATION", "RSC_CHAOS_REPORT", "RSC_CHAOS_COORDINATORS", "RSC_CHAOS_TRANSPORT", "RSC_CHAOS_REDIS"}
 
 func hideChaosEnv(t *testing.T) {
 	for _, k := range chaosEnv {

@@ -15,6 +15,7 @@ type Report struct {
 	WallSeconds       float64        `json:"wallSeconds"`
 	StartedAt         string         `json:"startedAt"`
 	Coordinators      int            `json:"coordinators"`
+	Redis             string         `json:"redis"`          // single (one redis-server) or sentinel (primary, replicas, Sentinels)
 	Transport         string         `json:"transport"`      // how members heartbeat: http, redis (the mailbox) or mixed
 	MailboxMembers    int            `json:"mailboxMembers"` // members heartbeating through the mailbox
 	Members           int            `json:"members"`

@@ -232,7 +232,7 @@ func summarize(ms []protocol.Migration) []migrationSummary {
 // incarnationsOf reads the shard incarnations of the run (a shard retired
 // and created again is checked apart, see recorder.Incarnations).
 func (c *cluster) incarnationsOf(ctx context.Context, migs []protocol.Migration) (*recorder.Incarnations, error) {
-	return recorder.ReadIncarnations(ctx, c.redis.Client(), c.cfg.Prefix, migs)
+	return recorder.ReadIncarnations(ctx, c.rdb, c.cfg.Prefix, migs)
 }
 
 // streamOf is the stream key holding the entries of a shard label (see

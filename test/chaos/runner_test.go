@@ -1,6 +1,7 @@
 package chaos
 
 import (
+	"fmt"
 	"sort"
 	"strconv"
 	"strings"
@@ -13,7 +14,8 @@ type injected struct {
 	Start     time.Time `json:"start"`     // the fault was injected (signal sent, proxy delay set)
 	End       time.Time `json:"end"`       // recovery began (SIGCONT sent, restart started)
 	Recovered time.Time `json:"recovered"` // recovery finished (process answering again)
-	// Outcome is a reshard operation's answer (see injectReshard).
+	// Outcome is a reshard operation's answer (see injectReshard), or what
+	// a redis-failover did (which primary died, which took over, when).
 	Outcome string `json:"outcome,omitempty"`
 }
 
@@ -67,8 +69,8 @@ func (c *cluster) runSchedule(faults []Fault) []injected {
 			c.t.Logf("chaos %6.2fs reshard   %s: %s", time.Since(start).Seconds(), f, out[a.fault].Outcome)
 		} else {
 			out[a.fault] = injected{Fault: f, Start: time.Now()}
-			c.inject(f)
-			c.t.Logf("chaos %6.2fs injected  %s", time.Since(start).Seconds(), f)
+			out[a.fault].Outcome = c.inject(f)
+			c.t.Logf("chaos %6.2fs injected  %s %s", time.Since(start).Seconds(), f, out[a.fault].Outcome)
 		}
 	}
 	return out
@@ -79,10 +81,12 @@ func index(target string) int {
 	return i
 }
 
-func (c *cluster) inject(f Fault) {
+// inject starts fault f; what it says is the fault's outcome (empty for
+// most kinds).
+func (c *cluster) inject(f Fault) string {
 	if nodeFault(f.Kind) {
 		c.injectNode(f)
-		return
+		return ""
 	}
 	switch f.Kind {
 	case FaultMemberKill:
@@ -91,9 +95,14 @@ func (c *cluster) inject(f Fault) {
 		c.member(f.Target).Pause()
 	case FaultRedisStop:
 		c.redis.Stop()
+	case FaultRedisFailover:
+		from, to, took := c.sentinels.KillPrimary()
+		c.failedOver = append(c.failedOver, from)
+		return fmt.Sprintf("primary %s killed; %s promoted and taking writes %s later", from, to, took.Round(time.Millisecond))
 	case FaultSlowHeartbeats:
 		c.proxies[index(f.Target)].SetDelay(f.Delay)
 	}
+	return ""
 }
 
 func (c *cluster) recover(f Fault) {
@@ -108,6 +117,11 @@ func (c *cluster) recover(f Fault) {
 		c.member(f.Target).Resume()
 	case FaultRedisStop:
 		c.redis.Restart()
+	case FaultRedisFailover:
+		// Started again empty (no persistence, as a cache-less replica set
+		// would): the Sentinels name another primary, so nobody writes to
+		// it, and they make it a replica of the new one.
+		c.sentinels.Node(c.failedOver[len(c.failedOver)-1]).Restart()
 	case FaultSlowHeartbeats:
 		c.proxies[index(f.Target)].SetDelay(0)
 	}

@@ -37,13 +37,20 @@ const (
 	// hands its groups over, leaves the cluster and exits) and starts it
 	// again For after it exited. Only with several nodes.
 	FaultCoordinatorRestart FaultKind = "coordinator-restart"
+	// FaultRedisFailover kills the Redis primary (SIGKILL) of a run on
+	// Redis Sentinel; the injection returns once the Sentinels promoted a
+	// replica and it takes writes. For after the kill, the old primary is
+	// started again (empty: the Sentinels make it a replica of the new
+	// primary). Only in Sentinel mode, where it takes redis-stop's place.
+	FaultRedisFailover FaultKind = "redis-failover"
 )
 
-// AllFaultKinds lists every kind, in report order. The node faults come
-// last: with one coordinator they are never drawn, and the random draws of
-// a one-coordinator schedule stay what they were before they existed.
+// AllFaultKinds lists every kind, in report order. The node faults and the
+// Redis failover come last: a kind a setup does not have is never drawn,
+// and the random draws of a one-coordinator schedule on one Redis stay
+// what they were before those kinds existed.
 var AllFaultKinds = []FaultKind{FaultMemberKill, FaultMemberPause, FaultCoordinatorKill, FaultRedisStop, FaultSlowHeartbeats,
-	FaultCoordinatorPause, FaultCoordinatorRestart}
+	FaultCoordinatorPause, FaultCoordinatorRestart, FaultRedisFailover}
 
 // ReportedFaultKinds are the kinds the report counts: every fault kind and
 // the reshard operations (GenerateReshards), which Generate never draws.
@@ -55,8 +62,11 @@ func nodeFault(k FaultKind) bool {
 	return k == FaultCoordinatorKill || k == FaultCoordinatorPause || k == FaultCoordinatorRestart
 }
 
+// redisFault reports whether k takes the Redis primary down.
+func redisFault(k FaultKind) bool { return k == FaultRedisStop || k == FaultRedisFailover }
+
 // infraFault reports whether k takes Redis or a coordinator down.
-func infraFault(k FaultKind) bool { return k == FaultRedisStop || nodeFault(k) }
+func infraFault(k FaultKind) bool { return redisFault(k) || nodeFault(k) }
 
 // Fault is one planned fault: at At (from the start of the fault phase) the
 // Target is faulted, and For later it is recovered.
@@ -108,6 +118,9 @@ type ScheduleConfig struct {
 	// that detects its own pause takes about 2 s to exit, then about 1 s to
 	// start, so the bound holds for the schedule, not at every instant.
 	MaxCoordinatorsDown int
+	// Sentinel: Redis is a primary with replicas behind Sentinels; its
+	// faults are redis-failover instead of redis-stop.
+	Sentinel bool
 }
 
 // Generate builds the fault schedule for cfg. Faults start after a short
@@ -146,6 +159,9 @@ func Generate(cfg ScheduleConfig) []Fault {
 	}
 	weights := map[FaultKind]int{FaultMemberKill: 30, FaultMemberPause: 20, FaultCoordinatorKill: 15, FaultRedisStop: 10, FaultSlowHeartbeats: 15,
 		FaultCoordinatorPause: 10, FaultCoordinatorRestart: 10}
+	if cfg.Sentinel {
+		weights[FaultRedisStop], weights[FaultRedisFailover] = 0, 25
+	}
 	if cfg.Coordinators == 0 {
 		weights[FaultCoordinatorKill] = 0
 	}
@@ -157,6 +173,9 @@ func Generate(cfg ScheduleConfig) []Fault {
 		if (k == FaultCoordinatorPause || k == FaultCoordinatorRestart) && cfg.Coordinators < 2 {
 			weights[k] = 0 // left out of coverage too: one-node schedules keep their draws
 			continue
+		}
+		if weights[k] == 0 && (k == FaultRedisStop || k == FaultRedisFailover) {
+			continue // the other mode's Redis fault
 		}
 		coverage = append(coverage, k)
 	}
@@ -188,7 +207,7 @@ func Generate(cfg ScheduleConfig) []Fault {
 			f.For = between(L*13/10, L*5/2)
 		case FaultCoordinatorKill:
 			f.For = between(200*time.Millisecond, L*3/2)
-		case FaultRedisStop:
+		case FaultRedisStop, FaultRedisFailover:
 			f.For = between(2*time.Second, max(2*L, 3*time.Second))
 		case FaultSlowHeartbeats:
 			f.For = between(2*time.Second, 3*L)
@@ -219,7 +238,7 @@ func Generate(cfg ScheduleConfig) []Fault {
 			for i := 0; i < cfg.Coordinators; i++ {
 				candidates = append(candidates, fmt.Sprintf("coordinator-%d", i))
 			}
-		case FaultRedisStop:
+		case FaultRedisStop, FaultRedisFailover:
 			if t < redisBusy || t < coordBusy {
 				return f, false
 			}
@@ -246,7 +265,7 @@ func Generate(cfg ScheduleConfig) []Fault {
 		case FaultCoordinatorKill, FaultCoordinatorPause, FaultCoordinatorRestart:
 			coordDown = append(coordDown, span{t, end + L})
 			coordBusy = max(coordBusy, end+L)
-		case FaultRedisStop:
+		case FaultRedisStop, FaultRedisFailover:
 			redisBusy = end + L
 		}
 		return f, true

@@ -12,9 +12,15 @@ import (
 // number of coordinators (one slow proxy each; N-1 may be down at once,
 // the whole control plane with one).
 func scheduleFor(seed int64, d time.Duration, coordinators int) []Fault {
+	return scheduleOn(seed, d, coordinators, false)
+}
+
+// scheduleOn is scheduleFor on one Redis (sentinel false) or on a primary
+// behind Sentinels.
+func scheduleOn(seed int64, d time.Duration, coordinators int, sentinel bool) []Fault {
 	return Generate(ScheduleConfig{Seed: seed, Duration: d, Lease: 2 * time.Second,
 		Members: memberIDs(6), Coordinators: coordinators, Proxies: coordinators, MaxMembersDown: 2,
-		MaxCoordinatorsDown: max(1, coordinators-1)})
+		MaxCoordinatorsDown: max(1, coordinators-1), Sentinel: sentinel})
 }
 
 // The schedule is a pure function of its config, covers every fault kind
@@ -24,19 +30,22 @@ func TestScheduleProperties(t *testing.T) {
 	for _, nodes := range []int{1, 3} {
 		for _, seed := range []int64{defaultSeed, 1, 2, 3, 42, 7777} {
 			for _, d := range []time.Duration{60 * time.Second, 5 * time.Minute} {
-				checkSchedule(t, nodes, seed, d)
+				checkSchedule(t, nodes, seed, d, false)
+				checkSchedule(t, nodes, seed, d, true)
 			}
 		}
 	}
+	// The short Sentinel run of make test covers every kind too.
+	checkSchedule(t, 1, defaultSeed, sentinelDuration, true)
 	if reflect.DeepEqual(scheduleFor(1, time.Minute, 3), scheduleFor(2, time.Minute, 3)) {
 		t.Fatal("different seeds gave the same schedule")
 	}
 }
 
-func checkSchedule(t *testing.T, nodes int, seed int64, d time.Duration) {
+func checkSchedule(t *testing.T, nodes int, seed int64, d time.Duration, sentinel bool) {
 	t.Helper()
-	fs := scheduleFor(seed, d, nodes)
-	if !reflect.DeepEqual(fs, scheduleFor(seed, d, nodes)) {
+	fs := scheduleOn(seed, d, nodes, sentinel)
+	if !reflect.DeepEqual(fs, scheduleOn(seed, d, nodes, sentinel)) {
 		t.Fatalf("%d nodes, seed %d: schedule is not deterministic", nodes, seed)
 	}
 	L := 2 * time.Second
@@ -65,7 +74,7 @@ func checkSchedule(t *testing.T, nodes int, seed int64, d time.Duration) {
 			if g.Target == f.Target {
 				t.Fatalf("%d nodes, seed %d: %s and %s fault the same target at once", nodes, seed, f, g)
 			}
-			if (f.Kind == FaultRedisStop && infraFault(g.Kind)) || (g.Kind == FaultRedisStop && infraFault(f.Kind)) {
+			if (redisFault(f.Kind) && infraFault(g.Kind)) || (redisFault(g.Kind) && infraFault(f.Kind)) {
 				t.Fatalf("%d nodes, seed %d: Redis and coordinator faults overlap: %s, %s", nodes, seed, f, g)
 			}
 		}
@@ -81,6 +90,12 @@ func checkSchedule(t *testing.T, nodes int, seed int64, d time.Duration) {
 	}
 	for _, k := range AllFaultKinds {
 		if nodes == 1 && (k == FaultCoordinatorPause || k == FaultCoordinatorRestart) {
+			continue
+		}
+		if (k == FaultRedisStop && sentinel) || (k == FaultRedisFailover && !sentinel) {
+			if kinds[k] > 0 {
+				t.Errorf("%d nodes, seed %d, %s, sentinel %v: %s drawn", nodes, seed, d, sentinel, k)
+			}
 			continue
 		}
 		if kinds[k] == 0 {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -51,10 +50,7 @@ func startSentinelWorld(t *testing.T) (*world, *redistest.Sentinels) {
 // sentinelEnv is the coordinator's setting for the Sentinels of s, in place
 // of redis.addrs.
 func sentinelEnv(s *redistest.Sentinels) map[string]string {
-	return map[string]string{
-		"RSC_REDIS_ADDRS": "", "RSC_REDIS_SENTINEL_MASTER_NAME": redistest.SentinelMaster,
-		"RSC_REDIS_SENTINEL_ADDRS": strings.Join(s.SentinelAddrs(), ","),
-	}
+	return harness.SentinelEnv(redistest.SentinelMaster, s.SentinelAddrs())
 }
 
 // startWorld starts the coordinator (redisAddr and env: how it reaches

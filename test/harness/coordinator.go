@@ -300,3 +300,13 @@ func environWithoutRSC() []string {
 	}
 	return out
 }
+
+// SentinelEnv is the coordinator's setting for a primary found through the
+// Sentinels at addrs under master, in place of redis.addrs: merge it into
+// Options.Env.
+func SentinelEnv(master string, addrs []string) map[string]string {
+	return map[string]string{
+		"RSC_REDIS_ADDRS": "", "RSC_REDIS_SENTINEL_MASTER_NAME": master,
+		"RSC_REDIS_SENTINEL_ADDRS": strings.Join(addrs, ","),
+	}
+}

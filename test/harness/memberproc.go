@@ -29,6 +29,10 @@ type MemberOptions struct {
 	ID              string
 	CoordinatorURLs []string
 	RedisAddr       string
+	// RedisMasterName and RedisSentinels, when set, make the member find
+	// the Redis primary through Sentinel (RedisAddr unused).
+	RedisMasterName string
+	RedisSentinels  []string
 	Stream, Group   string
 	Work            time.Duration // simulated work per entry
 	// Transport is how the member heartbeats: "" or "http" (CoordinatorURLs),
@@ -59,6 +63,9 @@ func StartMember(t testing.TB, rec *recorder.Recorder, o MemberOptions) *MemberP
 	}
 	cmd := exec.Command(bin, "--coordinator", strings.Join(o.CoordinatorURLs, ","), "--redis", o.RedisAddr,
 		"--stream", o.Stream, "--group", o.Group, "--id", o.ID, "--work", o.Work.String(), "--log", "info")
+	if len(o.RedisSentinels) > 0 {
+		cmd.Args = append(cmd.Args, "--redis-master-name", o.RedisMasterName, "--redis-sentinel", strings.Join(o.RedisSentinels, ","))
+	}
 	if o.Transport != "" {
 		cmd.Args = append(cmd.Args, "--transport", o.Transport)
 	}

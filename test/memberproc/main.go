@@ -14,15 +14,15 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-
 	"github.com/redisstream/coordinator/membersdk"
 	"github.com/redisstream/coordinator/test/recorder"
 )
 
 func main() {
 	coord := flag.String("coordinator", "http://127.0.0.1:8080", "coordinator URLs, comma separated")
-	redisAddr := flag.String("redis", "127.0.0.1:6379", "Redis address")
+	redisAddr := flag.String("redis", "127.0.0.1:6379", "Redis address (not with --redis-sentinel)")
+	masterName := flag.String("redis-master-name", "", "with --redis-sentinel: the name the Sentinels monitor the primary under")
+	sentinels := flag.String("redis-sentinel", "", "Sentinel addresses, comma separated: the member finds the primary through them and follows its failovers")
 	stream := flag.String("stream", "orders", "stream prefix")
 	group := flag.String("group", "workers", "consumer group")
 	id := flag.String("id", "", "member id (default membersdk.DefaultMemberID: <POD_IP>-m0, else <hostname>-<pid>.<random>-m0); two processes may be forced onto one id, the second is refused MEMBER_ID_IN_USE")
@@ -41,7 +41,15 @@ func main() {
 	out := &lineWriter{enc: json.NewEncoder(os.Stdout)}
 	tokens := &tokenOf{m: map[string]int64{}}
 
-	rdb := redis.NewClient(&redis.Options{Addr: *redisAddr, DialTimeout: time.Second, ReadTimeout: 3 * time.Second, WriteTimeout: time.Second})
+	ro := membersdk.RedisOptions{Addrs: []string{*redisAddr}, DialTimeout: time.Second, ReadTimeout: 3 * time.Second, WriteTimeout: time.Second}
+	if *sentinels != "" {
+		ro.Addrs, ro.MasterName, ro.SentinelAddrs = nil, *masterName, strings.Split(*sentinels, ",")
+	}
+	rdb, err := ro.Client()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
 	defer rdb.Close()
 	cfg := membersdk.ConsumerConfig{
 		CoordinatorURLs: strings.Split(*coord, ","),
