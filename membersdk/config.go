@@ -114,6 +114,10 @@ type ConsumerConfig struct {
 	// interval; every wait is jittered to ½–1½ of its nominal value (capped
 	// at the heartbeat interval) so members do not retry in lock-step.
 	RetryInterval time.Duration
+	// Transactions gives every Message a Tx: Redis writes that commit
+	// together with the entry's acknowledgement, while the shard's fence
+	// names this member (docs/MEMBER-SDK.md, "Exactly-once processing").
+	Transactions TxConfig
 	// BatchSize is XREADGROUP/XAUTOCLAIM COUNT (default 16).
 	BatchSize int64
 	// BlockTimeout is XREADGROUP BLOCK (default 1s). A revoked, fenced or
@@ -217,6 +221,9 @@ func (c *ConsumerConfig) setDefaults() error {
 	}
 	if c.MaxDeliveries <= 0 {
 		c.MaxDeliveries = DefaultMaxDeliveries
+	}
+	if err := c.Transactions.validate(); err != nil {
+		return err
 	}
 	if c.RetryBackoff <= 0 {
 		c.RetryBackoff = DefaultRetryBackoff

@@ -43,6 +43,10 @@ type Message struct {
 	// refuses writes with a lower one refuses a stale owner's side effects
 	// (docs/MEMBER-SDK.md, "Fencing your own writes").
 	FencingToken int64
+	// Tx is this delivery's transaction when ConsumerConfig.Transactions is
+	// enabled (nil otherwise): its writes commit with the entry's
+	// acknowledgement, or not at all.
+	Tx *Tx
 }
 
 // Consumer is one member of a consumer group: it heartbeats to the

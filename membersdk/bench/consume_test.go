@@ -75,8 +75,12 @@ func (e *env) consume(rep *report, sz sizes, batch int64) {
 // returns entries per second (over the time read reports) and Redis commands
 // per entry.
 func (e *env) consumeRound(grp string, n int, read func(grp string) time.Duration) (float64, float64) {
+	return e.consumeRoundOn(protocol.StreamKey("consume", 0), grp, n, read)
+}
+
+// consumeRoundOn is consumeRound on the stream key.
+func (e *env) consumeRoundOn(key, grp string, n int, read func(grp string) time.Duration) (float64, float64) {
 	ctx := context.Background()
-	key := protocol.StreamKey("consume", 0)
 	if err := e.rc.XGroupCreate(ctx, key, grp, "0").Err(); err != nil {
 		e.b.Fatalf("XGROUP CREATE %s: %v", grp, err)
 	}
@@ -140,6 +144,12 @@ func (e *env) rawConsume(key, grp string, batch int64, n int) time.Duration {
 // handler call to then: the join (one heartbeat, CLIENT ID, XAUTOCLAIM of
 // nothing, about 2 ms) is left out, as the raw loop has none.
 func (e *env) sdkConsume(prefix, key, grp string, batch int64, n int) time.Duration {
+	return e.sdkRun(prefix, key, grp, batch, n, nil, func(context.Context, membersdk.Message) error { return nil })
+}
+
+// sdkRun is sdkConsume with handler, on a consumer configured by mod (if
+// set).
+func (e *env) sdkRun(prefix, key, grp string, batch int64, n int, mod func(*membersdk.ConsumerConfig), handler membersdk.Handler) time.Duration {
 	// The static coordinator writes no fence: write the one a fencing
 	// coordinator would, so that the consumer acknowledges fenced.
 	if err := e.rc.HSet(context.Background(), fenceKeyOf(key, grp), "owner", "bench-m0", "token", 1).Err(); err != nil {
@@ -148,7 +158,14 @@ func (e *env) sdkConsume(prefix, key, grp string, batch int64, n int) time.Durat
 	var handled atomic.Int64
 	var t0 time.Time
 	all := make(chan struct{})
-	c, err := membersdk.NewConsumer(e.consumerConfig(prefix, grp, batch), func(context.Context, membersdk.Message) error {
+	cfg := e.consumerConfig(prefix, grp, batch)
+	if mod != nil {
+		mod(&cfg)
+	}
+	c, err := membersdk.NewConsumer(cfg, func(ctx context.Context, m membersdk.Message) error {
+		if err := handler(ctx, m); err != nil {
+			return err
+		}
 		switch handled.Add(1) {
 		case 1:
 			t0 = time.Now()

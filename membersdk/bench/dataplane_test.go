@@ -52,7 +52,7 @@ func BenchmarkDataPlane(b *testing.B) {
 	srv := redistest.Start(b)
 	rc := srv.NewClient(nil)
 	b.Cleanup(func() { _ = rc.Close() })
-	coord := newStaticCoord(b, map[string]int{"consume": 1, "race": 1, "produce": 8, "shutdown": 1, "latency": 1})
+	coord := newStaticCoord(b, map[string]int{"consume": 1, "race": 1, "txpipe": 1, "produce": 8, "shutdown": 1, "latency": 1})
 	env := &env{b: b, srv: srv, rc: rc, coord: coord}
 	var rep report
 	rep.add("machine", fmt.Sprintf("%d CPU (GOMAXPROCS %d), %s, %s", runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.Version(), loadAvg()))
@@ -65,6 +65,11 @@ func BenchmarkDataPlane(b *testing.B) {
 	if runs("race") {
 		for _, batch := range []int64{16, 128} {
 			env.consumeRace(&rep, sz, batch)
+		}
+	}
+	if runs("pipeline") {
+		for _, batch := range []int64{16, 128} {
+			env.txPipeline(&rep, sz, batch)
 		}
 	}
 	if runs("fencedack") {

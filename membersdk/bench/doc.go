@@ -13,6 +13,9 @@
 //   - acknowledgement cost of the shard fence: plain XACK against the fenced
 //     transaction (membersdk.FencedAcker, the Consumer's path) and the fence
 //     script (membersdk.NewFencedScriptAcker), 100 ids per call, interleaved per call;
+//   - a read → transform → write one output → acknowledge pipeline,
+//     at-least-once (the handler XADDs, the consumer acks through the fence)
+//     against exactly-once (the output a Tx write, committed with the ack);
 //   - producer throughput: raw XADD against Producer.Publish;
 //   - consumer shutdown: cancel Run while the reader is blocked in
 //     XREADGROUP, until Run returns;
@@ -22,7 +25,7 @@
 // Raw and SDK rounds are interleaved and each figure is the median of its
 // rounds, so that load from other work on the machine hits both sides alike.
 // RSC_BENCH_QUICK=1 shrinks every section for a smoke run;
-// RSC_BENCH_ONLY=consume,race,fencedack,produce,shutdown,latency (any subset)
+// RSC_BENCH_ONLY=consume,race,pipeline,fencedack,produce,shutdown,latency (any subset)
 // runs only those sections.
 //
 // It may import membersdk, membersdk/protocol, membersdk/redistest, go-redis

@@ -36,7 +36,8 @@ type batch struct {
 
 	mu       sync.Mutex // guards acks and queuedAt when lanes > 1
 	acks     []string   // ids that succeeded, not yet acknowledged (stream order when lanes is 1)
-	queuedAt time.Time  // when acks became non-empty
+	txs      []txEntry  // with Host.Tx: entries that succeeded and their writes, not yet committed
+	queuedAt time.Time  // when acks or txs became non-empty
 }
 
 // MaxAckDelay bounds how long a finished entry waits for the batch's XACK
@@ -197,7 +198,16 @@ func (b *batch) handle(msg Message, now time.Time) {
 			b.finish(false, msg.ID)
 			return
 		}
+		var committed bool // the handler committed its Tx itself
+		if w.h.Tx {
+			w.newWrites(&msg, &committed)
+		}
 		err := w.call(msg)
+		if w.h.Tx {
+			if done := b.settleTx(msg, err, committed, now); done {
+				return
+			}
+		}
 		if err == nil {
 			// No ownership check here: flush makes the one that counts, right
 			// before the XACK, and reports ACK_REFUSED if it fails. Work is
@@ -229,6 +239,37 @@ func (b *batch) handle(msg Message, now time.Time) {
 	}
 }
 
+// settleTx closes the transaction of a delivery whose handler returned err;
+// done: the entry is finished (committed by the handler, queued for the
+// batch's commit, or left pending because its own commit failed). The
+// writes of a failed handler are dropped, and the retry starts a new Tx.
+func (b *batch) settleTx(msg Message, err error, committed bool, now time.Time) (done bool) {
+	w := b.w
+	if committed {
+		if err != nil {
+			w.h.Log.Debug("handler failed after committing its transaction: the entry stays acknowledged", "shard", w.shard, "id", msg.ID, "error", err)
+		}
+		b.finish(true, msg.ID)
+		return true
+	}
+	if err != nil {
+		_, _ = msg.Writes.Close("the handler failed and its writes were dropped")
+		return false
+	}
+	ops, cerr := msg.Writes.Close("the handler returned")
+	if cerr != nil { // its own Commit failed: nothing written, still pending
+		b.finish(false, msg.ID)
+		return true
+	}
+	b.lock()
+	if len(b.acks) == 0 && len(b.txs) == 0 {
+		b.queuedAt = now
+	}
+	b.txs = append(b.txs, txEntry{id: msg.ID, ops: ops, size: msg.Writes.Bytes()})
+	b.unlock()
+	return true
+}
+
 // queue adds a finished entry to the batch's XACK; now is about when its
 // handler started (the clock is not read again per entry).
 func (b *batch) queue(id string, now time.Time) {
@@ -257,12 +298,16 @@ func (b *batch) unlock() {
 func (b *batch) flushDue(now time.Time) bool {
 	b.lock()
 	defer b.unlock()
-	return len(b.acks) > 0 && now.Sub(b.queuedAt) >= b.w.h.MaxAckDelay
+	return (len(b.acks) > 0 || len(b.txs) > 0) && now.Sub(b.queuedAt) >= b.w.h.MaxAckDelay
 }
 
 // flush acknowledges the queued entries (see worker.ackBatch); onWorker:
 // called from the worker goroutine, which may use the reader's connection.
 func (b *batch) flush(onWorker bool) {
+	if b.w.h.Tx {
+		b.flushTx()
+		return
+	}
 	b.lock()
 	ids := b.acks
 	b.acks = nil

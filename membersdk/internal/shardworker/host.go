@@ -8,6 +8,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/redisstream/coordinator/membersdk/internal/fence"
 	"github.com/redisstream/coordinator/membersdk/internal/shard"
 )
 
@@ -25,6 +26,12 @@ type Host struct {
 	RetryBackoff        time.Duration
 	MaxRetryBackoff     time.Duration
 	DeadLetterStream    string // "": the shard's own (ShardDeadLetterKey)
+	// Tx: every delivery carries a transaction (Message.Writes) whose writes
+	// commit with its acknowledgement (commit.go), bounded by TxLimits; on
+	// Redis Cluster (Cluster) only keys of the shard's slot qualify.
+	Tx       bool
+	TxLimits fence.TxLimits
+	Cluster  bool
 
 	Log *slog.Logger
 	Now func() time.Time
@@ -49,8 +56,8 @@ type Host struct {
 	BeforeWrite func(op string, shard int)
 }
 
-// Message is one stream entry handed to the handler; the root package's
-// Message has the same fields (it converts with Message(m)).
+// Message is one stream entry handed to the handler, as the root package's
+// Message; Writes is its transaction (Host.Tx), nil otherwise.
 type Message struct {
 	StreamKey     string
 	Shard         int
@@ -59,6 +66,7 @@ type Message struct {
 	Epoch         int64
 	DeliveryCount int64
 	FencingToken  int64
+	Writes        *fence.Writes
 }
 
 // Event is what a worker reports; the consumer fills in time, member and
