@@ -63,7 +63,23 @@ func startWorld(t *testing.T, ro membersdk.RedisOptions, redisAddr string, env m
 	coord := harness.StartCoordinator(t, harness.Options{RedisAddr: redisAddr, Env: env})
 	w := &world{t: t, ro: ro, coord: coord, c: harness.NewClient(coord.URL()), processed: map[string]int{},
 		confirmed: map[string][]string{}, failed: map[string]int{}}
-	w.c.CreateStream(t, "orders", 4)
+	// With store.wait-replicas a write is refused until the replica
+	// acknowledges it, which a loaded machine can delay past the 200 ms the
+	// coordinator waits: the stream is created once the store takes writes.
+	n := 4
+	var last string
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		code, body, err := w.c.Do(http.MethodPost, "/coord/v1/streams/orders",
+			protocol.CreateStreamRequest{InitialShardCount: &n, RequestedBy: "test"}, nil)
+		// 409: an earlier attempt answered 503 was stored after all.
+		if err == nil && (code == http.StatusCreated || code == http.StatusConflict) {
+			break
+		}
+		last = fmt.Sprintf("HTTP %d %s %v", code, body, err)
+		if time.Now().After(deadline) {
+			t.Fatalf("the stream was not created within 30s (last answer: %s)", last)
+		}
+	}
 	return w
 }
 
