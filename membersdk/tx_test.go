@@ -4,14 +4,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
 
+	"github.com/redisstream/coordinator/membersdk/internal/fence"
 	"github.com/redisstream/coordinator/membersdk/protocol"
+	"github.com/redisstream/coordinator/membersdk/redistest"
 )
 
 // sumPipeline is the handler these tests run: per entry, one output entry
@@ -298,4 +302,92 @@ func TestTxOnRedisClusterKeepsToTheShardsSlot(t *testing.T) {
 	require.NoError(t, stop())
 	require.Equal(t, map[string]int{id: 1}, outputs(t, plain))
 	require.Zero(t, plain.Exists(ctx, "results").Val())
+}
+
+// On a Redis Cluster of three masters the commit runs on the node of the
+// shard's slot, with its outputs named by Tx.Key.
+func TestTxOnAThreeNodeRedisCluster(t *testing.T) {
+	t.Parallel()
+	cl := redistest.StartCluster(t, 3)
+	cc := cl.Client()
+	ctx := context.Background()
+	key := protocol.StreamKey(testStream, 0)
+	require.NoError(t, cc.XGroupCreateMkStream(ctx, key, testGroup, "0").Err())
+	node, err := cc.MasterForKey(ctx, key) // the fake coordinator fences on the shard's node
+	require.NoError(t, err)
+	f := newFakeCoord(t, 1)
+	f.useRedis(node)
+	f.setTarget("m0", 0)
+	var ev events
+	var calls handled
+	c, err := NewConsumer(txConfig(f, cc, "m0", &ev), sumPipeline(&calls))
+	require.NoError(t, err)
+	stop, _ := runConsumer(t, c)
+	var ids []string
+	for i := range 10 {
+		ids = append(ids, cc.XAdd(ctx, &redis.XAddArgs{Stream: key, Values: []any{"k", i % 2}}).Val())
+	}
+	eventually(t, func() bool { return len(ev.find(EventAcked)) == 10 }, 10*time.Second, "10 committed")
+	require.NoError(t, stop())
+	got, err := cc.XRange(ctx, "{"+key+"}:out", "-", "+").Result()
+	require.NoError(t, err)
+	require.Len(t, got, 10)
+	require.Equal(t, map[string]string{"0": "5", "1": "5"}, cc.HGetAll(ctx, "{"+key+"}:sums").Val())
+	p, err := cc.XPending(ctx, key, testGroup).Result()
+	require.NoError(t, err)
+	require.Zero(t, p.Count)
+}
+
+// evalCounter counts the calls of the commit script.
+type evalCounter struct{ n atomic.Int64 }
+
+func (x *evalCounter) DialHook(next redis.DialHook) redis.DialHook { return next }
+func (x *evalCounter) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return next
+}
+func (x *evalCounter) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		if a := cmd.Args(); strings.EqualFold(cmd.Name(), "evalsha") && len(a) > 1 && a[1] == fence.CommitScript.SHA {
+			x.n.Add(1)
+		}
+		return next(ctx, cmd)
+	}
+}
+
+// The entries of one read commit in one script call; with bounds smaller
+// than the batch's writes it is split into calls within the bounds.
+func TestTxBatchCommitsInOneRoundTripWithinBounds(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		maxWrites int
+		calls     int64
+	}{{0, 1}, {4, 4}} { // 8 entries of 2 writes: 16 writes, in 1 call, or in 4 of 4
+		rc := setupRedis(t, 1)
+		var ids []string
+		for i := range 8 {
+			ids = append(ids, xadd(t, rc, 0, "k", i))
+		}
+		counted := redis.NewClient(rc.Options())
+		t.Cleanup(func() { _ = counted.Close() })
+		calls := &evalCounter{}
+		counted.AddHook(calls)
+		f := newFakeCoord(t, 1)
+		f.useRedis(rc)
+		f.setTarget("m0", 0)
+		var ev events
+		var handledBy handled
+		cfg := txConfig(f, counted, "m0", &ev)
+		cfg.Transactions.MaxWrites = tc.maxWrites
+		c, err := NewConsumer(cfg, sumPipeline(&handledBy))
+		require.NoError(t, err)
+		c.maxAckDelay = time.Hour // no early commit of a slow batch: the read's 8 entries commit at its end
+		stop, _ := runConsumer(t, c)
+		eventually(t, func() bool { return len(ev.find(EventAcked)) == 8 }, 5*time.Second, "8 committed")
+		require.NoError(t, stop())
+		require.Equal(t, tc.calls, calls.n.Load(), "MaxWrites %d", tc.maxWrites)
+		out := outputs(t, rc)
+		for _, id := range ids {
+			require.Equal(t, 1, out[id])
+		}
+	}
 }
