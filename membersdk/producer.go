@@ -52,7 +52,21 @@ type ProducerConfig struct {
 	// may or may not keep it.
 	WaitReplicas int
 	WaitTimeout  time.Duration
-	Logger       *slog.Logger
+	// ProducerID makes the producer idempotent (docs/MEMBER-SDK.md,
+	// "Idempotent producer"): PublishOnce writes an entry at most once per
+	// idempotent id within DedupWindow, and Publish gives each entry an id
+	// of its own so that its retries never write twice. One live producer
+	// per id and stream: a second one is refused (ErrProducerIDInUse) until
+	// the first stops (Close) or its claim expires (ProducerClaimTTL).
+	ProducerID string
+	// DedupWindow is how long an idempotent id is remembered (default 1h,
+	// at least 1s): a retry later than that may write the entry again.
+	DedupWindow time.Duration
+	// ProducerClaimTTL is how long the ProducerID stays claimed after the
+	// producer's last publish (default 10s): how long a restarted process
+	// with the same id waits for it.
+	ProducerClaimTTL time.Duration
+	Logger           *slog.Logger
 }
 
 // ErrNotReplicated: the entry was written on the primary, but fewer than
@@ -67,6 +81,7 @@ type Producer struct {
 	log   *slog.Logger
 	path  string
 	cache *routing.Cache // internal tests replace cache.Now right after NewProducer
+	idem  *idempotence   // nil unless ProducerID is set
 }
 
 // NewProducer validates cfg and returns a producer. Routing is fetched on
@@ -93,6 +108,22 @@ func NewProducer(cfg ProducerConfig) (*Producer, error) {
 	if cfg.WaitTimeout <= 0 {
 		cfg.WaitTimeout = time.Second
 	}
+	if cfg.ProducerID != "" {
+		if cfg.DedupWindow == 0 {
+			cfg.DedupWindow = DefaultDedupWindow
+		}
+		if cfg.DedupWindow < time.Second {
+			return nil, fmt.Errorf("membersdk: ProducerConfig.DedupWindow = %s: use at least 1s (0: the default, %s)", cfg.DedupWindow, DefaultDedupWindow)
+		}
+		if cfg.ProducerClaimTTL == 0 {
+			cfg.ProducerClaimTTL = DefaultProducerClaimTTL
+		}
+		if cfg.ProducerClaimTTL < 100*time.Millisecond {
+			return nil, fmt.Errorf("membersdk: ProducerConfig.ProducerClaimTTL = %s: use at least 100ms (0: the default, %s)", cfg.ProducerClaimTTL, DefaultProducerClaimTTL)
+		}
+	} else if cfg.DedupWindow != 0 || cfg.ProducerClaimTTL != 0 {
+		return nil, errors.New("membersdk: ProducerConfig.DedupWindow and ProducerClaimTTL need a ProducerID (set one to make the producer idempotent)")
+	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
@@ -107,6 +138,9 @@ func NewProducer(cfg ProducerConfig) (*Producer, error) {
 		path:  coordclient.GroupPath(cfg.StreamPrefix, cfg.ConsumerGroup) + "/producer-routing",
 	}
 	p.cache = routing.New(cfg.RoutingTTL, p.fetch, p.log)
+	if cfg.ProducerID != "" {
+		p.idem = newIdempotence()
+	}
 	cc.OnFailover = func(from, to string) { p.log.Warn("coordinator failover", "from", from, "to", to) }
 	return p, nil
 }
@@ -183,6 +217,9 @@ type Published struct {
 	// older than a scale-in) and the entry went where the refreshed routing
 	// points.
 	Refreshed bool
+	// Duplicate (idempotent producers): the idempotent id had been
+	// published already; ID is that entry's and nothing was written.
+	Duplicate bool
 }
 
 // PublishResult is Publish, telling where the entry went and with which
@@ -190,6 +227,9 @@ type Published struct {
 // tell that two entries of one key were routed with different versions
 // (docs/PROTOCOL.md, "Resharding and order").
 func (p *Producer) PublishResult(ctx context.Context, partitionKey string, values map[string]any) (Published, error) {
+	if p.idem != nil {
+		return p.PublishOnce(ctx, partitionKey, newIdempotentID(), values)
+	}
 	for attempt := 0; ; attempt++ {
 		c, err := p.cache.Get(ctx)
 		if err != nil {

@@ -1,0 +1,370 @@
+package membersdk
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/redisstream/coordinator/membersdk/internal/fence"
+	"github.com/redisstream/coordinator/membersdk/protocol"
+)
+
+// Defaults of the idempotent producer (ProducerConfig.ProducerID).
+const (
+	DefaultDedupWindow      = time.Hour
+	DefaultProducerClaimTTL = 10 * time.Second
+)
+
+// ErrProducerIDInUse: another live producer holds ProducerConfig.ProducerID
+// for this stream; nothing was published.
+var ErrProducerIDInUse = errors.New("membersdk: producer id in use by another live producer")
+
+// ErrNotIdempotent: PublishOnce on a producer without a ProducerID.
+var ErrNotIdempotent = errors.New("membersdk: the producer is not idempotent (ProducerConfig.ProducerID is empty)")
+
+// dedupScript appends an entry unless the producer's dedup record already
+// names one for the idempotent id, in one step:
+//
+//	KEYS = {stream, record of this window bucket, record of the previous bucket}
+//	ARGV = {idempotent id, record TTL ms, MAXLEN ("" = none), field, value, …}
+//
+// Replies {entry id, 1} for an id seen in the window (nothing written),
+// {new entry id, 0} after XADD NOMKSTREAM and HSET of the record, or nil
+// when the stream does not exist (nothing written).
+var dedupScript = fence.NewScript(`
+local id = redis.call('HGET', KEYS[2], ARGV[1])
+if not id then id = redis.call('HGET', KEYS[3], ARGV[1]) end
+if id then return {id, 1} end
+local args = {'XADD', KEYS[1], 'NOMKSTREAM'}
+if ARGV[3] ~= '' then
+  args[#args + 1] = 'MAXLEN'
+  args[#args + 1] = '~'
+  args[#args + 1] = ARGV[3]
+end
+args[#args + 1] = '*'
+for i = 4, #ARGV do args[#args + 1] = ARGV[i] end
+local new = redis.call(unpack(args))
+if not new then return false end
+redis.call('HSET', KEYS[2], ARGV[1], new)
+redis.call('PEXPIRE', KEYS[2], ARGV[2])
+return {new, 0}
+`)
+
+// claimScript takes or renews the producer id claim: KEYS = {claim};
+// ARGV = {incarnation, TTL ms}. Replies OK, or {holder, remaining ms} when
+// another incarnation holds it.
+var claimScript = fence.NewScript(`
+local cur = redis.call('GET', KEYS[1])
+if cur and cur ~= ARGV[1] then return {cur, redis.call('PTTL', KEYS[1])} end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+return 'OK'
+`)
+
+// releaseScript drops the claim if this incarnation holds it.
+var releaseScript = fence.NewScript(`
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+`)
+
+// idempotence is a producer's idempotent state (ProducerID set).
+type idempotence struct {
+	incarnation string
+
+	mu        sync.Mutex
+	claimedAt time.Time
+	pins      map[string]pin // idempotent id → where an attempt went, within the window
+	logged    bool
+}
+
+// pin is the shard stream an attempt of an idempotent id went to.
+type pin struct {
+	key string
+	at  time.Time
+}
+
+// maxPins bounds the remembered attempts; past it the oldest half of the
+// window is forgotten.
+const maxPins = 100_000
+
+func newIdempotence() *idempotence {
+	b := make([]byte, 8)
+	_, _ = rand.Read(b)
+	return &idempotence{incarnation: hex.EncodeToString(b), pins: map[string]pin{}}
+}
+
+// newIdempotentID is the id Publish gives an entry of an idempotent
+// producer, so that its own retries never write twice.
+func newIdempotentID() string {
+	b := make([]byte, 12)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// PublishOnce appends values to the shard partitionKey routes to, at most
+// once per idempotentID of this producer (ProducerConfig.ProducerID) within
+// the dedup window: a retry of the same id — after a lost reply, a timeout,
+// a Redis restart or failover, or by a restarted process with the same
+// ProducerID — returns the id of the entry that landed (Published.Duplicate)
+// and writes nothing. Failures whose outcome is unknown (connection lost,
+// Redis loading or failing over, ErrNotReplicated) are retried here until
+// ctx ends, which is safe for the same reason. idempotentID is the caller's
+// name for the entry: for a consume → produce pipeline, the input entry
+// (stream, id) it derives from. docs/MEMBER-SDK.md, "Idempotent producer".
+func (p *Producer) PublishOnce(ctx context.Context, partitionKey, idempotentID string, values map[string]any) (Published, error) {
+	if p.idem == nil {
+		return Published{}, ErrNotIdempotent
+	}
+	if idempotentID == "" {
+		return Published{}, errors.New("membersdk: PublishOnce needs an idempotent id (the caller's name for the entry)")
+	}
+	if len(values) == 0 {
+		return Published{}, errors.New("membersdk: PublishOnce: an entry needs at least one field")
+	}
+	if err := p.claim(ctx); err != nil {
+		return Published{}, err
+	}
+	key := p.pinned(idempotentID)
+	refreshed := false
+	wait := 20 * time.Millisecond
+	for {
+		c, err := p.cache.Get(ctx)
+		if err != nil {
+			return Published{}, err
+		}
+		shard, routed, err := p.locate(&c.R, partitionKey)
+		if err != nil {
+			return Published{}, err
+		}
+		if key == "" {
+			key = routed
+		} else if key != routed {
+			shard = shardOf(key, shard)
+		}
+		id, dup, err := p.dedupAdd(ctx, key, idempotentID, values)
+		switch {
+		case err == nil:
+			p.unpin(idempotentID)
+			return Published{ID: id, Shard: shard, StreamKey: key, MetadataVersion: c.R.MetadataVersion, Refreshed: refreshed, Duplicate: dup}, nil
+		case errors.Is(err, redis.Nil) && !refreshed:
+			// The stream is gone (retired by a scale-in after a drain that
+			// consumed everything in it): an earlier attempt that landed
+			// there was delivered; go where the routing points now.
+			p.log.Info("shard stream missing (retired by a scale-in?); refreshing routing and retrying", "key", key, "idempotentId", idempotentID)
+			p.Invalidate()
+			key, refreshed = "", true
+			continue
+		case errors.Is(err, redis.Nil):
+			return Published{}, fmt.Errorf("%w: %s (after a routing refresh)", ErrStreamMissing, key)
+		case !retryable(err):
+			return Published{}, fmt.Errorf("membersdk: idempotent XADD %s: %w", key, err)
+		}
+		// The outcome is unknown: a later attempt, in this call or the
+		// caller's next, goes to the same shard, where its record is.
+		p.pin(idempotentID, key)
+		p.log.Debug("idempotent publish failed, outcome unknown; retrying with the same idempotent id", "key", key, "idempotentId", idempotentID, "error", err)
+		select {
+		case <-ctx.Done():
+			return Published{}, fmt.Errorf("membersdk: idempotent XADD %s: %w (last error: %v); publishing again with the same idempotent id is safe", key, ctx.Err(), err)
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, 500*time.Millisecond)
+	}
+}
+
+// shardOf is the shard index of a shard stream key "<prefix>:<i>" (def when
+// it does not parse).
+func shardOf(key string, def int) int {
+	if i := strings.LastIndexByte(key, ':'); i >= 0 {
+		if n, err := strconv.Atoi(key[i+1:]); err == nil {
+			return n
+		}
+	}
+	return def
+}
+
+// dedupAdd runs dedupScript on key (with WaitReplicas, WAIT after it on the
+// same connection). dup: the id was in the window, nothing was written.
+func (p *Producer) dedupAdd(ctx context.Context, key, iid string, values map[string]any) (string, bool, error) {
+	w := p.cfg.DedupWindow
+	bucket := time.Now().UnixMilli() / w.Milliseconds()
+	keys := []string{key, protocol.DedupKey(key, p.cfg.ProducerID, bucket), protocol.DedupKey(key, p.cfg.ProducerID, bucket-1)}
+	maxLen := ""
+	if p.cfg.MaxLen > 0 {
+		maxLen = strconv.FormatInt(p.cfg.MaxLen, 10)
+	}
+	args := append([]any{iid, strconv.FormatInt(2*w.Milliseconds(), 10), maxLen}, pairs(values)...)
+	var rc redis.Cmdable = p.cfg.Redis
+	if cc, ok := p.cfg.Redis.(*redis.ClusterClient); ok && p.cfg.WaitReplicas > 0 {
+		node, err := cc.MasterForKey(ctx, key)
+		if err != nil {
+			return "", false, err
+		}
+		rc = node
+	}
+	if p.cfg.WaitReplicas <= 0 {
+		cmd, err := dedupScript.Run(ctx, rc, keys, args, newSliceCmd)
+		if err != nil {
+			return "", false, err
+		}
+		return dedupReply(cmd.(*redis.SliceCmd).Val())
+	}
+	var add redis.Cmder
+	var wait *redis.Cmd
+	_, err := rc.Pipelined(ctx, func(pl redis.Pipeliner) error {
+		// EVAL, not EVALSHA: a pipeline cannot fall back on NOSCRIPT.
+		add = pl.Eval(ctx, dedupScript.Src, keys, args...)
+		wait = pl.Do(ctx, "WAIT", p.cfg.WaitReplicas, p.cfg.WaitTimeout.Milliseconds())
+		return nil
+	})
+	res, addErr := add.(*redis.Cmd).Slice()
+	if addErr != nil {
+		return "", false, addErr
+	}
+	id, dup, rerr := dedupReply(res)
+	if rerr != nil {
+		return "", false, rerr
+	}
+	if err != nil && wait.Err() == nil {
+		return "", false, err
+	}
+	if n, werr := wait.Int64(); werr != nil || n < int64(p.cfg.WaitReplicas) {
+		return id, dup, fmt.Errorf("%w: %s in %s: %d of %d replicas within %s (%v)", ErrNotReplicated, id, key, n, p.cfg.WaitReplicas, p.cfg.WaitTimeout, werr)
+	}
+	return id, dup, nil
+}
+
+func newSliceCmd(ctx context.Context, args ...any) redis.Cmder {
+	return redis.NewSliceCmd(ctx, args...)
+}
+
+func dedupReply(v []any) (string, bool, error) {
+	if len(v) != 2 {
+		return "", false, fmt.Errorf("membersdk: dedup script answered %d values, want 2", len(v))
+	}
+	id, ok := v[0].(string)
+	if !ok {
+		return "", false, fmt.Errorf("membersdk: dedup script answered an id of type %T", v[0])
+	}
+	n, _ := v[1].(int64)
+	return id, n == 1, nil
+}
+
+// retryable: the outcome of the command is unknown or Redis asks to come
+// back (connection lost, timeout, loading, failing over, not replicated in
+// time): an idempotent publish may be sent again.
+func retryable(err error) bool {
+	if errors.Is(err, redis.ErrClosed) {
+		return false
+	}
+	if errors.Is(err, ErrNotReplicated) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return true
+	}
+	var ne net.Error
+	if errors.As(err, &ne) {
+		return true
+	}
+	s := err.Error()
+	for _, p := range []string{"LOADING", "READONLY", "TRYAGAIN", "CLUSTERDOWN", "MASTERDOWN", "NOREPLICAS", "MOVED", "ASK"} {
+		if strings.HasPrefix(s, p) {
+			return true
+		}
+	}
+	for _, p := range []string{"connection reset", "broken pipe", "connection refused", "use of closed network connection", "i/o timeout"} {
+		if strings.Contains(s, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// claim takes or renews this producer's claim on its ProducerID (a third
+// of the claim TTL after the last renewal at the latest).
+func (p *Producer) claim(ctx context.Context) error {
+	id := p.idem
+	id.mu.Lock()
+	defer id.mu.Unlock()
+	if !id.claimedAt.IsZero() && time.Since(id.claimedAt) < p.cfg.ProducerClaimTTL/3 {
+		return nil
+	}
+	key := protocol.ProducerClaimKey(p.cfg.StreamPrefix, p.cfg.ProducerID)
+	cmd, err := claimScript.Run(ctx, p.cfg.Redis, []string{key}, []any{id.incarnation, p.cfg.ProducerClaimTTL.Milliseconds()}, newCmd)
+	if err != nil {
+		return fmt.Errorf("membersdk: claim producer id %q: %w", p.cfg.ProducerID, err)
+	}
+	if v, ok := cmd.(*redis.Cmd).Val().([]any); ok && len(v) == 2 {
+		ms, _ := v[1].(int64)
+		return fmt.Errorf("%w: %q on stream %q is held by incarnation %v for %s more (this is %s); give every live producer its own ProducerID — a restarted producer gets its id back once the old claim expires",
+			ErrProducerIDInUse, p.cfg.ProducerID, p.cfg.StreamPrefix, v[0], time.Duration(ms)*time.Millisecond, id.incarnation)
+	}
+	id.claimedAt = time.Now()
+	if !id.logged {
+		id.logged = true
+		p.log.Info("idempotent producer: publishes are deduplicated by a record beside each shard stream", "producerId", p.cfg.ProducerID, "dedupWindow", p.cfg.DedupWindow)
+	}
+	return nil
+}
+
+func newCmd(ctx context.Context, args ...any) redis.Cmder { return redis.NewCmd(ctx, args...) }
+
+// Close releases the producer's claim on its ProducerID, so that another
+// process may use it at once. Publishing after Close takes it again.
+func (p *Producer) Close(ctx context.Context) error {
+	if p.idem == nil {
+		return nil
+	}
+	p.idem.mu.Lock()
+	defer p.idem.mu.Unlock()
+	p.idem.claimedAt = time.Time{}
+	key := protocol.ProducerClaimKey(p.cfg.StreamPrefix, p.cfg.ProducerID)
+	_, err := releaseScript.Run(ctx, p.cfg.Redis, []string{key}, []any{p.idem.incarnation}, newCmd)
+	return err
+}
+
+// pinned is where an earlier attempt of iid went ("" if none in the window).
+func (p *Producer) pinned(iid string) string {
+	p.idem.mu.Lock()
+	defer p.idem.mu.Unlock()
+	if pn, ok := p.idem.pins[iid]; ok && time.Since(pn.at) < p.cfg.DedupWindow {
+		return pn.key
+	}
+	return ""
+}
+
+// unpin forgets iid once an attempt's outcome is known.
+func (p *Producer) unpin(iid string) {
+	p.idem.mu.Lock()
+	defer p.idem.mu.Unlock()
+	delete(p.idem.pins, iid)
+}
+
+// pin remembers that an attempt of iid, of unknown outcome, went to key: a
+// retry goes to the same shard even if the routing changed meanwhile (its
+// dedup record would be there).
+func (p *Producer) pin(iid, key string) {
+	p.idem.mu.Lock()
+	defer p.idem.mu.Unlock()
+	if len(p.idem.pins) >= maxPins {
+		cut := time.Now().Add(-p.cfg.DedupWindow / 2)
+		for k, pn := range p.idem.pins {
+			if pn.at.Before(cut) {
+				delete(p.idem.pins, k)
+			}
+		}
+		if len(p.idem.pins) >= maxPins {
+			clear(p.idem.pins)
+		}
+	}
+	if _, ok := p.idem.pins[iid]; !ok {
+		p.idem.pins[iid] = pin{key: key, at: time.Now()}
+	}
+}
