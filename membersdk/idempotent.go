@@ -36,15 +36,22 @@ var ErrNotIdempotent = errors.New("membersdk: the producer is not idempotent (Pr
 // names one for the idempotent id, in one step:
 //
 //	KEYS = {stream, record of this window bucket, record of the previous bucket}
-//	ARGV = {idempotent id, record TTL ms, MAXLEN ("" = none), field, value, …}
+//	ARGV = {idempotent id, record TTL ms ("" = the record has one already),
+//	        MAXLEN ("" = none), look up ("1"; "0" = an id never sent before),
+//	        field, value, …}
 //
 // Replies {entry id, 1} for an id seen in the window (nothing written),
 // {new entry id, 0} after XADD NOMKSTREAM and HSET of the record, or nil
-// when the stream does not exist (nothing written).
+// when the stream does not exist (nothing written). The look-up is skipped
+// for the first attempt of an id the producer made up itself (Publish), and
+// the TTL is sent with a process's first write to a record only: a common
+// publish is XADD and HSET.
 var dedupScript = fence.NewScript(`
-local id = redis.call('HGET', KEYS[2], ARGV[1])
-if not id then id = redis.call('HGET', KEYS[3], ARGV[1]) end
-if id then return {id, 1} end
+if ARGV[4] == '1' then
+  local id = redis.call('HGET', KEYS[2], ARGV[1])
+  if not id then id = redis.call('HGET', KEYS[3], ARGV[1]) end
+  if id then return {id, 1} end
+end
 local args = {'XADD', KEYS[1], 'NOMKSTREAM'}
 if ARGV[3] ~= '' then
   args[#args + 1] = 'MAXLEN'
@@ -52,11 +59,11 @@ if ARGV[3] ~= '' then
   args[#args + 1] = ARGV[3]
 end
 args[#args + 1] = '*'
-for i = 4, #ARGV do args[#args + 1] = ARGV[i] end
+for i = 5, #ARGV do args[#args + 1] = ARGV[i] end
 local new = redis.call(unpack(args))
 if not new then return false end
 redis.call('HSET', KEYS[2], ARGV[1], new)
-redis.call('PEXPIRE', KEYS[2], ARGV[2])
+if ARGV[2] ~= '' then redis.call('PEXPIRE', KEYS[2], ARGV[2]) end
 return {new, 0}
 `)
 
@@ -84,6 +91,10 @@ type idempotence struct {
 	claimedAt time.Time
 	pins      map[string]pin // idempotent id → where an attempt went, within the window
 	logged    bool
+	// expiring: records that have their TTL (a write of this process that
+	// carried it ran). A record lives 2 windows from its first write and is
+	// written to during one window, so its TTL is set once.
+	expiring map[string]struct{}
 }
 
 // pin is the shard stream an attempt of an idempotent id went to.
@@ -99,7 +110,7 @@ const maxPins = 100_000
 func newIdempotence() *idempotence {
 	b := make([]byte, 8)
 	_, _ = rand.Read(b)
-	return &idempotence{incarnation: hex.EncodeToString(b), pins: map[string]pin{}}
+	return &idempotence{incarnation: hex.EncodeToString(b), pins: map[string]pin{}, expiring: map[string]struct{}{}}
 }
 
 // newIdempotentID is the id Publish gives an entry of an idempotent
@@ -130,6 +141,12 @@ func (p *Producer) PublishOnce(ctx context.Context, partitionKey, idempotentID s
 	if len(values) == 0 {
 		return Published{}, errors.New("membersdk: PublishOnce: an entry needs at least one field")
 	}
+	return p.publishOnce(ctx, partitionKey, idempotentID, values, true)
+}
+
+// publishOnce is PublishOnce; lookUp false: the first attempt of an id
+// this producer made up itself needs no look-up (nothing can have it).
+func (p *Producer) publishOnce(ctx context.Context, partitionKey, idempotentID string, values map[string]any, lookUp bool) (Published, error) {
 	if err := p.claim(ctx); err != nil {
 		return Published{}, err
 	}
@@ -150,7 +167,8 @@ func (p *Producer) PublishOnce(ctx context.Context, partitionKey, idempotentID s
 		} else if key != routed {
 			shard = shardOf(key, shard)
 		}
-		id, dup, err := p.dedupAdd(ctx, key, idempotentID, values)
+		id, dup, err := p.dedupAdd(ctx, key, idempotentID, values, lookUp)
+		lookUp = true // a retry may find what this attempt wrote
 		switch {
 		case err == nil:
 			p.unpin(idempotentID)
@@ -194,15 +212,24 @@ func shardOf(key string, def int) int {
 
 // dedupAdd runs dedupScript on key (with WaitReplicas, WAIT after it on the
 // same connection). dup: the id was in the window, nothing was written.
-func (p *Producer) dedupAdd(ctx context.Context, key, iid string, values map[string]any) (string, bool, error) {
+func (p *Producer) dedupAdd(ctx context.Context, key, iid string, values map[string]any, lookUp bool) (string, bool, error) {
 	w := p.cfg.DedupWindow
 	bucket := time.Now().UnixMilli() / w.Milliseconds()
-	keys := []string{key, protocol.DedupKey(key, p.cfg.ProducerID, bucket), protocol.DedupKey(key, p.cfg.ProducerID, bucket-1)}
+	record := protocol.DedupKey(key, p.cfg.ProducerID, bucket)
+	keys := []string{key, record, protocol.DedupKey(key, p.cfg.ProducerID, bucket-1)}
 	maxLen := ""
 	if p.cfg.MaxLen > 0 {
 		maxLen = strconv.FormatInt(p.cfg.MaxLen, 10)
 	}
-	args := append([]any{iid, strconv.FormatInt(2*w.Milliseconds(), 10), maxLen}, pairs(values)...)
+	ttl := ""
+	if !p.idem.hasTTL(record) {
+		ttl = strconv.FormatInt(2*w.Milliseconds(), 10)
+	}
+	look := "0"
+	if lookUp {
+		look = "1"
+	}
+	args := append([]any{iid, ttl, maxLen, look}, pairs(values)...)
 	var rc redis.Cmdable = p.cfg.Redis
 	if cc, ok := p.cfg.Redis.(*redis.ClusterClient); ok && p.cfg.WaitReplicas > 0 {
 		node, err := cc.MasterForKey(ctx, key)
@@ -216,6 +243,7 @@ func (p *Producer) dedupAdd(ctx context.Context, key, iid string, values map[str
 		if err != nil {
 			return "", false, err
 		}
+		p.idem.noteTTL(record)
 		return dedupReply(cmd.(*redis.SliceCmd).Val())
 	}
 	var add redis.Cmder
@@ -234,6 +262,7 @@ func (p *Producer) dedupAdd(ctx context.Context, key, iid string, values map[str
 	if rerr != nil {
 		return "", false, rerr
 	}
+	p.idem.noteTTL(record)
 	if err != nil && wait.Err() == nil {
 		return "", false, err
 	}
@@ -338,6 +367,26 @@ func (p *Producer) pinned(iid string) string {
 		return pn.key
 	}
 	return ""
+}
+
+// hasTTL reports whether record has its TTL already.
+func (id *idempotence) hasTTL(record string) bool {
+	id.mu.Lock()
+	defer id.mu.Unlock()
+	_, ok := id.expiring[record]
+	return ok
+}
+
+// noteTTL notes that a write to record ran (it has its TTL from then on:
+// this write's or an earlier one's). A few records a window are live; past
+// 1,024 the set starts again (a TTL sent twice costs one PEXPIRE).
+func (id *idempotence) noteTTL(record string) {
+	id.mu.Lock()
+	defer id.mu.Unlock()
+	if len(id.expiring) >= 1024 {
+		clear(id.expiring)
+	}
+	id.expiring[record] = struct{}{}
 }
 
 // unpin forgets iid once an attempt's outcome is known.

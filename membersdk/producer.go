@@ -228,7 +228,7 @@ type Published struct {
 // (docs/PROTOCOL.md, "Resharding and order").
 func (p *Producer) PublishResult(ctx context.Context, partitionKey string, values map[string]any) (Published, error) {
 	if p.idem != nil {
-		return p.PublishOnce(ctx, partitionKey, newIdempotentID(), values)
+		return p.publishOnce(ctx, partitionKey, newIdempotentID(), values, false)
 	}
 	for attempt := 0; ; attempt++ {
 		c, err := p.cache.Get(ctx)
