@@ -49,6 +49,12 @@ type Message struct {
 	Tx *Tx
 }
 
+// SourceID names the entry for an idempotent producer
+// (Producer.PublishOnce): "<shard stream>/<entry id>", the same on every
+// delivery to any member, so that an output published under it is written
+// once however often the entry is processed.
+func (m Message) SourceID() string { return m.StreamKey + "/" + m.ID }
+
 // Consumer is one member of a consumer group: it heartbeats to the
 // coordinator and reads the shards it is assigned. Create it with
 // NewConsumer and call Run once.

@@ -319,6 +319,9 @@ func retryable(err error) bool {
 // claim takes or renews this producer's claim on its ProducerID (a third
 // of the claim TTL after the last renewal at the latest).
 func (p *Producer) claim(ctx context.Context) error {
+	if p.cfg.SharedProducerID {
+		return nil
+	}
 	id := p.idem
 	id.mu.Lock()
 	defer id.mu.Unlock()

@@ -352,3 +352,49 @@ func TestIdempotentPublishWaitsForAReplica(t *testing.T) {
 	require.Len(t, got, 1, "the replica has it")
 	require.Len(t, entries(t, primary.Client()), 1)
 }
+
+// The cross-slot mode of exactly-once: a handler publishes its output
+// through a producer shared by the pipeline's members, keyed by the input
+// entry. Its member is frozen past its lease after publishing: the new
+// owner processes the entry again, and its publish writes nothing new.
+func TestPipelineOutputThroughASharedIdempotentProducerIsWrittenOnce(t *testing.T) {
+	t.Parallel()
+	outRoute := fakeRouting{stream: "results"}
+	outRoute.set(1, 1)
+	srv := outRoute.server(t)
+	var h *handover
+	producerFor := func(member string) *Producer {
+		p, err := NewProducer(ProducerConfig{CoordinatorURLs: []string{srv.URL}, StreamPrefix: "results", ConsumerGroup: testGroup,
+			Redis: h.rc, ProducerID: "orders-to-results", SharedProducerID: true})
+		require.NoError(t, err)
+		return p
+	}
+	var published sync.Map // member → Published
+	handler := func(member string) Handler {
+		var p *Producer
+		return func(ctx context.Context, m Message) error {
+			if p == nil {
+				p = producerFor(member)
+			}
+			pub, err := p.PublishOnce(ctx, "k", m.SourceID(), map[string]any{"from": m.ID})
+			published.Store(member, pub)
+			return err
+		}
+	}
+	h = newHandover(t, "ack", handler("a"), nil)
+	require.NoError(t, h.rc.XGroupCreateMkStream(context.Background(), "results:0", "downstream", "0").Err())
+	h.start()
+	xadd(t, h.rc, 0, "k", "v")
+	h.freezeAndHandOver(handler("b"), nil)
+	close(h.resume)
+	close(h.bGo)
+	eventually(t, func() bool { return h.ev.has(EventAcked, "b", 0) }, 5*time.Second, "b processed the entry")
+	got, err := h.rc.XRange(context.Background(), "results:0", "-", "+").Result()
+	require.NoError(t, err)
+	require.Len(t, got, 1, "one output for one input, processed twice")
+	a, _ := published.Load("a")
+	b, _ := published.Load("b")
+	require.False(t, a.(Published).Duplicate)
+	require.True(t, b.(Published).Duplicate)
+	require.Equal(t, a.(Published).ID, b.(Published).ID)
+}

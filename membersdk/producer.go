@@ -66,6 +66,14 @@ type ProducerConfig struct {
 	// producer's last publish (default 10s): how long a restarted process
 	// with the same id waits for it.
 	ProducerClaimTTL time.Duration
+	// SharedProducerID lets several processes publish under ProducerID at
+	// once, without a claim: for a consume → produce pipeline whose members
+	// all publish with idempotent ids derived from their input entries
+	// (Message.SourceID), so that an entry redelivered to another member
+	// after a crash writes nothing new. Safe only when the ids of different
+	// processes never collide; use one ProducerID per pipeline (per
+	// consumer group).
+	SharedProducerID bool
 	Logger           *slog.Logger
 }
 
@@ -121,8 +129,8 @@ func NewProducer(cfg ProducerConfig) (*Producer, error) {
 		if cfg.ProducerClaimTTL < 100*time.Millisecond {
 			return nil, fmt.Errorf("membersdk: ProducerConfig.ProducerClaimTTL = %s: use at least 100ms (0: the default, %s)", cfg.ProducerClaimTTL, DefaultProducerClaimTTL)
 		}
-	} else if cfg.DedupWindow != 0 || cfg.ProducerClaimTTL != 0 {
-		return nil, errors.New("membersdk: ProducerConfig.DedupWindow and ProducerClaimTTL need a ProducerID (set one to make the producer idempotent)")
+	} else if cfg.DedupWindow != 0 || cfg.ProducerClaimTTL != 0 || cfg.SharedProducerID {
+		return nil, errors.New("membersdk: ProducerConfig.DedupWindow, ProducerClaimTTL and SharedProducerID need a ProducerID (set one to make the producer idempotent)")
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))

@@ -19,6 +19,7 @@ import (
 
 // fakeRouting serves producer routing; shardCount can change between calls.
 type fakeRouting struct {
+	stream     string // default testStream
 	mu         sync.Mutex
 	shardCount int
 	version    int64
@@ -42,13 +43,17 @@ func (f *fakeRouting) server(t *testing.T) *httptest.Server {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		f.mu.Lock()
 		defer f.mu.Unlock()
-		if r.Method != http.MethodGet || r.URL.Path != "/coord/v1/streams/orders/groups/workers/producer-routing" {
+		stream := f.stream
+		if stream == "" {
+			stream = testStream
+		}
+		if r.Method != http.MethodGet || r.URL.Path != "/coord/v1/streams/"+stream+"/groups/workers/producer-routing" {
 			http.NotFound(w, r)
 			return
 		}
 		f.fetches++
 		f.auth = r.Header.Get("Authorization")
-		_ = json.NewEncoder(w).Encode(protocol.Routing(testStream, testGroup, f.shardCount, f.version))
+		_ = json.NewEncoder(w).Encode(protocol.Routing(stream, testGroup, f.shardCount, f.version))
 	}))
 	t.Cleanup(srv.Close)
 	return srv
