@@ -90,7 +90,11 @@ type idempotence struct {
 	mu        sync.Mutex
 	claimedAt time.Time
 	pins      map[string]pin // idempotent id → where an attempt went, within the window
-	logged    bool
+	// idmp: Redis has XADD IDMP (≥ 8.6), asked once (mechanism); idmpSet:
+	// the streams whose IDMP window this producer has checked.
+	checked bool
+	idmp    bool
+	idmpSet map[string]bool
 	// expiring: records that have their TTL (a write of this process that
 	// carried it ran). A record lives 2 windows from its first write and is
 	// written to during one window, so its TTL is set once.
@@ -110,7 +114,7 @@ const maxPins = 100_000
 func newIdempotence() *idempotence {
 	b := make([]byte, 8)
 	_, _ = rand.Read(b)
-	return &idempotence{incarnation: hex.EncodeToString(b), pins: map[string]pin{}, expiring: map[string]struct{}{}}
+	return &idempotence{incarnation: hex.EncodeToString(b), pins: map[string]pin{}, expiring: map[string]struct{}{}, idmpSet: map[string]bool{}}
 }
 
 // newIdempotentID is the id Publish gives an entry of an idempotent
@@ -213,6 +217,14 @@ func shardOf(key string, def int) int {
 // dedupAdd runs dedupScript on key (with WaitReplicas, WAIT after it on the
 // same connection). dup: the id was in the window, nothing was written.
 func (p *Producer) dedupAdd(ctx context.Context, key, iid string, values map[string]any, lookUp bool) (string, bool, error) {
+	idmp, err := p.mechanism(ctx)
+	if err != nil {
+		return "", false, err
+	}
+	if idmp {
+		id, err := p.idmpAdd(ctx, key, iid, values)
+		return id, false, err
+	}
 	w := p.cfg.DedupWindow
 	bucket := time.Now().UnixMilli() / w.Milliseconds()
 	record := protocol.DedupKey(key, p.cfg.ProducerID, bucket)
@@ -248,7 +260,7 @@ func (p *Producer) dedupAdd(ctx context.Context, key, iid string, values map[str
 	}
 	var add redis.Cmder
 	var wait *redis.Cmd
-	_, err := rc.Pipelined(ctx, func(pl redis.Pipeliner) error {
+	_, err = rc.Pipelined(ctx, func(pl redis.Pipeliner) error {
 		// EVAL, not EVALSHA: a pipeline cannot fall back on NOSCRIPT.
 		add = pl.Eval(ctx, dedupScript.Src, keys, args...)
 		wait = pl.Do(ctx, "WAIT", p.cfg.WaitReplicas, p.cfg.WaitTimeout.Milliseconds())
@@ -339,10 +351,6 @@ func (p *Producer) claim(ctx context.Context) error {
 			ErrProducerIDInUse, p.cfg.ProducerID, p.cfg.StreamPrefix, v[0], time.Duration(ms)*time.Millisecond, id.incarnation)
 	}
 	id.claimedAt = time.Now()
-	if !id.logged {
-		id.logged = true
-		p.log.Info("idempotent producer: publishes are deduplicated by a record beside each shard stream", "producerId", p.cfg.ProducerID, "dedupWindow", p.cfg.DedupWindow)
-	}
 	return nil
 }
 
@@ -370,6 +378,106 @@ func (p *Producer) pinned(iid string) string {
 		return pn.key
 	}
 	return ""
+}
+
+// IDMP limits of Redis 8.6 (XCFGSET): the longest window, the most ids
+// kept per producer and stream.
+const (
+	idmpMaxDuration = 24 * time.Hour
+	idmpMaxSize     = 10_000
+)
+
+// mechanism tells, once per producer (its connection pool), whether Redis
+// has XADD IDMP (Redis ≥ 8.6), and logs the choice once.
+func (p *Producer) mechanism(ctx context.Context) (bool, error) {
+	id := p.idem
+	id.mu.Lock()
+	defer id.mu.Unlock()
+	if id.checked {
+		return id.idmp, nil
+	}
+	info, err := p.cfg.Redis.Info(ctx, "server").Result()
+	if err != nil {
+		return false, fmt.Errorf("membersdk: ask Redis its version (INFO server): %w", err)
+	}
+	version := "unknown"
+	for _, line := range strings.Split(info, "\n") {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "redis_version:"); ok {
+			version = v
+		}
+	}
+	id.checked, id.idmp = true, hasIDMP(version)
+	if id.idmp {
+		p.log.Info("idempotent producer: Redis deduplicates with XADD IDMP", "redisVersion", version, "producerId", p.cfg.ProducerID,
+			"window", min(p.cfg.DedupWindow, idmpMaxDuration), "idsKeptPerProducerAndShard", idmpMaxSize)
+	} else {
+		p.log.Info("idempotent producer: Redis has no XADD IDMP (8.6 and later); a dedup record beside each shard stream does the same",
+			"redisVersion", version, "producerId", p.cfg.ProducerID, "window", p.cfg.DedupWindow)
+	}
+	return id.idmp, nil
+}
+
+// hasIDMP reports whether Redis version v ("8.6.0") has XADD IDMP.
+func hasIDMP(v string) bool {
+	parts := strings.SplitN(v, ".", 3)
+	if len(parts) < 2 {
+		return false
+	}
+	major, err1 := strconv.Atoi(parts[0])
+	minor, err2 := strconv.Atoi(parts[1])
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	return major > 8 || major == 8 && minor >= 6
+}
+
+// idmpAdd publishes with XADD NOMKSTREAM IDMP producer-id idempotent-id
+// (with WaitReplicas, WAIT after it). Redis answers a duplicate with the
+// id of the entry that landed and writes nothing; it cannot tell which, so
+// Published.Duplicate stays false on this path.
+func (p *Producer) idmpAdd(ctx context.Context, key, iid string, values map[string]any) (string, error) {
+	if err := p.idmpWindow(ctx, key); err != nil {
+		return "", err
+	}
+	args := &redis.XAddArgs{Stream: key, NoMkStream: true, ProducerID: p.cfg.ProducerID, IdempotentID: iid, Values: pairs(values)}
+	if p.cfg.MaxLen > 0 {
+		args.MaxLen, args.Approx = p.cfg.MaxLen, true
+	}
+	return p.xadd(ctx, args)
+}
+
+// idmpWindow makes the stream keep idempotent ids for the dedup window
+// (at most 24 h) and 10,000 ids per producer, once per stream and
+// producer. XCFGSET clears the ids a stream keeps, so it is sent only when
+// the stream keeps fewer, or for less long: the first producer sets it and
+// the others find it set.
+func (p *Producer) idmpWindow(ctx context.Context, key string) error {
+	id := p.idem
+	id.mu.Lock()
+	done := id.idmpSet[key]
+	id.mu.Unlock()
+	if done {
+		return nil
+	}
+	want := int64(min(p.cfg.DedupWindow, idmpMaxDuration) / time.Second)
+	info, err := p.cfg.Redis.XInfoStream(ctx, key).Result()
+	if err != nil {
+		if errors.Is(err, redis.Nil) || strings.Contains(err.Error(), "no such key") {
+			return redis.Nil // the stream is missing: as XADD NOMKSTREAM would say
+		}
+		return err
+	}
+	if info.IDMPDuration < want || info.IDMPMaxSize < idmpMaxSize {
+		if err := p.cfg.Redis.XCfgSet(ctx, &redis.XCfgSetArgs{Stream: key, Duration: max(want, info.IDMPDuration),
+			MaxSize: max(int64(idmpMaxSize), info.IDMPMaxSize)}).Err(); err != nil {
+			return fmt.Errorf("membersdk: XCFGSET %s IDMP-DURATION %d IDMP-MAXSIZE %d: %w", key, want, idmpMaxSize, err)
+		}
+		p.log.Info("idempotent producer: set the stream's IDMP window", "stream", key, "seconds", want, "maxIdsPerProducer", idmpMaxSize)
+	}
+	id.mu.Lock()
+	id.idmpSet[key] = true
+	id.mu.Unlock()
+	return nil
 }
 
 // hasTTL reports whether record has its TTL already.

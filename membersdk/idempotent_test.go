@@ -4,6 +4,10 @@ import (
 	"bytes"
 	"context"
 	"net"
+	"os"
+	"os/exec"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -397,4 +401,70 @@ func TestPipelineOutputThroughASharedIdempotentProducerIsWrittenOnce(t *testing.
 	require.False(t, a.(Published).Duplicate)
 	require.True(t, b.(Published).Duplicate)
 	require.Equal(t, a.(Published).ID, b.(Published).ID)
+}
+
+func TestHasIDMP(t *testing.T) {
+	t.Parallel()
+	for v, want := range map[string]bool{"7.0.15": false, "7.4.2": false, "8.4.0": false, "8.6.0": true, "8.6": true, "8.10.1": true, "9.0.0": true, "": false, "x.y": false} {
+		require.Equal(t, want, hasIDMP(v), v)
+	}
+}
+
+// EnvIDMPServer names a redis-server of version 8.6 or later, whose XADD
+// IDMP the idempotent producer uses instead of its dedup script.
+const EnvIDMPServer = "RSC_TEST_REDIS_IDMP_SERVER"
+
+// idmpServer starts a Redis that has XADD IDMP: the binary EnvIDMPServer
+// names, or redis-server on PATH if it is 8.6 or later; the test is skipped
+// otherwise, saying how to run it.
+func idmpServer(t *testing.T) *redistest.Server {
+	bin := os.Getenv(EnvIDMPServer)
+	if bin == "" {
+		path, err := exec.LookPath("redis-server")
+		if err == nil {
+			out, _ := exec.Command(path, "--version").Output()
+			if m := regexp.MustCompile(`v=(\d+\.\d+)`).FindSubmatch(out); m != nil && hasIDMP(string(m[1])) {
+				bin = path
+			}
+		}
+	}
+	if bin == "" {
+		t.Skipf("no Redis with XADD IDMP (8.6 or later) here: the dedup script's tests cover the contract; set %s to a redis-server ≥ 8.6 to run this one", EnvIDMPServer)
+	}
+	return redistest.StartWithOptions(t, redistest.Options{Binary: bin})
+}
+
+// On Redis ≥ 8.6 the producer publishes with XADD IDMP, sets the stream's
+// IDMP window once, and keeps the contract: a retry after a lost reply
+// writes nothing new.
+func TestIdempotentPublishUsesXAddIDMP(t *testing.T) {
+	t.Parallel()
+	rs := idmpServer(t)
+	ctx := context.Background()
+	require.NoError(t, rs.Client().XGroupCreateMkStream(ctx, "orders:0", testGroup, "0").Err())
+	var fr fakeRouting
+	fr.set(1, 1)
+	url := fr.server(t).URL
+	d := startReplyDropper(t, rs.Addr())
+	rc := redis.NewClient(&redis.Options{Addr: d.addr(), MaxRetries: -1})
+	t.Cleanup(func() { _ = rc.Close() })
+	p := idemProducer(t, url, rc, "p1", func(c *ProducerConfig) { c.DedupWindow = 2 * time.Hour })
+	a, err := p.PublishOnce(ctx, "k", "order-1", map[string]any{"v": "1"})
+	require.NoError(t, err)
+	b, err := p.PublishOnce(ctx, "k", "order-1", map[string]any{"v": "1"})
+	require.NoError(t, err)
+	require.Equal(t, a.ID, b.ID)
+	info, err := rs.Client().XInfoStream(ctx, "orders:0").Result()
+	require.NoError(t, err)
+	require.EqualValues(t, 7200, info.IDMPDuration)
+	require.EqualValues(t, idmpMaxSize, info.IDMPMaxSize)
+	d.armed.Store(true)
+	c, err := p.PublishOnce(ctx, "k", "order-2", map[string]any{"v": "2"})
+	require.NoError(t, err)
+	require.EqualValues(t, 1, d.dropped.Load())
+	got := entries(t, rs.Client())
+	require.Len(t, got, 2)
+	require.Equal(t, got[1].ID, c.ID)
+	require.Zero(t, rs.Client().Exists(ctx, "{orders:0}:idmp:p1:"+strconv.FormatInt(time.Now().UnixMilli()/(2*time.Hour).Milliseconds(), 10)).Val(),
+		"no dedup record: Redis keeps the ids")
 }
