@@ -233,6 +233,10 @@ func runChaos(t *testing.T, cfg config, reportPath string) {
 		}
 	}
 	classifyLoss(ctx, c, &rep, lines, ran, produced)
+	if cfg.ExactlyOnce {
+		rep.ExactlyOnce = c.checkExactlyOnce(ctx)
+		rep.ExactlyOnce.ProcessedTwice = rr.Duplicates
+	}
 	checkPauses(&rep, ran, timed, cfg.Lease)
 	rep.StaleAcks = append([]string{}, staleAcks(ran, timed)...)
 	ackGaps(&rep, timed, alwaysLive(cfg), prodStart, prodEnd)
@@ -278,6 +282,11 @@ func runChaos(t *testing.T, cfg config, reportPath string) {
 	for _, f := range fenceFailures(rr, timed) {
 		fail("%s", f)
 	}
+	if rep.ExactlyOnce != nil {
+		for _, f := range eosFailures(rep.ExactlyOnce) {
+			fail("%s", f)
+		}
+	}
 	if len(rep.EpochRegressions) > 0 {
 		fail("epochs went backwards: %v", head(rep.EpochRegressions, 10))
 	}
@@ -312,6 +321,10 @@ func runChaos(t *testing.T, cfg config, reportPath string) {
 	t.Logf("seed %d: %d faults %v; produced %d, processed %d, lost %d, duplicates %d, hand-offs %d, overlap windows %d, fence overlap windows %d (fenced acks %d), longest unowned gap %dms (lease %s), regressions %d, violations %d",
 		rep.Seed, rep.FaultsTotal, rep.FaultsByType, rep.Produced, rep.Processed, rep.Lost, rep.Duplicates, rep.HandOffs,
 		rep.OverlapWindows, rep.FenceOverlapWindows, rep.FencedAcks, rep.LongestUnownedMs, cfg.Lease, len(rep.EpochRegressions), len(rep.InvariantViolations))
+	if e := rep.ExactlyOnce; e != nil {
+		t.Logf("exactly-once: %d input entries (%d processed more than once), %d outputs: %d duplicated, %d missing, %d stray; %d sums, %d wrong; %d sequence numbers in the input twice (checked in %.2fs)",
+			e.InputEntries, e.ProcessedTwice, e.OutputEntries, e.Duplicated, e.Missing, e.Stray, e.SumFields, e.SumMismatches, e.InputDupSeqs, e.CheckedSeconds)
+	}
 	for _, f := range rep.Failures {
 		t.Errorf("chaos seed %d: %s", cfg.Seed, f)
 	}
@@ -341,6 +354,6 @@ func runChaos(t *testing.T, cfg config, reportPath string) {
 		}
 	}
 	if t.Failed() {
-		t.Logf("reproduce: RSC_CHAOS_SEED=%d RSC_CHAOS_DURATION=%s RSC_CHAOS_COORDINATORS=%d RSC_CHAOS_TRANSPORT=%s RSC_CHAOS_REDIS=%s go test -race -count=1 -run '^TestChaos$' -v ./test/chaos/", cfg.Seed, cfg.Duration, cfg.Coordinators, cfg.Transport, cfg.Redis)
+		t.Logf("reproduce: RSC_CHAOS_SEED=%d RSC_CHAOS_DURATION=%s RSC_CHAOS_COORDINATORS=%d RSC_CHAOS_TRANSPORT=%s RSC_CHAOS_REDIS=%s go test -race -count=1 -run '^%s$' -v ./test/chaos/", cfg.Seed, cfg.Duration, cfg.Coordinators, cfg.Transport, cfg.Redis, t.Name())
 	}
 }

@@ -147,6 +147,7 @@ func startCluster(t *testing.T, cfg config) *cluster {
 		c.ids = append(c.ids, id)
 		o := memberRedis
 		o.ID, o.CoordinatorURLs, o.Stream, o.Group, o.Work, o.Transport = id, urls, cfg.Prefix, cfg.Group, cfg.Work, transport
+		o.ExactlyOnce = cfg.ExactlyOnce
 		c.opts[id] = o
 		c.startMember(id)
 	}
@@ -172,6 +173,9 @@ func (c *cluster) startProducer(rate int) {
 	o := harness.ProducerOptions{CoordinatorURLs: c.coordinatorURLs(),
 		Stream: c.cfg.Prefix, Group: c.cfg.Group, Rate: rate, RoutingTTL: producerRoutingTTL,
 		Key: func(seq int64) string { return "customer-" + strconv.FormatInt(seq%997, 10) }}
+	if c.cfg.ExactlyOnce {
+		o.ProducerID = "chaos" // each sequence number once in the input
+	}
 	if c.sentinels != nil {
 		// A publish is confirmed once a replica has the entry: the
 		// promoted replica has every confirmed entry.

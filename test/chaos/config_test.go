@@ -37,6 +37,9 @@ type config struct {
 	// Sentinels, whose faults are redis-failover; the coordinators run with
 	// store.wait-replicas 1 and the producer with WaitReplicas 1).
 	Redis string
+	// ExactlyOnce runs the pipeline of TestChaosExactlyOnce: an idempotent
+	// producer, members that commit an output and a sum with each entry.
+	ExactlyOnce bool
 	// ReshardMin and ReshardMax bound the shard counts reshard operations
 	// scale to (FaultReshard); ReshardMax 0: no reshard operations.
 	ReshardMin, ReshardMax int

@@ -9,13 +9,16 @@ import (
 
 // Report is the machine-readable outcome of a chaos run.
 type Report struct {
-	Seed              int64          `json:"seed"`
-	Revision          string         `json:"revision"` // git describe --always --dirty of the tree under test
-	Duration          string         `json:"duration"` // fault phase
-	WallSeconds       float64        `json:"wallSeconds"`
-	StartedAt         string         `json:"startedAt"`
-	Coordinators      int            `json:"coordinators"`
-	Redis             string         `json:"redis"`          // single (one redis-server) or sentinel (primary, replicas, Sentinels)
+	Seed         int64   `json:"seed"`
+	Revision     string  `json:"revision"` // git describe --always --dirty of the tree under test
+	Duration     string  `json:"duration"` // fault phase
+	WallSeconds  float64 `json:"wallSeconds"`
+	StartedAt    string  `json:"startedAt"`
+	Coordinators int     `json:"coordinators"`
+	Redis        string  `json:"redis"` // single (one redis-server) or sentinel (primary, replicas, Sentinels)
+	// ExactlyOnce is the pipeline check of TestChaosExactlyOnce (nil in
+	// the at-least-once runs).
+	ExactlyOnce       *eosReport     `json:"exactlyOnce,omitempty"`
 	Transport         string         `json:"transport"`      // how members heartbeat: http, redis (the mailbox) or mixed
 	MailboxMembers    int            `json:"mailboxMembers"` // members heartbeating through the mailbox
 	Members           int            `json:"members"`

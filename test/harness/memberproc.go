@@ -40,6 +40,10 @@ type MemberOptions struct {
 	// "-" when empty: the coordinator runs without member authentication).
 	Transport        string
 	MailboxPrincipal string
+	// ExactlyOnce runs the member's pipeline through a transaction
+	// (test/memberproc -exactly-once): per entry, an output entry and a
+	// running sum, committed with the acknowledgement.
+	ExactlyOnce bool
 	// InstanceID makes the member static (membersdk.ConsumerConfig.InstanceID).
 	InstanceID string
 	// Concurrency is membersdk.ConsumerConfig.Concurrency, reported as
@@ -71,6 +75,9 @@ func StartMember(t testing.TB, rec *recorder.Recorder, o MemberOptions) *MemberP
 	}
 	if o.InstanceID != "" {
 		cmd.Args = append(cmd.Args, "--instance-id", o.InstanceID)
+	}
+	if o.ExactlyOnce {
+		cmd.Args = append(cmd.Args, "--exactly-once")
 	}
 	if o.Concurrency > 0 {
 		cmd.Args = append(cmd.Args, "--concurrency", strconv.Itoa(o.Concurrency))

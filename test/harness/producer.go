@@ -21,7 +21,10 @@ type ProducerOptions struct {
 	RedisSentinels  []string
 	// WaitReplicas is membersdk.ProducerConfig.WaitReplicas: a publish is
 	// confirmed once that many replicas have the entry.
-	WaitReplicas  int
+	WaitReplicas int
+	// ProducerID makes the producer idempotent, the sequence number its
+	// idempotent id (seqprod.StartIdempotent): each number once in the stream.
+	ProducerID    string
 	Stream, Group string
 	Rate          int                    // entries per second
 	Key           func(seq int64) string // partition key of entry seq (default "key-<seq mod 101>")
@@ -46,11 +49,16 @@ func StartProducer(t testing.TB, o ProducerOptions) *seqprod.Producer {
 			ReadTimeout: time.Second, WriteTimeout: time.Second})
 	}
 	p, err := membersdk.NewProducer(membersdk.ProducerConfig{CoordinatorURLs: o.CoordinatorURLs,
-		StreamPrefix: o.Stream, ConsumerGroup: o.Group, Redis: rdb, RoutingTTL: o.RoutingTTL, WaitReplicas: o.WaitReplicas})
+		StreamPrefix: o.Stream, ConsumerGroup: o.Group, Redis: rdb, RoutingTTL: o.RoutingTTL, WaitReplicas: o.WaitReplicas,
+		ProducerID: o.ProducerID})
 	if err != nil {
 		t.Fatal(err)
 	}
-	sp := seqprod.Start(p, o.Rate, o.Key, nil)
+	start := seqprod.Start
+	if o.ProducerID != "" {
+		start = seqprod.StartIdempotent
+	}
+	sp := start(p, o.Rate, o.Key, nil)
 	t.Cleanup(func() {
 		sp.Stop()
 		_ = rdb.Close()

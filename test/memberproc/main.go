@@ -33,6 +33,7 @@ func main() {
 	principal := flag.String("mailbox-principal", "-", "with --transport redis: the coordinator auth user the member speaks for (\"-\" when member authentication is off)")
 	mailboxPrefix := flag.String("mailbox-prefix", "rsc", "with --transport redis: the coordinator's store.key-prefix")
 	instanceID := flag.String("instance-id", "", "static membership: a stable instance id; SIGTERM then leaves temporarily (memberEpoch -2) and the next process with the same id gets the shards back")
+	exactlyOnce := flag.Bool("exactly-once", false, "per entry, append {seq, from} to {<shard stream>}:out and add seq to field seq%997 of {<shard stream>}:sums, in the entry's transaction (committed with its acknowledgement)")
 	flag.Parse()
 
 	var level slog.Level
@@ -76,6 +77,7 @@ func main() {
 			out.write(l)
 		},
 	}
+	cfg.Transactions.Enabled = *exactlyOnce
 	if *transport == membersdk.TransportRedis {
 		cfg.MailboxPrincipal, cfg.MailboxKeyPrefix = *principal, *mailboxPrefix
 	}
@@ -85,6 +87,17 @@ func main() {
 		tokens.set(msg.Shard, msg.ID, msg.FencingToken)
 		out.write(recorder.Line{Kind: "handled", Member: memberID, Shard: msg.Shard, Epoch: msg.Epoch,
 			EntryID: msg.ID, Seq: seq, At: time.Now().UnixNano()})
+		if msg.Tx != nil {
+			// The writes first, then the work: a member killed or frozen
+			// during the work has its output queued but not committed, the
+			// window where an at-least-once pipeline writes it twice.
+			if err := msg.Tx.XAdd(msg.Tx.Key("out"), map[string]any{"seq": seq, "from": msg.ID}); err != nil {
+				return err
+			}
+			if err := msg.Tx.HIncrBy(msg.Tx.Key("sums"), strconv.FormatInt(seq%997, 10), seq); err != nil {
+				return err
+			}
+		}
 		if *work > 0 {
 			select {
 			case <-time.After(*work):

@@ -2,6 +2,7 @@ package seqprod
 
 import (
 	"context"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -21,6 +22,23 @@ type Producer struct {
 // Start publishes through p at about rate entries per second; key gives the
 // partition key of entry seq; onErr (may be nil) sees every failed attempt.
 func Start(p *membersdk.Producer, rate int, key func(seq int64) string, onErr func(seq int64, err error)) *Producer {
+	return start(rate, onErr, func(ctx context.Context, seq int64) error {
+		_, err := p.Publish(ctx, key(seq), map[string]any{"seq": seq})
+		return err
+	})
+}
+
+// StartIdempotent is Start through an idempotent producer (ProducerID set),
+// the sequence number as the idempotent id: a retried number is written
+// once, so each number is in the stream exactly once.
+func StartIdempotent(p *membersdk.Producer, rate int, key func(seq int64) string, onErr func(seq int64, err error)) *Producer {
+	return start(rate, onErr, func(ctx context.Context, seq int64) error {
+		_, err := p.PublishOnce(ctx, key(seq), strconv.FormatInt(seq, 10), map[string]any{"seq": seq})
+		return err
+	})
+}
+
+func start(rate int, onErr func(seq int64, err error), publish func(ctx context.Context, seq int64) error) *Producer {
 	ctx, cancel := context.WithCancel(context.Background())
 	sp := &Producer{cancel: cancel, done: make(chan struct{})}
 	go func() {
@@ -35,7 +53,7 @@ func Start(p *membersdk.Producer, rate int, key func(seq int64) string, onErr fu
 			}
 			seq := sp.produced.Load() + 1
 			pctx, pcancel := context.WithTimeout(ctx, time.Second)
-			_, err := p.Publish(pctx, key(seq), map[string]any{"seq": seq})
+			err := publish(pctx, seq)
 			pcancel()
 			switch {
 			case err == nil:
