@@ -62,7 +62,7 @@ type eosReport struct {
 	// report's duplicates): the redeliveries whose outputs must not be
 	// written twice.
 	ProcessedTwice int `json:"processedTwice"`
-	OutputEntries int `json:"outputEntries"` // entries of every {<shard stream>}:out
+	OutputEntries  int `json:"outputEntries"` // entries of every {<shard stream>}:out
 	// Duplicated: input entries with more than one output; Missing: input
 	// entries with none; Stray: outputs of no input entry.
 	Duplicated     int      `json:"duplicated"`
