@@ -170,6 +170,12 @@ func (d *demo) script(ctx context.Context) (int, error) {
 		return 1, nil
 	}
 	fmt.Println("OK: nothing lost, no shard processed by two members at once")
+	if rep.Duplicates > 0 {
+		fmt.Printf("The %d redeliveries are at-least-once at work: a handler that writes an output would write those twice.\n", rep.Duplicates)
+	}
+	fmt.Println("Exactly-once: outputs committed with the acknowledgement, publishes written once —")
+	fmt.Println("  go run ./membersdk/example -exactly-once -produce-rate 100   (prints its own count check)")
+	fmt.Println("  docs/MEMBER-SDK.md, \"Exactly-once processing\" and \"Idempotent producer\"")
 	return 0, nil
 }
 

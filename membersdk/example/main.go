@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/redisstream/coordinator/membersdk"
 )
@@ -42,6 +43,7 @@ func main() {
 		masterName   = flag.String("redis-master-name", "", "find the Redis primary through Sentinel: the name the Sentinels monitor it under; with -redis-sentinel, instead of -redis")
 		sentinels    = &listFlag{}
 		verbose      = flag.Bool("v", false, "debug logging")
+		exactlyOnce  = flag.Bool("exactly-once", false, "run a small exactly-once pipeline: each entry's output ({<shard stream>}:out) commits with its acknowledgement, publishes are idempotent, and a count check (acknowledged entries = outputs, per shard) is printed every 10 s and at exit")
 		transport    = flag.String("transport", membersdk.TransportHTTP, "how members heartbeat: http (-coordinator) or redis (the Redis mailbox on -redis)")
 		principal    = flag.String("mailbox-principal", "-", "with -transport redis: the coordinator auth user the members speak for (\"-\" without member authentication)")
 	)
@@ -92,9 +94,13 @@ func main() {
 
 	var wg sync.WaitGroup
 	if *produce > 0 || *produceRate > 0 {
-		p, err := membersdk.NewProducer(membersdk.ProducerConfig{
+		pcfg := membersdk.ProducerConfig{
 			CoordinatorURLs: urls, StreamPrefix: *stream, ConsumerGroup: *group, Redis: rc, Auth: auth, Logger: log, HTTPClient: hc,
-		})
+		}
+		if *exactlyOnce {
+			pcfg.ProducerID = idempotentProducerID(*memberID) // a retried publish is written once
+		}
+		p, err := membersdk.NewProducer(pcfg)
 		if err != nil {
 			log.Error("producer", "error", err)
 			os.Exit(2)
@@ -109,9 +115,32 @@ func main() {
 		}
 	}
 
+	handler := func(ctx context.Context, m membersdk.Message) error {
+		log.Info("handled", "shard", m.Shard, "id", m.ID, "epoch", m.Epoch, "delivery", m.DeliveryCount, "values", m.Values)
+		return nil
+	}
+	if *exactlyOnce {
+		handler = exactlyOnceHandler(log)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			tick := time.NewTicker(10 * time.Second)
+			defer tick.Stop()
+			for {
+				select {
+				case <-ctx.Done():
+					return
+				case <-tick.C:
+					report, _ := countCheck(ctx, rc, *stream, *group)
+					fmt.Print(report)
+				}
+			}
+		}()
+	}
 	errs := make(chan error, *members)
 	for i := range *members {
 		c, err := membersdk.NewConsumer(membersdk.ConsumerConfig{
+			Transactions:     membersdk.TxConfig{Enabled: *exactlyOnce},
 			CoordinatorURLs:  urls,
 			Transport:        *transport,
 			MailboxPrincipal: mailboxPrincipal(*transport, *principal),
@@ -132,10 +161,7 @@ func main() {
 					log.Debug("event", "type", e.Type, "member", e.MemberID, "epoch", e.Epoch, "shard", e.Shard, "shards", e.Shards, "error", e.Err)
 				}
 			},
-		}, func(ctx context.Context, m membersdk.Message) error {
-			log.Info("handled", "shard", m.Shard, "id", m.ID, "epoch", m.Epoch, "delivery", m.DeliveryCount, "values", m.Values)
-			return nil
-		})
+		}, handler)
 		if err != nil {
 			log.Error("consumer", "error", err)
 			os.Exit(2)
@@ -152,6 +178,15 @@ func main() {
 	wg.Wait()
 	close(errs)
 	code := 0
+	if *exactlyOnce {
+		cctx, ccancel := context.WithTimeout(context.Background(), 10*time.Second)
+		report, ok := countCheck(cctx, rc, *stream, *group)
+		ccancel()
+		fmt.Print(report)
+		if !ok {
+			code = 1
+		}
+	}
 	for err := range errs {
 		log.Error("member stopped", "error", err)
 		code = 1
