@@ -148,6 +148,9 @@ func startCluster(t *testing.T, cfg config) *cluster {
 		o := memberRedis
 		o.ID, o.CoordinatorURLs, o.Stream, o.Group, o.Work, o.Transport = id, urls, cfg.Prefix, cfg.Group, cfg.Work, transport
 		o.ExactlyOnce = cfg.ExactlyOnce
+		if cfg.Static {
+			o.InstanceID = id
+		}
 		c.opts[id] = o
 		c.startMember(id)
 	}

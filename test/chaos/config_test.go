@@ -40,6 +40,8 @@ type config struct {
 	// ExactlyOnce runs the pipeline of TestChaosExactlyOnce: an idempotent
 	// producer, members that commit an output and a sum with each entry.
 	ExactlyOnce bool
+	// Static makes every member static (its member id as instance id).
+	Static bool
 	// ReshardMin and ReshardMax bound the shard counts reshard operations
 	// scale to (FaultReshard); ReshardMax 0: no reshard operations.
 	ReshardMin, ReshardMax int

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/redisstream/coordinator/test/recorder"
 )
 
 // exactlyOnceDuration is the fault phase of TestChaosExactlyOnce: every
@@ -235,4 +237,90 @@ func shardIndexOf(key string) int {
 	}
 	n, _ := strconv.Atoi(key[strings.LastIndexByte(key, ':')+1:])
 	return n
+}
+
+// Static members keep the exactly-once pipeline exact through a temporary
+// leave and return of one member, a rolling restart of every member (each
+// leaves with SIGTERM — memberEpoch -2, its shards held for it — and a new
+// process with the same instance id takes them back), and a member killed
+// and back within its session, with the producer running throughout.
+func TestExactlyOnceThroughStaticLeavesAndARollingRestart(t *testing.T) {
+	if testing.Short() {
+		t.Skip("chaos run: not in -short")
+	}
+	cfg := loadConfig(t)
+	cfg.ExactlyOnce, cfg.Static, cfg.Work = true, true, exactlyOnceWork
+	cfg.Members, cfg.MaxDown, cfg.ReshardMax = 3, 1, 0
+	cfg.setTransport("http")
+	cfg.Proxied = 0
+	c := startCluster(t, cfg)
+	mon := newMonitor(c.coordinatorURLs(), cfg.Prefix, cfg.Group, cfg.Shards, cfg.Lease)
+	stopMon := make(chan struct{})
+	monDone := make(chan struct{})
+	go func() { defer close(monDone); mon.run(200*time.Millisecond, stopMon) }()
+	t.Cleanup(func() {
+		select {
+		case <-stopMon:
+		default:
+			close(stopMon)
+			<-monDone
+		}
+	})
+	waitUntil(t, 30*time.Second, "every shard owned at start", func() bool { return mon.settled(0) })
+	c.startProducer(cfg.Rate)
+
+	restart := func(id string) {
+		time.Sleep(time.Second) // entries in flight on every member
+		if !c.member(id).Leave(10 * time.Second) {
+			t.Fatalf("%s did not exit within 10s of SIGTERM", id)
+		}
+		time.Sleep(500 * time.Millisecond) // away for a moment: its shards wait for it
+		c.startMember(id)
+		waitUntil(t, 30*time.Second, id+" back and every shard owned", func() bool { return mon.settled(2 * cfg.Heartbeat) })
+	}
+	restart(c.ids[1]) // a temporary leave and return
+	for _, id := range c.ids { // a rolling restart
+		restart(id)
+	}
+	// A static member killed (-9) with entries in flight and back with its
+	// instance id before its session times out: it claims its own pending
+	// entries and processes them again.
+	time.Sleep(time.Second)
+	c.member(c.ids[2]).Kill()
+	time.Sleep(500 * time.Millisecond)
+	c.startMember(c.ids[2])
+	waitUntil(t, 30*time.Second, c.ids[2]+" back after a kill", func() bool { return mon.settled(2 * cfg.Heartbeat) })
+	time.Sleep(time.Second)
+	c.stopProducer()
+	produced := c.prod.Produced()
+	ctx := context.Background()
+	drained := waitForEvery(45*time.Second, 500*time.Millisecond, func() bool {
+		if !everyHandledOrAcked(c.rec, produced) {
+			return false
+		}
+		pending, lag, _, err := c.redisBacklog(ctx)
+		return err == nil && pending == 0 && lag == 0
+	})
+	if !drained {
+		t.Fatal("not every produced entry was handled and acknowledged within 45s after the producer stopped")
+	}
+	close(stopMon)
+	<-monDone
+	rr := recorder.FromLines(c.rec.Lines()).Check(produced)
+	e := c.checkExactlyOnce(ctx)
+	e.ProcessedTwice = rr.Duplicates
+	t.Logf("produced %d, processed %d, lost %d, processed twice %d, overlap windows %d; exactly-once: %d inputs, %d outputs, %d duplicated, %d missing, %d stray, %d of %d sums wrong",
+		produced, rr.Processed, rr.Lost, rr.Duplicates, len(rr.Overlaps), e.InputEntries, e.OutputEntries, e.Duplicated, e.Missing, e.Stray, e.SumMismatches, e.SumFields)
+	if rr.Lost > 0 {
+		t.Errorf("%d entries lost, e.g. %v", rr.Lost, rr.LostSeqs)
+	}
+	if len(rr.Overlaps) > 0 {
+		t.Errorf("two members acknowledged on one shard at once: %v", head(rr.Overlaps, 10))
+	}
+	for _, f := range eosFailures(e) {
+		t.Error(f)
+	}
+	if e.InputEntries == 0 {
+		t.Error("no input: the run proves nothing")
+	}
 }
