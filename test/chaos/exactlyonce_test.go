@@ -278,7 +278,7 @@ func TestExactlyOnceThroughStaticLeavesAndARollingRestart(t *testing.T) {
 		c.startMember(id)
 		waitUntil(t, 30*time.Second, id+" back and every shard owned", func() bool { return mon.settled(2 * cfg.Heartbeat) })
 	}
-	restart(c.ids[1]) // a temporary leave and return
+	restart(c.ids[1])          // a temporary leave and return
 	for _, id := range c.ids { // a rolling restart
 		restart(id)
 	}
