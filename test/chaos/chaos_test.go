@@ -45,17 +45,8 @@ func TestChaosCluster(t *testing.T) {
 	if testing.Short() {
 		t.Skip("chaos run: not in -short")
 	}
-	durationSet := os.Getenv("RSC_CHAOS_DURATION") != ""
-	transportSet := os.Getenv("RSC_CHAOS_TRANSPORT") != ""
-	cfg := loadConfig(t)
-	cfg.Coordinators = 3
-	if !durationSet {
-		cfg.Duration = clusterDuration
-	}
-	if !transportSet {
-		cfg.setTransport("mixed") // the mailbox under node faults too, at no extra run time
-	}
-	runChaos(t, cfg, "")
+	// mixed: the mailbox under node faults too, at no extra run time.
+	runChaos(t, shortRun(t, clusterDuration, "mixed", func(cfg *config) { cfg.Coordinators = 3 }), "")
 }
 
 // sentinelDuration is the fault phase of TestChaosSentinel: every fault
@@ -73,17 +64,24 @@ func TestChaosSentinel(t *testing.T) {
 	if testing.Short() {
 		t.Skip("chaos run: not in -short")
 	}
+	runChaos(t, shortRun(t, sentinelDuration, "mixed", func(cfg *config) { cfg.Redis = "sentinel" }), "")
+}
+
+// shortRun is the configuration of a short run in `make test`: the
+// environment's, changed by mod, with fault phase d and transport unless
+// RSC_CHAOS_DURATION and RSC_CHAOS_TRANSPORT say otherwise.
+func shortRun(t *testing.T, d time.Duration, transport string, mod func(*config)) config {
 	durationSet := os.Getenv("RSC_CHAOS_DURATION") != ""
 	transportSet := os.Getenv("RSC_CHAOS_TRANSPORT") != ""
 	cfg := loadConfig(t)
-	cfg.Redis = "sentinel"
+	mod(&cfg)
 	if !durationSet {
-		cfg.Duration = sentinelDuration
+		cfg.Duration = d
 	}
 	if !transportSet {
-		cfg.setTransport("mixed")
+		cfg.setTransport(transport)
 	}
-	runChaos(t, cfg, "")
+	return cfg
 }
 
 // runChaos is one chaos run of cfg; the report is written to reportPath

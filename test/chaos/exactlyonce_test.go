@@ -35,22 +35,14 @@ func TestChaosExactlyOnce(t *testing.T) {
 	if testing.Short() {
 		t.Skip("chaos run: not in -short")
 	}
-	durationSet := os.Getenv("RSC_CHAOS_DURATION") != ""
-	transportSet := os.Getenv("RSC_CHAOS_TRANSPORT") != ""
 	reportPath := os.Getenv("RSC_CHAOS_REPORT")
-	cfg := loadConfig(t)
-	cfg.ExactlyOnce = true
-	// Handlers that take a while, so that member kills and pauses catch
-	// entries in flight: they are processed again by the next owner, and
-	// the check sees whether their outputs are written twice.
-	cfg.Work = exactlyOnceWork
-	if !durationSet {
-		cfg.Duration = exactlyOnceDuration
-	}
-	if !transportSet {
-		cfg.setTransport("mixed")
-	}
-	runChaos(t, cfg, reportPath)
+	runChaos(t, shortRun(t, exactlyOnceDuration, "mixed", func(cfg *config) {
+		cfg.ExactlyOnce = true
+		// Handlers that take a while, so that member kills and pauses catch
+		// entries in flight: they are processed again by the next owner, and
+		// the check sees whether their outputs are written twice.
+		cfg.Work = exactlyOnceWork
+	}), reportPath)
 }
 
 // exactlyOnceWork is the handler time of TestChaosExactlyOnce (the

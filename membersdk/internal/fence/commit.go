@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/redisstream/coordinator/membersdk/protocol"
 )
 
 // Errors of a transaction's writes (Writes) and of its commit.
@@ -60,7 +62,7 @@ type Writes struct {
 func NewWrites(streamKey string, cluster bool, lim TxLimits) *Writes {
 	w := &Writes{streamKey: streamKey, slot: -1, lim: lim}
 	if cluster {
-		w.slot = Slot(streamKey)
+		w.slot = protocol.RedisSlot(streamKey)
 	}
 	return w
 }
@@ -70,9 +72,9 @@ func (w *Writes) StreamKey() string { return w.streamKey }
 
 // Add queues op, or refuses it with the reason (nothing queued).
 func (w *Writes) Add(op Op) error {
-	if w.slot >= 0 && Slot(op.Key) != w.slot {
+	if w.slot >= 0 && protocol.RedisSlot(op.Key) != w.slot {
 		return fmt.Errorf("%w: %s %q is in slot %d, the shard %s in slot %d; on Redis Cluster a transaction writes only keys of its input shard's slot: name them with Tx.Key (\"{%s}:<name>\"), or write elsewhere through an idempotent producer",
-			ErrTxSlot, op.Name, op.Key, Slot(op.Key), w.streamKey, w.slot, w.streamKey)
+			ErrTxSlot, op.Name, op.Key, protocol.RedisSlot(op.Key), w.streamKey, w.slot, w.streamKey)
 	}
 	size := len(op.Key)
 	for i, a := range op.Args {

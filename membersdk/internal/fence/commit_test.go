@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/redisstream/coordinator/membersdk/internal/fence"
+	"github.com/redisstream/coordinator/membersdk/protocol"
 	"github.com/redisstream/coordinator/membersdk/redistest"
 )
 
@@ -119,13 +120,13 @@ func TestCommitRejectedWritesNothing(t *testing.T) {
 	require.Equal(t, "3", c.HGet(ctx, "{orders:0}:sums", "k").Val())
 }
 
-// Slot follows Redis Cluster's key hashing, hash tags included.
-func TestSlot(t *testing.T) {
-	require.Equal(t, 12182, fence.Slot("foo"))
-	require.Equal(t, fence.Slot("orders:3"), fence.Slot(fence.SlotKey("orders:3", "out")))
-	require.Equal(t, fence.Slot("orders:3"), fence.Slot(fence.Key("orders:3", "g")))
-	require.Equal(t, fence.Slot("bar"), fence.Slot("foo{bar}{zap}"), "the first tag counts")
-	require.Equal(t, fence.Slot("{user1000}.following"), fence.Slot("{user1000}.followers"))
+// SlotKey names keys in the shard's slot.
+func TestSlotKey(t *testing.T) {
+	require.Equal(t, 12182, protocol.RedisSlot("foo"))
+	require.Equal(t, protocol.RedisSlot("orders:3"), protocol.RedisSlot(fence.SlotKey("orders:3", "out")))
+	require.Equal(t, protocol.RedisSlot("orders:3"), protocol.RedisSlot(fence.Key("orders:3", "g")))
+	require.Equal(t, protocol.RedisSlot("bar"), protocol.RedisSlot("foo{bar}{zap}"), "the first tag counts")
+	require.Equal(t, protocol.RedisSlot("{user1000}.following"), protocol.RedisSlot("{user1000}.followers"))
 }
 
 // Writes refuse a key of another slot on Cluster, past the bounds, and once

@@ -6,8 +6,8 @@
 // transaction on a connection of its own or through the script (Acker).
 // The root package's FencedAcker is a thin wrapper of Acker. A handler's
 // transaction (Writes) commits its Redis writes with the XACK of its
-// entries through the fence in one script (CommitScript, Commit); Slot and
-// SlotKey are the Redis Cluster slot rule its keys follow.
+// entries through the fence in one script (CommitScript, Commit); SlotKey
+// names keys in a shard's Redis Cluster slot (protocol.RedisSlot).
 //
 // It may import the standard library, go-redis and membersdk/protocol only.
 package fence
