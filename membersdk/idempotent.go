@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -86,6 +87,7 @@ return 0
 // idempotence is a producer's idempotent state (ProducerID set).
 type idempotence struct {
 	incarnation string
+	seq         atomic.Uint64 // newID's counter
 
 	mu        sync.Mutex
 	claimedAt time.Time
@@ -117,12 +119,12 @@ func newIdempotence() *idempotence {
 	return &idempotence{incarnation: hex.EncodeToString(b), pins: map[string]pin{}, expiring: map[string]struct{}{}, idmpSet: map[string]bool{}}
 }
 
-// newIdempotentID is the id Publish gives an entry of an idempotent
-// producer, so that its own retries never write twice.
-func newIdempotentID() string {
-	b := make([]byte, 12)
-	_, _ = rand.Read(b)
-	return hex.EncodeToString(b)
+// newID is the id Publish gives an entry of an idempotent producer, so
+// that its own retries never write twice: the producer's incarnation (8
+// random bytes, new in every process) and a counter, unique under the
+// producer id without a random draw per entry.
+func (id *idempotence) newID() string {
+	return id.incarnation + "-" + strconv.FormatUint(id.seq.Add(1), 36)
 }
 
 // PublishOnce appends values to the shard partitionKey routes to, at most

@@ -236,7 +236,7 @@ type Published struct {
 // (docs/PROTOCOL.md, "Resharding and order").
 func (p *Producer) PublishResult(ctx context.Context, partitionKey string, values map[string]any) (Published, error) {
 	if p.idem != nil {
-		return p.publishOnce(ctx, partitionKey, newIdempotentID(), values, false)
+		return p.publishOnce(ctx, partitionKey, p.idem.newID(), values, false)
 	}
 	for attempt := 0; ; attempt++ {
 		c, err := p.cache.Get(ctx)
