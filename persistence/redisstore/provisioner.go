@@ -8,6 +8,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/redisstream/coordinator/membersdk/protocol"
 	"github.com/redisstream/coordinator/persistence"
 )
 
@@ -164,44 +165,14 @@ func fillGroup(out *persistence.ShardInfo, groups []map[string]any, group string
 		out.LastDeliveredID = str(g["last-delivered-id"])
 		out.EntriesRead = num(g["entries-read"], -1)
 		out.Lag = num(g["lag"], -1) // absent (Redis < 7) or null: unknown
-		if out.Lag != 0 && out.LastGeneratedID != "" && !idBefore(out.LastDeliveredID, out.LastGeneratedID) {
-			// Everything ever written was delivered: the lag is 0, whatever
+		if out.Lag != 0 && out.LastGeneratedID != "" && !protocol.StreamIDLess(out.LastDeliveredID, out.LastGeneratedID) {
+			// Everything ever written was delivered (ids as Redis writes
+			// them: protocol.StreamIDLess orders them): the lag is 0, whatever
 			// Redis counts (its entries-read counter is not replicated by
 			// Redis 7.0, so after a failover it can lag behind for good).
 			out.Lag = 0
 		}
 	}
-}
-
-// idBefore reports whether stream id a ("ms-seq") is before b. An id that
-// does not parse is before everything.
-func idBefore(a, b string) bool {
-	am, as, aok := parseStreamID(a)
-	bm, bs, bok := parseStreamID(b)
-	switch {
-	case !aok:
-		return bok
-	case !bok:
-		return false
-	case am != bm:
-		return am < bm
-	default:
-		return as < bs
-	}
-}
-
-func parseStreamID(id string) (ms, seq uint64, ok bool) {
-	m, sq, found := strings.Cut(id, "-")
-	ms, err := strconv.ParseUint(m, 10, 64)
-	if err != nil {
-		return 0, 0, false
-	}
-	if found {
-		if seq, err = strconv.ParseUint(sq, 10, 64); err != nil {
-			return 0, 0, false
-		}
-	}
-	return ms, seq, true
 }
 
 // xinfoGroups runs XINFO GROUPS and returns one field map per group. It

@@ -3,7 +3,7 @@
 // self-fence gate every XACK is checked against (Ownership, Gate), the
 // blocking XREADGROUP on a connection of its own that CLIENT UNBLOCK can end
 // (Reader), the set of acknowledgements whose outcome is unknown
-// (Unconfirmed) and stream id order (IDLess).
+// (Unconfirmed).
 //
 // It may import the standard library, go-redis and membersdk/internal/fence
 // only.

@@ -8,7 +8,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 	"github.com/redisstream/coordinator/membersdk/internal/retry"
-	"github.com/redisstream/coordinator/membersdk/internal/shard"
+	"github.com/redisstream/coordinator/membersdk/protocol"
 )
 
 // batch is one read's entries on their way through the handlers. Handlers
@@ -327,7 +327,7 @@ func (b *batch) flush(onWorker bool) {
 	}
 	if b.lanes > 1 { // finished out of order
 		for _, id := range ids {
-			if shard.IDLess(last, id) {
+			if protocol.StreamIDLess(last, id) {
 				last = id
 			}
 		}

@@ -6,7 +6,7 @@ import (
 	"fmt"
 
 	"github.com/redisstream/coordinator/membersdk/internal/fence"
-	"github.com/redisstream/coordinator/membersdk/internal/shard"
+	"github.com/redisstream/coordinator/membersdk/protocol"
 )
 
 // txEntry is an entry whose handler succeeded, with the writes it queued.
@@ -132,7 +132,7 @@ func (b *batch) flushTx() {
 		} else {
 			last := chunk[0].id
 			for _, e := range chunk[1:] {
-				if shard.IDLess(last, e.id) {
+				if protocol.StreamIDLess(last, e.id) {
 					last = e.id
 				}
 			}

@@ -140,7 +140,7 @@ func (w *Worker) Progress() protocol.ShardProgress {
 func (w *Worker) noteRead(msgs []redis.XMessage) {
 	last := msgs[len(msgs)-1].ID
 	w.mu.Lock()
-	if shard.IDLess(w.lastRead, last) {
+	if protocol.StreamIDLess(w.lastRead, last) {
 		w.lastRead = last
 	}
 	w.pending += int64(len(msgs))
@@ -153,7 +153,7 @@ func (w *Worker) noteRead(msgs []redis.XMessage) {
 func (w *Worker) noteDone(n int, lastAcked string) {
 	w.mu.Lock()
 	w.pending -= int64(n)
-	if lastAcked != "" && shard.IDLess(w.lastAcked, lastAcked) {
+	if lastAcked != "" && protocol.StreamIDLess(w.lastAcked, lastAcked) {
 		w.lastAcked = lastAcked
 	}
 	w.progressAt = w.h.Now()
