@@ -17,6 +17,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/redisstream/coordinator/membersdk/internal/fence"
+	"github.com/redisstream/coordinator/membersdk/internal/retry"
 	"github.com/redisstream/coordinator/membersdk/protocol"
 )
 
@@ -103,10 +104,12 @@ type idempotence struct {
 	expiring map[string]struct{}
 }
 
-// pin is the shard stream an attempt of an idempotent id went to.
+// pin is the shard (stream key and index) an attempt of an idempotent id
+// went to.
 type pin struct {
-	key string
-	at  time.Time
+	key   string
+	shard int
+	at    time.Time
 }
 
 // maxPins bounds the remembered attempts; past it the oldest half of the
@@ -156,22 +159,20 @@ func (p *Producer) publishOnce(ctx context.Context, partitionKey, idempotentID s
 	if err := p.claim(ctx); err != nil {
 		return Published{}, err
 	}
-	key := p.pinned(idempotentID)
+	key, shard := p.pinned(idempotentID)
 	refreshed := false
-	wait := 20 * time.Millisecond
+	bo := retry.NewBackoff(20*time.Millisecond, 500*time.Millisecond)
 	for {
 		c, err := p.cache.Get(ctx)
 		if err != nil {
 			return Published{}, err
 		}
-		shard, routed, err := p.locate(&c.R, partitionKey)
+		routedShard, routed, err := p.locate(&c.R, partitionKey)
 		if err != nil {
 			return Published{}, err
 		}
 		if key == "" {
-			key = routed
-		} else if key != routed {
-			shard = shardOf(key, shard)
+			key, shard = routed, routedShard
 		}
 		id, dup, err := p.dedupAdd(ctx, key, idempotentID, values, lookUp)
 		lookUp = true // a retry may find what this attempt wrote
@@ -194,26 +195,12 @@ func (p *Producer) publishOnce(ctx context.Context, partitionKey, idempotentID s
 		}
 		// The outcome is unknown: a later attempt, in this call or the
 		// caller's next, goes to the same shard, where its record is.
-		p.pin(idempotentID, key)
+		p.pin(idempotentID, key, shard)
 		p.log.Debug("idempotent publish failed, outcome unknown; retrying with the same idempotent id", "key", key, "idempotentId", idempotentID, "error", err)
-		select {
-		case <-ctx.Done():
+		if !bo.Wait(ctx) {
 			return Published{}, fmt.Errorf("membersdk: idempotent XADD %s: %w (last error: %v); publishing again with the same idempotent id is safe", key, ctx.Err(), err)
-		case <-time.After(wait):
-		}
-		wait = min(2*wait, 500*time.Millisecond)
-	}
-}
-
-// shardOf is the shard index of a shard stream key "<prefix>:<i>" (def when
-// it does not parse).
-func shardOf(key string, def int) int {
-	if i := strings.LastIndexByte(key, ':'); i >= 0 {
-		if n, err := strconv.Atoi(key[i+1:]); err == nil {
-			return n
 		}
 	}
-	return def
 }
 
 // dedupAdd runs dedupScript on key (with WaitReplicas, WAIT after it on the
@@ -244,31 +231,23 @@ func (p *Producer) dedupAdd(ctx context.Context, key, iid string, values map[str
 		look = "1"
 	}
 	args := append([]any{iid, ttl, maxLen, look}, pairs(values)...)
-	var rc redis.Cmdable = p.cfg.Redis
-	if cc, ok := p.cfg.Redis.(*redis.ClusterClient); ok && p.cfg.WaitReplicas > 0 {
-		node, err := cc.MasterForKey(ctx, key)
-		if err != nil {
-			return "", false, err
-		}
-		rc = node
-	}
 	if p.cfg.WaitReplicas <= 0 {
-		cmd, err := dedupScript.Run(ctx, rc, keys, args, newSliceCmd)
+		cmd, err := dedupScript.Run(ctx, p.cfg.Redis, keys, args, newSliceCmd)
 		if err != nil {
 			return "", false, err
 		}
 		p.idem.noteTTL(record)
 		return dedupReply(cmd.(*redis.SliceCmd).Val())
 	}
-	var add redis.Cmder
-	var wait *redis.Cmd
-	_, err = rc.Pipelined(ctx, func(pl redis.Pipeliner) error {
+	var add *redis.Cmd
+	wait, err := p.waited(ctx, key, func(pl redis.Pipeliner) {
 		// EVAL, not EVALSHA: a pipeline cannot fall back on NOSCRIPT.
 		add = pl.Eval(ctx, dedupScript.Src, keys, args...)
-		wait = pl.Do(ctx, "WAIT", p.cfg.WaitReplicas, p.cfg.WaitTimeout.Milliseconds())
-		return nil
 	})
-	res, addErr := add.(*redis.Cmd).Slice()
+	if wait == nil {
+		return "", false, err
+	}
+	res, addErr := add.Slice()
 	if addErr != nil {
 		return "", false, addErr
 	}
@@ -277,13 +256,10 @@ func (p *Producer) dedupAdd(ctx context.Context, key, iid string, values map[str
 		return "", false, rerr
 	}
 	p.idem.noteTTL(record)
-	if err != nil && wait.Err() == nil {
+	if err != nil && wait.Err() == nil { // the pipeline failed elsewhere than at WAIT
 		return "", false, err
 	}
-	if n, werr := wait.Int64(); werr != nil || n < int64(p.cfg.WaitReplicas) {
-		return id, dup, fmt.Errorf("%w: %s in %s: %d of %d replicas within %s (%v)", ErrNotReplicated, id, key, n, p.cfg.WaitReplicas, p.cfg.WaitTimeout, werr)
-	}
-	return id, dup, nil
+	return id, dup, p.enoughReplicas(id, key, wait)
 }
 
 func newSliceCmd(ctx context.Context, args ...any) redis.Cmder {
@@ -372,14 +348,15 @@ func (p *Producer) Close(ctx context.Context) error {
 	return err
 }
 
-// pinned is where an earlier attempt of iid went ("" if none in the window).
-func (p *Producer) pinned(iid string) string {
+// pinned is where an earlier attempt of iid went (key "" if none in the
+// window).
+func (p *Producer) pinned(iid string) (key string, shard int) {
 	p.idem.mu.Lock()
 	defer p.idem.mu.Unlock()
 	if pn, ok := p.idem.pins[iid]; ok && time.Since(pn.at) < p.cfg.DedupWindow {
-		return pn.key
+		return pn.key, pn.shard
 	}
-	return ""
+	return "", 0
 }
 
 // IDMP limits of Redis 8.6 (XCFGSET): the longest window, the most ids
@@ -512,7 +489,7 @@ func (p *Producer) unpin(iid string) {
 // pin remembers that an attempt of iid, of unknown outcome, went to key: a
 // retry goes to the same shard even if the routing changed meanwhile (its
 // dedup record would be there).
-func (p *Producer) pin(iid, key string) {
+func (p *Producer) pin(iid, key string, shard int) {
 	p.idem.mu.Lock()
 	defer p.idem.mu.Unlock()
 	if len(p.idem.pins) >= maxPins {
@@ -527,6 +504,6 @@ func (p *Producer) pin(iid, key string) {
 		}
 	}
 	if _, ok := p.idem.pins[iid]; !ok {
-		p.idem.pins[iid] = pin{key: key, at: time.Now()}
+		p.idem.pins[iid] = pin{key: key, shard: shard, at: time.Now()}
 	}
 }

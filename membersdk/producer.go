@@ -272,30 +272,48 @@ func (p *Producer) xadd(ctx context.Context, args *redis.XAddArgs) (string, erro
 	if p.cfg.WaitReplicas <= 0 {
 		return p.cfg.Redis.XAdd(ctx, args).Result()
 	}
-	var c redis.Cmdable = p.cfg.Redis
-	if cc, ok := p.cfg.Redis.(*redis.ClusterClient); ok {
-		node, err := cc.MasterForKey(ctx, args.Stream)
-		if err != nil {
-			return "", err
-		}
-		c = node
-	}
 	var add *redis.StringCmd
-	var wait *redis.Cmd
-	_, err := c.Pipelined(ctx, func(pl redis.Pipeliner) error {
-		add = pl.XAdd(ctx, args)
-		wait = pl.Do(ctx, "WAIT", p.cfg.WaitReplicas, p.cfg.WaitTimeout.Milliseconds())
-		return nil
-	})
+	wait, err := p.waited(ctx, args.Stream, func(pl redis.Pipeliner) { add = pl.XAdd(ctx, args) })
+	if wait == nil {
+		return "", err
+	}
 	id, addErr := add.Result()
 	if addErr != nil {
 		return "", addErr
 	}
-	if err != nil && wait.Err() == nil {
+	if err != nil && wait.Err() == nil { // the pipeline failed elsewhere than at WAIT
 		return "", err
 	}
-	if n, werr := wait.Int64(); werr != nil || n < int64(p.cfg.WaitReplicas) {
-		return id, fmt.Errorf("%w: %s in %s: %d of %d replicas within %s (%v)", ErrNotReplicated, id, args.Stream, n, p.cfg.WaitReplicas, p.cfg.WaitTimeout, werr)
+	return id, p.enoughReplicas(id, args.Stream, wait)
+}
+
+// waited sends the command queue queues and then WAIT for WaitReplicas
+// replicas in one round trip, on the connection to key's primary (on Redis
+// Cluster: that node's). It returns WAIT's command (nil when nothing was
+// sent) and the pipeline's error.
+func (p *Producer) waited(ctx context.Context, key string, queue func(redis.Pipeliner)) (*redis.Cmd, error) {
+	var c redis.Cmdable = p.cfg.Redis
+	if cc, ok := p.cfg.Redis.(*redis.ClusterClient); ok {
+		node, err := cc.MasterForKey(ctx, key)
+		if err != nil {
+			return nil, err
+		}
+		c = node
 	}
-	return id, nil
+	var wait *redis.Cmd
+	_, err := c.Pipelined(ctx, func(pl redis.Pipeliner) error {
+		queue(pl)
+		wait = pl.Do(ctx, "WAIT", p.cfg.WaitReplicas, p.cfg.WaitTimeout.Milliseconds())
+		return nil
+	})
+	return wait, err
+}
+
+// enoughReplicas is ErrNotReplicated, naming entry id of key, when WAIT
+// counted fewer than WaitReplicas replicas in time.
+func (p *Producer) enoughReplicas(id, key string, wait *redis.Cmd) error {
+	if n, werr := wait.Int64(); werr != nil || n < int64(p.cfg.WaitReplicas) {
+		return fmt.Errorf("%w: %s in %s: %d of %d replicas within %s (%v)", ErrNotReplicated, id, key, n, p.cfg.WaitReplicas, p.cfg.WaitTimeout, werr)
+	}
+	return nil
 }
