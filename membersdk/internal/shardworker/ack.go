@@ -17,28 +17,10 @@ import (
 // the XACK fails (its outcome unknown) the entries are remembered for
 // confirmAcks.
 func (w *Worker) ackBatch(ids []string, epoch int64, onWorker bool) bool {
-	ran, err := w.token.WithOwnership(func() error {
-		w.hookBeforeWrite("ack")
-		sent := w.h.Now()
-		if err := w.xack(context.Background(), onWorker, ids...); err != nil {
-			return err
-		}
-		// Reported under the token, so they precede the shard's release.
-		// Time is when the XACK was sent (it took effect between then and
-		// now): a pause while waiting for the reply must not look like a late
-		// acknowledgement.
-		if w.h.Events {
-			for _, id := range ids {
-				w.h.Emit(Event{Type: EventAcked, Shard: w.shard, EntryID: id, Epoch: epoch, Time: sent})
-			}
-		}
-		return nil
-	})
+	ran, err := w.writeOwned("ack", ids, epoch, func() error { return w.xack(context.Background(), onWorker, ids...) })
 	switch {
 	case !ran:
-		for _, id := range ids {
-			w.h.Emit(Event{Type: EventAckRefused, Shard: w.shard, EntryID: id, Epoch: epoch})
-		}
+		w.refuseEach(ids, epoch, nil)
 		return false
 	case errors.Is(err, fence.ErrFenced):
 		w.fenced(err, epoch, ids...)
@@ -52,6 +34,37 @@ func (w *Worker) ackBatch(ids []string, epoch int64, onWorker bool) bool {
 		return false
 	}
 	return true
+}
+
+// writeOwned runs write, which acknowledges ids (read at member epoch
+// epoch), under the ownership token (Ownership.WithOwnership; op names it
+// for BeforeWrite), and reports each id ACKED once it succeeded. ran is
+// false when the token was no longer valid: nothing was sent. The events
+// are reported under the token, so they precede the shard's release, with
+// the time the write was sent (it took effect between then and its reply):
+// a pause while waiting for the reply must not look like a late
+// acknowledgement.
+func (w *Worker) writeOwned(op string, ids []string, epoch int64, write func() error) (ran bool, err error) {
+	return w.token.WithOwnership(func() error {
+		w.hookBeforeWrite(op)
+		sent := w.h.Now()
+		if err := write(); err != nil {
+			return err
+		}
+		if w.h.Events {
+			for _, id := range ids {
+				w.h.Emit(Event{Type: EventAcked, Shard: w.shard, EntryID: id, Epoch: epoch, Time: sent})
+			}
+		}
+		return nil
+	})
+}
+
+// refuseEach reports each id ACK_REFUSED (err: why, if known).
+func (w *Worker) refuseEach(ids []string, epoch int64, err error) {
+	for _, id := range ids {
+		w.h.Emit(Event{Type: EventAckRefused, Shard: w.shard, EntryID: id, Epoch: epoch, Err: err})
+	}
 }
 
 // xack is the one place this worker sends XACK (batched handler results,

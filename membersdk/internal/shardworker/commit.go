@@ -55,24 +55,13 @@ func (w *Worker) commitTx(ctx context.Context, entries []txEntry, epoch int64) e
 		ids[i] = e.id
 		ops = append(ops, e.ops...)
 	}
-	ran, err := w.token.WithOwnership(func() error {
-		w.hookBeforeWrite("commit")
-		sent := w.h.Now()
-		if _, err := fence.Commit(ctx, w.h.Redis, w.key, w.h.Group, w.h.Member, w.fence.Token, ids, ops); err != nil {
-			return err
-		}
-		if w.h.Events {
-			for _, id := range ids {
-				w.h.Emit(Event{Type: EventAcked, Shard: w.shard, EntryID: id, Epoch: epoch, Time: sent})
-			}
-		}
-		return nil
+	ran, err := w.writeOwned("commit", ids, epoch, func() error {
+		_, err := fence.Commit(ctx, w.h.Redis, w.key, w.h.Group, w.h.Member, w.fence.Token, ids, ops)
+		return err
 	})
 	switch {
 	case !ran:
-		for _, id := range ids {
-			w.h.Emit(Event{Type: EventAckRefused, Shard: w.shard, EntryID: id, Epoch: epoch, Err: errNotHeld})
-		}
+		w.refuseEach(ids, epoch, errNotHeld)
 		return errNotHeld
 	case errors.Is(err, fence.ErrFenced):
 		w.fenced(err, epoch, ids...)
@@ -89,15 +78,13 @@ func (w *Worker) commitTx(ctx context.Context, entries []txEntry, epoch int64) e
 		}
 		w.h.Log.Error("Redis rejected a transaction: nothing was written and the entry stays pending; it is delivered again and dead-lettered after MaxDeliveries unless the data changes",
 			"shard", w.shard, "id", ids[0], "error", err)
-		w.h.Emit(Event{Type: EventAckRefused, Shard: w.shard, EntryID: ids[0], Epoch: epoch, Err: err})
+		w.refuseEach(ids, epoch, err)
 		w.reclaim.Store(true)
 		return err
 	case err != nil:
 		w.h.Log.Warn("transaction commit failed, outcome unknown (all or nothing): entries still pending are delivered again",
 			"shard", w.shard, "ids", len(ids), "first", ids[0], "error", err)
-		for _, id := range ids {
-			w.h.Emit(Event{Type: EventAckRefused, Shard: w.shard, EntryID: id, Epoch: epoch, Err: err})
-		}
+		w.refuseEach(ids, epoch, err)
 		w.reclaim.Store(true)
 		return err
 	}
