@@ -292,12 +292,17 @@ func retryable(err error) bool {
 	if errors.As(err, &ne) {
 		return true
 	}
-	s := err.Error()
-	for _, p := range []string{"LOADING", "READONLY", "TRYAGAIN", "CLUSTERDOWN", "MASTERDOWN", "NOREPLICAS", "MOVED", "ASK"} {
-		if strings.HasPrefix(s, p) {
-			return true
-		}
+	if redis.IsLoadingError(err) || redis.IsReadOnlyError(err) || redis.IsTryAgainError(err) || redis.IsClusterDownError(err) ||
+		redis.IsMasterDownError(err) || redis.IsNoReplicasError(err) {
+		return true
 	}
+	if _, moved := redis.IsMovedError(err); moved {
+		return true
+	}
+	if _, ask := redis.IsAskError(err); ask {
+		return true
+	}
+	s := err.Error()
 	for _, p := range []string{"connection reset", "broken pipe", "connection refused", "use of closed network connection", "i/o timeout"} {
 		if strings.Contains(s, p) {
 			return true
