@@ -49,7 +49,26 @@ type automanagedProvider struct {
 	stop     chan struct{}
 	polling  atomic.Bool
 	down     sync.Map // seed → struct{}: seeds that did not answer the last poll (logged once)
+
+	// known holds the ids of the nodes that answered the last poll (any
+	// cluster name); a poll from a node not in it wakes the polling loop.
+	known atomic.Pointer[map[string]struct{}]
+	wake  chan struct{} // capacity 1: an early poll is due
 }
+
+// askerHeader names the node that polls (its actor system id). A node polled
+// by a node it does not know yet polls its seeds at once instead of at its
+// next refresh, so that a node that starts (or restarts) is in every peer's
+// member list within one round of polls. Until then the new node places
+// groups on itself that its peers still hold, and members heartbeating
+// through it get RETRY (docs/RELIABILITY.md, "A node rejoining"). The header
+// only makes a node poll sooner, at most once per wakeGap: it is no claim of
+// identity, which comes from the polls themselves (and their certificates).
+const askerHeader = "Rsc-Cluster-Node"
+
+// wakeGap is the shortest time between two polls one node makes because it
+// was polled by a node it did not know.
+const wakeGap = 200 * time.Millisecond
 
 var _ cluster.ClusterProvider = (*automanagedProvider)(nil)
 
@@ -76,6 +95,7 @@ func newAutomanaged(o Options) (*automanagedProvider, error) {
 		log:     o.logger(),
 		scheme:  "http",
 		stop:    make(chan struct{}),
+		wake:    make(chan struct{}, 1),
 	}
 	transport := &http.Transport{
 		DialContext:         (&net.Dialer{Timeout: healthTimeout, KeepAlive: 5 * time.Second}).DialContext,
@@ -144,7 +164,13 @@ func (p *automanagedProvider) Shutdown(bool) error {
 	return nil
 }
 
-func (p *automanagedProvider) health(w http.ResponseWriter, _ *http.Request) {
+func (p *automanagedProvider) health(w http.ResponseWriter, r *http.Request) {
+	if asker := r.Header.Get(askerHeader); asker != "" && !p.knows(asker) {
+		select {
+		case p.wake <- struct{}{}:
+		default:
+		}
+	}
 	n := p.node.Load()
 	if n == nil {
 		w.WriteHeader(http.StatusServiceUnavailable)
@@ -158,25 +184,51 @@ func (p *automanagedProvider) startPolling(c *cluster.Cluster) {
 	if !p.polling.CompareAndSwap(false, true) {
 		return
 	}
-	name := c.Config.Name
-	go func() {
-		for {
-			if nodes := p.poll(); len(nodes) > 0 {
-				var members []*cluster.Member
-				for _, n := range nodes {
-					if n.ClusterName == name {
-						members = append(members, &cluster.Member{Id: n.ID, Host: n.Address, Port: int32(n.Port), Kinds: n.Kinds})
-					}
+	go p.pollLoop(c.Config.Name, c.MemberList.UpdateClusterTopology)
+}
+
+// pollLoop polls the seeds every refresh interval, and sooner when a node it
+// does not know polls it (askerHeader), and hands the members of cluster name
+// to update.
+func (p *automanagedProvider) pollLoop(name string, update func(cluster.Members)) {
+	for {
+		polledAt := time.Now()
+		if nodes := p.poll(); len(nodes) > 0 {
+			known := make(map[string]struct{}, len(nodes))
+			var members []*cluster.Member
+			for _, n := range nodes {
+				known[n.ID] = struct{}{}
+				if n.ClusterName == name {
+					members = append(members, &cluster.Member{Id: n.ID, Host: n.Address, Port: int32(n.Port), Kinds: n.Kinds})
 				}
-				c.MemberList.UpdateClusterTopology(members)
 			}
-			select {
-			case <-p.stop:
-				return
-			case <-time.After(p.refresh):
+			p.known.Store(&known)
+			update(members)
+		}
+		select {
+		case <-p.stop:
+			return
+		case <-time.After(p.refresh):
+		case <-p.wake:
+			if gap := wakeGap - time.Since(polledAt); gap > 0 {
+				select {
+				case <-p.stop:
+					return
+				case <-time.After(gap):
+				}
 			}
 		}
-	}()
+	}
+}
+
+// knows reports whether node id answered the last poll.
+func (p *automanagedProvider) knows(id string) bool {
+	known := p.known.Load()
+	if known == nil {
+		return false
+	}
+	_, ok := (*known)[id]
+	return ok
 }
 
 // poll asks every seed at once; the nodes that answered, in seed order.
@@ -217,6 +269,9 @@ func (p *automanagedProvider) ask(seed string) (*automanaged.NodeModel, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, p.scheme+"://"+seed+"/_health", nil)
 	if err != nil {
 		return nil, err
+	}
+	if self := p.node.Load(); self != nil {
+		req.Header.Set(askerHeader, self.ID)
 	}
 	resp, err := p.client.Do(req)
 	if err != nil {
