@@ -190,6 +190,11 @@ func (p *Producer) publishOnce(ctx context.Context, partitionKey, idempotentID s
 			continue
 		case errors.Is(err, redis.Nil):
 			return Published{}, fmt.Errorf("%w: %s (after a routing refresh)", ErrStreamMissing, key)
+		case ctx.Err() != nil:
+			// The call may have been sent (and may land): the caller's next
+			// attempt goes to the same shard, where its record is.
+			p.pin(idempotentID, key, shard)
+			return Published{}, fmt.Errorf("membersdk: idempotent XADD %s: %w (last error: %v); the outcome is unknown and publishing again with the same idempotent id is safe", key, ctx.Err(), err)
 		case !retryable(err):
 			return Published{}, fmt.Errorf("membersdk: idempotent XADD %s: %w", key, err)
 		}

@@ -468,3 +468,54 @@ func TestIdempotentPublishUsesXAddIDMP(t *testing.T) {
 	require.Zero(t, rs.Client().Exists(ctx, "{orders:0}:idmp:p1:"+strconv.FormatInt(time.Now().UnixMilli()/(2*time.Hour).Milliseconds(), 10)).Val(),
 		"no dedup record: Redis keeps the ids")
 }
+
+// giveUpHook runs the first dedup script call it sees once armed, then
+// reports the caller's context as ended: the entry landed, the caller was
+// not told.
+type giveUpHook struct {
+	armed  atomic.Bool
+	cancel context.CancelFunc
+}
+
+func (h *giveUpHook) DialHook(next redis.DialHook) redis.DialHook { return next }
+func (h *giveUpHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return next
+}
+func (h *giveUpHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		err := next(ctx, cmd)
+		if (cmd.Name() == "evalsha" || cmd.Name() == "eval") && h.armed.CompareAndSwap(true, false) {
+			h.cancel()
+			return context.Canceled
+		}
+		return err
+	}
+}
+
+// A caller whose context ends while its publish is on the wire is told the
+// outcome is unknown and that publishing again is safe; it is: the entry
+// that landed is found, and the stream holds it once.
+func TestIdempotentPublishGivenUpMidCallIsSafeToRepeat(t *testing.T) {
+	t.Parallel()
+	rs, url := oneShard(t)
+	rc := redis.NewClient(&redis.Options{Addr: rs.Addr()})
+	t.Cleanup(func() { _ = rc.Close() })
+	h := &giveUpHook{}
+	rc.AddHook(h)
+	p := idemProducer(t, url, rc, "p1", nil)
+	warmUp(t, p)
+	ctx, cancel := context.WithCancel(context.Background())
+	h.cancel = cancel
+	h.armed.Store(true)
+	_, err := p.PublishOnce(ctx, "k", "order-1", map[string]any{"v": "1"})
+	require.ErrorIs(t, err, context.Canceled)
+	require.ErrorContains(t, err, "publishing again with the same idempotent id is safe")
+	require.Len(t, entries(t, rs.Client()), 2, "the entry landed")
+
+	again, err := p.PublishOnce(context.Background(), "k", "order-1", map[string]any{"v": "1"})
+	require.NoError(t, err)
+	require.True(t, again.Duplicate)
+	got := entries(t, rs.Client())
+	require.Len(t, got, 2, "once")
+	require.Equal(t, got[1].ID, again.ID)
+}
