@@ -21,11 +21,14 @@ import (
 //     shards (their own state: no store read, no other node);
 //   - per stream of those groups, runs one XINFO GROUPS per shard,
 //     pipelined, and gives every hosted group of the stream its lag and
-//     pending from that one read.
+//     pending from that one read;
+//   - asks the Redis primaries' run ids first, and once they changed
+//     (a failover, a restart) recounts the lag counters of each stream
+//     before reading it (checkPrimaries).
 //
 // Its Redis cost is one command per shard of each stream with a hosted
-// group, whatever the number of groups; a node hosting nothing makes no
-// Redis call. Passivated groups have no activation and are not sampled:
+// group, whatever the number of groups, plus one INFO; a node hosting
+// nothing makes no Redis call. Passivated groups have no activation and are not sampled:
 // their series are dropped (an idle group has no members and no reader).
 // A round is bounded by the interval: a round cut at its deadline is
 // counted (rsc_metrics_sample_rounds_cut_total), the streams it did not
@@ -39,6 +42,11 @@ type groupSampler struct {
 	known    map[persistence.GroupKey]bool
 	// resume is the first stream a cut round did not read ("" = none).
 	resume string
+	// runIDs identifies the Redis primaries of the last round that asked
+	// ("" before the first); recount holds the streams whose lag counters
+	// are still to be recounted since the primaries changed.
+	runIDs  string
+	recount map[string]bool
 }
 
 type hostedLister interface {
@@ -47,6 +55,8 @@ type hostedLister interface {
 
 type streamGrouper interface {
 	StreamGroups(ctx context.Context, streamPrefix string, shards int) ([]map[string]redisstore.GroupSample, error)
+	PrimaryRunIDs(ctx context.Context) (string, error)
+	RecountLag(ctx context.Context, streamPrefix string, shards int) (redisstore.LagRecount, error)
 }
 
 func (s *groupSampler) run(ctx context.Context) {
@@ -90,6 +100,9 @@ func (s *groupSampler) sample(parent context.Context) (cut bool) {
 	s.known = seen
 
 	streams := s.order(byStream)
+	if len(streams) > 0 {
+		s.checkPrimaries(ctx, streams)
+	}
 	s.resume = ""
 	for _, stream := range streams {
 		if ctx.Err() != nil {
@@ -100,6 +113,9 @@ func (s *groupSampler) sample(parent context.Context) (cut bool) {
 		shards := 0
 		for _, g := range groups {
 			shards = max(shards, g.ShardCount)
+		}
+		if s.recount[stream] {
+			s.recountLag(ctx, stream, shards)
 		}
 		res, err := s.redis.StreamGroups(ctx, stream, shards)
 		if err != nil && ctx.Err() != nil {
@@ -123,6 +139,43 @@ func (s *groupSampler) sample(parent context.Context) (cut bool) {
 			slog.Duration("interval", s.interval), slog.String("resumeAt", s.resume))
 	}
 	return cut
+}
+
+// checkPrimaries asks which Redis primaries serve the store; when they
+// changed since the last round (a failover, or a restart), the lag counters
+// of the streams sampled here are recounted (redisstore.RecountLag): a
+// promoted replica can hold them behind, and the lag would read too high for
+// good. A node started after the change cannot tell and does not recount.
+func (s *groupSampler) checkPrimaries(ctx context.Context, streams []string) {
+	ids, err := s.redis.PrimaryRunIDs(ctx)
+	if err != nil {
+		s.log.Debug("asking Redis for its primaries' run ids failed", slog.Any("err", err))
+		return
+	}
+	if s.runIDs != "" && ids != s.runIDs {
+		s.log.Warn("the Redis primary changed (a failover or a restart): recounting the lag counters of the consumer groups sampled here, which a promoted replica can hold behind",
+			slog.String("was", s.runIDs), slog.String("now", ids), slog.Int("streams", len(streams)))
+		s.recount = make(map[string]bool, len(streams))
+		for _, stream := range streams {
+			s.recount[stream] = true
+		}
+	}
+	s.runIDs = ids
+}
+
+// recountLag recounts one stream's lag counters; a failure is retried next
+// round.
+func (s *groupSampler) recountLag(ctx context.Context, stream string, shards int) {
+	r, err := s.redis.RecountLag(ctx, stream, shards)
+	if err != nil {
+		s.log.Debug("recounting a stream's lag counters failed; retrying next round", slog.String("streamPrefix", stream), slog.Any("err", err))
+		return
+	}
+	delete(s.recount, stream)
+	if r.Recounted > 0 || r.Left > 0 {
+		s.log.Info("recounted the lag counters of a stream after the Redis primary changed", slog.String("streamPrefix", stream),
+			slog.Int64("groupShardsCorrected", r.Recounted), slog.Int64("groupShardsTooFarBehindToCount", r.Left))
+	}
 }
 
 // order sorts the streams, starting with the one a cut round stopped at, so

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"io"
 	"log/slog"
 	"sync"
@@ -28,10 +29,38 @@ func (f *fakeHosts) HostedGroups(time.Duration) ([]router.HostedGroup, []persist
 // fakeRedis answers StreamGroups from per-stream replies; a stream in block
 // waits for the round's deadline.
 type fakeRedis struct {
-	mu    sync.Mutex
-	calls []string
-	reply map[string][]map[string]redisstore.GroupSample
-	block map[string]bool
+	mu       sync.Mutex
+	calls    []string
+	reply    map[string][]map[string]redisstore.GroupSample
+	block    map[string]bool
+	runIDs   string          // PrimaryRunIDs' answer
+	recounts []string        // the streams RecountLag was asked about
+	failOnce map[string]bool // RecountLag fails once for these streams
+}
+
+func (f *fakeRedis) PrimaryRunIDs(context.Context) (string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.runIDs, nil
+}
+
+func (f *fakeRedis) RecountLag(_ context.Context, stream string, _ int) (redisstore.LagRecount, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.recounts = append(f.recounts, stream)
+	if f.failOnce[stream] {
+		delete(f.failOnce, stream)
+		return redisstore.LagRecount{}, errors.New("redis: connection refused")
+	}
+	return redisstore.LagRecount{Recounted: 1}, nil
+}
+
+func (f *fakeRedis) recounted() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := f.recounts
+	f.recounts = nil
+	return out
 }
 
 func (f *fakeRedis) StreamGroups(ctx context.Context, stream string, shards int) ([]map[string]redisstore.GroupSample, error) {
@@ -149,4 +178,29 @@ func TestSamplerCutRoundResumes(t *testing.T) {
 	require.False(t, s.sample(context.Background()))
 	require.Equal(t, []string{"b", "c", "a"}, r.took(), "the cut round's rest first")
 	require.Len(t, gauges(t, m)["rsc_group_pending"], 3)
+}
+
+// When the Redis primaries change between two rounds, each stream sampled
+// here has its lag counters recounted once (again next round if that
+// failed); not on the first round, and not while they stay the same.
+func TestSamplerRecountsLagAfterThePrimaryChanged(t *testing.T) {
+	one := []map[string]redisstore.GroupSample{{"a": {Lag: 1}}}
+	h := &fakeHosts{groups: []router.HostedGroup{{Key: gk("s1", "a"), ShardCount: 1}, {Key: gk("s2", "a"), ShardCount: 1}}}
+	r := &fakeRedis{reply: map[string][]map[string]redisstore.GroupSample{"s1": one, "s2": one}, runIDs: "run-1"}
+	s, _ := newTestSampler(h, r, time.Minute)
+	ctx := context.Background()
+
+	s.sample(ctx)
+	s.sample(ctx)
+	require.Empty(t, r.recounted(), "the first round and an unchanged primary recount nothing")
+
+	r.mu.Lock()
+	r.runIDs, r.failOnce = "run-2", map[string]bool{"s2": true}
+	r.mu.Unlock()
+	s.sample(ctx)
+	require.Equal(t, []string{"s1", "s2"}, r.recounted(), "every sampled stream, once")
+	s.sample(ctx)
+	require.Equal(t, []string{"s2"}, r.recounted(), "the failed one again")
+	s.sample(ctx)
+	require.Empty(t, r.recounted())
 }
