@@ -2,7 +2,9 @@ package redisstore_test
 
 import (
 	"context"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/require"
@@ -131,4 +133,23 @@ func TestRecountLagLeavesAGroupFarBehindRedisServer(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, redisstore.LagRecount{Left: 1}, r)
 	require.EqualValues(t, redisstore.RecountBound+1-5, groupLag(t, c, key, "far"), "left as it was")
+}
+
+// On a Redis Cluster the primaries' run ids name every master; they stay
+// the same while the masters do and change when one is replaced.
+func TestPrimaryRunIDsOfAClusterRedisServer(t *testing.T) {
+	ctx := context.Background()
+	cl := redistest.StartClusterWithReplicas(t, 3)
+	p := redisstore.NewProvisioner(cl.Client())
+	ids, err := p.PrimaryRunIDs(ctx)
+	require.NoError(t, err)
+	require.Len(t, strings.Split(ids, ","), 3, "%s", ids)
+	again, err := p.PrimaryRunIDs(ctx)
+	require.NoError(t, err)
+	require.Equal(t, ids, again)
+	cl.KillMaster(0)
+	require.Eventually(t, func() bool {
+		now, err := p.PrimaryRunIDs(ctx)
+		return err == nil && now != ids && len(strings.Split(now, ",")) == 3
+	}, 30*time.Second, 100*time.Millisecond, "a replica took the killed master's place")
 }
