@@ -28,8 +28,9 @@ import (
 //
 // Its Redis cost is one command per shard of each stream with a hosted
 // group, whatever the number of groups, plus one INFO; a node hosting
-// nothing makes no Redis call. Passivated groups have no activation and are not sampled:
-// their series are dropped (an idle group has no members and no reader).
+// nothing makes no Redis call. Passivated groups have no activation and
+// are not sampled: their series are dropped (an idle group has no members
+// and no reader).
 // A round is bounded by the interval: a round cut at its deadline is
 // counted (rsc_metrics_sample_rounds_cut_total), the streams it did not
 // reach keep their previous values and are read first in the next round.
@@ -161,6 +162,17 @@ func (s *groupSampler) checkPrimaries(ctx context.Context, streams []string) {
 		}
 	}
 	s.runIDs = ids
+	if len(s.recount) > 0 { // a stream no longer sampled here is another node's to recount
+		sampled := make(map[string]bool, len(streams))
+		for _, stream := range streams {
+			sampled[stream] = true
+		}
+		for stream := range s.recount {
+			if !sampled[stream] {
+				delete(s.recount, stream)
+			}
+		}
+	}
 }
 
 // recountLag recounts one stream's lag counters; a failure is retried next
