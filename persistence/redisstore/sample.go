@@ -34,38 +34,55 @@ func (p *Provisioner) StreamGroups(ctx context.Context, streamPrefix string, sha
 		return nil, fmt.Errorf("%s: invalid shard count %d", op, shards)
 	}
 	out := make([]map[string]GroupSample, 0, shards)
+	err := p.eachShard(ctx, op, streamPrefix, shards, func(pipe redis.Pipeliner, key string) *redis.Cmd {
+		return pipe.Do(ctx, "XINFO", "GROUPS", key)
+	}, func(key string, c *redis.Cmd) error {
+		res, err := c.Result()
+		if isNoSuchKey(err) {
+			out = append(out, nil)
+			return nil
+		}
+		if err != nil {
+			return mapErr(op+": "+key, err)
+		}
+		groups, err := parseXInfoGroups(res)
+		if err != nil {
+			return fmt.Errorf("%s: %s: %w", op, key, err)
+		}
+		m := make(map[string]GroupSample, len(groups))
+		for _, g := range groups {
+			m[str(g["name"])] = GroupSample{Pending: num(g["pending"], 0), Lag: num(g["lag"], -1)}
+		}
+		out = append(out, m)
+		return nil
+	})
+	return out, err
+}
+
+// eachShard queues one command per shard of [0,shards) of a stream with
+// queue, in pipelines of sampleBatch, and hands each reply, in shard order,
+// to reply. The first error reply returns (the shards before it were
+// handed over); so does a context that ended between two pipelines.
+func (p *Provisioner) eachShard(ctx context.Context, op, streamPrefix string, shards int,
+	queue func(pipe redis.Pipeliner, key string) *redis.Cmd, reply func(key string, c *redis.Cmd) error) error {
 	for start := 0; start < shards; start += sampleBatch {
 		if err := checkCtx(ctx, op); err != nil {
-			return out, err
+			return err
 		}
 		end := min(start+sampleBatch, shards)
 		pipe := p.c.Pipeline()
 		cmds := make([]*redis.Cmd, 0, end-start)
 		for s := start; s < end; s++ {
-			cmds = append(cmds, pipe.Do(ctx, "XINFO", "GROUPS", ShardKey(streamPrefix, s)))
+			cmds = append(cmds, queue(pipe, ShardKey(streamPrefix, s)))
 		}
-		_, _ = pipe.Exec(ctx) // errors are per command, checked below
+		_, _ = pipe.Exec(ctx) // errors are per command, handed to reply
 		for i, c := range cmds {
-			res, err := c.Result()
-			if isNoSuchKey(err) {
-				out = append(out, nil)
-				continue
+			if err := reply(ShardKey(streamPrefix, start+i), c); err != nil {
+				return err
 			}
-			if err != nil {
-				return out, mapErr(op+": "+ShardKey(streamPrefix, start+i), err)
-			}
-			groups, err := parseXInfoGroups(res)
-			if err != nil {
-				return out, fmt.Errorf("%s: %s: %w", op, ShardKey(streamPrefix, start+i), err)
-			}
-			m := make(map[string]GroupSample, len(groups))
-			for _, g := range groups {
-				m[str(g["name"])] = GroupSample{Pending: num(g["pending"], 0), Lag: num(g["lag"], -1)}
-			}
-			out = append(out, m)
 		}
 	}
-	return out, nil
+	return nil
 }
 
 // recountLagScript sets the entries-read counter of every consumer group of
@@ -141,29 +158,20 @@ type LagRecount struct {
 func (p *Provisioner) RecountLag(ctx context.Context, streamPrefix string, shards int) (LagRecount, error) {
 	op := "recount lag " + streamPrefix
 	var out LagRecount
-	for start := 0; start < shards; start += sampleBatch {
-		if err := checkCtx(ctx, op); err != nil {
-			return out, err
+	err := p.eachShard(ctx, op, streamPrefix, shards, func(pipe redis.Pipeliner, key string) *redis.Cmd {
+		return recountLagScript.Eval(ctx, pipe, []string{key}, RecountBound)
+	}, func(key string, c *redis.Cmd) error {
+		res, err := c.Int64Slice()
+		if err != nil {
+			return mapErr(op+": "+key, err)
 		}
-		end := min(start+sampleBatch, shards)
-		pipe := p.c.Pipeline()
-		cmds := make([]*redis.Cmd, 0, end-start)
-		for s := start; s < end; s++ {
-			cmds = append(cmds, recountLagScript.Eval(ctx, pipe, []string{ShardKey(streamPrefix, s)}, RecountBound))
+		if len(res) == 2 {
+			out.Recounted += res[0]
+			out.Left += res[1]
 		}
-		_, _ = pipe.Exec(ctx) // errors are per command, checked below
-		for i, c := range cmds {
-			res, err := c.Int64Slice()
-			if err != nil {
-				return out, mapErr(op+": "+ShardKey(streamPrefix, start+i), err)
-			}
-			if len(res) == 2 {
-				out.Recounted += res[0]
-				out.Left += res[1]
-			}
-		}
-	}
-	return out, nil
+		return nil
+	})
+	return out, err
 }
 
 // PrimaryRunIDs identifies the Redis primary processes behind the client:
