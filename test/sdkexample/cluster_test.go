@@ -37,6 +37,40 @@ func (l *lockedBuffer) String() string {
 	return l.b.String()
 }
 
+// startExample runs the example member binary with args, its output in the
+// returned buffer (logged as name's if the test fails) and its exit on the
+// channel; it is killed when the test ends.
+func startExample(t *testing.T, name string, args ...string) (*exec.Cmd, *lockedBuffer, <-chan error) {
+	t.Helper()
+	bin, err := harness.BinaryOf("github.com/redisstream/coordinator/membersdk/example")
+	require.NoError(t, err)
+	var logs lockedBuffer
+	cmd := exec.Command(bin, args...)
+	cmd.Stdout, cmd.Stderr = &logs, &logs
+	require.NoError(t, cmd.Start())
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		if t.Failed() {
+			t.Logf("%s log:\n%s", name, logs.String())
+		}
+	})
+	return cmd, &logs, exited
+}
+
+// stopExample sends SIGTERM and requires a clean exit (msg) within 30 s.
+func stopExample(t *testing.T, cmd *exec.Cmd, exited <-chan error, msg string) {
+	t.Helper()
+	require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
+	select {
+	case err := <-exited:
+		require.NoError(t, err, msg)
+	case <-time.After(30 * time.Second):
+		t.Fatal("the example did not exit within 30s of SIGTERM")
+	}
+}
+
 // The example, given the three masters of a real Redis Cluster, produces at
 // a rate over many keys and consumes every shard, whichever master holds
 // it: no MOVED, every published entry lands in Redis.
@@ -58,21 +92,8 @@ func TestExampleOnRedisCluster(t *testing.T) {
 	}
 	require.Greater(t, len(owners), 1, "the shards are spread over several masters")
 
-	bin, err := harness.BinaryOf("github.com/redisstream/coordinator/membersdk/example")
-	require.NoError(t, err)
-	var logs lockedBuffer
-	cmd := exec.Command(bin, "-coordinator", coord.URL(), "-redis", rc.Addrs()[0], "-redis", strings.Join(rc.Addrs()[1:], ","),
+	cmd, logs, exited := startExample(t, "example", "-coordinator", coord.URL(), "-redis", rc.Addrs()[0], "-redis", strings.Join(rc.Addrs()[1:], ","),
 		"-member-id", "example-1", "-produce-rate", "200", "-keys", "500")
-	cmd.Stdout, cmd.Stderr = &logs, &logs
-	require.NoError(t, cmd.Start())
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		if t.Failed() {
-			t.Logf("example log:\n%s", logs.String())
-		}
-	})
 
 	handled := regexp.MustCompile(`msg=handled shard=(\d+) id=(\S+)`)
 	require.Eventually(t, func() bool {
@@ -83,13 +104,7 @@ func TestExampleOnRedisCluster(t *testing.T) {
 		return len(seen) == shards && len(handled.FindAllString(logs.String(), -1)) >= 300
 	}, 60*time.Second, 50*time.Millisecond, "the example consumes every shard")
 
-	require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
-	select {
-	case err := <-exited:
-		require.NoError(t, err, "the example exits cleanly on SIGTERM")
-	case <-time.After(30 * time.Second):
-		t.Fatal("the example did not exit within 30s of SIGTERM")
-	}
+	stopExample(t, cmd, exited, "the example exits cleanly on SIGTERM")
 	out := logs.String()
 	require.NotContains(t, out, "MOVED")
 	require.Contains(t, out, "memberId=example-1")

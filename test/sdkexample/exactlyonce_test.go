@@ -6,7 +6,6 @@ import (
 	"os/exec"
 	"regexp"
 	"strconv"
-	"syscall"
 	"testing"
 	"time"
 
@@ -29,22 +28,8 @@ func TestExampleExactlyOnceSurvivesAKill(t *testing.T) {
 	api := harness.NewClient(coord.URL())
 	api.CreateStream(t, "orders", shards)
 	api.MustDo(t, "POST", "/coord/v1/streams/orders/groups/workers", protocol.CreateGroupRequest{RequestedBy: "test"}, nil, 201)
-	bin, err := harness.BinaryOf("github.com/redisstream/coordinator/membersdk/example")
-	require.NoError(t, err)
-	start := func(id string, extra ...string) (*exec.Cmd, *lockedBuffer, chan error) {
-		var logs lockedBuffer
-		cmd := exec.Command(bin, append([]string{"-coordinator", coord.URL(), "-redis", rs.Addr(), "-member-id", id, "-exactly-once"}, extra...)...)
-		cmd.Stdout, cmd.Stderr = &logs, &logs
-		require.NoError(t, cmd.Start())
-		exited := make(chan error, 1)
-		go func() { exited <- cmd.Wait() }()
-		t.Cleanup(func() {
-			_ = cmd.Process.Kill()
-			if t.Failed() {
-				t.Logf("%s log:\n%s", id, logs.String())
-			}
-		})
-		return cmd, &logs, exited
+	start := func(id string, extra ...string) (*exec.Cmd, *lockedBuffer, <-chan error) {
+		return startExample(t, id, append([]string{"-coordinator", coord.URL(), "-redis", rs.Addr(), "-member-id", id, "-exactly-once"}, extra...)...)
 	}
 	ctx := context.Background()
 	outputs := func() int64 {
@@ -75,13 +60,7 @@ func TestExampleExactlyOnceSurvivesAKill(t *testing.T) {
 		inputs = inputsOf()
 		return inputs == before+200 && outputs() == inputs && regexp.MustCompile(`joined the group`).MatchString(logs.String())
 	}, 30*time.Second, 50*time.Millisecond, "the second process processes everything")
-	require.NoError(t, second.Process.Signal(syscall.SIGTERM))
-	select {
-	case err := <-exited:
-		require.NoError(t, err, "the count check passes: exit code 0")
-	case <-time.After(30 * time.Second):
-		t.Fatal("the example did not exit within 30s of SIGTERM")
-	}
+	stopExample(t, second, exited, "the count check passes: exit code 0")
 	out := logs.String()
 	m := regexp.MustCompile(`exactly-once check \(\S+\): (\d+) acknowledged, (\d+) outputs in (\d+) shards — OK`).FindStringSubmatch(out)
 	require.NotNil(t, m, "the final count check:\n%s", out)
