@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -89,18 +88,13 @@ func waitMetric(t *testing.T, e *env, series string, ok func(float64) bool) {
 	deadline := time.Now().Add(10 * time.Second)
 	last := "missing"
 	for {
-		status, raw, err := e.c.Do("GET", "/metrics", nil, nil)
+		v, found, err := e.c.Series(series)
 		require.NoError(t, err)
-		require.Equal(t, 200, status, string(raw))
-		for _, line := range strings.Split(string(raw), "\n") {
-			if v, found := strings.CutPrefix(line, series+" "); found {
-				f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-				require.NoError(t, err)
-				if ok(f) {
-					return
-				}
-				last = v
+		if found {
+			if ok(v) {
+				return
 			}
+			last = strconv.FormatFloat(v, 'g', -1, 64)
 		}
 		require.True(t, time.Now().Before(deadline), "%s is %s", series, last)
 		time.Sleep(100 * time.Millisecond)

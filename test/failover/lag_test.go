@@ -3,8 +3,6 @@ package failover
 import (
 	"context"
 	"fmt"
-	"net/http"
-	"strings"
 	"testing"
 	"time"
 
@@ -15,31 +13,17 @@ import (
 	"github.com/redisstream/coordinator/membersdk/redistest"
 )
 
-// groupLag is the coordinator's rsc_group_lag of orders/workers (ok false:
-// not exported yet).
-func (w *world) groupLag() (float64, bool) {
-	code, raw, err := w.c.Do(http.MethodGet, "/metrics", nil, nil)
-	if err != nil || code != http.StatusOK {
-		return 0, false
-	}
-	for _, line := range strings.Split(string(raw), "\n") {
-		if strings.HasPrefix(line, "rsc_group_lag{") && strings.Contains(line, `consumer_group="workers"`) &&
-			strings.Contains(line, `stream_prefix="orders"`) {
-			var v float64
-			if _, err := fmt.Sscanf(line[strings.LastIndex(line, " ")+1:], "%g", &v); err == nil {
-				return v, true
-			}
-		}
-	}
-	return 0, false
-}
+// lagSeries is the coordinator's rsc_group_lag of orders/workers.
+const lagSeries = `rsc_group_lag{consumer_group="workers",stream_prefix="orders"}`
 
+// waitLag waits until lagSeries reads want (a scrape that fails, or before
+// the first sample, counts as not yet).
 func (w *world) waitLag(want float64, within time.Duration, what string) {
 	w.t.Helper()
 	deadline := time.Now().Add(within)
 	var last float64
 	for time.Now().Before(deadline) {
-		if v, ok := w.groupLag(); ok {
+		if v, ok, err := w.c.Series(lagSeries); err == nil && ok {
 			if last = v; v == want {
 				return
 			}

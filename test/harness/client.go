@@ -94,20 +94,40 @@ func HeartbeatPath(prefix, group, member string) string {
 	return "/coord/v1/streams/" + prefix + "/groups/" + group + "/members/" + member + "/heartbeat"
 }
 
-// Metric reads the unlabelled series name from /metrics; the test fails if
+// Metric reads the series name from /metrics (unlabelled, or with its
+// labels as the exposition writes them: sorted by name); the test fails if
 // the route does not answer 200 or the series is missing.
 func (c *Client) Metric(t testing.TB, name string) float64 {
 	t.Helper()
-	raw := c.MustDo(t, http.MethodGet, "/metrics", nil, nil, http.StatusOK)
+	v, found, err := c.Series(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !found {
+		t.Fatalf("metric %s not found", name)
+	}
+	return v
+}
+
+// Series reads the series name from /metrics as Metric does, without
+// failing the test: found is false while the series is not exported (a
+// sampled gauge before its first round); err is a request that did not
+// answer 200 or a value that does not parse.
+func (c *Client) Series(name string) (v float64, found bool, err error) {
+	status, raw, err := c.Do(http.MethodGet, "/metrics", nil, nil)
+	if err != nil {
+		return 0, false, err
+	}
+	if status != http.StatusOK {
+		return 0, false, fmt.Errorf("GET /metrics: HTTP %d: %s", status, raw)
+	}
 	for _, line := range strings.Split(string(raw), "\n") {
-		if strings.HasPrefix(line, name+" ") {
-			var v float64
-			if _, err := fmt.Sscanf(line[len(name)+1:], "%g", &v); err != nil {
-				t.Fatalf("metric %s: %q: %v", name, line, err)
+		if rest, ok := strings.CutPrefix(line, name+" "); ok {
+			if _, err := fmt.Sscanf(rest, "%g", &v); err != nil {
+				return 0, false, fmt.Errorf("metric %s: %q: %v", name, line, err)
 			}
-			return v
+			return v, true, nil
 		}
 	}
-	t.Fatalf("metric %s not found", name)
-	return 0
+	return 0, false, nil
 }
