@@ -50,7 +50,7 @@ func startCluster(t testing.TB, n int, replicas bool) *Cluster {
 		timeout = "1000"
 	}
 	node := func() *Server {
-		bus, err := freePort()
+		bus, err := FreePort()
 		if err != nil {
 			t.Fatalf("redistest: find free port: %v", err)
 		}

@@ -99,7 +99,7 @@ func StartWithOptions(t testing.TB, opts Options) *Server {
 
 	var lastErr error
 	for attempt := 0; attempt < 5; attempt++ { // a free port can be taken between probe and bind
-		port, err := freePort()
+		port, err := FreePort()
 		if err != nil {
 			t.Fatalf("redistest: find free port: %v", err)
 		}
@@ -303,15 +303,6 @@ func waitListening(addr string, _ *tls.Config, exited <-chan struct{}, timeout t
 		time.Sleep(20 * time.Millisecond)
 	}
 	return fmt.Errorf("nothing listens on %s within %s", addr, timeout)
-}
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
 // Log returns what the current (or last) redis-server process printed.

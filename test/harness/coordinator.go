@@ -3,9 +3,9 @@ package harness
 import (
 	"bufio"
 	"crypto/tls"
+	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/redisstream/coordinator/membersdk/redistest"
 )
 
 // Coordinator is one coordinator process under test.
@@ -24,10 +26,11 @@ type Coordinator struct {
 	args []string
 	addr string
 
-	mu   sync.Mutex
-	cmd  *exec.Cmd
-	done chan struct{}
-	logs *logBuffer
+	mu      sync.Mutex
+	cmd     *exec.Cmd
+	done    chan struct{}
+	logs    *logBuffer
+	logMark int // where the process started last began writing to logs
 
 	scheme string       // "http", or "https" with Options.ClientTLS
 	client *http.Client // trusts the coordinator's certificate (Options.ClientTLS)
@@ -50,12 +53,36 @@ type Options struct {
 
 // StartCoordinator builds and starts a coordinator on a free loopback port
 // and waits until its health route answers. It is killed at test cleanup.
+//
+// A port it picked itself that another process takes between the pick and
+// the bind is picked again (the process exits with "address already in
+// use"); a port given in Options is the test's to keep free.
 func StartCoordinator(t testing.TB, o Options) *Coordinator {
 	t.Helper()
-	c := launchCoordinator(t, o)
-	c.waitAnswering()
-	return c
+	for attempt := 1; ; attempt++ {
+		picked := o
+		if picked.Port == 0 {
+			port, err := FreePort()
+			if err != nil {
+				t.Fatal(err)
+			}
+			picked.Port = port
+		}
+		c := launchCoordinator(t, picked)
+		err := c.started()
+		if err == nil {
+			return c
+		}
+		if errors.Is(err, errPortTaken) && o.Port == 0 && attempt < 5 {
+			t.Logf("coordinator: port %d was taken before it could listen; picking another", picked.Port)
+			continue
+		}
+		t.Fatal(err)
+	}
 }
+
+// errPortTaken: the process exited because its HTTP port was taken.
+var errPortTaken = errors.New("harness: the coordinator's HTTP port was taken")
 
 // launchCoordinator starts the process without waiting for it to answer
 // (waitAnswering does), so that several can start at the same moment.
@@ -131,38 +158,54 @@ func (c *Coordinator) launch() {
 	cmd.Env = append(append(environWithoutRSC(), "GOTRACEBACK=all"), c.env...) // a SIGQUIT dump shows every goroutine
 	cmd.Stdout = c.logs
 	cmd.Stderr = c.logs
+	mark := len(c.logs.String())
 	if err := cmd.Start(); err != nil {
 		c.t.Fatalf("start coordinator: %v", err)
 	}
 	done := make(chan struct{})
 	go func() { _ = cmd.Wait(); close(done) }()
 	c.mu.Lock()
-	c.cmd, c.done = cmd, done
+	c.cmd, c.done, c.logMark = cmd, done, mark
 	c.mu.Unlock()
 }
 
 // waitAnswering waits until the launched process' health route answers.
 func (c *Coordinator) waitAnswering() {
 	c.t.Helper()
+	if err := c.started(); err != nil {
+		c.t.Fatal(err)
+	}
+}
+
+// started waits until the process started last listens and answers its
+// health route. Only a process that printed its listening line counts: a
+// health answer on its port before that comes from whoever holds the port.
+func (c *Coordinator) started() error {
 	c.mu.Lock()
-	done := c.done
+	done, mark := c.done, c.logMark
 	c.mu.Unlock()
 	deadline := time.Now().Add(60 * time.Second)
 	for time.Now().Before(deadline) {
 		select {
 		case <-done:
-			c.t.Fatalf("coordinator exited at start:\n%s", c.logs.tail(100))
+			out := c.logs.String()[mark:]
+			if strings.Contains(out, `msg="cannot listen"`) && strings.Contains(out, "address already in use") {
+				return fmt.Errorf("%w: coordinator exited at start:\n%s", errPortTaken, c.logs.tail(100))
+			}
+			return fmt.Errorf("coordinator exited at start:\n%s", c.logs.tail(100))
 		default:
 		}
-		resp, err := c.client.Get(c.URL() + "/coord/v1/monitoring/health")
-		if err == nil {
-			_, _ = io.Copy(io.Discard, resp.Body)
-			resp.Body.Close()
-			return
+		if strings.Contains(c.logs.String()[mark:], "coordinator listening on ") {
+			resp, err := c.client.Get(c.URL() + "/coord/v1/monitoring/health")
+			if err == nil {
+				_, _ = io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				return nil
+			}
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	c.t.Fatalf("coordinator did not answer within 60s:\n%s", c.logs.tail(100))
+	return fmt.Errorf("coordinator did not answer within 60s:\n%s", c.logs.tail(100))
 }
 
 // Kill sends SIGKILL and waits for the process to exit (kill -9).
@@ -247,15 +290,9 @@ func (c *Coordinator) RestartGracefully() {
 	c.start()
 }
 
-// FreePort asks the kernel for a free loopback TCP port.
-func FreePort() (int, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port, nil
-}
+// FreePort is a free loopback TCP port outside the kernel's ephemeral
+// range (see redistest.FreePort: a process restarted on it finds it free).
+func FreePort() (int, error) { return redistest.FreePort() }
 
 type logBuffer struct {
 	mu sync.Mutex

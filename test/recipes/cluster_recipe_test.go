@@ -7,7 +7,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -51,10 +50,9 @@ func withFreePorts(t *testing.T, block string) (string, map[string]string) {
 	ports := map[string]string{}
 	out := regexp.MustCompile(`\b[6-9]\d{3}\b`).ReplaceAllStringFunc(block, func(p string) string {
 		if _, ok := ports[p]; !ok {
-			l, err := net.Listen("tcp", "127.0.0.1:0")
+			port, err := harness.FreePort()
 			require.NoError(t, err)
-			ports[p] = strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
-			require.NoError(t, l.Close())
+			ports[p] = strconv.Itoa(port)
 		}
 		return ports[p]
 	})
