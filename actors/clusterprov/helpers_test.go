@@ -3,7 +3,6 @@ package clusterprov
 import (
 	"io"
 	"log/slog"
-	"net"
 	"testing"
 
 	"github.com/asynkron/protoactor-go/actor"
@@ -11,15 +10,17 @@ import (
 	"github.com/asynkron/protoactor-go/cluster/identitylookup/disthash"
 	"github.com/stretchr/testify/require"
 	"google.golang.org/protobuf/types/known/wrapperspb"
+
+	"github.com/redisstream/coordinator/membersdk/redistest"
 )
 
-// freePort returns a loopback port that was free a moment ago.
+// freePort returns a free loopback port outside the kernel's ephemeral
+// range (redistest.FreePort), so that a node started on it finds it free.
 func freePort(t *testing.T) int {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	p, err := redistest.FreePort()
 	require.NoError(t, err)
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
+	return p
 }
 
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
