@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -36,9 +37,11 @@ type demo struct {
 	bins      map[string]string
 	redisAddr string
 	redisCmd  *exec.Cmd
+	redisDone chan struct{} // closed when redisCmd exited
 	embedded  *miniredis.Miniredis
 	coordURL  string
 	coordCmd  *exec.Cmd
+	coordDone chan struct{} // closed when coordCmd exited
 	rdb       *redis.Client
 	http      *http.Client
 	rec       *recorder.Recorder
@@ -95,16 +98,27 @@ func freePort() int {
 
 func (d *demo) startRedis() error {
 	if path, err := exec.LookPath("redis-server"); err == nil {
-		port := freePort()
-		d.redisAddr = "127.0.0.1:" + strconv.Itoa(port)
-		d.redisCmd = exec.Command(path, "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", d.dir)
-		dieWithParent(d.redisCmd)
-		d.redisCmd.Stdout, _ = os.Create(filepath.Join(d.dir, "redis.log"))
-		if err := d.redisCmd.Start(); err != nil {
-			return fmt.Errorf("start redis-server: %w", err)
+		// redis-server cannot be told to pick its own port (0 turns TCP
+		// off), so a port taken between the pick and its bind is picked again.
+		var lastErr error
+		for range 5 {
+			port := freePort()
+			d.redisAddr = "127.0.0.1:" + strconv.Itoa(port)
+			d.redisCmd = exec.Command(path, "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", d.dir)
+			dieWithParent(d.redisCmd)
+			d.redisCmd.Stdout, _ = os.Create(filepath.Join(d.dir, "redis.log"))
+			if d.redisDone, err = start(d.redisCmd); err != nil {
+				return fmt.Errorf("start redis-server: %w", err)
+			}
+			if lastErr = d.waitTCP(d.redisAddr, d.redisDone, 10*time.Second); lastErr == nil {
+				fmt.Printf("Redis: redis-server on %s\n", d.redisAddr)
+				return nil
+			}
+			if !closed(d.redisDone) {
+				return lastErr
+			}
 		}
-		fmt.Printf("Redis: redis-server on %s\n", d.redisAddr)
-		return d.waitTCP(d.redisAddr, 10*time.Second)
+		return fmt.Errorf("redis-server: %w (see %s)", lastErr, filepath.Join(d.dir, "redis.log"))
 	}
 	d.embedded = miniredis.NewMiniRedis()
 	if err := d.embedded.StartAddr("127.0.0.1:0"); err != nil {
@@ -116,12 +130,10 @@ func (d *demo) startRedis() error {
 }
 
 func (d *demo) startCoordinator() error {
-	port := freePort()
-	d.coordURL = "http://127.0.0.1:" + strconv.Itoa(port)
 	cmd := exec.Command(d.bins["coordinator"])
 	dieWithParent(cmd)
 	cmd.Env = append(os.Environ(),
-		"RSC_HTTP_ADDR=127.0.0.1:"+strconv.Itoa(port),
+		"RSC_HTTP_ADDR=127.0.0.1:0", // it prints the port it got
 		"RSC_REDIS_ADDRS="+d.redisAddr,
 		"RSC_STORE_TRUST_EMPTY_STORE=true", // the demo's own fresh redis-server
 		"RSC_COORDINATION_HEARTBEAT_INTERVAL="+heartbeatInterval.String(),
@@ -132,22 +144,72 @@ func (d *demo) startCoordinator() error {
 		// No member authentication here: every member speaks for "-".
 		cmd.Env = append(cmd.Env, "RSC_MAILBOX_ENABLED=true")
 	}
-	logf, err := os.Create(filepath.Join(d.dir, "coordinator.log"))
+	logPath := filepath.Join(d.dir, "coordinator.log")
+	logf, err := os.Create(logPath)
 	if err != nil {
 		return err
 	}
 	cmd.Stdout, cmd.Stderr = logf, logf
-	if err := cmd.Start(); err != nil {
+	if d.coordDone, err = start(cmd); err != nil {
 		return fmt.Errorf("start coordinator: %w", err)
 	}
 	d.coordCmd = cmd
+	addr, err := d.waitListeningLine(logPath, d.coordDone, 30*time.Second)
+	if err != nil {
+		return err
+	}
+	d.coordURL = "http://" + addr
 	fmt.Printf("Coordinator: %s (heartbeat %s, lease %s); %s\n", d.coordURL, heartbeatInterval, leaseTTL, d.transportSays())
-	return d.waitTCP("127.0.0.1:"+strconv.Itoa(port), 30*time.Second)
+	return nil
 }
 
-func (d *demo) waitTCP(addr string, timeout time.Duration) error {
+// start starts cmd and returns a channel closed when it exits.
+func start(cmd *exec.Cmd) (chan struct{}, error) {
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(done) }()
+	return done, nil
+}
+
+func closed(c chan struct{}) bool {
+	select {
+	case <-c:
+		return true
+	default:
+		return false
+	}
+}
+
+// waitListeningLine waits for the coordinator's "coordinator listening on
+// <scheme>://<addr>" line in its log and returns addr.
+func (d *demo) waitListeningLine(logPath string, exited chan struct{}, timeout time.Duration) (string, error) {
+	const prefix = "coordinator listening on http://"
 	deadline := time.Now().Add(timeout)
 	for time.Now().Before(deadline) && d.ctx.Err() == nil {
+		b, _ := os.ReadFile(logPath)
+		for _, line := range strings.Split(string(b), "\n") {
+			if addr, ok := strings.CutPrefix(line, prefix); ok && strings.TrimSpace(addr) != "" {
+				return strings.TrimSpace(addr), nil
+			}
+		}
+		if closed(exited) {
+			return "", fmt.Errorf("the coordinator exited at start; its log: %s", logPath)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return "", fmt.Errorf("the coordinator did not listen within %s; its log: %s", timeout, logPath)
+}
+
+// waitTCP waits until addr accepts connections, or the process behind it
+// exits (exited is closed), or timeout.
+func (d *demo) waitTCP(addr string, exited chan struct{}, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) && d.ctx.Err() == nil {
+		if closed(exited) {
+			return fmt.Errorf("the process for %s exited at start", addr)
+		}
 		if c, err := net.DialTimeout("tcp", addr, 200*time.Millisecond); err == nil {
 			c.Close()
 			return nil
@@ -253,17 +315,15 @@ func (d *demo) close(interrupted bool) {
 		d.killMembers()
 		if d.coordCmd != nil {
 			_ = d.coordCmd.Process.Kill()
-			_ = d.coordCmd.Wait()
+			<-d.coordDone
 			d.coordCmd = nil
 		}
 	}
 	d.stopMembers()
 	if d.coordCmd != nil {
 		_ = d.coordCmd.Process.Signal(syscall.SIGTERM)
-		done := make(chan struct{})
-		go func() { _ = d.coordCmd.Wait(); close(done) }()
 		select {
-		case <-done:
+		case <-d.coordDone:
 		case <-time.After(10 * time.Second):
 			_ = d.coordCmd.Process.Kill()
 		}
@@ -273,7 +333,7 @@ func (d *demo) close(interrupted bool) {
 	}
 	if d.redisCmd != nil {
 		_ = d.redisCmd.Process.Kill()
-		_ = d.redisCmd.Wait()
+		<-d.redisDone
 	}
 	if d.embedded != nil {
 		d.embedded.Close()
