@@ -40,6 +40,9 @@ func TestUnreachableActivationAnswersByTheCallersDeadline(t *testing.T) {
 	hosts[holder].cl.c.Remote.Shutdown(false) // silent: no graceful leave, still listed
 
 	const budget = 400 * time.Millisecond
+	// What tells the deadline from protoactor's 5 s lookup, with room for a
+	// loaded machine: an answer well before the 5 s.
+	const late = budget + 2*time.Second
 	rctx, cancel := context.WithTimeout(ctx, budget)
 	defer cancel()
 	start := time.Now()
@@ -47,7 +50,7 @@ func TestUnreachableActivationAnswersByTheCallersDeadline(t *testing.T) {
 	took := time.Since(start)
 	require.Error(t, err)
 	require.True(t, errors.Is(err, coordinator.ErrGroupMoving) || errors.Is(err, coordinator.ErrUnavailable), "%v", err)
-	require.Less(t, took, budget+300*time.Millisecond, "answered after %s: %v", took, err)
+	require.Less(t, took, late, "answered after %s: %v", took, err)
 
 	vctx, vcancel := context.WithTimeout(ctx, budget)
 	defer vcancel()
@@ -55,7 +58,7 @@ func TestUnreachableActivationAnswersByTheCallersDeadline(t *testing.T) {
 	view, err := asker.Service().Cluster(vctx)
 	took = time.Since(start)
 	require.NoError(t, err)
-	require.Less(t, took, budget+300*time.Millisecond, "the cluster view took %s", took)
+	require.Less(t, took, late, "the cluster view took %s", took)
 	silent := 0
 	for _, n := range view.Nodes {
 		if n.RefusingReason != "" && n.Refusing {

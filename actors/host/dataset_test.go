@@ -23,23 +23,25 @@ func newDataSetHost(t *testing.T, mem *memstore.Store, prov *memstore.Provisione
 }
 
 // waitGranted heartbeats as id every interval until it is granted a shard, and returns how
-// long that took from its first heartbeat.
-func waitGranted(t *testing.T, h *Host, id string) (time.Duration, protocol.HeartbeatResponse) {
+// many heartbeats that took (the first included) and how long from the first.
+func waitGranted(t *testing.T, h *Host, id string) (int, time.Duration, protocol.HeartbeatResponse) {
 	t.Helper()
 	first := time.Now()
 	var epoch int64
 	var owned []protocol.ShardID
+	beats := 0
 	for deadline := first.Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(quickRules.HeartbeatInterval) {
 		r := beat(t, h, id, epoch, owned)
+		beats++
 		require.Equal(t, protocol.StatusOK, r.Status)
 		epoch, owned = r.MemberEpoch, r.Assignment.AssignedShards
 		if len(owned) > 0 {
-			return time.Since(first), r
+			return beats, time.Since(first), r
 		}
 		require.NotEmpty(t, r.Message, "pending shards with no reason")
 	}
 	t.Fatalf("%s was never granted a shard", id)
-	return 0, protocol.HeartbeatResponse{}
+	return 0, 0, protocol.HeartbeatResponse{}
 }
 
 // On a fresh store the first member is granted within two heartbeat intervals of its first
@@ -47,8 +49,10 @@ func waitGranted(t *testing.T, h *Host, id string) (time.Duration, protocol.Hear
 func TestNewDataSetGrantsWithinTwoIntervals(t *testing.T) {
 	mem, prov := newQuickStore(t)
 	h := newDataSetHost(t, mem, prov)
-	took, r := waitGranted(t, h, "m")
-	require.LessOrEqual(t, took, 2*quickRules.HeartbeatInterval+50*time.Millisecond)
+	// Counted in heartbeats, not wall time: a loaded machine spaces them
+	// further apart, which only makes the grant come sooner in beats.
+	beats, took, r := waitGranted(t, h, "m")
+	require.LessOrEqual(t, beats, 3, "granted at heartbeat %d, %s after the first", beats, took)
 	require.Len(t, r.Assignment.AssignedShards, 4)
 	require.Equal(t, "UP", h.Service().Health(context.Background()).Status)
 }
@@ -81,7 +85,7 @@ func TestNewDataSetActiveReadersHoldTheGroup(t *testing.T) {
 		prov.SetConsumers("orders", "workers", 2, persistence.ShardConsumer{Name: "old-member", IdleMs: idle.Milliseconds()})
 		h := newDataSetHost(t, mem, prov)
 		if idle > quickRules.LeaseTTL {
-			_, r := waitGranted(t, h, "m")
+			_, _, r := waitGranted(t, h, "m")
 			require.Len(t, r.Assignment.AssignedShards, 4, "idle %s: a consumer idle for longer than a lease held grants", idle)
 			require.Nil(t, h.Service().Health(context.Background()).StateLost)
 			continue
