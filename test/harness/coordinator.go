@@ -84,8 +84,9 @@ func StartCoordinator(t testing.TB, o Options) *Coordinator {
 // errPortTaken: the process exited because its HTTP port was taken.
 var errPortTaken = errors.New("harness: the coordinator's HTTP port was taken")
 
-// launchCoordinator starts the process without waiting for it to answer
-// (waitAnswering does), so that several can start at the same moment.
+// launchCoordinator starts the process on o.Port (its callers pick it)
+// without waiting for it to answer (waitAnswering does), so that several
+// can start at the same moment.
 func launchCoordinator(t testing.TB, o Options) *Coordinator {
 	t.Helper()
 	ReportReproduce(t)
@@ -93,12 +94,10 @@ func launchCoordinator(t testing.TB, o Options) *Coordinator {
 	if err != nil {
 		t.Fatal(err)
 	}
-	port := o.Port
-	if port == 0 {
-		if port, err = FreePort(); err != nil {
-			t.Fatal(err)
-		}
+	if o.Port == 0 {
+		t.Fatal("harness: launchCoordinator needs a port")
 	}
+	port := o.Port
 	env := []string{
 		"RSC_HTTP_ADDR=127.0.0.1:" + fmt.Sprint(port),
 		"RSC_REDIS_ADDRS=" + o.RedisAddr,
